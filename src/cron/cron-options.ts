@@ -1,0 +1,28 @@
+/** How a schedule treats the wall-clock times that a DST change skips or repeats. */
+export interface DstPolicy {
+  /**
+   * A matching local time inside a spring-forward gap (it never happens on the wall clock):
+   * `'shift'` runs at the first valid instant after the gap, `'skip'` drops it.
+   * Default: `'shift'` for fixed-time expressions, `'skip'` for interval expressions.
+   */
+  gap?: 'shift' | 'skip';
+  /**
+   * A matching local time inside a fall-back overlap (it happens twice):
+   * `'first'` runs on the first pass only, `'both'` runs on both.
+   * Default: `'first'` for fixed-time expressions, `'both'` for interval expressions.
+   */
+  overlap?: 'first' | 'both';
+}
+
+export interface CronOptions {
+  /** IANA time zone the expression is read in. Default: `'UTC'`. */
+  timezone?: string;
+  /**
+   * How day-of-month and day-of-week combine when both are restricted. `'or'` (Vixie cron: either
+   * matches; a field starting with `*` counts as unrestricted) or `'and'` (both must match).
+   * Default: `'or'`.
+   */
+  dayMatch?: 'or' | 'and';
+  /** Override the DST rules for this expression. Default: the Vixie cron / croner rules. */
+  dst?: DstPolicy;
+}

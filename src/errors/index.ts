@@ -1,0 +1,4 @@
+export { BullbeatError } from './bullbeat-error.js';
+export { type CronField, CronSyntaxError } from './cron-syntax-error.js';
+export { InvalidTimezoneError } from './invalid-timezone-error.js';
+export { TriggerError } from './trigger-error.js';
