@@ -8,6 +8,9 @@ export class InvalidTimezoneError extends BullbeatError {
     readonly timezone: string,
     options?: { cause?: unknown },
   ) {
-    super(`unknown time zone "${timezone}" (expected an IANA name such as "Europe/London" or "UTC")`, options);
+    super(
+      `unknown time zone "${timezone}" (expected an IANA name such as "Europe/London" or "UTC")`,
+      options,
+    );
   }
 }

@@ -1,0 +1,42 @@
+import type { RunRecord } from '../scheduler/run-record.js';
+
+/**
+ * The data of the BullMQ job that carries one occurrence of a schedule. Written by the scheduler
+ * when it enqueues; read by the worker runtime. Self-contained: a worker needs nothing else from the
+ * schedule's definition to run it under the right overlap rules.
+ */
+export interface OccurrenceJobData {
+  scheduleId: string;
+  /** The intended fire time (epoch ms); for a manual run, when it was asked for. */
+  fireAt: number;
+  kind: RunRecord['kind'];
+  /** Positional arguments for the handler (it is called with `...args, ctx`). */
+  args: unknown[];
+  /** Free-form data for consumers that are not bullbeat handlers. */
+  data?: unknown;
+  /** The bullbeat key prefix of the deployment that enqueued it (for records and leases). */
+  prefix: string;
+  /** Overlap rules, applied by the worker when the run is about to start. */
+  run: OccurrenceRunOptions;
+}
+
+export interface OccurrenceRunOptions {
+  /** Concurrent runs allowed across every worker; 0 = unlimited. */
+  maxInstances: number;
+  /** Skip the occurrence when any run of the schedule is still going. */
+  coalesce: boolean;
+  /** Runs of schedules in one group never overlap anywhere in the cluster. */
+  exclusionGroup?: string;
+  /** How long a run waits for its busy exclusion group before it is recorded as skipped (ms). */
+  exclusionWaitMs?: number;
+  /** The handler's deadline (ms): its signal aborts and the run fails with a timeout error. */
+  timeoutMs?: number;
+}
+
+/**
+ * The BullMQ job id of an occurrence, derived from `(scheduleId, fireAt)` so that enqueueing the
+ * same occurrence twice is a no-op. BullMQ forbids `:` in custom ids, hence the separators.
+ */
+export function occurrenceJobId(scheduleId: string, fireAt: number, manual = false): string {
+  return `bb-${encodeURIComponent(scheduleId).replaceAll(':', '%3A')}-${manual ? 'm' : ''}${fireAt}`;
+}

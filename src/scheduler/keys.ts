@@ -1,0 +1,45 @@
+/**
+ * Redis key layout. Every bullbeat key of one deployment shares one hash tag (`{prefix}`), so that
+ * every Lua script stays single-slot and Redis Cluster works. BullMQ's own queue keys are BullMQ's.
+ */
+export function hashTag(prefix: string): string {
+  return prefix.includes('{') ? prefix : `{${prefix}}`;
+}
+
+export interface Keys {
+  /** The common start of every key: `{prefix}:bb`. */
+  base: string;
+  /** Hash: schedule id → its definition (JSON). Written by the scheduler. */
+  schedules: string;
+  /** Sorted set: schedule id scored by its next due time (ms); only active schedules are in it. */
+  due: string;
+  /** Hash of run counters for one schedule (`runs`, `errors`, `skipped`, `missed`). */
+  counts(scheduleId: string): string;
+  /** Hash of counters summed over every schedule (same fields as `counts`). */
+  totals: string;
+  /** Hash: occurrence field (see `occurrenceField`) → run record (JSON), bounded. */
+  runs(scheduleId: string): string;
+  /** Sorted set: occurrence field scored by fire time; orders and bounds `runs`. */
+  runIndex(scheduleId: string): string;
+}
+
+export function keys(prefix: string): Keys {
+  const base = `${hashTag(prefix)}:bb`;
+  return {
+    base,
+    schedules: `${base}:schedules`,
+    due: `${base}:due`,
+    counts: (id) => `${base}:counts:${id}`,
+    totals: `${base}:totals`,
+    runs: (id) => `${base}:runs:${id}`,
+    runIndex: (id) => `${base}:runidx:${id}`,
+  };
+}
+
+/**
+ * The field under which one occurrence's record is kept: the fire time for scheduled occurrences,
+ * `m<time>` for manual runs (`triggerNow`), so that a manual run never overwrites a scheduled one.
+ */
+export function occurrenceField(fireAt: number, manual = false): string {
+  return manual ? `m${fireAt}` : String(fireAt);
+}

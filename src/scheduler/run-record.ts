@@ -1,0 +1,41 @@
+/** What became of one occurrence of a schedule. */
+export type RunOutcome =
+  | 'enqueued' // on the queue, not started yet
+  | 'running'
+  | 'retrying' // an attempt failed; BullMQ will try again
+  | 'succeeded'
+  | 'failed' // the last attempt failed
+  | 'skipped' // not run: `reason` says why (overlap, exclusion group, ...)
+  | 'missed'; // due while no scheduler ran, and not caught up (misfire policy)
+
+/** Why an occurrence was skipped or missed. */
+export type SkipReason =
+  | 'overlap' // maxInstances/coalesce: another run of this schedule was still going
+  | 'exclusion-group' // its exclusion group stayed busy past the bound (`group` names it)
+  | 'misfire' // late, and the misfire policy did not run it
+  | 'catch-up-window' // older than catchUpWindowMs
+  | 'max-catch-up'; // beyond maxCatchUp under misfire 'all'
+
+/** One occurrence, as kept in the bounded per-schedule history. Times are epoch ms. */
+export interface RunRecord {
+  scheduleId: string;
+  /** The intended fire time; for a manual run, when it was asked for. */
+  fireAt: number;
+  /** `manual` for `triggerNow`, `catch-up` for a late occurrence run by the misfire policy. */
+  kind: 'scheduled' | 'manual' | 'catch-up';
+  outcome: RunOutcome;
+  reason?: SkipReason;
+  /** The exclusion group, when `reason` is `exclusion-group`. */
+  group?: string;
+  /** For `catch-up` under misfire `once`: how many missed occurrences this one run stands for. */
+  coalesced?: number;
+  enqueuedAt?: number;
+  startedAt?: number;
+  finishedAt?: number;
+  /** Attempts made so far (1 on the first). */
+  attempts?: number;
+  /** The last error's message, when an attempt failed. */
+  error?: string;
+  queue?: string;
+  jobId?: string;
+}
