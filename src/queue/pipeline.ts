@@ -1,0 +1,79 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
+
+/** What a handler and every middleware receive for one run of a schedule. */
+export interface RunContext {
+  scheduleId: string;
+  /** The schedule's name: the BullMQ job name and the handler's name. */
+  name: string;
+  /** The intended fire time (epoch ms); for a manual run, when it was asked for. */
+  fireAt: number;
+  /** 1 on the first attempt, 2 on the first retry, ... (BullMQ's attempts, not retryMiddleware's). */
+  attempt: number;
+  kind: 'scheduled' | 'manual' | 'catch-up';
+  /** Aborts when the run times out or the worker shuts down past its grace period. */
+  signal: AbortSignal;
+  logger: Logger;
+  /** The BullMQ job; absent when the handler runs in-process (`ScheduledJob.run()`). */
+  job?: Job;
+}
+
+/** The composed pipeline of one schedule: run it with the ctx of one run. */
+export type RunHandler = (ctx: RunContext) => Promise<unknown>;
+
+/**
+ * The next stage, as a middleware receives it. Called with no ctx, it runs with the ctx that the
+ * calling stage received (Sillo's `await handler()`); a `NextHandler` is also a `RunHandler`.
+ */
+export type NextHandler = (ctx?: RunContext) => Promise<unknown>;
+
+/** What a middleware returns: a stage, sync or async, that may ignore its ctx. */
+export type MiddlewareStage = (ctx: RunContext) => unknown;
+
+/**
+ * Sillo's middleware factory: `(handler, job) => handler`, sync or async. The first listed is the
+ * outermost. The returned handler may be sync and may call `handler()` with no ctx: the ctx it was
+ * called with passes on. It may also call `handler({ ...ctx, signal })` to hand a changed ctx down.
+ */
+export type Middleware = (
+  handler: NextHandler,
+  job: ScheduledJobLike,
+) => MiddlewareStage | Promise<MiddlewareStage>;
+
+/** What middleware may read of the schedule it wraps. */
+export interface ScheduledJobLike {
+  id: string;
+  name: string;
+}
+
+const current = new AsyncLocalStorage<RunContext>();
+
+/**
+ * Build the handler that runs `fn(...args, ctx)` under `middleware`, the first listed outermost
+ * (Sillo applies them in reverse). Each stage is wrapped so that a middleware calling `handler()`
+ * without a ctx hands on the ctx its own stage received, and so that sync stages become async.
+ */
+export async function composePipeline(
+  fn: (...args: unknown[]) => unknown,
+  args: readonly unknown[],
+  middleware: readonly Middleware[],
+  job: ScheduledJobLike,
+): Promise<RunHandler> {
+  let handler = stage(async (ctx) => fn(...args, ctx));
+  for (let i = middleware.length - 1; i >= 0; i--) {
+    const factory = middleware[i] as Middleware;
+    handler = stage(await factory(handler, job));
+  }
+  return handler;
+}
+
+function stage(inner: MiddlewareStage): NextHandler {
+  return (ctx?: RunContext) => {
+    const resolved = ctx ?? current.getStore();
+    if (!resolved) {
+      return Promise.reject(new TypeError('a pipeline stage was called without a RunContext'));
+    }
+    return current.run(resolved, async () => inner(resolved));
+  };
+}
