@@ -1,1 +1,3 @@
+export * from './cron/index.js';
+export * from './errors/index.js';
 export * from './queue/index.js';

@@ -1,6 +1,6 @@
 export { BullbeatError } from './bullbeat-error.js';
 export { type CronField, CronSyntaxError } from './cron-syntax-error.js';
 export { InvalidTimezoneError } from './invalid-timezone-error.js';
-export { TriggerError } from './trigger-error.js';
 export { TimeoutError } from './timeout-error.js';
+export { TriggerError } from './trigger-error.js';
 export { UnknownHandlerError } from './unknown-handler-error.js';

@@ -7,9 +7,10 @@ export class TriggerError extends BullbeatError {
   constructor(
     readonly trigger: string,
     readonly field: string,
-    message: string,
+    /** What is wrong with `field`, without the `trigger: field: ` prefix of `message`. */
+    readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`${trigger}: ${field}: ${message}`, options);
+    super(`${trigger}: ${field}: ${reason}`, options);
   }
 }
