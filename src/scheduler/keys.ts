@@ -21,6 +21,16 @@ export interface Keys {
   runs(scheduleId: string): string;
   /** Sorted set: occurrence field scored by fire time; orders and bounds `runs`. */
   runIndex(scheduleId: string): string;
+  /** Sorted set: lease id → expiry (ms, Redis time) of each live run of a schedule (worker overlap). */
+  lease(scheduleId: string): string;
+  /** Sorted set holding the one lease id (scored by expiry) of the run that has an exclusion group. */
+  group(name: string): string;
+  /** Sorted set: lease ids waiting for an exclusion group, scored by arrival ticket (fair order). */
+  groupQueue(name: string): string;
+  /** Sorted set: lease ids waiting for an exclusion group, scored by heartbeat expiry. */
+  groupWaiters(name: string): string;
+  /** Counter handing out an exclusion group's arrival tickets. */
+  groupTicket(name: string): string;
 }
 
 export function keys(prefix: string): Keys {
@@ -33,6 +43,11 @@ export function keys(prefix: string): Keys {
     totals: `${base}:totals`,
     runs: (id) => `${base}:runs:${id}`,
     runIndex: (id) => `${base}:runidx:${id}`,
+    lease: (id) => `${base}:lease:${id}`,
+    group: (name) => `${base}:group:${name}`,
+    groupQueue: (name) => `${base}:group:${name}:queue`,
+    groupWaiters: (name) => `${base}:group:${name}:waiters`,
+    groupTicket: (name) => `${base}:group:${name}:ticket`,
   };
 }
 
