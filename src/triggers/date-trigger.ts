@@ -1,0 +1,39 @@
+import { TriggerError } from '../errors/index.js';
+import { type DueAware, earliestDue } from './earliest-due.js';
+import type { DateTriggerJSON, SerializableTrigger } from './trigger.js';
+import { show } from './trigger-helpers.js';
+
+/**
+ * Fires once, at `at`. It answers `at` as long as it has not fired at or after it, even when `at`
+ * is already in the past: what to do with a late occurrence is the scheduler's misfire policy, not
+ * the trigger's. After that it is exhausted (`null`).
+ */
+export class DateTrigger implements SerializableTrigger, DueAware {
+  /** The fire time (epoch ms). */
+  readonly at: number;
+
+  constructor(at: number | Date) {
+    const ms = at instanceof Date ? at.getTime() : at;
+    if (typeof ms !== 'number' || !Number.isFinite(ms)) {
+      throw new TriggerError(
+        'DateTrigger',
+        'at',
+        `must be a finite epoch-ms number or a valid Date, got ${show(at)}`,
+      );
+    }
+    this.at = ms;
+  }
+
+  nextFire(lastFire: number | null, _now: number): number | null {
+    return lastFire === null || lastFire < this.at ? this.at : null;
+  }
+
+  /** Inside an AND a date is due only at `at`. */
+  [earliestDue](x: number): number | null {
+    return this.at >= x ? this.at : null;
+  }
+
+  toJSON(): DateTriggerJSON {
+    return { type: 'date', at: this.at };
+  }
+}

@@ -1,0 +1,18 @@
+export { CompoundLogic } from './compound-logic.js';
+export { CompoundTrigger } from './compound-trigger.js';
+export { CronTrigger } from './cron-trigger.js';
+export type { CronTriggerOptions } from './cron-trigger-options.js';
+export { DateTrigger } from './date-trigger.js';
+export { IntervalTrigger } from './interval-trigger.js';
+export type { IntervalTriggerOptions } from './interval-trigger-options.js';
+export { isSerializableTrigger } from './is-serializable-trigger.js';
+export type {
+  CompoundTriggerJSON,
+  CronTriggerJSON,
+  DateTriggerJSON,
+  IntervalTriggerJSON,
+  SerializableTrigger,
+  Trigger,
+  TriggerJSON,
+} from './trigger.js';
+export { triggerFromJSON } from './trigger-from-json.js';
