@@ -1,3 +1,4 @@
 export type { CronOptions, DstPolicy } from './cron-options.js';
 export { CronParser } from './cron-parser.js';
+export { type DescribeOptions, describeCron, describeSeconds, describeTrigger } from './describe.js';
 export { TimeZone } from './time-zone.js';
