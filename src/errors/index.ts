@@ -7,3 +7,5 @@ export { UnknownHandlerError } from './unknown-handler-error.js';
 export { ConfigError } from './config-error.js';
 export { JobsModuleError } from './jobs-module-error.js';
 export { RedisUnreachableError } from './redis-unreachable-error.js';
+export { JobsModuleError } from './jobs-module-error.js';
+export { WorkerShutdownError } from './worker-shutdown-error.js';

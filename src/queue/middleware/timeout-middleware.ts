@@ -1,5 +1,12 @@
 import { TimeoutError } from '../../errors/timeout-error.js';
-import type { Middleware, MiddlewareStage, NextHandler, RunContext, ScheduledJobLike } from '../pipeline.js';
+import type {
+  Middleware,
+  MiddlewareStage,
+  NextHandler,
+  RunContext,
+  RunHandler,
+  ScheduledJobLike,
+} from '../pipeline.js';
 import { systemClock, type WorkerClock } from '../worker-clock.js';
 
 export interface TimeoutMiddlewareOptions {
@@ -38,7 +45,7 @@ function makeTimeout(options: TimeoutMiddlewareOptions): Middleware {
  * `timeoutMiddleware` and the worker's `timeoutMs`.
  */
 export function withDeadline(
-  handler: NextHandler,
+  handler: RunHandler,
   ctx: RunContext,
   ms: number,
   clock: WorkerClock,

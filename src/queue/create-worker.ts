@@ -1,0 +1,133 @@
+import { type ConnectionOptions, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
+import { OccurrenceRunner } from './occurrence-runner.js';
+import { systemClock } from './worker-clock.js';
+import type { CreateWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
+import type { WorkerScheduler } from './worker-scheduler.js';
+
+/** The running workers of one `createWorker` call. */
+export interface WorkerHandle extends AsyncDisposable {
+  /** The queues consumed. */
+  readonly queues: readonly string[];
+  /** One BullMQ `Worker` per queue (for events such as `completed` and `failed`). */
+  readonly workers: readonly Worker[];
+  /** Resolves once every worker is connected and taking jobs. */
+  ready(): Promise<void>;
+  /** Jobs running in this process right now. */
+  running(): number;
+  /**
+   * Stop taking jobs; let running ones finish for up to `graceMs` (default: `shutdownGraceMs`), then
+   * abort them through their signal (they fail with a `WorkerShutdownError`) and close. Safe to call
+   * twice: callers share one shutdown.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/**
+ * Consume the scheduler's queues with BullMQ workers that run each job's handler by name, under its
+ * middleware, its timeout, and the cluster-wide overlap and exclusion-group rules carried by the job.
+ * Installs no signal handlers (the entry point in `workers/` does).
+ */
+export async function createWorker(
+  scheduler: WorkerScheduler,
+  options: CreateWorkerOptions = {},
+): Promise<WorkerHandle> {
+  const resolved = await resolveWorkerOptions(scheduler, options);
+  const redis = new Redis({ ...scheduler.connectionOptions(), lazyConnect: false });
+  redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
+  const shutdown = new AbortController();
+  const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal);
+  let active = 0;
+
+  const workers = resolved.queues.map((queue) => {
+    const limit = resolved.limiters[queue];
+    const worker = new Worker(
+      queue,
+      async (job, token, signal) => {
+        active++;
+        try {
+          return await runner.process(job, token, signal);
+        } finally {
+          active--;
+        }
+      },
+      {
+        ...resolved.bullmq,
+        ...(scheduler.queuePrefix ? { prefix: scheduler.queuePrefix } : {}),
+        connection: scheduler.connectionOptions() as ConnectionOptions,
+        concurrency: resolved.concurrency,
+        ...(limit ? { limiter: { max: limit.max, duration: limit.durationMs } } : {}),
+      },
+    );
+    worker.on('error', (err) => resolved.logger.error({ err, queue }, 'worker error'));
+    return worker;
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = (closeOptions: { graceMs?: number } = {}): Promise<void> => {
+    closing ??= (async () => {
+      const graceMs = closeOptions.graceMs ?? resolved.shutdownGraceMs;
+      resolved.logger.info({ running: active, graceMs }, 'worker shutting down');
+      const drained = Promise.all(workers.map((w) => w.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const overdue = new Promise<'overdue'>((resolve) => {
+        timer = setTimeout(() => resolve('overdue'), graceMs);
+      });
+      const first = await Promise.race([drained.then(() => 'drained' as const), overdue]);
+      clearTimeout(timer);
+      if (first === 'overdue') {
+        resolved.logger.warn({ running: active, graceMs }, 'grace period over: aborting running jobs');
+        shutdown.abort(new WorkerShutdownError(graceMs));
+        await drained;
+      }
+      await redis.quit().catch(() => redis.disconnect());
+      resolved.logger.info('worker closed');
+    })();
+    return closing;
+  };
+
+  return {
+    queues: resolved.queues,
+    workers,
+    ready: async () => {
+      await Promise.all(workers.map((w) => w.waitUntilReady()));
+    },
+    running: () => active,
+    close,
+    [Symbol.asyncDispose]: () => close(),
+  };
+}
+
+/** Apply every default once, at the boundary. */
+export async function resolveWorkerOptions(
+  scheduler: WorkerScheduler,
+  options: CreateWorkerOptions,
+): Promise<ResolvedWorkerOptions> {
+  const queues = options.queues?.length
+    ? [...options.queues]
+    : ((await scheduler.queueNames?.()) ?? []).length
+      ? [...((await scheduler.queueNames?.()) ?? [])]
+      : ['bullbeat'];
+  const leaseTtlMs = options.leaseTtlMs ?? 30_000;
+  const limiters: Record<string, { max: number; durationMs: number }> = {};
+  for (const queue of queues) {
+    const limit = options.limiters?.[queue] ?? options.limiter;
+    if (limit) limiters[queue] = limit;
+  }
+  return {
+    queues: [...new Set(queues)],
+    concurrency: options.concurrency ?? 10,
+    shutdownGraceMs: options.shutdownGraceMs ?? 30_000,
+    limiters,
+    leaseTtlMs,
+    leaseRenewMs: options.leaseRenewMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)),
+    groupPollMs: options.groupPollMs ?? 100,
+    exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
+    historyLimit: options.historyLimit ?? 100,
+    logger: options.logger ?? scheduler.logger ?? pino({ level: 'info' }),
+    clock: options.clock ?? systemClock,
+    bullmq: options.bullmq ?? {},
+  };
+}

@@ -1,0 +1,106 @@
+import type { Redis, Result } from 'ioredis';
+import type { Keys } from '../scheduler/keys.js';
+import { ACQUIRE_SLOT, COUNT_LIVE, LEAVE_GROUP_QUEUE, RENEW, TRY_GROUP } from './lease-scripts.js';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    bullbeatAcquireSlot(
+      set: string,
+      id: string,
+      ttlMs: number,
+      maxInstances: number,
+      coalesce: string,
+    ): Result<[number, number], Context>;
+    bullbeatRenewLease(set: string, id: string, ttlMs: number): Result<number, Context>;
+    bullbeatTryGroup(
+      holder: string,
+      queue: string,
+      waiters: string,
+      ticket: string,
+      id: string,
+      ttlMs: number,
+    ): Result<number, Context>;
+    bullbeatLeaveGroupQueue(queue: string, waiters: string, id: string): Result<number, Context>;
+    bullbeatCountLive(set: string): Result<number, Context>;
+  }
+}
+
+/** The outcome of asking for a run slot. */
+export interface SlotGrant {
+  granted: boolean;
+  /** Live runs of the schedule before this one (lapsed leases not counted). */
+  live: number;
+}
+
+/**
+ * Leases in Redis: run slots per schedule (maxInstances / coalesce across the cluster) and exclusion
+ * groups (one holder, a fair line of waiters). Each call is one atomic script; every expiry is judged
+ * by Redis `TIME`.
+ */
+export class LeaseStore {
+  constructor(
+    private readonly redis: Redis,
+    /** How long a lease lives unless renewed (ms). */
+    readonly ttlMs: number,
+  ) {
+    const r = redis as Partial<Redis>;
+    if (typeof r.bullbeatAcquireSlot !== 'function') {
+      redis.defineCommand('bullbeatAcquireSlot', { numberOfKeys: 1, lua: ACQUIRE_SLOT });
+      redis.defineCommand('bullbeatRenewLease', { numberOfKeys: 1, lua: RENEW });
+      redis.defineCommand('bullbeatTryGroup', { numberOfKeys: 4, lua: TRY_GROUP });
+      redis.defineCommand('bullbeatLeaveGroupQueue', { numberOfKeys: 2, lua: LEAVE_GROUP_QUEUE });
+      redis.defineCommand('bullbeatCountLive', { numberOfKeys: 1, lua: COUNT_LIVE });
+    }
+  }
+
+  /** Take a run slot of `scheduleId` under `leaseId`, unless the schedule's overlap rules forbid it. */
+  async acquireSlot(
+    keys: Keys,
+    scheduleId: string,
+    leaseId: string,
+    maxInstances: number,
+    coalesce: boolean,
+  ): Promise<SlotGrant> {
+    const [granted, live] = await this.redis.bullbeatAcquireSlot(
+      keys.lease(scheduleId),
+      leaseId,
+      this.ttlMs,
+      maxInstances,
+      coalesce ? '1' : '0',
+    );
+    return { granted: granted === 1, live };
+  }
+
+  /** Join the line of `group` (once) and take the group if it is free and this lease is first. */
+  async tryGroup(keys: Keys, group: string, leaseId: string): Promise<boolean> {
+    const taken = await this.redis.bullbeatTryGroup(
+      keys.group(group),
+      keys.groupQueue(group),
+      keys.groupWaiters(group),
+      keys.groupTicket(group),
+      leaseId,
+      this.ttlMs,
+    );
+    return taken === 1;
+  }
+
+  /** Leave the line of `group` (after giving up waiting). */
+  async leaveGroupQueue(keys: Keys, group: string, leaseId: string): Promise<void> {
+    await this.redis.bullbeatLeaveGroupQueue(keys.groupQueue(group), keys.groupWaiters(group), leaseId);
+  }
+
+  /** Extend a lease held in `set`; false when it had lapsed and was taken away. */
+  async renew(set: string, leaseId: string): Promise<boolean> {
+    return (await this.redis.bullbeatRenewLease(set, leaseId, this.ttlMs)) === 1;
+  }
+
+  /** Give a lease back. */
+  async release(set: string, leaseId: string): Promise<void> {
+    await this.redis.zrem(set, leaseId);
+  }
+
+  /** How many runs of `scheduleId` hold a live lease right now, anywhere in the cluster. */
+  async activeInstances(keys: Keys, scheduleId: string): Promise<number> {
+    return this.redis.bullbeatCountLive(keys.lease(scheduleId));
+  }
+}

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type Job, UnrecoverableError } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
+import { type Keys, keys } from '../scheduler/keys.js';
+import { type RunCounter, RunHistory } from '../scheduler/run-history.js';
+import type { RunRecord, SkipReason } from '../scheduler/run-record.js';
+import { HeldLeases } from './held-leases.js';
+import { LeaseStore } from './lease-store.js';
+import { withDeadline } from './middleware/timeout-middleware.js';
+import type { OccurrenceJobData, OccurrenceRunOptions } from './occurrence-job.js';
+import { composePipeline, type RunContext } from './pipeline.js';
+import { sleep } from './worker-clock.js';
+import type { ResolvedWorkerOptions } from './worker-options.js';
+import type { WorkerScheduler } from './worker-scheduler.js';
+
+/** What a job that was not run returns to BullMQ (its `returnvalue`). */
+export interface SkippedResult {
+  skipped: SkipReason;
+  group?: string;
+}
+
+/** One occurrence as the runner sees it: the job data with every gap filled. */
+interface Occurrence {
+  scheduleId: string;
+  fireAt: number;
+  kind: RunRecord['kind'];
+  manual: boolean;
+  args: readonly unknown[];
+  keys: Keys;
+  history: RunHistory;
+  run: OccurrenceRunOptions;
+}
+
+/**
+ * Runs one BullMQ job of an occurrence: overlap slot, exclusion group, records, the middleware
+ * pipeline under `timeoutMs`, and the abort on shutdown. One per worker handle, shared by its queues.
+ */
+export class OccurrenceRunner {
+  private readonly leases: LeaseStore;
+  private readonly histories = new Map<string, RunHistory>();
+  private readonly workerId = `${hostname()}:${process.pid}`;
+
+  constructor(
+    private readonly scheduler: WorkerScheduler,
+    private readonly redis: Redis,
+    private readonly options: ResolvedWorkerOptions,
+    /** Aborts (with a `WorkerShutdownError`) when the grace period of a shutdown has passed. */
+    private readonly shutdown: AbortSignal,
+  ) {
+    this.leases = new LeaseStore(redis, options.leaseTtlMs);
+  }
+
+  /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`. */
+  async process(job: Job, _token?: string, jobSignal?: AbortSignal): Promise<unknown> {
+    const occurrence = this.occurrence(job);
+    const attempt = job.attemptsMade + 1;
+    const logger = this.options.logger.child({
+      scheduleId: occurrence.scheduleId,
+      fireAt: occurrence.fireAt,
+      jobId: job.id,
+      attempt,
+    });
+    const entry = this.scheduler.handlerFor(job.name);
+    if (!entry) {
+      const error = new UnknownHandlerError(job.name, job.queueName);
+      await this.recordFailure(occurrence, job, attempt, error, logger);
+      throw error;
+    }
+
+    const signal = AbortSignal.any([this.shutdown, ...(jobSignal ? [jobSignal] : [])]);
+    const held = new HeldLeases(this.leases, this.leaseId(job), this.options.leaseRenewMs, logger);
+    try {
+      const skipped = await this.takeLeases(occurrence, held, signal, logger);
+      if (skipped) {
+        await this.recordSkip(occurrence, job, skipped, logger);
+        return skipped;
+      }
+      await this.record(occurrence, {
+        outcome: 'running',
+        startedAt: this.options.clock.now(),
+        attempts: attempt,
+        ...this.jobFields(job),
+      });
+      const ctx: RunContext = {
+        scheduleId: occurrence.scheduleId,
+        name: job.name,
+        fireAt: occurrence.fireAt,
+        attempt,
+        kind: occurrence.kind,
+        signal,
+        logger,
+        job,
+      };
+      const pipeline = await composePipeline(
+        entry.fn as (...args: unknown[]) => unknown,
+        [...occurrence.args],
+        entry.middleware ?? [],
+        entry.job,
+      );
+      const timeoutMs = occurrence.run.timeoutMs;
+      const running =
+        timeoutMs && timeoutMs > 0
+          ? withDeadline(pipeline, ctx, timeoutMs, this.options.clock, occurrence.scheduleId)
+          : pipeline(ctx);
+      const result = await untilAborted(running, signal);
+      await this.record(
+        occurrence,
+        { outcome: 'succeeded', finishedAt: this.options.clock.now(), attempts: attempt },
+        ['runs'],
+      );
+      return result;
+    } catch (error) {
+      await this.recordFailure(occurrence, job, attempt, error, logger);
+      throw error;
+    } finally {
+      await held.releaseAll().catch((err: unknown) => logger.warn({ err }, 'could not release leases'));
+    }
+  }
+
+  /** How many runs of a schedule hold a live lease anywhere in the cluster. */
+  activeInstances(prefix: string, scheduleId: string): Promise<number> {
+    return this.leases.activeInstances(keys(prefix), scheduleId);
+  }
+
+  /**
+   * Take the schedule's run slot, then its exclusion group (waiting in line up to the bound).
+   * Returns why the occurrence must be skipped, or undefined when it may run.
+   */
+  private async takeLeases(
+    occurrence: Occurrence,
+    held: HeldLeases,
+    signal: AbortSignal,
+    logger: Logger,
+  ): Promise<SkippedResult | undefined> {
+    const { keys: k, run, scheduleId } = occurrence;
+    const slot = await this.leases.acquireSlot(k, scheduleId, held.leaseId, run.maxInstances, run.coalesce);
+    if (!slot.granted) {
+      logger.info(
+        { live: slot.live, maxInstances: run.maxInstances, coalesce: run.coalesce },
+        'skipped: overlap',
+      );
+      return { skipped: 'overlap' };
+    }
+    held.add(k.lease(scheduleId));
+    const group = run.exclusionGroup;
+    if (!group) return undefined;
+
+    const waitMs = run.exclusionWaitMs ?? this.options.exclusionWaitMs;
+    const deadline = this.options.clock.now() + waitMs;
+    for (;;) {
+      if (await this.leases.tryGroup(k, group, held.leaseId)) {
+        held.add(k.group(group));
+        return undefined;
+      }
+      const left = deadline - this.options.clock.now();
+      if (left <= 0 || signal.aborted) break;
+      try {
+        await sleep(this.options.clock, Math.min(this.options.groupPollMs, left), signal);
+      } catch {
+        break;
+      }
+    }
+    await this.leases.leaveGroupQueue(k, group, held.leaseId);
+    if (signal.aborted) throw signal.reason;
+    logger.info({ group, waitMs }, 'skipped: exclusion group stayed busy');
+    return { skipped: 'exclusion-group', group };
+  }
+
+  private occurrence(job: Job): Occurrence {
+    const data = (job.data ?? {}) as Partial<OccurrenceJobData>;
+    const entry = this.scheduler.handlerFor(job.name);
+    const prefix = data.prefix ?? this.scheduler.prefix;
+    const kind = data.kind ?? 'scheduled';
+    return {
+      scheduleId: data.scheduleId ?? entry?.job.id ?? job.name,
+      fireAt: data.fireAt ?? job.timestamp,
+      kind,
+      manual: kind === 'manual',
+      args: data.args ?? entry?.args ?? [],
+      keys: keys(prefix),
+      history: this.history(prefix),
+      run: { maxInstances: 0, coalesce: false, ...data.run },
+    };
+  }
+
+  private history(prefix: string): RunHistory {
+    let history = this.histories.get(prefix);
+    if (!history) {
+      history = new RunHistory(this.redis, keys(prefix), this.options.historyLimit);
+      this.histories.set(prefix, history);
+    }
+    return history;
+  }
+
+  private leaseId(job: Job): string {
+    return `${this.workerId}:${job.id}:${randomUUID().slice(0, 8)}`;
+  }
+
+  private jobFields(job: Job): Partial<RunRecord> {
+    return { queue: job.queueName, ...(job.id ? { jobId: job.id } : {}), kind: this.kindOf(job) };
+  }
+
+  private kindOf(job: Job): RunRecord['kind'] {
+    return ((job.data as Partial<OccurrenceJobData> | undefined)?.kind ?? 'scheduled') as RunRecord['kind'];
+  }
+
+  private async recordSkip(occurrence: Occurrence, job: Job, skipped: SkippedResult, logger: Logger) {
+    const patch: Partial<RunRecord> = {
+      outcome: 'skipped',
+      reason: skipped.skipped,
+      ...(skipped.group ? { group: skipped.group } : {}),
+      finishedAt: this.options.clock.now(),
+      ...this.jobFields(job),
+    };
+    await this.record(occurrence, patch, ['skipped'], logger);
+    this.emit('skipped', {
+      scheduleId: occurrence.scheduleId,
+      fireAt: occurrence.fireAt,
+      reason: skipped.skipped,
+      ...(skipped.group ? { group: skipped.group } : {}),
+      jobId: job.id,
+    });
+  }
+
+  private async recordFailure(
+    occurrence: Occurrence,
+    job: Job,
+    attempt: number,
+    error: unknown,
+    logger: Logger,
+  ): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    const final = !(attempt < (job.opts.attempts ?? 1)) || error instanceof UnrecoverableError;
+    logger.warn({ err: error, final }, final ? 'run failed' : 'run failed; BullMQ will retry');
+    if (final) {
+      await this.record(
+        occurrence,
+        {
+          outcome: 'failed',
+          finishedAt: this.options.clock.now(),
+          error: message,
+          attempts: attempt,
+          ...this.jobFields(job),
+        },
+        ['runs', 'errors'],
+        logger,
+      );
+      this.emit('failed', {
+        scheduleId: occurrence.scheduleId,
+        name: job.name,
+        fireAt: occurrence.fireAt,
+        attempts: attempt,
+        error,
+        jobId: job.id,
+      });
+    } else {
+      await this.record(
+        occurrence,
+        { outcome: 'retrying', error: message, attempts: attempt, ...this.jobFields(job) },
+        [],
+        logger,
+      );
+    }
+  }
+
+  /** Merge into the occurrence's record; a record that cannot be written is logged, not thrown. */
+  private async record(
+    occurrence: Occurrence,
+    patch: Partial<RunRecord>,
+    counters: readonly RunCounter[] = [],
+    logger: Logger = this.options.logger,
+  ): Promise<void> {
+    try {
+      await occurrence.history.merge(
+        occurrence.scheduleId,
+        occurrence.fireAt,
+        occurrence.manual,
+        patch,
+        counters,
+      );
+    } catch (err) {
+      logger.error({ err, patch }, 'could not write the run record');
+    }
+  }
+
+  private emit(event: 'failed' | 'skipped', payload: unknown): void {
+    try {
+      this.scheduler.emit?.(event, payload);
+    } catch (err) {
+      this.options.logger.error({ err, event }, 'an event listener threw');
+    }
+  }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts (a handler that ignores it). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,0 +1,58 @@
+import type { WorkerOptions as BullWorkerOptions } from 'bullmq';
+import type { Logger } from 'pino';
+import type { WorkerClock } from './worker-clock.js';
+
+/** A queue rate limit, enforced by BullMQ across every worker of the queue. */
+export interface QueueRateLimit {
+  /** Jobs allowed per `durationMs`. */
+  max: number;
+  durationMs: number;
+}
+
+export interface CreateWorkerOptions {
+  /** Queues to consume. Default: `scheduler.queueNames()`, else `['bullbeat']`. */
+  queues?: readonly string[];
+  /** Jobs each queue's worker runs at once in this process. Default: 10. */
+  concurrency?: number;
+  /**
+   * On `close()`, how long running jobs may go on before their signal aborts and they fail with a
+   * `WorkerShutdownError`. Default: 30 000 ms.
+   */
+  shutdownGraceMs?: number;
+  /** Rate limit of every consumed queue (BullMQ's limiter). Default: none. */
+  limiter?: QueueRateLimit;
+  /** Per-queue rate limits, overriding `limiter`. Default: none. */
+  limiters?: Readonly<Record<string, QueueRateLimit>>;
+  /** Lease lifetime: a dead worker's run slot frees this long after its last renewal. Default: 30 000 ms. */
+  leaseTtlMs?: number;
+  /** How often a running handler renews its leases. Default: `leaseTtlMs / 3`. */
+  leaseRenewMs?: number;
+  /** How often a run waiting for its exclusion group asks again. Default: 100 ms. */
+  groupPollMs?: number;
+  /** How long a run waits for its exclusion group when the job does not say. Default: 60 000 ms. */
+  exclusionWaitMs?: number;
+  /** Records kept per schedule (should match the scheduler's). Default: 100. */
+  historyLimit?: number;
+  /** Logger. Default: `scheduler.logger`, else a pino logger at `info`. */
+  logger?: Logger;
+  /** Time source for record times and timeouts. Default: the system clock. */
+  clock?: WorkerClock;
+  /** Further BullMQ worker options (e.g. `removeOnComplete`), applied to every queue's worker. */
+  bullmq?: Partial<Omit<BullWorkerOptions, 'concurrency' | 'limiter' | 'connection' | 'autorun'>>;
+}
+
+/** `CreateWorkerOptions` with every default applied. */
+export interface ResolvedWorkerOptions {
+  queues: readonly string[];
+  concurrency: number;
+  shutdownGraceMs: number;
+  limiters: Readonly<Record<string, QueueRateLimit>>;
+  leaseTtlMs: number;
+  leaseRenewMs: number;
+  groupPollMs: number;
+  exclusionWaitMs: number;
+  historyLimit: number;
+  logger: Logger;
+  clock: WorkerClock;
+  bullmq: NonNullable<CreateWorkerOptions['bullmq']>;
+}

@@ -1,0 +1,34 @@
+import type { RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Middleware, ScheduledJobLike } from './pipeline.js';
+
+/** The code-defined handler of one job name, as the scheduler hands it to a worker. */
+export interface HandlerEntry {
+  /** The user's function; called with `...args, ctx`. */
+  fn: (...args: never[]) => unknown;
+  /** The schedule's arguments (used when the job carries none). */
+  args?: readonly unknown[];
+  middleware?: readonly Middleware[];
+  /** The schedule, as its middleware sees it. */
+  job: ScheduledJobLike;
+}
+
+/**
+ * What the worker runtime needs of a scheduler: `SchedulerManager` has all of it. Anything with these
+ * members works, so a worker can run without the full manager.
+ */
+export interface WorkerScheduler {
+  /** The bullbeat key prefix (records and leases live under `{prefix}:bb`). */
+  readonly prefix: string;
+  /** What BullMQ workers connect with. */
+  connectionOptions(): RedisOptions;
+  /** The handler registered in code for a BullMQ job name. */
+  handlerFor(name: string): HandlerEntry | undefined;
+  /** Every queue the schedules use (the default of `queues`). */
+  queueNames?(): string[] | Promise<string[]>;
+  /** BullMQ's own key prefix for the queues, when the scheduler sets one (BullMQ's default: `bull`). */
+  readonly queuePrefix?: string;
+  readonly logger?: Logger;
+  /** Typed events: the worker emits `failed` and `skipped` for runs in its process. */
+  emit?(event: string, payload: unknown): unknown;
+}

@@ -1,0 +1,218 @@
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import type { Middleware, RunContext } from '../../src/queue/pipeline.js';
+import { keys } from '../../src/scheduler/keys.js';
+import { RunHistory } from '../../src/scheduler/run-history.js';
+import { TestBed, waitFor } from './helpers.js';
+import { StandInScheduler } from './stand-in-scheduler.js';
+
+const silent = pino({ level: 'silent' });
+let bed: TestBed;
+let handle: WorkerHandle | undefined;
+
+afterEach(async () => {
+  await handle?.close({ graceMs: 1000 });
+  handle = undefined;
+  await bed.cleanup();
+});
+
+async function setup(register: (s: StandInScheduler) => void, concurrency = 1) {
+  bed = new TestBed();
+  const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
+  register(scheduler);
+  handle = await createWorker(scheduler, { concurrency, logger: silent });
+  await handle.ready();
+  const history = new RunHistory(bed.redis, keys(bed.prefix));
+  return { scheduler, history };
+}
+
+async function settled(jobId: string | undefined) {
+  return waitFor(async () => {
+    const state = await bed.queue.getJobState(jobId as string);
+    return state === 'completed' || state === 'failed' ? state : undefined;
+  });
+}
+
+describe('createWorker', () => {
+  it('runs the handler by job name with ...args, ctx and records the run', async () => {
+    const seen: unknown[][] = [];
+    const { history } = await setup((s) =>
+      s.register('report', (...a: unknown[]) => {
+        seen.push(a);
+        return 'done';
+      }),
+    );
+    const job = await bed.enqueue('report', { fireAt: 1_000, args: ['x', 2] });
+    expect(await settled(job.id)).toBe('completed');
+    expect((await bed.queue.getJob(job.id as string))?.returnvalue).toBe('done');
+    const [a, b, ctx] = seen[0] as [string, number, RunContext];
+    expect([a, b]).toEqual(['x', 2]);
+    expect(ctx).toMatchObject({
+      scheduleId: 'report',
+      name: 'report',
+      fireAt: 1_000,
+      attempt: 1,
+      kind: 'scheduled',
+    });
+    expect(ctx.signal).toBeInstanceOf(AbortSignal);
+    expect(ctx.job?.id).toBe(job.id);
+    const record = await history.get('report', 1_000);
+    expect(record).toMatchObject({ outcome: 'succeeded', attempts: 1, queue: bed.queueName, jobId: job.id });
+    expect(record?.startedAt).toBeLessThanOrEqual(record?.finishedAt as number);
+    expect(await history.counts('report')).toMatchObject({ runs: 1, errors: 0 });
+  });
+
+  it('runs middleware first listed outermost', async () => {
+    const order: string[] = [];
+    const tag =
+      (name: string): Middleware =>
+      (handler) =>
+      async () => {
+        order.push(`${name}>`);
+        await handler();
+        order.push(`<${name}`);
+      };
+    await setup((s) =>
+      s.register('mw', () => order.push('fn'), { middleware: [tag('outer'), tag('inner')] }),
+    );
+    const job = await bed.enqueue('mw');
+    expect(await settled(job.id)).toBe('completed');
+    expect(order).toEqual(['outer>', 'inner>', 'fn', '<inner', '<outer']);
+  });
+
+  it('fails a job with no handler, naming it, keeps it, and runs it on retry once registered', async () => {
+    const { scheduler, history } = await setup(() => {});
+    const job = await bed.enqueue('notDeployed', { fireAt: 5_000 });
+    expect(await settled(job.id)).toBe('failed');
+    const failed = await bed.queue.getJob(job.id as string);
+    expect(failed?.failedReason).toContain('"notDeployed"');
+    expect(failed?.failedReason).toContain('no handler');
+    expect((await bed.queue.getFailed()).map((j) => j.id)).toContain(job.id);
+    expect(await history.get('notDeployed', 5_000)).toMatchObject({ outcome: 'failed' });
+
+    let ran = 0;
+    scheduler.register('notDeployed', () => ran++);
+    await failed?.retry();
+    expect(await settled(job.id)).toBe('completed');
+    expect(ran).toBe(1);
+    expect(await history.get('notDeployed', 5_000)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('aborts the signal at timeoutMs and fails the job with a timeout error', async () => {
+    let aborted: unknown;
+    const { history, scheduler } = await setup((s) =>
+      s.register(
+        'slow',
+        (ctx: RunContext) =>
+          new Promise((_, reject) => {
+            ctx.signal.addEventListener('abort', () => {
+              aborted = ctx.signal.reason;
+              reject(ctx.signal.reason);
+            });
+          }),
+      ),
+    );
+    const job = await bed.enqueue('slow', { fireAt: 7_000, run: { timeoutMs: 200 } });
+    expect(await settled(job.id)).toBe('failed');
+    const failed = await bed.queue.getJob(job.id as string);
+    expect(failed?.failedReason).toBe('schedule "slow" timed out after 200 ms');
+    expect((aborted as Error).name).toBe('TimeoutError');
+    expect(await history.get('slow', 7_000)).toMatchObject({
+      outcome: 'failed',
+      error: 'schedule "slow" timed out after 200 ms',
+    });
+    expect(await history.counts('slow')).toMatchObject({ runs: 1, errors: 1 });
+    expect(scheduler.events.map((e) => e.event)).toEqual(['failed']);
+  });
+
+  it('retries through BullMQ attempts/backoff: fails twice, then succeeds on attempt 3', async () => {
+    const attempts: number[] = [];
+    const outcomes: string[] = [];
+    const { history } = await setup((s) =>
+      s.register('flaky', async (ctx: RunContext) => {
+        const record = await new RunHistory(bed.redis, keys(bed.prefix)).get('flaky', 9_000);
+        outcomes.push(record?.outcome ?? 'none');
+        attempts.push(ctx.attempt);
+        if (ctx.attempt < 3) throw new Error(`flake ${ctx.attempt}`);
+      }),
+    );
+    const job = await bed.enqueue('flaky', {
+      fireAt: 9_000,
+      opts: { attempts: 3, backoff: { type: 'fixed', delay: 50 } },
+    });
+    await waitFor(async () => (await bed.queue.getJobState(job.id as string)) === 'completed');
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(outcomes).toEqual(['running', 'running', 'running']);
+    const record = await history.get('flaky', 9_000);
+    expect(record).toMatchObject({ outcome: 'succeeded', attempts: 3, error: 'flake 2' });
+    expect(await history.counts('flaky')).toMatchObject({ runs: 1, errors: 0 });
+  });
+
+  it('records the attempt before the last as retrying', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const { history } = await setup((s) =>
+      s.register('twice', async (ctx: RunContext) => {
+        if (ctx.attempt === 1) throw new Error('first');
+        await gate;
+      }),
+    );
+    const job = await bed.enqueue('twice', { fireAt: 11_000, opts: { attempts: 2, backoff: 300 } });
+    const retrying = await waitFor(async () => {
+      const r = await history.get('twice', 11_000);
+      return r?.outcome === 'retrying' ? r : undefined;
+    });
+    expect(retrying).toMatchObject({ error: 'first', attempts: 1 });
+    release();
+    expect(await settled(job.id)).toBe('completed');
+  });
+
+  it('skips an occurrence whose schedule is already running (maxInstances 1), recording overlap', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const { history, scheduler } = await setup((s) => s.register('long', () => gate), 2);
+    const first = await bed.enqueue('long', { fireAt: 1 });
+    await waitFor(async () => (await history.get('long', 1))?.outcome === 'running');
+    const second = await bed.enqueue('long', { fireAt: 2 });
+    expect(await settled(second.id)).toBe('completed');
+    expect((await bed.queue.getJob(second.id as string))?.returnvalue).toEqual({ skipped: 'overlap' });
+    expect(await history.get('long', 2)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
+    expect(scheduler.events).toEqual([
+      {
+        event: 'skipped',
+        payload: expect.objectContaining({ scheduleId: 'long', fireAt: 2, reason: 'overlap' }),
+      },
+    ]);
+    release();
+    expect(await settled(first.id)).toBe('completed');
+    expect(await history.counts('long')).toMatchObject({ runs: 1, skipped: 1 });
+    // The slot is free again.
+    const third = await bed.enqueue('long', { fireAt: 3 });
+    expect(await settled(third.id)).toBe('completed');
+    expect(await history.get('long', 3)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('lets maxInstances 2 run two at once, and unlimited with 0 and coalesce off', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const { history } = await setup((s) => s.register('wide', () => gate), 4);
+    const run = { maxInstances: 2, coalesce: false };
+    await bed.enqueue('wide', { fireAt: 1, run });
+    await bed.enqueue('wide', { fireAt: 2, run });
+    await waitFor(async () => (await history.get('wide', 2))?.outcome === 'running');
+    const third = await bed.enqueue('wide', { fireAt: 3, run });
+    expect(await settled(third.id)).toBe('completed');
+    expect(await history.get('wide', 3)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
+    const unlimited = await bed.enqueue('wide', { fireAt: 4, run: { maxInstances: 0, coalesce: false } });
+    await waitFor(async () => (await history.get('wide', 4))?.outcome === 'running');
+    release();
+    expect(await settled(unlimited.id)).toBe('completed');
+  });
+});

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { type JobsOptions, Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  type OccurrenceJobData,
+  type OccurrenceRunOptions,
+  occurrenceJobId,
+} from '../../src/queue/occurrence-job.js';
+import { hashTag } from '../../src/scheduler/keys.js';
+
+export const REDIS = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null } as const;
+
+/** A fresh prefix and queue name for one test, and the clients to reach them. */
+export class TestBed {
+  readonly id = randomUUID().slice(0, 8);
+  readonly prefix = `bbtest-${this.id}`;
+  readonly queueName = `bbq-${this.id}`;
+  readonly redis = new Redis(REDIS);
+  readonly queue = new Queue(this.queueName, { connection: REDIS });
+
+  /** Enqueue one occurrence of `name` as the scheduler would. */
+  async enqueue(
+    name: string,
+    options: {
+      scheduleId?: string;
+      fireAt?: number;
+      args?: unknown[];
+      run?: Partial<OccurrenceRunOptions>;
+      kind?: OccurrenceJobData['kind'];
+      opts?: JobsOptions;
+    } = {},
+  ) {
+    const scheduleId = options.scheduleId ?? name;
+    const fireAt = options.fireAt ?? Date.now();
+    const kind = options.kind ?? 'scheduled';
+    const data: OccurrenceJobData = {
+      scheduleId,
+      fireAt,
+      kind,
+      args: options.args ?? [],
+      prefix: this.prefix,
+      run: { maxInstances: 1, coalesce: true, ...options.run },
+    };
+    return this.queue.add(name, data, {
+      jobId: occurrenceJobId(scheduleId, fireAt, kind === 'manual'),
+      ...options.opts,
+    });
+  }
+
+  async cleanup(): Promise<void> {
+    await this.queue.obliterate({ force: true }).catch(() => {});
+    await this.queue.close();
+    const keys = await this.redis.keys(`${hashTag(this.prefix)}*`);
+    const extra = await this.redis.keys(`${this.prefix}:*`);
+    if (keys.length + extra.length) await this.redis.del(...keys, ...extra);
+    await this.redis.quit();
+  }
+}
+
+/** Poll `probe` until it returns a truthy value, or fail after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => Promise<T> | T,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
