@@ -63,8 +63,8 @@ export class WallClockSearch {
     const valid = (dim === 31 ? -1 : (1 << (dim + 1)) - 1) & ~1;
     const firstDays = daysFromCivil(year, month, 1);
     const first = weekdayOfDays(firstDays);
-    let dom = p.domStar ? valid : p.domMask;
-    let dow = p.dowStar ? valid : (this.weekly[first] as number);
+    let dom = p.domMask;
+    let dow = this.weekly[first] as number;
     if (this.hasDaySpecials) {
       for (const n of p.domFromLast) if (dim - n >= 1) dom |= 1 << (dim - n);
       if (p.domLastWeekday) {
