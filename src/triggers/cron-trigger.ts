@@ -19,7 +19,11 @@ import { jitterOffset, show } from './trigger-helpers.js';
 export class CronTrigger implements SerializableTrigger, DueAware {
   readonly parser: CronParser;
   readonly expression: string;
-  /** The IANA zone the expression is read in (`'UTC'` by default). */
+  /**
+   * The zone the expression is read in, as given (`'UTC'` by default). Kept as given rather than
+   * `parser.timezone`, which is ICU's canonical name and may be an older alias (`Asia/Kolkata` reads
+   * back as `Asia/Calcutta` on Node 20), so that JSON round-trips exactly.
+   */
   readonly timezone: string;
   /** The maximum random delay, in seconds (0 = none). */
   readonly jitter: number;
@@ -46,7 +50,7 @@ export class CronTrigger implements SerializableTrigger, DueAware {
       ...(dst !== undefined && { dst }),
     });
     this.expression = expression;
-    this.timezone = this.parser.timezone;
+    this.timezone = timezone ?? 'UTC';
     this.jitter = jitter;
     this.jitterMs = Math.round(jitter * 1000);
     this.#dayMatch = dayMatch;
