@@ -1,9 +1,17 @@
+export { createWorker, resolveWorkerOptions, type WorkerHandle } from './create-worker.js';
+export {
+  createWorkerFromModule,
+  loadJobsModule,
+  type ModuleWorkerHandle,
+} from './create-worker-from-module.js';
+export { LeaseStore, type SlotGrant } from './lease-store.js';
 export * from './middleware/index.js';
 export {
   type OccurrenceJobData,
   type OccurrenceRunOptions,
   occurrenceJobId,
 } from './occurrence-job.js';
+export type { SkippedResult } from './occurrence-runner.js';
 export {
   composePipeline,
   type Middleware,
@@ -13,4 +21,6 @@ export {
   type RunHandler,
   type ScheduledJobLike,
 } from './pipeline.js';
-export { systemClock, type WorkerClock } from './worker-clock.js';
+export { sleep, systemClock, type WorkerClock } from './worker-clock.js';
+export type { CreateWorkerOptions, QueueRateLimit, ResolvedWorkerOptions } from './worker-options.js';
+export type { HandlerEntry, WorkerScheduler } from './worker-scheduler.js';

@@ -1,0 +1,62 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const jobs = fileURLToPath(new URL('./fixtures/worker-jobs.ts', import.meta.url));
+
+/** A worker process (`workers/worker.ts` under tsx) running the test jobs module. */
+export class WorkerProcess {
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output = '';
+
+  private constructor(readonly child: ChildProcess) {
+    child.stdout?.on('data', (d) => {
+      this.output += d;
+    });
+    child.stderr?.on('data', (d) => {
+      this.output += d;
+    });
+    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  get pid(): number {
+    return this.child.pid as number;
+  }
+
+  /** Start one and wait until its BullMQ workers are ready. */
+  static async start(prefix: string, queue: string, flags: string[] = []): Promise<WorkerProcess> {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'workers/worker.ts', jobs, '--queues', queue, ...flags],
+      {
+        cwd: root,
+        env: { ...process.env, BB_TEST_PREFIX: prefix, BB_TEST_QUEUE: queue },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      },
+    );
+    const worker = new WorkerProcess(child);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`worker not ready in 30 s:\n${worker.output}`)),
+        30_000,
+      );
+      child.on('message', (m: { type?: string }) => {
+        if (m.type === 'ready') {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`worker exited (${code}) before ready:\n${worker.output}`));
+      });
+    });
+    return worker;
+  }
+
+  /** SIGKILL it unless it has exited, and wait. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
