@@ -111,7 +111,7 @@ describe('overlap across worker processes', () => {
     victim.child.kill('SIGKILL');
     await victim.exited;
     const leaseKey = keys(bed.prefix).lease('hang');
-    const lease = await bed.redis.zrange(leaseKey, 0, -1, 'WITHSCORES');
+    const lease = await bed.redis.zrange(leaseKey, '0', '-1', 'WITHSCORES');
     expect(lease).toHaveLength(2); // the dead run's lease is still there
     const expiresAt = Number(lease[1]);
 
