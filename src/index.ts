@@ -2,3 +2,4 @@ export * from './cron/index.js';
 export * from './errors/index.js';
 export * from './queue/index.js';
 export * from './triggers/index.js';
+export * from './scheduler/index.js';

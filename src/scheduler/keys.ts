@@ -21,6 +21,18 @@ export interface Keys {
   runs(scheduleId: string): string;
   /** Sorted set: occurrence field scored by fire time; orders and bounds `runs`. */
   runIndex(scheduleId: string): string;
+  /** Sorted set: schedule id scored by the expiry of its claim's lease (claimed, being enqueued). */
+  inflight: string;
+  /** Hash: schedule id → `fireAt|token` of its current claim. */
+  claim: string;
+  /** Hash: schedule id → `status|fired|lastFire|createdAt|fingerprint|source` (see store-scripts.ts). */
+  state: string;
+  /** Hash: schedule id → next due time decided while it was claimed (an upsert or resume), applied on completion. */
+  resched: string;
+  /** Sorted set: completed schedule id scored by completion time (pruned after the retention). */
+  completed: string;
+  /** Pub/sub channel: a schedule's due time changed; replicas re-arm their timers. */
+  wake: string;
   /** Sorted set: lease id → expiry (ms, Redis time) of each live run of a schedule (worker overlap). */
   lease(scheduleId: string): string;
   /** Sorted set holding the one lease id (scored by expiry) of the run that has an exclusion group. */
@@ -43,6 +55,12 @@ export function keys(prefix: string): Keys {
     totals: `${base}:totals`,
     runs: (id) => `${base}:runs:${id}`,
     runIndex: (id) => `${base}:runidx:${id}`,
+    inflight: `${base}:inflight`,
+    claim: `${base}:claim`,
+    state: `${base}:state`,
+    resched: `${base}:resched`,
+    completed: `${base}:completed`,
+    wake: `${base}:wake`,
     lease: (id) => `${base}:lease:${id}`,
     group: (name) => `${base}:group:${name}`,
     groupQueue: (name) => `${base}:group:${name}:queue`,

@@ -1,0 +1,324 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { EventEmitter } from 'node:events';
+import type { JobsOptions, Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import { type OccurrenceJobData, occurrenceJobId } from '../queue/occurrence-job.js';
+import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import type { Trigger } from '../triggers/trigger.js';
+import { occurrenceField } from './keys.js';
+import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
+import type { RunHistory } from './run-history.js';
+import type { RunRecord } from './run-record.js';
+import type { ScheduleDefinition } from './schedule-definition.js';
+import type { Claim, Completion, ScheduleStore } from './schedule-store.js';
+import type { SchedulerEvents } from './scheduler-events.js';
+import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
+
+/** Test hooks, called between the steps of a fire (a test kills the process in one). */
+export interface FireHooks {
+  afterClaim?: (claims: readonly Claim[]) => void;
+  afterEnqueue?: (claims: readonly Claim[]) => void;
+}
+
+/** What the fire loop needs from its manager. */
+export interface FireLoopDeps {
+  store: ScheduleStore;
+  history: RunHistory;
+  options: ResolvedManagerOptions;
+  logger: Logger;
+  events: EventEmitter<SchedulerEvents>;
+  queue(name: string): Queue;
+  /** The custom trigger this process defines for a schedule, if any. */
+  localTrigger(id: string): Trigger | undefined;
+  /** Job options of an occurrence, with bullbeat's retention floor applied. */
+  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+  /** Subscribe to wake-ups published by other processes; returns the unsubscribe. */
+  subscribe(onWake: (at: number) => void): Promise<() => Promise<void>>;
+  hooks?: FireHooks | undefined;
+}
+
+interface Cached {
+  defJSON: string;
+  def: ScheduleDefinition;
+  trigger: Trigger;
+}
+
+/** Counters of this replica's fire loop. */
+export interface FireLoopStats {
+  cycles: number;
+  claimed: number;
+  enqueued: number;
+  missed: number;
+  reclaimed: number;
+  earlyWakeups: number;
+  errors: number;
+}
+
+/**
+ * The timer and the claim → enqueue → complete cycle of one replica. The timer is armed for the
+ * earliest due time (or lease expiry) as Redis reports it, never longer than `maxSleepMs`; a wake-up
+ * that finds nothing due yet is early and re-arms; a full batch loops at once.
+ */
+export class FireLoop {
+  readonly stats: FireLoopStats = {
+    cycles: 0,
+    claimed: 0,
+    enqueued: 0,
+    missed: 0,
+    reclaimed: 0,
+    earlyWakeups: 0,
+    errors: 0,
+  };
+  private readonly replica = randomBytes(4).toString('hex');
+  private seq = 0;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** performance.now() at which the timer is due, when armed. */
+  private armedAt: number | undefined;
+  private cycle: Promise<void> | undefined;
+  private again = false;
+  private unsubscribe: (() => Promise<void>) | undefined;
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(private readonly deps: FireLoopDeps) {}
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = await this.deps.subscribe((at) => this.poke(at));
+    this.arm(0);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.cycle;
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = undefined;
+    await unsubscribe?.().catch(() => undefined);
+  }
+
+  /** Something became due at `at` (Redis time, ms): wake up if it is earlier than the timer. */
+  poke(_at?: number): void {
+    if (!this.running) return;
+    if (this.cycle) {
+      this.again = true;
+      return;
+    }
+    this.arm(0);
+  }
+
+  private arm(delayMs: number): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    const delay = Math.max(0, Math.min(delayMs, this.deps.options.maxSleepMs));
+    this.armedAt = performance.now() + delay;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.cycle = this.runCycle().finally(() => {
+        this.cycle = undefined;
+      });
+    }, delay);
+  }
+
+  private async runCycle(): Promise<void> {
+    const { store, options, logger } = this.deps;
+    const wokeLate = this.armedAt === undefined ? 0 : performance.now() - this.armedAt;
+    this.again = false;
+    this.stats.cycles++;
+    let delay: number;
+    try {
+      const token = `${this.replica}.${(this.seq++).toString(36)}`;
+      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token);
+      const at = performance.now();
+      if (res.claims.length === 0) this.stats.earlyWakeups += res.nextDue !== null && res.nextDue > res.now ? 1 : 0;
+      this.deps.events.emit('wake', {
+        early: res.claims.length === 0,
+        lateMs: Math.max(0, Math.round(wokeLate)),
+        claimed: res.claims.length,
+      });
+      const soonest = res.claims.length > 0 ? await this.fire(res.claims, res.now) : null;
+      if (res.claims.length >= options.claimBatch) {
+        delay = 0;
+      } else {
+        const targets = [res.nextDue, res.nextLease, soonest].filter((v): v is number => v !== null);
+        const elapsed = performance.now() - at;
+        delay = targets.length === 0 ? options.maxSleepMs : Math.min(...targets) - res.now - elapsed;
+      }
+    } catch (err) {
+      this.stats.errors++;
+      logger.error({ err }, 'bullbeat: fire loop error; retrying in 1 s');
+      this.deps.events.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
+      delay = 1000;
+    }
+    if (this.again) delay = 0;
+    this.arm(delay);
+  }
+
+  /** Plan, enqueue and complete one batch of claims; returns the soonest next due time it set. */
+  private async fire(claims: readonly Claim[], now: number): Promise<number | null> {
+    const { logger, history, hooks } = this.deps;
+    this.stats.claimed += claims.length;
+    hooks?.afterClaim?.(claims);
+    const work: { claim: Claim; cached: Cached; plan: OccurrencePlan }[] = [];
+    for (const claim of claims) {
+      if (claim.reclaimed) this.stats.reclaimed++;
+      const cached = this.load(claim);
+      if (!cached) continue; // left claimed: the lease lapses and a replica that can fire it takes over
+      const plan = planOccurrence({
+        def: cached.def,
+        trigger: cached.trigger,
+        fireAt: claim.fireAt,
+        now,
+        fired: claim.state?.fired ?? 0,
+      });
+      work.push({ claim, cached, plan });
+    }
+
+    // Enqueue, grouped by queue. A reclaimed occurrence whose record shows it reached a worker is
+    // not added again (its job may be gone already under removeOnComplete).
+    const byQueue = new Map<string, { name: string; data: OccurrenceJobData; opts: JobsOptions }[]>();
+    for (const { claim, cached, plan } of work) {
+      if (!plan.enqueue) continue;
+      if (claim.reclaimed) {
+        const rec = await history.get(claim.id, claim.fireAt);
+        if (rec?.outcome !== undefined && rec.outcome !== 'enqueued') continue;
+      }
+      const def = cached.def;
+      const jobId = occurrenceJobId(def.id, plan.enqueue.fireAt);
+      const data: OccurrenceJobData = {
+        scheduleId: def.id,
+        fireAt: plan.enqueue.fireAt,
+        kind: plan.enqueue.kind,
+        args: def.args,
+        prefix: this.deps.options.prefix,
+        run: def.run,
+        ...(def.data !== undefined && { data: def.data }),
+      };
+      let list = byQueue.get(def.queue);
+      if (!list) byQueue.set(def.queue, (list = []));
+      list.push({ name: def.name, data, opts: this.deps.jobOptions(def, jobId) });
+    }
+    await Promise.all([...byQueue].map(([q, jobs]) => this.deps.queue(q).addBulk(jobs)));
+    hooks?.afterEnqueue?.(claims);
+
+    const completions: Completion[] = [];
+    const limit = this.deps.options.historyLimit;
+    for (const { claim, cached, plan } of work) {
+      const def = cached.def;
+      const records: Completion['records'] = [];
+      const missed = plan.missed.slice(-limit);
+      for (const m of missed) {
+        records.push({
+          fireAt: m.fireAt,
+          field: occurrenceField(m.fireAt),
+          patch: { scheduleId: def.id, fireAt: m.fireAt, kind: 'scheduled', outcome: 'missed', reason: m.reason },
+          counter: 'missed',
+        });
+      }
+      if (plan.coalesceInto) {
+        const c = plan.coalesceInto;
+        records.push({
+          fireAt: c.fireAt,
+          field: occurrenceField(c.fireAt),
+          patch: { scheduleId: def.id, fireAt: c.fireAt, kind: 'catch-up', coalesced: c.count },
+        });
+      }
+      if (plan.enqueue) {
+        const patch: Partial<RunRecord> = {
+          scheduleId: def.id,
+          fireAt: plan.enqueue.fireAt,
+          kind: plan.enqueue.kind,
+          outcome: 'enqueued',
+          enqueuedAt: now,
+          queue: def.queue,
+          jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
+        };
+        records.push({ fireAt: plan.enqueue.fireAt, field: occurrenceField(plan.enqueue.fireAt), patch });
+      }
+      completions.push({
+        claim,
+        ran: plan.enqueue !== undefined,
+        next: plan.next,
+        records,
+        missedUncounted: plan.missed.length - missed.length,
+      });
+    }
+    await this.deps.store.complete(completions, now);
+    let soonest: number | null = null;
+    for (const c of completions) if (c.next !== null && (soonest === null || c.next < soonest)) soonest = c.next;
+    // Claims this process could not plan stay claimed; wake when their lease lapses.
+    if (work.length < claims.length) soonest = Math.min(soonest ?? Infinity, now + this.deps.options.claimLeaseMs);
+
+    for (const { cached, plan } of work) {
+      const def = cached.def;
+      if (plan.enqueue) {
+        this.stats.enqueued++;
+        const ev = {
+          scheduleId: def.id,
+          name: def.name,
+          queue: def.queue,
+          fireAt: plan.enqueue.fireAt,
+          kind: plan.enqueue.kind,
+          jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
+          lateMs: plan.lateMs,
+        };
+        this.deps.events.emit('fired', ev);
+        if (plan.lateMs > this.deps.options.lateThresholdMs) {
+          this.deps.events.emit('late', { scheduleId: def.id, name: def.name, fireAt: ev.fireAt, lateMs: plan.lateMs });
+        }
+      }
+      if (plan.missed.length > 0) {
+        this.stats.missed += plan.missed.length;
+        const byReason = new Map<string, number[]>();
+        for (const m of plan.missed) {
+          let l = byReason.get(m.reason);
+          if (!l) byReason.set(m.reason, (l = []));
+          l.push(m.fireAt);
+        }
+        for (const [reason, fireAts] of byReason) {
+          this.deps.events.emit('missed', {
+            scheduleId: def.id,
+            name: def.name,
+            reason: reason as 'misfire',
+            count: fireAts.length,
+            fireAts: fireAts.slice(-100),
+          });
+        }
+        logger.debug({ scheduleId: def.id, missed: plan.missed.length }, 'bullbeat: occurrences missed');
+      }
+    }
+    return soonest;
+  }
+
+  /** The parsed definition and trigger of a claim, cached while its definition is unchanged. */
+  private load(claim: Claim): Cached | undefined {
+    const hit = this.cache.get(claim.id);
+    if (hit && hit.defJSON === claim.defJSON) return hit;
+    if (claim.defJSON === '') return undefined;
+    try {
+      const def = JSON.parse(claim.defJSON) as ScheduleDefinition;
+      let trigger: Trigger | undefined;
+      if (def.trigger.type === 'custom') {
+        trigger = this.deps.localTrigger(def.id);
+        if (!trigger) {
+          this.deps.logger.warn(
+            { scheduleId: def.id },
+            'bullbeat: schedule has a custom trigger that this process does not define; leaving it to one that does',
+          );
+          return undefined;
+        }
+      } else {
+        trigger = triggerFromJSON(def.trigger);
+      }
+      const cached = { defJSON: claim.defJSON, def, trigger };
+      this.cache.set(claim.id, cached);
+      return cached;
+    } catch (err) {
+      this.deps.logger.error({ err, scheduleId: claim.id }, 'bullbeat: cannot read schedule definition');
+      return undefined;
+    }
+  }
+}

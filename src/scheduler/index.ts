@@ -1,0 +1,33 @@
+export { JobStatus } from './job-status.js';
+export { type Keys, keys } from './keys.js';
+export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
+export { type RunCounter, RunHistory } from './run-history.js';
+export type { RunOutcome, RunRecord, SkipReason } from './run-record.js';
+export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from './schedule-definition.js';
+export type {
+  CronScheduleOptions,
+  EveryOptions,
+  MisfirePolicy,
+  PassthroughJobOptions,
+  ScheduleOptions,
+  ScheduleTarget,
+} from './schedule-options.js';
+export { ScheduledJob, type ScheduledJobJSON } from './scheduled-job.js';
+export type {
+  FailedEvent,
+  FiredEvent,
+  LateEvent,
+  MissedEvent,
+  SchedulerEvents,
+  SkippedEvent,
+  WakeEvent,
+} from './scheduler-events.js';
+export {
+  type HistoryAccess,
+  type ListQuery,
+  type ScheduleDecorator,
+  SchedulerManager,
+  type SchedulerStats,
+} from './scheduler-manager.js';
+export type { SchedulerManagerOptions, SchedulerRole } from './scheduler-manager-options.js';
+export { type ExpressLike, setupScheduler } from './setup-scheduler.js';

@@ -1,0 +1,117 @@
+import type { SkipReason } from './run-record.js';
+import type { ScheduleDefinition } from './schedule-definition.js';
+import type { Trigger } from '../triggers/trigger.js';
+
+/** How many occurrences one plan walks at most (a scheduler down for a day with a 0.1 s interval). */
+export const MAX_WALK = 10_000;
+
+/** One claimed occurrence: the schedule, its claimed due time and its run count so far. */
+export interface PlanInput {
+  def: ScheduleDefinition;
+  trigger: Trigger;
+  /** The claimed due time: the only occurrence this plan may enqueue. */
+  fireAt: number;
+  /** Redis time at the claim. */
+  now: number;
+  /** Runs enqueued so far (for `maxRuns`). */
+  fired: number;
+}
+
+/** What to do with one claim. At most one job, always for `input.fireAt`, so that a retry is idempotent. */
+export interface OccurrencePlan {
+  /** Enqueue the claimed occurrence. */
+  enqueue?: { fireAt: number; kind: 'scheduled' | 'catch-up' };
+  /** Occurrences recorded as missed, oldest first (the newest `historyLimit` are kept as records). */
+  missed: { fireAt: number; reason: SkipReason }[];
+  /** Under `misfire: 'once'`: the occurrence that will run for a series of late ones, and the series' length. */
+  coalesceInto?: { fireAt: number; count: number };
+  /** The next due time, or null when the schedule is complete. */
+  next: number | null;
+  /** Lateness of the claimed occurrence (now - fireAt). */
+  lateMs: number;
+}
+
+/**
+ * Decide one claim (pure; see DESIGN.md "Misfires"). Only the claimed occurrence `fireAt` is ever
+ * enqueued: occurrences that must not run are recorded as missed and the due time advances to the
+ * next candidate, which a following claim decides. With jitter the walk is random, but the enqueued
+ * job is always the claimed one, so a crashed claim that is re-planned cannot enqueue a different one.
+ */
+export function planOccurrence(input: PlanInput): OccurrencePlan {
+  const { def, trigger, fireAt, now } = input;
+  const lateMs = now - fireAt;
+  const step = (o: number): number | null => {
+    const n = trigger.nextFire(o, now);
+    if (n === null || !Number.isFinite(n) || n <= o) return null;
+    if (def.endAt !== undefined && n > def.endAt) return null;
+    return n;
+  };
+  const exhausted = (): OccurrencePlan => ({ missed: [], next: null, lateMs });
+  if (def.endAt !== undefined && fireAt > def.endAt) return exhausted();
+  if (def.maxRuns !== undefined && input.fired >= def.maxRuns) return exhausted();
+
+  const isTooOld = (o: number) => def.catchUpWindowMs !== undefined && o < now - def.catchUpWindowMs;
+  const isLate = (o: number) => now > o + def.misfireGraceMs;
+
+  // Older than the catch-up window: never run, whatever the policy.
+  if (isTooOld(fireAt)) {
+    const missed: OccurrencePlan['missed'] = [];
+    let o: number | null = fireAt;
+    while (o !== null && isTooOld(o) && missed.length < MAX_WALK) {
+      missed.push({ fireAt: o, reason: 'catch-up-window' });
+      o = step(o);
+    }
+    return { missed, next: o, lateMs };
+  }
+
+  const runIt = (kind: 'scheduled' | 'catch-up'): OccurrencePlan => {
+    let next = step(fireAt);
+    if (def.maxRuns !== undefined && input.fired + 1 >= def.maxRuns) next = null;
+    return { enqueue: { fireAt, kind }, missed: [], next, lateMs };
+  };
+  if (!isLate(fireAt)) return runIt('scheduled');
+
+  // A series of late occurrences starting at fireAt.
+  const limit = def.misfire === 'all' ? def.maxCatchUp + 1 : MAX_WALK;
+  const series: number[] = [];
+  let after: number | null = fireAt;
+  while (after !== null && isLate(after) && series.length < limit) {
+    series.push(after);
+    after = step(after);
+  }
+  const truncated = after !== null && isLate(after);
+
+  if (def.misfire === 'skip') {
+    return { missed: series.map((o) => ({ fireAt: o, reason: 'misfire' })), next: after, lateMs };
+  }
+  if (def.misfire === 'once') {
+    if (series.length === 1 && !truncated) return runIt('catch-up');
+    if (truncated) {
+      return { missed: series.map((o) => ({ fireAt: o, reason: 'misfire' })), next: after, lateMs };
+    }
+    const last = series[series.length - 1] as number;
+    return {
+      missed: series.slice(0, -1).map((o) => ({ fireAt: o, reason: 'misfire' })),
+      coalesceInto: { fireAt: last, count: series.length },
+      next: last,
+      lateMs,
+    };
+  }
+  // 'all': run each late occurrence, the newest maxCatchUp of them.
+  if (series.length <= def.maxCatchUp && !truncated) return runIt('catch-up');
+  if (def.maxCatchUp === 0) {
+    return { missed: series.map((o) => ({ fireAt: o, reason: 'max-catch-up' })), next: after, lateMs };
+  }
+  // More than maxCatchUp late ones: count them all (bounded), miss the oldest beyond the cap.
+  const all = [...series];
+  while (after !== null && isLate(after) && all.length < MAX_WALK) {
+    all.push(after);
+    after = step(after);
+  }
+  const drop = all.length - def.maxCatchUp;
+  return {
+    missed: all.slice(0, drop).map((o) => ({ fireAt: o, reason: 'max-catch-up' })),
+    next: all[drop] ?? after,
+    lateMs,
+  };
+}

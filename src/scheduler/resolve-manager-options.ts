@@ -1,0 +1,37 @@
+import { ScheduleOptionsError } from '../errors/index.js';
+import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
+
+/** Apply the manager's defaults once and validate them. */
+export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManagerOptions {
+  const fail = (field: string, reason: string): never => {
+    throw new ScheduleOptionsError(undefined, field, reason);
+  };
+  const int = (field: string, v: number | undefined, dflt: number, min: number): number => {
+    if (v === undefined) return dflt;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) fail(field, `must be an integer >= ${min}, got ${String(v)}`);
+    return v;
+  };
+  const prefix = o.prefix ?? 'bullbeat';
+  if (typeof prefix !== 'string' || prefix === '') fail('prefix', 'must be a non-empty string');
+  const defaultQueue = o.defaultQueue ?? 'bullbeat';
+  if (typeof defaultQueue !== 'string' || defaultQueue === '' || defaultQueue.includes(':')) {
+    fail('defaultQueue', 'must be a non-empty string without ":"');
+  }
+  const role = o.role ?? 'scheduler';
+  if (role !== 'scheduler' && role !== 'client') fail('role', `must be "scheduler" or "client", got ${String(role)}`);
+  return {
+    prefix,
+    connection: o.connection ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    defaultQueue,
+    logger: o.logger,
+    clock: o.clock ?? Date.now,
+    role,
+    historyLimit: int('historyLimit', o.historyLimit, 100, 1),
+    completedRetentionMs: int('completedRetentionMs', o.completedRetentionMs, 3_600_000, 0),
+    claimBatch: int('claimBatch', o.claimBatch, 500, 1),
+    claimLeaseMs: int('claimLeaseMs', o.claimLeaseMs, 5000, 100),
+    maxSleepMs: int('maxSleepMs', o.maxSleepMs, 30_000, 1),
+    lateThresholdMs: int('lateThresholdMs', o.lateThresholdMs, 1000, 0),
+    keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),
+  };
+}

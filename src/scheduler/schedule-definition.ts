@@ -1,0 +1,57 @@
+import type { BackoffOptions } from 'bullmq';
+import type { OccurrenceRunOptions } from '../queue/occurrence-job.js';
+import type { TriggerJSON } from '../triggers/trigger.js';
+import type { MisfirePolicy, PassthroughJobOptions } from './schedule-options.js';
+
+/** Stands in for a custom trigger, which cannot be serialized: only code that defines it can fire it. */
+export interface CustomTriggerJSON {
+  type: 'custom';
+  /** The trigger's class name, for display. */
+  kind: string;
+}
+
+/**
+ * Where a schedule comes from. `code`: registered by the jobs module before `start()`; upserted at
+ * every start, paused (orphaned) when a scheduler starts without it. `runtime`: created while running
+ * (or targeting a queue with no local function); persists until removed.
+ */
+export type ScheduleSource = 'code' | 'runtime';
+
+/**
+ * A schedule as stored in Redis (the `schedules` hash, JSON): every option resolved, nothing
+ * process-local (middleware and functions stay in the code that defines them).
+ */
+export interface ScheduleDefinition {
+  id: string;
+  name: string;
+  queue: string;
+  source: ScheduleSource;
+  trigger: TriggerJSON | CustomTriggerJSON;
+  args: unknown[];
+  data?: unknown;
+  run: OccurrenceRunOptions;
+  attempts: number;
+  backoff?: number | BackoffOptions;
+  jobOptions?: PassthroughJobOptions;
+  misfire: MisfirePolicy;
+  misfireGraceMs: number;
+  catchUpWindowMs?: number;
+  maxCatchUp: number;
+  startAt?: number;
+  endAt?: number;
+  maxRuns?: number;
+}
+
+/**
+ * The part of a definition that decides when it fires: when it changes (a new expression deployed),
+ * the next due time is recomputed; otherwise an upsert keeps it. 8 hex digits of FNV-1a.
+ */
+export function timingFingerprint(def: ScheduleDefinition): string {
+  const text = JSON.stringify([def.trigger, def.startAt ?? null, def.endAt ?? null]);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}

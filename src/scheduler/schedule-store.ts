@@ -1,0 +1,253 @@
+import type { Redis, Result } from 'ioredis';
+import type { Keys } from './keys.js';
+import type { RunRecord } from './run-record.js';
+import type { ScheduleDefinition } from './schedule-definition.js';
+import { CLAIM, COMPLETE, REMOVE, SET_STATUS, UPSERT } from './store-scripts.js';
+
+/** Status codes of the `state` hash. `o` (orphaned) is reported as paused. */
+export type StateCode = 'a' | 'p' | 'c' | 'o';
+
+/** A schedule's row in the `state` hash. */
+export interface ScheduleState {
+  status: StateCode;
+  /** Runs enqueued so far. */
+  fired: number;
+  lastFireAt: number | null;
+  createdAt: number;
+  fingerprint: string;
+  source: 'code' | 'runtime';
+}
+
+export function parseState(raw: string | null | undefined): ScheduleState | null {
+  if (!raw) return null;
+  const [status, fired, last, created, fp, src] = raw.split('|');
+  return {
+    status: (status ?? 'a') as StateCode,
+    fired: Number(fired || 0),
+    lastFireAt: last ? Number(last) : null,
+    createdAt: Number(created || 0),
+    fingerprint: fp ?? '',
+    source: src === 'r' ? 'runtime' : 'code',
+  };
+}
+
+/** One claimed occurrence, as the claim script returns it. */
+export interface Claim {
+  id: string;
+  fireAt: number;
+  /** The claim string the completion compares against (`fireAt|token`). */
+  claim: string;
+  /** True when a previous claim of this occurrence lapsed (its replica died or stalled). */
+  reclaimed: boolean;
+  /** The definition JSON ('' when it vanished). */
+  defJSON: string;
+  state: ScheduleState | null;
+}
+
+export interface ClaimResult {
+  /** Redis time at the claim (ms). */
+  now: number;
+  /** The earliest due time left in `due`, or null. */
+  nextDue: number | null;
+  /** The earliest lease expiry in `inflight`, or null. */
+  nextLease: number | null;
+  claims: Claim[];
+}
+
+/** One completion: the records to write and where the schedule goes next. */
+export interface Completion {
+  claim: Claim;
+  /** The claimed occurrence was enqueued (counts as a run for `maxRuns`). */
+  ran: boolean;
+  /** The next due time, or null: completed. */
+  next: number | null;
+  records: { fireAt: number; field: string; patch: Partial<RunRecord>; counter?: 'missed' }[];
+  /** Missed occurrences beyond the written records (counted, not recorded). */
+  missedUncounted: number;
+}
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    bbUpsert(...args: (string | number)[]): Result<string, Context>;
+    bbClaim(...args: (string | number)[]): Result<(string | number)[], Context>;
+    bbComplete(...args: (string | number)[]): Result<number, Context>;
+    bbSetStatus(...args: (string | number)[]): Result<number, Context>;
+    bbRemove(...args: (string | number)[]): Result<number, Context>;
+  }
+}
+
+/** The schedules in Redis: definitions, due times, claims and states, each change one Lua script. */
+export class ScheduleStore {
+  constructor(
+    readonly redis: Redis,
+    readonly keys: Keys,
+    /** Records kept per schedule. */
+    private readonly historyLimit: number,
+  ) {
+    if (typeof (redis as Partial<Redis>).bbClaim !== 'function') {
+      redis.defineCommand('bbUpsert', { numberOfKeys: 6, lua: UPSERT });
+      redis.defineCommand('bbClaim', { numberOfKeys: 5, lua: CLAIM });
+      redis.defineCommand('bbComplete', { lua: COMPLETE });
+      redis.defineCommand('bbSetStatus', { numberOfKeys: 4, lua: SET_STATUS });
+      redis.defineCommand('bbRemove', { numberOfKeys: 10, lua: REMOVE });
+    }
+  }
+
+  /** Redis TIME in epoch ms. */
+  async time(): Promise<number> {
+    const [s, us] = await this.redis.time();
+    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+  }
+
+  /** Create or update a definition. `next` is its first due time if it is new or its timing changed. */
+  upsert(
+    def: ScheduleDefinition,
+    fingerprint: string,
+    next: number | null,
+    now: number,
+  ): Promise<'created' | 'updated' | 'unchanged' | 'restored'> {
+    const k = this.keys;
+    return this.redis.bbUpsert(
+      k.schedules,
+      k.due,
+      k.inflight,
+      k.state,
+      k.resched,
+      k.completed,
+      def.id,
+      JSON.stringify(def),
+      fingerprint,
+      next === null ? '' : next,
+      now,
+      def.source === 'code' ? 'c' : 'r',
+    ) as Promise<'created' | 'updated' | 'unchanged' | 'restored'>;
+  }
+
+  async claim(batch: number, leaseMs: number, token: string): Promise<ClaimResult> {
+    const k = this.keys;
+    const raw = await this.redis.bbClaim(k.due, k.inflight, k.claim, k.schedules, k.state, batch, leaseMs, token);
+    const claims: Claim[] = [];
+    for (let i = 3; i + 4 < raw.length; i += 5) {
+      const at = String(raw[i + 1]);
+      claims.push({
+        id: String(raw[i]),
+        fireAt: Number(at),
+        claim: `${at}|${token}`,
+        reclaimed: Number(raw[i + 2]) === 1,
+        defJSON: String(raw[i + 3]),
+        state: parseState(String(raw[i + 4])),
+      });
+    }
+    const num = (v: unknown) => (v === '' || v === undefined ? null : Number(v));
+    return { now: Number(raw[0]), nextDue: num(raw[1]), nextLease: num(raw[2]), claims };
+  }
+
+  async complete(completions: readonly Completion[], now: number): Promise<number> {
+    if (completions.length === 0) return 0;
+    const k = this.keys;
+    const keyArgs: string[] = [k.due, k.inflight, k.claim, k.state, k.resched, k.completed, k.totals];
+    const items: string[] = [];
+    for (const c of completions) {
+      const id = c.claim.id;
+      keyArgs.push(k.runs(id), k.runIndex(id), k.counts(id));
+      items.push(
+        JSON.stringify({
+          i: id,
+          c: c.claim.claim,
+          f: String(c.claim.fireAt),
+          n: c.next === null ? '-1' : String(c.next),
+          r: c.ran ? 1 : 0,
+          rec: c.records.map((r) => [r.field, String(r.fireAt), r.patch, r.counter ?? '']),
+          mc: c.missedUncounted,
+        }),
+      );
+    }
+    return this.redis.bbComplete(keyArgs.length, ...keyArgs, this.historyLimit, now, ...items);
+  }
+
+  /** Move a schedule between statuses: 1 done, 0 no such schedule, -1 not in one of `from`. */
+  setStatus(id: string, from: string, to: StateCode, next: number | null = null): Promise<number> {
+    const k = this.keys;
+    return this.redis.bbSetStatus(k.state, k.due, k.inflight, k.resched, id, from, to, next === null ? '' : next);
+  }
+
+  /** Delete a schedule with its history (only if its status is `onlyIf`, when given). */
+  async remove(id: string, onlyIf: StateCode | '' = ''): Promise<boolean> {
+    const k = this.keys;
+    const n = await this.redis.bbRemove(
+      k.schedules,
+      k.due,
+      k.inflight,
+      k.claim,
+      k.state,
+      k.resched,
+      k.completed,
+      k.runs(id),
+      k.runIndex(id),
+      k.counts(id),
+      id,
+      onlyIf,
+    );
+    return n === 1;
+  }
+
+  async get(id: string): Promise<{ def: ScheduleDefinition; state: ScheduleState; next: number | null } | null> {
+    const k = this.keys;
+    const res = (await this.redis
+      .multi()
+      .hget(k.schedules, id)
+      .hget(k.state, id)
+      .zscore(k.due, id)
+      .hget(k.claim, id)
+      .exec()) as [unknown, string | null][];
+    const [defJSON, st, due, claim] = res.map((r) => r[1]);
+    const state = parseState(st);
+    if (!defJSON || !state) return null;
+    const next = due !== null ? Number(due) : claim ? Number(String(claim).split('|')[0]) : null;
+    return { def: JSON.parse(String(defJSON)) as ScheduleDefinition, state, next };
+  }
+
+  /** Many schedules by id, in order (missing ones omitted). */
+  async getMany(
+    ids: readonly string[],
+  ): Promise<{ def: ScheduleDefinition; state: ScheduleState; next: number | null }[]> {
+    if (ids.length === 0) return [];
+    const k = this.keys;
+    const pipe = this.redis.pipeline();
+    pipe.hmget(k.schedules, ...ids);
+    pipe.hmget(k.state, ...ids);
+    pipe.hmget(k.claim, ...ids);
+    for (const id of ids) pipe.zscore(k.due, id);
+    const res = (await pipe.exec()) ?? [];
+    const defs = (res[0]?.[1] ?? []) as (string | null)[];
+    const states = (res[1]?.[1] ?? []) as (string | null)[];
+    const claims = (res[2]?.[1] ?? []) as (string | null)[];
+    const out: { def: ScheduleDefinition; state: ScheduleState; next: number | null }[] = [];
+    ids.forEach((_, i) => {
+      const state = parseState(states[i]);
+      const defJSON = defs[i];
+      if (!defJSON || !state) return;
+      const due = res[3 + i]?.[1] as string | null;
+      const claim = claims[i];
+      const next = due !== null && due !== undefined ? Number(due) : claim ? Number(claim.split('|')[0]) : null;
+      out.push({ def: JSON.parse(defJSON) as ScheduleDefinition, state, next });
+    });
+    return out;
+  }
+
+  /** Every schedule's state (id → state). */
+  async states(): Promise<Map<string, ScheduleState>> {
+    const raw = await this.redis.hgetall(this.keys.state);
+    const out = new Map<string, ScheduleState>();
+    for (const [id, v] of Object.entries(raw)) {
+      const s = parseState(v);
+      if (s) out.set(id, s);
+    }
+    return out;
+  }
+
+  /** Completed schedules older than `before` (up to `limit`). */
+  completedBefore(before: number, limit: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.completed, '-inf', before, 'LIMIT', 0, limit);
+  }
+}

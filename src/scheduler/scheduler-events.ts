@@ -1,0 +1,64 @@
+/** An occurrence put on its queue. */
+export interface FiredEvent {
+  scheduleId: string;
+  name: string;
+  queue: string;
+  fireAt: number;
+  kind: 'scheduled' | 'manual' | 'catch-up';
+  jobId: string;
+  /** Redis time of the enqueue minus fireAt (ms). */
+  lateMs: number;
+}
+
+/** Occurrences recorded as missed (misfire policy, catch-up window, maxCatchUp). */
+export interface MissedEvent {
+  scheduleId: string;
+  name: string;
+  reason: 'misfire' | 'catch-up-window' | 'max-catch-up';
+  /** How many occurrences. */
+  count: number;
+  /** The newest of them (at most 100). */
+  fireAts: number[];
+}
+
+/** An occurrence not run (emitted by workers: overlap, exclusion group). */
+export interface SkippedEvent {
+  scheduleId: string;
+  name?: string;
+  fireAt: number;
+  reason: string;
+  group?: string;
+}
+
+/** A run failed (emitted by workers), or the fire loop hit an error (`scheduleId` absent). */
+export interface FailedEvent {
+  scheduleId?: string;
+  name?: string;
+  fireAt?: number;
+  error: Error;
+}
+
+/** An occurrence enqueued later than `lateThresholdMs` (but within its misfire grace). */
+export interface LateEvent {
+  scheduleId: string;
+  name: string;
+  fireAt: number;
+  lateMs: number;
+}
+
+/** The fire loop woke up: `early` when nothing was due yet, `lateMs` past the time it was armed for. */
+export interface WakeEvent {
+  early: boolean;
+  lateMs: number;
+  claimed: number;
+}
+
+/** The manager's typed events. */
+export interface SchedulerEvents {
+  fired: [FiredEvent];
+  missed: [MissedEvent];
+  skipped: [SkippedEvent];
+  failed: [FailedEvent];
+  late: [LateEvent];
+  wake: [WakeEvent];
+}

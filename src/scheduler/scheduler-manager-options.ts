@@ -1,0 +1,65 @@
+import type { RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+
+/** What this process does with a manager: fire schedules, or only define and inspect them. */
+export type SchedulerRole = 'scheduler' | 'client';
+
+/** Options of a `SchedulerManager`. */
+export interface SchedulerManagerOptions {
+  /** Key prefix of the deployment; every bullbeat key lives under the hash tag `{prefix}`. Default: `'bullbeat'`. */
+  prefix?: string;
+  /** Redis: a URL or ioredis options. Default: `REDIS_URL`, else `redis://127.0.0.1:6379`. */
+  connection?: string | RedisOptions;
+  /** The queue of schedules that name none. Default: `'bullbeat'`. */
+  defaultQueue?: string;
+  /** A pino logger. Default: pino at `LOG_LEVEL` (else `'info'`), named `bullbeat`. */
+  logger?: Logger;
+  /**
+   * Local clock (epoch ms), used only for local bookkeeping (uptime, lateness of wake-ups); due-ness is
+   * always judged against Redis TIME. Tests inject a skewed one. Default: `Date.now`.
+   */
+  clock?: () => number;
+  /**
+   * `'scheduler'`: `start()` upserts the code's schedules, pauses orphaned ones and runs the fire loop.
+   * `'client'`: `start()` only upserts; nothing fires from this process (web apps, the dashboard).
+   * Default: `'scheduler'`.
+   */
+  role?: SchedulerRole;
+  /** Occurrence records kept per schedule. Default: `100`. */
+  historyLimit?: number;
+  /** How long a completed schedule stays before it is pruned (ms). Default: `3600000` (1 h). */
+  completedRetentionMs?: number;
+  /** How many due schedules one claim takes. Default: `500`. */
+  claimBatch?: number;
+  /**
+   * Lease of a claim (ms): a replica that dies between claiming and enqueueing is taken over after it.
+   * Default: `5000`.
+   */
+  claimLeaseMs?: number;
+  /** The fire loop never sleeps longer than this without asking Redis (ms). Default: `30000`. */
+  maxSleepMs?: number;
+  /** An occurrence enqueued later than this after its fire time emits `late` (ms). Default: `1000`. */
+  lateThresholdMs?: number;
+  /**
+   * Minimum time BullMQ keeps a finished occurrence job (s), so that a retried enqueue of the same
+   * job id stays a no-op; `removeOnComplete`/`removeOnFail` given as `true` or a count are raised to
+   * at least this age. Default: `3600`.
+   */
+  keepFinishedJobsSec?: number;
+}
+
+export interface ResolvedManagerOptions {
+  prefix: string;
+  connection: string | RedisOptions;
+  defaultQueue: string;
+  logger: Logger | undefined;
+  clock: () => number;
+  role: SchedulerRole;
+  historyLimit: number;
+  completedRetentionMs: number;
+  claimBatch: number;
+  claimLeaseMs: number;
+  maxSleepMs: number;
+  lateThresholdMs: number;
+  keepFinishedJobsSec: number;
+}

@@ -1,0 +1,607 @@
+import { EventEmitter } from 'node:events';
+import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import pino from 'pino';
+import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
+import { type OccurrenceJobData, occurrenceJobId } from '../queue/occurrence-job.js';
+import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { CronTrigger } from '../triggers/cron-trigger.js';
+import { IntervalTrigger } from '../triggers/interval-trigger.js';
+import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import type { Trigger } from '../triggers/trigger.js';
+import { FireLoop, type FireHooks } from './fire-loop.js';
+import { JobStatus } from './job-status.js';
+import { type Keys, keys } from './keys.js';
+import { resolveManagerOptions } from './resolve-manager-options.js';
+import { resolveScheduleOptions } from './resolve-schedule-options.js';
+import { RunHistory } from './run-history.js';
+import type { RunRecord } from './run-record.js';
+import { type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
+import type { CronScheduleOptions, EveryOptions, ScheduleOptions, ScheduleTarget } from './schedule-options.js';
+import { ScheduleStore, type ScheduleState } from './schedule-store.js';
+import { ScheduledJob } from './scheduled-job.js';
+import type { SchedulerEvents } from './scheduler-events.js';
+import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
+
+/** `every()` / `cron()`: a function wrapper returning the `ScheduledJob`, or a TC39 method decorator. */
+export interface ScheduleDecorator {
+  // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
+  <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <This, F extends (this: This, ...args: any[]) => unknown>(fn: F, context: ClassMethodDecoratorContext<This, F>): void;
+}
+
+/** Sillo's `SchedulerStats`, counted over the whole deployment (Redis), uptime over this manager. */
+export interface SchedulerStats {
+  jobsTotal: number;
+  jobsActive: number;
+  jobsPaused: number;
+  jobsCompleted: number;
+  /** Runs that finished successfully (written by workers). */
+  runs: number;
+  errors: number;
+  skipped: number;
+  missed: number;
+  /** Seconds since this manager started (0 when not started). */
+  uptime: number;
+}
+
+/** `list()` with paging and search, for dashboards. */
+export interface ListQuery {
+  status?: JobStatus;
+  /** Case-insensitive substring of the id or name. */
+  search?: string;
+  /** Default: 0. */
+  offset?: number;
+  /** Default: all. */
+  limit?: number;
+}
+
+/** The run history of the deployment, callable as `history(id, limit?)` (Sillo-style). */
+export type HistoryAccess = RunHistory & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);
+
+type AnyFn = (...args: never[]) => unknown;
+
+/**
+ * Sillo's `SchedulerManager`, persistent in Redis and safe with any number of replicas. Define
+ * schedules (`schedule`, `every`, `cron`), then `start()`: code schedules are upserted and, in the
+ * scheduler role, the fire loop enqueues each occurrence exactly once onto its BullMQ queue.
+ */
+export class SchedulerManager extends EventEmitter<SchedulerEvents> {
+  readonly options: ResolvedManagerOptions;
+  readonly prefix: string;
+  readonly keys: Keys;
+  readonly logger: pino.Logger;
+  /** Test hooks between the steps of a fire. */
+  hooks: FireHooks | undefined;
+
+  private readonly local = new Map<string, ScheduledJob>();
+  private readonly byName = new Map<string, ScheduledJob>();
+  private readonly queues = new Map<string, Queue>();
+  private _redis: Redis | undefined;
+  private _store: ScheduleStore | undefined;
+  private _history: HistoryAccess | undefined;
+  private subscriber: Redis | undefined;
+  private loop: FireLoop | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private started = false;
+  private startedAt = 0;
+  private starting: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(options: SchedulerManagerOptions = {}) {
+    super();
+    this.options = resolveManagerOptions(options);
+    this.prefix = this.options.prefix;
+    this.keys = keys(this.prefix);
+    this.logger =
+      this.options.logger ?? pino({ name: 'bullbeat', level: process.env.LOG_LEVEL ?? 'info' });
+  }
+
+  /** This manager's own Redis client (created on first use). */
+  get redis(): Redis {
+    if (!this._redis) {
+      this._redis = new Redis(this.connectionOptions());
+      this._redis.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis error'));
+    }
+    return this._redis;
+  }
+
+  /** The bounded run history; also callable: `history(id, limit?)` → newest records first. */
+  get history(): HistoryAccess {
+    if (!this._history) {
+      const rh = new RunHistory(this.redis, this.keys, this.options.historyLimit);
+      const fn = (scheduleId: string, limit?: number) => rh.list(scheduleId, limit);
+      Object.setPrototypeOf(fn, rh);
+      this._history = fn as HistoryAccess;
+    }
+    return this._history;
+  }
+
+  private get store(): ScheduleStore {
+    this._store ??= new ScheduleStore(this.redis, this.keys, this.options.historyLimit);
+    return this._store;
+  }
+
+  /** What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need). */
+  connectionOptions(): RedisOptions {
+    const c = this.options.connection;
+    if (typeof c !== 'string') return { maxRetriesPerRequest: null, ...c };
+    const url = new URL(c);
+    return {
+      host: url.hostname || '127.0.0.1',
+      port: Number(url.port || 6379),
+      ...(url.username && { username: decodeURIComponent(url.username) }),
+      ...(url.password && { password: decodeURIComponent(url.password) }),
+      ...(url.pathname.length > 1 && { db: Number(url.pathname.slice(1)) }),
+      ...(url.protocol === 'rediss:' && { tls: {} }),
+      maxRetriesPerRequest: null,
+    };
+  }
+
+  // ── defining schedules ────────────────────────────────────────────────────────────────
+
+  /**
+   * Schedule `fn` (called with `...args, ctx` by a worker) or a `{ queue, name }` target (any BullMQ
+   * consumer) on `trigger`. Returns at once; `job.saved` settles when it is in Redis (code schedules
+   * are saved by `start()`; after start, or for a target, right away).
+   */
+  schedule(fnOrTarget: AnyFn | ScheduleTarget, trigger: Trigger, options: ScheduleOptions = {}): ScheduledJob {
+    const isFn = typeof fnOrTarget === 'function';
+    const target = isFn ? undefined : (fnOrTarget as ScheduleTarget);
+    if (!isFn && (typeof target !== 'object' || target === null || typeof target.name !== 'string')) {
+      throw new ScheduleOptionsError(options.id ?? options.name, 'target', 'must be a function or { queue?, name }');
+    }
+    const source = isFn && !this.started ? 'code' : 'runtime';
+    const resolved = resolveScheduleOptions({
+      options,
+      fallbackName: isFn ? (fnOrTarget as AnyFn).name || undefined : target?.name,
+      defaultQueue: this.options.defaultQueue,
+      targetQueue: target?.queue,
+      trigger,
+      source,
+    });
+    const job = new ScheduledJob(this, resolved.def, trigger, isFn ? (fnOrTarget as AnyFn) : undefined, resolved.middleware);
+    const previous = this.local.get(job.id);
+    if (previous) {
+      this.logger.warn({ scheduleId: job.id }, 'bullbeat: schedule id defined twice; the last definition wins');
+      if (this.byName.get(previous.name) === previous) this.byName.delete(previous.name);
+    }
+    this.local.set(job.id, job);
+    if (job.fn) this.byName.set(job.name, job);
+    if (this.started || !isFn) {
+      const saved = this.persist(job);
+      saved.catch((err) => this.logger.error({ err, scheduleId: job.id }, 'bullbeat: saving schedule failed'));
+      job.saved = saved;
+    }
+    return job;
+  }
+
+  /** Run every `seconds` (Sillo's `every`): `every(60)(fn)` or `@scheduler.every(60)` on a method. */
+  every(seconds: number, options: EveryOptions = {}): ScheduleDecorator {
+    const { jitter, anchor, ...rest } = options;
+    const trigger = new IntervalTrigger(seconds, {
+      ...(jitter !== undefined && { jitter }),
+      ...(anchor !== undefined && { anchor }),
+    });
+    return this.decorator(trigger, rest);
+  }
+
+  /** Run on a cron expression (Sillo's `cron`): `cron('0 9 * * 1-5', { timezone })(fn)` or as a decorator. */
+  cron(expression: string, options: CronScheduleOptions = {}): ScheduleDecorator {
+    const { jitter, dayMatch, dst, timezone, ...rest } = options;
+    const trigger = new CronTrigger(expression, {
+      ...(jitter !== undefined && { jitter }),
+      ...(dayMatch !== undefined && { dayMatch }),
+      ...(dst !== undefined && { dst }),
+      ...(timezone !== undefined && { timezone }),
+    });
+    return this.decorator(trigger, rest);
+  }
+
+  private decorator(trigger: Trigger, options: ScheduleOptions): ScheduleDecorator {
+    const manager = this;
+    return ((fn: AnyFn, context?: ClassMethodDecoratorContext) => {
+      if (context && typeof context === 'object' && context.kind === 'method') {
+        const name = options.name ?? String(context.name);
+        context.addInitializer(function (this: unknown) {
+          manager.schedule((fn as (...a: unknown[]) => unknown).bind(this) as AnyFn, trigger, { ...options, name });
+        });
+        return undefined;
+      }
+      return manager.schedule(fn, trigger, options);
+    }) as ScheduleDecorator;
+  }
+
+  private async persist(job: ScheduledJob): Promise<void> {
+    const now = await this.store.time();
+    const next = firstFire(job.def, job.trigger, now);
+    const result = await this.store.upsert(job.def, timingFingerprint(job.def), next, now);
+    this.logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
+    if (result !== 'unchanged' && next !== null) await this.redis.publish(this.keys.wake, String(next));
+  }
+
+  // ── handlers for workers ─────────────────────────────────────────────────────────────
+
+  /** The code-defined handler for a BullMQ job name. */
+  handlerFor(name: string): (HandlerEntry & { job: ScheduledJob }) | undefined {
+    const job = this.byName.get(name);
+    if (!job?.fn) return undefined;
+    return { fn: job.fn, args: job.args, middleware: job.middleware, job };
+  }
+
+  /** Names with a handler in this process. */
+  handlerNames(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** Every queue the schedules use: this process's and every one stored in Redis. */
+  async queueNames(): Promise<string[]> {
+    const names = new Set<string>([this.options.defaultQueue]);
+    for (const job of this.local.values()) names.add(job.queue);
+    const defs = await this.redis.hvals(this.keys.schedules);
+    for (const d of defs) names.add((JSON.parse(d) as ScheduleDefinition).queue);
+    return [...names].sort();
+  }
+
+  // ── managing schedules ───────────────────────────────────────────────────────────────
+
+  /** Remove (cancel) a schedule and forget its history. False if there was none. */
+  async remove(id: string): Promise<boolean> {
+    const job = this.local.get(id);
+    if (job) {
+      job.status = JobStatus.CANCELLED;
+      job.nextRunTime = null;
+      this.local.delete(id);
+      if (this.byName.get(job.name) === job) this.byName.delete(job.name);
+    }
+    return this.store.remove(id);
+  }
+
+  /** A fresh handle on a stored schedule, or undefined. */
+  async get(id: string): Promise<ScheduledJob | undefined> {
+    const row = await this.store.get(id);
+    if (!row) return undefined;
+    const [job] = await this.materialize([row]);
+    return job;
+  }
+
+  /** Every schedule, optionally of one status (Sillo's `list(status)`), or a page of them. */
+  async list(query?: JobStatus | ListQuery): Promise<ScheduledJob[]> {
+    return (await this.listPage(typeof query === 'string' ? { status: query } : (query ?? {}))).items;
+  }
+
+  /** A page of schedules sorted by id, with the total that matched (for dashboards). */
+  async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
+    const states = await this.store.states();
+    let ids = [...states.keys()];
+    if (query.status) ids = ids.filter((id) => statusOf(states.get(id)!) === query.status);
+    if (query.search) {
+      const needle = query.search.toLowerCase();
+      const names = new Map<string, string>();
+      const all = await this.redis.hgetall(this.keys.schedules);
+      for (const [id, d] of Object.entries(all)) names.set(id, (JSON.parse(d) as ScheduleDefinition).name);
+      ids = ids.filter((id) => id.toLowerCase().includes(needle) || names.get(id)?.toLowerCase().includes(needle));
+    }
+    ids.sort();
+    const offset = query.offset ?? 0;
+    const page = ids.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
+    const rows: Awaited<ReturnType<ScheduleStore['getMany']>> = [];
+    for (let i = 0; i < page.length; i += 1000) rows.push(...(await this.store.getMany(page.slice(i, i + 1000))));
+    return { total: ids.length, items: await this.materialize(rows) };
+  }
+
+  /** Pause an active schedule. False if it was not active. */
+  async pause(id: string): Promise<boolean> {
+    const r = await this.store.setStatus(id, 'a', 'p');
+    if (r === 0) throw new ScheduleNotFoundError(id);
+    const job = this.local.get(id);
+    if (job && r === 1) {
+      job.status = JobStatus.PAUSED;
+      job.nextRunTime = null;
+    }
+    return r === 1;
+  }
+
+  /** Resume a paused (or orphaned) schedule from the next occurrence after now. False if it was not paused. */
+  async resume(id: string): Promise<boolean> {
+    const row = await this.store.get(id);
+    if (!row) throw new ScheduleNotFoundError(id);
+    if (row.state.status !== 'p' && row.state.status !== 'o') return false;
+    const trigger = this.triggerOf(row.def);
+    if (!trigger) {
+      throw new ScheduleOptionsError(id, 'trigger', 'has a custom trigger that this process does not define');
+    }
+    const now = await this.store.time();
+    let next = trigger.nextFire(row.state.lastFireAt, now);
+    if (next !== null && next <= now && row.state.lastFireAt !== null) next = trigger.nextFire(null, now);
+    const r = await this.store.setStatus(id, 'po', 'a', next ?? now);
+    if (r === 1) {
+      await this.redis.publish(this.keys.wake, String(next ?? now));
+      const job = this.local.get(id);
+      if (job) {
+        job.status = JobStatus.ACTIVE;
+        job.nextRunTime = next;
+      }
+    }
+    return r === 1;
+  }
+
+  /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
+  async triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
+    const row = await this.store.get(id);
+    if (!row) throw new ScheduleNotFoundError(id);
+    const def = row.def;
+    const fireAt = await this.store.time();
+    const jobId = occurrenceJobId(id, fireAt, true);
+    const data: OccurrenceJobData = {
+      scheduleId: id,
+      fireAt,
+      kind: 'manual',
+      args: def.args,
+      prefix: this.prefix,
+      run: def.run,
+      ...(def.data !== undefined && { data: def.data }),
+    };
+    await this.queue(def.queue).add(def.name, data, this.jobOptions(def, jobId));
+    await this.history.merge(id, fireAt, true, {
+      kind: 'manual',
+      outcome: 'enqueued',
+      enqueuedAt: fireAt,
+      queue: def.queue,
+      jobId,
+    });
+    this.emit('fired', { scheduleId: id, name: def.name, queue: def.queue, fireAt, kind: 'manual', jobId, lateMs: 0 });
+    return { jobId, fireAt };
+  }
+
+  /** Sillo's stats, over the deployment. */
+  async stats(): Promise<SchedulerStats> {
+    const states = await this.store.states();
+    const totals = await this.history.totals();
+    let jobsActive = 0;
+    let jobsPaused = 0;
+    let jobsCompleted = 0;
+    for (const s of states.values()) {
+      if (s.status === 'a') jobsActive++;
+      else if (s.status === 'c') jobsCompleted++;
+      else jobsPaused++;
+    }
+    return {
+      jobsTotal: states.size,
+      jobsActive,
+      jobsPaused,
+      jobsCompleted,
+      runs: totals.runs,
+      errors: totals.errors,
+      skipped: totals.skipped,
+      missed: totals.missed,
+      uptime: this.started ? (this.options.clock() - this.startedAt) / 1000 : 0,
+    };
+  }
+
+  /** Reload a handle from Redis. */
+  async refreshJob(job: ScheduledJob): Promise<boolean> {
+    const row = await this.store.get(job.id);
+    if (!row) {
+      job.status = JobStatus.CANCELLED;
+      job.nextRunTime = null;
+      return false;
+    }
+    job.def = row.def;
+    await this.fillCounters([job], [row]);
+    return true;
+  }
+
+  // ── lifecycle ────────────────────────────────────────────────────────────────────────
+
+  /** Upsert the code's schedules and, in the scheduler role, start firing. Safe to call twice. */
+  start(): Promise<void> {
+    if (this.started) return Promise.resolve();
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    await this.stopping;
+    const code = [...this.local.values()].filter((j) => j.def.source === 'code');
+    for (let i = 0; i < code.length; i += 500) {
+      await Promise.all(code.slice(i, i + 500).map((j) => (j.saved = this.persist(j))));
+    }
+    if (this.options.role === 'scheduler') {
+      await this.markOrphans();
+      this.loop = new FireLoop({
+        store: this.store,
+        history: this.history,
+        options: this.options,
+        logger: this.logger,
+        events: this,
+        queue: (name) => this.queue(name),
+        localTrigger: (id) => {
+          const job = this.local.get(id);
+          return job?.def.trigger.type === 'custom' ? job.trigger : undefined;
+        },
+        jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+        subscribe: (onWake) => this.subscribe(onWake),
+        hooks: this.hooks,
+      });
+      await this.loop.start();
+      this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, this.options.completedRetentionMs));
+      this.pruneTimer.unref();
+    }
+    this.started = true;
+    this.startedAt = this.options.clock();
+    this.logger.info({ schedules: this.local.size, role: this.options.role }, 'bullbeat: scheduler started');
+  }
+
+  /** Stop firing and close connections. Safe to call twice; concurrent callers share the promise. */
+  stop(): Promise<void> {
+    if (!this.started && !this.starting) return this.stopping ?? Promise.resolve();
+    this.stopping ??= this.doStop().finally(() => {
+      this.stopping = undefined;
+    });
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    this.started = false;
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.pruneTimer = undefined;
+    await this.loop?.stop();
+    this.loop = undefined;
+    await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
+    this.queues.clear();
+    const clients = [this.subscriber, this._redis].filter((c): c is Redis => c !== undefined);
+    this.subscriber = undefined;
+    this._redis = undefined;
+    this._store = undefined;
+    this._history = undefined;
+    await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
+    this.logger.info('bullbeat: scheduler stopped');
+  }
+
+  /** Close connections without starting (a client that only defined or read schedules). */
+  async close(): Promise<void> {
+    if (this.started || this.starting) return this.stop();
+    await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
+    this.queues.clear();
+    const c = this._redis;
+    this._redis = undefined;
+    this._store = undefined;
+    this._history = undefined;
+    await c?.quit().catch(() => c.disconnect());
+  }
+
+  /** Fire-loop counters of this replica. */
+  get loopStats() {
+    return this.loop?.stats;
+  }
+
+  // ── internals ───────────────────────────────────────────────────────────────────────
+
+  /** The BullMQ queue of a name (one per manager, created on first use). */
+  queue(name: string): Queue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: this.connectionOptions() as ConnectionOptions });
+      q.on('error', (err) => this.logger.warn({ err: err.message, queue: name }, 'bullbeat: queue error'));
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  /** An occurrence's BullMQ options: the schedule's passthrough, retries, and a retention floor for dedupe. */
+  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions {
+    const keep = this.options.keepFinishedJobsSec;
+    const floor = (v: JobsOptions['removeOnComplete'], dflt: number): JobsOptions['removeOnComplete'] => {
+      if (v === undefined) return { age: dflt };
+      if (v === true) return { age: keep };
+      if (typeof v === 'object' && 'age' in v && v.age < keep) return { ...v, age: keep };
+      return v;
+    };
+    return {
+      ...def.jobOptions,
+      jobId,
+      attempts: def.attempts,
+      ...(def.backoff !== undefined && { backoff: def.backoff }),
+      removeOnComplete: floor(def.jobOptions?.removeOnComplete, keep),
+      removeOnFail: floor(def.jobOptions?.removeOnFail, Math.max(keep, 7 * 24 * 3600)),
+    };
+  }
+
+  private async subscribe(onWake: (at: number) => void): Promise<() => Promise<void>> {
+    const sub = this.redis.duplicate();
+    sub.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis subscriber error'));
+    this.subscriber = sub;
+    await sub.subscribe(this.keys.wake);
+    sub.on('message', (_channel, message) => onWake(Number(message)));
+    return async () => {
+      await sub.unsubscribe().catch(() => undefined);
+    };
+  }
+
+  /** Pause code schedules that no code in this process defines any more (they would fire into the void). */
+  private async markOrphans(): Promise<void> {
+    const states = await this.store.states();
+    for (const [id, s] of states) {
+      if (s.source !== 'code' || s.status !== 'a' || this.local.has(id)) continue;
+      if ((await this.store.setStatus(id, 'a', 'o')) === 1) {
+        this.logger.warn({ scheduleId: id }, 'bullbeat: code schedule no longer defined in code; paused as orphaned');
+      }
+    }
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      const now = await this.store.time();
+      const ids = await this.store.completedBefore(now - this.options.completedRetentionMs, 100);
+      for (const id of ids) await this.store.remove(id, 'c');
+    } catch (err) {
+      this.logger.warn({ err }, 'bullbeat: pruning completed schedules failed');
+    }
+  }
+
+  private triggerOf(def: ScheduleDefinition): Trigger | undefined {
+    if (def.trigger.type === 'custom') {
+      const job = this.local.get(def.id);
+      return job?.def.trigger.type === 'custom' ? job.trigger : undefined;
+    }
+    return triggerFromJSON(def.trigger);
+  }
+
+  private async materialize(
+    rows: { def: ScheduleDefinition; state: ScheduleState; next: number | null }[],
+  ): Promise<ScheduledJob[]> {
+    const jobs = rows.map((row) => {
+      const mine = this.local.get(row.def.id);
+      if (mine) {
+        mine.def = row.def;
+        return mine;
+      }
+      const trigger = this.triggerOf(row.def) ?? { nextFire: () => null };
+      return new ScheduledJob(this, row.def, trigger, undefined, []);
+    });
+    await this.fillCounters(jobs, rows);
+    return jobs;
+  }
+
+  private async fillCounters(
+    jobs: ScheduledJob[],
+    rows: { def: ScheduleDefinition; state: ScheduleState; next: number | null }[],
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    const now = await this.store.time();
+    const pipe = this.redis.pipeline();
+    for (const job of jobs) {
+      pipe.hgetall(this.keys.counts(job.id));
+      pipe.zcount(this.keys.lease(job.id), now, '+inf');
+    }
+    const res = (await pipe.exec()) ?? [];
+    jobs.forEach((job, i) => {
+      const row = rows[i]!;
+      job.applyState(row.state, row.next);
+      const counts = (res[2 * i]?.[1] ?? {}) as Record<string, string>;
+      job.runs = Number(counts.runs ?? 0);
+      job.errors = Number(counts.errors ?? 0);
+      job.skipped = Number(counts.skipped ?? 0);
+      job.missed = Number(counts.missed ?? 0);
+      job.activeInstances = Number(res[2 * i + 1]?.[1] ?? 0);
+    });
+  }
+}
+
+function statusOf(s: ScheduleState): JobStatus {
+  return s.status === 'a' ? JobStatus.ACTIVE : s.status === 'c' ? JobStatus.COMPLETED : JobStatus.PAUSED;
+}
+
+/** The first due time of a new (or retimed) schedule: after now, not before startAt, not after endAt. */
+export function firstFire(def: ScheduleDefinition, trigger: Trigger, now: number): number | null {
+  const after = def.startAt !== undefined ? Math.max(now, def.startAt - 1) : now;
+  const next = trigger.nextFire(null, after);
+  if (next === null || !Number.isFinite(next)) return null;
+  if (def.endAt !== undefined && next > def.endAt) return null;
+  return next;
+}

@@ -1,0 +1,234 @@
+// Lua scripts of the schedule store. Every key is under one hash tag ({prefix}), so each script is
+// single-slot. The `state` hash holds, per schedule, `status|fired|lastFire|createdAt|fingerprint|source`:
+// status a(ctive) p(aused) c(ompleted) o(rphaned: a code schedule no deployed code defines; reported
+// as paused), source c(ode) or r(untime). A schedule's id is in `due` (scored by its next fire time)
+// or in `inflight` (claimed: scored by the claim's lease expiry, `claim` holds `fireAt|token`), never both.
+
+const STATE_PATTERN = `'^(%a)|(%d*)|(%d*)|(%d*)|([^|]*)|(%a)$'`;
+
+/** KEYS: schedules, due, inflight, state, resched, completed. ARGV: id, def, fingerprint, next ('' = none), now, source. */
+export const UPSERT = `
+local id = ARGV[1]
+local st = redis.call('HGET', KEYS[4], id)
+local old = redis.call('HGET', KEYS[1], id)
+redis.call('HSET', KEYS[1], id, ARGV[2])
+if not st then
+  local status = 'a'
+  if ARGV[4] == '' then
+    status = 'c'
+    redis.call('ZADD', KEYS[6], ARGV[5], id)
+  else
+    redis.call('ZADD', KEYS[2], ARGV[4], id)
+  end
+  redis.call('HSET', KEYS[4], id, status .. '|0||' .. ARGV[5] .. '|' .. ARGV[3] .. '|' .. ARGV[6])
+  return 'created'
+end
+local status, fired, last, created, fp = string.match(st, ${STATE_PATTERN})
+local result = 'unchanged'
+if old ~= ARGV[2] then result = 'updated' end
+local retime = fp ~= ARGV[3]
+if status == 'o' then
+  status = 'a'
+  retime = true
+  result = 'restored'
+end
+if retime and status == 'c' and ARGV[4] ~= '' then
+  status = 'a'
+  redis.call('ZREM', KEYS[6], id)
+end
+if retime and status == 'a' then
+  if result == 'unchanged' then result = 'updated' end
+  if redis.call('ZSCORE', KEYS[3], id) then
+    if ARGV[4] == '' then redis.call('HSET', KEYS[5], id, '-1') else redis.call('HSET', KEYS[5], id, ARGV[4]) end
+  elseif ARGV[4] == '' then
+    redis.call('ZREM', KEYS[2], id)
+    redis.call('ZADD', KEYS[6], ARGV[5], id)
+    status = 'c'
+  else
+    redis.call('ZADD', KEYS[2], ARGV[4], id)
+  end
+end
+redis.call('HSET', KEYS[4], id, status .. '|' .. fired .. '|' .. last .. '|' .. created .. '|' .. ARGV[3] .. '|' .. ARGV[6])
+return result
+`;
+
+/**
+ * Claim what is due, judged by Redis TIME: first claims whose lease lapsed (a replica died between
+ * claim and completion: the same fireAt is claimed again), then due schedules. Each claimed id moves
+ * from \`due\` to \`inflight\` with a fresh lease and token.
+ * KEYS: due, inflight, claim, schedules, state. ARGV: batch, leaseMs, token.
+ * Returns: now, earliest due ('' if none), earliest lease expiry of other claims ('' if none), then per claim
+ * id, fireAt, reclaimed (0/1), definition, state.
+ */
+export const CLAIM = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local batch = tonumber(ARGV[1])
+local expiry = now + tonumber(ARGV[2])
+local token = ARGV[3]
+local ids, ats, again = {}, {}, {}
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
+for _, id in ipairs(lapsed) do
+  local c = redis.call('HGET', KEYS[3], id)
+  if c then
+    local at = string.match(c, '^([^|]*)')
+    ids[#ids + 1] = id
+    ats[#ats + 1] = at
+    again[#again + 1] = 1
+  else
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+if #ids < batch then
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch - #ids)
+  local fresh = {}
+  for i = 1, #due, 2 do
+    fresh[#fresh + 1] = due[i]
+    ids[#ids + 1] = due[i]
+    ats[#ats + 1] = due[i + 1]
+    again[#again + 1] = 0
+  end
+  if #fresh > 0 then redis.call('ZREM', KEYS[1], unpack(fresh)) end
+end
+local out = { now, '', '' }
+if #ids > 0 then
+  local zargs, hargs = {}, {}
+  for i, id in ipairs(ids) do
+    zargs[#zargs + 1] = expiry
+    zargs[#zargs + 1] = id
+    hargs[#hargs + 1] = id
+    hargs[#hargs + 1] = ats[i] .. '|' .. token
+  end
+  redis.call('ZADD', KEYS[2], unpack(zargs))
+  redis.call('HSET', KEYS[3], unpack(hargs))
+  local defs = redis.call('HMGET', KEYS[4], unpack(ids))
+  local states = redis.call('HMGET', KEYS[5], unpack(ids))
+  for i, id in ipairs(ids) do
+    out[#out + 1] = id
+    out[#out + 1] = ats[i]
+    out[#out + 1] = again[i]
+    out[#out + 1] = defs[i] or ''
+    out[#out + 1] = states[i] or ''
+  end
+end
+local d = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if d[2] then out[2] = d[2] end
+-- the earliest lease of another claim (ours all expire at \`expiry\`; the caller knows when it completes them)
+local l = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. expiry, 'WITHSCORES', 'LIMIT', 0, 1)
+if l[2] then out[3] = l[2] end
+return out
+`;
+
+/**
+ * Complete claims: for each one whose claim is still ours (compare-and-set on \`fireAt|token\`), write
+ * its records, count the run, and put it back in \`due\` at its next time (or complete it). A claim
+ * that lapsed and was taken over is left to the new owner, who enqueues the same job id.
+ * KEYS: due, inflight, claim, state, resched, completed, totals, then per item runs, runIndex, counts.
+ * ARGV: history limit, now, then per item JSON { i: id, c: claim string, f: fireAt, n: next ('-1' = none),
+ * r: 1 if it ran, rec: [[field, score, patch, counter]], mc: missed beyond the records }.
+ * Returns how many were completed.
+ */
+export const COMPLETE = `
+local limit = tonumber(ARGV[1])
+local now = ARGV[2]
+local function merge(runs, idx, counts, field, score, patch, counter)
+  local cur = redis.call('HGET', runs, field)
+  local rec = cur and cjson.decode(cur) or {}
+  for k, v in pairs(patch) do
+    if not (k == 'outcome' and v == 'enqueued' and rec.outcome) then rec[k] = v end
+  end
+  redis.call('HSET', runs, field, cjson.encode(rec))
+  redis.call('ZADD', idx, score, field)
+  local excess = redis.call('ZCARD', idx) - limit
+  if excess > 0 then
+    local old = redis.call('ZRANGE', idx, 0, excess - 1)
+    redis.call('ZREMRANGEBYRANK', idx, 0, excess - 1)
+    redis.call('HDEL', runs, unpack(old))
+  end
+  if counter ~= '' then
+    redis.call('HINCRBY', counts, counter, 1)
+    redis.call('HINCRBY', KEYS[7], counter, 1)
+  end
+end
+local done = 0
+for k = 3, #ARGV do
+  local it = cjson.decode(ARGV[k])
+  local base = 7 + (k - 3) * 3
+  local id = it.i
+  if redis.call('HGET', KEYS[3], id) == it.c then
+    redis.call('HDEL', KEYS[3], id)
+    redis.call('ZREM', KEYS[2], id)
+    local st = redis.call('HGET', KEYS[4], id)
+    if st then
+      local status, fired, last, rest = string.match(st, '^(%a)|(%d*)|(%d*)|(.*)$')
+      if it.r == 1 then
+        fired = tostring((tonumber(fired) or 0) + 1)
+        last = it.f
+      end
+      for _, r in ipairs(it.rec) do
+        merge(KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], r[1], r[2], r[3], r[4])
+      end
+      if it.mc > 0 then
+        redis.call('HINCRBY', KEYS[base + 3], 'missed', it.mc)
+        redis.call('HINCRBY', KEYS[7], 'missed', it.mc)
+      end
+      if status == 'a' then
+        local nxt = it.n
+        local rs = redis.call('HGET', KEYS[5], id)
+        if rs then
+          redis.call('HDEL', KEYS[5], id)
+          nxt = rs
+        end
+        if nxt == '-1' then
+          status = 'c'
+          redis.call('ZADD', KEYS[6], now, id)
+        else
+          redis.call('ZADD', KEYS[1], nxt, id)
+        end
+      end
+      redis.call('HSET', KEYS[4], id, status .. '|' .. fired .. '|' .. last .. '|' .. rest)
+      done = done + 1
+    end
+  end
+end
+return done
+`;
+
+/** KEYS: state, due, inflight, resched. ARGV: id, from statuses (e.g. 'a'), to status, next ('' = leave due alone). */
+export const SET_STATUS = `
+local st = redis.call('HGET', KEYS[1], ARGV[1])
+if not st then return 0 end
+local status, rest = string.match(st, '^(%a)|(.*)$')
+if not string.find(ARGV[2], status, 1, true) then return -1 end
+if ARGV[3] == 'a' then
+  if ARGV[4] ~= '' then
+    if redis.call('ZSCORE', KEYS[3], ARGV[1]) then
+      redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])
+    else
+      redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+    end
+  end
+else
+  redis.call('ZREM', KEYS[2], ARGV[1])
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. '|' .. rest)
+return 1
+`;
+
+/**
+ * KEYS: schedules, due, inflight, claim, state, resched, completed, runs, runIndex, counts.
+ * ARGV: id, required status ('' = any). Returns 1 if removed.
+ */
+export const REMOVE = `
+local st = redis.call('HGET', KEYS[5], ARGV[1])
+if ARGV[2] ~= '' and (not st or string.sub(st, 1, 1) ~= ARGV[2]) then return 0 end
+local existed = redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
+redis.call('HDEL', KEYS[6], ARGV[1])
+redis.call('ZREM', KEYS[7], ARGV[1])
+redis.call('DEL', KEYS[8], KEYS[9], KEYS[10])
+return existed
+`;
