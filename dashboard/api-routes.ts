@@ -1,0 +1,228 @@
+import { type Request, type Response, Router } from 'express';
+import { describeTrigger } from '../src/cron/describe.js';
+import { ScheduleNotFoundError } from '../src/errors/index.js';
+import type { DashboardContext } from './dashboard-context.js';
+import {
+  createSchema,
+  InputError,
+  inputOptions,
+  optionsOf,
+  parseInput,
+  toTrigger,
+  updateSchema,
+} from './schedule-input.js';
+import type { ScheduleStatus } from './schedule-view.js';
+import { durationOf, latenessOf } from './views/schedule-page.js';
+
+const STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed', 'cancelled'];
+const MAX_LIMIT = 500;
+
+/** A non-negative integer query parameter. */
+export function intParam(req: Request, name: string, dflt: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = req.query[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 0 || n > max) {
+    throw new InputError(name, `must be an integer from 0 to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+export function strParam(req: Request, name: string): string | undefined {
+  const raw = req.query[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string') throw new InputError(name, 'must be given once, as a string');
+  return raw;
+}
+
+export function statusParam(req: Request): ScheduleStatus | undefined {
+  const s = strParam(req, 'status');
+  if (s === undefined) return undefined;
+  if (!STATUSES.includes(s as ScheduleStatus)) {
+    throw new InputError('status', `must be one of ${STATUSES.join(', ')}, got "${s}"`);
+  }
+  return s as ScheduleStatus;
+}
+
+/** `/api/preview`: `cron=<expr>&tz=<zone>` | `interval=<seconds>` | `date=<iso or ms>&tz=`, `n` times. */
+export function preview(
+  req: Request,
+  now: number,
+): { description: string; next: number[]; trigger: unknown } {
+  const n = Math.max(1, intParam(req, 'n', 5, 50));
+  const tz = strParam(req, 'tz') ?? 'UTC';
+  const cron = strParam(req, 'cron');
+  const interval = strParam(req, 'interval');
+  const date = strParam(req, 'date');
+  let json: unknown;
+  let field: string;
+  if (cron !== undefined) {
+    json = { type: 'cron', expression: cron, timezone: tz };
+    field = 'cron';
+  } else if (interval !== undefined) {
+    json = { type: 'interval', seconds: Number(interval) };
+    field = 'interval';
+  } else if (date !== undefined) {
+    json = { type: 'date', at: /^\d+$/.test(date) ? Number(date) : date, timezone: tz };
+    field = 'date';
+  } else {
+    throw new InputError(
+      'cron',
+      'give cron=<expression> (with tz=<zone>), interval=<seconds> or date=<ISO date-time>',
+    );
+  }
+  let trigger: ReturnType<typeof toTrigger>;
+  try {
+    trigger = toTrigger(json, field);
+  } catch (err) {
+    // name the query parameter: `tz` for a bad zone, else the trigger kind
+    if (err instanceof InputError) {
+      throw new InputError(err.field.endsWith('.timezone') ? 'tz' : field, err.reason);
+    }
+    throw err;
+  }
+  const next: number[] = [];
+  let last: number | null = null;
+  while (next.length < n) {
+    const t = trigger.nextFire(last, now);
+    if (t === null || (last !== null && t <= last)) break;
+    next.push(t);
+    last = t;
+  }
+  return { description: describeTrigger(trigger.toJSON()), next, trigger: trigger.toJSON() };
+}
+
+/** Sillo's stats (`to_dict()` names), over the deployment, plus bullbeat's extra counters. */
+export async function silloStats(ctx: DashboardContext) {
+  const s = await ctx.scheduler.stats();
+  return {
+    jobs_total: s.jobsTotal,
+    jobs_active: s.jobsActive,
+    jobs_paused: s.jobsPaused,
+    jobs_completed: s.jobsCompleted,
+    runs: s.runs,
+    errors: s.errors,
+    skipped: s.skipped,
+    missed: s.missed,
+    uptime: s.uptime,
+  };
+}
+
+async function mustGet(ctx: DashboardContext, id: string) {
+  const view = await ctx.reader.one(id);
+  if (!view) throw new ScheduleNotFoundError(id);
+  return view;
+}
+
+/** The JSON API under `/api`. Writes answer 405 in read-only mode (checked before this router). */
+export function apiRoutes(ctx: DashboardContext): Router {
+  const r = Router();
+  const m = ctx.scheduler;
+  const id = (req: Request) => String(req.params.id);
+
+  r.get('/schedules', async (req: Request, res: Response) => {
+    const offset = intParam(req, 'offset', 0);
+    const limit = Math.max(1, intParam(req, 'limit', ctx.options.pageSize, MAX_LIMIT));
+    const q = strParam(req, 'q');
+    const status = statusParam(req);
+    const queue = strParam(req, 'queue');
+    const page = await ctx.index.page({
+      offset,
+      limit,
+      ...(q !== undefined && { q }),
+      ...(status !== undefined && { status }),
+      ...(queue !== undefined && { queue }),
+    });
+    const items = await ctx.reader.many(page.ids);
+    res.json({ total: page.total, offset, limit, items });
+  });
+
+  r.get('/schedules/:id', async (req, res) => {
+    res.json(await mustGet(ctx, id(req)));
+  });
+
+  r.get('/schedules/:id/runs', async (req, res) => {
+    await mustGet(ctx, id(req));
+    const limit = Math.max(1, intParam(req, 'limit', 100, 1000));
+    const runs = await m.history(id(req), limit);
+    res.json({
+      items: runs.map((run) => ({ ...run, lateness: latenessOf(run), duration: durationOf(run) })),
+    });
+  });
+
+  r.post('/schedules', async (req, res) => {
+    const input = parseInput(createSchema, req.body);
+    const trigger = toTrigger(input.trigger);
+    const { name, trigger: _t, queue, ...rest } = input;
+    const job = m.schedule({ name, ...(queue !== undefined && { queue }) }, trigger, inputOptions(rest));
+    await job.saved;
+    ctx.index.invalidate();
+    ctx.board.refresh(true).catch(() => undefined);
+    res.status(201).json(await mustGet(ctx, job.id));
+  });
+
+  r.patch('/schedules/:id', async (req, res) => {
+    const view = await mustGet(ctx, id(req));
+    const input = parseInput(updateSchema, req.body);
+    if (view.source === 'code') {
+      res.status(409).json({
+        error: `schedule "${view.id}" is defined in code: change it in the jobs module (the next deploy would overwrite an edit)`,
+      });
+      return;
+    }
+    const def = view.definition;
+    if (input.trigger === undefined && def.trigger.type === 'custom') {
+      throw new InputError('trigger', 'the schedule has a custom trigger: give a built-in one to update it');
+    }
+    const trigger = toTrigger(input.trigger ?? def.trigger);
+    const { trigger: _t, name, queue, ...rest } = input;
+    const options = { ...optionsOf(def), ...inputOptions(rest), id: def.id };
+    const target = { name: name ?? def.name, queue: queue ?? def.queue };
+    const job = m.schedule(target, trigger, { ...options, name: target.name, queue: target.queue });
+    await job.saved;
+    ctx.index.invalidate();
+    ctx.board.refresh(true).catch(() => undefined);
+    res.json(await mustGet(ctx, def.id));
+  });
+
+  r.post('/schedules/:id/pause', async (req, res) => {
+    const changed = await m.pause(id(req));
+    ctx.index.invalidate();
+    res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
+  });
+
+  r.post('/schedules/:id/resume', async (req, res) => {
+    const changed = await m.resume(id(req));
+    ctx.index.invalidate();
+    res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
+  });
+
+  r.post('/schedules/:id/trigger', async (req, res) => {
+    const { jobId, fireAt } = await m.triggerNow(id(req));
+    res.status(202).json({ id: id(req), jobId, fireAt });
+  });
+
+  r.delete('/schedules/:id', async (req, res) => {
+    if (!(await m.remove(id(req)))) throw new ScheduleNotFoundError(id(req));
+    ctx.index.invalidate();
+    res.json({ id: id(req), removed: true });
+  });
+
+  r.get('/stats', async (_req, res) => {
+    res.json(await silloStats(ctx));
+  });
+
+  r.get('/preview', (req, res) => {
+    res.json(preview(req, ctx.now()));
+  });
+
+  r.get('/queues', async (_req, res) => {
+    await ctx.board.refresh();
+    res.json({ queues: ctx.board.queueNames });
+  });
+
+  r.use((_req, res) => {
+    res.status(404).json({ error: 'no such API route' });
+  });
+  return r;
+}

@@ -1,0 +1,124 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ResolvedDashboardOptions } from './dashboard-options.js';
+
+/** How a request proved who it is; `bearer` requests are exempt from CSRF checks. */
+export type AuthKind = 'bearer' | 'basic' | 'session' | 'open';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by the dashboard's auth middleware. */
+      bullbeatAuth?: AuthKind;
+    }
+  }
+}
+
+export const SESSION_COOKIE = 'bb_session';
+
+/** Constant-time string comparison (both sides hashed first, so lengths leak nothing). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/** Cookies of a request, parsed (the dashboard needs only its own two). */
+export function cookies(req: Request): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = part.slice(0, eq).trim();
+    try {
+      out[key] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      // a cookie that is not ours and not valid percent-encoding: ignore it
+    }
+  }
+  return out;
+}
+
+/**
+ * Authentication: a bearer token, basic auth, or a session cookie handed out by the login form
+ * (for token-only setups, so a browser can sign in with the token). Sessions are stateless: the
+ * cookie is `<random>.<HMAC>` keyed by a per-process secret, so they end when the process restarts.
+ */
+export class Auth {
+  /** Signs sessions and CSRF tokens; random per process. */
+  readonly secret = randomBytes(32);
+
+  constructor(private readonly options: ResolvedDashboardOptions) {}
+
+  get basic(): boolean {
+    return this.options.user !== undefined;
+  }
+
+  sign(value: string): string {
+    return `${value}.${createHmac('sha256', this.secret).update(value).digest('base64url')}`;
+  }
+
+  verify(signed: string | undefined): string | undefined {
+    if (!signed) return undefined;
+    const dot = signed.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const value = signed.slice(0, dot);
+    return safeEqual(this.sign(value), signed) ? value : undefined;
+  }
+
+  /** A new session cookie value, for a browser that proved it knows the token or password. */
+  newSession(): string {
+    return this.sign(`s-${randomBytes(16).toString('base64url')}`);
+  }
+
+  /** True when `secret` is the token, or the password of basic auth (the login form takes either). */
+  checkSecret(user: string, secret: string): boolean {
+    const { token, user: u, password } = this.options;
+    const tokenOk = token !== undefined && safeEqual(secret, token);
+    const basicOk =
+      u !== undefined && password !== undefined && safeEqual(user, u) && safeEqual(secret, password);
+    return tokenOk || basicOk;
+  }
+
+  /** Who the request is, or undefined when it carries no valid credentials. */
+  identify(req: Request): AuthKind | undefined {
+    if (this.options.open) return 'open';
+    const header = req.headers.authorization ?? '';
+    const { token, user, password } = this.options;
+    if (header.startsWith('Bearer ')) {
+      return token !== undefined && safeEqual(header.slice(7).trim(), token) ? 'bearer' : undefined;
+    }
+    if (header.startsWith('Basic ')) {
+      if (user === undefined || password === undefined) return undefined;
+      const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 0) return undefined;
+      const okUser = safeEqual(decoded.slice(0, colon), user);
+      const okPassword = safeEqual(decoded.slice(colon + 1), password);
+      return okUser && okPassword ? 'basic' : undefined;
+    }
+    return this.verify(cookies(req)[SESSION_COOKIE]) ? 'session' : undefined;
+  }
+
+  /**
+   * Express middleware: 401 without valid credentials. Browsers asking for a page are sent to the
+   * login form (token-only setups) or get a basic-auth challenge; API clients get JSON.
+   */
+  middleware(loginPath: string): RequestHandler {
+    return (req: Request, res: Response, next: NextFunction) => {
+      const kind = this.identify(req);
+      if (kind !== undefined) {
+        req.bullbeatAuth = kind;
+        next();
+        return;
+      }
+      if (this.basic) res.setHeader('WWW-Authenticate', 'Basic realm="bullbeat", charset="UTF-8"');
+      const wantsHtml = req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
+      if (wantsHtml && !this.basic) {
+        res.redirect(303, `${loginPath}?next=${encodeURIComponent(req.originalUrl)}`);
+        return;
+      }
+      res.status(401).json({ error: 'unauthorized: send a bearer token or basic-auth credentials' });
+    };
+  }
+}

@@ -1,0 +1,205 @@
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type Response,
+} from 'express';
+import {
+  BullbeatError,
+  CronSyntaxError,
+  InvalidTimezoneError,
+  ScheduleNotFoundError,
+  ScheduleOptionsError,
+  TriggerError,
+} from '../src/errors/index.js';
+import { apiRoutes } from './api-routes.js';
+import { CLIENT_JS } from './assets/client-script.js';
+import { STYLE_CSS } from './assets/style.js';
+import { Auth, SESSION_COOKIE } from './auth.js';
+import { Csrf } from './csrf.js';
+import type { DashboardContext } from './dashboard-context.js';
+import { DashboardMetrics } from './dashboard-metrics.js';
+import type { DashboardOptions } from './dashboard-options.js';
+import { pageRoutes } from './page-routes.js';
+import { QueueBoard } from './queue-board.js';
+import { resolveDashboardOptions } from './resolve-dashboard-options.js';
+import { ScheduleIndex } from './schedule-index.js';
+import { InputError } from './schedule-input.js';
+import { ScheduleReader } from './schedule-reader.js';
+import { loginPage } from './views/login-page.js';
+
+/** The dashboard: an Express app to mount (`app.use(basePath, dashboard)`) or serve on its own. */
+export interface Dashboard extends Express {
+  /** Close what the dashboard opened (Bull Board's queue connections, event listeners). Not the scheduler. */
+  close(): Promise<void>;
+  /** The dashboard's Prometheus registry and instruments. */
+  readonly metrics: DashboardMetrics;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Build the dashboard for a `SchedulerManager`: Bull Board at `/admin/queues`, the schedules pages,
+ * the JSON API under `/api`, `/metrics`, `/healthz` and `/readyz`. Throws `ConfigError` when it has
+ * no credentials and was not told to run open (see `DashboardOptions`).
+ */
+export function createDashboard(options: DashboardOptions): Dashboard {
+  const o = resolveDashboardOptions(options);
+  const scheduler = o.scheduler;
+  const now = Date.now;
+  const index = new ScheduleIndex(scheduler.redis, scheduler.keys, o.cacheMs, now);
+  const reader = new ScheduleReader(scheduler.redis, scheduler.keys, scheduler.options.historyLimit, now);
+  const metrics = new DashboardMetrics(scheduler.history, index);
+  metrics.attach(scheduler as unknown as Parameters<DashboardMetrics['attach']>[0]);
+  const board = new QueueBoard({
+    basePath: `${o.basePath}/admin/queues`,
+    readOnly: o.readOnly,
+    connection: scheduler.connectionOptions(),
+    discover: () => scheduler.queueNames(),
+    refreshMs: o.cacheMs,
+    logger: o.logger,
+    onRunFinished: (outcome, ms) => metrics.observeRun(outcome, ms),
+    now,
+  });
+  const auth = new Auth(o);
+  const csrf = new Csrf(auth, o.basePath || '/');
+  const ctx: DashboardContext = { options: o, scheduler, index, reader, metrics, board, csrf, now };
+
+  const app = express() as unknown as Dashboard;
+  app.disable('x-powered-by');
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'same-origin');
+    res.setHeader('X-Frame-Options', 'DENY');
+    next();
+  });
+
+  // Open routes: liveness, readiness, static assets, sign-in.
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      const pong = await Promise.race([
+        scheduler.redis.ping(),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref(),
+        ),
+      ]);
+      res.json({ status: 'ready', redis: pong });
+    } catch (err) {
+      res.status(503).json({ status: 'unavailable', redis: (err as Error).message });
+    }
+  });
+  app.get('/assets/style.css', (_req, res) => {
+    res.type('text/css').set('Cache-Control', 'max-age=300').send(STYLE_CSS);
+  });
+  app.get('/assets/app.js', (_req, res) => {
+    res.type('application/javascript').set('Cache-Control', 'max-age=300').send(CLIENT_JS);
+  });
+  const urlencoded = express.urlencoded({ extended: false, limit: '64kb' });
+  const json = express.json({ limit: '256kb' });
+  app.get('/login', (req, res) => {
+    const next = typeof req.query.next === 'string' ? req.query.next : `${o.basePath}/`;
+    res.type('html').send(loginPage(o.basePath, next, req.query.failed === '1'));
+  });
+  app.post('/login', urlencoded, (req, res) => {
+    const body = (req.body ?? {}) as { token?: unknown; next?: unknown };
+    let next = typeof body.next === 'string' ? body.next : `${o.basePath}/`;
+    if (!next.startsWith(`${o.basePath}/`) || next.startsWith('//')) next = `${o.basePath}/`;
+    const origin = req.headers.origin;
+    const sameOrigin = origin === undefined || origin === 'null' || safeHost(origin) === req.headers.host;
+    if (!sameOrigin || typeof body.token !== 'string' || !auth.checkSecret('', body.token)) {
+      res.redirect(303, `${o.basePath}/login?failed=1&next=${encodeURIComponent(next)}`);
+      return;
+    }
+    res.cookie(SESSION_COOKIE, auth.newSession(), {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: o.basePath || '/',
+    });
+    res.redirect(303, next);
+  });
+
+  const metricsHandler = async (_req: Request, res: Response) => {
+    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+  };
+  if (!o.metricsAuth) app.get('/metrics', metricsHandler);
+
+  // Everything below needs credentials.
+  app.use(auth.middleware(`${o.basePath}/login`));
+  if (o.metricsAuth) app.get('/metrics', metricsHandler);
+
+  if (o.readOnly) {
+    app.use((req, res, next) => {
+      if (!WRITE_METHODS.has(req.method)) return next();
+      res.status(405).set('Allow', 'GET, HEAD').json({ error: 'the dashboard is read-only' });
+    });
+  }
+
+  // Bull Board: its UI sends no CSRF token, so state-changing requests must come from this origin.
+  app.use('/admin/queues', sameOriginWrites, board.middleware(), board.router());
+
+  app.use(json, urlencoded, csrf.middleware());
+  app.use('/api', apiRoutes(ctx));
+  app.use('/', pageRoutes(ctx));
+
+  app.use(errorHandler(o.logger));
+
+  app.close = async () => {
+    metrics.close();
+    await board.close();
+  };
+  Object.defineProperty(app, 'metrics', { value: metrics });
+  return app;
+}
+
+function safeHost(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Refuse cross-site writes (Origin or Sec-Fetch-Site naming another site) unless bearer-authenticated. */
+function sameOriginWrites(req: Request, res: Response, next: NextFunction): void {
+  if (!WRITE_METHODS.has(req.method) || req.bullbeatAuth === 'bearer') {
+    next();
+    return;
+  }
+  const origin = req.headers.origin;
+  const site = req.headers['sec-fetch-site'];
+  const crossOrigin = origin !== undefined && safeHost(origin) !== req.headers.host;
+  const crossSite = typeof site === 'string' && site !== 'same-origin' && site !== 'none';
+  if (crossOrigin || crossSite) {
+    res.status(403).json({ error: 'csrf: cross-origin request refused' });
+    return;
+  }
+  next();
+}
+
+/** Domain errors become 400/404 JSON with the field named; anything else is a logged 500. */
+function errorHandler(logger: { error(obj: object, msg: string): void }): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) return;
+    const send = (status: number, body: Record<string, unknown>) => res.status(status).json(body);
+    if (err instanceof InputError) return send(400, { error: err.message, field: err.field });
+    if (err instanceof ScheduleNotFoundError) return send(404, { error: err.message, id: err.scheduleId });
+    if (err instanceof ScheduleOptionsError)
+      return send(400, { error: `${err.field}: ${err.reason}`, field: err.field });
+    if (err instanceof TriggerError)
+      return send(400, { error: `trigger.${err.field}: ${err.reason}`, field: `trigger.${err.field}` });
+    if (err instanceof CronSyntaxError || err instanceof InvalidTimezoneError) {
+      return send(400, { error: err.message, field: 'trigger' });
+    }
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // body-parser: malformed JSON, payload too large
+      return send(status, { error: (err as Error).message, field: '(body)' });
+    }
+    logger.error({ err, path: req.path }, 'dashboard: request failed');
+    return send(500, { error: err instanceof BullbeatError ? err.message : 'internal error' });
+  };
+}

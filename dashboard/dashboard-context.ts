@@ -1,0 +1,20 @@
+import type { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import type { Csrf } from './csrf.js';
+import type { DashboardMetrics } from './dashboard-metrics.js';
+import type { ResolvedDashboardOptions } from './dashboard-options.js';
+import type { QueueBoard } from './queue-board.js';
+import type { ScheduleIndex } from './schedule-index.js';
+import type { ScheduleReader } from './schedule-reader.js';
+
+/** What the route modules share (built once by `createDashboard`). */
+export interface DashboardContext {
+  options: ResolvedDashboardOptions;
+  scheduler: SchedulerManager;
+  index: ScheduleIndex;
+  reader: ScheduleReader;
+  metrics: DashboardMetrics;
+  board: QueueBoard;
+  csrf: Csrf;
+  /** Epoch ms; `Date.now` unless a test injects a clock. */
+  now: () => number;
+}

@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import type { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+
+/** Options of `createDashboard()` (mounted in your own Express app) and `startDashboard()`. */
+export interface DashboardOptions {
+  /** The scheduler whose schedules the dashboard shows and acts on (it need not be started). Required. */
+  scheduler: SchedulerManager;
+  /** Bearer token accepted on every route (`Authorization: Bearer <token>`). Default: `BULLBEAT_DASHBOARD_TOKEN`. */
+  token?: string;
+  /** Basic-auth user name. Default: `BULLBEAT_DASHBOARD_USER`. */
+  user?: string;
+  /** Basic-auth password. Default: `BULLBEAT_DASHBOARD_PASSWORD`. */
+  password?: string;
+  /**
+   * Run without authentication. Without credentials the dashboard refuses to start unless this is
+   * set; `startDashboard` then binds to 127.0.0.1 only. Default: `BULLBEAT_DASHBOARD_OPEN=1`, else false.
+   */
+  open?: boolean;
+  /** Read-only: every write answers 405 and Bull Board runs in `readOnlyMode`. Default: `false`. */
+  readOnly?: boolean;
+  /** Whether `/metrics` asks for credentials like every other route. Default: `true`. */
+  metricsAuth?: boolean;
+  /**
+   * The path the dashboard is mounted at in your app (`app.use('/ops', dashboard)` → `'/ops'`), so
+   * that links and Bull Board's own base path are right. Default: `''` (the root).
+   */
+  basePath?: string;
+  /** How long the list of queues (for Bull Board) and the schedule index are reused, in ms. Default: `2000`. */
+  cacheMs?: number;
+  /** Schedules per page on `/` and in the list API. Default: `50` (the API takes `?limit=` up to 500). */
+  pageSize?: number;
+  /** Where the dashboard logs. Default: the scheduler's logger. */
+  logger?: Logger;
+  /** Environment read for the defaults above. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `DashboardOptions` with every default applied (see `resolveDashboardOptions`). */
+export interface ResolvedDashboardOptions {
+  scheduler: SchedulerManager;
+  token: string | undefined;
+  user: string | undefined;
+  password: string | undefined;
+  open: boolean;
+  readOnly: boolean;
+  metricsAuth: boolean;
+  basePath: string;
+  cacheMs: number;
+  pageSize: number;
+  logger: Logger;
+}

@@ -1,0 +1,147 @@
+import { type Request, type Response, Router } from 'express';
+import { ScheduleNotFoundError } from '../src/errors/index.js';
+import { intParam, statusParam, strParam } from './api-routes.js';
+import type { DashboardContext } from './dashboard-context.js';
+import { html } from './views/html.js';
+import { layout, type PageContext } from './views/layout.js';
+import { newSchedulePage } from './views/new-schedule-page.js';
+import { schedulePage } from './views/schedule-page.js';
+import { schedulesPage } from './views/schedules-page.js';
+
+const ACTIONS = ['pause', 'resume', 'trigger', 'remove'] as const;
+type Action = (typeof ACTIONS)[number];
+const DONE: Record<Action, string> = {
+  pause: 'Paused',
+  resume: 'Resumed',
+  trigger: 'Triggered a run of',
+  remove: 'Removed',
+};
+
+let timezones: string[] | undefined;
+function allTimezones(): string[] {
+  timezones ??= ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
+  return timezones;
+}
+
+/** The server-rendered pages: `/`, `/schedules/:id`, `/new`, and the action endpoints their forms post to. */
+export function pageRoutes(ctx: DashboardContext): Router {
+  const r = Router();
+  const base = ctx.options.basePath;
+  const page = (req: Request, res: Response): PageContext => ({
+    base,
+    csrf: ctx.csrf.token(req, res),
+    readOnly: ctx.options.readOnly,
+    open: ctx.options.open,
+  });
+  const send = (res: Response, status: number, body: string) => {
+    res
+      .status(status)
+      .set('Content-Type', 'text/html; charset=utf-8')
+      .set(
+        'Content-Security-Policy',
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
+      )
+      .send(body);
+  };
+  const flashOf = (req: Request) => {
+    const done = strParam(req, 'done') as Action | undefined;
+    const name = strParam(req, 'name');
+    if (done && ACTIONS.includes(done)) return { ok: true, text: `${DONE[done]} "${name ?? ''}".` };
+    if (strParam(req, 'created')) return { ok: true, text: 'Schedule created.' };
+    return undefined;
+  };
+
+  r.get('/', async (req, res) => {
+    const q = strParam(req, 'q') ?? '';
+    const status = statusParam(req);
+    const offset = intParam(req, 'offset', 0);
+    const limit = ctx.options.pageSize;
+    const [pageIds, counts, totals] = await Promise.all([
+      ctx.index.page({ q, offset, limit, ...(status !== undefined && { status }) }),
+      ctx.index.statusCounts(),
+      ctx.scheduler.history.totals(),
+    ]);
+    const items = await ctx.reader.many(pageIds.ids);
+    const self = `${base}${req.url.startsWith('/') ? req.url : `/${req.url}`}`.replace(
+      /([?&])(done|name)=[^&]*/g,
+      '$1',
+    );
+    send(
+      res,
+      200,
+      schedulesPage(
+        page(req, res),
+        { items, total: pageIds.total, offset, limit, q, status, counts, totals, flash: flashOf(req) },
+        self,
+      ),
+    );
+  });
+
+  r.get('/new', (req, res) => {
+    if (ctx.options.readOnly) {
+      send(
+        res,
+        405,
+        layout(
+          page(req, res),
+          'Read-only',
+          'other',
+          html`<h1>Read-only</h1><p>This dashboard is read-only.</p>`,
+        ),
+      );
+      return;
+    }
+    send(res, 200, newSchedulePage(page(req, res), allTimezones(), ctx.scheduler.options.defaultQueue));
+  });
+
+  r.get('/schedules/:id', async (req, res) => {
+    const id = String(req.params.id);
+    const view = await ctx.reader.one(id);
+    if (!view) {
+      send(
+        res,
+        404,
+        layout(
+          page(req, res),
+          'Not found',
+          'other',
+          html`<h1>No schedule "${id}"</h1><p><a href="${base}/">All schedules</a></p>`,
+        ),
+      );
+      return;
+    }
+    const runs = await ctx.scheduler.history(id, 100);
+    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req)));
+  });
+
+  r.post('/schedules/:id/:action', async (req, res) => {
+    const id = String(req.params.id);
+    const action = String(req.params.action) as Action;
+    if (!ACTIONS.includes(action)) {
+      res.status(404).json({ error: `unknown action "${action}"` });
+      return;
+    }
+    const view = await ctx.reader.one(id);
+    if (!view) throw new ScheduleNotFoundError(id);
+    const m = ctx.scheduler;
+    if (action === 'pause') await m.pause(id);
+    else if (action === 'resume') await m.resume(id);
+    else if (action === 'trigger') await m.triggerNow(id);
+    else await m.remove(id);
+    ctx.index.invalidate();
+    const body = req.body as { back?: unknown } | undefined;
+    let back = typeof body?.back === 'string' ? body.back : `${base}/`;
+    // only same-app paths (never `//host` or another scheme); a removed schedule's page is gone
+    if (
+      !back.startsWith(`${base}/`) ||
+      back.startsWith('//') ||
+      (action === 'remove' && back.includes('/schedules/'))
+    ) {
+      back = `${base}/`;
+    }
+    const sep = back.includes('?') ? '&' : '?';
+    res.redirect(303, `${back}${sep}done=${action}&name=${encodeURIComponent(view.name)}`);
+  });
+
+  return r;
+}

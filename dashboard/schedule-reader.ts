@@ -1,0 +1,190 @@
+import type { Redis } from 'ioredis';
+import { describeTrigger } from '../src/cron/describe.js';
+import type { Keys } from '../src/scheduler/keys.js';
+import type { RunCounter } from '../src/scheduler/run-history.js';
+import type { RunRecord } from '../src/scheduler/run-record.js';
+import type { ScheduleDefinition } from '../src/scheduler/schedule-definition.js';
+import { type ScheduleState, ScheduleStore } from '../src/scheduler/schedule-store.js';
+import { triggerFromJSON } from '../src/triggers/index.js';
+import type { TriggerJSON } from '../src/triggers/trigger.js';
+import type { ScheduleBadge, ScheduleStatus, ScheduleView } from './schedule-view.js';
+
+/** How many of the newest records each row reads (for its last outcome and badges). */
+const RECENT = 10;
+/** Finished occurrences in a row that were not successes before a schedule is flagged failing. */
+const FAILING_STREAK = 3;
+/** Expected intervals without a success before a schedule is flagged failing. */
+const FAILING_INTERVALS = 3;
+const FINISHED: ReadonlySet<RunRecord['outcome']> = new Set(['succeeded', 'failed', 'skipped', 'missed']);
+
+const STATUS: Record<ScheduleState['status'], ScheduleStatus> = {
+  a: 'active',
+  p: 'paused',
+  o: 'paused',
+  c: 'completed',
+};
+
+/** The trigger in plain words; custom triggers (code only) say so. */
+export function describeDefinitionTrigger(def: ScheduleDefinition): string {
+  if (def.trigger.type === 'custom') return `Custom trigger (${def.trigger.kind}), defined in code`;
+  try {
+    return describeTrigger(def.trigger);
+  } catch (err) {
+    return `Unreadable trigger: ${(err as Error).message}`;
+  }
+}
+
+function timezoneOf(trigger: ScheduleDefinition['trigger']): string | null {
+  if (trigger.type === 'cron') return trigger.timezone ?? 'UTC';
+  if (trigger.type === 'compound') {
+    for (const child of trigger.triggers) {
+      const tz = timezoneOf(child);
+      if (tz) return tz;
+    }
+  }
+  return null;
+}
+
+/** The next `n` fire times after (and including) `next`, following the trigger. */
+export function nextFireTimes(
+  trigger: ScheduleDefinition['trigger'],
+  next: number | null,
+  now: number,
+  n = 5,
+): number[] {
+  if (next === null) return [];
+  const out = [next];
+  if (trigger.type === 'custom') return out;
+  try {
+    const t = triggerFromJSON(trigger as TriggerJSON);
+    let last = next;
+    while (out.length < n) {
+      const after = t.nextFire(last, Math.max(now, last));
+      if (after === null || after <= last) break;
+      out.push(after);
+      last = after;
+    }
+  } catch {
+    // an unreadable trigger shows only its stored due time
+  }
+  return out;
+}
+
+/**
+ * Reads schedules in full for display: definition, state and due time (`ScheduleStore.getMany`),
+ * counters and the newest records, in two pipelined round trips whatever the page size.
+ */
+export class ScheduleReader {
+  private readonly store: ScheduleStore;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    historyLimit: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.store = new ScheduleStore(redis, keys, historyLimit);
+  }
+
+  async one(id: string): Promise<ScheduleView | null> {
+    return (await this.many([id]))[0] ?? null;
+  }
+
+  async many(ids: readonly string[]): Promise<ScheduleView[]> {
+    const rows = await this.store.getMany(ids);
+    if (rows.length === 0) return [];
+    const pipe = this.redis.pipeline();
+    for (const { def } of rows) {
+      pipe.hgetall(this.keys.counts(def.id));
+      pipe.zrevrange(this.keys.runIndex(def.id), 0, RECENT - 1);
+    }
+    const res = (await pipe.exec()) ?? [];
+    const fieldLists = rows.map((_, i) => (res[2 * i + 1]?.[1] ?? []) as string[]);
+    const pipe2 = this.redis.pipeline();
+    rows.forEach(({ def }, i) => {
+      const fields = fieldLists[i] ?? [];
+      if (fields.length > 0) pipe2.hmget(this.keys.runs(def.id), ...fields);
+      else pipe2.echo('');
+    });
+    const res2 = (await pipe2.exec()) ?? [];
+    const now = this.now();
+    return rows.map(({ def, state, next }, i) => {
+      const rawCounts = (res[2 * i]?.[1] ?? {}) as Record<string, string>;
+      const counts = {
+        runs: Number(rawCounts.runs ?? 0),
+        errors: Number(rawCounts.errors ?? 0),
+        skipped: Number(rawCounts.skipped ?? 0),
+        missed: Number(rawCounts.missed ?? 0),
+      } satisfies Record<RunCounter, number>;
+      const values = res2[i]?.[1];
+      const records = (Array.isArray(values) ? values : []).flatMap((v: unknown) => {
+        if (typeof v !== 'string' || v === '') return [];
+        try {
+          return [JSON.parse(v) as RunRecord];
+        } catch {
+          return [];
+        }
+      });
+      return this.view(def, state, next, counts, records, now);
+    });
+  }
+
+  private view(
+    def: ScheduleDefinition,
+    state: ScheduleState,
+    next: number | null,
+    counts: Record<RunCounter, number>,
+    records: RunRecord[],
+    now: number,
+  ): ScheduleView {
+    const status = STATUS[state.status] ?? 'active';
+    const times = status === 'active' ? nextFireTimes(def.trigger, next, now) : [];
+    const last = records.find((r) => FINISHED.has(r.outcome)) ?? records[0] ?? null;
+    const badges: ScheduleBadge[] = [];
+    if (status === 'active' && next !== null && now > next + def.misfireGraceMs) badges.push('late');
+    if (status === 'active' && this.failing(records, state, times, now)) badges.push('failing');
+    return {
+      id: def.id,
+      name: def.name,
+      queue: def.queue,
+      source: state.source,
+      status,
+      orphaned: state.status === 'o',
+      description: describeDefinitionTrigger(def),
+      timezone: timezoneOf(def.trigger),
+      nextFireTimes: times,
+      lastFireAt: state.lastFireAt,
+      fired: state.fired,
+      createdAt: state.createdAt || null,
+      counts,
+      lastOutcome: last?.outcome ?? null,
+      lastError: last?.error ?? null,
+      badges,
+      definition: def,
+    };
+  }
+
+  /**
+   * The last few finished occurrences all failed or were missed, or no success for several expected
+   * intervals (the gap between the next two fire times) although it has fired that often.
+   */
+  private failing(records: RunRecord[], state: ScheduleState, times: number[], now: number): boolean {
+    const finished = records.filter((r) => FINISHED.has(r.outcome) && r.outcome !== 'skipped');
+    const streak = finished.slice(0, FAILING_STREAK);
+    if (streak.length === FAILING_STREAK && streak.every((r) => r.outcome !== 'succeeded')) return true;
+    const [a, b] = times;
+    if (a === undefined || b === undefined || state.fired < FAILING_INTERVALS) return false;
+    const interval = b - a;
+    const lastSuccess = records.find((r) => r.outcome === 'succeeded');
+    const since = lastSuccess ? (lastSuccess.finishedAt ?? lastSuccess.fireAt) : state.createdAt;
+    return now - since > FAILING_INTERVALS * interval && (state.lastFireAt ?? 0) > since;
+  }
+
+  /** A schedule's history, newest first (for the detail page and the API). */
+  async history(id: string, limit = 100): Promise<RunRecord[]> {
+    const fields = await this.redis.zrevrange(this.keys.runIndex(id), 0, limit - 1);
+    if (fields.length === 0) return [];
+    const values = await this.redis.hmget(this.keys.runs(id), ...fields);
+    return values.flatMap((v) => (v ? [JSON.parse(v) as RunRecord] : []));
+  }
+}

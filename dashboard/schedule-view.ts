@@ -1,0 +1,38 @@
+import type { RunCounter } from '../src/scheduler/run-history.js';
+import type { RunRecord } from '../src/scheduler/run-record.js';
+import type { ScheduleDefinition } from '../src/scheduler/schedule-definition.js';
+
+/** A schedule's status as the dashboard shows it (an orphaned code schedule shows as paused). */
+export type ScheduleStatus = 'active' | 'paused' | 'completed' | 'cancelled';
+
+/** Why a row gets a warning badge. */
+export type ScheduleBadge =
+  | 'late' // active and its next due time is more than misfireGraceMs in the past
+  | 'failing'; // its last few finished occurrences all failed or were missed, or no success for several intervals
+
+/** One schedule as the list and detail views (and the JSON API) show it. */
+export interface ScheduleView {
+  id: string;
+  name: string;
+  queue: string;
+  source: 'code' | 'runtime';
+  status: ScheduleStatus;
+  /** True for a code schedule that no running deployment defines (shown as paused). */
+  orphaned: boolean;
+  /** The trigger in plain words, time zone included. */
+  description: string;
+  /** The trigger's time zone (cron), or null. */
+  timezone: string | null;
+  /** The next fire times (epoch ms), up to 5; empty when paused or exhausted. */
+  nextFireTimes: number[];
+  lastFireAt: number | null;
+  /** How many occurrences were enqueued so far (the store's `fired`). */
+  fired: number;
+  createdAt: number | null;
+  counts: Record<RunCounter, number>;
+  /** The newest finished or skipped occurrence's outcome, or null. */
+  lastOutcome: RunRecord['outcome'] | null;
+  lastError: string | null;
+  badges: ScheduleBadge[];
+  definition: ScheduleDefinition;
+}

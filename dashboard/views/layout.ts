@@ -1,0 +1,53 @@
+import { html, type SafeHtml } from './html.js';
+
+/** What every page needs besides its body. */
+export interface PageContext {
+  /** Mount path of the dashboard (`''` at the root). */
+  base: string;
+  /** This request's CSRF token (for forms and the client script). */
+  csrf: string;
+  readOnly: boolean;
+  open: boolean;
+}
+
+/** The page shell: header, navigation, stylesheet and the one client script. */
+export function layout(
+  ctx: PageContext,
+  title: string,
+  current: 'schedules' | 'new' | 'other',
+  body: SafeHtml,
+): string {
+  const nav = (href: string, label: string, key: string) =>
+    html`<a href="${ctx.base}${href}" class="${current === key ? 'current' : ''}">${label}</a>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${ctx.csrf}">
+<title>${title} · bullbeat</title>
+<link rel="stylesheet" href="${ctx.base}/assets/style.css">
+</head>
+<body data-base="${ctx.base}">
+<header class="top">
+  <a class="brand" href="${ctx.base}/">bullbeat</a>
+  <nav>
+    ${nav('/', 'Schedules', 'schedules')}
+    ${ctx.readOnly ? '' : nav('/new', 'New schedule', 'new')}
+    <a href="${ctx.base}/admin/queues">Queues (Bull Board)</a>
+    <a href="${ctx.base}/metrics">Metrics</a>
+  </nav>
+  <span class="mode">${ctx.readOnly ? 'read-only' : ''}${ctx.open ? ' · open (no auth, 127.0.0.1 only)' : ''}</span>
+</header>
+<main>
+${body}
+</main>
+<script src="${ctx.base}/assets/app.js" defer></script>
+</body>
+</html>`.value;
+}
+
+/** A hidden CSRF field for a form. */
+export function csrfField(ctx: PageContext): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${ctx.csrf}">`;
+}

@@ -1,0 +1,47 @@
+import { html } from './html.js';
+import { layout, type PageContext } from './layout.js';
+
+/** `/new`: the new-schedule form; the client script validates as you type and submits to the API. */
+export function newSchedulePage(
+  ctx: PageContext,
+  timezones: readonly string[],
+  defaultQueue: string,
+): string {
+  const body = html`
+<p><a href="${ctx.base}/">← all schedules</a></p>
+<h1>New schedule</h1>
+<div class="layout-2">
+  <form id="create-form" class="create panel" autocomplete="off">
+    <label for="f-name">Job name</label>
+    <div><input id="f-name" name="name" required placeholder="send-report" style="width:100%">
+      <div class="hint">The BullMQ job name: a handler registered under it in the workers (or any consumer of the queue) runs it.</div></div>
+    <label for="f-queue">Queue</label>
+    <input id="f-queue" name="queue" placeholder="${defaultQueue}">
+    <label for="f-id">Id</label>
+    <div><input id="f-id" name="id" placeholder="defaults to the job name"><div class="hint">Unique; a schedule with this id is replaced.</div></div>
+    <label for="f-type">Trigger</label>
+    <select id="f-type" name="type">
+      <option value="cron">cron expression</option>
+      <option value="interval">interval</option>
+      <option value="date">once, at a date</option>
+    </select>
+    <label for="f-expression" data-for="cron">Expression</label>
+    <div data-for="cron"><input id="f-expression" name="expression" value="0 9 * * 1-5" style="width:100%;font-family:monospace">
+      <div class="hint">5 fields (minute hour day-of-month month day-of-week) or 6 with leading seconds; @daily, @hourly, ...</div></div>
+    <label for="f-seconds" data-for="interval">Every (seconds)</label>
+    <input id="f-seconds" data-for="interval" name="seconds" type="number" min="0.001" step="any" value="300">
+    <label for="f-at" data-for="date">At</label>
+    <input id="f-at" data-for="date" name="at" type="datetime-local" step="1">
+    <label for="f-timezone" data-for="cron date">Time zone</label>
+    <div data-for="cron date"><input id="f-timezone" name="timezone" list="timezones" value="UTC"><datalist id="timezones">${timezones.map((z) => html`<option value="${z}">`)}</datalist></div>
+    <label for="f-data">Job data (JSON)</label>
+    <textarea id="f-data" name="data" rows="3" placeholder='{"report": "daily"}'></textarea>
+    <div class="full"><button type="submit" class="primary" id="create-submit">Create schedule</button> <span id="create-status" role="status"></span></div>
+  </form>
+  <aside>
+    <h2>Preview</h2>
+    <div id="preview" class="preview" aria-live="polite"><span class="muted">Type an expression…</span></div>
+  </aside>
+</div>`;
+  return layout(ctx, 'New schedule', 'new', body);
+}

@@ -1,0 +1,114 @@
+import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
+import type { RunRecord } from '../../src/scheduler/run-record.js';
+import type { ScheduleView } from '../schedule-view.js';
+import { formatDuration, formatTime, html, raw, type SafeHtml } from './html.js';
+import { layout, type PageContext } from './layout.js';
+import { scheduleActions, statusCell } from './schedule-actions.js';
+
+/** Start (or enqueue, when it never started) minus the intended fire time, in ms. */
+export function latenessOf(r: RunRecord): number | null {
+  const at = r.startedAt ?? r.enqueuedAt;
+  return at === undefined ? null : at - r.fireAt;
+}
+
+export function durationOf(r: RunRecord): number | null {
+  return r.startedAt !== undefined && r.finishedAt !== undefined ? r.finishedAt - r.startedAt : null;
+}
+
+/** The Bull Board page of an occurrence's job (`/admin/queues/queue/<queue>/<jobId>`). */
+export function jobUrl(base: string, queue: string, r: RunRecord): string | null {
+  if (r.outcome === 'missed' || (r.outcome === 'skipped' && !r.jobId && !r.enqueuedAt)) return null;
+  const jobId = r.jobId ?? occurrenceJobId(r.scheduleId, r.fireAt, r.kind === 'manual');
+  return `${base}/admin/queues/queue/${encodeURIComponent(r.queue ?? queue)}/${encodeURIComponent(jobId)}`;
+}
+
+function dl(entries: [string, SafeHtml | string | number | null | undefined][]): SafeHtml {
+  return html`<dl class="def">${entries
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
+}
+
+const json = (v: unknown) => html`<pre>${JSON.stringify(v, null, 2)}</pre>`;
+
+/** `/schedules/:id`: definition and options, the runs chart and the occurrence history. */
+export function schedulePage(
+  ctx: PageContext,
+  s: ScheduleView,
+  runs: RunRecord[],
+  flash?: { ok: boolean; text: string },
+): string {
+  const d = s.definition;
+  const chartData = runs
+    .slice()
+    .reverse()
+    .map((r) => ({ fireAt: r.fireAt, outcome: r.outcome, lateness: latenessOf(r), duration: durationOf(r) }));
+  const rows = runs.map((r) => {
+    const link = jobUrl(ctx.base, s.queue, r);
+    return html`<tr data-outcome="${r.outcome}" data-fire-at="${r.fireAt}">
+  <td>${formatTime(r.fireAt)}${r.kind !== 'scheduled' ? html` <span class="sub">${r.kind}</span>` : ''}</td>
+  <td><span class="pill ${r.outcome}">${r.outcome}</span>${r.reason ? html` <span class="sub">${r.reason}${r.group ? ` (${r.group})` : ''}</span>` : ''}${r.coalesced ? html` <span class="sub">stands for ${r.coalesced}</span>` : ''}</td>
+  <td class="num">${formatDuration(latenessOf(r))}</td>
+  <td class="num">${formatDuration(durationOf(r))}</td>
+  <td class="num">${r.attempts ?? '—'}</td>
+  <td class="error">${r.error ?? ''}</td>
+  <td>${link ? html`<a href="${link}" data-job-link>job</a>` : html`<span class="muted">—</span>`}</td>
+</tr>`;
+  });
+  const back = `${ctx.base}/schedules/${encodeURIComponent(s.id)}`;
+  const body = html`
+${flash ? html`<div class="flash ${flash.ok ? 'ok' : 'bad'}" role="status">${flash.text}</div>` : ''}
+<p><a href="${ctx.base}/">← all schedules</a></p>
+<h1><span class="name">${s.name}</span> ${statusCell(s)}</h1>
+<div class="toolbar">${scheduleActions(ctx, s, back)}</div>
+<div class="layout-2">
+  <section>
+    <h2>Recent runs</h2>
+    <div class="panel chart" id="runs-chart"><div class="sub muted">Lateness = start (or enqueue) minus the intended fire time. Duration = finish minus start.</div></div>
+    <script type="application/json" id="runs-data">${raw(JSON.stringify(chartData).replaceAll('<', '\\u003c'))}</script>
+    <h2>Occurrences (newest first, ${runs.length})</h2>
+    ${
+      runs.length === 0
+        ? html`<div class="panel empty">No occurrence recorded yet.</div>`
+        : html`<table id="runs"><thead><tr><th>Fire time (UTC)</th><th>Outcome</th><th>Lateness</th><th>Duration</th><th>Attempts</th><th>Error</th><th>Bull Board</th></tr></thead><tbody>${rows}</tbody></table>`
+    }
+  </section>
+  <aside>
+    <h2>Definition</h2>
+    <div class="panel">${dl([
+      ['Id', s.id],
+      ['Job name', s.name],
+      ['Queue', html`<a href="${ctx.base}/admin/queues/queue/${encodeURIComponent(s.queue)}">${s.queue}</a>`],
+      ['Source', s.source === 'code' ? 'code (jobs module)' : 'runtime (API)'],
+      ['Trigger', s.description],
+      ['Time zone', s.timezone],
+      [
+        'Next fire times',
+        s.nextFireTimes.length ? html`${s.nextFireTimes.map((t) => html`${formatTime(t)}<br>`)}` : '—',
+      ],
+      ['Runs / errors', `${s.counts.runs} / ${s.counts.errors}`],
+      ['Skipped / missed', `${s.counts.skipped} / ${s.counts.missed}`],
+      ['Enqueued so far', s.fired],
+      ['Last fire', formatTime(s.lastFireAt)],
+      ['Created', formatTime(s.createdAt)],
+      ['Max instances', d.run.maxInstances === 0 ? 'unlimited' : d.run.maxInstances],
+      ['Coalesce', String(d.run.coalesce)],
+      ['Exclusion group', d.run.exclusionGroup],
+      ['Timeout', d.run.timeoutMs !== undefined ? formatDuration(d.run.timeoutMs) : undefined],
+      ['Attempts', d.attempts],
+      ['Backoff', d.backoff !== undefined ? JSON.stringify(d.backoff) : undefined],
+      ['Misfire', `${d.misfire} (grace ${formatDuration(d.misfireGraceMs)})`],
+      ['Catch-up window', d.catchUpWindowMs !== undefined ? formatDuration(d.catchUpWindowMs) : 'unlimited'],
+      ['Max catch-up', d.maxCatchUp],
+      ['Start at', d.startAt !== undefined ? formatTime(d.startAt) : undefined],
+      ['End at', d.endAt !== undefined ? formatTime(d.endAt) : undefined],
+      ['Max runs', d.maxRuns],
+    ])}</div>
+    <h2>Trigger</h2>
+    ${json(d.trigger)}
+    ${d.args.length > 0 ? html`<h2>Arguments</h2>${json(d.args)}` : ''}
+    ${d.data !== undefined ? html`<h2>Data</h2>${json(d.data)}` : ''}
+    ${d.jobOptions !== undefined ? html`<h2>Job options</h2>${json(d.jobOptions)}` : ''}
+  </aside>
+</div>`;
+  return layout(ctx, s.name, 'other', body);
+}

@@ -1,0 +1,81 @@
+import type { RunCounter } from '../../src/scheduler/run-history.js';
+import type { ScheduleStatus, ScheduleView } from '../schedule-view.js';
+import { formatTime, html } from './html.js';
+import { layout, type PageContext } from './layout.js';
+import { scheduleActions, statusCell } from './schedule-actions.js';
+
+export interface SchedulesPageData {
+  items: ScheduleView[];
+  total: number;
+  offset: number;
+  limit: number;
+  q: string;
+  status: ScheduleStatus | undefined;
+  counts: Record<ScheduleStatus, number>;
+  totals: Record<RunCounter, number>;
+  /** A message after an action (`paused "x"`), shown once. */
+  flash?: { ok: boolean; text: string } | undefined;
+}
+
+const STATUSES: ScheduleStatus[] = ['active', 'paused', 'completed'];
+
+/** `/`: every schedule, paginated and searchable on the server. */
+export function schedulesPage(ctx: PageContext, d: SchedulesPageData, selfUrl: string): string {
+  const query = (offset: number) => {
+    const p = new URLSearchParams();
+    if (d.q) p.set('q', d.q);
+    if (d.status) p.set('status', d.status);
+    if (offset > 0) p.set('offset', String(offset));
+    const s = p.toString();
+    return `${ctx.base}/${s ? `?${s}` : ''}`;
+  };
+  const all = d.counts.active + d.counts.paused + d.counts.completed + d.counts.cancelled;
+  const stat = (n: number, label: string) =>
+    html`<div class="stat"><b>${n.toLocaleString('en-US')}</b><span>${label}</span></div>`;
+  const rows = d.items.map(
+    (s) => html`<tr data-id="${s.id}">
+  <td><a class="name" href="${ctx.base}/schedules/${encodeURIComponent(s.id)}">${s.name}</a>
+    <div class="sub">${s.id === s.name ? '' : html`id ${s.id} · `}queue ${s.queue}${s.source === 'code' ? ' · code' : ''}</div></td>
+  <td>${s.description}</td>
+  <td>${statusCell(s)}</td>
+  <td class="times">${s.nextFireTimes.length === 0 ? '—' : s.nextFireTimes.map((t) => html`${formatTime(t)}<br>`)}</td>
+  <td>${s.lastOutcome ? html`<span class="pill ${s.lastOutcome}">${s.lastOutcome}</span>` : html`<span class="muted">none yet</span>`}
+    ${s.lastError ? html`<div class="sub" title="${s.lastError}">${s.lastError.length > 80 ? `${s.lastError.slice(0, 80)}…` : s.lastError}</div>` : ''}</td>
+  <td class="num">${s.counts.runs}</td>
+  <td class="num">${s.counts.errors}</td>
+  <td class="actions">${scheduleActions(ctx, s, selfUrl)}</td>
+</tr>`,
+  );
+  const last = Math.min(d.offset + d.limit, d.total);
+  const body = html`
+${d.flash ? html`<div class="flash ${d.flash.ok ? 'ok' : 'bad'}" role="status">${d.flash.text}</div>` : ''}
+<h1>Schedules</h1>
+<div class="stats">
+  ${stat(all, 'schedules')}${stat(d.counts.active, 'active')}${stat(d.counts.paused, 'paused')}${stat(d.counts.completed, 'completed')}
+  ${stat(d.totals.runs, 'runs')}${stat(d.totals.errors, 'errors')}${stat(d.totals.skipped, 'skipped')}${stat(d.totals.missed, 'missed')}
+</div>
+<form class="toolbar" method="get" action="${ctx.base}/" role="search">
+  <input type="search" name="q" value="${d.q}" placeholder="Search name, id or queue" aria-label="Search schedules">
+  <select name="status" aria-label="Status">
+    <option value="">any status</option>
+    ${STATUSES.map((s) => html`<option value="${s}"${d.status === s ? ' selected' : ''}>${s}</option>`)}
+  </select>
+  <button type="submit">Search</button>
+  ${d.q || d.status ? html`<a href="${ctx.base}/">clear</a>` : ''}
+  ${ctx.readOnly ? '' : html`<a class="button primary" style="margin-left:auto" href="${ctx.base}/new">New schedule</a>`}
+</form>
+${
+  d.items.length === 0
+    ? html`<div class="panel empty">${d.total === 0 && !d.q && !d.status ? 'No schedules yet.' : 'No schedule matches.'}</div>`
+    : html`<table id="schedules">
+<thead><tr><th>Name</th><th>Trigger</th><th>Status</th><th>Next 5 fire times (UTC)</th><th>Last outcome</th><th>Runs</th><th>Errors</th><th></th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}
+<div class="pager">
+  <span data-range>${d.total === 0 ? '0' : `${d.offset + 1}–${last}`} of ${d.total.toLocaleString('en-US')}</span>
+  ${d.offset > 0 ? html`<a href="${query(Math.max(0, d.offset - d.limit))}" rel="prev">← previous</a>` : ''}
+  ${last < d.total ? html`<a href="${query(d.offset + d.limit)}" rel="next">next →</a>` : ''}
+</div>`;
+  return layout(ctx, 'Schedules', 'schedules', body);
+}
