@@ -218,6 +218,7 @@ export class OccurrenceRunner {
     await this.record(occurrence, patch, ['skipped'], logger);
     this.emit('skipped', {
       scheduleId: occurrence.scheduleId,
+      name: job.name,
       fireAt: occurrence.fireAt,
       reason: skipped.skipped,
       ...(skipped.group ? { group: skipped.group } : {}),
@@ -253,7 +254,7 @@ export class OccurrenceRunner {
         name: job.name,
         fireAt: occurrence.fireAt,
         attempts: attempt,
-        error,
+        error: error instanceof Error ? error : new Error(message),
         jobId: job.id,
       });
     } else {
