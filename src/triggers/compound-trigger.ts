@@ -29,7 +29,9 @@ const HORIZON_MS = 400 * 365.2425 * 24 * 3600 * 1000;
  *   exhausted, even though a lone `DateTrigger` would still answer its past `at`.
  *
  * Children are handed the compound's own `lastFire` and `now`: a child does not know which child
- * caused the last fire, so a jittered `CronTrigger` inside an OR counts from the compound's last fire.
+ * caused the last fire. So inside an OR a jittered child counts from the compound's last fire: when a
+ * sibling fires inside that child's jitter window, the child's pending occurrence is dropped (its
+ * next one is planned after the sibling's fire). Without jitter nothing is lost.
  */
 export class CompoundTrigger implements SerializableTrigger, DueAware {
   readonly triggers: readonly Trigger[];

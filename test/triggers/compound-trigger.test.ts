@@ -128,6 +128,16 @@ describe('CompoundTrigger OR', () => {
     ]);
   });
 
+  it('inside an OR a jittered child counts from the compound fire: a sibling firing in its window drops it', () => {
+    const daily = new CronTrigger('0 9 * * *', { jitter: 7200, random: () => 0.75 }); // 10:30
+    const trigger = new CompoundTrigger([daily, new DateTrigger(utc(2026, 1, 4, 9, 30))]);
+    expect(fires(trigger, 3)).toEqual([
+      utc(2026, 1, 4, 9, 30),
+      utc(2026, 1, 5, 10, 30),
+      utc(2026, 1, 6, 10, 30),
+    ]);
+  });
+
   it('a date child fires once inside an OR; exhausted children drop out; all exhausted gives null', () => {
     const trigger = new CompoundTrigger([
       new DateTrigger(utc(2026, 1, 3, 10, 50)),
