@@ -410,6 +410,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     for (let i = 0; i < code.length; i += 500) {
       await Promise.all(code.slice(i, i + 500).map((j) => (j.saved = this.persist(j))));
     }
+    await Promise.allSettled([...this.local.values()].map((j) => j.saved));
     if (this.options.role === 'scheduler') {
       await this.markOrphans();
       this.loop = new FireLoop({

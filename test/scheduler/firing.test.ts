@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { DateTrigger } from '../../src/triggers/date-trigger.js';
+import { JobStatus } from '../../src/scheduler/job-status.js';
+import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
+import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+
+describe('firing', () => {
+  let env: ReturnType<typeof testEnv>;
+  afterEach(() => env.cleanup());
+
+  it('precision: every(0.1) fires 10 times a second, each grid instant once, never early', async () => {
+    env = testEnv('precision');
+    const m = env.manager();
+    m.every(0.1)(async function fast() {});
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    const t0 = await redisNow(env.redis);
+    await until(async () => (await redisNow(env.redis)) > t0 + 2100, 20_000);
+    await m.stop();
+    // Window [from, to) on the 100 ms grid, judged by Redis time, well inside the run.
+    const from = Math.ceil((t0 + 200) / 100) * 100;
+    const to = from + 1500;
+    const inWindow = fired.filter((e) => e.fireAt >= from && e.fireAt < to).map((e) => e.fireAt);
+    expect(inWindow.sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => from + i * 100));
+    expect(fired.every((e) => e.lateMs >= 0)).toBe(true);
+    const ids = await env.jobIds();
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const at of inWindow) expect(ids).toContain(occurrenceJobId('fast', at));
+  });
+
+  it('a replica whose clock is 5 s fast neither fires early nor twice', async () => {
+    env = testEnv('skew');
+    const fast = env.manager({ clock: () => Date.now() + 5000 });
+    const fair = env.manager();
+    const fired: FiredEvent[] = [];
+    for (const m of [fast, fair]) {
+      m.every(0.2)(async function skewed() {});
+      m.on('fired', (e) => fired.push(e));
+    }
+    await fast.start(); // the fast one starts first and alone for a moment
+    await until(() => fired.length >= 2);
+    await fair.start();
+    await until(() => fired.length >= 12);
+    await Promise.all([fast.stop(), fair.stop()]);
+    const ats = fired.map((e) => e.fireAt);
+    expect(new Set(ats).size).toBe(ats.length); // none twice
+    expect(fired.every((e) => e.lateMs >= 0)).toBe(true); // none early, by Redis time
+    const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    const jobs = await q.getJobs(['wait', 'active', 'completed']);
+    await q.close();
+    expect(jobs.length).toBe(ats.length);
+    for (const j of jobs) expect(j.timestamp).toBeGreaterThanOrEqual((j.data as { fireAt: number }).fireAt - 5);
+  });
+
+  it('lifecycle: pause stops firing, resume restarts from the next occurrence, triggerNow runs once as manual', async () => {
+    env = testEnv('life');
+    const m = env.manager();
+    const job = m.every(0.1)(async function life() {});
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    await until(() => fired.length >= 2);
+    expect(await m.pause('life')).toBe(true);
+    expect(await m.pause('life')).toBe(false);
+    const pausedAt = await redisNow(env.redis);
+    const n = fired.length;
+    await new Promise((r) => setTimeout(r, 400));
+    // At most the one claimed while the pause landed.
+    expect(fired.filter((e) => e.fireAt > pausedAt).length).toBe(0);
+    expect(fired.length).toBeLessThanOrEqual(n + 1);
+    expect((await m.get('life'))?.status).toBe(JobStatus.PAUSED);
+    expect(job.status).toBe(JobStatus.PAUSED);
+
+    const manual = await m.triggerNow('life');
+    expect(manual.jobId).toBe(occurrenceJobId('life', manual.fireAt, true));
+    const rec = await m.history.get('life', manual.fireAt, true);
+    expect(rec).toMatchObject({ kind: 'manual', outcome: 'enqueued', jobId: manual.jobId });
+
+    const resumedAt = await redisNow(env.redis);
+    expect(await m.resume('life')).toBe(true);
+    await until(() => fired.some((e) => e.fireAt > resumedAt));
+    // Nothing between the pause and the resume was caught up.
+    expect(fired.filter((e) => e.kind !== 'manual' && e.fireAt > pausedAt + 100 && e.fireAt <= resumedAt)).toEqual([]);
+    const s = await m.stats();
+    expect(s).toMatchObject({ jobsTotal: 1, jobsActive: 1, jobsPaused: 0 });
+    expect(s.uptime).toBeGreaterThan(0);
+    const json = (await m.get('life'))!.toJSON();
+    expect(json).toMatchObject({ id: 'life', name: 'life', status: 'active', trigger: 'IntervalTrigger', maxInstances: 1, coalesce: true });
+    expect(json.lastRunTime).toBeGreaterThan(0);
+    expect(json.createdAt).toBeGreaterThan(0);
+    expect(json.activeInstances).toBe(0);
+    await m.stop();
+    const records = await m.history('life');
+    expect(records.length).toBe(fired.length);
+    expect(records.filter((r) => r.kind === 'manual').length).toBe(1);
+  });
+
+  it('a date schedule completes after it fires and is pruned after the retention; maxRuns completes too', async () => {
+    env = testEnv('complete');
+    const m = env.manager({ completedRetentionMs: 300 });
+    const now = await redisNow(env.redis);
+    m.schedule(async function once() {}, new DateTrigger(now + 150));
+    m.schedule(async function twice() {}, new IntervalTrigger(0.05), { maxRuns: 2 });
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    await until(async () => (await m.get('once'))?.status === JobStatus.COMPLETED);
+    await until(async () => (await m.get('twice'))?.status === JobStatus.COMPLETED);
+    expect(fired.filter((e) => e.scheduleId === 'once').map((e) => e.fireAt)).toEqual([now + 150]);
+    expect(fired.filter((e) => e.scheduleId === 'twice').length).toBe(2);
+    expect((await m.list(JobStatus.COMPLETED)).length).toBe(2);
+    await until(async () => (await m.get('once')) === undefined, 10_000, 100);
+  });
+
+  it('ScheduledJob.run() runs the handler in-process under its middleware, first listed outermost', async () => {
+    env = testEnv('run');
+    const m = env.manager({ role: 'client' });
+    const order: string[] = [];
+    const job = m.schedule(
+      async function greet(who: string, ctx: { kind: string }) {
+        order.push(`fn:${who}:${ctx.kind}`);
+        return 42;
+      },
+      new IntervalTrigger(60),
+      {
+        args: ['ada'],
+        middleware: [
+          (handler) => async () => {
+            order.push('outer');
+            return handler();
+          },
+          (handler) => async () => {
+            order.push('inner');
+            return handler();
+          },
+        ],
+      },
+    );
+    expect(await job.run()).toBe(42);
+    expect(order).toEqual(['outer', 'inner', 'fn:ada:manual']);
+    expect(job.runs).toBe(1);
+    expect(m.handlerFor('greet')?.job).toBe(job);
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { planOccurrence } from '../../src/scheduler/occurrence-planner.js';
+import type { ScheduleDefinition } from '../../src/scheduler/schedule-definition.js';
+import { everyMs } from './helpers.js';
+
+const T0 = 1_800_000_000_000; // a fixed reference instant, on the 1 s grid
+
+function def(over: Partial<ScheduleDefinition> = {}): ScheduleDefinition {
+  return {
+    id: 's',
+    name: 's',
+    queue: 'q',
+    source: 'code',
+    trigger: { type: 'custom', kind: 'Object' },
+    args: [],
+    run: { maxInstances: 1, coalesce: true },
+    attempts: 1,
+    misfire: 'once',
+    misfireGraceMs: 60_000,
+    maxCatchUp: 1000,
+    ...over,
+  };
+}
+const sec = everyMs(1000);
+
+describe('planOccurrence', () => {
+  it('enqueues an on-time occurrence and advances to the next one', () => {
+    const p = planOccurrence({ def: def(), trigger: sec, fireAt: T0, now: T0 + 3, fired: 0 });
+    expect(p.enqueue).toEqual({ fireAt: T0, kind: 'scheduled' });
+    expect(p.next).toBe(T0 + 1000);
+    expect(p.missed).toEqual([]);
+  });
+
+  it('within the grace period several due occurrences each run, one per claim', () => {
+    const p = planOccurrence({ def: def(), trigger: sec, fireAt: T0, now: T0 + 5000, fired: 0 });
+    expect(p.enqueue?.kind).toBe('scheduled');
+    expect(p.next).toBe(T0 + 1000);
+  });
+
+  it("misfire 'skip' records every late occurrence as missed and runs none", () => {
+    const d = def({ misfire: 'skip', misfireGraceMs: 500 });
+    const p = planOccurrence({ def: d, trigger: sec, fireAt: T0, now: T0 + 5200, fired: 0 });
+    expect(p.enqueue).toBeUndefined();
+    expect(p.missed.map((m) => m.fireAt)).toEqual([T0, T0 + 1000, T0 + 2000, T0 + 3000, T0 + 4000]);
+    expect(p.missed.every((m) => m.reason === 'misfire')).toBe(true);
+    expect(p.next).toBe(T0 + 5000); // not late yet: the next claim runs it on time
+  });
+
+  it("misfire 'once' misses all but the newest late occurrence, which then runs as one catch-up", () => {
+    const d = def({ misfire: 'once', misfireGraceMs: 500 });
+    const now = T0 + 5200;
+    const p = planOccurrence({ def: d, trigger: sec, fireAt: T0, now, fired: 0 });
+    expect(p.enqueue).toBeUndefined();
+    expect(p.missed.map((m) => m.fireAt)).toEqual([T0, T0 + 1000, T0 + 2000, T0 + 3000]);
+    expect(p.coalesceInto).toEqual({ fireAt: T0 + 4000, count: 5 });
+    expect(p.next).toBe(T0 + 4000);
+    const q = planOccurrence({ def: d, trigger: sec, fireAt: T0 + 4000, now, fired: 0 });
+    expect(q.enqueue).toEqual({ fireAt: T0 + 4000, kind: 'catch-up' });
+    expect(q.next).toBe(T0 + 5000);
+  });
+
+  it("misfire 'all' runs each late occurrence, capped at the newest maxCatchUp", () => {
+    const d = def({ misfire: 'all', misfireGraceMs: 500, maxCatchUp: 3 });
+    const now = T0 + 5200;
+    const p = planOccurrence({ def: d, trigger: sec, fireAt: T0, now, fired: 0 });
+    expect(p.enqueue).toBeUndefined();
+    expect(p.missed).toEqual([
+      { fireAt: T0, reason: 'max-catch-up' },
+      { fireAt: T0 + 1000, reason: 'max-catch-up' },
+    ]);
+    expect(p.next).toBe(T0 + 2000);
+    for (const at of [T0 + 2000, T0 + 3000, T0 + 4000]) {
+      const q = planOccurrence({ def: d, trigger: sec, fireAt: at, now, fired: 0 });
+      expect(q.enqueue).toEqual({ fireAt: at, kind: 'catch-up' });
+    }
+  });
+
+  it('never runs anything older than catchUpWindowMs', () => {
+    const d = def({ misfire: 'all', misfireGraceMs: 500, catchUpWindowMs: 2500 });
+    const p = planOccurrence({ def: d, trigger: sec, fireAt: T0, now: T0 + 5200, fired: 0 });
+    expect(p.missed.map((m) => [m.fireAt, m.reason])).toEqual([
+      [T0, 'catch-up-window'],
+      [T0 + 1000, 'catch-up-window'],
+      [T0 + 2000, 'catch-up-window'],
+    ]);
+    expect(p.next).toBe(T0 + 3000);
+  });
+
+  it('completes at maxRuns and after endAt', () => {
+    const last = planOccurrence({ def: def({ maxRuns: 3 }), trigger: sec, fireAt: T0, now: T0, fired: 2 });
+    expect(last.enqueue?.fireAt).toBe(T0);
+    expect(last.next).toBeNull();
+    const over = planOccurrence({ def: def({ maxRuns: 3 }), trigger: sec, fireAt: T0, now: T0, fired: 3 });
+    expect(over.enqueue).toBeUndefined();
+    expect(over.next).toBeNull();
+    const ended = planOccurrence({ def: def({ endAt: T0 + 1500 }), trigger: sec, fireAt: T0 + 1000, now: T0 + 1000, fired: 0 });
+    expect(ended.enqueue?.fireAt).toBe(T0 + 1000);
+    expect(ended.next).toBeNull();
+  });
+
+  it('bounds the walk of a very long outage', () => {
+    const d = def({ misfire: 'skip', misfireGraceMs: 0 });
+    const p = planOccurrence({ def: d, trigger: everyMs(1), fireAt: T0, now: T0 + 1_000_000, fired: 0 });
+    expect(p.missed.length).toBe(10_000);
+    expect(p.next).toBe(T0 + 10_000);
+  });
+});
