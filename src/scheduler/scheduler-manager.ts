@@ -25,10 +25,12 @@ import type { ResolvedManagerOptions, SchedulerManagerOptions } from './schedule
 
 /** `every()` / `cron()`: a function wrapper returning the `ScheduledJob`, or a TC39 method decorator. */
 export interface ScheduleDecorator {
-  // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
-  <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;
+  // The method-decorator overload comes first: TypeScript checks a decorator against the first
+  // overload, and `ScheduledJob` is not a valid method-decorator return type.
   // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
   <This, F extends (this: This, ...args: any[]) => unknown>(fn: F, context: ClassMethodDecoratorContext<This, F>): void;
+  // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
+  <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;
 }
 
 /** Sillo's `SchedulerStats`, counted over the whole deployment (Redis), uptime over this manager. */
