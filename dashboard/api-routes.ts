@@ -85,7 +85,7 @@ export function preview(
   let last: number | null = null;
   while (next.length < n) {
     const t = trigger.nextFire(last, now);
-    if (t === null || (last !== null && t <= last)) break;
+    if (t === null || t <= now || (last !== null && t <= last)) break;
     next.push(t);
     last = t;
   }

@@ -57,6 +57,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     readOnly: o.readOnly,
     connection: scheduler.connectionOptions(),
     discover: () => scheduler.queueNames(),
+    ...(queuePrefixOf(scheduler) !== undefined && { bullPrefix: queuePrefixOf(scheduler) }),
     refreshMs: o.cacheMs,
     logger: o.logger,
     onRunFinished: (outcome, ms) => metrics.observeRun(outcome, ms),
@@ -202,4 +203,10 @@ function errorHandler(logger: { error(obj: object, msg: string): void }): ErrorR
     logger.error({ err, path: req.path }, 'dashboard: request failed');
     return send(500, { error: err instanceof BullbeatError ? err.message : 'internal error' });
   };
+}
+
+/** BullMQ's key prefix of the scheduler's queues, when it sets one (BullMQ's default `bull` otherwise). */
+function queuePrefixOf(scheduler: object): string | undefined {
+  const p = (scheduler as { queuePrefix?: unknown }).queuePrefix;
+  return typeof p === 'string' && p !== '' ? p : undefined;
 }

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { type DashboardServer, type StartDashboardOptions, startDashboard } from '../../dashboard/index.js';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+
+export const TOKEN = 'test-token-0123456789';
+export const USER = 'admin';
+export const PASSWORD = 'correct horse battery staple';
+export const BEARER = { authorization: `Bearer ${TOKEN}` };
+export const BASIC = { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` };
+
+export interface TestDashboard {
+  prefix: string;
+  /** A queue name unique to this test. */
+  queue: string;
+  scheduler: SchedulerManager;
+  server: DashboardServer;
+  url: string;
+  /** fetch with the bearer token and JSON content type; returns status and parsed body. */
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
+  cleanup(): Promise<void>;
+}
+
+/** Delete every key of a test: bullbeat's `{prefix}` keys and BullMQ's keys of the test's queues. */
+export async function deleteKeys(patterns: string[]): Promise<void> {
+  const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: false });
+  try {
+    for (const pattern of patterns) {
+      let cursor = '0';
+      do {
+        const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (found.length > 0) await redis.unlink(...found);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A dashboard on a random port with its own Redis prefix and queue; `cleanup()` removes all of it. */
+export async function startTestDashboard(
+  options: Partial<StartDashboardOptions> & {
+    scheduler?: SchedulerManager;
+    prefix?: string;
+    queue?: string;
+  } = {},
+): Promise<TestDashboard> {
+  const id = randomUUID().slice(0, 8);
+  const prefix = options.prefix ?? `bbdash-${id}`;
+  const queue = options.queue ?? `bbdash-q-${id}`;
+  const scheduler =
+    options.scheduler ??
+    new SchedulerManager({ prefix, role: 'client', defaultQueue: queue, logger: quietLogger() });
+  const server = await startDashboard({
+    token: TOKEN,
+    user: USER,
+    password: PASSWORD,
+    cacheMs: 0,
+    env: {},
+    ...options,
+    port: 0,
+    host: '127.0.0.1',
+    scheduler,
+  });
+  const api: TestDashboard['api'] = async (method, path, body, headers = BEARER) => {
+    const res = await fetch(server.url + path, {
+      method,
+      headers: {
+        accept: 'application/json',
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed };
+  };
+  return {
+    prefix,
+    queue,
+    scheduler,
+    server,
+    url: server.url,
+    api,
+    async cleanup() {
+      await server.close();
+      await scheduler.close();
+      await deleteKeys([`{${prefix}}*`, `bull:${queue}*`, `bull:bbdash-*${id}*`]);
+    },
+  };
+}
+
+/** A pino logger that only prints errors. */
+export function quietLogger() {
+  return pino({ level: 'error' });
+}
