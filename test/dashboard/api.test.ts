@@ -393,7 +393,7 @@ describe('dashboard settings', () => {
         ['POST', '/schedules/ro/pause'],
         ['PUT', `/admin/queues/api/queues/${t.queue}/pause`],
       ] as const) {
-        const r = await t.api(method, path, method === 'GET' ? undefined : {});
+        const r = await t.api(method, path, {});
         expect(r.status, `${method} ${path}`).toBe(405);
       }
       expect((await t.api('GET', '/api/schedules')).status).toBe(200);
