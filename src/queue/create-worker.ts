@@ -7,6 +7,9 @@ import { systemClock } from './worker-clock.js';
 import type { CreateWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
 
+/** After aborting overdue runs, how long `close()` waits for BullMQ to settle them before forcing. */
+const ABORT_SETTLE_MS = 10_000;
+
 /** The running workers of one `createWorker` call. */
 export interface WorkerHandle extends AsyncDisposable {
   /** The queues consumed. */
@@ -28,7 +31,22 @@ export interface WorkerHandle extends AsyncDisposable {
 /**
  * Consume the scheduler's queues with BullMQ workers that run each job's handler by name, under its
  * middleware, its timeout, and the cluster-wide overlap and exclusion-group rules carried by the job.
- * Installs no signal handlers (the entry point in `workers/` does).
+ *
+ * - A job name with no handler here fails with an `UnknownHandlerError` naming it; BullMQ keeps the
+ *   failed job, so it can be retried once the handler is deployed.
+ * - When the run is about to start, it takes a lease on one of its schedule's run slots
+ *   (`maxInstances`, `coalesce`, counted over every worker). With no slot free the occurrence is
+ *   recorded `skipped` (reason `overlap`) and its BullMQ job *completes* with `{ skipped: 'overlap' }`
+ *   as its return value: it is not a failure, and it must not be retried.
+ * - With an `exclusionGroup`, it then waits its turn for the group (fair order) for up to
+ *   `exclusionWaitMs`, holding its run slot and a worker concurrency slot while it waits; past the
+ *   bound it is recorded `skipped` (reason `exclusion-group`) and completes likewise. The wait does
+ *   not count against `timeoutMs`.
+ * - Records: `running` → `succeeded` | `retrying` | `failed`; `failed` and `skipped` are also emitted
+ *   on the scheduler when it has `emit`.
+ *
+ * Installs no signal handlers (the entry point in `workers/` does). Resolves once the workers exist;
+ * `ready()` waits for their connections.
  */
 export async function createWorker(
   scheduler: WorkerScheduler,
@@ -80,7 +98,15 @@ export async function createWorker(
       if (first === 'overdue') {
         resolved.logger.warn({ running: active, graceMs }, 'grace period over: aborting running jobs');
         shutdown.abort(new WorkerShutdownError(graceMs));
-        await drained;
+        // Aborted runs fail at once; give their records and leases a moment, then force the close.
+        const forced = new Promise<'forced'>((resolve) => {
+          timer = setTimeout(() => resolve('forced'), ABORT_SETTLE_MS);
+        });
+        if ((await Promise.race([drained, forced])) === 'forced') {
+          resolved.logger.error('workers did not close after the abort; forcing');
+          await Promise.all(workers.map((w) => w.close(true)));
+        }
+        clearTimeout(timer);
       }
       await redis.quit().catch(() => redis.disconnect());
       resolved.logger.info('worker closed');
@@ -105,11 +131,8 @@ export async function resolveWorkerOptions(
   scheduler: WorkerScheduler,
   options: CreateWorkerOptions,
 ): Promise<ResolvedWorkerOptions> {
-  const queues = options.queues?.length
-    ? [...options.queues]
-    : ((await scheduler.queueNames?.()) ?? []).length
-      ? [...((await scheduler.queueNames?.()) ?? [])]
-      : ['bullbeat'];
+  let queues = options.queues?.length ? [...options.queues] : [...((await scheduler.queueNames?.()) ?? [])];
+  if (queues.length === 0) queues = ['bullbeat'];
   const leaseTtlMs = options.leaseTtlMs ?? 30_000;
   const limiters: Record<string, { max: number; durationMs: number }> = {};
   for (const queue of queues) {
