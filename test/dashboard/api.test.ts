@@ -240,12 +240,13 @@ describe('dashboard API over HTTP', () => {
 
   it('refuses missing or wrong credentials with 401, and keeps /healthz and /readyz open', async () => {
     const wrongBasic = `Basic ${Buffer.from('admin:wrong').toString('base64')}`;
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       {},
       { authorization: 'Bearer nope' },
       { authorization: wrongBasic },
       { authorization: 'Token x' },
-    ]) {
+    ];
+    for (const headers of attempts) {
       for (const [method, path] of [
         ['GET', '/api/schedules'],
         ['POST', '/api/schedules'],
