@@ -4,7 +4,7 @@ export {
   loadJobsModule,
   type ModuleWorkerHandle,
 } from './create-worker-from-module.js';
-export { LeaseStore, type SlotGrant } from './lease-store.js';
+export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export * from './middleware/index.js';
 export {
   type OccurrenceJobData,

@@ -104,3 +104,27 @@ export class LeaseStore {
     return this.redis.bullbeatCountLive(keys.lease(scheduleId));
   }
 }
+
+/**
+ * Runs going on right now, per schedule, anywhere in the cluster (live leases, judged by Redis
+ * `TIME`): for `toJSON()`'s active instances and dashboards. One round trip for any number of ids.
+ */
+export async function activeRuns(
+  redis: Redis,
+  keys: Keys,
+  scheduleIds: readonly string[],
+): Promise<Map<string, number>> {
+  const result = new Map<string, number>();
+  if (scheduleIds.length === 0) return result;
+  const [seconds, micros] = await redis.time();
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const pipeline = redis.pipeline();
+  for (const id of scheduleIds) pipeline.zcount(keys.lease(id), `(${now}`, '+inf');
+  const replies = (await pipeline.exec()) ?? [];
+  scheduleIds.forEach((id, i) => {
+    const [error, count] = replies[i] ?? [null, 0];
+    if (error) throw error;
+    result.set(id, Number(count));
+  });
+  return result;
+}

@@ -111,7 +111,7 @@ export class OccurrenceRunner {
         { outcome: 'succeeded', finishedAt: this.options.clock.now(), attempts: attempt },
         ['runs'],
       );
-      return result;
+      return serializable(result, logger);
     } catch (error) {
       await this.recordFailure(occurrence, job, attempt, error, logger);
       throw error;
@@ -293,6 +293,17 @@ export class OccurrenceRunner {
     } catch (err) {
       this.options.logger.error({ err, event }, 'an event listener threw');
     }
+  }
+}
+
+/** The handler's result as BullMQ's return value, or undefined when it does not survive JSON. */
+function serializable(result: unknown, logger: Logger): unknown {
+  try {
+    JSON.stringify(result);
+    return result;
+  } catch (err) {
+    logger.warn({ err }, 'the handler result is not JSON-serializable; the job keeps no return value');
+    return undefined;
   }
 }
 

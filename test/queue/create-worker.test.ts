@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { activeRuns } from '../../src/queue/lease-store.js';
 import type { Middleware, RunContext } from '../../src/queue/pipeline.js';
 import { keys } from '../../src/scheduler/keys.js';
 import { RunHistory } from '../../src/scheduler/run-history.js';
@@ -178,6 +179,7 @@ describe('createWorker', () => {
     const { history, scheduler } = await setup((s) => s.register('long', () => gate), 2);
     const first = await bed.enqueue('long', { fireAt: 1 });
     await waitFor(async () => (await history.get('long', 1))?.outcome === 'running');
+    expect((await activeRuns(bed.redis, keys(bed.prefix), ['long', 'other'])).get('long')).toBe(1);
     const second = await bed.enqueue('long', { fireAt: 2 });
     expect(await settled(second.id)).toBe('completed');
     expect((await bed.queue.getJob(second.id as string))?.returnvalue).toEqual({ skipped: 'overlap' });
@@ -191,6 +193,7 @@ describe('createWorker', () => {
     release();
     expect(await settled(first.id)).toBe('completed');
     expect(await history.counts('long')).toMatchObject({ runs: 1, skipped: 1 });
+    expect(await activeRuns(bed.redis, keys(bed.prefix), ['long'])).toEqual(new Map([['long', 0]]));
     // The slot is free again.
     const third = await bed.enqueue('long', { fireAt: 3 });
     expect(await settled(third.id)).toBe('completed');
