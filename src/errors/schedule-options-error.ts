@@ -14,6 +14,9 @@ export class ScheduleOptionsError extends BullbeatError {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`${scheduleId === undefined ? 'scheduler' : `schedule "${scheduleId}"`}: ${field}: ${reason}`, options);
+    super(
+      `${scheduleId === undefined ? 'scheduler' : `schedule "${scheduleId}"`}: ${field}: ${reason}`,
+      options,
+    );
   }
 }

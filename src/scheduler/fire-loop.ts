@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { type OccurrenceJobData, occurrenceJobId } from '../queue/occurrence-job.js';
-import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { Trigger } from '../triggers/trigger.js';
+import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { occurrenceField } from './keys.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import type { RunHistory } from './run-history.js';
@@ -133,7 +133,8 @@ export class FireLoop {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token);
       const at = performance.now();
-      if (res.claims.length === 0) this.stats.earlyWakeups += res.nextDue !== null && res.nextDue > res.now ? 1 : 0;
+      if (res.claims.length === 0)
+        this.stats.earlyWakeups += res.nextDue !== null && res.nextDue > res.now ? 1 : 0;
       this.deps.events.emit('wake', {
         early: res.claims.length === 0,
         lateMs: Math.max(0, Math.round(wokeLate)),
@@ -214,7 +215,13 @@ export class FireLoop {
         records.push({
           fireAt: m.fireAt,
           field: occurrenceField(m.fireAt),
-          patch: { scheduleId: def.id, fireAt: m.fireAt, kind: 'scheduled', outcome: 'missed', reason: m.reason },
+          patch: {
+            scheduleId: def.id,
+            fireAt: m.fireAt,
+            kind: 'scheduled',
+            outcome: 'missed',
+            reason: m.reason,
+          },
           counter: 'missed',
         });
       }
@@ -248,9 +255,11 @@ export class FireLoop {
     }
     await this.deps.store.complete(completions, now);
     let soonest: number | null = null;
-    for (const c of completions) if (c.next !== null && (soonest === null || c.next < soonest)) soonest = c.next;
+    for (const c of completions)
+      if (c.next !== null && (soonest === null || c.next < soonest)) soonest = c.next;
     // Claims this process could not plan stay claimed; wake when their lease lapses.
-    if (work.length < claims.length) soonest = Math.min(soonest ?? Infinity, now + this.deps.options.claimLeaseMs);
+    if (work.length < claims.length)
+      soonest = Math.min(soonest ?? Infinity, now + this.deps.options.claimLeaseMs);
 
     for (const { cached, plan } of work) {
       const def = cached.def;
@@ -267,7 +276,12 @@ export class FireLoop {
         };
         this.deps.events.emit('fired', ev);
         if (plan.lateMs > this.deps.options.lateThresholdMs) {
-          this.deps.events.emit('late', { scheduleId: def.id, name: def.name, fireAt: ev.fireAt, lateMs: plan.lateMs });
+          this.deps.events.emit('late', {
+            scheduleId: def.id,
+            name: def.name,
+            fireAt: ev.fireAt,
+            lateMs: plan.lateMs,
+          });
         }
       }
       if (plan.missed.length > 0) {

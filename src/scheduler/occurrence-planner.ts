@@ -1,6 +1,6 @@
+import type { Trigger } from '../triggers/trigger.js';
 import type { SkipReason } from './run-record.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
-import type { Trigger } from '../triggers/trigger.js';
 
 /** How many occurrences one plan walks at most (a scheduler down for a day with a 0.1 s interval). */
 export const MAX_WALK = 10_000;

@@ -8,7 +8,8 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
   };
   const int = (field: string, v: number | undefined, dflt: number, min: number): number => {
     if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) fail(field, `must be an integer >= ${min}, got ${String(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+      fail(field, `must be an integer >= ${min}, got ${String(v)}`);
     return v;
   };
   const prefix = o.prefix ?? 'bullbeat';
@@ -18,7 +19,8 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     fail('defaultQueue', 'must be a non-empty string without ":"');
   }
   const role = o.role ?? 'scheduler';
-  if (role !== 'scheduler' && role !== 'client') fail('role', `must be "scheduler" or "client", got ${String(role)}`);
+  if (role !== 'scheduler' && role !== 'client')
+    fail('role', `must be "scheduler" or "client", got ${String(role)}`);
   return {
     prefix,
     connection: o.connection ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

@@ -60,12 +60,15 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
   const instant = (field: string, v: unknown): number | undefined => {
     if (v === undefined) return undefined;
     const t = v instanceof Date ? v.getTime() : v;
-    if (typeof t !== 'number' || !Number.isFinite(t)) fail(field, `must be epoch ms or a valid Date, got ${show(v)}`);
+    if (typeof t !== 'number' || !Number.isFinite(t))
+      fail(field, `must be epoch ms or a valid Date, got ${show(v)}`);
     return t as number;
   };
   const misfire = o.misfire ?? 'once';
-  if (!MISFIRE.includes(misfire)) fail('misfire', `must be one of "once", "all", "skip", got ${show(misfire)}`);
-  if (o.coalesce !== undefined && typeof o.coalesce !== 'boolean') fail('coalesce', `must be a boolean, got ${show(o.coalesce)}`);
+  if (!MISFIRE.includes(misfire))
+    fail('misfire', `must be one of "once", "all", "skip", got ${show(misfire)}`);
+  if (o.coalesce !== undefined && typeof o.coalesce !== 'boolean')
+    fail('coalesce', `must be a boolean, got ${show(o.coalesce)}`);
   const middleware = o.middleware ?? [];
   if (!Array.isArray(middleware) || middleware.some((m) => typeof m !== 'function')) {
     fail('middleware', 'must be an array of middleware functions');
@@ -78,9 +81,11 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
   }
   const startAt = instant('startAt', o.startAt);
   const endAt = instant('endAt', o.endAt);
-  if (startAt !== undefined && endAt !== undefined && endAt < startAt) fail('endAt', 'must not be before startAt');
+  if (startAt !== undefined && endAt !== undefined && endAt < startAt)
+    fail('endAt', 'must not be before startAt');
 
-  if (typeof input.trigger?.nextFire !== 'function') fail('trigger', 'must be an object with a nextFire method');
+  if (typeof input.trigger?.nextFire !== 'function')
+    fail('trigger', 'must be an object with a nextFire method');
   const json = serializeTrigger(input.trigger);
   const codeOnly = json.type === 'custom';
 
@@ -95,7 +100,9 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
       maxInstances: int('maxInstances', o.maxInstances, 0) ?? 1,
       coalesce: o.coalesce ?? true,
       ...(o.exclusionGroup !== undefined && { exclusionGroup: o.exclusionGroup }),
-      ...(o.exclusionWaitMs !== undefined && { exclusionWaitMs: int('exclusionWaitMs', o.exclusionWaitMs, 0) }),
+      ...(o.exclusionWaitMs !== undefined && {
+        exclusionWaitMs: int('exclusionWaitMs', o.exclusionWaitMs, 0),
+      }),
       ...(o.timeoutMs !== undefined && { timeoutMs: int('timeoutMs', o.timeoutMs, 1) }),
     },
     attempts: int('attempts', o.attempts, 1) ?? 1,
@@ -116,7 +123,8 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
 /** A built-in trigger's JSON, or the custom marker. */
 export function serializeTrigger(trigger: Trigger): TriggerJSON | CustomTriggerJSON {
   const toJSON = (trigger as { toJSON?: () => unknown }).toJSON;
-  if (typeof toJSON === 'function' && isSerializableTrigger(trigger)) return toJSON.call(trigger) as TriggerJSON;
+  if (typeof toJSON === 'function' && isSerializableTrigger(trigger))
+    return toJSON.call(trigger) as TriggerJSON;
   return { type: 'custom', kind: trigger.constructor?.name ?? 'Object' };
 }
 

@@ -125,7 +125,16 @@ export class ScheduleStore {
 
   async claim(batch: number, leaseMs: number, token: string): Promise<ClaimResult> {
     const k = this.keys;
-    const raw = await this.redis.bbClaim(k.due, k.inflight, k.claim, k.schedules, k.state, batch, leaseMs, token);
+    const raw = await this.redis.bbClaim(
+      k.due,
+      k.inflight,
+      k.claim,
+      k.schedules,
+      k.state,
+      batch,
+      leaseMs,
+      token,
+    );
     const claims: Claim[] = [];
     for (let i = 3; i + 4 < raw.length; i += 5) {
       const at = String(raw[i + 1]);
@@ -168,7 +177,16 @@ export class ScheduleStore {
   /** Move a schedule between statuses: 1 done, 0 no such schedule, -1 not in one of `from`. */
   setStatus(id: string, from: string, to: StateCode, next: number | null = null): Promise<number> {
     const k = this.keys;
-    return this.redis.bbSetStatus(k.state, k.due, k.inflight, k.resched, id, from, to, next === null ? '' : next);
+    return this.redis.bbSetStatus(
+      k.state,
+      k.due,
+      k.inflight,
+      k.resched,
+      id,
+      from,
+      to,
+      next === null ? '' : next,
+    );
   }
 
   /** Delete a schedule with its history (only if its status is `onlyIf`, when given). */
@@ -191,7 +209,9 @@ export class ScheduleStore {
     return n === 1;
   }
 
-  async get(id: string): Promise<{ def: ScheduleDefinition; state: ScheduleState; next: number | null } | null> {
+  async get(
+    id: string,
+  ): Promise<{ def: ScheduleDefinition; state: ScheduleState; next: number | null } | null> {
     const k = this.keys;
     const res = (await this.redis
       .multi()
@@ -229,7 +249,8 @@ export class ScheduleStore {
       if (!defJSON || !state) return;
       const due = res[3 + i]?.[1] as string | null;
       const claim = claims[i];
-      const next = due !== null && due !== undefined ? Number(due) : claim ? Number(claim.split('|')[0]) : null;
+      const next =
+        due !== null && due !== undefined ? Number(due) : claim ? Number(claim.split('|')[0]) : null;
       out.push({ def: JSON.parse(defJSON) as ScheduleDefinition, state, next });
     });
     return out;

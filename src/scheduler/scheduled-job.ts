@@ -1,4 +1,4 @@
-import pino from 'pino';
+import type pino from 'pino';
 import { composePipeline, type Middleware, type RunContext } from '../queue/pipeline.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { JobStatus } from './job-status.js';
@@ -97,11 +97,7 @@ export class ScheduledJob {
   /** Copy a stored state into this handle. */
   applyState(state: ScheduleState, next: number | null): void {
     this.status =
-      state.status === 'a'
-        ? JobStatus.ACTIVE
-        : state.status === 'c'
-          ? JobStatus.COMPLETED
-          : JobStatus.PAUSED;
+      state.status === 'a' ? JobStatus.ACTIVE : state.status === 'c' ? JobStatus.COMPLETED : JobStatus.PAUSED;
     this.orphaned = state.status === 'o';
     this.nextRunTime = state.status === 'a' ? next : null;
     this.lastRunTime = state.lastFireAt;
@@ -111,11 +107,17 @@ export class ScheduledJob {
 
   /** Run the handler now, in this process, under its middleware (Sillo's `run()`); no queue involved. */
   async run(ctx: Partial<RunContext> = {}): Promise<unknown> {
-    if (!this.fn) throw new TypeError(`schedule "${this.id}" has no local function to run (it targets a queue)`);
-    const handler = await composePipeline(this.fn as (...args: unknown[]) => unknown, this.def.args, this.middleware, {
-      id: this.id,
-      name: this.name,
-    });
+    if (!this.fn)
+      throw new TypeError(`schedule "${this.id}" has no local function to run (it targets a queue)`);
+    const handler = await composePipeline(
+      this.fn as (...args: unknown[]) => unknown,
+      this.def.args,
+      this.middleware,
+      {
+        id: this.id,
+        name: this.name,
+      },
+    );
     this.currentInstances++;
     try {
       const result = await handler({
@@ -160,7 +162,10 @@ export class ScheduledJob {
       id: this.id,
       name: this.name,
       status: this.status,
-      trigger: this.def.trigger.type === 'custom' ? this.def.trigger.kind : (this.trigger.constructor?.name ?? 'Trigger'),
+      trigger:
+        this.def.trigger.type === 'custom'
+          ? this.def.trigger.kind
+          : (this.trigger.constructor?.name ?? 'Trigger'),
       nextRunTime: this.nextRunTime,
       runs: this.runs,
       errors: this.errors,

@@ -7,9 +7,9 @@ import { type OccurrenceJobData, occurrenceJobId } from '../queue/occurrence-job
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
-import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { Trigger } from '../triggers/trigger.js';
-import { FireLoop, type FireHooks } from './fire-loop.js';
+import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import { type FireHooks, FireLoop, type FireLoopStats } from './fire-loop.js';
 import { JobStatus } from './job-status.js';
 import { type Keys, keys } from './keys.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
@@ -17,8 +17,13 @@ import { resolveScheduleOptions } from './resolve-schedule-options.js';
 import { RunHistory } from './run-history.js';
 import type { RunRecord } from './run-record.js';
 import { type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
-import type { CronScheduleOptions, EveryOptions, ScheduleOptions, ScheduleTarget } from './schedule-options.js';
-import { ScheduleStore, type ScheduleState } from './schedule-store.js';
+import type {
+  CronScheduleOptions,
+  EveryOptions,
+  ScheduleOptions,
+  ScheduleTarget,
+} from './schedule-options.js';
+import { type ScheduleState, ScheduleStore } from './schedule-store.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
@@ -28,7 +33,10 @@ export interface ScheduleDecorator {
   // The method-decorator overload comes first: TypeScript checks a decorator against the first
   // overload, and `ScheduledJob` is not a valid method-decorator return type.
   // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
-  <This, F extends (this: This, ...args: any[]) => unknown>(fn: F, context: ClassMethodDecoratorContext<This, F>): void;
+  <This, F extends (this: This, ...args: any[]) => unknown>(
+    fn: F,
+    context: ClassMethodDecoratorContext<This, F>,
+  ): void;
   // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
   <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;
 }
@@ -85,6 +93,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private _history: HistoryAccess | undefined;
   private subscriber: Redis | undefined;
   private loop: FireLoop | undefined;
+  private lastLoopStats: FireLoopStats | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private started = false;
   private startedAt = 0;
@@ -96,8 +105,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     this.options = resolveManagerOptions(options);
     this.prefix = this.options.prefix;
     this.keys = keys(this.prefix);
-    this.logger =
-      this.options.logger ?? pino({ name: 'bullbeat', level: process.env.LOG_LEVEL ?? 'info' });
+    this.logger = this.options.logger ?? pino({ name: 'bullbeat', level: process.env.LOG_LEVEL ?? 'info' });
   }
 
   /** This manager's own Redis client (created on first use). */
@@ -148,11 +156,19 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * consumer) on `trigger`. Returns at once; `job.saved` settles when it is in Redis (code schedules
    * are saved by `start()`; after start, or for a target, right away).
    */
-  schedule(fnOrTarget: AnyFn | ScheduleTarget, trigger: Trigger, options: ScheduleOptions = {}): ScheduledJob {
+  schedule(
+    fnOrTarget: AnyFn | ScheduleTarget,
+    trigger: Trigger,
+    options: ScheduleOptions = {},
+  ): ScheduledJob {
     const isFn = typeof fnOrTarget === 'function';
     const target = isFn ? undefined : (fnOrTarget as ScheduleTarget);
     if (!isFn && (typeof target !== 'object' || target === null || typeof target.name !== 'string')) {
-      throw new ScheduleOptionsError(options.id ?? options.name, 'target', 'must be a function or { queue?, name }');
+      throw new ScheduleOptionsError(
+        options.id ?? options.name,
+        'target',
+        'must be a function or { queue?, name }',
+      );
     }
     const source = isFn && !this.started ? 'code' : 'runtime';
     const resolved = resolveScheduleOptions({
@@ -163,17 +179,28 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       trigger,
       source,
     });
-    const job = new ScheduledJob(this, resolved.def, trigger, isFn ? (fnOrTarget as AnyFn) : undefined, resolved.middleware);
+    const job = new ScheduledJob(
+      this,
+      resolved.def,
+      trigger,
+      isFn ? (fnOrTarget as AnyFn) : undefined,
+      resolved.middleware,
+    );
     const previous = this.local.get(job.id);
     if (previous) {
-      this.logger.warn({ scheduleId: job.id }, 'bullbeat: schedule id defined twice; the last definition wins');
+      this.logger.warn(
+        { scheduleId: job.id },
+        'bullbeat: schedule id defined twice; the last definition wins',
+      );
       if (this.byName.get(previous.name) === previous) this.byName.delete(previous.name);
     }
     this.local.set(job.id, job);
     if (job.fn) this.byName.set(job.name, job);
     if (this.started || !isFn) {
       const saved = this.persist(job);
-      saved.catch((err) => this.logger.error({ err, scheduleId: job.id }, 'bullbeat: saving schedule failed'));
+      saved.catch((err) =>
+        this.logger.error({ err, scheduleId: job.id }, 'bullbeat: saving schedule failed'),
+      );
       job.saved = saved;
     }
     return job;
@@ -207,7 +234,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       if (context && typeof context === 'object' && context.kind === 'method') {
         const name = options.name ?? String(context.name);
         context.addInitializer(function (this: unknown) {
-          manager.schedule((fn as (...a: unknown[]) => unknown).bind(this) as AnyFn, trigger, { ...options, name });
+          manager.schedule((fn as (...a: unknown[]) => unknown).bind(this) as AnyFn, trigger, {
+            ...options,
+            name,
+          });
         });
         return undefined;
       }
@@ -283,13 +313,16 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       const names = new Map<string, string>();
       const all = await this.redis.hgetall(this.keys.schedules);
       for (const [id, d] of Object.entries(all)) names.set(id, (JSON.parse(d) as ScheduleDefinition).name);
-      ids = ids.filter((id) => id.toLowerCase().includes(needle) || names.get(id)?.toLowerCase().includes(needle));
+      ids = ids.filter(
+        (id) => id.toLowerCase().includes(needle) || names.get(id)?.toLowerCase().includes(needle),
+      );
     }
     ids.sort();
     const offset = query.offset ?? 0;
     const page = ids.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
     const rows: Awaited<ReturnType<ScheduleStore['getMany']>> = [];
-    for (let i = 0; i < page.length; i += 1000) rows.push(...(await this.store.getMany(page.slice(i, i + 1000))));
+    for (let i = 0; i < page.length; i += 1000)
+      rows.push(...(await this.store.getMany(page.slice(i, i + 1000))));
     return { total: ids.length, items: await this.materialize(rows) };
   }
 
@@ -353,7 +386,15 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       queue: def.queue,
       jobId,
     });
-    this.emit('fired', { scheduleId: id, name: def.name, queue: def.queue, fireAt, kind: 'manual', jobId, lateMs: 0 });
+    this.emit('fired', {
+      scheduleId: id,
+      name: def.name,
+      queue: def.queue,
+      fireAt,
+      kind: 'manual',
+      jobId,
+      lateMs: 0,
+    });
     return { jobId, fireAt };
   }
 
@@ -431,7 +472,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         hooks: this.hooks,
       });
       await this.loop.start();
-      this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, this.options.completedRetentionMs));
+      this.pruneTimer = setInterval(
+        () => void this.prune(),
+        Math.min(60_000, this.options.completedRetentionMs),
+      );
       this.pruneTimer.unref();
     }
     this.started = true;
@@ -454,6 +498,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.pruneTimer = undefined;
     await this.loop?.stop();
+    this.lastLoopStats = this.loop?.stats;
     this.loop = undefined;
     await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
     this.queues.clear();
@@ -478,9 +523,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     await c?.quit().catch(() => c.disconnect());
   }
 
-  /** Fire-loop counters of this replica. */
-  get loopStats() {
-    return this.loop?.stats;
+  /** Fire-loop counters of this replica (of its last run, once stopped). */
+  get loopStats(): FireLoopStats | undefined {
+    return this.loop?.stats ?? this.lastLoopStats;
   }
 
   // ── internals ───────────────────────────────────────────────────────────────────────
@@ -532,7 +577,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     for (const [id, s] of states) {
       if (s.source !== 'code' || s.status !== 'a' || this.local.has(id)) continue;
       if ((await this.store.setStatus(id, 'a', 'o')) === 1) {
-        this.logger.warn({ scheduleId: id }, 'bullbeat: code schedule no longer defined in code; paused as orphaned');
+        this.logger.warn(
+          { scheduleId: id },
+          'bullbeat: code schedule no longer defined in code; paused as orphaned',
+        );
       }
     }
   }

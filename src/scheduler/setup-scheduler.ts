@@ -23,7 +23,9 @@ export function setupScheduler(
   const existing = app.locals.scheduler;
   if (existing instanceof SchedulerManager) return existing;
   const manager =
-    managerOrOptions instanceof SchedulerManager ? managerOrOptions : new SchedulerManager(managerOrOptions ?? {});
+    managerOrOptions instanceof SchedulerManager
+      ? managerOrOptions
+      : new SchedulerManager(managerOrOptions ?? {});
   app.locals.scheduler = manager;
   const holder = app as ExpressLike & { [WIRED]?: boolean };
   if (!holder[WIRED]) {

@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { DateTrigger } from '../../src/triggers/date-trigger.js';
-import { JobStatus } from '../../src/scheduler/job-status.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
+import { JobStatus } from '../../src/scheduler/job-status.js';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import { DateTrigger } from '../../src/triggers/date-trigger.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 
 describe('firing', () => {
@@ -53,7 +53,8 @@ describe('firing', () => {
     const jobs = await q.getJobs(['wait', 'active', 'completed']);
     await q.close();
     expect(jobs.length).toBe(ats.length);
-    for (const j of jobs) expect(j.timestamp).toBeGreaterThanOrEqual((j.data as { fireAt: number }).fireAt - 5);
+    for (const j of jobs)
+      expect(j.timestamp).toBeGreaterThanOrEqual((j.data as { fireAt: number }).fireAt - 5);
   });
 
   it('lifecycle: pause stops firing, resume restarts from the next occurrence, triggerNow runs once as manual', async () => {
@@ -84,12 +85,21 @@ describe('firing', () => {
     expect(await m.resume('life')).toBe(true);
     await until(() => fired.some((e) => e.fireAt > resumedAt));
     // Nothing between the pause and the resume was caught up.
-    expect(fired.filter((e) => e.kind !== 'manual' && e.fireAt > pausedAt + 100 && e.fireAt <= resumedAt)).toEqual([]);
+    expect(
+      fired.filter((e) => e.kind !== 'manual' && e.fireAt > pausedAt + 100 && e.fireAt <= resumedAt),
+    ).toEqual([]);
     const s = await m.stats();
     expect(s).toMatchObject({ jobsTotal: 1, jobsActive: 1, jobsPaused: 0 });
     expect(s.uptime).toBeGreaterThan(0);
     const json = (await m.get('life'))!.toJSON();
-    expect(json).toMatchObject({ id: 'life', name: 'life', status: 'active', trigger: 'IntervalTrigger', maxInstances: 1, coalesce: true });
+    expect(json).toMatchObject({
+      id: 'life',
+      name: 'life',
+      status: 'active',
+      trigger: 'IntervalTrigger',
+      maxInstances: 1,
+      coalesce: true,
+    });
     expect(json.lastRunTime).toBeGreaterThan(0);
     expect(json.createdAt).toBeGreaterThan(0);
     expect(json.activeInstances).toBe(0);

@@ -34,7 +34,15 @@ export function testEnv(tag: string) {
     /** BullMQ job ids on the test queue (every state). */
     async jobIds(name = queue): Promise<string[]> {
       const q = new Queue(name, { connection: { url: REDIS_URL } });
-      const jobs = await q.getJobs(['wait', 'active', 'completed', 'failed', 'delayed', 'paused', 'prioritized']);
+      const jobs = await q.getJobs([
+        'wait',
+        'active',
+        'completed',
+        'failed',
+        'delayed',
+        'paused',
+        'prioritized',
+      ]);
       await q.close();
       return jobs.filter((j) => j !== undefined).map((j) => j.id as string);
     },
@@ -65,7 +73,11 @@ export function everyMs(ms: number): Trigger {
 }
 
 /** Resolve when `check` returns true, polling (bounded by `timeoutMs`). */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 20): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  stepMs = 20,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('timed out waiting for a condition');

@@ -93,7 +93,13 @@ describe('planOccurrence', () => {
     const over = planOccurrence({ def: def({ maxRuns: 3 }), trigger: sec, fireAt: T0, now: T0, fired: 3 });
     expect(over.enqueue).toBeUndefined();
     expect(over.next).toBeNull();
-    const ended = planOccurrence({ def: def({ endAt: T0 + 1500 }), trigger: sec, fireAt: T0 + 1000, now: T0 + 1000, fired: 0 });
+    const ended = planOccurrence({
+      def: def({ endAt: T0 + 1500 }),
+      trigger: sec,
+      fireAt: T0 + 1000,
+      now: T0 + 1000,
+      fired: 0,
+    });
     expect(ended.enqueue?.fireAt).toBe(T0 + 1000);
     expect(ended.next).toBeNull();
   });

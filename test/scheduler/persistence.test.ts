@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { JobStatus } from '../../src/scheduler/job-status.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { JobStatus } from '../../src/scheduler/job-status.js';
 import { testEnv, until } from './helpers.js';
 
 describe('persistence', () => {
@@ -70,7 +70,10 @@ describe('persistence', () => {
   it('a runtime schedule (built-in trigger, queue target) survives a restart of every process', async () => {
     env = testEnv('runtime');
     const web = env.manager({ role: 'client' });
-    const job = web.schedule({ name: 'external-task' }, new IntervalTrigger(0.2), { id: 'ext', data: { x: 1 } });
+    const job = web.schedule({ name: 'external-task' }, new IntervalTrigger(0.2), {
+      id: 'ext',
+      data: { x: 1 },
+    });
     await job.saved;
     await web.close();
 

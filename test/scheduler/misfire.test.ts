@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../src/scheduler/run-record.js';
+import type { MisfirePolicy } from '../../src/scheduler/schedule-options.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { redisNow, testEnv, until } from './helpers.js';
+
+/**
+ * Every scheduler is stopped across several due times of a 0.2 s interval (grace 100 ms), then one
+ * starts again. Between the last occurrence before the stop and the first on-time one after the
+ * restart, each grid instant has exactly one record, as the policy says.
+ */
+async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}) {
+  const env = testEnv(`misfire-${policy}`);
+  try {
+    const define = (m: ReturnType<typeof env.manager>) =>
+      m.schedule(async function late() {}, new IntervalTrigger(0.2), {
+        misfire: policy,
+        misfireGraceMs: 100,
+        ...extra,
+      });
+    const a = env.manager();
+    define(a);
+    let lastBefore = 0;
+    a.on('fired', (e) => (lastBefore = Math.max(lastBefore, e.fireAt)));
+    await a.start();
+    await until(() => lastBefore > 0);
+    await a.stop();
+    const stoppedAt = await redisNow(env.redis);
+    await until(async () => (await redisNow(env.redis)) > stoppedAt + 1300, 10_000, 50); // ≥ 6 due times pass
+
+    const b = env.manager();
+    define(b);
+    const restartAt = await redisNow(env.redis);
+    const missedEvents: number[] = [];
+    b.on('missed', (e) => missedEvents.push(...e.fireAts));
+    let onTime = 0;
+    b.on('fired', (e) => {
+      if (e.kind === 'scheduled' && e.fireAt > restartAt) onTime = onTime || e.fireAt;
+    });
+    await b.start();
+    await until(() => onTime > 0);
+    await b.stop();
+    const records = (await b.history('late')).filter((r) => r.fireAt > lastBefore && r.fireAt < onTime);
+    records.sort((x, y) => x.fireAt - y.fireAt);
+    const grid: number[] = [];
+    for (let t = lastBefore + 200; t < onTime; t += 200) grid.push(t);
+    const counts = await b.history.counts('late');
+    return { records, grid, missedEvents, counts, restartAt };
+  } finally {
+    await env.cleanup();
+  }
+}
+
+const outcomes = (rs: RunRecord[]) =>
+  rs.map((r) => `${r.outcome}${r.reason ? `:${r.reason}` : ''}/${r.kind}`);
+
+describe('misfires after every scheduler was down', () => {
+  it("'skip' records each late occurrence as missed and runs none", async () => {
+    const { records, grid, missedEvents, counts } = await outage('skip');
+    expect(grid.length).toBeGreaterThanOrEqual(6);
+    expect(records.map((r) => r.fireAt)).toEqual(grid);
+    const late = records.filter((r) => r.outcome === 'missed');
+    expect(late.length).toBeGreaterThanOrEqual(5);
+    expect(late.every((r) => r.reason === 'misfire')).toBe(true);
+    // Only occurrences within the grace period at restart may run, on time.
+    expect(records.slice(late.length).every((r) => r.outcome === 'enqueued' && r.kind === 'scheduled')).toBe(
+      true,
+    );
+    expect(missedEvents.sort()).toEqual(late.map((r) => r.fireAt));
+    expect(counts.missed).toBe(late.length);
+  });
+
+  it("'once' runs a single catch-up for all of them and records the rest as missed", async () => {
+    const { records, grid } = await outage('once');
+    expect(records.map((r) => r.fireAt)).toEqual(grid);
+    const catchUp = records.filter((r) => r.kind === 'catch-up');
+    expect(catchUp.length).toBe(1);
+    expect(catchUp[0]).toMatchObject({ outcome: 'enqueued' });
+    expect(catchUp[0]!.coalesced).toBeGreaterThanOrEqual(5);
+    const i = records.indexOf(catchUp[0]!);
+    expect(records.slice(0, i).every((r) => r.outcome === 'missed' && r.reason === 'misfire')).toBe(true);
+    expect(i).toBe(catchUp[0]!.coalesced! - 1);
+  });
+
+  it("'all' runs each late occurrence, at most maxCatchUp (the newest), and records the older ones", async () => {
+    const { records, grid } = await outage('all', { maxCatchUp: 2 });
+    expect(records.map((r) => r.fireAt)).toEqual(grid);
+    const o = outcomes(records);
+    const catchUps = o.filter((x) => x === 'enqueued/catch-up').length;
+    expect(catchUps).toBe(2);
+    const firstCatchUp = o.indexOf('enqueued/catch-up');
+    expect(firstCatchUp).toBeGreaterThanOrEqual(3);
+    expect(o.slice(0, firstCatchUp).every((x) => x === 'missed:max-catch-up/scheduled')).toBe(true);
+    expect(o.slice(firstCatchUp, firstCatchUp + 2)).toEqual(['enqueued/catch-up', 'enqueued/catch-up']);
+    expect(o.slice(firstCatchUp + 2).every((x) => x === 'enqueued/scheduled')).toBe(true);
+  });
+});
