@@ -40,7 +40,6 @@ export function testEnv(tag: string) {
         'completed',
         'failed',
         'delayed',
-        'paused',
         'prioritized',
       ]);
       await q.close();
