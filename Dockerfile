@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# bullbeat: one image for every role. The command picks it:
+#   docker run IMAGE scheduler dist/examples/jobs.js
+#   docker run IMAGE worker dist/examples/jobs.js --concurrency 10
+#   docker run IMAGE dashboard --port 3000
+# Your own jobs module: build it to .js (tsx is a dev dependency and is not in this image) and copy it in.
+
+# ---- build: every dependency, compile TypeScript to dist/ ----
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+COPY workers ./workers
+COPY dashboard ./dashboard
+COPY examples ./examples
+RUN npm run build
+
+# ---- runtime: production dependencies and the built dist/ only, as the unprivileged `node` user ----
+FROM node:20-slim AS runtime
+ENV NODE_ENV=production \
+    LOG_FORMAT=json
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 3000
+# The CLI shuts down cleanly on SIGTERM (docker stop): schedulers stop claiming, workers let running
+# jobs finish for up to --grace-ms (default 30 s), then abort them. Give docker stop more than that.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "dist/src/cli/main.js"]
+CMD ["--help"]

@@ -1,0 +1,182 @@
+import type { Command } from 'commander';
+import type { DashboardServer } from '../../../dashboard/start-dashboard.js';
+import { ConfigError } from '../../errors/config-error.js';
+import { createWorker, type WorkerHandle } from '../../queue/create-worker.js';
+import type { SchedulerManager } from '../../scheduler/scheduler-manager.js';
+import { assertPortFree } from '../assert-port-free.js';
+import { resolveDashboardConfig, resolveWorkerConfig } from '../cli-config.js';
+import type { CliIO } from '../cli-io.js';
+import {
+  type CommandContext,
+  commandContext,
+  loadScheduler,
+  probeSchedulerRedis,
+} from '../command-context.js';
+import { probeRedis } from '../redis-probe.js';
+import { runUntilSignal } from '../run-until-signal.js';
+
+/**
+ * The queues a worker serves by default: those of the schedules whose job name has a handler in this
+ * jobs module (code-defined, or added at runtime under a handler's name). A queue whose schedules
+ * have no local handler belongs to another consumer (a plain BullMQ worker): bullbeat leaves it alone.
+ */
+export async function handledQueues(scheduler: SchedulerManager): Promise<string[]> {
+  const queues = new Set<string>();
+  for (const name of scheduler.handlerNames()) {
+    const entry = scheduler.handlerFor(name);
+    if (entry) queues.add(entry.job.queue);
+  }
+  for (const job of await scheduler.list()) {
+    if (scheduler.handlerFor(job.name)) queues.add(job.queue);
+  }
+  if (queues.size === 0) queues.add(scheduler.options.defaultQueue);
+  return [...queues].sort();
+}
+
+async function startWorker(
+  ctx: CommandContext,
+  scheduler: SchedulerManager,
+  graceMs?: number,
+): Promise<WorkerHandle> {
+  const worker = resolveWorkerConfig(ctx.sources);
+  const queues = worker.queues ?? (await handledQueues(scheduler));
+  const handle = await createWorker(scheduler, {
+    queues,
+    logger: ctx.logger,
+    ...(worker.concurrency !== undefined && { concurrency: worker.concurrency }),
+    ...(graceMs !== undefined && { shutdownGraceMs: graceMs }),
+  });
+  await handle.ready();
+  ctx.logger.info({ queues: handle.queues, handlers: scheduler.handlerNames() }, 'worker ready');
+  return handle;
+}
+
+async function startDashboardServer(
+  ctx: CommandContext,
+  options: { scheduler?: SchedulerManager; readOnly?: boolean },
+): Promise<DashboardServer> {
+  const dash = resolveDashboardConfig(ctx.sources);
+  const { startDashboard } = await import('../../../dashboard/start-dashboard.js');
+  const portSetting = ctx.sources.flags.port !== undefined ? '--port' : 'PORT';
+  // Open, the dashboard binds to loopback whatever the host asked for.
+  await assertPortFree(dash.open ? '127.0.0.1' : (dash.host ?? '0.0.0.0'), dash.port, portSetting);
+  try {
+    return await startDashboard({
+      port: dash.port,
+      ...(dash.host !== undefined && { host: dash.host }),
+      ...(dash.open && { open: true }),
+      ...(options.readOnly && { readOnly: true }),
+      logger: ctx.logger,
+      env: ctx.sources.env,
+      ...(options.scheduler
+        ? { scheduler: options.scheduler }
+        : {
+            schedulerOptions: {
+              prefix: ctx.config.prefix,
+              connection: ctx.config.redisUrl,
+              logger: ctx.logger,
+            },
+          }),
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EADDRINUSE')
+      throw new ConfigError(portSetting, `port ${dash.port} is already in use`, { cause: error });
+    if (code === 'EACCES')
+      throw new ConfigError(portSetting, `not allowed to listen on port ${dash.port}`, { cause: error });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new ConfigError('--host', `cannot listen on ${dash.host}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** `bullbeat dev <jobs-module>`: scheduler, worker and (unless --no-dashboard) dashboard in one process. */
+export function devCommand(io: CliIO) {
+  return async (specifier: string, options: { dashboard?: boolean }, command: Command): Promise<number> => {
+    const ctx = commandContext(io, command, 'dev');
+    resolveDashboardConfig(ctx.sources);
+    resolveWorkerConfig(ctx.sources);
+    const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    await probeSchedulerRedis(ctx, scheduler);
+    return runUntilSignal(ctx.logger, async () => {
+      let worker: WorkerHandle | undefined;
+      let dashboard: DashboardServer | undefined;
+      const stop = async () => {
+        await worker?.close();
+        await scheduler.stop();
+        await dashboard?.close();
+        await scheduler.close();
+      };
+      try {
+        await scheduler.start();
+        worker = await startWorker(ctx, scheduler);
+        if (options.dashboard !== false) dashboard = await startDashboardServer(ctx, { scheduler });
+      } catch (error) {
+        await stop().catch(() => undefined);
+        throw error;
+      }
+      ctx.logger.info(
+        { jobsModule: path, prefix: scheduler.prefix, ...(dashboard && { dashboard: dashboard.url }) },
+        dashboard ? `bullbeat dev: running; dashboard at ${dashboard.url}` : 'bullbeat dev: running',
+      );
+      return stop;
+    });
+  };
+}
+
+/** `bullbeat scheduler <jobs-module>` (alias `schedule:run`): one scheduler replica. */
+export function schedulerCommand(io: CliIO) {
+  return async (specifier: string, _options: unknown, command: Command): Promise<number> => {
+    const ctx = commandContext(io, command, 'scheduler');
+    const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    await probeSchedulerRedis(ctx, scheduler);
+    return runUntilSignal(ctx.logger, async () => {
+      await scheduler.start();
+      ctx.logger.info({ jobsModule: path, prefix: scheduler.prefix }, 'scheduler replica running');
+      return () => scheduler.stop();
+    });
+  };
+}
+
+/** `bullbeat worker <jobs-module>`: consume the schedules' queues and run their handlers. */
+export function workerCommand(io: CliIO) {
+  return async (specifier: string, options: { graceMs?: string }, command: Command): Promise<number> => {
+    const ctx = commandContext(io, command, 'worker');
+    resolveWorkerConfig(ctx.sources);
+    const graceMs = Number(options.graceMs ?? '30000');
+    if (!Number.isInteger(graceMs) || graceMs < 0) {
+      throw new ConfigError(
+        '--grace-ms',
+        `expected a whole number of milliseconds (got "${options.graceMs}")`,
+      );
+    }
+    const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    await probeSchedulerRedis(ctx, scheduler);
+    return runUntilSignal(
+      ctx.logger,
+      async () => {
+        const worker = await startWorker(ctx, scheduler, graceMs);
+        ctx.logger.info({ jobsModule: path }, 'worker running');
+        return async () => {
+          await worker.close();
+          await scheduler.close();
+        };
+      },
+      { stopDeadlineMs: graceMs + 15_000 },
+    );
+  };
+}
+
+/** `bullbeat dashboard`: the dashboard alone, on the configured Redis and prefix. */
+export function dashboardCommand(io: CliIO) {
+  return async (options: { readOnly?: boolean }, command: Command): Promise<number> => {
+    const ctx = commandContext(io, command, 'dashboard');
+    resolveDashboardConfig(ctx.sources);
+    await probeRedis(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+    return runUntilSignal(ctx.logger, async () => {
+      const server = await startDashboardServer(ctx, { readOnly: options.readOnly === true });
+      return () => server.close();
+    });
+  };
+}

@@ -1,0 +1,130 @@
+import { existsSync, statSync } from 'node:fs';
+import { extname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { JobsModuleError } from '../errors/jobs-module-error.js';
+import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+
+const EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
+const TYPESCRIPT = new Set(['.ts', '.mts', '.cts']);
+
+/** A loaded jobs module: the file it came from and the scheduler its default export gave. */
+export interface LoadedJobsModule {
+  /** The absolute path of the file. */
+  path: string;
+  scheduler: SchedulerManager;
+}
+
+/** The file a specifier names: as written, then with each known extension, then as a folder's index. */
+export function resolveJobsModule(specifier: string, cwd: string): string {
+  const base = resolve(cwd, specifier);
+  const candidates = [
+    base,
+    ...EXTENSIONS.map((ext) => base + ext),
+    ...EXTENSIONS.map((ext) => join(base, `index${ext}`)),
+  ];
+  for (const candidate of candidates) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  throw new JobsModuleError(base, `no such file (also tried ${EXTENSIONS.join(', ')} and index files)`);
+}
+
+let tsxRegistered: Promise<void> | undefined;
+
+async function registerTsx(path: string): Promise<void> {
+  tsxRegistered ??= (async () => {
+    try {
+      const api = await import('tsx/esm/api');
+      api.register();
+    } catch (cause) {
+      tsxRegistered = undefined;
+      throw new JobsModuleError(
+        path,
+        'a TypeScript jobs module needs tsx (npm install --save-dev tsx), or build it to .js and pass that',
+        { cause },
+      );
+    }
+  })();
+  await tsxRegistered;
+}
+
+/** Where in the user's code an error was thrown: the first stack frame outside node and node_modules. */
+function userFrame(error: unknown): string | undefined {
+  const stack = (error as { stack?: unknown } | undefined)?.stack;
+  if (typeof stack !== 'string') return undefined;
+  for (const line of stack.split('\n').slice(1)) {
+    const m = /\(?((?:file:\/\/)?\/[^()\s]+:\d+:\d+)\)?\s*$/.exec(line.trim());
+    const where = m?.[1];
+    if (!where || where.includes('/node_modules/') || where.includes('/src/cli/')) continue;
+    const file = where.startsWith('file://') ? fileURLToPath(where.replace(/:\d+:\d+$/, '')) : undefined;
+    const position = /:\d+:\d+$/.exec(where)?.[0] ?? '';
+    return file ? relative(process.cwd(), file) + position : relative(process.cwd(), where);
+  }
+  return undefined;
+}
+
+function describeCause(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const head = (error.message.split('\n')[0] ?? '').trim();
+    const where = userFrame(error);
+    return `${error.name}${typeof code === 'string' ? ` [${code}]` : ''}: ${head}${where ? ` (at ${where})` : ''}`;
+  }
+  return String(error);
+}
+
+const isClass = (fn: unknown) =>
+  typeof fn === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(fn));
+
+/** Duck-typed, so that a scheduler built from the sources (through tsx) is accepted by the built CLI. */
+export function isSchedulerManager(value: unknown): value is SchedulerManager {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return ['start', 'stop', 'list', 'schedule', 'pause', 'resume'].every((m) => typeof v[m] === 'function');
+}
+
+/**
+ * Imports a jobs module (`.js`, or `.ts` through tsx) and returns the `SchedulerManager` that its
+ * default export is or returns. Every failure is a `JobsModuleError` naming the file and the cause.
+ */
+export async function loadJobsModule(specifier: string, cwd = process.cwd()): Promise<LoadedJobsModule> {
+  const path = resolveJobsModule(specifier, cwd);
+  if (TYPESCRIPT.has(extname(path))) await registerTsx(path);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (cause) {
+    throw new JobsModuleError(path, `failed to load: ${describeCause(cause)}`, { cause });
+  }
+  let exported = mod.default;
+  // A CommonJS module's `module.exports = { default }` arrives one level deeper.
+  if (exported && typeof exported === 'object' && !isSchedulerManager(exported) && 'default' in exported) {
+    exported = (exported as { default: unknown }).default;
+  }
+  if (exported === undefined) {
+    throw new JobsModuleError(
+      path,
+      'has no default export (export default a SchedulerManager, or a function returning one)',
+    );
+  }
+  if (isClass(exported)) {
+    throw new JobsModuleError(
+      path,
+      'its default export is a class; export an instance (new SchedulerManager())',
+    );
+  }
+  if (typeof exported === 'function') {
+    try {
+      exported = await (exported as () => unknown)();
+    } catch (cause) {
+      throw new JobsModuleError(path, `its default export threw: ${describeCause(cause)}`, { cause });
+    }
+  }
+  if (!isSchedulerManager(exported)) {
+    const what = exported === null ? 'null' : typeof exported;
+    throw new JobsModuleError(
+      path,
+      `its default export is not a SchedulerManager (got ${what}); export default a SchedulerManager, or a function returning one`,
+    );
+  }
+  return { path, scheduler: exported };
+}

@@ -1,0 +1,160 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { CliIO } from './cli-io.js';
+import { ExitCode } from './exit-codes.js';
+import { packageVersion } from './package-version.js';
+
+/** The exit code the action of the command that ran asked for (commander actions return nothing). */
+export interface ProgramResult {
+  code: number;
+}
+
+const positiveInt = (what: string) => (value: string) => {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
+    throw new InvalidArgumentError(`expected ${what}`);
+  }
+  return Number(value);
+};
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  done, or stopped cleanly on SIGINT/SIGTERM
+  1  failure while running
+  2  bad usage or configuration (flag, environment variable, jobs module, expression)
+  3  Redis unreachable
+  4  no schedule with that id`;
+
+const ENV_HELP = `
+Environment (flags win):
+  REDIS_URL                  redis://127.0.0.1:6379
+  BULLBEAT_PREFIX            bullbeat
+  LOG_LEVEL                  info (fatal, error, warn, info, debug, trace, silent)
+  LOG_FORMAT                 pretty on a terminal, json otherwise
+  BULLBEAT_REDIS_TIMEOUT_MS  3000
+  PORT, HOST                 the dashboard's address (3000, 0.0.0.0)
+  BULLBEAT_DASHBOARD_TOKEN, BULLBEAT_DASHBOARD_USER, BULLBEAT_DASHBOARD_PASSWORD   dashboard credentials
+  BULLBEAT_QUEUES, BULLBEAT_CONCURRENCY                                            worker settings`;
+
+/**
+ * Builds the `bullbeat` program. Each action stores its exit code in `result`; actions are loaded
+ * lazily so that `--help` and `schedule:next` never import BullMQ.
+ */
+export function createProgram(io: CliIO, result: ProgramResult): Command {
+  const program = new Command('bullbeat');
+  program
+    .description("Sillo's scheduler on BullMQ: schedules fire exactly once per occurrence onto a queue.")
+    .version(packageVersion(), '-V, --version')
+    .option('--redis-url <url>', 'Redis to use (env REDIS_URL; default redis://127.0.0.1:6379)')
+    .option('--prefix <prefix>', "bullbeat's key prefix (env BULLBEAT_PREFIX; default bullbeat)")
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)')
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'json or pretty (env LOG_FORMAT; default pretty on a terminal)',
+      ).choices(['json', 'pretty']),
+    )
+    .option(
+      '--redis-timeout-ms <ms>',
+      'how long to wait for Redis (env BULLBEAT_REDIS_TIMEOUT_MS; default 3000)',
+    )
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .addHelpText('after', `${ENV_HELP}\n${EXIT_CODES_HELP}`);
+
+  const run =
+    (load: () => Promise<(...args: never[]) => Promise<number>>) =>
+    async (...args: unknown[]) => {
+      const action = await load();
+      result.code = await (action as (...a: unknown[]) => Promise<number>)(...args);
+    };
+
+  const command = (name: string, description: string) =>
+    program
+      .command(name)
+      .description(description)
+      .showHelpAfterError('(run with --help for usage)')
+      .exitOverride()
+      .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  command('dev', 'scheduler, worker and dashboard in one process, for development')
+    .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
+    .option('--port <n>', 'dashboard port (env PORT; default 3000)')
+    .option('--host <host>', 'dashboard address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
+    .option('--open', 'dashboard without credentials, on 127.0.0.1 only (env BULLBEAT_DASHBOARD_OPEN=1)')
+    .option('--no-dashboard', 'do not start the dashboard')
+    .option('--queues <a,b>', 'queues to work (env BULLBEAT_QUEUES; default every queue of the schedules)')
+    .option('--concurrency <n>', 'jobs run at once per queue (env BULLBEAT_CONCURRENCY; default 10)')
+    .action(run(async () => (await import('./commands/services.js')).devCommand(io)));
+
+  command('scheduler', 'run a scheduler replica: upsert the schedules and enqueue their occurrences')
+    .alias('schedule:run')
+    .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
+    .action(run(async () => (await import('./commands/services.js')).schedulerCommand(io)));
+
+  command('worker', "run a worker: consume the schedules' queues and run their handlers")
+    .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
+    .option('--queues <a,b>', 'queues to work (env BULLBEAT_QUEUES; default every queue of the schedules)')
+    .option('--concurrency <n>', 'jobs run at once per queue (env BULLBEAT_CONCURRENCY; default 10)')
+    .option(
+      '--grace-ms <ms>',
+      'on shutdown, how long running jobs may finish before they are aborted',
+      '30000',
+    )
+    .action(run(async () => (await import('./commands/services.js')).workerCommand(io)));
+
+  command('dashboard', 'serve the dashboard: Bull Board, the schedules page, the JSON API, /metrics')
+    .option('--port <n>', 'port (env PORT; default 3000)')
+    .option('--host <host>', 'address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
+    .option('--open', 'run without credentials, on 127.0.0.1 only (env BULLBEAT_DASHBOARD_OPEN=1)')
+    .option('--read-only', "Bull Board's read-only mode; the API refuses writes")
+    .action(run(async () => (await import('./commands/services.js')).dashboardCommand(io)));
+
+  command('schedule:list', 'list the schedules in Redis: a table, or JSON')
+    .option('--json', 'print JSON (one array of schedules)')
+    .action(run(async () => (await import('./commands/admin.js')).listCommand(io)));
+
+  for (const [name, verb] of [
+    ['schedule:pause', 'pause a schedule: it stops firing, keeping its state'],
+    ['schedule:resume', 'resume a paused schedule (its next fire time is recomputed)'],
+    ['schedule:trigger', 'enqueue one manual run of a schedule now'],
+    ['schedule:remove', 'remove a schedule (cancelled; its pending occurrence is not enqueued)'],
+  ] as const) {
+    command(name, verb)
+      .argument('<id>', 'the schedule id (see schedule:list)')
+      .action(run(async () => (await import('./commands/admin.js')).actionCommand(io, name)));
+  }
+
+  command('schedule:next', 'preview an expression: in words, and its next fire times')
+    .argument('<expression>', 'a cron expression, quoted: "0 9 * * 1-5"')
+    .option('--tz <zone>', 'IANA time zone the expression is read in', 'UTC')
+    .option('-n, --count <n>', 'how many fire times', positiveInt('a whole number from 1'), 5)
+    .option('--from <instant>', 'preview from this instant (ISO 8601 or epoch ms) instead of now')
+    .option('--json', 'print JSON')
+    .action(
+      run(async () => {
+        const { scheduleNext } = await import('./commands/schedule-next.js');
+        return async (expression: string, options: Record<string, unknown>) => {
+          if ((options.count as number) > 1000) throw new InvalidArgumentError('-n: at most 1000');
+          scheduleNext(expression, options, io.now(), io.stdout);
+          return ExitCode.ok;
+        };
+      }),
+    );
+
+  command('schedule:add', 'add a runtime schedule with a built-in trigger; it persists until removed')
+    .requiredOption('--name <name>', 'the BullMQ job name (a worker handler of that name runs it)')
+    .option('--id <id>', 'the schedule id (default: the name)')
+    .option('--cron <expression>', 'fire on a cron expression')
+    .option('--every <seconds>', 'fire every N seconds (decimals allowed)')
+    .option('--at <instant>', 'fire once at an instant (ISO 8601 or epoch ms)')
+    .option('--tz <zone>', 'time zone of --cron (default UTC)')
+    .option('--jitter <seconds>', 'random delay in [0, jitter] seconds added to each occurrence')
+    .option('--queue <queue>', 'the BullMQ queue (default bullbeat)')
+    .option('--data <json>', 'JSON data carried on each job')
+    .option('--attempts <n>', 'BullMQ attempts (1 = no retry)')
+    .option('--max-instances <n>', 'concurrent runs allowed across every worker; 0 = unlimited')
+    .option('--json', 'print the stored schedule as JSON')
+    .action(run(async () => (await import('./commands/admin.js')).addCommand(io)));
+
+  return program;
+}

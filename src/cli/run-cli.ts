@@ -1,0 +1,31 @@
+import type { CliIO } from './cli-io.js';
+import { outcomeOf } from './exit-code-for.js';
+import { ExitCode } from './exit-codes.js';
+import { createProgram, type ProgramResult } from './program.js';
+
+/**
+ * Runs `bullbeat` with `argv` (without the node and script entries) and resolves with the exit code.
+ * Errors become one line on stderr (`bullbeat: ...`); a stack trace only with LOG_LEVEL=debug or trace.
+ */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const result: ProgramResult = { code: ExitCode.ok };
+  const program = createProgram(io, result);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return ExitCode.usage;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return result.code;
+  } catch (error) {
+    const { code, message } = outcomeOf(error);
+    if (message) io.stderr(`bullbeat: ${message}\n`);
+    const level = (io.env.LOG_LEVEL ?? '').toLowerCase();
+    if (code === ExitCode.failure && (level === 'debug' || level === 'trace') && error instanceof Error) {
+      io.stderr(`${error.stack ?? ''}\n`);
+    } else if (code === ExitCode.failure && !message.startsWith('shutdown')) {
+      io.stderr('bullbeat: (set LOG_LEVEL=debug for the stack trace)\n');
+    }
+    return code;
+  }
+}
