@@ -31,7 +31,7 @@ function toInstant(value: number | Date, what: string): number {
  */
 export class CronParser {
   readonly expression: string;
-  /** The canonical IANA name of the zone the expression is read in. */
+  /** The IANA name of the zone the expression is read in, as given (default `UTC`). */
   readonly timezone: string;
   readonly hasSeconds: boolean;
   /** Single values in second, minute and hour: the fixed-time DST rules apply by default. */

@@ -48,7 +48,10 @@ export class TimeZone {
     return zone;
   }
 
-  /** The canonical IANA name (`america/new_york` → `America/New_York`). */
+  /**
+   * The name as given. (Intl's canonical name is not used: on Node 20's ICU it turns current IANA
+   * names into old aliases, `Asia/Kolkata` into `Asia/Calcutta`.)
+   */
   readonly name: string;
   /** UTC or an alias of it: every span is infinite and no offset is ever looked up. */
   readonly isUtc: boolean;
@@ -75,8 +78,8 @@ export class TimeZone {
     } catch (cause) {
       throw new InvalidTimezoneError(name, { cause });
     }
-    this.name = format.resolvedOptions().timeZone;
-    this.isUtc = UTC_NAMES.has(this.name);
+    this.name = name;
+    this.isUtc = UTC_NAMES.has(format.resolvedOptions().timeZone);
     this.format = this.isUtc ? null : format;
   }
 
