@@ -1,7 +1,9 @@
 // Cluster-wide overlap control across real worker processes (workers/worker.ts under tsx).
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keys } from '../../src/scheduler/keys.js';
 import { RunHistory } from '../../src/scheduler/run-history.js';
+import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { TestBed, waitFor } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 
@@ -89,6 +91,48 @@ describe('overlap across worker processes', () => {
     expect(succeeded.length).toBeGreaterThanOrEqual(1);
     expect(skipped.length).toBeGreaterThanOrEqual(4);
     expect(await history.counts('slow')).toMatchObject({ runs: succeeded.length, skipped: skipped.length });
+  }, 90_000);
+
+  it('the same, fired by a SchedulerManager: every occurrence ran or was skipped as overlap', async () => {
+    bed = new TestBed();
+    const jobs = fileURLToPath(new URL('./fixtures/manager-jobs.ts', import.meta.url));
+    workers = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        WorkerProcess.start(bed.prefix, bed.queueName, ['--concurrency', '1'], jobs),
+      ),
+    );
+    process.env.BB_TEST_PREFIX = bed.prefix;
+    process.env.BB_TEST_QUEUE = bed.queueName;
+    const { default: scheduler } = (await import('./fixtures/manager-jobs.js')) as {
+      default: SchedulerManager;
+    };
+    try {
+      await scheduler.start();
+      await new Promise((r) => setTimeout(r, 8000));
+    } finally {
+      await scheduler.stop();
+    }
+    const history = new RunHistory(bed.redis, keys(bed.prefix));
+    const settledRecords = await waitFor(
+      async () => {
+        const records = await history.list('slow');
+        return records.length > 0 &&
+          records.every((r) => r.outcome === 'succeeded' || r.outcome === 'skipped')
+          ? records
+          : undefined;
+      },
+      30_000,
+      'every fired occurrence to finish',
+    );
+    const intervals = await list<Interval>('intervals');
+    expectNoOverlap(intervals);
+    const succeeded = settledRecords.filter((r) => r.outcome === 'succeeded');
+    const skipped = settledRecords.filter((r) => r.outcome === 'skipped');
+    expect(settledRecords.length).toBeGreaterThanOrEqual(5); // ~8 fired in 8 s
+    expect(skipped.every((r) => r.reason === 'overlap')).toBe(true);
+    expect(skipped.length).toBeGreaterThanOrEqual(1);
+    expect(succeeded.map((r) => r.fireAt).sort()).toEqual(intervals.map((i) => i.fireAt).sort());
+    for (const r of succeeded) expect(r.enqueuedAt).toBeLessThanOrEqual(r.startedAt as number);
   }, 90_000);
 
   it('a worker killed mid-run frees its slot when its lease lapses', async () => {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const jobs = fileURLToPath(new URL('./fixtures/worker-jobs.ts', import.meta.url));
+const defaultJobs = fileURLToPath(new URL('./fixtures/worker-jobs.ts', import.meta.url));
 
 /** A worker process (`workers/worker.ts` under tsx) running the test jobs module. */
 export class WorkerProcess {
@@ -23,8 +23,13 @@ export class WorkerProcess {
     return this.child.pid as number;
   }
 
-  /** Start one and wait until its BullMQ workers are ready. */
-  static async start(prefix: string, queue: string, flags: string[] = []): Promise<WorkerProcess> {
+  /** Start one for the jobs module `jobs` and wait until its BullMQ workers are ready. */
+  static async start(
+    prefix: string,
+    queue: string,
+    flags: string[] = [],
+    jobs = defaultJobs,
+  ): Promise<WorkerProcess> {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'workers/worker.ts', jobs, '--queues', queue, ...flags],

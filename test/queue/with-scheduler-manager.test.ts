@@ -1,0 +1,71 @@
+// The worker runtime under the real SchedulerManager: the scheduler fires, the worker runs.
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { timeoutMiddleware } from '../../src/queue/middleware/index.js';
+import type { RunContext } from '../../src/queue/pipeline.js';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { TestBed, waitFor } from './helpers.js';
+
+const silent = pino({ level: 'silent' });
+let bed: TestBed;
+let scheduler: SchedulerManager;
+let handle: WorkerHandle | undefined;
+
+afterEach(async () => {
+  await handle?.close({ graceMs: 1000 });
+  handle = undefined;
+  await scheduler.stop();
+  await bed.cleanup();
+});
+
+describe('createWorker with a SchedulerManager', () => {
+  it('runs what the scheduler fires, with its args and middleware, and records each run', async () => {
+    bed = new TestBed();
+    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    const runs: { who: string; fireAt: number; signal: boolean }[] = [];
+    scheduler.every(0.2, { id: 'tick', args: ['ada'], middleware: [timeoutMiddleware({ seconds: 5 })] })(
+      async function tick(who: string, ctx: RunContext) {
+        runs.push({ who, fireAt: ctx.fireAt, signal: ctx.signal instanceof AbortSignal });
+      },
+    );
+    const failures: unknown[] = [];
+    scheduler.on('failed', (e) => failures.push(e));
+    handle = await createWorker(scheduler, { logger: silent });
+    expect(handle.queues).toContain(bed.queueName);
+    await handle.ready();
+    await scheduler.start();
+    await waitFor(() => runs.length >= 3, 20_000, 'three runs');
+    expect(runs[0]).toMatchObject({ who: 'ada', signal: true });
+    const records = await waitFor(async () => {
+      const list = await scheduler.history.list('tick');
+      return list.filter((r) => r.outcome === 'succeeded').length >= 3 ? list : undefined;
+    });
+    const succeeded = records.filter((r) => r.outcome === 'succeeded');
+    for (const r of succeeded) {
+      expect(r.enqueuedAt).toBeDefined(); // written by the scheduler
+      expect(r.startedAt).toBeGreaterThanOrEqual(r.enqueuedAt as number); // by the worker
+      expect(r.attempts).toBe(1);
+    }
+    expect(failures).toEqual([]);
+  }, 60_000);
+
+  it('emits failed on the scheduler for a run that fails for good', async () => {
+    bed = new TestBed();
+    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    scheduler.every(3600, { id: 'broken' })(async function broken() {
+      throw new Error('kaput');
+    });
+    const failures: { scheduleId?: string; error: Error }[] = [];
+    scheduler.on('failed', (e) => failures.push(e));
+    handle = await createWorker(scheduler, { logger: silent });
+    await handle.ready();
+    await scheduler.start();
+    await scheduler.triggerNow('broken');
+    await waitFor(() => failures.length > 0, 20_000, 'the failed event');
+    expect(failures[0]).toMatchObject({ scheduleId: 'broken' });
+    expect(failures[0]?.error.message).toBe('kaput');
+    const [record] = await scheduler.history.list('broken');
+    expect(record).toMatchObject({ kind: 'manual', outcome: 'failed', error: 'kaput' });
+  }, 60_000);
+});
