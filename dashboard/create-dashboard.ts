@@ -186,7 +186,8 @@ function errorHandler(logger: { error(obj: object, msg: string): void }): ErrorR
   return (err: unknown, req, res, _next) => {
     if (res.headersSent) return;
     const send = (status: number, body: Record<string, unknown>) => res.status(status).json(body);
-    if (err instanceof InputError) return send(400, { error: err.message, field: err.field });
+    if (err instanceof InputError)
+      return send(400, { error: err.message, field: err.field, reason: err.reason });
     if (err instanceof ScheduleNotFoundError) return send(404, { error: err.message, id: err.scheduleId });
     if (err instanceof ScheduleOptionsError)
       return send(400, { error: `${err.field}: ${err.reason}`, field: err.field });

@@ -15,6 +15,12 @@ export const CLIENT_JS = `'use strict';
     if (text !== undefined) node.textContent = text;
     return node;
   }
+  function local(ms, zone) {
+    try {
+      return new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', year: 'numeric', month: '2-digit',
+        day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(ms) + ' ' + zone;
+    } catch (e) { return ''; }
+  }
   function iso(ms) { return new Date(ms).toISOString().replace('T', ' ').replace(/\\.\\d{3}Z$/, ' UTC'); }
 
   // Confirmations (remove).
@@ -62,7 +68,7 @@ export const CLIENT_JS = `'use strict';
             preview.className = 'preview invalid';
             preview.setAttribute('data-state', 'invalid');
             preview.appendChild(el('b', null, 'Not valid: '));
-            preview.appendChild(el('span', { 'data-error': '' }, res.body.error || 'invalid'));
+            preview.appendChild(el('span', { 'data-error': '' }, res.body.reason || res.body.error || 'invalid'));
             return;
           }
           preview.className = 'preview';
@@ -71,7 +77,12 @@ export const CLIENT_JS = `'use strict';
           if (res.body.next.length === 0) { preview.appendChild(el('p', { class: 'muted' }, 'It would never fire again.')); return; }
           preview.appendChild(el('div', { class: 'muted' }, 'Next fire times:'));
           var ol = el('ol');
-          res.body.next.forEach(function (t) { ol.appendChild(el('li', null, iso(t))); });
+          var zone = trigger().timezone;
+          res.body.next.forEach(function (t) {
+            var li = el('li', null, iso(t));
+            if (zone && zone !== 'UTC') li.appendChild(el('span', { class: 'local' }, ' · ' + local(t, zone)));
+            ol.appendChild(li);
+          });
           preview.appendChild(ol);
         })
         .catch(function () {});
@@ -120,7 +131,7 @@ export const CLIENT_JS = `'use strict';
       if (text !== undefined) n.textContent = text;
       return n;
     }
-    function fmt(ms) { return ms < 1000 ? Math.round(ms) + ' ms' : (ms / 1000).toFixed(ms < 10000 ? 1 : 0) + ' s'; }
+    function fmt(ms) { return ms < 10 ? Number(ms.toFixed(1)) + ' ms' : ms < 1000 ? Math.round(ms) + ' ms' : (ms / 1000).toFixed(ms < 10000 ? 1 : 0) + ' s'; }
     function panel(title, key, top, svg, W, H, x) {
       var pts = runs.filter(function (r) { return typeof r[key] === 'number'; });
       var max = Math.max(1, Math.max.apply(null, pts.map(function (r) { return r[key]; }).concat([0])));

@@ -56,7 +56,7 @@ td.error { color: var(--bad); max-width: 380px; white-space: pre-wrap; word-brea
 .muted { color: var(--muted); }
 .pager { display: flex; gap: 10px; align-items: center; margin-top: 12px; color: var(--muted); }
 .empty { padding: 30px; text-align: center; color: var(--muted); }
-dl.def { display: grid; grid-template-columns: 200px 1fr; gap: 6px 16px; margin: 0; }
+dl.def { display: grid; grid-template-columns: 128px 1fr; gap: 6px 16px; margin: 0; }
 dl.def dt { color: var(--muted); }
 dl.def dd { margin: 0; word-break: break-word; }
 pre { background: #f8f9fb; border: 1px solid var(--line); border-radius: 7px; padding: 10px; overflow: auto; margin: 0; font-size: 12px; }
@@ -66,11 +66,13 @@ pre { background: #f8f9fb; border: 1px solid var(--line); border-radius: 7px; pa
 form.create { display: grid; grid-template-columns: 180px minmax(0, 520px); gap: 12px 16px; align-items: center; }
 form.create label { color: var(--muted); }
 form.create .full { grid-column: 1 / -1; }
+form.create input:not([type=hidden]), form.create select, form.create textarea { width: 100%; }
+.preview .local { color: var(--muted); font-size: 12px; }
 form.create .hint { font-size: 12px; color: var(--muted); }
 .preview { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 14px 18px; min-height: 110px; }
 .preview.invalid { border-color: #f1b0b0; background: var(--bad-soft); color: var(--bad); }
 .preview ol { margin: 6px 0 0; padding-left: 22px; font-variant-numeric: tabular-nums; }
-.layout-2 { display: grid; grid-template-columns: minmax(0, 1fr) 380px; gap: 24px; align-items: start; }
+.layout-2 { display: grid; grid-template-columns: minmax(0, 1fr) 430px; gap: 24px; align-items: start; }
 .chart svg { width: 100%; height: auto; display: block; }
 .chart .legend { display: flex; gap: 14px; font-size: 12px; color: var(--muted); margin-top: 6px; }
 .chart .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 5px; vertical-align: -1px; }

@@ -59,3 +59,24 @@ export function formatDuration(ms: number | null | undefined): string {
   if (a < 3_600_000) return `${sign}${Math.floor(a / 60_000)} min ${Math.round((a % 60_000) / 1000)} s`;
   return `${sign}${Math.floor(a / 3_600_000)} h ${Math.round((a % 3_600_000) / 60_000)} min`;
 }
+
+/** An instant as wall time in `zone`: `Mon 2026-11-30 09:00:00`. */
+export function formatInZone(ms: number, zone: string): string {
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(ms);
+    const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+    return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
+  } catch {
+    return formatTime(ms);
+  }
+}

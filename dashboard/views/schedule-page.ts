@@ -1,7 +1,7 @@
 import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
 import type { RunRecord } from '../../src/scheduler/run-record.js';
 import type { ScheduleView } from '../schedule-view.js';
-import { formatDuration, formatTime, html, raw, type SafeHtml } from './html.js';
+import { formatDuration, formatInZone, formatTime, html, raw, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
 

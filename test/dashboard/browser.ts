@@ -1,0 +1,41 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+/** Where screenshots go (gitignored). */
+export const ARTIFACTS = new URL('../../test-artifacts/dashboard/', import.meta.url).pathname;
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Debian's Chromium driven by playwright-core (no browser download), with a fresh user-data dir. */
+export async function launchBrowser(httpCredentials?: {
+  username: string;
+  password: string;
+}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const userDataDir = mkdtempSync(join(tmpdir(), 'bullbeat-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1400, height: 900 },
+    ...(httpCredentials && { httpCredentials }),
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { IntervalTrigger } from '../../src/triggers/index.js';
+import { ARTIFACTS, launchBrowser } from './browser.js';
+import { PASSWORD, quietLogger, startTestDashboard, type TestDashboard, USER } from './harness.js';
+
+const XSS = '<img src=x onerror=alert(1)>';
+
+/** Reload until `check` passes (a run lands asynchronously, through a real worker); bounded by tries. */
+async function reloadUntil(page: Page, check: () => Promise<boolean>, tries = 60): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await sleep(250);
+    await page.reload();
+  }
+  throw new Error('condition not met after reloading');
+}
+
+describe('dashboard in headless Chromium', () => {
+  let t: TestDashboard;
+  let worker: WorkerHandle;
+  let browser: { context: BrowserContext; close(): Promise<void> };
+  let page: Page;
+  const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    const prefix = `bbdash-e2e-${Date.now().toString(36)}`;
+    const queue = `${prefix}-q`;
+    const scheduler = new SchedulerManager({
+      prefix,
+      role: 'client',
+      defaultQueue: queue,
+      logger: quietLogger(),
+    });
+    scheduler.schedule(
+      async function nightlyBackup() {
+        await sleep(40);
+        return 'backed up';
+      },
+      new IntervalTrigger(3600),
+      { name: 'nightly-backup' },
+    );
+    scheduler.cron('0 3 * * *', { name: 'sync-invoices', timezone: 'Europe/Berlin' })(async () => {
+      throw new Error('upstream said 503: invoices service unavailable');
+    });
+    await scheduler.start();
+    for (let i = 0; i < 30; i++) {
+      await scheduler.schedule({ name: `filler-${String(i).padStart(2, '0')}` }, new IntervalTrigger(60 + i))
+        .saved;
+    }
+    await scheduler.schedule({ name: XSS }, new IntervalTrigger(600)).saved;
+    t = await startTestDashboard({ scheduler, prefix, queue, pageSize: 20 });
+    worker = await createWorker(scheduler, { queues: [queue], logger: quietLogger() });
+    await worker.ready();
+    browser = await launchBrowser({ username: USER, password: PASSWORD });
+    page = await browser.context.newPage();
+    page.on('dialog', async (d) => {
+      dialogs.push(`${d.type()}: ${d.message()}`);
+      await d.accept();
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.close({ graceMs: 1000 });
+    await t?.cleanup();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+  const row = (name: string) =>
+    page.locator('#schedules tbody tr', { has: page.locator('a.name', { hasText: name }) });
+
+  it('lists schedules, paginated', async () => {
+    await page.goto(`${t.url}/`);
+    await expect(page.title()).resolves.toBe('Schedules · bullbeat');
+    expect(await page.locator('#schedules tbody tr').count()).toBe(20);
+    expect(await page.locator('[data-range]').textContent()).toBe('1–20 of 33');
+    const filler = row('filler-00');
+    expect(await filler.locator('td').nth(1).textContent()).toBe('Every 1 minute');
+    expect(await filler.locator('td.times').innerHTML()).toMatch(/^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d<br>){5}$/);
+    await shot('01-schedules');
+    await page.click('a[rel=next]');
+    await page.waitForURL(/offset=20/);
+    expect(await page.locator('[data-range]').textContent()).toBe('21–33 of 33');
+    const backup = row('nightly-backup');
+    expect(await backup.locator('td').nth(1).textContent()).toBe('Every 1 hour');
+    expect(await backup.locator('.sub').textContent()).toContain('code');
+    await shot('01b-schedules-page-2');
+  });
+
+  it('finds a schedule by search and pauses it', async () => {
+    await page.goto(`${t.url}/`);
+    await page.fill('input[name=q]', 'backup');
+    await page.press('input[name=q]', 'Enter');
+    await page.waitForURL(/q=backup/);
+    expect(await page.locator('#schedules tbody tr').count()).toBe(1);
+    await row('nightly-backup').locator('button[data-action=pause]').click();
+    await page.waitForURL(/done=pause/);
+    expect(await page.locator('.flash').textContent()).toBe('Paused "nightly-backup".');
+    expect(await row('nightly-backup').locator('[data-status]').textContent()).toBe('paused');
+    expect(await row('nightly-backup').locator('td.times').textContent()).toBe('—');
+    await shot('02-paused');
+    await row('nightly-backup').locator('button[data-action=resume]').click();
+    await page.waitForURL(/done=resume/);
+    expect(await row('nightly-backup').locator('[data-status]').textContent()).toBe('active');
+  });
+
+  it('triggers a run and sees it succeed', async () => {
+    await page.goto(`${t.url}/?q=nightly-backup`);
+    await row('nightly-backup').locator('button[data-action=trigger]').click();
+    await page.waitForURL(/done=trigger/);
+    await page.goto(`${t.url}/schedules/nightly-backup`);
+    await reloadUntil(
+      page,
+      async () => (await page.locator('#runs tr[data-outcome=succeeded]').count()) === 1,
+    );
+    const run = page.locator('#runs tr[data-outcome=succeeded]');
+    expect(await run.locator('td').first().textContent()).toContain('manual');
+    expect(await run.locator('td').nth(4).textContent()).toBe('1');
+    await page.waitForSelector('#runs-chart svg circle[data-outcome=succeeded]');
+    await shot('03-schedule-succeeded');
+  });
+
+  it('opens a failed run and reads its error, then its job in Bull Board', async () => {
+    await page.goto(`${t.url}/schedules/sync-invoices`);
+    expect(await page.locator('dl.def').textContent()).toContain('At 03:00 (Europe/Berlin)');
+    await page.locator('button[data-action=trigger]').click();
+    await page.waitForURL(/done=trigger/);
+    await reloadUntil(page, async () => (await page.locator('#runs tr[data-outcome=failed]').count()) === 1);
+    const failed = page.locator('#runs tr[data-outcome=failed]');
+    expect(await failed.locator('td.error').textContent()).toBe(
+      'upstream said 503: invoices service unavailable',
+    );
+    await page.waitForSelector('#runs-chart svg circle[data-outcome=failed]');
+    await shot('04-schedule-failed');
+
+    const href = await failed.locator('a[data-job-link]').getAttribute('href');
+    expect(href).toMatch(new RegExp(`^/admin/queues/queue/${t.queue}/bb-sync-invoices-m\\d+$`));
+    await failed.locator('a[data-job-link]').click();
+    await page.waitForURL(/\/admin\/queues\/queue\//);
+    await page
+      .getByText('upstream said 503: invoices service unavailable')
+      .first()
+      .waitFor({ timeout: 15_000 });
+    await shot('05-bull-board-job');
+  });
+
+  it('creates a schedule through the form, validated as you type', async () => {
+    await page.goto(`${t.url}/new`);
+    await page.fill('#f-name', 'weekly-digest');
+    await page.fill('#f-expression', '0 61 * * *');
+    await page.waitForSelector('#preview[data-state=invalid]');
+    expect(await page.locator('#preview [data-error]').textContent()).toContain('out of range');
+    await shot('06-form-invalid');
+    await page.fill('#f-expression', '30 8 * * MON');
+    await page.fill('#f-timezone', 'Europe/Berlin');
+    await page
+      .locator('#preview [data-description]', { hasText: 'Europe/Berlin' })
+      .waitFor({ timeout: 10_000 });
+    expect(await page.locator('#preview [data-description]').textContent()).toBe(
+      'At 08:30, on Monday (Europe/Berlin)',
+    );
+    expect(await page.locator('#preview li').count()).toBe(5);
+    await shot('07-form-preview');
+    await page.click('#create-submit');
+    await page.waitForURL(/\/schedules\/weekly-digest\?created=1/);
+    expect(await page.locator('h1 .name').textContent()).toBe('weekly-digest');
+    expect(await page.locator('dl.def').textContent()).toContain('At 08:30, on Monday (Europe/Berlin)');
+    await shot('08-created');
+    const api = await t.api('GET', '/api/schedules/weekly-digest');
+    expect(api.body.definition.trigger).toEqual({
+      type: 'cron',
+      expression: '30 8 * * MON',
+      timezone: 'Europe/Berlin',
+    });
+  });
+
+  it('renders a hostile schedule name as text', async () => {
+    await page.goto(`${t.url}/?q=${encodeURIComponent('<img')}`);
+    const link = page.locator('#schedules a.name');
+    expect(await link.count()).toBe(1);
+    expect(await link.textContent()).toBe(XSS);
+    expect(await page.locator('img').count()).toBe(0);
+    await link.click();
+    expect(await page.locator('h1 .name').textContent()).toBe(XSS);
+    expect(await page.locator('img').count()).toBe(0);
+    await shot('09-xss-as-text');
+    expect(dialogs.filter((d) => d.startsWith('alert'))).toEqual([]);
+  });
+
+  it('removes a schedule after a confirmation', async () => {
+    await page.goto(`${t.url}/?q=weekly-digest`);
+    await row('weekly-digest').locator('button[data-action=remove]').click();
+    await page.waitForURL(/done=remove/);
+    expect(dialogs.at(-1)).toMatch(/^confirm: Remove schedule "weekly-digest"/);
+    expect(await page.locator('.empty').textContent()).toBe('No schedule matches.');
+    expect((await t.api('GET', '/api/schedules/weekly-digest')).status).toBe(404);
+  });
+});
