@@ -523,6 +523,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     await c?.quit().catch(() => c.disconnect());
   }
 
+  /** True between a completed `start()` and `stop()`. */
+  get running(): boolean {
+    return this.started;
+  }
+
   /** Fire-loop counters of this replica (of its last run, once stopped). */
   get loopStats(): FireLoopStats | undefined {
     return this.loop?.stats ?? this.lastLoopStats;

@@ -34,14 +34,7 @@ export function testEnv(tag: string) {
     /** BullMQ job ids on the test queue (every state). */
     async jobIds(name = queue): Promise<string[]> {
       const q = new Queue(name, { connection: { url: REDIS_URL } });
-      const jobs = await q.getJobs([
-        'wait',
-        'active',
-        'completed',
-        'failed',
-        'delayed',
-        'prioritized',
-      ]);
+      const jobs = await q.getJobs(['wait', 'active', 'completed', 'failed', 'delayed', 'prioritized']);
       await q.close();
       return jobs.filter((j) => j !== undefined).map((j) => j.id as string);
     },
