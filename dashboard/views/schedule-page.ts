@@ -83,7 +83,12 @@ ${flash ? html`<div class="flash ${flash.ok ? 'ok' : 'bad'}" role="status">${fla
       ['Time zone', s.timezone],
       [
         'Next fire times',
-        s.nextFireTimes.length ? html`${s.nextFireTimes.map((t) => html`${formatTime(t)}<br>`)}` : '—',
+        s.nextFireTimes.length
+          ? html`${s.nextFireTimes.map(
+              (t) =>
+                html`${formatTime(t)} UTC${s.timezone && s.timezone !== 'UTC' ? html`<br><span class="sub">${formatInZone(t, s.timezone)} ${s.timezone}</span>` : ''}<br>`,
+            )}`
+          : '—',
       ],
       ['Runs / errors', `${s.counts.runs} / ${s.counts.errors}`],
       ['Skipped / missed', `${s.counts.skipped} / ${s.counts.missed}`],
