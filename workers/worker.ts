@@ -50,7 +50,7 @@ const options: CreateWorkerOptions = {
 const handle = await createWorkerFromModule(modulePath, options);
 await handle.ready();
 const logger = handle.scheduler.logger;
-logger?.info({ queues: handle.queues, pid: process.pid }, 'bullbeat worker ready');
+logger?.info({ queues: handle.queues }, 'bullbeat worker ready');
 process.send?.({ type: 'ready', queues: handle.queues });
 
 let signals = 0;

@@ -18,11 +18,15 @@ afterEach(async () => {
   await bed.cleanup();
 });
 
-async function setup(register: (s: StandInScheduler) => void, concurrency = 1) {
+async function setup(register: (s: StandInScheduler) => void, concurrency = 1, leaseTtlMs?: number) {
   bed = new TestBed();
   const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
   register(scheduler);
-  handle = await createWorker(scheduler, { concurrency, logger: silent });
+  handle = await createWorker(scheduler, {
+    concurrency,
+    logger: silent,
+    ...(leaseTtlMs ? { leaseTtlMs } : {}),
+  });
   await handle.ready();
   const history = new RunHistory(bed.redis, keys(bed.prefix));
   return { scheduler, history };
@@ -198,6 +202,34 @@ describe('createWorker', () => {
     const third = await bed.enqueue('long', { fireAt: 3 });
     expect(await settled(third.id)).toBe('completed');
     expect(await history.get('long', 3)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('renews the lease of a run that outlives the lease TTL, so its slot stays taken', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const ttl = 1500;
+    const { history } = await setup((s) => s.register('marathon', () => gate), 2, ttl);
+    const first = await bed.enqueue('marathon', { fireAt: 1 });
+    await waitFor(async () => (await history.get('marathon', 1))?.outcome === 'running');
+    const leaseKey = keys(bed.prefix).lease('marathon');
+    const [, firstExpiry] = await bed.redis.zrange(leaseKey, '0', '0', 'WITHSCORES');
+    // Wait until the lease has been renewed past its first expiry: the run outlived one TTL.
+    await waitFor(
+      async () => {
+        const [, expiry] = await bed.redis.zrange(leaseKey, '0', '0', 'WITHSCORES');
+        return Number(expiry) > Number(firstExpiry) + ttl;
+      },
+      20_000,
+      'the lease to be renewed',
+    );
+    const probe = await bed.enqueue('marathon', { fireAt: 2 });
+    expect(await settled(probe.id)).toBe('completed');
+    expect(await history.get('marathon', 2)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
+    release();
+    expect(await settled(first.id)).toBe('completed');
+    expect(await bed.redis.zcard(leaseKey)).toBe(0); // released, not left to lapse
   });
 
   it('lets maxInstances 2 run two at once, and unlimited with 0 and coalesce off', async () => {
