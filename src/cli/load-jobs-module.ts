@@ -47,17 +47,28 @@ async function registerTsx(path: string): Promise<void> {
   await tsxRegistered;
 }
 
-/** Where in the user's code an error was thrown: the first stack frame outside node and node_modules. */
+/** `file:///a/b.js:3:7` or `/a/b.js:3:7` as a path relative to the working directory, with its position. */
+function shortLocation(location: string): string {
+  const m = /^(.*?)((?::\d+){1,2})$/.exec(location);
+  const file = m?.[1] ?? location;
+  const path = file.startsWith('file://') ? fileURLToPath(file) : file;
+  return relative(process.cwd(), path) + (m?.[2] ?? '');
+}
+
+/**
+ * Where in the user's code an error was thrown: the location V8 puts above a syntax error's message,
+ * else the first stack frame that is a file outside node_modules and bullbeat's CLI.
+ */
 function userFrame(error: unknown): string | undefined {
   const stack = (error as { stack?: unknown } | undefined)?.stack;
   if (typeof stack !== 'string') return undefined;
+  const head = /^((?:file:\/\/)?\/\S+:\d+)\s*$/m.exec(stack.split('\n')[0] ?? '');
+  if (head?.[1]) return shortLocation(head[1]);
   for (const line of stack.split('\n').slice(1)) {
-    const m = /\(?((?:file:\/\/)?\/[^()\s]+:\d+:\d+)\)?\s*$/.exec(line.trim());
+    const m = /^\s*at (?:.*? \()?((?:file:\/\/)?\/[^()\s]+:\d+:\d+)\)?$/.exec(line);
     const where = m?.[1];
     if (!where || where.includes('/node_modules/') || where.includes('/src/cli/')) continue;
-    const file = where.startsWith('file://') ? fileURLToPath(where.replace(/:\d+:\d+$/, '')) : undefined;
-    const position = /:\d+:\d+$/.exec(where)?.[0] ?? '';
-    return file ? relative(process.cwd(), file) + position : relative(process.cwd(), where);
+    return shortLocation(where);
   }
   return undefined;
 }
