@@ -163,6 +163,33 @@ checkCases('steps', [
   },
 ]);
 
+checkCases('before 1970 (negative epoch milliseconds)', [
+  {
+    expr: '*/15 * * * *',
+    after: '1969-12-31T23:59:59.999Z',
+    expected: ['1970-01-01T00:00Z', '1970-01-01T00:15Z'],
+  },
+  {
+    expr: '*/15 * * * *',
+    after: '1969-12-31T23:31:00Z',
+    expected: ['1969-12-31T23:45Z', '1970-01-01T00:00Z'],
+  },
+  { expr: '0 0 1 1 *', after: '1969-07-20T20:17:40Z', expected: ['1970-01-01T00:00Z', '1971-01-01T00:00Z'] },
+  { expr: '30 20 * * *', after: '1969-07-19T21:00Z', expected: ['1969-07-20T20:30Z', '1969-07-21T20:30Z'] },
+  {
+    expr: '0 9 * * *',
+    options: { timezone: 'America/New_York' },
+    after: '1969-07-20T00:00Z',
+    why: 'EDT (UTC-4) in July 1969',
+    expected: ['1969-07-20T13:00Z', '1969-07-21T13:00Z'],
+  },
+  {
+    expr: '* * * * * *',
+    after: '1969-12-31T23:59:58.500Z',
+    expected: ['1969-12-31T23:59:59Z', '1970-01-01T00:00:00Z'],
+  },
+]);
+
 describe('whitespace', () => {
   it('accepts leading, trailing and repeated spaces and tabs between fields', () => {
     const p = new CronParser('  0   12\t* *  * ');

@@ -12,8 +12,8 @@
  * Defaults: fixed-time expressions (single values in second, minute and hour) shift and fire on the
  * first pass; interval expressions skip and fire on both passes.
  *
- * The only shortcut: a whole wall day (or hour, or minute) whose day (hour, minute) fields do not match
- * is stepped over in one move, never past a UTC offset transition. Nothing else is clever.
+ * The only shortcut: a whole wall month (day, hour, minute) whose month (day, hour, minute) fields do not
+ * match is stepped over in one move, never past a UTC offset transition. Nothing else is clever.
  *
  * It is meant for valid expressions generated from the grammar; it throws a plain Error on anything it
  * does not understand.
@@ -343,6 +343,7 @@ export class CronOracle {
     const d = new Date(W);
     const s = this.spec;
     const intoDay = W - Math.floor(W / DAY) * DAY;
+    if (!s.months[d.getUTCMonth() + 1]) return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - W;
     if (!dayMatches(s, d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate())) return DAY - intoDay;
     if (!s.hours[d.getUTCHours()]) return HOUR - (intoDay % HOUR);
     if (!s.minutes[d.getUTCMinutes()]) return MINUTE - (intoDay % MINUTE);
