@@ -1,0 +1,201 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { assertBuilt, closedPort, root } from '../cli/run-bullbeat.js';
+import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
+
+// Docker cannot run here, so the compose file is tested in two steps: its structure, then the very
+// commands it names (2 schedulers, 2 workers, the dashboard) started as plain processes on loopback
+// against a private redis-server started with the compose file's Redis arguments.
+
+interface Service {
+  build?: string;
+  image?: string;
+  command: string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+  deploy?: { replicas?: number };
+  ports?: string[];
+  healthcheck?: { test: string[] };
+  stop_grace_period?: string;
+}
+
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+};
+const services = compose.services;
+const BULLBEAT = ['scheduler', 'worker', 'dashboard'] as const;
+
+describe('docker-compose.yml', () => {
+  it('has Redis with AOF, noeviction and a health check, on a volume', () => {
+    const redis = services.redis as Service;
+    expect(redis.command[0]).toBe('redis-server');
+    const args = redis.command.join(' ');
+    expect(args).toContain('--appendonly yes');
+    expect(args).toContain('--maxmemory-policy noeviction');
+    expect(redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect(compose.volumes).toHaveProperty('redis-data');
+  });
+
+  it('runs 2 scheduler replicas, 2 workers and the dashboard on port 3000, all from the bullbeat image', () => {
+    expect(services.scheduler?.deploy?.replicas).toBe(2);
+    expect(services.worker?.deploy?.replicas).toBe(2);
+    expect(services.scheduler?.command.slice(0, 1)).toEqual(['scheduler']);
+    expect(services.worker?.command.slice(0, 1)).toEqual(['worker']);
+    expect(services.dashboard?.command).toEqual(['dashboard', '--port', '3000']);
+    expect(services.dashboard?.ports).toContain('3000:3000');
+    for (const name of BULLBEAT) {
+      const s = services[name] as Service;
+      expect(s.build, name).toBe('.');
+      expect(s.environment?.REDIS_URL, name).toBe('redis://redis:6379');
+      expect(s.depends_on?.redis?.condition, name).toBe('service_healthy');
+      // Longer than the workers' 30 s grace, so that docker stop lets running jobs finish.
+      expect(Number.parseInt(s.stop_grace_period ?? '0', 10), name).toBeGreaterThan(30);
+    }
+    expect(services.dashboard?.environment).toHaveProperty('BULLBEAT_DASHBOARD_PASSWORD');
+  });
+
+  it('builds from a multi-stage node:20-slim Dockerfile that runs as a non-root user on the built dist', () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const froms = [...dockerfile.matchAll(/^FROM (\S+)(?: AS (\S+))?/gm)].map((m) => [m[1], m[2]]);
+    expect(froms).toEqual([
+      ['node:20-slim', 'build'],
+      ['node:20-slim', 'runtime'],
+    ]);
+    const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
+    expect(runtime).toContain('npm ci --omit=dev');
+    expect(runtime).toContain('COPY --from=build /app/dist ./dist');
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toContain('ENTRYPOINT ["node", "dist/src/cli/main.js"]');
+    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
+    for (const entry of ['node_modules', 'dist', '.git', '.env']) expect(ignore).toContain(entry);
+  });
+});
+
+describe('the compose commands as processes on loopback', () => {
+  const JOBS = 'test/deploy/fixtures/every-second.mjs';
+  const token = randomUUID();
+  let redisDir: string;
+  let redisServer: ChildProcess;
+  let redisUrl: string;
+  let redis: Redis;
+  const procs: { service: string; proc: RunningBullbeat }[] = [];
+
+  beforeAll(async () => {
+    assertBuilt();
+    redisDir = mkdtempSync(join(tmpdir(), 'bullbeat-deploy-'));
+    const port = await closedPort();
+    redisUrl = `redis://127.0.0.1:${port}`;
+    const args = [
+      ...(services.redis as Service).command.slice(1),
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      redisDir,
+    ];
+    redisServer = spawn('redis-server', args, { stdio: 'ignore' });
+    redis = new Redis(redisUrl, { retryStrategy: (n) => (n > 100 ? null : 50) });
+    redis.on('error', () => undefined);
+    await redis.ping();
+    expect(await redis.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
+    expect(await redis.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+
+    for (const service of BULLBEAT) {
+      const s = services[service] as Service;
+      const replicas = s.deploy?.replicas ?? 1;
+      for (let i = 0; i < replicas; i++) {
+        // The compose command, with the test's jobs module and a free dashboard port.
+        const args = s.command.map((a) => (a === 'dist/examples/jobs.js' ? JOBS : a));
+        const portAt = args.indexOf('--port');
+        if (portAt >= 0) args[portAt + 1] = '0';
+        const env = { ...s.environment, REDIS_URL: redisUrl, BULLBEAT_DASHBOARD_TOKEN: token };
+        procs.push({ service, proc: spawnBullbeat(args, { env }) });
+      }
+    }
+    await Promise.all(
+      procs.map(({ service, proc }) =>
+        proc.waitFor(
+          service === 'scheduler'
+            ? /scheduler replica running/
+            : service === 'worker'
+              ? /worker running/
+              : /dashboard: listening/,
+          30_000,
+        ),
+      ),
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const { proc } of procs) proc.kill();
+    await redis?.quit().catch(() => undefined);
+    redisServer?.kill('SIGTERM');
+    await new Promise((resolve) => redisServer?.once('exit', resolve));
+    rmSync(redisDir, { recursive: true, force: true });
+  });
+
+  it('starts 2 schedulers, 2 workers and a dashboard', () => {
+    expect(procs.map((p) => p.service).sort()).toEqual(['dashboard', 'scheduler', 'scheduler', 'worker', 'worker']);
+  });
+
+  it('every occurrence in a window is enqueued exactly once and run once', async () => {
+    const ranKey = '{bullbeat}:bb:test:ran';
+    const t0 = Math.ceil(Date.now() / 1000) * 1000 + 2000;
+    const t1 = t0 + 8000;
+    const expected = (t1 - t0) / 1000 + 1;
+    const inWindow = (entries: string[], id: string) =>
+      entries.map((e) => e.split(':')).filter(([s, t]) => s === id && Number(t) >= t0 && Number(t) <= t1);
+    const deadline = t1 + 25_000;
+    let entries: string[] = [];
+    for (;;) {
+      entries = await redis.lrange(ranKey, 0, -1);
+      const done = ['tick', 'cron-tick'].every((id) => inWindow(entries, id).length >= expected);
+      if (done || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    // No occurrence ran twice, anywhere in the run.
+    const occurrences = entries.map((e) => e.split(':').slice(0, 2).join(':'));
+    expect(new Set(occurrences).size).toBe(occurrences.length);
+    for (const id of ['tick', 'cron-tick']) {
+      const times = inWindow(entries, id)
+        .map(([, t]) => Number(t))
+        .sort((a, b) => a - b);
+      expect(times, id).toEqual(Array.from({ length: expected }, (_, i) => t0 + i * 1000));
+    }
+    // Runs happened in worker processes only.
+    const workerPids = new Set(procs.filter((p) => p.service === 'worker').map((p) => p.proc.child.pid));
+    expect(entries.every((e) => workerPids.has(Number(e.split(':')[2])))).toBe(true);
+    // Each enqueued occurrence is recorded once in the run history, as succeeded.
+    const runs = await redis.hgetall('{bullbeat}:bb:runs:tick');
+    for (let t = t0; t <= t1; t += 1000) {
+      expect((JSON.parse(runs[String(t)] ?? '{}') as { outcome?: string }).outcome, `tick ${t}`).toBe('succeeded');
+    }
+  }, 60_000);
+
+  it('the dashboard answers /healthz, /readyz and its API (with the token)', async () => {
+    const dash = procs.find((p) => p.service === 'dashboard')?.proc as RunningBullbeat;
+    const url = /"url":"(http:\/\/[^"]+)"/.exec(dash.output())?.[1] as string;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${url}/api/schedules`)).status).toBe(401);
+    const res = await fetch(`${url}/api/schedules`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { total: number; items: { id: string; status: string }[] };
+    expect(body.items.map((i) => i.id).sort()).toEqual(['cron-tick', 'tick']);
+    expect(body.items.every((i) => i.status === 'active')).toBe(true);
+  });
+
+  it('every process stops cleanly on SIGTERM (docker stop), exit 0', async () => {
+    for (const { proc } of procs) proc.child.kill('SIGTERM');
+    const results = await Promise.all(procs.map(async ({ service, proc }) => [service, (await proc.exited).code]));
+    expect(results.map(([, code]) => code)).toEqual([0, 0, 0, 0, 0]);
+  }, 60_000);
+});
