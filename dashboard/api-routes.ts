@@ -180,7 +180,7 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const target = { name: name ?? def.name, queue: queue ?? def.queue };
     const job = m.schedule(target, trigger, { ...options, name: target.name, queue: target.queue });
     await job.saved;
-    ctx.index.invalidate();
+    ctx.index.invalidate({ full: true });
     ctx.board.refresh(true).catch(() => undefined);
     res.json(await mustGet(ctx, def.id));
   });

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScheduleIndex } from '../../dashboard/schedule-index.js';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { IntervalTrigger } from '../../src/triggers/index.js';
+import { deleteKeys, quietLogger } from './harness.js';
+
+describe('ScheduleIndex', () => {
+  const prefix = `bbdash-idx-${randomUUID().slice(0, 8)}`;
+  let m: SchedulerManager;
+  beforeAll(() => {
+    m = new SchedulerManager({ prefix, role: 'client', defaultQueue: `${prefix}-q`, logger: quietLogger() });
+  });
+  afterAll(async () => {
+    await m.close();
+    await deleteKeys([`{${prefix}}*`]);
+  });
+
+  const add = (name: string, id?: string) =>
+    m.schedule({ name }, new IntervalTrigger(60), id === undefined ? {} : { id }).saved;
+
+  it('orders by name, searches id/name/queue, and follows other writers within cacheMs', async () => {
+    let clock = 1_000_000;
+    const index = new ScheduleIndex(m.redis, m.keys, 2000, () => clock);
+    await add('zeta');
+    await add('alpha "quoted" \\ name', 'weird-id');
+    await add('mid');
+    expect((await index.page({ offset: 0, limit: 10 })).ids).toEqual(['weird-id', 'mid', 'zeta']);
+    expect((await index.page({ q: 'QUOTED', offset: 0, limit: 10 })).ids).toEqual(['weird-id']);
+    expect((await index.page({ q: 'weird', offset: 0, limit: 10 })).total).toBe(1);
+    expect((await index.page({ queue: `${prefix}-q`, offset: 1, limit: 1 })).ids).toEqual(['mid']);
+
+    // changes by another writer: invisible until cacheMs passes, then picked up incrementally
+    await add('beta');
+    await m.pause('zeta');
+    await m.remove('mid');
+    expect((await index.page({ offset: 0, limit: 10 })).total).toBe(3);
+    clock += 2000;
+    expect((await index.page({ offset: 0, limit: 10 })).ids).toEqual(['weird-id', 'beta', 'zeta']);
+    expect((await index.page({ status: 'paused', offset: 0, limit: 10 })).ids).toEqual(['zeta']);
+    expect(await index.statusCounts()).toEqual({ active: 2, paused: 1, completed: 0, cancelled: 0 });
+    expect(await index.queues()).toEqual([`${prefix}-q`]);
+
+    // invalidate() re-reads at once; { full: true } re-reads names too
+    await add('gamma');
+    index.invalidate();
+    expect((await index.page({ offset: 0, limit: 10 })).total).toBe(4);
+    await m.schedule({ name: 'renamed' }, new IntervalTrigger(60), { id: 'beta' }).saved;
+    index.invalidate();
+    expect((await index.page({ q: 'renamed', offset: 0, limit: 10 })).total).toBe(0);
+    index.invalidate({ full: true });
+    expect((await index.page({ q: 'renamed', offset: 0, limit: 10 })).ids).toEqual(['beta']);
+  });
+});
