@@ -56,7 +56,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     basePath: `${o.basePath}/admin/queues`,
     readOnly: o.readOnly,
     connection: scheduler.connectionOptions(),
-    discover: () => scheduler.queueNames(),
+    // from the schedule index (cheap, cached), plus the default queue of schedules that name none
+    discover: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
     ...(queuePrefixOf(scheduler) !== undefined && { bullPrefix: queuePrefixOf(scheduler) }),
     refreshMs: o.cacheMs,
     logger: o.logger,

@@ -220,6 +220,40 @@ describe('dashboard API over HTTP', () => {
     await t.api('DELETE', '/api/schedules/patch-me');
   });
 
+  it('flags late schedules and schedules that keep failing', async () => {
+    await t.api('POST', '/api/schedules', {
+      name: 'flaky',
+      queue: t.queue,
+      trigger: { type: 'interval', seconds: 60 },
+    });
+    await t.api('POST', '/api/schedules', {
+      name: 'stuck',
+      queue: t.queue,
+      trigger: { type: 'interval', seconds: 60 },
+    });
+    const now = Date.now();
+    for (let k = 3; k >= 1; k--) {
+      const fireAt = now - k * 60_000;
+      await t.scheduler.history.merge(
+        'flaky',
+        fireAt,
+        false,
+        { kind: 'scheduled', outcome: 'failed', error: 'boom' },
+        ['runs', 'errors'],
+      );
+    }
+    // its due time long past the misfire grace (60 s): no scheduler has fired it
+    await t.scheduler.redis.zadd(t.scheduler.keys.due, now - 10 * 60_000, 'stuck');
+    const flaky = await t.api('GET', '/api/schedules/flaky');
+    expect(flaky.body).toMatchObject({ badges: ['failing'], lastOutcome: 'failed', lastError: 'boom' });
+    expect(flaky.body.counts).toEqual({ runs: 3, errors: 3, skipped: 0, missed: 0 });
+    expect((await t.api('GET', '/api/schedules/stuck')).body.badges).toEqual(['late']);
+    const page = await (await fetch(`${t.url}/?q=flaky`, { headers: BEARER })).text();
+    expect(page).toContain('data-badge="failing"');
+    await t.api('DELETE', '/api/schedules/flaky');
+    await t.api('DELETE', '/api/schedules/stuck');
+  });
+
   it('answers 404 for unknown ids and routes', async () => {
     for (const [method, path] of [
       ['GET', '/api/schedules/nope'],
@@ -370,7 +404,9 @@ describe('dashboard API over HTTP', () => {
     expect(text).toContain(`bullbeat_schedules{status="active"} ${active}`);
     expect(text).toContain('# TYPE bullbeat_fire_lateness_seconds histogram');
     expect(text).toContain('# TYPE bullbeat_run_duration_seconds histogram');
-    expect(text).toContain('bullbeat_runs_recorded{outcome="failed"} 0');
+    const stats = (await t.api('GET', '/api/stats')).body;
+    expect(text).toContain(`bullbeat_runs_recorded{outcome="failed"} ${stats.errors}`);
+    expect(text).toContain(`bullbeat_runs_recorded{outcome="succeeded"} ${stats.runs - stats.errors}`);
     expect(text).not.toContain('metered'); // no schedule-id labels
     expect(text).not.toContain('process_cpu'); // not prom-client's global default metrics
     await t.api('DELETE', '/api/schedules/metered');
