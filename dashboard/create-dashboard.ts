@@ -141,7 +141,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   }
 
   // Bull Board: its UI sends no CSRF token, so state-changing requests must come from this origin.
-  app.use('/admin/queues', sameOriginWrites, board.middleware(), board.router());
+  app.use('/admin/queues', sameOriginWrites, withoutExternalFonts, board.middleware(), board.router());
 
   app.use(json, urlencoded, csrf.middleware());
   app.use('/api', apiRoutes(ctx));
@@ -163,6 +163,23 @@ function safeHost(origin: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Bull Board's page links Google Fonts; an operations tool should fetch nothing from the internet
+ * (and may have none), so the link is dropped and the UI falls back to local fonts.
+ */
+function withoutExternalFonts(req: Request, res: Response, next: NextFunction): void {
+  if (req.method === 'GET' && !req.path.startsWith('/api/') && !req.path.startsWith('/static/')) {
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) =>
+      send(
+        typeof body === 'string'
+          ? body.replace(/<link[^>]+href="https:\/\/fonts\.googleapis\.com[^>]*>\s*/g, '')
+          : body,
+      );
+  }
+  next();
 }
 
 /** Refuse cross-site writes (Origin or Sec-Fetch-Site naming another site) unless bearer-authenticated. */

@@ -378,7 +378,9 @@ describe('dashboard API over HTTP', () => {
     expect(after.body.queues.map((q: { name: string }) => q.name)).toContain(queue2);
     const html = await fetch(`${t.url}/admin/queues`, { headers: BEARER });
     expect(html.status).toBe(200);
-    expect(await html.text()).toContain('<base href="/admin/queues/" />');
+    const text = await html.text();
+    expect(text).toContain('<base href="/admin/queues/" />');
+    expect(text).not.toContain('fonts.googleapis.com');
     await t.api('DELETE', '/api/schedules/late-queue');
   });
 

@@ -25,6 +25,8 @@ describe('dashboard in headless Chromium', () => {
   let browser: { context: BrowserContext; close(): Promise<void> };
   let page: Page;
   const dialogs: string[] = [];
+  /** Requests the pages made to anywhere but the dashboard (there should be none). */
+  const external: string[] = [];
 
   beforeAll(async () => {
     const prefix = `bbdash-e2e-${Date.now().toString(36)}`;
@@ -57,6 +59,9 @@ describe('dashboard in headless Chromium', () => {
     await worker.ready();
     browser = await launchBrowser({ username: USER, password: PASSWORD });
     page = await browser.context.newPage();
+    page.on('request', (r) => {
+      if (!r.url().startsWith(t.url) && !r.url().startsWith('data:')) external.push(r.url());
+    });
     page.on('dialog', async (d) => {
       dialogs.push(`${d.type()}: ${d.message()}`);
       await d.accept();
@@ -198,5 +203,9 @@ describe('dashboard in headless Chromium', () => {
     expect(dialogs.at(-1)).toMatch(/^confirm: Remove schedule "weekly-digest"/);
     expect(await page.locator('.empty').textContent()).toBe('No schedule matches.');
     expect((await t.api('GET', '/api/schedules/weekly-digest')).status).toBe(404);
+  });
+
+  it('fetched nothing from outside the dashboard (Bull Board included)', () => {
+    expect(external).toEqual([]);
   });
 });
