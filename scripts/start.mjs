@@ -9,7 +9,7 @@
 // temporary directory with no persistence, for as long as this runs; else it says how to get one.
 //
 // Plain Node with no dependencies. Exit codes: those of `bullbeat dev` (0 after a clean stop),
-// 3 when no Redis can be found.
+// 2 when the port is taken, 3 when no Redis can be found.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
@@ -56,6 +56,14 @@ function freePort() {
       const { port: p } = server.address();
       server.close(() => resolve(p));
     });
+  });
+}
+
+function portFree(p) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(p, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -150,7 +158,7 @@ async function findRedis() {
 }
 
 async function waitForDashboard(url, child) {
-  for (let i = 0; i < 600 && child.exitCode === null; i++) {
+  for (let i = 0; i < 600 && child.exitCode === null && child.signalCode === null; i++) {
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) return true;
@@ -163,6 +171,11 @@ async function waitForDashboard(url, child) {
 if (!existsSync(cli) || !existsSync(jobs)) {
   say('the build is missing (dist/src/cli/main.js, dist/examples/jobs.js): run npm run build');
   process.exit(1);
+}
+
+if (!(await portFree(Number(port)))) {
+  say(`port ${port} is in use on 127.0.0.1: run PORT=<another port> npm start`);
+  process.exit(2);
 }
 
 const redis = await findRedis();
@@ -184,7 +197,6 @@ const launch = (args) => {
 };
 
 const app = launch([cli, 'dev', jobs, '--open', '--host', '127.0.0.1', '--port', port]);
-if (existsSync(consumer)) launch([consumer]);
 
 let stopping;
 const stopAll = (signal) => {
@@ -210,7 +222,10 @@ const stopAll = (signal) => {
 // npm and the terminal may both deliver Ctrl-C: the first signal stops everything, later ones wait.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
-    stopAll(signal).then(() => process.exit(app.exitCode ?? 0));
+    stopAll(signal).then(() => {
+      say(`stopped (bullbeat dev exit code ${app.exitCode ?? 'none'})`);
+      process.exit(app.exitCode ?? 0);
+    });
   });
 }
 
@@ -222,6 +237,8 @@ app.on('exit', (code, signal) => {
 
 const local = `http://localhost:${port}`;
 if (await waitForDashboard(`http://127.0.0.1:${port}`, app)) {
+  // The plain BullMQ consumer of the interop example, once bullbeat is up.
+  if (existsSync(consumer) && !stopping) launch([consumer]);
   const lines = [
     '',
     `  bullbeat is running the example jobs (examples/jobs.ts) against ${redis.url}`,
