@@ -131,7 +131,9 @@ describe('long-running commands', () => {
     const address = blocker.address();
     const port = typeof address === 'object' && address ? address.port : 0;
     try {
-      const run = await runBullbeat(['dashboard', '--open'], { env: { ...deployment().env, PORT: String(port) } });
+      const run = await runBullbeat(['dashboard', '--open'], {
+        env: { ...deployment().env, PORT: String(port) },
+      });
       expect(run.code).toBe(2);
       expect(run.stderr).toBe(`bullbeat: PORT: port ${port} is already in use on 127.0.0.1\n`);
     } finally {

@@ -143,7 +143,13 @@ describe('the compose commands as processes on loopback', () => {
   });
 
   it('starts 2 schedulers, 2 workers and a dashboard', () => {
-    expect(procs.map((p) => p.service).sort()).toEqual(['dashboard', 'scheduler', 'scheduler', 'worker', 'worker']);
+    expect(procs.map((p) => p.service).sort()).toEqual([
+      'dashboard',
+      'scheduler',
+      'scheduler',
+      'worker',
+      'worker',
+    ]);
   });
 
   it('every occurrence in a window is enqueued exactly once and run once', async () => {
@@ -176,7 +182,9 @@ describe('the compose commands as processes on loopback', () => {
     // Each enqueued occurrence is recorded once in the run history, as succeeded.
     const runs = await redis.hgetall('{bullbeat}:bb:runs:tick');
     for (let t = t0; t <= t1; t += 1000) {
-      expect((JSON.parse(runs[String(t)] ?? '{}') as { outcome?: string }).outcome, `tick ${t}`).toBe('succeeded');
+      expect((JSON.parse(runs[String(t)] ?? '{}') as { outcome?: string }).outcome, `tick ${t}`).toBe(
+        'succeeded',
+      );
     }
   }, 60_000);
 
@@ -195,7 +203,9 @@ describe('the compose commands as processes on loopback', () => {
 
   it('every process stops cleanly on SIGTERM (docker stop), exit 0', async () => {
     for (const { proc } of procs) proc.child.kill('SIGTERM');
-    const results = await Promise.all(procs.map(async ({ service, proc }) => [service, (await proc.exited).code]));
+    const results = await Promise.all(
+      procs.map(async ({ service, proc }) => [service, (await proc.exited).code]),
+    );
     expect(results.map(([, code]) => code)).toEqual([0, 0, 0, 0, 0]);
   }, 60_000);
 });
