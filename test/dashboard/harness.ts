@@ -23,6 +23,7 @@ export interface TestDashboard {
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON a route answers
   ): Promise<{ status: number; body: any }>;
   cleanup(): Promise<void>;
 }
