@@ -1,5 +1,5 @@
 // Interop: a plain BullMQ consumer, as another service (in any language BullMQ supports) would run
-// it. It knows nothing of bullbeat: it consumes the `emails` queue, into which the example jobs
+// it. It knows nothing of bullbeat: it consumes the `example-emails` queue, into which the example jobs
 // module's `weekly-digest` schedule enqueues `send-digest` jobs without any local handler.
 //   node dist/examples/email-service.js      (npm start runs it beside `bullbeat dev`)
 import { Worker } from 'bullmq';
@@ -15,7 +15,7 @@ const connection = {
 };
 
 const worker = new Worker(
-  'emails',
+  'example-emails',
   async (job) => {
     // bullbeat puts the schedule's `data` on the job, beside its own occurrence fields.
     const data = job.data as { data?: { list?: string } };
@@ -33,4 +33,4 @@ const stop = async () => {
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-console.log('email-service: consuming the "emails" queue (plain BullMQ, no bullbeat)');
+console.log('email-service: consuming the "example-emails" queue (plain BullMQ, no bullbeat)');

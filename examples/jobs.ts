@@ -18,6 +18,9 @@ import {
 const scheduler = new SchedulerManager({
   // The CLI checks that this matches BULLBEAT_PREFIX / --prefix (REDIS_URL is read by default).
   prefix: process.env.BULLBEAT_PREFIX,
+  // BullMQ queues are global to a Redis (whatever bullbeat's prefix), so the example keeps to queues
+  // of its own: on a shared development Redis it never takes another application's jobs.
+  defaultQueue: 'examples',
 });
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -50,13 +53,15 @@ const timing: Middleware = (handler, job) => async (ctx: RunContext) => {
 };
 
 // ── 1. a weekday report at 09:00 New York time (DST handled), on its own queue
-scheduler.cron('0 9 * * 1-5', { timezone: 'America/New_York', queue: 'reports', middleware: [timing] })(
-  async function weekdayReport(ctx: RunContext) {
-    const day = new Date(ctx.fireAt).toISOString().slice(0, 10);
-    ctx.logger.info({ day }, 'weekday report: compiled and mailed');
-    return { day, rows: 42 };
-  },
-);
+scheduler.cron('0 9 * * 1-5', {
+  timezone: 'America/New_York',
+  queue: 'example-reports',
+  middleware: [timing],
+})(async function weekdayReport(ctx: RunContext) {
+  const day = new Date(ctx.fireAt).toISOString().slice(0, 10);
+  ctx.logger.info({ day }, 'weekday report: compiled and mailed');
+  return { day, rows: 42 };
+});
 
 // ── 2. a cache refresh every 15 s, plus up to 3 s of jitter so that many such jobs spread out
 scheduler.every(15, {
@@ -109,8 +114,8 @@ scheduler.every(5, { name: 'slow-export', maxInstances: 1, coalesce: true, timeo
 );
 
 // ── 7. a schedule that enqueues into an existing BullMQ queue with no handler here: any BullMQ
-// consumer of `emails` runs it (examples/email-service.ts is a plain BullMQ Worker; npm start runs it)
-scheduler.schedule({ queue: 'emails', name: 'send-digest' }, new CronTrigger('*/30 * * * * *'), {
+// consumer of `example-emails` runs it (examples/email-service.ts is a plain BullMQ Worker; npm start runs it)
+scheduler.schedule({ queue: 'example-emails', name: 'send-digest' }, new CronTrigger('*/30 * * * * *'), {
   id: 'email-digest',
   data: { list: 'subscribers' },
 });

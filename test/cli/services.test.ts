@@ -125,6 +125,20 @@ describe('long-running commands', () => {
     expect((await dash.exited).code).toBe(0);
   });
 
+  it('dev without dashboard credentials or --open: exit 2 before anything starts (Redis not even asked)', async () => {
+    const run = await runBullbeat(['dev', JOBS], {
+      env: { ...deployment().env, REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^bullbeat: BULLBEAT_DASHBOARD_TOKEN: the dashboard has no credentials: .*\(--open\)\n$/,
+    );
+    const noDashboard = await runBullbeat(['dev', JOBS, '--no-dashboard'], {
+      env: { ...deployment().env, REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    expect(noDashboard.code).toBe(3);
+  });
+
   it('a dashboard port in use: exit 2 naming the setting', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

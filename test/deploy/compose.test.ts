@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -207,5 +208,73 @@ describe('the compose commands as processes on loopback', () => {
       procs.map(async ({ service, proc }) => [service, (await proc.exited).code]),
     );
     expect(results.map(([, code]) => code)).toEqual([0, 0, 0, 0, 0]);
+  }, 60_000);
+});
+
+describe("the Dockerfile's runtime stage", () => {
+  // No Docker here: the runtime stage is `npm ci --omit=dev` plus the built dist/. The nearest thing
+  // offline: a copy of node_modules pruned to production dependencies, with dist/ beside it.
+  let dir: string;
+
+  beforeAll(() => {
+    assertBuilt();
+    dir = mkdtempSync(join(tmpdir(), 'bullbeat-runtime-'));
+    for (const f of ['package.json', 'package-lock.json']) {
+      spawnSync('cp', [join(root, f), join(dir, f)]);
+    }
+    for (const d of ['node_modules', 'dist']) {
+      const cp = spawnSync('cp', ['-r', join(root, d), join(dir, d)]);
+      if (cp.status !== 0) throw new Error(`copying ${d} failed`);
+    }
+    const prune = spawnSync('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    if (prune.status !== 0) throw new Error(`npm prune failed: ${prune.stderr}`);
+  }, 120_000);
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('has no dev dependencies, and runs every role of the compose file with what is left', async () => {
+    expect(existsSync(join(dir, 'node_modules/vitest'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules/tsx'))).toBe(false);
+    const prefix = `runtime-${randomUUID()}`;
+    const env = { BULLBEAT_PREFIX: prefix, BULLBEAT_DASHBOARD_TOKEN: randomUUID() };
+    const cli = join(dir, 'dist/src/cli/main.js');
+    const roles = [
+      spawnBullbeat([], { cwd: dir, env, command: [cli, 'scheduler', 'dist/examples/jobs.js'] }),
+      spawnBullbeat([], { cwd: dir, env, command: [cli, 'worker', 'dist/examples/jobs.js'] }),
+      spawnBullbeat([], { cwd: dir, env, command: [cli, 'dashboard', '--port', '0'] }),
+    ];
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      await roles[0]?.waitFor(/scheduler replica running/);
+      await roles[1]?.waitFor(/worker running/);
+      await roles[2]?.waitFor(/dashboard: listening/);
+      expect(await redis.hexists(`{${prefix}}:bb:schedules`, 'weekdayReport')).toBe(1);
+      for (const role of roles) role.child.kill('SIGTERM');
+      expect((await Promise.all(roles.map((r) => r.exited))).map((e) => e.code)).toEqual([0, 0, 0]);
+      // A TypeScript jobs module needs tsx, which is a dev dependency: a clear error, not a crash.
+      const ts = spawnBullbeat([], {
+        cwd: dir,
+        env,
+        command: [cli, 'scheduler', join(root, 'test/cli/fixtures/jobs-decorated.ts')],
+      });
+      expect((await ts.exited).code).toBe(2);
+      expect(ts.output()).toContain('a TypeScript jobs module needs tsx');
+    } finally {
+      for (const role of roles) role.kill();
+      const keys = await redis.keys(`{${prefix}}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+      // The example's own queues (it keeps to them so as not to touch anyone else's jobs).
+      for (const name of ['examples', 'example-reports', 'example-emails']) {
+        const q = new Queue(name, { connection: { host: '127.0.0.1', port: 6379 } });
+        await q.obliterate({ force: true }).catch(() => undefined);
+        await q.close();
+      }
+    }
   }, 60_000);
 });

@@ -98,6 +98,17 @@ export function devCommand(io: CliIO) {
     resolveDashboardConfig(ctx.sources);
     resolveWorkerConfig(ctx.sources);
     const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    if (options.dashboard !== false) {
+      // Credentials (or --open) are checked before anything starts.
+      const { resolveDashboardOptions } = await import('../../../dashboard/resolve-dashboard-options.js');
+      const dash = resolveDashboardConfig(ctx.sources);
+      resolveDashboardOptions({
+        scheduler,
+        env: ctx.sources.env,
+        logger: ctx.logger,
+        ...(dash.open && { open: true }),
+      });
+    }
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(ctx.logger, async () => {
       let worker: WorkerHandle | undefined;
