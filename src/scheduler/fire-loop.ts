@@ -38,6 +38,9 @@ export interface FireLoopDeps {
   hooks?: FireHooks | undefined;
 }
 
+/** Claim cycles one replica runs at once when batches come full (pipelining claim, enqueue, complete). */
+const PARALLEL_CYCLES = 4;
+
 interface Cached {
   defJSON: string;
   def: ScheduleDefinition;
@@ -76,7 +79,8 @@ export class FireLoop {
   private timer: NodeJS.Timeout | undefined;
   /** performance.now() at which the timer is due, when armed. */
   private armedAt: number | undefined;
-  private cycle: Promise<void> | undefined;
+  /** Cycles in flight: a full batch starts the next claim while its own enqueue is still going. */
+  private readonly cycles = new Set<Promise<void>>();
   private again = false;
   private unsubscribe: (() => Promise<void>) | undefined;
   private readonly cache = new Map<string, Cached>();
@@ -87,45 +91,53 @@ export class FireLoop {
     if (this.running) return;
     this.running = true;
     this.unsubscribe = await this.deps.subscribe((at) => this.poke(at));
-    this.arm(0);
+    this.launch(0);
   }
 
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.cycle;
+    while (this.cycles.size > 0) await Promise.all([...this.cycles]);
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     await unsubscribe?.().catch(() => undefined);
   }
 
-  /** Something became due at `at` (Redis time, ms): wake up if it is earlier than the timer. */
+  /** Something became due (another process added or resumed a schedule): claim now. */
   poke(_at?: number): void {
+    this.launch(0);
+  }
+
+  /** Start a cycle now, unless as many as allowed are in flight (then the last one re-arms at 0). */
+  private launch(wokeLateMs: number): void {
     if (!this.running) return;
-    if (this.cycle) {
+    if (this.cycles.size >= PARALLEL_CYCLES) {
       this.again = true;
       return;
     }
-    this.arm(0);
+    const cycle: Promise<void> = this.runCycle(wokeLateMs).finally(() => this.cycles.delete(cycle));
+    this.cycles.add(cycle);
   }
 
+  /** Arm the timer for `delayMs` from now, unless it is already armed for earlier. */
   private arm(delayMs: number): void {
     if (!this.running) return;
-    if (this.timer) clearTimeout(this.timer);
     const delay = Math.max(0, Math.min(delayMs, this.deps.options.maxSleepMs));
-    this.armedAt = performance.now() + delay;
+    const target = performance.now() + delay;
+    if (this.timer && this.armedAt !== undefined && this.armedAt <= target) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.armedAt = target;
     this.timer = setTimeout(() => {
+      const late = this.armedAt === undefined ? 0 : performance.now() - this.armedAt;
       this.timer = undefined;
-      this.cycle = this.runCycle().finally(() => {
-        this.cycle = undefined;
-      });
+      this.armedAt = undefined;
+      this.launch(late);
     }, delay);
   }
 
-  private async runCycle(): Promise<void> {
+  private async runCycle(wokeLateMs: number): Promise<void> {
     const { store, options, logger } = this.deps;
-    const wokeLate = this.armedAt === undefined ? 0 : performance.now() - this.armedAt;
     this.again = false;
     this.stats.cycles++;
     let delay: number;
@@ -133,15 +145,18 @@ export class FireLoop {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token);
       const at = performance.now();
-      if (res.claims.length === 0)
+      const full = res.claims.length >= options.claimBatch;
+      if (full) this.launch(0); // more is due: claim the next batch while this one is enqueued
+      if (res.claims.length === 0) {
         this.stats.earlyWakeups += res.nextDue !== null && res.nextDue > res.now ? 1 : 0;
+      }
       this.deps.events.emit('wake', {
         early: res.claims.length === 0,
-        lateMs: Math.max(0, Math.round(wokeLate)),
+        lateMs: Math.max(0, Math.round(wokeLateMs)),
         claimed: res.claims.length,
       });
       const soonest = res.claims.length > 0 ? await this.fire(res.claims, res.now) : null;
-      if (res.claims.length >= options.claimBatch) {
+      if (full) {
         delay = 0;
       } else {
         const targets = [res.nextDue, res.nextLease, soonest].filter((v): v is number => v !== null);
@@ -154,7 +169,10 @@ export class FireLoop {
       this.deps.events.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
       delay = 1000;
     }
-    if (this.again) delay = 0;
+    if (this.again) {
+      this.again = false;
+      this.launch(0);
+    }
     this.arm(delay);
   }
 

@@ -1,0 +1,280 @@
+// Fire lateness: bullbeat vs BullMQ job schedulers (`upsertJobScheduler` with `every: 1000`), side by
+// side on the local Redis. N schedules each firing every second (phases spread over the second), the
+// same plain BullMQ Worker settings for both; lateness = handler start minus the intended fire time.
+// Also: the highest fire rate bullbeat sustains (enqueue side), and Redis memory per idle schedule.
+//
+//   npm run bench:fire                       (node --import tsx bench/fire.ts)
+//   node --import tsx bench/fire.ts --n 1000 --seconds 5 --rates 10000 --rate-seconds 4   (quicker)
+//
+// Prints Markdown, ready for BENCHMARKS.md.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { type Job, Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import { IntervalTrigger } from '../src/triggers/interval-trigger.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const argv = process.argv;
+const arg = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1]! : fallback;
+};
+const NS = arg('n', '1000,10000').split(',').map(Number);
+const SECONDS = Number(arg('seconds', '20'));
+const WARMUP = Number(arg('warmup', '3'));
+const CONCURRENCY = Number(arg('concurrency', '200'));
+const RATES = arg('rates', '10000,15000,20000,30000').split(',').filter(Boolean).map(Number);
+const RATE_SECONDS = Number(arg('rate-seconds', '6'));
+const KEEP_SEC = 5; // finished jobs kept 5 s (both sides), so the bench does not fill Redis
+const SCHEDULER = fileURLToPath(new URL('./fire-scheduler.ts', import.meta.url));
+const redis = new Redis(REDIS_URL);
+const silent = pino({ level: 'silent' });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function redisNow(): Promise<number> {
+  const [s, us] = await redis.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+function summary(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  return { n: s.length, p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1] ?? Number.NaN };
+}
+async function deleteKeys(pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+    cursor = next;
+    if (batch.length > 0) await redis.unlink(...batch);
+  } while (cursor !== '0');
+}
+async function keysMemory(pattern: string): Promise<number> {
+  let total = 0;
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+    cursor = next;
+    const pipe = redis.pipeline();
+    for (const k of batch) pipe.memory('USAGE', k, 'SAMPLES', 0);
+    for (const [, v] of (await pipe.exec()) ?? []) total += Number(v ?? 0);
+  } while (cursor !== '0');
+  return total;
+}
+
+async function dropQueue(name: string): Promise<void> {
+  const q = new Queue(name, { connection: { url: REDIS_URL } });
+  await q.obliterate({ force: true }).catch(() => undefined);
+  await q.close();
+  await deleteKeys(`bull:${name}*`);
+}
+
+/** Create N bullbeat schedules (every second, phase i/N of a second) under a fresh prefix. */
+async function createBullbeat(n: number, prefix: string, queue: string): Promise<void> {
+  const m = new SchedulerManager({
+    prefix,
+    defaultQueue: queue,
+    connection: REDIS_URL,
+    logger: silent,
+    role: 'client',
+  });
+  const jobs = [];
+  for (let i = 0; i < n; i++) {
+    jobs.push(
+      m.schedule({ name: 'tick' }, new IntervalTrigger(1, { anchor: Math.floor((i * 1000) / n) }), {
+        id: `s${i}`,
+        jobOptions: { removeOnComplete: { age: KEEP_SEC }, removeOnFail: { age: KEEP_SEC } },
+      }).saved,
+    );
+    if (jobs.length >= 2000) await Promise.all(jobs.splice(0));
+  }
+  await Promise.all(jobs);
+  await m.close();
+}
+
+/** Create N BullMQ job schedulers (every 1000 ms, offset i/N of a second). */
+async function createBullmq(n: number, queue: string): Promise<Queue> {
+  const q = new Queue(queue, { connection: { url: REDIS_URL } });
+  for (let i = 0; i < n; i += 500) {
+    await Promise.all(
+      Array.from({ length: Math.min(500, n - i) }, (_, j) =>
+        q.upsertJobScheduler(
+          `s${i + j}`,
+          { every: 1000, offset: Math.floor(((i + j) * 1000) / n) },
+          {
+            name: 'tick',
+            data: {},
+            opts: { removeOnComplete: { age: KEEP_SEC }, removeOnFail: { age: KEEP_SEC } },
+          },
+        ),
+      ),
+    );
+  }
+  return q;
+}
+
+/** The intended fire time of a BullMQ job scheduler's job: its scheduled millis plus the offset. */
+function bullmqIntended(job: Job): number {
+  const opts = job.opts as { prevMillis?: number; repeat?: { offset?: number } };
+  if (typeof opts.prevMillis === 'number') return opts.prevMillis + (opts.repeat?.offset ?? 0);
+  return job.timestamp + (job.opts.delay ?? 0);
+}
+
+function worker(queue: string, intended: (job: Job) => number, from: () => number, to: () => number) {
+  const lateness: number[] = [];
+  const w = new Worker(
+    queue,
+    async (job: Job) => {
+      const at = intended(job);
+      if (at >= from() && at < to()) lateness.push(Date.now() - at);
+    },
+    { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: CONCURRENCY },
+  );
+  return { lateness, w };
+}
+
+function spawnScheduler(vars: Record<string, string>): {
+  child: ChildProcess;
+  out: Promise<string>;
+  ready: Promise<void>;
+} {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCHEDULER], {
+    env: { ...process.env, REDIS_URL, KEEP_SEC: String(KEEP_SEC), ...vars },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let buf = '';
+  let onReady: () => void;
+  const ready = new Promise<void>((r) => (onReady = r));
+  const out = new Promise<string>((resolve) => {
+    child.stdout!.on('data', (d) => {
+      buf += String(d);
+      if (buf.includes('ready\n')) onReady();
+    });
+    child.on('exit', () => resolve(buf));
+  });
+  return { child, out, ready };
+}
+
+async function runBullbeat(n: number) {
+  const id = randomUUID().slice(0, 8);
+  const prefix = `bench-${id}`;
+  const queue = `bench-bb-${id}`;
+  await createBullbeat(n, prefix, queue);
+  const t0 = await redisNow();
+  const from = t0 + WARMUP * 1000;
+  const to = from + SECONDS * 1000;
+  const { lateness, w } = worker(
+    queue,
+    (job) => (job.data as { fireAt: number }).fireAt,
+    () => from,
+    () => to,
+  );
+  const sched = spawnScheduler({ PREFIX: prefix, FROM: String(from), TO: String(to) });
+  await sched.ready;
+  while ((await redisNow()) < to + 1500) await sleep(200);
+  sched.child.kill('SIGTERM');
+  const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
+    lateness: number[];
+  };
+  await w.close();
+  await deleteKeys(`{${prefix}}*`);
+  await dropQueue(queue);
+  return { handler: summary(lateness), enqueue: summary(out.lateness), expected: n * SECONDS };
+}
+
+async function runBullmq(n: number) {
+  const queue = `bench-mq-${randomUUID().slice(0, 8)}`;
+  const q = await createBullmq(n, queue);
+  const t0 = await redisNow();
+  const from = t0 + WARMUP * 1000;
+  const to = from + SECONDS * 1000;
+  const { lateness, w } = worker(
+    queue,
+    bullmqIntended,
+    () => from,
+    () => to,
+  );
+  while ((await redisNow()) < to + 1500) await sleep(200);
+  await w.close();
+  await q.obliterate({ force: true }).catch(() => undefined);
+  await q.close();
+  await deleteKeys(`bull:${queue}*`);
+  return { handler: summary(lateness), expected: n * SECONDS };
+}
+
+/** Enqueue-side lateness of bullbeat alone (no worker) at `rate` fires per second. */
+async function runRate(rate: number) {
+  const id = randomUUID().slice(0, 8);
+  const prefix = `bench-${id}`;
+  const queue = `bench-rate-${id}`;
+  await createBullbeat(rate, prefix, queue);
+  const t0 = await redisNow();
+  const from = t0 + 2000;
+  const to = from + RATE_SECONDS * 1000;
+  const sched = spawnScheduler({ PREFIX: prefix, FROM: String(from), TO: String(to) });
+  await sched.ready;
+  while ((await redisNow()) < to + 1000) await sleep(200);
+  sched.child.kill('SIGTERM');
+  const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
+    lateness: number[];
+  };
+  await deleteKeys(`{${prefix}}*`);
+  await dropQueue(queue);
+  const s = summary(out.lateness);
+  return { rate, ...s, achieved: s.n / RATE_SECONDS };
+}
+
+async function memory(n: number) {
+  const id = randomUUID().slice(0, 8);
+  const prefix = `bench-mem-${id}`;
+  await createBullbeat(n, prefix, `bench-mem-${id}`);
+  const bb = await keysMemory(`{${prefix}}*`);
+  await deleteKeys(`{${prefix}}*`);
+  const queue = `bench-memq-${id}`;
+  const q = await createBullmq(n, queue);
+  const mq = await keysMemory(`bull:${queue}*`);
+  await q.obliterate({ force: true }).catch(() => undefined);
+  await q.close();
+  await deleteKeys(`bull:${queue}*`);
+  return { bullbeat: bb / n, bullmq: mq / n };
+}
+
+const f = (v: number) => (Number.isNaN(v) ? '–' : String(Math.round(v)));
+const started = new Date().toISOString();
+console.log(
+  `## Fire lateness\n\n${started}, \`${['node --import tsx bench/fire.ts', ...argv.slice(2)].join(' ')}\`, Redis ${(await redis.info('server')).match(/redis_version:(\S+)/)?.[1]}, ${SECONDS} s per run after ${WARMUP} s warm-up, worker: one BullMQ Worker, concurrency ${CONCURRENCY}, no-op handler; schedules every 1 s, phases spread evenly over the second.\n`,
+);
+console.log(
+  '| N schedules (fires/s) | bullbeat p50 / p99 / max (ms) | BullMQ job schedulers p50 / p99 / max (ms) | p99 ratio | runs seen bullbeat / BullMQ (expected) | bullbeat enqueue p50 / p99 (ms) |',
+);
+console.log('|---|---|---|---|---|---|');
+for (const n of NS) {
+  const bb = await runBullbeat(n);
+  const mq = argv.includes('--skip-bullmq') ? undefined : await runBullmq(n);
+  const ratio = mq ? (mq.handler.p99 / Math.max(1, bb.handler.p99)).toFixed(1) : '–';
+  console.log(
+    `| ${n} | ${f(bb.handler.p50)} / ${f(bb.handler.p99)} / ${f(bb.handler.max)} | ${mq ? `${f(mq.handler.p50)} / ${f(mq.handler.p99)} / ${f(mq.handler.max)}` : '–'} | ${ratio}x | ${bb.handler.n} / ${mq?.handler.n ?? '–'} (${bb.expected}) | ${f(bb.enqueue.p50)} / ${f(bb.enqueue.p99)} |`,
+  );
+}
+if (RATES.length > 0) {
+  console.log(
+    `\nbullbeat alone (one scheduler process, no worker), ${RATE_SECONDS} s per rate: enqueue lateness (Redis time at claim minus fireAt)\n`,
+  );
+  console.log('| target fires/s | achieved fires/s | p50 / p99 / max (ms) |');
+  console.log('|---|---|---|');
+  for (const rate of RATES) {
+    const r = await runRate(rate);
+    console.log(`| ${rate} | ${Math.round(r.achieved)} | ${f(r.p50)} / ${f(r.p99)} / ${f(r.max)} |`);
+  }
+}
+const mem = await memory(Number(arg('memory', '10000')));
+console.log(
+  `\nRedis memory per idle schedule (MEMORY USAGE of the deployment's keys / N, N = ${arg('memory', '10000')}): bullbeat ${Math.round(mem.bullbeat)} B, BullMQ job scheduler ${Math.round(mem.bullmq)} B (its scheduler entry plus the next delayed job it always keeps).`,
+);
+await redis.quit();
+process.exit(0);
