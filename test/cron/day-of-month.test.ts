@@ -120,3 +120,34 @@ checkCases('NW: nearest weekday', [
     expected: ['2028-02-29T00:00Z', '2032-02-27T00:00Z'],
   },
 ]);
+
+checkCases('lists mixing specials and values', [
+  {
+    expr: '0 0 1,L * *',
+    after: REF,
+    expected: ['2026-03-31T00:00Z', '2026-04-01T00:00Z', '2026-04-30T00:00Z', '2026-05-01T00:00Z'],
+  },
+  {
+    expr: '0 0 1W,15W * *',
+    after: REF,
+    why: 'Mar 15 Sun -> 16; Apr 1 Wed; Apr 15 Wed; May 1 Fri; May 15 Fri',
+    expected: [
+      '2026-03-16T00:00Z',
+      '2026-04-01T00:00Z',
+      '2026-04-15T00:00Z',
+      '2026-05-01T00:00Z',
+      '2026-05-15T00:00Z',
+    ],
+  },
+  {
+    expr: '0 0 LW,15 * *',
+    after: REF,
+    expected: ['2026-03-15T00:00Z', '2026-03-31T00:00Z', '2026-04-15T00:00Z', '2026-04-30T00:00Z'],
+  },
+  {
+    expr: '0 0 * * 1#3,5L',
+    after: REF,
+    why: 'third Monday or last Friday: Mar 16, Mar 27, Apr 20, Apr 24',
+    expected: ['2026-03-16T00:00Z', '2026-03-27T00:00Z', '2026-04-20T00:00Z', '2026-04-24T00:00Z'],
+  },
+]);

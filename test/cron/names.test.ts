@@ -77,6 +77,12 @@ checkCases('question mark', [
   { expr: '0 0 ? * MON', after: REF, expected: ['2026-03-16T00:00Z', '2026-03-23T00:00Z'] },
   { expr: '0 0 15 * ?', after: REF, expected: ['2026-03-15T00:00Z', '2026-04-15T00:00Z'] },
   { expr: '0 0 ? * ?', after: REF, expected: ['2026-03-12T00:00Z', '2026-03-13T00:00Z'] },
+  {
+    expr: '0 ? * * *',
+    after: REF,
+    why: '`?` is `*` in any field',
+    expected: ['2026-03-11T11:00Z', '2026-03-11T12:00Z'],
+  },
 ]);
 
 describe('names are equivalent to numbers', () => {
