@@ -37,7 +37,7 @@ export interface DashboardConfig {
 
 /** The worker's settings (`bullbeat worker` and `bullbeat dev`). */
 export interface WorkerConfig {
-  /** `--queues a,b` / `BULLBEAT_QUEUES`; default: every queue the jobs module's schedules use. */
+  /** `--queues a,b` / `BULLBEAT_QUEUES`; default: every queue with a schedule whose job name has a handler in the jobs module. */
   queues?: string[] | undefined;
   /** `--concurrency` / `BULLBEAT_CONCURRENCY`: jobs run at once per queue; default: the worker's (10). */
   concurrency?: number | undefined;

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError } from '../errors/config-error.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { packageVersion } from './package-version.js';
@@ -82,7 +83,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--host <host>', 'dashboard address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
     .option('--open', 'dashboard without credentials, on 127.0.0.1 only (env BULLBEAT_DASHBOARD_OPEN=1)')
     .option('--no-dashboard', 'do not start the dashboard')
-    .option('--queues <a,b>', 'queues to work (env BULLBEAT_QUEUES; default every queue of the schedules)')
+    .option(
+      '--queues <a,b>',
+      'queues to work (env BULLBEAT_QUEUES; default: every queue with a schedule this module handles)',
+    )
     .option('--concurrency <n>', 'jobs run at once per queue (env BULLBEAT_CONCURRENCY; default 10)')
     .action(run(async () => (await import('./commands/services.js')).devCommand(io)));
 
@@ -93,7 +97,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
 
   command('worker', "run a worker: consume the schedules' queues and run their handlers")
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
-    .option('--queues <a,b>', 'queues to work (env BULLBEAT_QUEUES; default every queue of the schedules)')
+    .option(
+      '--queues <a,b>',
+      'queues to work (env BULLBEAT_QUEUES; default: every queue with a schedule this module handles)',
+    )
     .option('--concurrency <n>', 'jobs run at once per queue (env BULLBEAT_CONCURRENCY; default 10)')
     .option(
       '--grace-ms <ms>',
@@ -134,7 +141,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       run(async () => {
         const { scheduleNext } = await import('./commands/schedule-next.js');
         return async (expression: string, options: Record<string, unknown>) => {
-          if ((options.count as number) > 1000) throw new InvalidArgumentError('-n: at most 1000');
+          if ((options.count as number) > 1000) throw new ConfigError('-n', 'at most 1000');
           scheduleNext(expression, options, io.now(), io.stdout);
           return ExitCode.ok;
         };
