@@ -179,7 +179,7 @@ function dayOfMonthField(expression: string, text: string): DayOfMonth {
     else if (upper === 'LW') out.lastWeekday = true;
     else if (/^L-\d+$/.test(upper)) {
       const n = Number(upper.slice(2));
-      if (n < 1 || n > 30) reader.fail(item, `"L-${n}": the offset must be from 1 to 30`);
+      if (n < 1 || n > 30) reader.fail(item, `the offset after "L-" must be from 1 to 30`);
       out.fromLast.push(n);
     } else if (/^\d+W$/.test(upper)) out.nearestWeekday.push(reader.value(upper.slice(0, -1), item));
     else if (/[LW#]/i.test(item) && !/^[A-Za-z]+$/.test(item)) {
