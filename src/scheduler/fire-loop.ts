@@ -9,7 +9,6 @@ import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { occurrenceField } from './keys.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import type { RunHistory } from './run-history.js';
-import type { RunRecord } from './run-record.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
 import type { Claim, Completion, ScheduleStore } from './schedule-store.js';
 import type { SchedulerEvents } from './scheduler-events.js';
@@ -45,6 +44,8 @@ interface Cached {
   defJSON: string;
   def: ScheduleDefinition;
   trigger: Trigger;
+  /** The definition's BullMQ job options (without the job id), computed once. */
+  opts?: JobsOptions;
 }
 
 /** Counters of this replica's fire loop. */
@@ -218,7 +219,8 @@ export class FireLoop {
       };
       let list = byQueue.get(def.queue);
       if (!list) byQueue.set(def.queue, (list = []));
-      list.push({ name: def.name, data, opts: this.deps.jobOptions(def, jobId) });
+      cached.opts ??= this.deps.jobOptions(def, '');
+      list.push({ name: def.name, data, opts: { ...cached.opts, jobId } });
     }
     await Promise.all([...byQueue].map(([q, jobs]) => this.deps.queue(q).addBulk(jobs)));
     hooks?.afterEnqueue?.(claims);
@@ -251,21 +253,15 @@ export class FireLoop {
           patch: { scheduleId: def.id, fireAt: c.fireAt, kind: 'catch-up', coalesced: c.count },
         });
       }
-      if (plan.enqueue) {
-        const patch: Partial<RunRecord> = {
-          scheduleId: def.id,
-          fireAt: plan.enqueue.fireAt,
-          kind: plan.enqueue.kind,
-          outcome: 'enqueued',
-          enqueuedAt: now,
-          queue: def.queue,
-          jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
-        };
-        records.push({ fireAt: plan.enqueue.fireAt, field: occurrenceField(plan.enqueue.fireAt), patch });
-      }
       completions.push({
         claim,
-        ran: plan.enqueue !== undefined,
+        ...(plan.enqueue && {
+          enqueued: {
+            kind: plan.enqueue.kind,
+            queue: def.queue,
+            jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
+          },
+        }),
         next: plan.next,
         records,
         missedUncounted: plan.missed.length - missed.length,

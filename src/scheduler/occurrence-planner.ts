@@ -40,6 +40,18 @@ export interface OccurrencePlan {
 export function planOccurrence(input: PlanInput): OccurrencePlan {
   const { def, trigger, fireAt, now } = input;
   const lateMs = now - fireAt;
+  // Fast path, the common case: on time, inside its bounds.
+  if (
+    lateMs <= def.misfireGraceMs &&
+    (def.endAt === undefined || fireAt <= def.endAt) &&
+    (def.maxRuns === undefined || input.fired + 1 < def.maxRuns) &&
+    (def.catchUpWindowMs === undefined || fireAt >= now - def.catchUpWindowMs)
+  ) {
+    let next = trigger.nextFire(fireAt, now);
+    if (next === null || !Number.isFinite(next) || next <= fireAt) next = null;
+    else if (def.endAt !== undefined && next > def.endAt) next = null;
+    return { enqueue: { fireAt, kind: 'scheduled' }, missed: [], next, lateMs };
+  }
   const step = (o: number): number | null => {
     const n = trigger.nextFire(o, now);
     if (n === null || !Number.isFinite(n) || n <= o) return null;

@@ -30,7 +30,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     role,
     historyLimit: int('historyLimit', o.historyLimit, 100, 1),
     completedRetentionMs: int('completedRetentionMs', o.completedRetentionMs, 3_600_000, 0),
-    claimBatch: int('claimBatch', o.claimBatch, 200, 1),
+    claimBatch: int('claimBatch', o.claimBatch, 500, 1),
     claimLeaseMs: int('claimLeaseMs', o.claimLeaseMs, 5000, 100),
     maxSleepMs: int('maxSleepMs', o.maxSleepMs, 30_000, 1),
     lateThresholdMs: int('lateThresholdMs', o.lateThresholdMs, 1000, 0),

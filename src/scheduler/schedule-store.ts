@@ -57,10 +57,11 @@ export interface ClaimResult {
 /** One completion: the records to write and where the schedule goes next. */
 export interface Completion {
   claim: Claim;
-  /** The claimed occurrence was enqueued (counts as a run for `maxRuns`). */
-  ran: boolean;
+  /** The claimed occurrence was enqueued (its record is written, and it counts for `maxRuns`). */
+  enqueued?: { kind: 'scheduled' | 'catch-up'; queue: string; jobId: string };
   /** The next due time, or null: completed. */
   next: number | null;
+  /** Other records (missed occurrences, the pre-record of a coalesced catch-up). */
   records: { fireAt: number; field: string; patch: Partial<RunRecord>; counter?: 'missed' }[];
   /** Missed occurrences beyond the written records (counted, not recorded). */
   missedUncounted: number;
@@ -155,20 +156,22 @@ export class ScheduleStore {
     if (completions.length === 0) return 0;
     const k = this.keys;
     const keyArgs: string[] = [k.due, k.inflight, k.claim, k.state, k.resched, k.completed, k.totals];
-    const items: string[] = [];
+    const items: (string | number)[] = [];
     for (const c of completions) {
       const id = c.claim.id;
       keyArgs.push(k.runs(id), k.runIndex(id), k.counts(id));
       items.push(
-        JSON.stringify({
-          i: id,
-          c: c.claim.claim,
-          f: String(c.claim.fireAt),
-          n: c.next === null ? '-1' : String(c.next),
-          r: c.ran ? 1 : 0,
-          rec: c.records.map((r) => [r.field, String(r.fireAt), r.patch, r.counter ?? '']),
-          mc: c.missedUncounted,
-        }),
+        id,
+        c.claim.claim,
+        c.claim.fireAt,
+        c.next === null ? '-1' : c.next,
+        c.enqueued?.kind ?? '',
+        c.enqueued?.queue ?? '',
+        c.enqueued?.jobId ?? '',
+        c.records.length === 0
+          ? ''
+          : JSON.stringify(c.records.map((r) => [r.field, String(r.fireAt), r.patch, r.counter ?? ''])),
+        c.missedUncounted,
       );
     }
     return this.redis.bbComplete(keyArgs.length, ...keyArgs, this.historyLimit, now, ...items);

@@ -29,7 +29,7 @@ export interface SchedulerManagerOptions {
   historyLimit?: number;
   /** How long a completed schedule stays before it is pruned (ms). Default: `3600000` (1 h). */
   completedRetentionMs?: number;
-  /** How many due schedules one claim takes (up to 4 claims run at once when batches come full). Default: `200`. */
+  /** How many due schedules one claim takes (up to 4 claims run at once when batches come full). Default: `500`. */
   claimBatch?: number;
   /**
    * Lease of a claim (ms): a replica that dies between claiming and enqueueing is taken over after it.

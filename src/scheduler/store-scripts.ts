@@ -120,16 +120,18 @@ return out
 `;
 
 /**
- * Complete claims: for each one whose claim is still ours (compare-and-set on \`fireAt|token\`), write
- * its records, count the run, and put it back in \`due\` at its next time (or complete it). A claim
+ * Complete claims: for each one whose claim is still ours (compare-and-set on `fireAt|token`), write
+ * its records, count the run, and put it back in `due` at its next time (or complete it). A claim
  * that lapsed and was taken over is left to the new owner, who enqueues the same job id.
  * KEYS: due, inflight, claim, state, resched, completed, totals, then per item runs, runIndex, counts.
- * ARGV: history limit, now, then per item JSON { i: id, c: claim string, f: fireAt, n: next ('-1' = none),
- * r: 1 if it ran, rec: [[field, score, patch, counter]], mc: missed beyond the records }.
+ * ARGV: history limit, now, then per item 9 values: id, claim string, fireAt, next ('-1' = none),
+ * enqueued kind ('' = not enqueued), queue, job id, other records (JSON [[field, score, patch, counter]]
+ * or ''), missed beyond the records. An `enqueued` record never overwrites an outcome a worker wrote.
  * Returns how many were completed.
  */
 export const COMPLETE = `
 local limit = tonumber(ARGV[1])
+local slack = math.max(1, math.floor(limit / 10))
 local now = ARGV[2]
 local function merge(runs, idx, counts, field, score, patch, counter)
   local cur = redis.call('HGET', runs, field)
@@ -140,7 +142,7 @@ local function merge(runs, idx, counts, field, score, patch, counter)
   redis.call('HSET', runs, field, cjson.encode(rec))
   redis.call('ZADD', idx, score, field)
   local excess = redis.call('ZCARD', idx) - limit
-  if excess > 0 then
+  if excess >= slack then
     local old = redis.call('ZRANGE', idx, 0, excess - 1)
     redis.call('ZREMRANGEBYRANK', idx, 0, excess - 1)
     redis.call('HDEL', runs, unpack(old))
@@ -151,29 +153,37 @@ local function merge(runs, idx, counts, field, score, patch, counter)
   end
 end
 local done = 0
-for k = 3, #ARGV do
-  local it = cjson.decode(ARGV[k])
-  local base = 7 + (k - 3) * 3
-  local id = it.i
-  if redis.call('HGET', KEYS[3], id) == it.c then
+local n = (#ARGV - 2) / 9
+for j = 0, n - 1 do
+  local a = 3 + j * 9
+  local base = 7 + j * 3
+  local id = ARGV[a]
+  if redis.call('HGET', KEYS[3], id) == ARGV[a + 1] then
     redis.call('HDEL', KEYS[3], id)
     redis.call('ZREM', KEYS[2], id)
     local st = redis.call('HGET', KEYS[4], id)
     if st then
       local status, fired, last, rest = string.match(st, '^(%a)|(%d*)|(%d*)|(.*)$')
-      if it.r == 1 then
+      local kind = ARGV[a + 4]
+      if ARGV[a + 7] ~= '' then
+        for _, r in ipairs(cjson.decode(ARGV[a + 7])) do
+          merge(KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], r[1], r[2], r[3], r[4])
+        end
+      end
+      if kind ~= '' then
         fired = tostring((tonumber(fired) or 0) + 1)
-        last = it.f
+        last = ARGV[a + 2]
+        merge(KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], ARGV[a + 2], ARGV[a + 2], {
+          scheduleId = id, fireAt = tonumber(ARGV[a + 2]), kind = kind, outcome = 'enqueued',
+          enqueuedAt = tonumber(now), queue = ARGV[a + 5], jobId = ARGV[a + 6] }, '')
       end
-      for _, r in ipairs(it.rec) do
-        merge(KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], r[1], r[2], r[3], r[4])
-      end
-      if it.mc > 0 then
-        redis.call('HINCRBY', KEYS[base + 3], 'missed', it.mc)
-        redis.call('HINCRBY', KEYS[7], 'missed', it.mc)
+      local mc = tonumber(ARGV[a + 8])
+      if mc > 0 then
+        redis.call('HINCRBY', KEYS[base + 3], 'missed', mc)
+        redis.call('HINCRBY', KEYS[7], 'missed', mc)
       end
       if status == 'a' then
-        local nxt = it.n
+        local nxt = ARGV[a + 3]
         local rs = redis.call('HGET', KEYS[5], id)
         if rs then
           redis.call('HDEL', KEYS[5], id)
