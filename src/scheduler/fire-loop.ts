@@ -105,9 +105,9 @@ export class FireLoop {
     await unsubscribe?.().catch(() => undefined);
   }
 
-  /** Something became due (another process added or resumed a schedule): claim now. */
+  /** Something became due (another process added or resumed a schedule): claim soon (pokes coalesce). */
   poke(_at?: number): void {
-    this.launch(0);
+    this.arm(0);
   }
 
   /** Start a cycle now, unless as many as allowed are in flight (then the last one re-arms at 0). */
