@@ -156,7 +156,7 @@ export class FireLoop {
         lateMs: Math.max(0, Math.round(wokeLateMs)),
         claimed: res.claims.length,
       });
-      const soonest = res.claims.length > 0 ? await this.fire(res.claims, res.now) : null;
+      const soonest = res.claims.length > 0 ? await this.fire(res.claims, res.now, token) : null;
       if (full) {
         delay = 0;
       } else {
@@ -178,7 +178,7 @@ export class FireLoop {
   }
 
   /** Plan, enqueue and complete one batch of claims; returns the soonest next due time it set. */
-  private async fire(claims: readonly Claim[], now: number): Promise<number | null> {
+  private async fire(claims: readonly Claim[], now: number, token: string): Promise<number | null> {
     const { logger, history, hooks } = this.deps;
     this.stats.claimed += claims.length;
     hooks?.afterClaim?.(claims);
@@ -267,7 +267,7 @@ export class FireLoop {
         missedUncounted: plan.missed.length - missed.length,
       });
     }
-    await this.deps.store.complete(completions, now);
+    await this.deps.store.complete(completions, now, token);
     let soonest: number | null = null;
     for (const c of completions)
       if (c.next !== null && (soonest === null || c.next < soonest)) soonest = c.next;

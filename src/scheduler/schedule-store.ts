@@ -88,7 +88,7 @@ export class ScheduleStore {
     if (typeof (redis as Partial<Redis>).bbClaim !== 'function') {
       redis.defineCommand('bbUpsert', { numberOfKeys: 6, lua: UPSERT });
       redis.defineCommand('bbClaim', { numberOfKeys: 5, lua: CLAIM });
-      redis.defineCommand('bbComplete', { lua: COMPLETE });
+      redis.defineCommand('bbComplete', { numberOfKeys: 7, lua: COMPLETE });
       redis.defineCommand('bbSetStatus', { numberOfKeys: 4, lua: SET_STATUS });
       redis.defineCommand('bbRemove', { numberOfKeys: 10, lua: REMOVE });
     }
@@ -152,17 +152,26 @@ export class ScheduleStore {
     return { now: Number(raw[0]), nextDue: num(raw[1]), nextLease: num(raw[2]), claims };
   }
 
-  async complete(completions: readonly Completion[], now: number): Promise<number> {
+  /** Complete claims made with `token` (one claim call's). */
+  async complete(completions: readonly Completion[], now: number, token: string): Promise<number> {
     if (completions.length === 0) return 0;
     const k = this.keys;
-    const keyArgs: string[] = [k.due, k.inflight, k.claim, k.state, k.resched, k.completed, k.totals];
-    const items: (string | number)[] = [];
+    const args: (string | number)[] = [
+      k.due,
+      k.inflight,
+      k.claim,
+      k.state,
+      k.resched,
+      k.completed,
+      k.totals,
+      this.historyLimit,
+      now,
+      token,
+      k.base,
+    ];
     for (const c of completions) {
-      const id = c.claim.id;
-      keyArgs.push(k.runs(id), k.runIndex(id), k.counts(id));
-      items.push(
-        id,
-        c.claim.claim,
+      args.push(
+        c.claim.id,
         c.claim.fireAt,
         c.next === null ? '-1' : c.next,
         c.enqueued?.kind ?? '',
@@ -174,7 +183,7 @@ export class ScheduleStore {
         c.missedUncounted,
       );
     }
-    return this.redis.bbComplete(keyArgs.length, ...keyArgs, this.historyLimit, now, ...items);
+    return this.redis.bbComplete(...args);
   }
 
   /** Move a schedule between statuses: 1 done, 0 no such schedule, -1 not in one of `from`. */

@@ -123,10 +123,12 @@ return out
  * Complete claims: for each one whose claim is still ours (compare-and-set on `fireAt|token`), write
  * its records, count the run, and put it back in `due` at its next time (or complete it). A claim
  * that lapsed and was taken over is left to the new owner, who enqueues the same job id.
- * KEYS: due, inflight, claim, state, resched, completed, totals, then per item runs, runIndex, counts.
- * ARGV: history limit, now, then per item 9 values: id, claim string, fireAt, next ('-1' = none),
- * enqueued kind ('' = not enqueued), queue, job id, other records (JSON [[field, score, patch, counter]]
- * or ''), missed beyond the records. An `enqueued` record never overwrites an outcome a worker wrote.
+ * KEYS: due, inflight, claim, state, resched, completed, totals.
+ * ARGV: history limit, now, token, key base (\`{prefix}:bb\`, the runs/runidx/counts keys of each id are
+ * built from it: same hash tag, same slot), then per item 8 values: id, fireAt, next ('-1' = none),
+ * enqueued kind ('' = not enqueued), queue, job id, other records (JSON [[field, score, patch,
+ * counter]] or ''), missed beyond the records. An \`enqueued\` record never overwrites an outcome a
+ * worker wrote.
  * Returns how many were completed.
  */
 export const COMPLETE = `
@@ -152,38 +154,41 @@ local function merge(runs, idx, counts, field, score, patch, counter)
     redis.call('HINCRBY', KEYS[7], counter, 1)
   end
 end
+local token = ARGV[3]
+local kb = ARGV[4]
 local done = 0
-local n = (#ARGV - 2) / 9
+local n = (#ARGV - 4) / 8
 for j = 0, n - 1 do
-  local a = 3 + j * 9
-  local base = 7 + j * 3
+  local a = 5 + j * 8
   local id = ARGV[a]
-  if redis.call('HGET', KEYS[3], id) == ARGV[a + 1] then
+  local f = ARGV[a + 1]
+  local runs, idx, counts = kb .. ':runs:' .. id, kb .. ':runidx:' .. id, kb .. ':counts:' .. id
+  if redis.call('HGET', KEYS[3], id) == f .. '|' .. token then
     redis.call('HDEL', KEYS[3], id)
     redis.call('ZREM', KEYS[2], id)
     local st = redis.call('HGET', KEYS[4], id)
     if st then
       local status, fired, last, rest = string.match(st, '^(%a)|(%d*)|(%d*)|(.*)$')
-      local kind = ARGV[a + 4]
-      if ARGV[a + 7] ~= '' then
-        for _, r in ipairs(cjson.decode(ARGV[a + 7])) do
-          merge(KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], r[1], r[2], r[3], r[4])
+      local kind = ARGV[a + 3]
+      if ARGV[a + 6] ~= '' then
+        for _, r in ipairs(cjson.decode(ARGV[a + 6])) do
+          merge(runs, idx, counts, r[1], r[2], r[3], r[4])
         end
       end
       if kind ~= '' then
         fired = tostring((tonumber(fired) or 0) + 1)
-        last = ARGV[a + 2]
-        merge(KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], ARGV[a + 2], ARGV[a + 2], {
-          scheduleId = id, fireAt = tonumber(ARGV[a + 2]), kind = kind, outcome = 'enqueued',
-          enqueuedAt = tonumber(now), queue = ARGV[a + 5], jobId = ARGV[a + 6] }, '')
+        last = f
+        merge(runs, idx, counts, f, f, {
+          scheduleId = id, fireAt = tonumber(f), kind = kind, outcome = 'enqueued',
+          enqueuedAt = tonumber(now), queue = ARGV[a + 4], jobId = ARGV[a + 5] }, '')
       end
-      local mc = tonumber(ARGV[a + 8])
+      local mc = tonumber(ARGV[a + 7])
       if mc > 0 then
-        redis.call('HINCRBY', KEYS[base + 3], 'missed', mc)
+        redis.call('HINCRBY', counts, 'missed', mc)
         redis.call('HINCRBY', KEYS[7], 'missed', mc)
       end
       if status == 'a' then
-        local nxt = ARGV[a + 3]
+        local nxt = ARGV[a + 2]
         local rs = redis.call('HGET', KEYS[5], id)
         if rs then
           redis.call('HDEL', KEYS[5], id)
