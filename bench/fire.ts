@@ -274,7 +274,9 @@ if (RATES.length > 0) {
     console.log(`| ${rate} | ${Math.round(r.achieved)} | ${f(r.p50)} / ${f(r.p99)} / ${f(r.max)} |`);
     if (r.achieved >= 0.98 * rate && r.p99 < 200) sustained = Math.max(sustained, rate);
   }
-  console.log(`\nHighest rate sustained (≥ 98 % of the target enqueued in time, enqueue p99 < 200 ms): ${sustained || 'none of the rates tried'} fires/s.`);
+  console.log(
+    `\nHighest rate sustained (≥ 98 % of the target enqueued in time, enqueue p99 < 200 ms): ${sustained || 'none of the rates tried'} fires/s.`,
+  );
 }
 const mem = await memory(Number(arg('memory', '10000')));
 console.log(

@@ -15,7 +15,6 @@ import { type Keys, keys } from './keys.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
 import { RunHistory } from './run-history.js';
-import type { RunRecord } from './run-record.js';
 import { type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
 import type {
   CronScheduleOptions,
@@ -26,49 +25,22 @@ import type {
 import { type ScheduleState, ScheduleStore } from './schedule-store.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
+import { firstFire, jobOptionsFor, redisOptionsFrom, statusOf } from './scheduler-helpers.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
+import type {
+  HistoryAccess,
+  ListQuery,
+  ScheduleDecorator,
+  SchedulerStats,
+} from './scheduler-manager-types.js';
 
-/** `every()` / `cron()`: a function wrapper returning the `ScheduledJob`, or a TC39 method decorator. */
-export interface ScheduleDecorator {
-  // The method-decorator overload comes first: TypeScript checks a decorator against the first
-  // overload, and `ScheduledJob` is not a valid method-decorator return type.
-  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
-  <This, F extends (this: This, ...args: any[]) => unknown>(
-    fn: F,
-    context: ClassMethodDecoratorContext<This, F>,
-  ): void;
-  // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
-  <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;
-}
-
-/** Sillo's `SchedulerStats`, counted over the whole deployment (Redis), uptime over this manager. */
-export interface SchedulerStats {
-  jobsTotal: number;
-  jobsActive: number;
-  jobsPaused: number;
-  jobsCompleted: number;
-  /** Runs that finished successfully (written by workers). */
-  runs: number;
-  errors: number;
-  skipped: number;
-  missed: number;
-  /** Seconds since this manager started (0 when not started). */
-  uptime: number;
-}
-
-/** `list()` with paging and search, for dashboards. */
-export interface ListQuery {
-  status?: JobStatus;
-  /** Case-insensitive substring of the id or name. */
-  search?: string;
-  /** Default: 0. */
-  offset?: number;
-  /** Default: all. */
-  limit?: number;
-}
-
-/** The run history of the deployment, callable as `history(id, limit?)` (Sillo-style). */
-export type HistoryAccess = RunHistory & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);
+export { firstFire } from './scheduler-helpers.js';
+export type {
+  HistoryAccess,
+  ListQuery,
+  ScheduleDecorator,
+  SchedulerStats,
+} from './scheduler-manager-types.js';
 
 type AnyFn = (...args: never[]) => unknown;
 
@@ -135,18 +107,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need). */
   connectionOptions(): RedisOptions {
-    const c = this.options.connection;
-    if (typeof c !== 'string') return { maxRetriesPerRequest: null, ...c };
-    const url = new URL(c);
-    return {
-      host: url.hostname || '127.0.0.1',
-      port: Number(url.port || 6379),
-      ...(url.username && { username: decodeURIComponent(url.username) }),
-      ...(url.password && { password: decodeURIComponent(url.password) }),
-      ...(url.pathname.length > 1 && { db: Number(url.pathname.slice(1)) }),
-      ...(url.protocol === 'rediss:' && { tls: {} }),
-      maxRetriesPerRequest: null,
-    };
+    return redisOptionsFrom(this.options.connection);
   }
 
   // ── defining schedules ────────────────────────────────────────────────────────────────
@@ -548,21 +509,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** An occurrence's BullMQ options: the schedule's passthrough, retries, and a retention floor for dedupe. */
   jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions {
-    const keep = this.options.keepFinishedJobsSec;
-    const floor = (v: JobsOptions['removeOnComplete'], dflt: number): JobsOptions['removeOnComplete'] => {
-      if (v === undefined) return { age: dflt };
-      if (v === true) return { age: keep };
-      if (typeof v === 'object' && 'age' in v && v.age < keep) return { ...v, age: keep };
-      return v;
-    };
-    return {
-      ...def.jobOptions,
-      jobId,
-      attempts: def.attempts,
-      ...(def.backoff !== undefined && { backoff: def.backoff }),
-      removeOnComplete: floor(def.jobOptions?.removeOnComplete, keep),
-      removeOnFail: floor(def.jobOptions?.removeOnFail, Math.max(keep, 7 * 24 * 3600)),
-    };
+    return jobOptionsFor(def, jobId, this.options.keepFinishedJobsSec);
   }
 
   private async subscribe(onWake: (at: number) => void): Promise<() => Promise<void>> {
@@ -647,17 +594,4 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       job.activeInstances = Number(res[2 * i + 1]?.[1] ?? 0);
     });
   }
-}
-
-function statusOf(s: ScheduleState): JobStatus {
-  return s.status === 'a' ? JobStatus.ACTIVE : s.status === 'c' ? JobStatus.COMPLETED : JobStatus.PAUSED;
-}
-
-/** The first due time of a new (or retimed) schedule: after now, not before startAt, not after endAt. */
-export function firstFire(def: ScheduleDefinition, trigger: Trigger, now: number): number | null {
-  const after = def.startAt !== undefined ? Math.max(now, def.startAt - 1) : now;
-  const next = trigger.nextFire(null, after);
-  if (next === null || !Number.isFinite(next)) return null;
-  if (def.endAt !== undefined && next > def.endAt) return null;
-  return next;
 }

@@ -26,12 +26,18 @@ describe('schedule options', () => {
   it('errors name the schedule and the field', () => {
     const bad = (options: object) => () => m.schedule(async function job1() {}, everyMs(1000), options);
     expect(bad({ maxInstances: -1 })).toThrow(ScheduleOptionsError);
-    expect(bad({ maxInstances: -1 })).toThrow('schedule "job1": maxInstances: must be an integer >= 0, got -1');
-    expect(bad({ misfire: 'later' })).toThrow('schedule "job1": misfire: must be one of "once", "all", "skip", got "later"');
+    expect(bad({ maxInstances: -1 })).toThrow(
+      'schedule "job1": maxInstances: must be an integer >= 0, got -1',
+    );
+    expect(bad({ misfire: 'later' })).toThrow(
+      'schedule "job1": misfire: must be one of "once", "all", "skip", got "later"',
+    );
     expect(bad({ queue: 'a:b' })).toThrow('schedule "job1": queue: must be a non-empty string without ":"');
     expect(bad({ startAt: 10, endAt: 5 })).toThrow('schedule "job1": endAt: must not be before startAt');
     expect(bad({ args: 'x' })).toThrow('schedule "job1": args: must be an array, got "x"');
     expect(() => m.schedule(async () => {}, everyMs(1000))).toThrow('name: required');
-    expect(() => new SchedulerManager({ claimLeaseMs: 5 })).toThrow('scheduler: claimLeaseMs: must be an integer >= 100, got 5');
+    expect(() => new SchedulerManager({ claimLeaseMs: 5 })).toThrow(
+      'scheduler: claimLeaseMs: must be an integer >= 100, got 5',
+    );
   });
 });

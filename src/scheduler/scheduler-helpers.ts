@@ -1,0 +1,55 @@
+import type { JobsOptions } from 'bullmq';
+import type { RedisOptions } from 'ioredis';
+import type { Trigger } from '../triggers/trigger.js';
+import { JobStatus } from './job-status.js';
+import type { ScheduleDefinition } from './schedule-definition.js';
+import type { ScheduleState } from './schedule-store.js';
+
+/** ioredis options from a URL or options: `maxRetriesPerRequest: null`, as BullMQ workers need. */
+export function redisOptionsFrom(c: string | RedisOptions): RedisOptions {
+  if (typeof c !== 'string') return { maxRetriesPerRequest: null, ...c };
+  const url = new URL(c);
+  return {
+    host: url.hostname || '127.0.0.1',
+    port: Number(url.port || 6379),
+    ...(url.username && { username: decodeURIComponent(url.username) }),
+    ...(url.password && { password: decodeURIComponent(url.password) }),
+    ...(url.pathname.length > 1 && { db: Number(url.pathname.slice(1)) }),
+    ...(url.protocol === 'rediss:' && { tls: {} }),
+    maxRetriesPerRequest: null,
+  };
+}
+
+/**
+ * An occurrence's BullMQ options: the schedule's passthrough, attempts/backoff, and a floor on how long
+ * finished jobs are kept (`keepSec`), so that a retried enqueue of the same job id stays a no-op.
+ */
+export function jobOptionsFor(def: ScheduleDefinition, jobId: string, keepSec: number): JobsOptions {
+  const floor = (v: JobsOptions['removeOnComplete'], dflt: number): JobsOptions['removeOnComplete'] => {
+    if (v === undefined) return { age: dflt };
+    if (v === true) return { age: keepSec };
+    if (typeof v === 'object' && 'age' in v && v.age < keepSec) return { ...v, age: keepSec };
+    return v;
+  };
+  return {
+    ...def.jobOptions,
+    jobId,
+    attempts: def.attempts,
+    ...(def.backoff !== undefined && { backoff: def.backoff }),
+    removeOnComplete: floor(def.jobOptions?.removeOnComplete, keepSec),
+    removeOnFail: floor(def.jobOptions?.removeOnFail, Math.max(keepSec, 7 * 24 * 3600)),
+  };
+}
+
+export function statusOf(s: ScheduleState): JobStatus {
+  return s.status === 'a' ? JobStatus.ACTIVE : s.status === 'c' ? JobStatus.COMPLETED : JobStatus.PAUSED;
+}
+
+/** The first due time of a new (or retimed) schedule: after now, not before startAt, not after endAt. */
+export function firstFire(def: ScheduleDefinition, trigger: Trigger, now: number): number | null {
+  const after = def.startAt !== undefined ? Math.max(now, def.startAt - 1) : now;
+  const next = trigger.nextFire(null, after);
+  if (next === null || !Number.isFinite(next)) return null;
+  if (def.endAt !== undefined && next > def.endAt) return null;
+  return next;
+}

@@ -1,0 +1,46 @@
+import type { JobStatus } from './job-status.js';
+import type { RunHistory } from './run-history.js';
+import type { RunRecord } from './run-record.js';
+import type { ScheduledJob } from './scheduled-job.js';
+
+/** `every()` / `cron()`: a function wrapper returning the `ScheduledJob`, or a TC39 method decorator. */
+export interface ScheduleDecorator {
+  // The method-decorator overload comes first: TypeScript checks a decorator against the first
+  // overload, and `ScheduledJob` is not a valid method-decorator return type.
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <This, F extends (this: This, ...args: any[]) => unknown>(
+    fn: F,
+    context: ClassMethodDecoratorContext<This, F>,
+  ): void;
+  // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
+  <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;
+}
+
+/** Sillo's `SchedulerStats`, counted over the whole deployment (Redis), uptime over this manager. */
+export interface SchedulerStats {
+  jobsTotal: number;
+  jobsActive: number;
+  jobsPaused: number;
+  jobsCompleted: number;
+  /** Runs that finished successfully (written by workers). */
+  runs: number;
+  errors: number;
+  skipped: number;
+  missed: number;
+  /** Seconds since this manager started (0 when not started). */
+  uptime: number;
+}
+
+/** `list()` with paging and search, for dashboards. */
+export interface ListQuery {
+  status?: JobStatus;
+  /** Case-insensitive substring of the id or name. */
+  search?: string;
+  /** Default: 0. */
+  offset?: number;
+  /** Default: all. */
+  limit?: number;
+}
+
+/** The run history of the deployment, callable as `history(id, limit?)` (Sillo-style). */
+export type HistoryAccess = RunHistory & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);
