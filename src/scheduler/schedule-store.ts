@@ -87,7 +87,7 @@ export class ScheduleStore {
   ) {
     if (typeof (redis as Partial<Redis>).bbClaim !== 'function') {
       redis.defineCommand('bbUpsert', { numberOfKeys: 6, lua: UPSERT });
-      redis.defineCommand('bbClaim', { numberOfKeys: 5, lua: CLAIM });
+      redis.defineCommand('bbClaim', { numberOfKeys: 6, lua: CLAIM });
       redis.defineCommand('bbComplete', { numberOfKeys: 7, lua: COMPLETE });
       redis.defineCommand('bbSetStatus', { numberOfKeys: 4, lua: SET_STATUS });
       redis.defineCommand('bbRemove', { numberOfKeys: 10, lua: REMOVE });
@@ -132,6 +132,7 @@ export class ScheduleStore {
       k.claim,
       k.schedules,
       k.state,
+      k.totals,
       batch,
       leaseMs,
       token,

@@ -56,7 +56,8 @@ return result
  * Claim what is due, judged by Redis TIME: first claims whose lease lapsed (a replica died between
  * claim and completion: the same fireAt is claimed again), then due schedules. Each claimed id moves
  * from \`due\` to \`inflight\` with a fresh lease and token.
- * KEYS: due, inflight, claim, schedules, state. ARGV: batch, leaseMs, token.
+ * KEYS: due, inflight, claim, schedules, state, totals (its \`reclaimed\` field counts lapsed claims).
+ * ARGV: batch, leaseMs, token.
  * Returns: now, earliest due ('' if none), earliest lease expiry of other claims ('' if none), then per claim
  * id, fireAt, reclaimed (0/1), definition, state.
  */
@@ -79,6 +80,7 @@ for _, id in ipairs(lapsed) do
     redis.call('ZREM', KEYS[2], id)
   end
 end
+if #ids > 0 then redis.call('HINCRBY', KEYS[6], 'reclaimed', #ids) end
 if #ids < batch then
   local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch - #ids)
   local fresh = {}

@@ -97,6 +97,7 @@ describe('exactly once per occurrence', () => {
       await worker.close();
       const stats = JSON.parse(survivor.out.match(/stats (.*)/)![1]!) as { reclaimed: number };
       expect(stats.reclaimed).toBeGreaterThanOrEqual(claimed.length);
+      expect(Number(await env.redis.hget(keys(env.prefix).totals, 'reclaimed'))).toBe(stats.reclaimed);
       for (const [id, at] of claimed) expect(runs.get(`${id}@${at}`)).toBe(1);
       const { lost, twice } = check(runs, expected(50, t0, t1 + 2000));
       expect(twice).toEqual([]);
@@ -150,6 +151,10 @@ describe('exactly once per occurrence', () => {
       // Nothing in the window was given up as missed either.
       const history = new RunHistory(env.redis, keys(env.prefix));
       expect((await history.totals()).missed).toBe(0);
+      const reclaimed = await env.redis.hget(keys(env.prefix).totals, 'reclaimed');
+      console.log(
+        `chaos: ${kills} kills, ${want.length} occurrences, ${reclaimed ?? 0} claims taken over after a kill`,
+      );
     },
     CHAOS_SECONDS * 1000 + 90_000,
   );
