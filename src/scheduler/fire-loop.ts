@@ -16,8 +16,8 @@ import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 
 /** Test hooks, called between the steps of a fire (a test kills the process in one). */
 export interface FireHooks {
-  afterClaim?: (claims: readonly Claim[]) => void;
-  afterEnqueue?: (claims: readonly Claim[]) => void;
+  afterClaim?: (claims: readonly Claim[]) => void | Promise<void>;
+  afterEnqueue?: (claims: readonly Claim[]) => void | Promise<void>;
 }
 
 /** What the fire loop needs from its manager. */
@@ -181,7 +181,7 @@ export class FireLoop {
   private async fire(claims: readonly Claim[], now: number, token: string): Promise<number | null> {
     const { logger, history, hooks } = this.deps;
     this.stats.claimed += claims.length;
-    hooks?.afterClaim?.(claims);
+    await hooks?.afterClaim?.(claims);
     const work: { claim: Claim; cached: Cached; plan: OccurrencePlan }[] = [];
     for (const claim of claims) {
       if (claim.reclaimed) this.stats.reclaimed++;
@@ -223,7 +223,7 @@ export class FireLoop {
       list.push({ name: def.name, data, opts: { ...cached.opts, jobId } });
     }
     await Promise.all([...byQueue].map(([q, jobs]) => this.deps.queue(q).addBulk(jobs)));
-    hooks?.afterEnqueue?.(claims);
+    await hooks?.afterEnqueue?.(claims);
 
     const completions: Completion[] = [];
     const limit = this.deps.options.historyLimit;

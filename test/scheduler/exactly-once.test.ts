@@ -129,7 +129,11 @@ describe('exactly once per occurrence', () => {
       let kills = 0;
       while ((await redisNow(env.redis)) < t0 + CHAOS_SECONDS * 1000) {
         await new Promise((r) => setTimeout(r, 1000 + Math.random() * 1000));
-        const victim = live.splice(Math.floor(Math.random() * live.length), 1)[0]!;
+        // A replica that is up and firing (a fresh one takes a moment to load).
+        const ready = live.filter((r) => r.out.includes('ready'));
+        const pool = ready.length > 0 ? ready : live;
+        const victim = pool[Math.floor(Math.random() * pool.length)]!;
+        live.splice(live.indexOf(victim), 1);
         victim.child.kill('SIGKILL');
         await victim.exited;
         kills++;
