@@ -1,12 +1,12 @@
 export { BullbeatError } from './bullbeat-error.js';
+export { ConfigError } from './config-error.js';
 export { type CronField, CronSyntaxError } from './cron-syntax-error.js';
 export { InvalidTimezoneError } from './invalid-timezone-error.js';
+export { JobsModuleError } from './jobs-module-error.js';
+export { RedisUnreachableError } from './redis-unreachable-error.js';
 export { ScheduleNotFoundError } from './schedule-not-found-error.js';
 export { ScheduleOptionsError } from './schedule-options-error.js';
 export { TimeoutError } from './timeout-error.js';
 export { TriggerError } from './trigger-error.js';
 export { UnknownHandlerError } from './unknown-handler-error.js';
-export { ConfigError } from './config-error.js';
-export { JobsModuleError } from './jobs-module-error.js';
-export { RedisUnreachableError } from './redis-unreachable-error.js';
 export { WorkerShutdownError } from './worker-shutdown-error.js';
