@@ -49,7 +49,7 @@ export interface ScheduleOptions {
   timezone?: string;
   /** Runs of schedules in one group never overlap anywhere in the cluster. Default: none. */
   exclusionGroup?: string;
-  /** How long a run waits for its busy exclusion group before it is skipped (ms). Default: the worker's (30000). */
+  /** How long a run waits for its busy exclusion group before it is skipped (ms). Default: the worker's `exclusionWaitMs` (60000). */
   exclusionWaitMs?: number;
   /** BullMQ job options passed through (priority, removeOnComplete, ...). Default: bullbeat's retention (see README). */
   jobOptions?: PassthroughJobOptions;
