@@ -1,3 +1,5 @@
+import { formatWallTime } from '../../src/cron/format-wall-time.js';
+
 /** HTML-escape a value for text and attribute positions (`&`, `<`, `>`, `"`, `'`). */
 export function escapeHtml(value: unknown): string {
   return String(value ?? '')
@@ -63,19 +65,7 @@ export function formatDuration(ms: number | null | undefined): string {
 /** An instant as wall time in `zone`: `Mon 2026-11-30 09:00:00`. */
 export function formatInZone(ms: number, zone: string): string {
   try {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      weekday: 'short',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    }).formatToParts(ms);
-    const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-    return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
+    return formatWallTime(ms, zone, { weekday: true });
   } catch {
     return formatTime(ms);
   }

@@ -1,5 +1,7 @@
 import type { TriggerJSON } from '../triggers/trigger.js';
 import { CronParser } from './cron-parser.js';
+import { formatWallTime } from './format-wall-time.js';
+import { NICKNAMES } from './pattern.js';
 
 /**
  * Cron expressions and triggers in plain words, for people reading the dashboard:
@@ -15,16 +17,6 @@ export interface DescribeOptions {
   /** How day-of-month and day-of-week combine when both are restricted. Default: `'or'`. */
   dayMatch?: 'or' | 'and';
 }
-
-const NICKNAMES: Record<string, string> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
 
 const MONTHS = [
   'January',
@@ -235,22 +227,6 @@ export function describeSeconds(seconds: number): string {
   return words.join(' ');
 }
 
-/** An instant as `2026-12-01 09:00:00 UTC` (or in `timezone`, with the zone name). */
-function describeInstant(at: number, timezone = 'UTC'): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(at);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${timezone}`;
-}
-
 /**
  * A built-in trigger (its JSON form) in plain words: interval, cron, date and compound.
  * `timezone` is only used to show a date trigger's instant (cron triggers carry their own).
@@ -271,7 +247,7 @@ export function describeTrigger(trigger: TriggerJSON, options: { timezone?: stri
       );
     }
     case 'date':
-      return `Once, at ${describeInstant(trigger.at, options.timezone)}`;
+      return `Once, at ${`${formatWallTime(trigger.at, options.timezone)} ${options.timezone ?? 'UTC'}`}`;
     case 'compound': {
       const children = trigger.triggers.map((t) => describeTrigger(t, options));
       return trigger.logic === 'or'

@@ -37,7 +37,8 @@ export interface CronPattern {
   readonly fixedTime: boolean;
 }
 
-const NICKNAMES: Record<string, string> = {
+/** The nicknames and the expressions they stand for. */
+export const NICKNAMES: Readonly<Record<string, string>> = {
   '@yearly': '0 0 1 1 *',
   '@annually': '0 0 1 1 *',
   '@monthly': '0 0 1 * *',

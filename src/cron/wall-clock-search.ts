@@ -10,6 +10,25 @@ import {
 } from './calendar.js';
 import type { CronPattern } from './pattern.js';
 
+interface WallFields extends CivilDate {
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+function toWallMs(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+): number {
+  return (
+    (daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second) * MS_PER_SECOND
+  );
+}
+
 /** How far a search may run: 400 years, one full Gregorian cycle (the calendar repeats after it). */
 export const SEARCH_MONTHS = 4800;
 
@@ -26,7 +45,7 @@ export class WallClockSearch {
   private readonly hasDaySpecials: boolean;
   private cachedMonth = Number.NaN;
   private cachedDays = 0;
-  private readonly date: CivilDate = { year: 0, month: 0, day: 0 };
+  private readonly fields: WallFields = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
 
   constructor(
     private readonly p: CronPattern,
@@ -89,20 +108,22 @@ export class WallClockSearch {
     return (this.dayAnd ? dom & dow : dom | dow) & valid;
   }
 
+  /** Split whole seconds of wall time into calendar fields (into a reused object). */
+  private split(seconds: number): WallFields {
+    const f = this.fields;
+    const days = Math.floor(seconds / SECONDS_PER_DAY);
+    civilFromDays(days, f);
+    const sod = seconds - days * SECONDS_PER_DAY;
+    f.hour = Math.floor(sod / 3600);
+    f.minute = Math.floor(sod / 60) % 60;
+    f.second = sod % 60;
+    return f;
+  }
+
   /** The first matching wall time at or after `wall` (rounded up to a whole second), or NaN. */
   next(wall: number): number {
     const p = this.p;
-    const t = Math.ceil(wall / MS_PER_SECOND);
-    const days = Math.floor(t / SECONDS_PER_DAY);
-    let sod = t - days * SECONDS_PER_DAY;
-    const date = civilFromDays(days, this.date);
-    let year = date.year;
-    let month = date.month;
-    let day = date.day;
-    let hour = Math.floor(sod / 3600);
-    sod -= hour * 3600;
-    let minute = Math.floor(sod / 60);
-    let second = sod - minute * 60;
+    let { year, month, day, hour, minute, second } = this.split(Math.ceil(wall / MS_PER_SECOND));
     for (let monthsCrossed = 0; monthsCrossed <= SEARCH_MONTHS; ) {
       if ((p.months & (1 << month)) === 0 || day > 31) {
         if (++month > 12) {
@@ -161,9 +182,7 @@ export class WallClockSearch {
         }
         continue;
       }
-      return (
-        (daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + s) * MS_PER_SECOND
-      );
+      return toWallMs(year, month, day, hour, minute, s);
     }
     return Number.NaN;
   }
@@ -171,17 +190,7 @@ export class WallClockSearch {
   /** The last matching wall time at or before `wall` (rounded down to a whole second), or NaN. */
   prev(wall: number): number {
     const p = this.p;
-    const t = Math.floor(wall / MS_PER_SECOND);
-    const days = Math.floor(t / SECONDS_PER_DAY);
-    let sod = t - days * SECONDS_PER_DAY;
-    const date = civilFromDays(days, this.date);
-    let year = date.year;
-    let month = date.month;
-    let day = date.day;
-    let hour = Math.floor(sod / 3600);
-    sod -= hour * 3600;
-    let minute = Math.floor(sod / 60);
-    let second = sod - minute * 60;
+    let { year, month, day, hour, minute, second } = this.split(Math.floor(wall / MS_PER_SECOND));
     for (let monthsCrossed = 0; monthsCrossed <= SEARCH_MONTHS; ) {
       if ((p.months & (1 << month)) === 0 || day < 1) {
         if (--month < 1) {
@@ -243,9 +252,7 @@ export class WallClockSearch {
         }
         continue;
       }
-      return (
-        (daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + s) * MS_PER_SECOND
-      );
+      return toWallMs(year, month, day, hour, minute, s);
     }
     return Number.NaN;
   }
