@@ -18,6 +18,5 @@ describe('smoke', () => {
     const ids = await env.jobIds();
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBeGreaterThanOrEqual(5);
-    console.log(fired.map((f) => f.lateMs));
   });
 });
