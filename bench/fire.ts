@@ -22,7 +22,7 @@ const arg = (name: string, fallback: string) => {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 ? argv[i + 1]! : fallback;
 };
-const NS = arg('n', '1000,10000').split(',').map(Number);
+const NS = arg('n', '1000,10000').split(',').filter(Boolean).map(Number);
 const SECONDS = Number(arg('seconds', '20'));
 const WARMUP = Number(arg('warmup', '3'));
 const CONCURRENCY = Number(arg('concurrency', '200'));
@@ -144,10 +144,14 @@ function spawnScheduler(vars: Record<string, string>): {
   out: Promise<string>;
   ready: Promise<void>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCHEDULER], {
-    env: { ...process.env, REDIS_URL, KEEP_SEC: String(KEEP_SEC), ...vars },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.SCHEDULER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', SCHEDULER],
+    {
+      env: { ...process.env, REDIS_URL, KEEP_SEC: String(KEEP_SEC), ...vars },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let buf = '';
   let onReady: () => void;
   const ready = new Promise<void>((r) => (onReady = r));
@@ -278,9 +282,12 @@ if (RATES.length > 0) {
     `\nHighest rate sustained (≥ 98 % of the target enqueued in time, enqueue p99 < 200 ms): ${sustained || 'none of the rates tried'} fires/s.`,
   );
 }
-const mem = await memory(Number(arg('memory', '10000')));
-console.log(
-  `\nRedis memory per idle schedule (MEMORY USAGE of the deployment's keys / N, N = ${arg('memory', '10000')}): bullbeat ${Math.round(mem.bullbeat)} B, BullMQ job scheduler ${Math.round(mem.bullmq)} B (its scheduler entry plus the next delayed job it always keeps).`,
-);
+const memN = Number(arg('memory', '10000'));
+if (memN > 0) {
+  const mem = await memory(memN);
+  console.log(
+    `\nRedis memory per idle schedule (MEMORY USAGE of the deployment's keys / N, N = ${memN}): bullbeat ${Math.round(mem.bullbeat)} B, BullMQ job scheduler ${Math.round(mem.bullmq)} B (its scheduler entry plus the next delayed job it always keeps).`,
+  );
+}
 await redis.quit();
 process.exit(0);

@@ -40,6 +40,10 @@ export interface FireLoopDeps {
 /** Claim cycles one replica runs at once when batches come full (pipelining claim, enqueue, complete). */
 const PARALLEL_CYCLES = 4;
 
+function minOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
 interface Cached {
   defJSON: string;
   def: ScheduleDefinition;
@@ -147,7 +151,14 @@ export class FireLoop {
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token);
       const at = performance.now();
       const full = res.claims.length >= options.claimBatch;
-      if (full) this.launch(0); // more is due: claim the next batch while this one is enqueued
+      if (full)
+        this.launch(0); // more is due: claim the next batch while this one is enqueued
+      else {
+        // Arm for what is left in Redis now, not after this batch's enqueue and completion: the
+        // next occurrence's claim overlaps this batch's enqueue (up to PARALLEL_CYCLES in flight).
+        const next = minOf(res.nextDue, res.nextLease);
+        this.arm(next === null ? options.maxSleepMs : next - res.now);
+      }
       if (res.claims.length === 0) {
         this.stats.earlyWakeups += res.nextDue !== null && res.nextDue > res.now ? 1 : 0;
       }
@@ -160,9 +171,8 @@ export class FireLoop {
       if (full) {
         delay = 0;
       } else {
-        const targets = [res.nextDue, res.nextLease, soonest].filter((v): v is number => v !== null);
-        const elapsed = performance.now() - at;
-        delay = targets.length === 0 ? options.maxSleepMs : Math.min(...targets) - res.now - elapsed;
+        // nextDue and nextLease were armed at the claim; only the next times this batch set remain.
+        delay = soonest === null ? Infinity : soonest - res.now - (performance.now() - at);
       }
     } catch (err) {
       this.stats.errors++;
@@ -174,7 +184,7 @@ export class FireLoop {
       this.again = false;
       this.launch(0);
     }
-    this.arm(delay);
+    if (delay !== Infinity) this.arm(delay);
   }
 
   /** Plan, enqueue and complete one batch of claims; returns the soonest next due time it set. */
