@@ -171,13 +171,22 @@ export class ScheduleStore {
       k.base,
     ];
     for (const c of completions) {
+      const e = c.enqueued;
       args.push(
         c.claim.id,
         c.claim.fireAt,
         c.next === null ? '-1' : c.next,
-        c.enqueued?.kind ?? '',
-        c.enqueued?.queue ?? '',
-        c.enqueued?.jobId ?? '',
+        e === undefined
+          ? ''
+          : JSON.stringify({
+              scheduleId: c.claim.id,
+              fireAt: c.claim.fireAt,
+              kind: e.kind,
+              outcome: 'enqueued',
+              enqueuedAt: now,
+              queue: e.queue,
+              jobId: e.jobId,
+            }),
         c.records.length === 0
           ? ''
           : JSON.stringify(c.records.map((r) => [r.field, String(r.fireAt), r.patch, r.counter ?? ''])),

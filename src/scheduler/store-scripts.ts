@@ -127,23 +127,18 @@ return out
  * that lapsed and was taken over is left to the new owner, who enqueues the same job id.
  * KEYS: due, inflight, claim, state, resched, completed, totals.
  * ARGV: history limit, now, token, key base (\`{prefix}:bb\`, the runs/runidx/counts keys of each id are
- * built from it: same hash tag, same slot), then per item 8 values: id, fireAt, next ('-1' = none),
- * enqueued kind ('' = not enqueued), queue, job id, other records (JSON [[field, score, patch,
- * counter]] or ''), missed beyond the records. An \`enqueued\` record never overwrites an outcome a
- * worker wrote.
+ * built from it: same hash tag, same slot), then per item 6 values: id, fireAt, next ('-1' = none),
+ * the \`enqueued\` record JSON ('' = not enqueued), other records (JSON [[field, score, patch,
+ * counter]] or ''), missed beyond the records. The \`enqueued\` record is written with HSETNX; only
+ * when a record is there already (a worker started the job first, or a take-over) is it merged, and
+ * it never overwrites an outcome a worker wrote.
  * Returns how many were completed.
  */
 export const COMPLETE = `
 local limit = tonumber(ARGV[1])
 local slack = math.max(1, math.floor(limit / 10))
 local now = ARGV[2]
-local function merge(runs, idx, counts, field, score, patch, counter)
-  local cur = redis.call('HGET', runs, field)
-  local rec = cur and cjson.decode(cur) or {}
-  for k, v in pairs(patch) do
-    if not (k == 'outcome' and v == 'enqueued' and rec.outcome) then rec[k] = v end
-  end
-  redis.call('HSET', runs, field, cjson.encode(rec))
+local function index(runs, idx, field, score)
   redis.call('ZADD', idx, score, field)
   local excess = redis.call('ZCARD', idx) - limit
   if excess >= slack then
@@ -151,6 +146,15 @@ local function merge(runs, idx, counts, field, score, patch, counter)
     redis.call('ZREMRANGEBYRANK', idx, 0, excess - 1)
     redis.call('HDEL', runs, unpack(old))
   end
+end
+local function merge(runs, idx, counts, field, score, patch, counter)
+  local cur = redis.call('HGET', runs, field)
+  local rec = cur and cjson.decode(cur) or {}
+  for k, v in pairs(patch) do
+    if not (k == 'outcome' and v == 'enqueued' and rec.outcome) then rec[k] = v end
+  end
+  redis.call('HSET', runs, field, cjson.encode(rec))
+  index(runs, idx, field, score)
   if counter ~= '' then
     redis.call('HINCRBY', counts, counter, 1)
     redis.call('HINCRBY', KEYS[7], counter, 1)
@@ -159,9 +163,9 @@ end
 local token = ARGV[3]
 local kb = ARGV[4]
 local done = 0
-local n = (#ARGV - 4) / 8
+local n = (#ARGV - 4) / 6
 for j = 0, n - 1 do
-  local a = 5 + j * 8
+  local a = 5 + j * 6
   local id = ARGV[a]
   local f = ARGV[a + 1]
   local runs, idx, counts = kb .. ':runs:' .. id, kb .. ':runidx:' .. id, kb .. ':counts:' .. id
@@ -171,20 +175,22 @@ for j = 0, n - 1 do
     local st = redis.call('HGET', KEYS[4], id)
     if st then
       local status, fired, last, rest = string.match(st, '^(%a)|(%d*)|(%d*)|(.*)$')
-      local kind = ARGV[a + 3]
-      if ARGV[a + 6] ~= '' then
-        for _, r in ipairs(cjson.decode(ARGV[a + 6])) do
+      local enq = ARGV[a + 3]
+      if ARGV[a + 4] ~= '' then
+        for _, r in ipairs(cjson.decode(ARGV[a + 4])) do
           merge(runs, idx, counts, r[1], r[2], r[3], r[4])
         end
       end
-      if kind ~= '' then
+      if enq ~= '' then
         fired = tostring((tonumber(fired) or 0) + 1)
         last = f
-        merge(runs, idx, counts, f, f, {
-          scheduleId = id, fireAt = tonumber(f), kind = kind, outcome = 'enqueued',
-          enqueuedAt = tonumber(now), queue = ARGV[a + 4], jobId = ARGV[a + 5] }, '')
+        if redis.call('HSETNX', runs, f, enq) == 1 then
+          index(runs, idx, f, f)
+        else
+          merge(runs, idx, counts, f, f, cjson.decode(enq), '')
+        end
       end
-      local mc = tonumber(ARGV[a + 7])
+      local mc = tonumber(ARGV[a + 5])
       if mc > 0 then
         redis.call('HINCRBY', counts, 'missed', mc)
         redis.call('HINCRBY', KEYS[7], 'missed', mc)
