@@ -1,7 +1,6 @@
-import { TriggerError } from '../errors/index.js';
 import { type DueAware, earliestDue } from './earliest-due.js';
 import type { DateTriggerJSON, SerializableTrigger } from './trigger.js';
-import { show } from './trigger-helpers.js';
+import { toEpochMs } from './trigger-helpers.js';
 
 /**
  * Fires once, at `at`. It answers `at` as long as it has not fired at or after it, even when `at`
@@ -13,15 +12,7 @@ export class DateTrigger implements SerializableTrigger, DueAware {
   readonly at: number;
 
   constructor(at: number | Date) {
-    const ms = at instanceof Date ? at.getTime() : at;
-    if (typeof ms !== 'number' || !Number.isFinite(ms)) {
-      throw new TriggerError(
-        'DateTrigger',
-        'at',
-        `must be a finite epoch-ms number or a valid Date, got ${show(at)}`,
-      );
-    }
-    this.at = ms;
+    this.at = toEpochMs(at, 'DateTrigger', 'at');
   }
 
   nextFire(lastFire: number | null, _now: number): number | null {

@@ -2,7 +2,7 @@ import { TriggerError } from '../errors/index.js';
 import { type DueAware, type DueContext, earliestDue } from './earliest-due.js';
 import type { IntervalTriggerOptions } from './interval-trigger-options.js';
 import type { IntervalTriggerJSON, SerializableTrigger } from './trigger.js';
-import { jitterOffset, show } from './trigger-helpers.js';
+import { jitterOffset, show, toEpochMs } from './trigger-helpers.js';
 
 /**
  * Fires every `seconds` on a fixed grid `anchor + k * period` (period = `seconds` rounded to whole
@@ -60,14 +60,7 @@ export class IntervalTrigger implements SerializableTrigger, DueAware {
           'a jittered run must land before the next planned one',
       );
     }
-    const anchorMs = anchor instanceof Date ? anchor.getTime() : anchor;
-    if (typeof anchorMs !== 'number' || !Number.isFinite(anchorMs)) {
-      throw new TriggerError(
-        'IntervalTrigger',
-        'anchor',
-        `must be a finite epoch-ms number or a valid Date, got ${show(anchor)}`,
-      );
-    }
+    const anchorMs = toEpochMs(anchor, 'IntervalTrigger', 'anchor');
     if (typeof random !== 'function') {
       throw new TriggerError('IntervalTrigger', 'random', `must be a function, got ${show(random)}`);
     }

@@ -1,4 +1,5 @@
 // Small helpers shared by the built-in triggers; internal to `src/triggers/`.
+import { TriggerError } from '../errors/trigger-error.js';
 
 /** Render a value for an error message: `NaN`, `Infinity`, `"text"`, `undefined`. */
 export function show(value: unknown): string {
@@ -17,4 +18,17 @@ export function jitterOffset(jitterMs: number, random: () => number): number {
   const r = random();
   const unit = Number.isFinite(r) ? Math.min(1, Math.max(0, r)) : 0;
   return Math.round(unit * jitterMs);
+}
+
+/** An instant given as epoch ms or a `Date`, checked finite; otherwise a `TriggerError` naming `field`. */
+export function toEpochMs(value: unknown, trigger: string, field: string): number {
+  const ms = value instanceof Date ? value.getTime() : value;
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) {
+    throw new TriggerError(
+      trigger,
+      field,
+      `must be a finite epoch-ms number or a valid Date, got ${show(value)}`,
+    );
+  }
+  return ms;
 }
