@@ -14,13 +14,21 @@ const manager = new SchedulerManager({
 const from = Number(process.env.FROM ?? 0);
 const to = Number(process.env.TO ?? Number.MAX_SAFE_INTEGER);
 const lateness: number[] = [];
+// CPU time of this process over the measured window (from the first fire in it to the last).
+let cpuFrom: NodeJS.CpuUsage | undefined;
+let cpu: NodeJS.CpuUsage | undefined;
 manager.on('fired', (e) => {
-  if (e.fireAt >= from && e.fireAt < to) lateness.push(e.lateMs);
+  if (e.fireAt >= from && e.fireAt < to) {
+    cpuFrom ??= process.cpuUsage();
+    lateness.push(e.lateMs);
+    cpu = process.cpuUsage(cpuFrom);
+  }
 });
 process.on('SIGTERM', () => {
   void manager.stop().then(() => {
-    process.stdout.write(`${JSON.stringify({ lateness, stats: manager.loopStats })}\n`, () =>
-      process.exit(0),
+    process.stdout.write(
+      `${JSON.stringify({ lateness, cpuUs: cpu ? cpu.user + cpu.system : 0, stats: manager.loopStats })}\n`,
+      () => process.exit(0),
     );
   });
 });

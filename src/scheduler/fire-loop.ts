@@ -39,10 +39,15 @@ export interface FireLoopDeps {
 
 /** Claim cycles one replica runs at once when batches come full (pipelining claim, enqueue, complete). */
 const PARALLEL_CYCLES = 4;
-
-function minOf(a: number | null, b: number | null): number | null {
-  return a === null ? b : b === null ? a : Math.min(a, b);
-}
+/** The least time ahead of its fire time an occurrence is claimed, when claims are paced (ms). */
+const MIN_LEAD_MS = 5;
+/**
+ * How fast a kept reading of Redis's clock is worn down: 1 ms per s (1,000 ppm), twice the fastest
+ * NTP slew, so drift between Redis's clock and this process's monotonic clock never makes it early.
+ */
+const CLOCK_SLEW_PER_MS = 0.001;
+/** A clock reading this far below the estimate is a reply handled late, not Redis's clock going back (ms). */
+const KEPT_LEAD_MS = 5;
 
 interface Cached {
   defJSON: string;
@@ -50,6 +55,25 @@ interface Cached {
   trigger: Trigger;
   /** The definition's BullMQ job options (without the job id), computed once. */
   opts?: JobsOptions;
+}
+
+/** One planned claim, from its claim to its completion. */
+interface Item {
+  claim: Claim;
+  cached: Cached;
+  plan: OccurrencePlan;
+  batch: Batch;
+  /** Enqueue lateness (estimated Redis time when its enqueue started, minus its fire time). */
+  lateMs?: number;
+}
+
+/** The items of one claim call: they share its token, and are completed once enqueued. */
+interface Batch {
+  token: string;
+  /** Items not yet enqueued (or given up). */
+  left: number;
+  /** Items enqueued (or with nothing to enqueue), waiting for their completion. */
+  ready: Item[];
 }
 
 /** Counters of this replica's fire loop. */
@@ -64,9 +88,14 @@ export interface FireLoopStats {
 }
 
 /**
- * The timer and the claim → enqueue → complete cycle of one replica. The timer is armed for the
- * earliest due time (or lease expiry) as Redis reports it, never longer than `maxSleepMs`; a wake-up
- * that finds nothing due yet is early and re-arms; a full batch loops at once.
+ * The timers and the claim → enqueue → complete cycle of one replica.
+ *
+ * Claims take what is due now or within `claimAheadMs`, at most every `claimAheadMs / 2` (sooner when
+ * a batch comes full, or when an occurrence would otherwise be claimed less than 5 ms ahead).
+ * Claimed occurrences wait here, ordered by fire time, behind one timer; each is enqueued when Redis's
+ * clock reaches its fire time, read as the Redis TIME of the latest claim plus the monotonic time
+ * since its reply (a lower bound: never early). A batch is completed when all of its occurrences are
+ * enqueued, or at once when one of them is due again within the claim horizon.
  */
 export class FireLoop {
   readonly stats: FireLoopStats = {
@@ -81,12 +110,28 @@ export class FireLoop {
   private readonly replica = randomBytes(4).toString('hex');
   private seq = 0;
   private running = false;
-  private timer: NodeJS.Timeout | undefined;
-  /** performance.now() at which the timer is due, when armed. */
-  private armedAt: number | undefined;
-  /** Cycles in flight: a full batch starts the next claim while its own enqueue is still going. */
+  private claimTimer: NodeJS.Timeout | undefined;
+  /** performance.now() at which the claim timer is due, when armed. */
+  private claimArmedAt: number | undefined;
+  /** Claim cycles in flight: a full batch starts the next claim while its own enqueue is still going. */
   private readonly cycles = new Set<Promise<void>>();
   private again = false;
+  /** Redis time (ms) of the latest claim: claims are paced from it. */
+  private lastClaimAt = Number.NEGATIVE_INFINITY;
+  /** Redis time ≈ performance.now() + offset (measured at each claim's reply, so it errs late). */
+  private offset = 0;
+  /** performance.now() of the last clock reading (-1: none yet). */
+  private clockSyncedAt = -1;
+  /** Claimed occurrences waiting for their fire time, by fire time. */
+  private pending: Item[] = [];
+  private fireTimer: NodeJS.Timeout | undefined;
+  /** The fire time (Redis ms) the fire timer is armed for. */
+  private fireArmedFor: number | undefined;
+  /** An enqueue of the fire timer is in flight; `tickAgain`: the timer went off meanwhile. */
+  private ticking = false;
+  private tickAgain = false;
+  /** Enqueues and completions in flight (awaited by `stop`). */
+  private readonly work = new Set<Promise<void>>();
   private unsubscribe: (() => Promise<void>) | undefined;
   private readonly cache = new Map<string, Cached>();
 
@@ -99,11 +144,18 @@ export class FireLoop {
     this.launch(0);
   }
 
+  /** Stop claiming; enqueue and complete what is claimed already (at most `claimAheadMs` away). */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    while (this.cycles.size > 0) await Promise.all([...this.cycles]);
+    if (this.claimTimer) clearTimeout(this.claimTimer);
+    this.claimTimer = undefined;
+    while (this.cycles.size > 0 || this.work.size > 0 || this.pending.length > 0) {
+      const busy = [...this.cycles, ...this.work];
+      if (busy.length > 0) await Promise.all(busy);
+      else await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    if (this.fireTimer) clearTimeout(this.fireTimer);
+    this.fireTimer = undefined;
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     await unsubscribe?.().catch(() => undefined);
@@ -114,7 +166,28 @@ export class FireLoop {
     this.arm(0);
   }
 
-  /** Start a cycle now, unless as many as allowed are in flight (then the last one re-arms at 0). */
+  /** Redis time now, as this replica estimates it (never ahead of Redis). */
+  private redisNow(): number {
+    return performance.now() + this.offset;
+  }
+
+  /**
+   * Learn Redis's clock from a claim's TIME. Each reading is a lower bound (it is paired with the
+   * moment its reply is handled, later than Redis read it). A reading up to KEPT_LEAD_MS below the
+   * previous estimate is taken for a reply handled late, and the previous estimate is kept, worn down
+   * by CLOCK_SLEW_PER_MS of the time since (so drift cannot make it run ahead); a reading further
+   * below is taken as it is (Redis's clock went back: a failover to another host, say).
+   */
+  private syncClock(redisMs: number): void {
+    const at = performance.now();
+    const fresh = redisMs - at;
+    const kept = this.offset - (at - this.clockSyncedAt) * CLOCK_SLEW_PER_MS;
+    const lateReply = this.clockSyncedAt >= 0 && fresh < kept && kept - fresh < KEPT_LEAD_MS;
+    this.offset = lateReply ? kept : fresh;
+    this.clockSyncedAt = at;
+  }
+
+  /** Start a claim now, unless as many as allowed are in flight (then the last one re-arms at 0). */
   private launch(wokeLateMs: number): void {
     if (!this.running) return;
     if (this.cycles.size >= PARALLEL_CYCLES) {
@@ -125,78 +198,84 @@ export class FireLoop {
     this.cycles.add(cycle);
   }
 
-  /** Arm the timer for `delayMs` from now, unless it is already armed for earlier. */
+  /** Arm the claim timer for `delayMs` from now, unless it is already armed for earlier. */
   private arm(delayMs: number): void {
     if (!this.running) return;
     const delay = Math.max(0, Math.min(delayMs, this.deps.options.maxSleepMs));
     const target = performance.now() + delay;
-    if (this.timer && this.armedAt !== undefined && this.armedAt <= target) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.armedAt = target;
-    this.timer = setTimeout(() => {
-      const late = this.armedAt === undefined ? 0 : performance.now() - this.armedAt;
-      this.timer = undefined;
-      this.armedAt = undefined;
+    if (this.claimTimer && this.claimArmedAt !== undefined && this.claimArmedAt <= target) return;
+    if (this.claimTimer) clearTimeout(this.claimTimer);
+    this.claimArmedAt = target;
+    this.claimTimer = setTimeout(() => {
+      const late = this.claimArmedAt === undefined ? 0 : performance.now() - this.claimArmedAt;
+      this.claimTimer = undefined;
+      this.claimArmedAt = undefined;
       this.launch(late);
     }, delay);
   }
 
+  /**
+   * Arm the next claim for an occurrence due at `due` (Redis ms): once it is within the horizon, but
+   * no sooner than half a horizon after the last claim, unless that would leave it less than
+   * MIN_LEAD_MS between claim and fire time.
+   */
+  private armFor(due: number, now: number): void {
+    const ahead = this.deps.options.claimAheadMs;
+    const lead = Math.min(MIN_LEAD_MS, ahead / 2);
+    const at = Math.max(due - ahead, Math.min(this.lastClaimAt + ahead / 2, due - lead));
+    this.arm(at - now);
+  }
+
   private async runCycle(wokeLateMs: number): Promise<void> {
-    const { store, options, logger } = this.deps;
+    const { store, options } = this.deps;
     this.again = false;
     this.stats.cycles++;
-    let delay: number;
     try {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
-      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token);
-      const at = performance.now();
-      const full = res.claims.length >= options.claimBatch;
-      if (full)
-        this.launch(0); // more is due: claim the next batch while this one is enqueued
-      else {
-        // Arm for what is left in Redis now, not after this batch's enqueue and completion: the
-        // next occurrence's claim overlaps this batch's enqueue (up to PARALLEL_CYCLES in flight).
-        const next = minOf(res.nextDue, res.nextLease);
-        this.arm(next === null ? options.maxSleepMs : next - res.now);
+      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, options.claimAheadMs);
+      this.syncClock(res.now);
+      this.lastClaimAt = Math.max(this.lastClaimAt, res.now);
+      if (res.claims.length >= options.claimBatch) {
+        this.launch(0); // more is due: claim the next batch while this one is planned and enqueued
+      } else {
+        if (res.nextDue !== null) this.armFor(res.nextDue, res.now);
+        else this.arm(options.maxSleepMs);
+        if (res.nextLease !== null) this.arm(res.nextLease - res.now);
       }
-      if (res.claims.length === 0) {
-        this.stats.earlyWakeups += res.nextDue !== null && res.nextDue > res.now ? 1 : 0;
+      if (res.claims.length === 0 && res.nextDue !== null && res.nextDue > res.now + options.claimAheadMs) {
+        this.stats.earlyWakeups++;
       }
       this.deps.events.emit('wake', {
         early: res.claims.length === 0,
         lateMs: Math.max(0, Math.round(wokeLateMs)),
         claimed: res.claims.length,
       });
-      const soonest = res.claims.length > 0 ? await this.fire(res.claims, res.now, token) : null;
-      if (full) {
-        delay = 0;
-      } else {
-        // nextDue and nextLease were armed at the claim; only the next times this batch set remain.
-        delay = soonest === null ? Infinity : soonest - res.now - (performance.now() - at);
-      }
+      if (res.claims.length > 0) await this.accept(res.claims, res.now, token);
     } catch (err) {
-      this.stats.errors++;
-      logger.error({ err }, 'bullbeat: fire loop error; retrying in 1 s');
-      this.deps.events.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
-      delay = 1000;
+      this.failed(err, 'bullbeat: fire loop error; retrying in 1 s');
+      this.arm(1000);
     }
     if (this.again) {
       this.again = false;
       this.launch(0);
     }
-    if (delay !== Infinity) this.arm(delay);
   }
 
-  /** Plan, enqueue and complete one batch of claims; returns the soonest next due time it set. */
-  private async fire(claims: readonly Claim[], now: number, token: string): Promise<number | null> {
-    const { logger, history, hooks } = this.deps;
+  /** Plan one batch of claims: enqueue what is due now, keep the rest for its fire time. */
+  private async accept(claims: readonly Claim[], now: number, token: string): Promise<void> {
     this.stats.claimed += claims.length;
-    await hooks?.afterClaim?.(claims);
-    const work: { claim: Claim; cached: Cached; plan: OccurrencePlan }[] = [];
+    await this.deps.hooks?.afterClaim?.(claims);
+    const batch: Batch = { token, left: 0, ready: [] };
+    const dueNow: Item[] = [];
+    const later: Item[] = [];
+    let unplanned = false;
     for (const claim of claims) {
       if (claim.reclaimed) this.stats.reclaimed++;
       const cached = this.load(claim);
-      if (!cached) continue; // left claimed: the lease lapses and a replica that can fire it takes over
+      if (!cached) {
+        unplanned = true; // left claimed: the lease lapses and a replica that can fire it takes over
+        continue;
+      }
       const plan = planOccurrence({
         def: cached.def,
         trigger: cached.trigger,
@@ -204,57 +283,151 @@ export class FireLoop {
         now,
         fired: claim.state?.fired ?? 0,
       });
-      work.push({ claim, cached, plan });
-    }
-
-    // Enqueue, grouped by queue. A reclaimed occurrence whose record shows it reached a worker is
-    // not added again (its job may be gone already under removeOnComplete).
-    const byQueue = new Map<string, { name: string; data: OccurrenceJobData; opts: JobsOptions }[]>();
-    for (const { claim, cached, plan } of work) {
-      if (!plan.enqueue) continue;
-      if (claim.reclaimed) {
-        const rec = await history.get(claim.id, claim.fireAt);
-        if (rec?.outcome !== undefined && rec.outcome !== 'enqueued') continue;
+      const item: Item = { claim, cached, plan, batch };
+      if (!plan.enqueue) batch.ready.push(item);
+      else {
+        batch.left++;
+        (plan.enqueue.fireAt > now ? later : dueNow).push(item);
       }
-      const def = cached.def;
-      const jobId = occurrenceJobId(def.id, plan.enqueue.fireAt);
-      const data: OccurrenceJobData = {
-        scheduleId: def.id,
-        fireAt: plan.enqueue.fireAt,
-        kind: plan.enqueue.kind,
-        args: def.args,
-        prefix: this.deps.options.prefix,
-        run: def.run,
-        ...(def.data !== undefined && { data: def.data }),
-      };
-      let list = byQueue.get(def.queue);
-      if (!list) byQueue.set(def.queue, (list = []));
-      cached.opts ??= this.deps.jobOptions(def, '');
-      list.push({ name: def.name, data, opts: { ...cached.opts, jobId } });
     }
-    await Promise.all([...byQueue].map(([q, jobs]) => this.deps.queue(q).addBulk(jobs)));
-    await hooks?.afterEnqueue?.(claims);
+    if (unplanned) this.arm(this.deps.options.claimLeaseMs);
+    if (later.length > 0) {
+      const from = this.pending.length;
+      this.pending.push(...later);
+      for (let i = Math.max(1, from); i < this.pending.length; i++) {
+        if (fireTime(this.pending[i]!) < fireTime(this.pending[i - 1]!)) {
+          this.pending.sort((a, b) => fireTime(a) - fireTime(b));
+          break;
+        }
+      }
+      this.armFire();
+    }
+    if (dueNow.length > 0) await this.enqueue(dueNow);
+    else if (batch.left === 0) await this.track(this.complete(batch));
+  }
 
-    const completions: Completion[] = [];
+  /** Arm the fire timer for the earliest pending occurrence. */
+  private armFire(): void {
+    const first = this.pending[0];
+    if (!first) return;
+    const at = fireTime(first);
+    if (this.fireTimer && this.fireArmedFor !== undefined && this.fireArmedFor <= at) return;
+    if (this.fireTimer) clearTimeout(this.fireTimer);
+    this.fireArmedFor = at;
+    this.fireTimer = setTimeout(() => this.fireDue(), Math.max(0, Math.ceil(at - this.redisNow())));
+  }
+
+  /**
+   * The fire timer: enqueue every pending occurrence whose time has come. While one such enqueue is in
+   * flight, the next waits for it and takes all that came due meanwhile: under load, batches grow
+   * with Redis's latency instead of queueing one small `addBulk` per millisecond.
+   */
+  private fireDue(): void {
+    this.fireTimer = undefined;
+    this.fireArmedFor = undefined;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    const now = this.redisNow();
+    let n = 0;
+    while (n < this.pending.length && fireTime(this.pending[n]!) <= now) n++;
+    if (n > 0) {
+      this.ticking = true;
+      void this.track(
+        this.enqueue(this.pending.splice(0, n)).finally(() => {
+          this.ticking = false;
+          if (this.tickAgain) {
+            this.tickAgain = false;
+            this.fireDue();
+          }
+        }),
+      );
+    }
+    this.armFire();
+  }
+
+  private track(p: Promise<void>): Promise<void> {
+    const tracked = p.finally(() => this.work.delete(tracked));
+    this.work.add(tracked);
+    return tracked;
+  }
+
+  /** Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. */
+  private async enqueue(items: Item[]): Promise<void> {
+    const { history, hooks } = this.deps;
+    const startedAt = this.redisNow();
+    try {
+      // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
+      // may be gone already under removeOnComplete).
+      const byQueue = new Map<string, { name: string; data: OccurrenceJobData; opts: JobsOptions }[]>();
+      for (const item of items) {
+        const { claim, cached } = item;
+        const fireAt = fireTime(item);
+        item.lateMs = Math.round(startedAt - fireAt);
+        if (claim.reclaimed) {
+          const rec = await history.get(claim.id, claim.fireAt);
+          if (rec?.outcome !== undefined && rec.outcome !== 'enqueued') continue;
+        }
+        const def = cached.def;
+        const data: OccurrenceJobData = {
+          scheduleId: def.id,
+          fireAt,
+          kind: item.plan.enqueue!.kind,
+          args: def.args,
+          prefix: this.deps.options.prefix,
+          run: def.run,
+          ...(def.data !== undefined && { data: def.data }),
+        };
+        let list = byQueue.get(def.queue);
+        if (!list) byQueue.set(def.queue, (list = []));
+        cached.opts ??= this.deps.jobOptions(def, '');
+        list.push({ name: def.name, data, opts: { ...cached.opts, jobId: occurrenceJobId(def.id, fireAt) } });
+      }
+      await Promise.all([...byQueue].map(([q, jobs]) => this.deps.queue(q).addBulk(jobs)));
+      await hooks?.afterEnqueue?.(items.map((i) => i.claim));
+    } catch (err) {
+      // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
+      this.failed(err, 'bullbeat: enqueue failed; the occurrences are claimed again when their lease lapses');
+      for (const item of items) item.batch.left--;
+      this.arm(this.deps.options.claimLeaseMs);
+      await Promise.all(uniqueBatches(items).map((b) => (b.left === 0 ? this.complete(b) : undefined)));
+      return;
+    }
+    const horizon = this.redisNow() + this.deps.options.claimAheadMs;
+    const urgent = new Set<Batch>();
+    for (const item of items) {
+      item.batch.left--;
+      item.batch.ready.push(item);
+      const next = item.plan.next;
+      if (next !== null && next <= horizon) urgent.add(item.batch);
+    }
+    // A batch completes once all its occurrences are enqueued, or now if one is due again soon.
+    await Promise.all(
+      uniqueBatches(items).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
+    );
+  }
+
+  /** Complete the ready items of a batch: records, run counts, and each schedule's next due time. */
+  private async complete(batch: Batch): Promise<void> {
+    const items = batch.ready.splice(0);
+    if (items.length === 0) return;
     const limit = this.deps.options.historyLimit;
-    for (const { claim, cached, plan } of work) {
+    const completions: Completion[] = items.map(({ claim, cached, plan }) => {
       const def = cached.def;
-      const records: Completion['records'] = [];
       const missed = plan.missed.slice(-limit);
-      for (const m of missed) {
-        records.push({
+      const records: Completion['records'] = missed.map((m) => ({
+        fireAt: m.fireAt,
+        field: occurrenceField(m.fireAt),
+        patch: {
+          scheduleId: def.id,
           fireAt: m.fireAt,
-          field: occurrenceField(m.fireAt),
-          patch: {
-            scheduleId: def.id,
-            fireAt: m.fireAt,
-            kind: 'scheduled',
-            outcome: 'missed',
-            reason: m.reason,
-          },
-          counter: 'missed',
-        });
-      }
+          kind: 'scheduled',
+          outcome: 'missed',
+          reason: m.reason,
+        },
+        counter: 'missed',
+      }));
       if (plan.coalesceInto) {
         const c = plan.coalesceInto;
         records.push({
@@ -263,7 +436,7 @@ export class FireLoop {
           patch: { scheduleId: def.id, fireAt: c.fireAt, kind: 'catch-up', coalesced: c.count },
         });
       }
-      completions.push({
+      return {
         claim,
         ...(plan.enqueue && {
           enqueued: {
@@ -275,60 +448,73 @@ export class FireLoop {
         next: plan.next,
         records,
         missedUncounted: plan.missed.length - missed.length,
-      });
+      };
+    });
+    const now = Math.floor(this.redisNow());
+    try {
+      await this.deps.store.complete(completions, now, batch.token);
+    } catch (err) {
+      this.failed(
+        err,
+        'bullbeat: completion failed; the occurrences are claimed again when their lease lapses',
+      );
+      this.arm(this.deps.options.claimLeaseMs);
+      return;
     }
-    await this.deps.store.complete(completions, now, token);
     let soonest: number | null = null;
-    for (const c of completions)
+    for (const c of completions) {
       if (c.next !== null && (soonest === null || c.next < soonest)) soonest = c.next;
-    // Claims this process could not plan stay claimed; wake when their lease lapses.
-    if (work.length < claims.length)
-      soonest = Math.min(soonest ?? Infinity, now + this.deps.options.claimLeaseMs);
+    }
+    if (soonest !== null) this.armFor(soonest, now);
+    for (const item of items) this.emitDone(item);
+  }
 
-    for (const { cached, plan } of work) {
-      const def = cached.def;
-      if (plan.enqueue) {
-        this.stats.enqueued++;
-        const ev = {
+  private emitDone({ cached, plan, lateMs }: Item): void {
+    const { events, options, logger } = this.deps;
+    const def = cached.def;
+    if (plan.enqueue) {
+      this.stats.enqueued++;
+      const late = lateMs ?? Math.max(0, plan.lateMs);
+      const jobId = occurrenceJobId(def.id, plan.enqueue.fireAt);
+      const fireAt = plan.enqueue.fireAt;
+      events.emit('fired', {
+        scheduleId: def.id,
+        name: def.name,
+        queue: def.queue,
+        fireAt,
+        kind: plan.enqueue.kind,
+        jobId,
+        lateMs: late,
+      });
+      if (late > options.lateThresholdMs) {
+        events.emit('late', { scheduleId: def.id, name: def.name, fireAt, lateMs: late });
+      }
+    }
+    if (plan.missed.length > 0) {
+      this.stats.missed += plan.missed.length;
+      const byReason = new Map<string, number[]>();
+      for (const m of plan.missed) {
+        let l = byReason.get(m.reason);
+        if (!l) byReason.set(m.reason, (l = []));
+        l.push(m.fireAt);
+      }
+      for (const [reason, fireAts] of byReason) {
+        events.emit('missed', {
           scheduleId: def.id,
           name: def.name,
-          queue: def.queue,
-          fireAt: plan.enqueue.fireAt,
-          kind: plan.enqueue.kind,
-          jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
-          lateMs: plan.lateMs,
-        };
-        this.deps.events.emit('fired', ev);
-        if (plan.lateMs > this.deps.options.lateThresholdMs) {
-          this.deps.events.emit('late', {
-            scheduleId: def.id,
-            name: def.name,
-            fireAt: ev.fireAt,
-            lateMs: plan.lateMs,
-          });
-        }
+          reason: reason as 'misfire',
+          count: fireAts.length,
+          fireAts: fireAts.slice(-100),
+        });
       }
-      if (plan.missed.length > 0) {
-        this.stats.missed += plan.missed.length;
-        const byReason = new Map<string, number[]>();
-        for (const m of plan.missed) {
-          let l = byReason.get(m.reason);
-          if (!l) byReason.set(m.reason, (l = []));
-          l.push(m.fireAt);
-        }
-        for (const [reason, fireAts] of byReason) {
-          this.deps.events.emit('missed', {
-            scheduleId: def.id,
-            name: def.name,
-            reason: reason as 'misfire',
-            count: fireAts.length,
-            fireAts: fireAts.slice(-100),
-          });
-        }
-        logger.debug({ scheduleId: def.id, missed: plan.missed.length }, 'bullbeat: occurrences missed');
-      }
+      logger.debug({ scheduleId: def.id, missed: plan.missed.length }, 'bullbeat: occurrences missed');
     }
-    return soonest;
+  }
+
+  private failed(err: unknown, message: string): void {
+    this.stats.errors++;
+    this.deps.logger.error({ err }, message);
+    this.deps.events.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
   }
 
   /** The parsed definition and trigger of a claim, cached while its definition is unchanged. */
@@ -359,4 +545,13 @@ export class FireLoop {
       return undefined;
     }
   }
+}
+
+/** The fire time of an item that enqueues (its plan always has `enqueue`). */
+function fireTime(item: Item): number {
+  return item.plan.enqueue?.fireAt ?? item.claim.fireAt;
+}
+
+function uniqueBatches(items: readonly Item[]): Batch[] {
+  return [...new Set(items.map((i) => i.batch))];
 }

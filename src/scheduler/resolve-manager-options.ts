@@ -21,6 +21,14 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
   const role = o.role ?? 'scheduler';
   if (role !== 'scheduler' && role !== 'client')
     fail('role', `must be "scheduler" or "client", got ${String(role)}`);
+  const claimLeaseMs = int('claimLeaseMs', o.claimLeaseMs, 5000, 100);
+  const claimAheadMs = int('claimAheadMs', o.claimAheadMs, Math.min(50, Math.floor(claimLeaseMs / 4)), 0);
+  if (claimAheadMs > claimLeaseMs / 4) {
+    fail(
+      'claimAheadMs',
+      `must be at most a quarter of claimLeaseMs (${claimLeaseMs} ms), got ${claimAheadMs}`,
+    );
+  }
   return {
     prefix,
     connection: o.connection ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -31,7 +39,8 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     historyLimit: int('historyLimit', o.historyLimit, 100, 1),
     completedRetentionMs: int('completedRetentionMs', o.completedRetentionMs, 3_600_000, 0),
     claimBatch: int('claimBatch', o.claimBatch, 500, 1),
-    claimLeaseMs: int('claimLeaseMs', o.claimLeaseMs, 5000, 100),
+    claimLeaseMs,
+    claimAheadMs,
     maxSleepMs: int('maxSleepMs', o.maxSleepMs, 30_000, 1),
     lateThresholdMs: int('lateThresholdMs', o.lateThresholdMs, 1000, 0),
     keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),

@@ -124,7 +124,8 @@ export class ScheduleStore {
     ) as Promise<'created' | 'updated' | 'unchanged' | 'restored'>;
   }
 
-  async claim(batch: number, leaseMs: number, token: string): Promise<ClaimResult> {
+  /** Claim what is due now or within `aheadMs` (by Redis TIME), lapsed claims first. */
+  async claim(batch: number, leaseMs: number, token: string, aheadMs = 0): Promise<ClaimResult> {
     const k = this.keys;
     const raw = await this.redis.bbClaim(
       k.due,
@@ -136,6 +137,7 @@ export class ScheduleStore {
       batch,
       leaseMs,
       token,
+      aheadMs,
     );
     const claims: Claim[] = [];
     for (let i = 3; i + 4 < raw.length; i += 5) {

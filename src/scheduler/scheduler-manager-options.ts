@@ -36,6 +36,14 @@ export interface SchedulerManagerOptions {
    * Default: `5000`.
    */
   claimLeaseMs?: number;
+  /**
+   * How far ahead of their fire time occurrences are claimed (ms). A claimed occurrence waits in this
+   * process and is enqueued when Redis's clock reaches its fire time, so the claim's round trip is
+   * off the critical path and one claim covers many fire times. The price: a pause, update or
+   * removal made less than this before an occurrence may not stop that occurrence. `0` claims only
+   * what is due. At most a quarter of `claimLeaseMs`. Default: `50` (or `claimLeaseMs / 4` if lower).
+   */
+  claimAheadMs?: number;
   /** The fire loop never sleeps longer than this without asking Redis (ms). Default: `30000`. */
   maxSleepMs?: number;
   /** An occurrence enqueued later than this after its fire time emits `late` (ms). Default: `1000`. */
@@ -59,6 +67,7 @@ export interface ResolvedManagerOptions {
   completedRetentionMs: number;
   claimBatch: number;
   claimLeaseMs: number;
+  claimAheadMs: number;
   maxSleepMs: number;
   lateThresholdMs: number;
   keepFinishedJobsSec: number;

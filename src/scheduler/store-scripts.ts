@@ -54,10 +54,11 @@ return result
 
 /**
  * Claim what is due, judged by Redis TIME: first claims whose lease lapsed (a replica died between
- * claim and completion: the same fireAt is claimed again), then due schedules. Each claimed id moves
- * from \`due\` to \`inflight\` with a fresh lease and token.
+ * claim and completion: the same fireAt is claimed again), then schedules due up to \`ahead\` ms from
+ * now (the replica enqueues each at its time). Each claimed id moves from \`due\` to \`inflight\` with
+ * a fresh lease and token.
  * KEYS: due, inflight, claim, schedules, state, totals (its \`reclaimed\` field counts lapsed claims).
- * ARGV: batch, leaseMs, token.
+ * ARGV: batch, leaseMs, token, ahead (ms; '' = 0).
  * Returns: now, earliest due ('' if none), earliest lease expiry of other claims ('' if none), then per claim
  * id, fireAt, reclaimed (0/1), definition, state.
  */
@@ -67,6 +68,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local batch = tonumber(ARGV[1])
 local expiry = now + tonumber(ARGV[2])
 local token = ARGV[3]
+local horizon = now + (tonumber(ARGV[4]) or 0)
 local ids, ats, again = {}, {}, {}
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
 for _, id in ipairs(lapsed) do
@@ -82,7 +84,7 @@ for _, id in ipairs(lapsed) do
 end
 if #ids > 0 then redis.call('HINCRBY', KEYS[6], 'reclaimed', #ids) end
 if #ids < batch then
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch - #ids)
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizon, 'WITHSCORES', 'LIMIT', 0, batch - #ids)
   local fresh = {}
   for i = 1, #due, 2 do
     fresh[#fresh + 1] = due[i]

@@ -39,5 +39,11 @@ describe('schedule options', () => {
     expect(() => new SchedulerManager({ claimLeaseMs: 5 })).toThrow(
       'scheduler: claimLeaseMs: must be an integer >= 100, got 5',
     );
+    expect(() => new SchedulerManager({ claimLeaseMs: 1000, claimAheadMs: 300 })).toThrow(
+      'scheduler: claimAheadMs: must be at most a quarter of claimLeaseMs (1000 ms), got 300',
+    );
+    expect(() => new SchedulerManager({ claimAheadMs: -1 })).toThrow(
+      'scheduler: claimAheadMs: must be an integer >= 0, got -1',
+    );
   });
 });

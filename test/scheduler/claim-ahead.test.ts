@@ -1,0 +1,107 @@
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
+import type { Claim } from '../../src/scheduler/schedule-store.js';
+import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+
+/** Occurrences are claimed up to claimAheadMs before their fire time and enqueued at it. */
+describe('claim ahead', () => {
+  let env: ReturnType<typeof testEnv>;
+  afterEach(() => env.cleanup());
+
+  /** Every claim as it happens: the Redis time of its arrival here, and what it claimed. */
+  function recordClaims(m: ReturnType<typeof env.manager>) {
+    const claims: { at: Promise<number>; claims: readonly Claim[] }[] = [];
+    m.hooks = { afterClaim: (c) => void claims.push({ at: redisNow(env.redis), claims: c }) };
+    return claims;
+  }
+
+  it('claims ahead but enqueues each occurrence at its fire time by Redis time, never before', async () => {
+    env = testEnv('ahead');
+    const m = env.manager({ claimLeaseMs: 2000, claimAheadMs: 300 });
+    for (let i = 0; i < 20; i++) {
+      m.schedule({ name: 'tick' }, new IntervalTrigger(0.5, { anchor: i * 25 }), { id: `s${i}` });
+    }
+    const claims = recordClaims(m);
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    await until(() => fired.length >= 60, 20_000);
+    await m.stop();
+
+    // Claimed well ahead: most claimed occurrences were more than 100 ms from their fire time.
+    let ahead = 0;
+    let total = 0;
+    for (const c of claims) {
+      const at = await c.at;
+      for (const claim of c.claims) {
+        total++;
+        if (claim.fireAt - at > 100) ahead++;
+      }
+    }
+    expect(total).toBeGreaterThanOrEqual(60);
+    expect(ahead / total).toBeGreaterThan(0.5);
+
+    // Yet enqueued at the fire time: BullMQ stamps each job when it is created, on this machine's
+    // clock (Redis runs here too: the same clock, to the millisecond).
+    const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    const jobs = await q.getJobs(['wait']);
+    await q.close();
+    const byId = new Map(jobs.map((j) => [j.id, j]));
+    expect(fired.every((e) => e.lateMs >= 0)).toBe(true);
+    for (const e of fired) {
+      const job = byId.get(occurrenceJobId(e.scheduleId, e.fireAt));
+      expect(job, `job of ${e.scheduleId} at ${e.fireAt}`).toBeDefined();
+      expect(job!.timestamp).toBeGreaterThanOrEqual(e.fireAt - 1); // at its time, not at its claim
+    }
+    const ids = jobs.map((j) => j.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('stop() enqueues and completes what it has claimed ahead: nothing waits for a lease to lapse', async () => {
+    env = testEnv('ahead-stop');
+    const m = env.manager({ claimLeaseMs: 20_000, claimAheadMs: 1000 });
+    m.schedule({ name: 'tick' }, new IntervalTrigger(1), { id: 'one' });
+    let claimed: Claim | undefined;
+    m.hooks = {
+      afterClaim: (c) => {
+        claimed ??= c[0];
+      },
+    };
+    await m.start();
+    await until(() => claimed !== undefined, 5000);
+    await m.stop(); // the occurrence claimed ahead was pending when it was called
+    const fireAt = claimed!.fireAt;
+    expect(await redisNow(env.redis)).toBeGreaterThanOrEqual(fireAt); // stop waited for its fire time
+    expect(await env.jobIds()).toContain(occurrenceJobId('one', fireAt));
+    // Completed, not left claimed: the schedule is due again at its next time, with its record.
+    const k = `{${env.prefix}}:bb`;
+    expect(await env.redis.zscore(`${k}:inflight`, 'one')).toBeNull();
+    expect(Number(await env.redis.zscore(`${k}:due`, 'one'))).toBe(fireAt + 1000);
+    expect(JSON.parse((await env.redis.hget(`${k}:runs:one`, String(fireAt)))!)).toMatchObject({
+      outcome: 'enqueued',
+      fireAt,
+    });
+  });
+
+  it('claimAheadMs: 0 claims only what is due, and still fires each occurrence on time', async () => {
+    env = testEnv('ahead-zero');
+    const m = env.manager({ claimAheadMs: 0 });
+    m.every(0.2)(async function zero() {});
+    const claims = recordClaims(m);
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    await until(() => fired.length >= 8, 10_000);
+    await m.stop();
+    for (const c of claims) {
+      const at = await c.at;
+      for (const claim of c.claims) expect(claim.fireAt).toBeLessThanOrEqual(at);
+    }
+    const ats = fired.map((e) => e.fireAt);
+    expect(new Set(ats).size).toBe(ats.length);
+    for (let i = 1; i < ats.length; i++) expect(ats[i]! - ats[i - 1]!).toBe(200);
+  });
+});
