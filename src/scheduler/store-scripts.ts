@@ -140,8 +140,7 @@ export const COMPLETE = `
 local limit = tonumber(ARGV[1])
 local slack = math.max(1, math.floor(limit / 10))
 local now = ARGV[2]
-local function index(runs, idx, field, score)
-  redis.call('ZADD', idx, score, field)
+local function trim(runs, idx)
   local excess = redis.call('ZCARD', idx) - limit
   if excess >= slack then
     local old = redis.call('ZRANGE', idx, 0, excess - 1)
@@ -156,7 +155,8 @@ local function merge(runs, idx, counts, field, score, patch, counter)
     if not (k == 'outcome' and v == 'enqueued' and rec.outcome) then rec[k] = v end
   end
   redis.call('HSET', runs, field, cjson.encode(rec))
-  index(runs, idx, field, score)
+  redis.call('ZADD', idx, score, field)
+  trim(runs, idx)
   if counter ~= '' then
     redis.call('HINCRBY', counts, counter, 1)
     redis.call('HINCRBY', KEYS[7], counter, 1)
@@ -164,18 +164,23 @@ local function merge(runs, idx, counts, field, score, patch, counter)
 end
 local token = ARGV[3]
 local kb = ARGV[4]
-local done = 0
 local n = (#ARGV - 4) / 6
+-- one read for the batch: their claims, states and (rarely any) pending re-schedules
+local ids = {}
+for j = 0, n - 1 do ids[j + 1] = ARGV[5 + j * 6] end
+local claims = redis.call('HMGET', KEYS[3], unpack(ids))
+local states = redis.call('HMGET', KEYS[4], unpack(ids))
+local anyResched = redis.call('HLEN', KEYS[5]) > 0
+local mine, due, stateArgs = {}, {}, {}
 for j = 0, n - 1 do
   local a = 5 + j * 6
   local id = ARGV[a]
   local f = ARGV[a + 1]
-  local runs, idx, counts = kb .. ':runs:' .. id, kb .. ':runidx:' .. id, kb .. ':counts:' .. id
-  if redis.call('HGET', KEYS[3], id) == f .. '|' .. token then
-    redis.call('HDEL', KEYS[3], id)
-    redis.call('ZREM', KEYS[2], id)
-    local st = redis.call('HGET', KEYS[4], id)
+  local st = states[j + 1]
+  if claims[j + 1] == f .. '|' .. token then
+    mine[#mine + 1] = id
     if st then
+      local runs, idx, counts = kb .. ':runs:' .. id, kb .. ':runidx:' .. id, kb .. ':counts:' .. id
       local status, fired, last, rest = string.match(st, '^(%a)|(%d*)|(%d*)|(.*)$')
       local enq = ARGV[a + 3]
       if ARGV[a + 4] ~= '' then
@@ -184,10 +189,12 @@ for j = 0, n - 1 do
         end
       end
       if enq ~= '' then
-        fired = tostring((tonumber(fired) or 0) + 1)
+        fired = (tonumber(fired) or 0) + 1
         last = f
         if redis.call('HSETNX', runs, f, enq) == 1 then
-          index(runs, idx, f, f)
+          redis.call('ZADD', idx, f, f)
+          -- the index grows by one per run: look at its size every slack-th run only
+          if fired % slack == 0 then trim(runs, idx) end
         else
           merge(runs, idx, counts, f, f, cjson.decode(enq), '')
         end
@@ -199,24 +206,33 @@ for j = 0, n - 1 do
       end
       if status == 'a' then
         local nxt = ARGV[a + 2]
-        local rs = redis.call('HGET', KEYS[5], id)
-        if rs then
-          redis.call('HDEL', KEYS[5], id)
-          nxt = rs
+        if anyResched then
+          local rs = redis.call('HGET', KEYS[5], id)
+          if rs then
+            redis.call('HDEL', KEYS[5], id)
+            nxt = rs
+          end
         end
         if nxt == '-1' then
           status = 'c'
           redis.call('ZADD', KEYS[6], now, id)
         else
-          redis.call('ZADD', KEYS[1], nxt, id)
+          due[#due + 1] = nxt
+          due[#due + 1] = id
         end
       end
-      redis.call('HSET', KEYS[4], id, status .. '|' .. fired .. '|' .. last .. '|' .. rest)
-      done = done + 1
+      stateArgs[#stateArgs + 1] = id
+      stateArgs[#stateArgs + 1] = status .. '|' .. fired .. '|' .. last .. '|' .. rest
     end
   end
 end
-return done
+if #mine > 0 then
+  redis.call('HDEL', KEYS[3], unpack(mine))
+  redis.call('ZREM', KEYS[2], unpack(mine))
+end
+if #due > 0 then redis.call('ZADD', KEYS[1], unpack(due)) end
+if #stateArgs > 0 then redis.call('HSET', KEYS[4], unpack(stateArgs)) end
+return #stateArgs / 2
 `;
 
 /** KEYS: state, due, inflight, resched. ARGV: id, from statuses (e.g. 'a'), to status, next ('' = leave due alone). */

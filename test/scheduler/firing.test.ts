@@ -155,4 +155,26 @@ describe('firing', () => {
     expect(job.runs).toBe(1);
     expect(m.handlerFor('greet')?.job).toBe(job);
   });
+
+  it('history stays bounded: about historyLimit records per schedule, the newest kept', async () => {
+    env = testEnv('history');
+    const m = env.manager({ historyLimit: 20 });
+    m.every(0.02)(async function busy() {});
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    await until(() => fired.length >= 80, 20_000);
+    await m.stop();
+    const k = `{${env.prefix}}:bb`;
+    const fields = (await env.redis.hkeys(`${k}:runs:busy`)).map((f) => Number(f)).sort((a, b) => a - b);
+    const index = (await env.redis.zrange(`${k}:runidx:busy`, '0', '-1')).map((f) => Number(f));
+    // Trimmed in steps of limit / 10 (2 here), looked at every second run: at most 20 + 2 * 2.
+    expect(fields.length).toBeGreaterThanOrEqual(20);
+    expect(fields.length).toBeLessThanOrEqual(24);
+    expect(index).toEqual(fields);
+    const ats = fired.map((e) => e.fireAt).sort((a, b) => a - b);
+    expect(fields).toEqual(ats.slice(-fields.length));
+    // A period shorter than claimAheadMs (50): every grid instant once, none skipped.
+    for (let i = 1; i < ats.length; i++) expect(ats[i]! - ats[i - 1]!).toBe(20);
+  });
 });
