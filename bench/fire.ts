@@ -5,6 +5,7 @@
 //
 //   npm run bench:fire                       (node --import tsx bench/fire.ts)
 //   node --import tsx bench/fire.ts --n 1000 --seconds 5 --rates 10000 --rate-seconds 4   (quicker)
+//   --n '' / --rates '' / --ceiling 0 / --memory 0 skip a part.
 //
 // Prints Markdown, ready for BENCHMARKS.md.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -39,6 +40,13 @@ async function redisCpuUs(): Promise<number> {
   const info = await redis.info('cpu');
   const field = (name: string) => Number(info.match(new RegExp(`${name}:(\\S+)`))?.[1] ?? 0);
   return Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6);
+}
+/** Redis's CPU time (µs) over the Redis-time window [from, to). */
+async function cpuOver(from: number, to: number): Promise<number> {
+  while ((await redisNow()) < from) await sleep(10);
+  const cpu0 = await redisCpuUs();
+  while ((await redisNow()) < to) await sleep(10);
+  return (await redisCpuUs()) - cpu0;
 }
 async function redisNow(): Promise<number> {
   const [s, us] = await redis.time();
@@ -187,6 +195,7 @@ async function runBullbeat(n: number) {
   );
   const sched = spawnScheduler({ PREFIX: prefix, FROM: String(from), TO: String(to) });
   await sched.ready;
+  const redisCpu = await cpuOver(from, to);
   while ((await redisNow()) < to + 1500) await sleep(200);
   sched.child.kill('SIGTERM');
   const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
@@ -195,7 +204,12 @@ async function runBullbeat(n: number) {
   await w.close();
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(queue);
-  return { handler: summary(lateness), enqueue: summary(out.lateness), expected: n * SECONDS };
+  return {
+    handler: summary(lateness),
+    enqueue: summary(out.lateness),
+    expected: n * SECONDS,
+    redisUs: redisCpu / (n * SECONDS),
+  };
 }
 
 async function runBullmq(n: number) {
@@ -210,12 +224,13 @@ async function runBullmq(n: number) {
     () => from,
     () => to,
   );
+  const redisCpu = await cpuOver(from, to);
   while ((await redisNow()) < to + 1500) await sleep(200);
   await w.close();
   await q.obliterate({ force: true }).catch(() => undefined);
   await q.close();
   await deleteKeys(`bull:${queue}*`);
-  return { handler: summary(lateness), expected: n * SECONDS };
+  return { handler: summary(lateness), expected: n * SECONDS, redisUs: redisCpu / (n * SECONDS) };
 }
 
 /** Enqueue-side lateness of bullbeat alone (no worker) at `rate` fires per second. */
@@ -229,10 +244,7 @@ async function runRate(rate: number) {
   const to = from + RATE_SECONDS * 1000;
   const sched = spawnScheduler({ PREFIX: prefix, FROM: String(from), TO: String(to) });
   await sched.ready;
-  while ((await redisNow()) < from) await sleep(20);
-  const cpu0 = await redisCpuUs();
-  while ((await redisNow()) < to) await sleep(20);
-  const redisCpu = (await redisCpuUs()) - cpu0;
+  const redisCpu = await cpuOver(from, to);
   while ((await redisNow()) < to + 1000) await sleep(200);
   sched.child.kill('SIGTERM');
   const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
@@ -261,21 +273,72 @@ async function memory(n: number) {
   return { bullbeat: bb / n, bullmq: mq / n };
 }
 
+/**
+ * What BullMQ itself costs here, with no scheduler at all: `addBulk` of 1,000-job batches into a
+ * queue, then the bench's worker draining it. The Redis CPU per job of both together bounds the
+ * end-to-end rate of any scheduler that enqueues one BullMQ job per occurrence on one Redis core.
+ */
+async function ceiling(jobs: number) {
+  const queue = `bench-ceiling-${randomUUID().slice(0, 8)}`;
+  const q = new Queue(queue, { connection: { url: REDIS_URL } });
+  const opts = { removeOnComplete: { age: KEEP_SEC }, removeOnFail: { age: KEEP_SEC } };
+  let cpu0 = await redisCpuUs();
+  let t0 = performance.now();
+  for (let i = 0; i < jobs; i += 1000) {
+    const batch = Array.from({ length: Math.min(1000, jobs - i) }, (_, j) => ({
+      name: 'tick',
+      data: { fireAt: 0, n: i + j },
+      opts: { ...opts, jobId: `c${i + j}` },
+    }));
+    await q.addBulk(batch);
+  }
+  const add = {
+    rate: jobs / ((performance.now() - t0) / 1000),
+    redisUs: ((await redisCpuUs()) - cpu0) / jobs,
+  };
+  let done = 0;
+  let finish: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  cpu0 = await redisCpuUs();
+  const node0 = process.cpuUsage();
+  t0 = performance.now();
+  const w = new Worker(
+    queue,
+    async () => {
+      if (++done === jobs) finish();
+    },
+    { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: CONCURRENCY },
+  );
+  await finished;
+  const seconds = (performance.now() - t0) / 1000;
+  const node = process.cpuUsage(node0);
+  const drain = {
+    rate: jobs / seconds,
+    redisUs: ((await redisCpuUs()) - cpu0) / jobs,
+    workerUs: (node.user + node.system) / jobs,
+  };
+  await w.close();
+  await q.obliterate({ force: true }).catch(() => undefined);
+  await q.close();
+  await deleteKeys(`bull:${queue}*`);
+  return { add, drain };
+}
+
 const f = (v: number) => (Number.isNaN(v) ? '–' : String(Math.round(v)));
 const started = new Date().toISOString();
 console.log(
   `## Fire lateness\n\n${started}, \`${['node --import tsx bench/fire.ts', ...argv.slice(2)].join(' ')}\`, Redis ${(await redis.info('server')).match(/redis_version:(\S+)/)?.[1]}, ${SECONDS} s per run after ${WARMUP} s warm-up, worker: one BullMQ Worker, concurrency ${CONCURRENCY}, no-op handler; schedules every 1 s, phases spread evenly over the second.\n`,
 );
 console.log(
-  '| N schedules (fires/s) | bullbeat p50 / p99 / max (ms) | BullMQ job schedulers p50 / p99 / max (ms) | p99 ratio | runs seen bullbeat / BullMQ (expected) | bullbeat enqueue p50 / p99 (ms) |',
+  '| N schedules (fires/s) | bullbeat p50 / p99 / max (ms) | BullMQ job schedulers p50 / p99 / max (ms) | p99 ratio | runs seen bullbeat / BullMQ (expected) | bullbeat enqueue p50 / p99 (ms) | Redis CPU per run bullbeat / BullMQ (µs) |',
 );
-console.log('|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|');
 for (const n of NS) {
   const bb = await runBullbeat(n);
   const mq = argv.includes('--skip-bullmq') ? undefined : await runBullmq(n);
   const ratio = mq ? (mq.handler.p99 / Math.max(1, bb.handler.p99)).toFixed(1) : '–';
   console.log(
-    `| ${n} | ${f(bb.handler.p50)} / ${f(bb.handler.p99)} / ${f(bb.handler.max)} | ${mq ? `${f(mq.handler.p50)} / ${f(mq.handler.p99)} / ${f(mq.handler.max)}` : '–'} | ${ratio}x | ${bb.handler.n} / ${mq?.handler.n ?? '–'} (${bb.expected}) | ${f(bb.enqueue.p50)} / ${f(bb.enqueue.p99)} |`,
+    `| ${n} | ${f(bb.handler.p50)} / ${f(bb.handler.p99)} / ${f(bb.handler.max)} | ${mq ? `${f(mq.handler.p50)} / ${f(mq.handler.p99)} / ${f(mq.handler.max)}` : '–'} | ${ratio}x | ${bb.handler.n} / ${mq?.handler.n ?? '–'} (${bb.expected}) | ${f(bb.enqueue.p50)} / ${f(bb.enqueue.p99)} | ${f(bb.redisUs)} / ${mq ? f(mq.redisUs) : '–'} |`,
   );
 }
 if (RATES.length > 0) {
@@ -296,6 +359,14 @@ if (RATES.length > 0) {
   }
   console.log(
     `\nHighest rate sustained (≥ 98 % of the target enqueued in time, enqueue p99 < 200 ms): ${sustained || 'none of the rates tried'} fires/s.`,
+  );
+}
+const ceilingJobs = Number(arg('ceiling', '50000'));
+if (ceilingJobs > 0) {
+  const c = await ceiling(ceilingJobs);
+  const perJob = c.add.redisUs + c.drain.redisUs;
+  console.log(
+    `\nBullMQ alone, no scheduler (${ceilingJobs} jobs): \`addBulk\` in batches of 1,000 ran ${f(c.add.rate)} jobs/s at ${f(c.add.redisUs)} µs of Redis CPU per job; the same worker drained them at ${f(c.drain.rate)} jobs/s, ${f(c.drain.redisUs)} µs of Redis CPU and ${f(c.drain.workerUs)} µs of worker CPU per job. Enqueue and run together cost Redis ${f(perJob)} µs per job: one Redis core carries at most ${f(1e6 / perJob)} jobs/s end to end, whatever schedules them.`,
   );
 }
 const memN = Number(arg('memory', '10000'));
