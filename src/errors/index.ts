@@ -3,6 +3,7 @@ export { ConfigError } from './config-error.js';
 export { type CronField, CronSyntaxError } from './cron-syntax-error.js';
 export { InvalidTimezoneError } from './invalid-timezone-error.js';
 export { JobsModuleError } from './jobs-module-error.js';
+export { LeaseLostError } from './lease-lost-error.js';
 export { RedisUnreachableError } from './redis-unreachable-error.js';
 export { ScheduleNotFoundError } from './schedule-not-found-error.js';
 export { ScheduleOptionsError } from './schedule-options-error.js';

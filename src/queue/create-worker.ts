@@ -42,6 +42,8 @@ export interface WorkerHandle extends AsyncDisposable {
  *   `exclusionWaitMs`, holding its run slot and a worker concurrency slot while it waits; past the
  *   bound it is recorded `skipped` (reason `exclusion-group`) and completes likewise. The wait does
  *   not count against `timeoutMs`.
+ * - A run whose lease is found given away on renewal (this process stalled longer than the lease TTL
+ *   and another run took the slot or the group) is aborted through its signal with a `LeaseLostError`.
  * - Records: `running` → `succeeded` | `retrying` | `failed`; `failed` and `skipped` are also emitted
  *   on the scheduler when it has `emit`.
  *

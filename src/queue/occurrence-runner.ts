@@ -70,8 +70,14 @@ export class OccurrenceRunner {
       throw error;
     }
 
-    const signal = AbortSignal.any([this.shutdown, ...(jobSignal ? [jobSignal] : [])]);
-    const held = new HeldLeases(this.leases, this.leaseId(job), this.options.leaseRenewMs, logger);
+    const held = new HeldLeases(
+      this.leases,
+      this.leaseId(job),
+      this.options.leaseRenewMs,
+      logger,
+      occurrence.scheduleId,
+    );
+    const signal = AbortSignal.any([this.shutdown, held.lost, ...(jobSignal ? [jobSignal] : [])]);
     try {
       const skipped = await this.takeLeases(occurrence, held, signal, logger);
       if (skipped) {

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LeaseLostError } from '../../src/errors/lease-lost-error.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import { activeRuns } from '../../src/queue/lease-store.js';
 import type { Middleware, RunContext } from '../../src/queue/pipeline.js';
@@ -230,6 +231,41 @@ describe('createWorker', () => {
     release();
     expect(await settled(first.id)).toBe('completed');
     expect(await bed.redis.zcard(leaseKey)).toBe(0); // released, not left to lapse
+  });
+
+  it('aborts a run whose lease was given away (its worker stalled past the TTL), with LeaseLostError', async () => {
+    let reason: unknown;
+    const { history } = await setup(
+      (s) =>
+        s.register(
+          'stalled',
+          (ctx: RunContext) =>
+            new Promise((_, reject) => {
+              ctx.signal.addEventListener('abort', () => {
+                reason = ctx.signal.reason;
+                reject(ctx.signal.reason);
+              });
+            }),
+        ),
+      1,
+      600,
+    );
+    const job = await bed.enqueue('stalled', { fireAt: 1 });
+    await waitFor(async () => (await history.get('stalled', 1))?.outcome === 'running');
+    // What another worker does when this one has stalled past the TTL: drop the lapsed lease, take the slot.
+    const leaseKey = keys(bed.prefix).lease('stalled');
+    const [mine] = await bed.redis.zrange(leaseKey, '0', '0');
+    expect(mine).toBeDefined();
+    await bed.redis
+      .multi()
+      .zrem(leaseKey, mine!)
+      .zadd(leaseKey, Date.now() + 60_000, 'other-run')
+      .exec();
+    expect(await settled(job.id)).toBe('failed');
+    expect(reason).toBeInstanceOf(LeaseLostError);
+    expect((await bed.queue.getJob(job.id as string))?.failedReason).toContain('lost its lease');
+    expect(await history.get('stalled', 1)).toMatchObject({ outcome: 'failed' });
+    expect(await bed.redis.zrange(leaseKey, '0', '-1')).toEqual(['other-run']); // the new holder's lease stays
   });
 
   it('lets maxInstances 2 run two at once, and unlimited with 0 and coalesce off', async () => {
