@@ -6,11 +6,12 @@ import type { Logger } from 'pino';
 import { type OccurrenceJobData, occurrenceJobId } from '../queue/occurrence-job.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
-import { occurrenceField } from './keys.js';
+import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
+import { RedisClock } from './redis-clock.js';
 import type { RunHistory } from './run-history.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
-import type { Claim, Completion, ScheduleStore } from './schedule-store.js';
+import type { Claim, ScheduleStore } from './schedule-store.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 
@@ -41,13 +42,6 @@ export interface FireLoopDeps {
 const PARALLEL_CYCLES = 4;
 /** The least time ahead of its fire time an occurrence is claimed, when claims are paced (ms). */
 const MIN_LEAD_MS = 5;
-/**
- * How fast a kept reading of Redis's clock is worn down: 1 ms per s (1,000 ppm), twice the fastest
- * NTP slew, so drift between Redis's clock and this process's monotonic clock never makes it early.
- */
-const CLOCK_SLEW_PER_MS = 0.001;
-/** A clock reading this far below the estimate is a reply handled late, not Redis's clock going back (ms). */
-const KEPT_LEAD_MS = 5;
 
 interface Cached {
   defJSON: string;
@@ -118,10 +112,8 @@ export class FireLoop {
   private again = false;
   /** Redis time (ms) of the latest claim: claims are paced from it. */
   private lastClaimAt = Number.NEGATIVE_INFINITY;
-  /** Redis time ≈ performance.now() + offset (measured at each claim's reply, so it errs late). */
-  private offset = 0;
-  /** performance.now() of the last clock reading (-1: none yet). */
-  private clockSyncedAt = -1;
+  /** Redis's clock, learnt from each claim's TIME (never ahead of Redis). */
+  private readonly clock = new RedisClock();
   /** Claimed occurrences waiting for their fire time, by fire time. */
   private pending: Item[] = [];
   private fireTimer: NodeJS.Timeout | undefined;
@@ -164,27 +156,6 @@ export class FireLoop {
   /** Something became due (another process added or resumed a schedule): claim soon (pokes coalesce). */
   poke(_at?: number): void {
     this.arm(0);
-  }
-
-  /** Redis time now, as this replica estimates it (never ahead of Redis). */
-  private redisNow(): number {
-    return performance.now() + this.offset;
-  }
-
-  /**
-   * Learn Redis's clock from a claim's TIME. Each reading is a lower bound (it is paired with the
-   * moment its reply is handled, later than Redis read it). A reading up to KEPT_LEAD_MS below the
-   * previous estimate is taken for a reply handled late, and the previous estimate is kept, worn down
-   * by CLOCK_SLEW_PER_MS of the time since (so drift cannot make it run ahead); a reading further
-   * below is taken as it is (Redis's clock went back: a failover to another host, say).
-   */
-  private syncClock(redisMs: number): void {
-    const at = performance.now();
-    const fresh = redisMs - at;
-    const kept = this.offset - (at - this.clockSyncedAt) * CLOCK_SLEW_PER_MS;
-    const lateReply = this.clockSyncedAt >= 0 && fresh < kept && kept - fresh < KEPT_LEAD_MS;
-    this.offset = lateReply ? kept : fresh;
-    this.clockSyncedAt = at;
   }
 
   /** Start a claim now, unless as many as allowed are in flight (then the last one re-arms at 0). */
@@ -233,7 +204,7 @@ export class FireLoop {
     try {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, options.claimAheadMs);
-      this.syncClock(res.now);
+      this.clock.sync(res.now);
       this.lastClaimAt = Math.max(this.lastClaimAt, res.now);
       if (res.claims.length >= options.claimBatch) {
         this.launch(0); // more is due: claim the next batch while this one is planned and enqueued
@@ -314,7 +285,7 @@ export class FireLoop {
     if (this.fireTimer && this.fireArmedFor !== undefined && this.fireArmedFor <= at) return;
     if (this.fireTimer) clearTimeout(this.fireTimer);
     this.fireArmedFor = at;
-    this.fireTimer = setTimeout(() => this.fireDue(), Math.max(0, Math.ceil(at - this.redisNow())));
+    this.fireTimer = setTimeout(() => this.fireDue(), Math.max(0, Math.ceil(this.clock.until(at))));
   }
 
   /**
@@ -329,7 +300,7 @@ export class FireLoop {
       this.tickAgain = true;
       return;
     }
-    const now = this.redisNow();
+    const now = this.clock.now();
     let n = 0;
     while (n < this.pending.length && fireTime(this.pending[n]!) <= now) n++;
     if (n > 0) {
@@ -356,7 +327,7 @@ export class FireLoop {
   /** Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. */
   private async enqueue(items: Item[]): Promise<void> {
     const { history, hooks } = this.deps;
-    const startedAt = this.redisNow();
+    const startedAt = this.clock.now();
     try {
       // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
       // may be gone already under removeOnComplete).
@@ -394,7 +365,7 @@ export class FireLoop {
       await Promise.all(uniqueBatches(items).map((b) => (b.left === 0 ? this.complete(b) : undefined)));
       return;
     }
-    const horizon = this.redisNow() + this.deps.options.claimAheadMs;
+    const horizon = this.clock.now() + this.deps.options.claimAheadMs;
     const urgent = new Set<Batch>();
     for (const item of items) {
       item.batch.left--;
@@ -413,44 +384,8 @@ export class FireLoop {
     const items = batch.ready.splice(0);
     if (items.length === 0) return;
     const limit = this.deps.options.historyLimit;
-    const completions: Completion[] = items.map(({ claim, cached, plan }) => {
-      const def = cached.def;
-      const missed = plan.missed.slice(-limit);
-      const records: Completion['records'] = missed.map((m) => ({
-        fireAt: m.fireAt,
-        field: occurrenceField(m.fireAt),
-        patch: {
-          scheduleId: def.id,
-          fireAt: m.fireAt,
-          kind: 'scheduled',
-          outcome: 'missed',
-          reason: m.reason,
-        },
-        counter: 'missed',
-      }));
-      if (plan.coalesceInto) {
-        const c = plan.coalesceInto;
-        records.push({
-          fireAt: c.fireAt,
-          field: occurrenceField(c.fireAt),
-          patch: { scheduleId: def.id, fireAt: c.fireAt, kind: 'catch-up', coalesced: c.count },
-        });
-      }
-      return {
-        claim,
-        ...(plan.enqueue && {
-          enqueued: {
-            kind: plan.enqueue.kind,
-            queue: def.queue,
-            jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
-          },
-        }),
-        next: plan.next,
-        records,
-        missedUncounted: plan.missed.length - missed.length,
-      };
-    });
-    const now = Math.floor(this.redisNow());
+    const completions = items.map((item) => completionOf(item.claim, item.cached.def, item.plan, limit));
+    const now = Math.floor(this.clock.now());
     try {
       await this.deps.store.complete(completions, now, batch.token);
     } catch (err) {
@@ -470,45 +405,10 @@ export class FireLoop {
   }
 
   private emitDone({ cached, plan, lateMs }: Item): void {
+    if (plan.enqueue) this.stats.enqueued++;
+    this.stats.missed += plan.missed.length;
     const { events, options, logger } = this.deps;
-    const def = cached.def;
-    if (plan.enqueue) {
-      this.stats.enqueued++;
-      const late = lateMs ?? Math.max(0, plan.lateMs);
-      const jobId = occurrenceJobId(def.id, plan.enqueue.fireAt);
-      const fireAt = plan.enqueue.fireAt;
-      events.emit('fired', {
-        scheduleId: def.id,
-        name: def.name,
-        queue: def.queue,
-        fireAt,
-        kind: plan.enqueue.kind,
-        jobId,
-        lateMs: late,
-      });
-      if (late > options.lateThresholdMs) {
-        events.emit('late', { scheduleId: def.id, name: def.name, fireAt, lateMs: late });
-      }
-    }
-    if (plan.missed.length > 0) {
-      this.stats.missed += plan.missed.length;
-      const byReason = new Map<string, number[]>();
-      for (const m of plan.missed) {
-        let l = byReason.get(m.reason);
-        if (!l) byReason.set(m.reason, (l = []));
-        l.push(m.fireAt);
-      }
-      for (const [reason, fireAts] of byReason) {
-        events.emit('missed', {
-          scheduleId: def.id,
-          name: def.name,
-          reason: reason as 'misfire',
-          count: fireAts.length,
-          fireAts: fireAts.slice(-100),
-        });
-      }
-      logger.debug({ scheduleId: def.id, missed: plan.missed.length }, 'bullbeat: occurrences missed');
-    }
+    announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));
   }
 
   private failed(err: unknown, message: string): void {

@@ -89,8 +89,13 @@ describe('exactly once per occurrence', () => {
       expect(claimed.length).toBeGreaterThan(0);
       const survivor = spawnReplica(vars);
       replicas.push(survivor);
+      // Timed from the survivor's start, not its spawn: on a loaded machine starting takes seconds.
+      await until(() => survivor.out.includes('ready\n'), 30_000, 50);
       const t1 = await redisNow(env.redis);
-      await until(async () => (await redisNow(env.redis)) > t1 + 3000, 30_000, 100);
+      const reclaimed = async () => Number(await env.redis.hget(keys(env.prefix).totals, 'reclaimed'));
+      await until(async () => (await reclaimed()) >= claimed.length, 30_000, 100); // the lease (2.5 s) lapsed
+      const t2 = await redisNow(env.redis);
+      await until(async () => (await redisNow(env.redis)) > Math.max(t1 + 3000, t2 + 1000), 30_000, 100);
       survivor.child.kill('SIGTERM');
       await survivor.exited;
       await new Promise((r) => setTimeout(r, 500));

@@ -1,0 +1,92 @@
+import type { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { occurrenceJobId } from '../queue/occurrence-job.js';
+import { occurrenceField } from './keys.js';
+import type { OccurrencePlan } from './occurrence-planner.js';
+import type { ScheduleDefinition } from './schedule-definition.js';
+import type { Claim, Completion } from './schedule-store.js';
+import type { SchedulerEvents } from './scheduler-events.js';
+
+/**
+ * The completion of one planned claim: the `enqueued` record (when it enqueued), the missed
+ * occurrences' records (the newest `historyLimit`; the rest only counted), the pre-record of a
+ * coalesced catch-up, and the next due time.
+ */
+export function completionOf(
+  claim: Claim,
+  def: ScheduleDefinition,
+  plan: OccurrencePlan,
+  historyLimit: number,
+): Completion {
+  const missed = plan.missed.slice(-historyLimit);
+  const records: Completion['records'] = missed.map((m) => ({
+    fireAt: m.fireAt,
+    field: occurrenceField(m.fireAt),
+    patch: { scheduleId: def.id, fireAt: m.fireAt, kind: 'scheduled', outcome: 'missed', reason: m.reason },
+    counter: 'missed',
+  }));
+  if (plan.coalesceInto) {
+    const c = plan.coalesceInto;
+    records.push({
+      fireAt: c.fireAt,
+      field: occurrenceField(c.fireAt),
+      patch: { scheduleId: def.id, fireAt: c.fireAt, kind: 'catch-up', coalesced: c.count },
+    });
+  }
+  return {
+    claim,
+    ...(plan.enqueue && {
+      enqueued: {
+        kind: plan.enqueue.kind,
+        queue: def.queue,
+        jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
+      },
+    }),
+    next: plan.next,
+    records,
+    missedUncounted: plan.missed.length - missed.length,
+  };
+}
+
+/** Emit what one completed claim did: `fired` (and `late` past the threshold), `missed` by reason. */
+export function announce(
+  events: EventEmitter<SchedulerEvents>,
+  logger: Logger,
+  lateThresholdMs: number,
+  def: ScheduleDefinition,
+  plan: OccurrencePlan,
+  lateMs: number,
+): void {
+  if (plan.enqueue) {
+    const fireAt = plan.enqueue.fireAt;
+    events.emit('fired', {
+      scheduleId: def.id,
+      name: def.name,
+      queue: def.queue,
+      fireAt,
+      kind: plan.enqueue.kind,
+      jobId: occurrenceJobId(def.id, fireAt),
+      lateMs,
+    });
+    if (lateMs > lateThresholdMs) {
+      events.emit('late', { scheduleId: def.id, name: def.name, fireAt, lateMs });
+    }
+  }
+  if (plan.missed.length === 0) return;
+  const byReason = new Map<string, number[]>();
+  for (const m of plan.missed) {
+    let l = byReason.get(m.reason);
+    if (!l) byReason.set(m.reason, (l = []));
+    l.push(m.fireAt);
+  }
+  for (const [reason, fireAts] of byReason) {
+    events.emit('missed', {
+      scheduleId: def.id,
+      name: def.name,
+      reason: reason as 'misfire',
+      count: fireAts.length,
+      fireAts: fireAts.slice(-100),
+    });
+  }
+  logger.debug({ scheduleId: def.id, missed: plan.missed.length }, 'bullbeat: occurrences missed');
+}
