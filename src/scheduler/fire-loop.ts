@@ -13,6 +13,7 @@ import type { RunHistory } from './run-history.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
 import type { Claim, ScheduleStore } from './schedule-store.js';
 import type { SchedulerEvents } from './scheduler-events.js';
+import { occurrenceJobData } from './scheduler-helpers.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 
 /** Test hooks, called between the steps of a fire (a test kills the process in one). */
@@ -341,15 +342,7 @@ export class FireLoop {
           if (rec?.outcome !== undefined && rec.outcome !== 'enqueued') continue;
         }
         const def = cached.def;
-        const data: OccurrenceJobData = {
-          scheduleId: def.id,
-          fireAt,
-          kind: item.plan.enqueue!.kind,
-          args: def.args,
-          prefix: this.deps.options.prefix,
-          run: def.run,
-          ...(def.data !== undefined && { data: def.data }),
-        };
+        const data = occurrenceJobData(def, fireAt, item.plan.enqueue!.kind, this.deps.options.prefix);
         let list = byQueue.get(def.queue);
         if (!list) byQueue.set(def.queue, (list = []));
         cached.opts ??= this.deps.jobOptions(def, '');

@@ -1,9 +1,12 @@
 import type { JobsOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
+import type { OccurrenceJobData } from '../queue/occurrence-job.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { JobStatus } from './job-status.js';
+import type { RunCounter } from './run-history.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
 import type { ScheduleState } from './schedule-store.js';
+import type { SchedulerStats } from './scheduler-manager-types.js';
 
 /** ioredis options from a URL or options: `maxRetriesPerRequest: null`, as BullMQ workers need. */
 export function redisOptionsFrom(c: string | RedisOptions): RedisOptions {
@@ -39,6 +42,44 @@ export function jobOptionsFor(def: ScheduleDefinition, jobId: string, keepSec: n
     removeOnComplete: floor(def.jobOptions?.removeOnComplete, keepSec),
     removeOnFail: floor(def.jobOptions?.removeOnFail, Math.max(keepSec, 7 * 24 * 3600)),
   };
+}
+
+/** The data of the BullMQ job of one occurrence of `def`. */
+export function occurrenceJobData(
+  def: ScheduleDefinition,
+  fireAt: number,
+  kind: OccurrenceJobData['kind'],
+  prefix: string,
+): OccurrenceJobData {
+  return {
+    scheduleId: def.id,
+    fireAt,
+    kind,
+    args: def.args,
+    prefix,
+    run: def.run,
+    ...(def.data !== undefined && { data: def.data }),
+  };
+}
+
+/** Sillo's stats from every schedule's state and the deployment's run counters. */
+export function statsOf(
+  states: Iterable<ScheduleState>,
+  totals: Record<RunCounter, number>,
+  uptime: number,
+): SchedulerStats {
+  let jobsTotal = 0;
+  let jobsActive = 0;
+  let jobsPaused = 0;
+  let jobsCompleted = 0;
+  for (const s of states) {
+    jobsTotal++;
+    if (s.status === 'a') jobsActive++;
+    else if (s.status === 'c') jobsCompleted++;
+    else jobsPaused++;
+  }
+  const { runs, errors, skipped, missed } = totals;
+  return { jobsTotal, jobsActive, jobsPaused, jobsCompleted, runs, errors, skipped, missed, uptime };
 }
 
 export function statusOf(s: ScheduleState): JobStatus {

@@ -3,7 +3,7 @@ import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
-import { type OccurrenceJobData, occurrenceJobId } from '../queue/occurrence-job.js';
+import { occurrenceJobId } from '../queue/occurrence-job.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
@@ -16,6 +16,7 @@ import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
 import { RunHistory } from './run-history.js';
 import { type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
+import { countersOf, pageOfIds } from './schedule-listing.js';
 import type {
   CronScheduleOptions,
   EveryOptions,
@@ -25,7 +26,13 @@ import type {
 import { type ScheduleState, ScheduleStore } from './schedule-store.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
-import { firstFire, jobOptionsFor, redisOptionsFrom, statusOf } from './scheduler-helpers.js';
+import {
+  firstFire,
+  jobOptionsFor,
+  occurrenceJobData,
+  redisOptionsFrom,
+  statsOf,
+} from './scheduler-helpers.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 import type {
   HistoryAccess,
@@ -266,25 +273,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** A page of schedules sorted by id, with the total that matched (for dashboards). */
   async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
-    const states = await this.store.states();
-    let ids = [...states.keys()];
-    if (query.status) ids = ids.filter((id) => statusOf(states.get(id)!) === query.status);
-    if (query.search) {
-      const needle = query.search.toLowerCase();
-      const names = new Map<string, string>();
-      const all = await this.redis.hgetall(this.keys.schedules);
-      for (const [id, d] of Object.entries(all)) names.set(id, (JSON.parse(d) as ScheduleDefinition).name);
-      ids = ids.filter(
-        (id) => id.toLowerCase().includes(needle) || names.get(id)?.toLowerCase().includes(needle),
-      );
-    }
-    ids.sort();
-    const offset = query.offset ?? 0;
-    const page = ids.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
+    const { total, ids } = await pageOfIds(this.store, this.redis, this.keys, query);
     const rows: Awaited<ReturnType<ScheduleStore['getMany']>> = [];
-    for (let i = 0; i < page.length; i += 1000)
-      rows.push(...(await this.store.getMany(page.slice(i, i + 1000))));
-    return { total: ids.length, items: await this.materialize(rows) };
+    for (let i = 0; i < ids.length; i += 1000)
+      rows.push(...(await this.store.getMany(ids.slice(i, i + 1000))));
+    return { total, items: await this.materialize(rows) };
   }
 
   /** Pause an active schedule. False if it was not active. */
@@ -330,15 +323,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     const def = row.def;
     const fireAt = await this.store.time();
     const jobId = occurrenceJobId(id, fireAt, true);
-    const data: OccurrenceJobData = {
-      scheduleId: id,
-      fireAt,
-      kind: 'manual',
-      args: def.args,
-      prefix: this.prefix,
-      run: def.run,
-      ...(def.data !== undefined && { data: def.data }),
-    };
+    const data = occurrenceJobData(def, fireAt, 'manual', this.prefix);
     await this.queue(def.queue).add(def.name, data, this.jobOptions(def, jobId));
     await this.history.merge(id, fireAt, true, {
       kind: 'manual',
@@ -362,26 +347,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Sillo's stats, over the deployment. */
   async stats(): Promise<SchedulerStats> {
     const states = await this.store.states();
-    const totals = await this.history.totals();
-    let jobsActive = 0;
-    let jobsPaused = 0;
-    let jobsCompleted = 0;
-    for (const s of states.values()) {
-      if (s.status === 'a') jobsActive++;
-      else if (s.status === 'c') jobsCompleted++;
-      else jobsPaused++;
-    }
-    return {
-      jobsTotal: states.size,
-      jobsActive,
-      jobsPaused,
-      jobsCompleted,
-      runs: totals.runs,
-      errors: totals.errors,
-      skipped: totals.skipped,
-      missed: totals.missed,
-      uptime: this.started ? (this.options.clock() - this.startedAt) / 1000 : 0,
-    };
+    const uptime = this.started ? (this.options.clock() - this.startedAt) / 1000 : 0;
+    return statsOf(states.values(), await this.history.totals(), uptime);
   }
 
   /** Reload a handle from Redis. */
@@ -577,21 +544,16 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   ): Promise<void> {
     if (jobs.length === 0) return;
     const now = await this.store.time();
-    const pipe = this.redis.pipeline();
-    for (const job of jobs) {
-      pipe.hgetall(this.keys.counts(job.id));
-      pipe.zcount(this.keys.lease(job.id), now, '+inf');
-    }
-    const res = (await pipe.exec()) ?? [];
+    const counters = await countersOf(
+      this.redis,
+      this.keys,
+      jobs.map((j) => j.id),
+      now,
+    );
     jobs.forEach((job, i) => {
       const row = rows[i]!;
       job.applyState(row.state, row.next);
-      const counts = (res[2 * i]?.[1] ?? {}) as Record<string, string>;
-      job.runs = Number(counts.runs ?? 0);
-      job.errors = Number(counts.errors ?? 0);
-      job.skipped = Number(counts.skipped ?? 0);
-      job.missed = Number(counts.missed ?? 0);
-      job.activeInstances = Number(res[2 * i + 1]?.[1] ?? 0);
+      Object.assign(job, counters[i]);
     });
   }
 }
