@@ -14,21 +14,23 @@ const manager = new SchedulerManager({
 const from = Number(process.env.FROM ?? 0);
 const to = Number(process.env.TO ?? Number.MAX_SAFE_INTEGER);
 const lateness: number[] = [];
-// CPU time of this process over the measured window (from the first fire in it to the last).
+// CPU time of this process per fire in the measured window (sampled every 256 fires).
 let cpuFrom: NodeJS.CpuUsage | undefined;
-let cpu: NodeJS.CpuUsage | undefined;
+let cpuPerFireUs = 0;
 manager.on('fired', (e) => {
   if (e.fireAt >= from && e.fireAt < to) {
     cpuFrom ??= process.cpuUsage();
     lateness.push(e.lateMs);
-    cpu = process.cpuUsage(cpuFrom);
+    if (lateness.length % 256 === 0) {
+      const cpu = process.cpuUsage(cpuFrom); // sampled: it is a syscall
+      cpuPerFireUs = (cpu.user + cpu.system) / lateness.length;
+    }
   }
 });
 process.on('SIGTERM', () => {
   void manager.stop().then(() => {
-    process.stdout.write(
-      `${JSON.stringify({ lateness, cpuUs: cpu ? cpu.user + cpu.system : 0, stats: manager.loopStats })}\n`,
-      () => process.exit(0),
+    process.stdout.write(`${JSON.stringify({ lateness, cpuPerFireUs, stats: manager.loopStats })}\n`, () =>
+      process.exit(0),
     );
   });
 });

@@ -255,13 +255,13 @@ async function runRate(rate: number) {
   sched.child.kill('SIGTERM');
   const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
     lateness: number[];
-    cpuUs: number;
+    cpuPerFireUs: number;
   };
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(queue);
   const s = summary(out.lateness);
   const fires = Math.max(1, s.n);
-  return { rate, ...s, achieved: s.n / RATE_SECONDS, redisUs: redisCpu / fires, schedUs: out.cpuUs / fires };
+  return { rate, ...s, achieved: s.n / RATE_SECONDS, redisUs: redisCpu / fires, schedUs: out.cpuPerFireUs };
 }
 
 async function memory(n: number) {
