@@ -88,9 +88,9 @@ export interface FireLoopStats {
  * Claims take what is due now or within `claimAheadMs`, at most every `claimAheadMs / 2` (sooner when
  * a batch comes full, or when an occurrence would otherwise be claimed less than 5 ms ahead).
  * Claimed occurrences wait here, ordered by fire time, behind one timer; each is enqueued when Redis's
- * clock reaches its fire time, read as the Redis TIME of the latest claim plus the monotonic time
- * since its reply (a lower bound: never early). A batch is completed when all of its occurrences are
- * enqueued, or at once when one of them is due again within the claim horizon.
+ * clock, as `RedisClock` learns it from the claims' TIME (a lower bound: never early), reaches its
+ * fire time. A batch is completed when all of its occurrences are enqueued, or at once when one of
+ * them is due again within the claim horizon.
  */
 export class FireLoop {
   readonly stats: FireLoopStats = {
