@@ -34,8 +34,8 @@ export interface FireLoopDeps {
   localTrigger(id: string): Trigger | undefined;
   /** Job options of an occurrence, with bullbeat's retention floor applied. */
   jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
-  /** Subscribe to wake-ups published by other processes; returns the unsubscribe. */
-  subscribe(onWake: (at: number) => void): Promise<() => Promise<void>>;
+  /** Subscribe to the wake channel (see `Keys.wake`); returns the unsubscribe. */
+  subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
   hooks?: FireHooks | undefined;
 }
 
@@ -133,7 +133,10 @@ export class FireLoop {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = await this.deps.subscribe((at) => this.poke(at));
+    this.unsubscribe = await this.deps.subscribe((message) => {
+      if (message.startsWith('stop:')) this.drop(message.slice('stop:'.length));
+      else this.poke();
+    });
     this.launch(0);
   }
 
@@ -155,8 +158,28 @@ export class FireLoop {
   }
 
   /** Something became due (another process added or resumed a schedule): claim soon (pokes coalesce). */
-  poke(_at?: number): void {
+  poke(): void {
     this.arm(0);
+  }
+
+  /**
+   * A schedule was paused or removed: drop its occurrences claimed ahead and not yet enqueued, and
+   * complete their claims without a run (a paused schedule stays out of `due`, a removed one's
+   * claim is gone). One already being enqueued is not stopped.
+   */
+  private drop(id: string): void {
+    const dropped = this.pending.filter((i) => i.claim.id === id);
+    if (dropped.length === 0) return;
+    this.pending = this.pending.filter((i) => i.claim.id !== id);
+    for (const item of dropped) {
+      const { enqueue: _, ...notRun } = item.plan;
+      item.plan = notRun;
+      item.batch.left--;
+      item.batch.ready.push(item);
+    }
+    for (const batch of uniqueBatches(dropped)) {
+      if (batch.left === 0) void this.track(this.complete(batch));
+    }
   }
 
   /** Start a claim now, unless as many as allowed are in flight (then the last one re-arms at 0). */

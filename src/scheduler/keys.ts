@@ -31,7 +31,11 @@ export interface Keys {
   resched: string;
   /** Sorted set: completed schedule id scored by completion time (pruned after the retention). */
   completed: string;
-  /** Pub/sub channel: a schedule's due time changed; replicas re-arm their timers. */
+  /**
+   * Pub/sub channel. A due time (ms) as text: a schedule's due time changed, replicas re-arm their
+   * timers. `stop:<id>`: the schedule was paused or removed, replicas drop its occurrences claimed
+   * ahead and not yet enqueued.
+   */
   wake: string;
   /** Sorted set: lease id → expiry (ms, Redis time) of each live run of a schedule (worker overlap). */
   lease(scheduleId: string): string;

@@ -39,9 +39,10 @@ export interface SchedulerManagerOptions {
   /**
    * How far ahead of their fire time occurrences are claimed (ms). A claimed occurrence waits in this
    * process and is enqueued when Redis's clock reaches its fire time, so the claim's round trip is
-   * off the critical path and one claim covers many fire times. The price: a pause, update or
-   * removal made less than this before an occurrence may not stop that occurrence. `0` claims only
-   * what is due. At most a quarter of `claimLeaseMs`. Default: `50` (or `claimLeaseMs / 4` if lower).
+   * off the critical path and one claim covers many fire times. Pauses and removals reach the held
+   * occurrences (they are dropped); an update made less than this before an occurrence does not
+   * change that one. `0` claims only what is due. At most a quarter of `claimLeaseMs`. Default: `50`
+   * (or `claimLeaseMs / 4` if lower).
    */
   claimAheadMs?: number;
   /** The fire loop never sleeps longer than this without asking Redis (ms). Default: `30000`. */

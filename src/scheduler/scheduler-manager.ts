@@ -255,7 +255,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       this.local.delete(id);
       if (this.byName.get(job.name) === job) this.byName.delete(job.name);
     }
-    return this.store.remove(id);
+    const removed = await this.store.remove(id);
+    if (removed) await this.publishStop(id);
+    return removed;
   }
 
   /** A fresh handle on a stored schedule, or undefined. */
@@ -284,6 +286,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   async pause(id: string): Promise<boolean> {
     const r = await this.store.setStatus(id, 'a', 'p');
     if (r === 0) throw new ScheduleNotFoundError(id);
+    if (r === 1) await this.publishStop(id);
     const job = this.local.get(id);
     if (job && r === 1) {
       job.status = JobStatus.PAUSED;
@@ -396,7 +399,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
           return job?.def.trigger.type === 'custom' ? job.trigger : undefined;
         },
         jobOptions: (def, jobId) => this.jobOptions(def, jobId),
-        subscribe: (onWake) => this.subscribe(onWake),
+        subscribe: (onMessage) => this.subscribe(onMessage),
         hooks: this.hooks,
       });
       await this.loop.start();
@@ -479,12 +482,17 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return jobOptionsFor(def, jobId, this.options.keepFinishedJobsSec);
   }
 
-  private async subscribe(onWake: (at: number) => void): Promise<() => Promise<void>> {
+  /** Tell every replica to drop the schedule's occurrences it claimed ahead and has not enqueued. */
+  private async publishStop(id: string): Promise<void> {
+    await this.redis.publish(this.keys.wake, `stop:${id}`);
+  }
+
+  private async subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
     const sub = this.redis.duplicate();
     sub.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis subscriber error'));
     this.subscriber = sub;
     await sub.subscribe(this.keys.wake);
-    sub.on('message', (_channel, message) => onWake(Number(message)));
+    sub.on('message', (_channel, message: string) => onMessage(message));
     return async () => {
       await sub.unsubscribe().catch(() => undefined);
     };
@@ -496,6 +504,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     for (const [id, s] of states) {
       if (s.source !== 'code' || s.status !== 'a' || this.local.has(id)) continue;
       if ((await this.store.setStatus(id, 'a', 'o')) === 1) {
+        await this.publishStop(id);
         this.logger.warn(
           { scheduleId: id },
           'bullbeat: code schedule no longer defined in code; paused as orphaned',

@@ -86,6 +86,36 @@ describe('claim ahead', () => {
     });
   });
 
+  it('a pause from another process drops the occurrence claimed ahead; resume carries on', async () => {
+    env = testEnv('ahead-pause');
+    const m = env.manager({ claimLeaseMs: 20_000, claimAheadMs: 2000 });
+    m.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' }); // claimed 2 s ahead
+    const claimed: Claim[] = [];
+    m.hooks = { afterClaim: (c) => void claimed.push(...c) };
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    const admin = env.manager({ role: 'client' }); // the dashboard or the CLI, say
+    // An occurrence claimed well ahead (at least 1 s before its time), then paused from elsewhere.
+    let target: Claim | undefined;
+    await until(async () => {
+      const now = await redisNow(env.redis);
+      target = claimed.find((c) => c.fireAt > now + 1000);
+      return target !== undefined;
+    }, 10_000);
+    expect(await admin.pause('p')).toBe(true);
+    const fireAt = target!.fireAt;
+    await until(async () => (await redisNow(env.redis)) > fireAt + 500, 10_000);
+    expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
+    expect(await env.jobIds()).not.toContain(occurrenceJobId('p', fireAt));
+    const k = `{${env.prefix}}:bb`;
+    expect(await env.redis.zscore(`${k}:inflight`, 'p')).toBeNull(); // its claim was completed
+    expect(await env.redis.zscore(`${k}:due`, 'p')).toBeNull(); // and it stays paused
+    expect(await admin.resume('p')).toBe(true);
+    await until(() => fired.some((e) => e.fireAt > fireAt), 15_000);
+    await m.stop();
+  });
+
   it('claimAheadMs: 0 claims only what is due, and still fires each occurrence on time', async () => {
     env = testEnv('ahead-zero');
     const m = env.manager({ claimAheadMs: 0 });
