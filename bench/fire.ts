@@ -5,7 +5,8 @@
 //
 //   npm run bench:fire                       (node --import tsx bench/fire.ts)
 //   node --import tsx bench/fire.ts --n 1000 --seconds 5 --rates 10000 --rate-seconds 4   (quicker)
-//   --n '' / --rates '' / --ceiling 0 / --memory 0 skip a part.
+//   --n '' / --rates '' / --ceiling 0 / --memory 0 skip a part; --runtime-worker adds runs with
+//   bullbeat's own worker runtime (createWorker) in place of the plain BullMQ Worker.
 //
 // Prints Markdown, ready for BENCHMARKS.md.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -14,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
+import { createWorker } from '../src/queue/create-worker.js';
+import type { RunContext } from '../src/queue/pipeline.js';
 import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
 import { IntervalTrigger } from '../src/triggers/interval-trigger.js';
 
@@ -185,7 +188,39 @@ function spawnScheduler(vars: Record<string, string>): {
   return { child, out, ready };
 }
 
-async function runBullbeat(n: number) {
+/**
+ * bullbeat's own worker runtime (`createWorker`): each run also takes and gives back its overlap
+ * lease and writes its `running` and `succeeded` records. The handler is defined on a client-role
+ * manager that is never started (so nothing is saved).
+ */
+async function runtimeWorker(prefix: string, queue: string, from: number, to: number) {
+  const lateness: number[] = [];
+  const m = new SchedulerManager({
+    prefix,
+    defaultQueue: queue,
+    connection: REDIS_URL,
+    logger: silent,
+    role: 'client',
+  });
+  m.schedule(
+    (ctx: RunContext) => {
+      if (ctx.fireAt >= from && ctx.fireAt < to) lateness.push(Date.now() - ctx.fireAt);
+    },
+    new IntervalTrigger(3600),
+    { id: 'bench-handler', name: 'tick' },
+  );
+  const handle = await createWorker(m, { queues: [queue], concurrency: CONCURRENCY, logger: silent });
+  await handle.ready();
+  return {
+    lateness,
+    close: async () => {
+      await handle.close();
+      await m.close();
+    },
+  };
+}
+
+async function runBullbeat(n: number, runtime = false) {
   const id = randomUUID().slice(0, 8);
   const prefix = `bench-${id}`;
   const queue = `bench-bb-${id}`;
@@ -193,12 +228,16 @@ async function runBullbeat(n: number) {
   await createBullbeat(n, prefix, queue, t0 + 3000); // first fires once the scheduler process is up
   const from = t0 + 3000 + WARMUP * 1000;
   const to = from + SECONDS * 1000;
-  const { lateness, w } = worker(
-    queue,
-    (job) => (job.data as { fireAt: number }).fireAt,
-    () => from,
-    () => to,
-  );
+  const plain = () => {
+    const { lateness, w } = worker(
+      queue,
+      (job) => (job.data as { fireAt: number }).fireAt,
+      () => from,
+      () => to,
+    );
+    return { lateness, close: () => w.close() };
+  };
+  const { lateness, close } = runtime ? await runtimeWorker(prefix, queue, from, to) : plain();
   const sched = spawnScheduler({ PREFIX: prefix, FROM: String(from), TO: String(to) });
   await sched.ready;
   const redisCpu = await cpuOver(from, to);
@@ -207,7 +246,7 @@ async function runBullbeat(n: number) {
   const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
     lateness: number[];
   };
-  await w.close();
+  await close();
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(queue);
   return {
@@ -357,6 +396,21 @@ for (const n of NS) {
   console.log(
     `| ${n} | ${f(bb.handler.p50)} / ${f(bb.handler.p99)} / ${f(bb.handler.max)} | ${mq ? `${f(mq.handler.p50)} / ${f(mq.handler.p99)} / ${f(mq.handler.max)}` : '–'} | ${ratio}x | ${bb.handler.n} / ${mq?.handler.n ?? '–'} (${bb.expected}) | ${f(bb.enqueue.p50)} / ${f(bb.enqueue.p99)} | ${f(bb.redisUs)} / ${mq ? f(mq.redisUs) : '–'} |`,
   );
+}
+if (argv.includes('--runtime-worker') && NS.length > 0) {
+  console.log(
+    `\nbullbeat with its own worker runtime (\`createWorker\`, concurrency ${CONCURRENCY}: each run also takes and releases its overlap lease and writes its running and succeeded records):\n`,
+  );
+  console.log(
+    '| N schedules (fires/s) | handler p50 / p99 / max (ms) | runs seen (expected) | Redis CPU per run (µs) |',
+  );
+  console.log('|---|---|---|---|');
+  for (const n of NS) {
+    const rt = await runBullbeat(n, true);
+    console.log(
+      `| ${n} | ${f(rt.handler.p50)} / ${f(rt.handler.p99)} / ${f(rt.handler.max)} | ${rt.handler.n} (${rt.expected}) | ${f(rt.redisUs)} |`,
+    );
+  }
 }
 if (RATES.length > 0) {
   console.log(
