@@ -189,6 +189,23 @@ function spawnScheduler(vars: Record<string, string>): {
 }
 
 /**
+ * Run one scheduler replica over the Redis-time window [from, to) plus `tailMs`: Redis's CPU in the
+ * window, and what the replica reports (the enqueue lateness of the window's fires, its CPU per fire).
+ */
+async function runScheduler(prefix: string, from: number, to: number, tailMs: number) {
+  const sched = spawnScheduler({ PREFIX: prefix, FROM: String(from), TO: String(to) });
+  await sched.ready;
+  const redisCpu = await cpuOver(from, to);
+  await sleepUntil(to + tailMs);
+  sched.child.kill('SIGTERM');
+  const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
+    lateness: number[];
+    cpuPerFireUs: number;
+  };
+  return { redisCpu, out };
+}
+
+/**
  * bullbeat's own worker runtime (`createWorker`): each run also takes and gives back its overlap
  * lease and writes its `running` and `succeeded` records. The handler is defined on a client-role
  * manager that is never started (so nothing is saved).
@@ -238,14 +255,7 @@ async function runBullbeat(n: number, runtime = false) {
     return { lateness, close: () => w.close() };
   };
   const { lateness, close } = runtime ? await runtimeWorker(prefix, queue, from, to) : plain();
-  const sched = spawnScheduler({ PREFIX: prefix, FROM: String(from), TO: String(to) });
-  await sched.ready;
-  const redisCpu = await cpuOver(from, to);
-  while ((await redisNow()) < to + 1500) await sleep(200);
-  sched.child.kill('SIGTERM');
-  const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
-    lateness: number[];
-  };
+  const { redisCpu, out } = await runScheduler(prefix, from, to, 1500);
   await close();
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(queue);
@@ -287,15 +297,7 @@ async function runRate(rate: number) {
   await createBullbeat(rate, prefix, queue, t0 + 4000);
   const from = t0 + 5000;
   const to = from + RATE_SECONDS * 1000;
-  const sched = spawnScheduler({ PREFIX: prefix, FROM: String(from), TO: String(to) });
-  await sched.ready;
-  const redisCpu = await cpuOver(from, to);
-  while ((await redisNow()) < to + 1000) await sleep(200);
-  sched.child.kill('SIGTERM');
-  const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
-    lateness: number[];
-    cpuPerFireUs: number;
-  };
+  const { redisCpu, out } = await runScheduler(prefix, from, to, 1000);
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(queue);
   const s = summary(out.lateness);
