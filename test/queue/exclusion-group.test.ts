@@ -23,17 +23,6 @@ afterEach(async () => {
   await bed.cleanup();
 });
 
-async function settled(ids: (string | undefined)[], timeoutMs = 40_000) {
-  await waitFor(
-    async () => {
-      const states = await Promise.all(ids.map((id) => bed.queue.getJobState(id as string)));
-      return states.every((s) => s === 'completed' || s === 'failed');
-    },
-    timeoutMs,
-    'every job to settle',
-  );
-}
-
 describe('exclusion groups', () => {
   it('hands a busy group to its waiters in arrival order', async () => {
     bed = new TestBed();
@@ -84,7 +73,7 @@ describe('exclusion groups', () => {
       jobs.push(await bed.enqueue('groupA', { fireAt: i, args: [300], run }));
       jobs.push(await bed.enqueue('groupB', { fireAt: i, args: [300], run }));
     }
-    await settled(jobs.map((j) => j.id));
+    await bed.allSettled(jobs.map((j) => j.id));
     const intervals = (await bed.redis.lrange(`${bed.prefix}:test:group`, 0, -1)).map(
       (v) => JSON.parse(v) as Interval,
     );
@@ -108,7 +97,7 @@ describe('exclusion groups', () => {
       run: { ...run, exclusionWaitMs: 300 },
     });
     const patient = await bed.enqueue('groupB', { fireAt: 11, args: [10], run: { ...run, timeoutMs: 500 } });
-    await settled([holder.id, impatient.id, patient.id]);
+    await bed.allSettled([holder.id, impatient.id, patient.id]);
     expect(await history.get('groupB', 10)).toMatchObject({
       outcome: 'skipped',
       reason: 'exclusion-group',

@@ -47,6 +47,18 @@ export class TestBed {
     });
   }
 
+  /** Wait until every job of `ids` has completed or failed. */
+  async allSettled(ids: (string | undefined)[], timeoutMs = 40_000): Promise<void> {
+    await waitFor(
+      async () => {
+        const states = await Promise.all(ids.map((id) => this.queue.getJobState(id as string)));
+        return states.every((s) => s === 'completed' || s === 'failed');
+      },
+      timeoutMs,
+      'every job to settle',
+    );
+  }
+
   async cleanup(): Promise<void> {
     await this.queue.obliterate({ force: true }).catch(() => {});
     await this.queue.close();

@@ -47,17 +47,6 @@ function expectNoOverlap(intervals: Interval[]) {
   }
 }
 
-async function allSettled(ids: (string | undefined)[], timeoutMs = 40_000) {
-  await waitFor(
-    async () => {
-      const states = await Promise.all(ids.map((id) => bed.queue.getJobState(id as string)));
-      return states.every((s) => s === 'completed' || s === 'failed');
-    },
-    timeoutMs,
-    'every job to settle',
-  );
-}
-
 describe('overlap across worker processes', () => {
   it('a 2.5 s job every second on 3 workers never runs twice at once with maxInstances 1', async () => {
     bed = new TestBed();
@@ -76,7 +65,7 @@ describe('overlap across worker processes', () => {
         }),
       );
     }
-    await allSettled(jobs.map((j) => j.id));
+    await bed.allSettled(jobs.map((j) => j.id));
 
     const intervals = await list<Interval>('intervals');
     expectNoOverlap(intervals);
@@ -163,7 +152,7 @@ describe('overlap across worker processes', () => {
     const probes = [];
     for (let fireAt = 2; ; fireAt++) {
       const job = await bed.enqueue('quick', { scheduleId: 'hang', fireAt, run });
-      await allSettled([job.id], 20_000);
+      await bed.allSettled([job.id], 20_000);
       const record = await history.get('hang', fireAt);
       probes.push(record);
       if (record?.outcome === 'succeeded') break;
