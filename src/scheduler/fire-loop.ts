@@ -43,6 +43,10 @@ export interface FireLoopDeps {
 const PARALLEL_CYCLES = 4;
 /** The least time ahead of its fire time an occurrence is claimed, when claims are paced (ms). */
 const MIN_LEAD_MS = 5;
+/** Parsed definitions kept (least recently used go first; completed and stopped schedules at once). */
+const CACHE_LIMIT = 20_000;
+/** Stop notices kept: a notice matters only to occurrences claimed before it and not yet enqueued. */
+const STOPS_KEPT = 10_000;
 
 interface Cached {
   defJSON: string;
@@ -58,6 +62,8 @@ interface Item {
   cached: Cached;
   plan: OccurrencePlan;
   batch: Batch;
+  /** The stop notices seen before its claim was made (see `stopSchedule`). */
+  stopSeq: number;
   /** Enqueue lateness (estimated Redis time when its enqueue started, minus its fire time). */
   lateMs?: number;
 }
@@ -80,6 +86,13 @@ export interface FireLoopStats {
   reclaimed: number;
   earlyWakeups: number;
   errors: number;
+}
+
+/** What a test can see of a replica's memory: entries held per schedule. */
+export interface FireLoopFootprint {
+  cachedDefinitions: number;
+  stopNotices: number;
+  pending: number;
 }
 
 /**
@@ -126,15 +139,27 @@ export class FireLoop {
   /** Enqueues and completions in flight (awaited by `stop`). */
   private readonly work = new Set<Promise<void>>();
   private unsubscribe: (() => Promise<void>) | undefined;
+  /** Parsed definitions by schedule id, least recently used first (bounded by CACHE_LIMIT). */
   private readonly cache = new Map<string, Cached>();
+  /** Stop notices counted so far, and the latest one of each schedule that had one. */
+  private stopSeq = 0;
+  private readonly stoppedAt = new Map<string, number>();
 
   constructor(private readonly deps: FireLoopDeps) {}
+
+  get footprint(): FireLoopFootprint {
+    return {
+      cachedDefinitions: this.cache.size,
+      stopNotices: this.stoppedAt.size,
+      pending: this.pending.length,
+    };
+  }
 
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
     this.unsubscribe = await this.deps.subscribe((message) => {
-      if (message.startsWith('stop:')) this.drop(message.slice('stop:'.length));
+      if (message.startsWith('stop:')) this.stopSchedule(message.slice('stop:'.length));
       else this.poke();
     });
     this.launch(0);
@@ -163,23 +188,39 @@ export class FireLoop {
   }
 
   /**
-   * A schedule was paused or removed: drop its occurrences claimed ahead and not yet enqueued, and
-   * complete their claims without a run (a paused schedule stays out of `due`, a removed one's
-   * claim is gone). One already being enqueued is not stopped.
+   * A schedule was paused or removed (or orphaned): none of its occurrences claimed before now is
+   * enqueued any more. Those waiting for their fire time are dropped at once, those still being
+   * planned when they reach the enqueue (a claim held between its steps), and their claims are
+   * completed without a run (a paused schedule stays out of `due`, a removed one's claim is gone).
+   * One already being enqueued is not stopped.
    */
-  private drop(id: string): void {
+  stopSchedule(id: string): void {
+    this.stoppedAt.delete(id);
+    this.stoppedAt.set(id, ++this.stopSeq);
+    if (this.stoppedAt.size > STOPS_KEPT) this.stoppedAt.delete(this.stoppedAt.keys().next().value!);
+    this.cache.delete(id);
     const dropped = this.pending.filter((i) => i.claim.id === id);
     if (dropped.length === 0) return;
     this.pending = this.pending.filter((i) => i.claim.id !== id);
-    for (const item of dropped) {
-      const { enqueue: _, ...notRun } = item.plan;
-      item.plan = notRun;
-      item.batch.left--;
-      item.batch.ready.push(item);
-    }
+    for (const item of dropped) this.notRun(item);
     for (const batch of uniqueBatches(dropped)) {
       if (batch.left === 0) void this.track(this.complete(batch));
     }
+  }
+
+  /** An occurrence of a schedule stopped after its claim: it is not enqueued, and is recorded as missed. */
+  private notRun(item: Item): void {
+    const { enqueue, ...rest } = item.plan;
+    item.plan = enqueue
+      ? { ...rest, missed: [...rest.missed, { fireAt: enqueue.fireAt, reason: 'paused' }] }
+      : rest;
+    item.batch.left--;
+    item.batch.ready.push(item);
+  }
+
+  /** True when the schedule of `item` was stopped after the item was claimed. */
+  private stoppedSinceClaim(item: Item): boolean {
+    return (this.stoppedAt.get(item.claim.id) ?? 0) > item.stopSeq;
   }
 
   /** Start a claim now, unless as many as allowed are in flight (then the last one re-arms at 0). */
@@ -227,6 +268,7 @@ export class FireLoop {
     this.stats.cycles++;
     try {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
+      const stopSeq = this.stopSeq;
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, options.claimAheadMs);
       this.clock.sync(res.now);
       this.lastClaimAt = Math.max(this.lastClaimAt, res.now);
@@ -245,7 +287,7 @@ export class FireLoop {
         lateMs: Math.max(0, Math.round(wokeLateMs)),
         claimed: res.claims.length,
       });
-      if (res.claims.length > 0) await this.accept(res.claims, res.now, token);
+      if (res.claims.length > 0) await this.accept(res.claims, res.now, token, stopSeq);
     } catch (err) {
       this.failed(err, 'bullbeat: fire loop error; retrying in 1 s');
       this.arm(1000);
@@ -257,7 +299,7 @@ export class FireLoop {
   }
 
   /** Plan one batch of claims: enqueue what is due now, keep the rest for its fire time. */
-  private async accept(claims: readonly Claim[], now: number, token: string): Promise<void> {
+  private async accept(claims: readonly Claim[], now: number, token: string, stopSeq: number): Promise<void> {
     this.stats.claimed += claims.length;
     await this.deps.hooks?.afterClaim?.(claims);
     const batch: Batch = { token, left: 0, ready: [] };
@@ -278,7 +320,7 @@ export class FireLoop {
         now,
         fired: claim.state?.fired ?? 0,
       });
-      const item: Item = { claim, cached, plan, batch };
+      const item: Item = { claim, cached, plan, batch, stopSeq };
       if (!plan.enqueue) batch.ready.push(item);
       else {
         batch.left++;
@@ -352,12 +394,17 @@ export class FireLoop {
   private async enqueue(items: Item[]): Promise<void> {
     const { history, hooks } = this.deps;
     const startedAt = this.clock.now();
+    const stopped = new Set<Item>();
     try {
       // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
       // may be gone already under removeOnComplete).
       const byQueue = new Map<string, { name: string; data: OccurrenceJobData; opts: JobsOptions }[]>();
       for (const item of items) {
         const { claim, cached } = item;
+        if (this.stoppedSinceClaim(item)) {
+          stopped.add(item);
+          continue;
+        }
         const fireAt = fireTime(item);
         item.lateMs = Math.round(startedAt - fireAt);
         if (claim.reclaimed) {
@@ -384,6 +431,10 @@ export class FireLoop {
     const horizon = this.clock.now() + this.deps.options.claimAheadMs;
     const urgent = new Set<Batch>();
     for (const item of items) {
+      if (stopped.has(item)) {
+        this.notRun(item);
+        continue;
+      }
       item.batch.left--;
       item.batch.ready.push(item);
       const next = item.plan.next;
@@ -414,7 +465,9 @@ export class FireLoop {
     }
     let soonest: number | null = null;
     for (const c of completions) {
-      if (c.next !== null && (soonest === null || c.next < soonest)) soonest = c.next;
+      if (c.next === null)
+        this.cache.delete(c.claim.id); // completed: it is not claimed again
+      else if (soonest === null || c.next < soonest) soonest = c.next;
     }
     if (soonest !== null) this.armFor(soonest, now);
     for (const item of items) this.emitDone(item);
@@ -436,7 +489,11 @@ export class FireLoop {
   /** The parsed definition and trigger of a claim, cached while its definition is unchanged. */
   private load(claim: Claim): Cached | undefined {
     const hit = this.cache.get(claim.id);
-    if (hit && hit.defJSON === claim.defJSON) return hit;
+    if (hit && hit.defJSON === claim.defJSON) {
+      this.cache.delete(claim.id); // most recently used last
+      this.cache.set(claim.id, hit);
+      return hit;
+    }
     if (claim.defJSON === '') return undefined;
     try {
       const def = JSON.parse(claim.defJSON) as ScheduleDefinition;
@@ -454,7 +511,9 @@ export class FireLoop {
         trigger = triggerFromJSON(def.trigger);
       }
       const cached = { defJSON: claim.defJSON, def, trigger };
+      this.cache.delete(claim.id);
       this.cache.set(claim.id, cached);
+      if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
       return cached;
     } catch (err) {
       this.deps.logger.error({ err, scheduleId: claim.id }, 'bullbeat: cannot read schedule definition');

@@ -14,7 +14,8 @@ export type SkipReason =
   | 'exclusion-group' // its exclusion group stayed busy past the bound (`group` names it)
   | 'misfire' // late, and the misfire policy did not run it
   | 'catch-up-window' // older than catchUpWindowMs
-  | 'max-catch-up'; // beyond maxCatchUp under misfire 'all'
+  | 'max-catch-up' // beyond maxCatchUp under misfire 'all'
+  | 'paused'; // claimed, then its schedule was paused or removed before it was enqueued
 
 /** One occurrence, as kept in the bounded per-schedule history. Times are epoch ms. */
 export interface RunRecord {

@@ -31,6 +31,14 @@ export function parseState(raw: string | null | undefined): ScheduleState | null
   };
 }
 
+export type UpsertResult =
+  | 'created'
+  | 'updated'
+  | 'unchanged'
+  | 'restored'
+  | 'kept-completed'
+  | `claimed:${number}`;
+
 /** One claimed occurrence, as the claim script returns it. */
 export interface Claim {
   id: string;
@@ -86,10 +94,10 @@ export class ScheduleStore {
     private readonly historyLimit: number,
   ) {
     if (typeof (redis as Partial<Redis>).bbClaim !== 'function') {
-      redis.defineCommand('bbUpsert', { numberOfKeys: 6, lua: UPSERT });
+      redis.defineCommand('bbUpsert', { numberOfKeys: 7, lua: UPSERT });
       redis.defineCommand('bbClaim', { numberOfKeys: 6, lua: CLAIM });
       redis.defineCommand('bbComplete', { numberOfKeys: 7, lua: COMPLETE });
-      redis.defineCommand('bbSetStatus', { numberOfKeys: 4, lua: SET_STATUS });
+      redis.defineCommand('bbSetStatus', { numberOfKeys: 5, lua: SET_STATUS });
       redis.defineCommand('bbRemove', { numberOfKeys: 10, lua: REMOVE });
     }
   }
@@ -100,13 +108,18 @@ export class ScheduleStore {
     return Number(s) * 1000 + Math.floor(Number(us) / 1000);
   }
 
-  /** Create or update a definition. `next` is its first due time if it is new or its timing changed. */
+  /**
+   * Create or update a definition. `next` is its first due time if it is new or its timing changed.
+   * `claimed:<fireAt>` means nothing was written: the schedule is claimed at or after `next`; call
+   * again with a time after that occurrence. `keepCompleted`: a completed schedule is not re-armed.
+   */
   upsert(
     def: ScheduleDefinition,
     fingerprint: string,
     next: number | null,
     now: number,
-  ): Promise<'created' | 'updated' | 'unchanged' | 'restored'> {
+    keepCompleted = false,
+  ): Promise<UpsertResult> {
     const k = this.keys;
     return this.redis.bbUpsert(
       k.schedules,
@@ -115,13 +128,15 @@ export class ScheduleStore {
       k.state,
       k.resched,
       k.completed,
+      k.claim,
       def.id,
       JSON.stringify(def),
       fingerprint,
       next === null ? '' : next,
       now,
       def.source === 'code' ? 'c' : 'r',
-    ) as Promise<'created' | 'updated' | 'unchanged' | 'restored'>;
+      keepCompleted ? '1' : '',
+    ) as Promise<UpsertResult>;
   }
 
   /** Claim what is due now or within `aheadMs` (by Redis TIME), lapsed claims first. */
@@ -198,7 +213,10 @@ export class ScheduleStore {
     return this.redis.bbComplete(...args);
   }
 
-  /** Move a schedule between statuses: 1 done, 0 no such schedule, -1 not in one of `from`. */
+  /**
+   * Move a schedule between statuses: 1 done, 0 no such schedule, -1 not in one of `from`, -2 nothing
+   * written: it is claimed at or after `next` (re-read it and resume after the claimed occurrence).
+   */
   setStatus(id: string, from: string, to: StateCode, next: number | null = null): Promise<number> {
     const k = this.keys;
     return this.redis.bbSetStatus(
@@ -206,6 +224,7 @@ export class ScheduleStore {
       k.due,
       k.inflight,
       k.resched,
+      k.claim,
       id,
       from,
       to,
@@ -233,9 +252,14 @@ export class ScheduleStore {
     return n === 1;
   }
 
-  async get(
-    id: string,
-  ): Promise<{ def: ScheduleDefinition; state: ScheduleState; next: number | null } | null> {
+  /** A schedule's definition, state and next due time (its claimed occurrence's, while claimed). */
+  async get(id: string): Promise<{
+    def: ScheduleDefinition;
+    state: ScheduleState;
+    next: number | null;
+    /** The fire time of its occurrence claimed right now, if any. */
+    claimedFireAt: number | null;
+  } | null> {
     const k = this.keys;
     const res = (await this.redis
       .multi()
@@ -247,8 +271,9 @@ export class ScheduleStore {
     const [defJSON, st, due, claim] = res.map((r) => r[1]);
     const state = parseState(st);
     if (!defJSON || !state) return null;
-    const next = due !== null ? Number(due) : claim ? Number(String(claim).split('|')[0]) : null;
-    return { def: JSON.parse(String(defJSON)) as ScheduleDefinition, state, next };
+    const claimedFireAt = claim ? Number(String(claim).split('|')[0]) : null;
+    const next = due !== null ? Number(due) : claimedFireAt;
+    return { def: JSON.parse(String(defJSON)) as ScheduleDefinition, state, next, claimedFireAt };
   }
 
   /** Many schedules by id, in order (missing ones omitted). */

@@ -14,7 +14,7 @@ export interface FiredEvent {
 export interface MissedEvent {
   scheduleId: string;
   name: string;
-  reason: 'misfire' | 'catch-up-window' | 'max-catch-up';
+  reason: 'misfire' | 'catch-up-window' | 'max-catch-up' | 'paused';
   /** How many occurrences. */
   count: number;
   /** The newest of them (at most 100). */

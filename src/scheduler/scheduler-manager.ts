@@ -9,7 +9,7 @@ import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
-import { type FireHooks, FireLoop, type FireLoopStats } from './fire-loop.js';
+import { type FireHooks, FireLoop, type FireLoopFootprint, type FireLoopStats } from './fire-loop.js';
 import { JobStatus } from './job-status.js';
 import { type Keys, keys } from './keys.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
@@ -215,10 +215,31 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private async persist(job: ScheduledJob): Promise<void> {
     const now = await this.store.time();
-    const next = firstFire(job.def, job.trigger, now);
-    const result = await this.store.upsert(job.def, timingFingerprint(job.def), next, now);
-    this.logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
-    if (result !== 'unchanged' && next !== null) await this.redis.publish(this.keys.wake, String(next));
+    const def = job.def;
+    // A code-defined one-shot that ran stays completed: its instant is often computed at import
+    // (`Date.now() + ...`), and a start must not re-arm a reminder that already went out.
+    const keepCompleted = def.source === 'code' && def.trigger.type === 'date';
+    let next = firstFire(def, job.trigger, now);
+    let result = await this.store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
+    // Re-timed while an occurrence is claimed at or after its new first time: start after that one.
+    for (let i = 0; i < 5 && result.startsWith('claimed:'); i++) {
+      const claimedAt = Number(result.slice('claimed:'.length));
+      next = firstFire(def, job.trigger, Math.max(now, claimedAt));
+      result = await this.store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
+    }
+    if (result.startsWith('claimed:'))
+      throw new Error(`schedule ${job.id}: kept being claimed while re-timed`);
+    if (result === 'kept-completed') {
+      this.logger.info(
+        { scheduleId: job.id },
+        'bullbeat: one-shot schedule already ran; not re-armed (remove it, or give it a new id, to run it again)',
+      );
+    } else {
+      this.logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
+    }
+    if (result !== 'unchanged' && result !== 'kept-completed' && next !== null) {
+      await this.redis.publish(this.keys.wake, String(next));
+    }
   }
 
   // ── handlers for workers ─────────────────────────────────────────────────────────────
@@ -295,28 +316,43 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return r === 1;
   }
 
-  /** Resume a paused (or orphaned) schedule from the next occurrence after now. False if it was not paused. */
+  /**
+   * Resume a paused (or orphaned) schedule from the next occurrence after now (and after any
+   * occurrence still claimed from before the pause). False if it was not paused.
+   */
   async resume(id: string): Promise<boolean> {
-    const row = await this.store.get(id);
-    if (!row) throw new ScheduleNotFoundError(id);
-    if (row.state.status !== 'p' && row.state.status !== 'o') return false;
-    const trigger = this.triggerOf(row.def);
-    if (!trigger) {
-      throw new ScheduleOptionsError(id, 'trigger', 'has a custom trigger that this process does not define');
-    }
-    const now = await this.store.time();
-    let next = trigger.nextFire(row.state.lastFireAt, now);
-    if (next !== null && next <= now && row.state.lastFireAt !== null) next = trigger.nextFire(null, now);
-    const r = await this.store.setStatus(id, 'po', 'a', next ?? now);
-    if (r === 1) {
-      await this.redis.publish(this.keys.wake, String(next ?? now));
-      const job = this.local.get(id);
-      if (job) {
-        job.status = JobStatus.ACTIVE;
-        job.nextRunTime = next;
+    for (let attempt = 0; ; attempt++) {
+      const row = await this.store.get(id);
+      if (!row) throw new ScheduleNotFoundError(id);
+      if (row.state.status !== 'p' && row.state.status !== 'o') return false;
+      const trigger = this.triggerOf(row.def);
+      if (!trigger) {
+        throw new ScheduleOptionsError(
+          id,
+          'trigger',
+          'has a custom trigger that this process does not define',
+        );
       }
+      const now = await this.store.time();
+      const last = Math.max(
+        row.state.lastFireAt ?? Number.NEGATIVE_INFINITY,
+        row.claimedFireAt ?? Number.NEGATIVE_INFINITY,
+      );
+      const after = Number.isFinite(last) ? last : null;
+      let next = trigger.nextFire(after, now);
+      if (next !== null && next <= now && after !== null) next = trigger.nextFire(null, Math.max(now, after));
+      const r = await this.store.setStatus(id, 'po', 'a', next ?? now);
+      if (r === -2 && attempt < 5) continue; // claimed meanwhile at or after `next`: read it again
+      if (r === 1) {
+        await this.redis.publish(this.keys.wake, String(next ?? now));
+        const job = this.local.get(id);
+        if (job) {
+          job.status = JobStatus.ACTIVE;
+          job.nextRunTime = next;
+        }
+      }
+      return r === 1;
     }
-    return r === 1;
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
@@ -428,7 +464,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     this.started = false;
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.pruneTimer = undefined;
-    await this.loop?.stop();
+    if (this.loop) {
+      await this.loop.stop();
+      // What this replica claimed is back in `due`: wake the others now, not at their next timer.
+      await this.redis.publish(this.keys.wake, 'handoff').catch(() => undefined);
+    }
     this.lastLoopStats = this.loop?.stats;
     this.loop = undefined;
     await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
@@ -459,6 +499,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return this.started;
   }
 
+  /** What this replica's fire loop holds in memory (while running). */
+  get loopFootprint(): FireLoopFootprint | undefined {
+    return this.loop?.footprint;
+  }
+
   /** Fire-loop counters of this replica (of its last run, once stopped). */
   get loopStats(): FireLoopStats | undefined {
     return this.loop?.stats ?? this.lastLoopStats;
@@ -484,6 +529,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** Tell every replica to drop the schedule's occurrences it claimed ahead and has not enqueued. */
   private async publishStop(id: string): Promise<void> {
+    this.loop?.stopSchedule(id);
     await this.redis.publish(this.keys.wake, `stop:${id}`);
   }
 

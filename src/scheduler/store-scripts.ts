@@ -6,13 +6,19 @@
 
 const STATE_PATTERN = `'^(%a)|(%d*)|(%d*)|(%d*)|([^|]*)|(%a)$'`;
 
-/** KEYS: schedules, due, inflight, state, resched, completed. ARGV: id, def, fingerprint, next ('' = none), now, source. */
+/**
+ * KEYS: schedules, due, inflight, state, resched, completed, claim.
+ * ARGV: id, def, fingerprint, next ('' = none), now, source, keepCompleted ('1': a completed schedule stays
+ * completed even if its timing changed: a code-defined one-shot that ran is never re-armed by a start).
+ * Returns created | updated | unchanged | restored | kept-completed, or `claimed:<fireAt>` without writing
+ * anything when a re-timed schedule is claimed at or after `next`: the caller computes a next time after
+ * that occurrence and calls again (a schedule never goes back to, or before, an occurrence it claimed).
+ */
 export const UPSERT = `
 local id = ARGV[1]
 local st = redis.call('HGET', KEYS[4], id)
-local old = redis.call('HGET', KEYS[1], id)
-redis.call('HSET', KEYS[1], id, ARGV[2])
 if not st then
+  redis.call('HSET', KEYS[1], id, ARGV[2])
   local status = 'a'
   if ARGV[4] == '' then
     status = 'c'
@@ -24,6 +30,7 @@ if not st then
   return 'created'
 end
 local status, fired, last, created, fp = string.match(st, ${STATE_PATTERN})
+local old = redis.call('HGET', KEYS[1], id)
 local result = 'unchanged'
 if old ~= ARGV[2] then result = 'updated' end
 local retime = fp ~= ARGV[3]
@@ -32,13 +39,24 @@ if status == 'o' then
   retime = true
   result = 'restored'
 end
+if retime and status == 'c' and ARGV[7] == '1' then
+  retime = false
+  result = 'kept-completed'
+end
+local claimed = retime and status == 'a' and redis.call('ZSCORE', KEYS[3], id)
+if claimed and ARGV[4] ~= '' then
+  local c = redis.call('HGET', KEYS[7], id)
+  local at = c and tonumber(string.match(c, '^([^|]*)'))
+  if at and tonumber(ARGV[4]) <= at then return 'claimed:' .. at end
+end
+redis.call('HSET', KEYS[1], id, ARGV[2])
 if retime and status == 'c' and ARGV[4] ~= '' then
   status = 'a'
   redis.call('ZREM', KEYS[6], id)
 end
 if retime and status == 'a' then
   if result == 'unchanged' then result = 'updated' end
-  if redis.call('ZSCORE', KEYS[3], id) then
+  if claimed then
     if ARGV[4] == '' then redis.call('HSET', KEYS[5], id, '-1') else redis.call('HSET', KEYS[5], id, ARGV[4]) end
   elseif ARGV[4] == '' then
     redis.call('ZREM', KEYS[2], id)
@@ -117,8 +135,9 @@ if #ids > 0 then
 end
 local d = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if d[2] then out[2] = d[2] end
--- the earliest lease of another claim (ours all expire at \`expiry\`; the caller knows when it completes them)
-local l = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. expiry, 'WITHSCORES', 'LIMIT', 0, 1)
+-- the earliest lease in flight: another replica's claim made in the same millisecond as ours expires
+-- at \`expiry\` too, so it is not filtered out (that hid live work: a survivor slept maxSleepMs)
+local l = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 if l[2] then out[3] = l[2] end
 return out
 `;
@@ -204,15 +223,12 @@ for j = 0, n - 1 do
         redis.call('HINCRBY', counts, 'missed', mc)
         redis.call('HINCRBY', KEYS[7], 'missed', mc)
       end
+      local rs = anyResched and redis.call('HGET', KEYS[5], id)
+      if rs then redis.call('HDEL', KEYS[5], id) end
       if status == 'a' then
         local nxt = ARGV[a + 2]
-        if anyResched then
-          local rs = redis.call('HGET', KEYS[5], id)
-          if rs then
-            redis.call('HDEL', KEYS[5], id)
-            nxt = rs
-          end
-        end
+        -- a re-schedule made while claimed, unless it would send the schedule back to (or before) this occurrence
+        if rs and (rs == '-1' or tonumber(rs) > tonumber(f)) then nxt = rs end
         if nxt == '-1' then
           status = 'c'
           redis.call('ZADD', KEYS[6], now, id)
@@ -235,7 +251,13 @@ if #stateArgs > 0 then redis.call('HSET', KEYS[4], unpack(stateArgs)) end
 return #stateArgs / 2
 `;
 
-/** KEYS: state, due, inflight, resched. ARGV: id, from statuses (e.g. 'a'), to status, next ('' = leave due alone). */
+/**
+ * Move a schedule between statuses. KEYS: state, due, inflight, resched, claim.
+ * ARGV: id, from statuses (e.g. 'a'), to status, next ('' = leave due alone).
+ * Returns 1 done, 0 no such schedule, -1 not in one of \`from\`, -2 nothing written: it is claimed at or
+ * after \`next\` (re-read, and resume after the claimed occurrence). Leaving 'a' drops a pending re-schedule:
+ * a later resume computes a fresh one (a stale one would send the schedule back in time).
+ */
 export const SET_STATUS = `
 local st = redis.call('HGET', KEYS[1], ARGV[1])
 if not st then return 0 end
@@ -244,6 +266,9 @@ if not string.find(ARGV[2], status, 1, true) then return -1 end
 if ARGV[3] == 'a' then
   if ARGV[4] ~= '' then
     if redis.call('ZSCORE', KEYS[3], ARGV[1]) then
+      local c = redis.call('HGET', KEYS[5], ARGV[1])
+      local at = c and tonumber(string.match(c, '^([^|]*)'))
+      if at and tonumber(ARGV[4]) <= at then return -2 end
       redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])
     else
       redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
@@ -251,6 +276,7 @@ if ARGV[3] == 'a' then
   end
 else
   redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[4], ARGV[1])
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. '|' .. rest)
 return 1

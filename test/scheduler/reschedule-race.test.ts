@@ -1,0 +1,181 @@
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+
+/**
+ * Re-timing a schedule (resume, re-definition, remove and re-add) while one of its occurrences is
+ * claimed, then pausing it before that claim completes, must never send the schedule back in time.
+ * The claim is held open deterministically with `hooks.afterClaim`.
+ */
+describe('re-schedule while claimed', () => {
+  let env: ReturnType<typeof testEnv>;
+  afterEach(() => env.cleanup());
+
+  const PERIOD_S = 0.2;
+
+  /** A manager whose next claim of `id` (after `afterFires` fires) is held until `release()`. */
+  function holdingManager(id: string, afterFires: number, keepFinishedJobsSec = 1) {
+    const m = env.manager({ claimLeaseMs: 60_000, claimAheadMs: 0, keepFinishedJobsSec });
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let held: number | undefined;
+    let onHeld!: (fireAt: number) => void;
+    const heldAt = new Promise<number>((r) => {
+      onHeld = r;
+    });
+    m.hooks = {
+      afterClaim: async (claims) => {
+        const c = claims.find((x) => x.id === id);
+        if (!c || held !== undefined || fired.filter((e) => e.scheduleId === id).length < afterFires) return;
+        held = c.fireAt;
+        onHeld(c.fireAt);
+        await released;
+      },
+    };
+    return { m, fired, heldAt, release };
+  }
+
+  /** Fire times of the enqueued jobs of one schedule, in the order BullMQ received them. */
+  async function enqueuedOrder(scheduleId: string): Promise<number[]> {
+    const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    const jobs = (
+      await q.getJobs(['wait', 'active', 'completed', 'failed', 'delayed', 'prioritized'])
+    ).filter((j) => j !== undefined && (j.data as { scheduleId?: string }).scheduleId === scheduleId);
+    await q.close();
+    return jobs
+      .sort((a, b) => a.timestamp - b.timestamp || Number(a.id! > b.id!) - Number(a.id! < b.id!))
+      .map((j) => (j.data as { fireAt: number }).fireAt);
+  }
+
+  function expectForwardOnly(fired: readonly FiredEvent[], id: string): number[] {
+    const times = fired.filter((e) => e.scheduleId === id).map((e) => e.fireAt);
+    expect(new Set(times).size, `an occurrence of ${id} was enqueued twice: ${times}`).toBe(times.length);
+    for (let i = 1; i < times.length; i++) {
+      expect(times[i]!, `runs out of fire-time order: ${times}`).toBeGreaterThan(times[i - 1]!);
+    }
+    return times;
+  }
+
+  async function firedOf(m: SchedulerManager, id: string): Promise<number> {
+    const job = await m.get(id);
+    return job?.fired ?? -1;
+  }
+
+  it('pause, resume, pause while claimed: nothing due while paused runs after the next resume', async () => {
+    env = testEnv('race-pause');
+    const { m, fired, heldAt, release } = holdingManager('s', 3);
+    m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' });
+    await m.start();
+    const claimed = await heldAt;
+    expect(await m.pause('s')).toBe(true);
+    expect(await m.resume('s')).toBe(true);
+    expect(await m.pause('s')).toBe(true);
+    const pausedFrom = await redisNow(env.redis);
+    release();
+    await new Promise((r) => setTimeout(r, 1500)); // paused for ~7 periods
+    const resumedAt = await redisNow(env.redis);
+    expect(await m.resume('s')).toBe(true);
+    const before = fired.length;
+    await until(() => fired.length >= before + 4, 10_000);
+    await m.stop();
+
+    const times = expectForwardOnly(fired, 's');
+    const duringPause = times.filter((t) => t > claimed && t <= resumedAt);
+    expect(duringPause, `ran while paused (paused ${pausedFrom}-${resumedAt})`).toEqual([]);
+    expect(await enqueuedOrder('s')).toEqual([...times].sort((a, b) => a - b));
+    expect(await firedOf(m, 's')).toBe(times.length);
+  });
+
+  it('re-defined with a new trigger while claimed, then paused: no rewind after the next resume', async () => {
+    env = testEnv('race-redefine');
+    const { m, fired, heldAt, release } = holdingManager('s', 3);
+    m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' });
+    await m.start();
+    const claimed = await heldAt;
+    await m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S * 1.5), { id: 's' }).saved;
+    expect(await m.pause('s')).toBe(true);
+    release();
+    await new Promise((r) => setTimeout(r, 1500));
+    const resumedAt = await redisNow(env.redis);
+    expect(await m.resume('s')).toBe(true);
+    const before = fired.length;
+    await until(() => fired.length >= before + 4, 10_000);
+    await m.stop();
+
+    const times = expectForwardOnly(fired, 's');
+    expect(times.filter((t) => t > claimed && t <= resumedAt)).toEqual([]);
+    expect(await firedOf(m, 's')).toBe(times.length);
+  });
+
+  it('resumed while claimed: the next run comes after the claimed one, never the same one again', async () => {
+    env = testEnv('race-resume');
+    // claimAheadMs > 0: the claimed occurrence is still in the future when resume computes its next time
+    const m = env.manager({ claimLeaseMs: 60_000, claimAheadMs: 400, keepFinishedJobsSec: 1 });
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let held = false;
+    let onHeld!: () => void;
+    const heldP = new Promise<void>((r) => {
+      onHeld = r;
+    });
+    m.hooks = {
+      afterClaim: async (claims) => {
+        if (held || !claims.some((c) => c.id === 's') || fired.length < 2) return;
+        held = true;
+        onHeld();
+        await released;
+      },
+    };
+    m.schedule({ name: 'tick' }, new IntervalTrigger(1), { id: 's' });
+    await m.start();
+    await heldP;
+    expect(await m.pause('s')).toBe(true);
+    expect(await m.resume('s')).toBe(true);
+    release();
+    const before = fired.length;
+    await until(() => fired.length >= before + 3, 10_000);
+    await m.stop();
+    expectForwardOnly(fired, 's');
+    expect(await firedOf(m, 's')).toBe(fired.length);
+  });
+
+  it('removed and re-added while claimed: the old claim does not run after the new schedule started', async () => {
+    env = testEnv('race-readd');
+    const { m, fired, heldAt, release } = holdingManager('s', 3);
+    m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' });
+    await m.start();
+    await heldAt;
+    expect(await m.remove('s')).toBe(true);
+    const readdedAt = await redisNow(env.redis);
+    await m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' }).saved;
+    // the re-added schedule fires (here or on a second replica) while the first still holds the old claim
+    const other = env.manager({ claimLeaseMs: 60_000, claimAheadMs: 0 });
+    const firedByOther: FiredEvent[] = [];
+    other.on('fired', (e) => firedByOther.push(e));
+    await other.start();
+    const newRuns = () => [...fired, ...firedByOther].filter((e) => e.fireAt > readdedAt).length;
+    await until(() => newRuns() >= 3, 10_000);
+    release();
+    await new Promise((r) => setTimeout(r, 500));
+    await Promise.all([m.stop(), other.stop()]);
+
+    const order = await enqueuedOrder('s');
+    const sorted = [...order].sort((a, b) => a - b);
+    expect(order, 'enqueued out of fire-time order').toEqual(sorted);
+    expect(new Set(order).size).toBe(order.length);
+    // the re-added schedule's history holds its own runs only
+    const lateOld = fired.filter((e) => e.fireAt < readdedAt && e.lateMs > 1000);
+    expect(lateOld).toEqual([]);
+  });
+});
