@@ -17,7 +17,14 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 
 
 /** Bounded label values: anything else is counted as `other`. */
 const KINDS = new Set(['scheduled', 'manual', 'catch-up']);
-const REASONS = new Set(['overlap', 'exclusion-group', 'misfire', 'catch-up-window', 'max-catch-up', 'paused']);
+const REASONS = new Set([
+  'overlap',
+  'exclusion-group',
+  'misfire',
+  'catch-up-window',
+  'max-catch-up',
+  'paused',
+]);
 const bounded = (allowed: Set<string>, v: string) => (allowed.has(v) ? v : 'other');
 
 /**
