@@ -24,6 +24,7 @@ import type { DashboardOptions } from './dashboard-options.js';
 import { pageRoutes } from './page-routes.js';
 import { QueueBoard } from './queue-board.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';
+import { sameOriginPath } from './same-origin-path.js';
 import { ScheduleIndex } from './schedule-index.js';
 import { InputError } from './schedule-input.js';
 import { ScheduleReader } from './schedule-reader.js';
@@ -103,13 +104,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const urlencoded = express.urlencoded({ extended: false, limit: '64kb' });
   const json = express.json({ limit: '256kb' });
   app.get('/login', (req, res) => {
-    const next = typeof req.query.next === 'string' ? req.query.next : `${o.basePath}/`;
+    const next = sameOriginPath(req.query.next, o.basePath);
     res.type('html').send(loginPage(o.basePath, next, req.query.failed === '1'));
   });
   app.post('/login', urlencoded, (req, res) => {
     const body = (req.body ?? {}) as { token?: unknown; next?: unknown };
-    let next = typeof body.next === 'string' ? body.next : `${o.basePath}/`;
-    if (!next.startsWith(`${o.basePath}/`) || next.startsWith('//')) next = `${o.basePath}/`;
+    const next = sameOriginPath(body.next, o.basePath);
     const origin = req.headers.origin;
     const sameOrigin = origin === undefined || origin === 'null' || safeHost(origin) === req.headers.host;
     if (!sameOrigin || typeof body.token !== 'string' || !auth.checkSecret('', body.token)) {
