@@ -1,6 +1,13 @@
 const PROBE_ORIGIN = 'http://bullbeat.invalid';
-// C0 controls, DEL, and the backslash (browsers read `/\host` as `//host`)
-const UNSAFE = /[\u0000-\u001f\u007f\\]/;
+
+/** A C0 control, DEL, or a backslash (browsers read `/\host` as `//host`). */
+function unsafe(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f || c === 0x5c) return true;
+  }
+  return false;
+}
 
 /**
  * `next` (where to send a browser after signing in or after a form action) as a path of this
@@ -20,7 +27,7 @@ export function sameOriginPath(next: unknown, base: string): string {
   } catch {
     return home;
   }
-  if (UNSAFE.test(next) || UNSAFE.test(decoded) || decoded.startsWith('//')) return home;
+  if (unsafe(next) || unsafe(decoded) || decoded.startsWith('//')) return home;
   let url: URL;
   try {
     url = new URL(next, PROBE_ORIGIN);
