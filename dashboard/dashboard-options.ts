@@ -29,6 +29,15 @@ export interface DashboardOptions {
   cacheMs?: number;
   /** Schedules per page on `/` and in the list API. Default: `50` (the API takes `?limit=` up to 500). */
   pageSize?: number;
+  /**
+   * Failed authentication attempts (wrong bearer token, basic-auth password or sign-in form token)
+   * allowed per client address (`req.ip`, which honours Express's `trust proxy`) per window; past it
+   * the client gets 429 with `Retry-After` until the window ends, right credentials included. `0`
+   * turns the limit off. Default: `10`.
+   */
+  authFailureLimit?: number;
+  /** The window of `authFailureLimit`, in ms, counted from a client's first failure. Default: `60000`. */
+  authFailureWindowMs?: number;
   /** Where the dashboard logs. Default: the scheduler's logger. */
   logger?: Logger;
   /** Environment read for the defaults above. Default: `process.env`. */
@@ -47,5 +56,7 @@ export interface ResolvedDashboardOptions {
   basePath: string;
   cacheMs: number;
   pageSize: number;
+  authFailureLimit: number;
+  authFailureWindowMs: number;
   logger: Logger;
 }

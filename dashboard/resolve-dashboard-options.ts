@@ -37,6 +37,14 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   if (!(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 500)) {
     throw new ConfigError('pageSize', `must be an integer from 1 to 500, got ${pageSize}`);
   }
+  const authFailureLimit = options.authFailureLimit ?? 10;
+  if (!(Number.isInteger(authFailureLimit) && authFailureLimit >= 0)) {
+    throw new ConfigError('authFailureLimit', `must be an integer >= 0, got ${authFailureLimit}`);
+  }
+  const authFailureWindowMs = options.authFailureWindowMs ?? 60_000;
+  if (!(Number.isFinite(authFailureWindowMs) && authFailureWindowMs > 0)) {
+    throw new ConfigError('authFailureWindowMs', `must be a number of ms > 0, got ${authFailureWindowMs}`);
+  }
   return {
     scheduler: options.scheduler,
     token,
@@ -48,6 +56,8 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     basePath,
     cacheMs,
     pageSize,
+    authFailureLimit,
+    authFailureWindowMs,
     logger: options.logger ?? options.scheduler.logger,
   };
 }

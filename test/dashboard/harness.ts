@@ -66,6 +66,9 @@ export async function startTestDashboard(
     password: PASSWORD,
     cacheMs: 0,
     env: {},
+    // every test request comes from 127.0.0.1: wrong credentials on purpose must not lock a test
+    // out (the limit's own tests set a small one)
+    authFailureLimit: 1000,
     ...options,
     port: 0,
     host: '127.0.0.1',
