@@ -22,6 +22,7 @@ import type { DashboardContext } from './dashboard-context.js';
 import { DashboardMetrics } from './dashboard-metrics.js';
 import type { DashboardOptions } from './dashboard-options.js';
 import { hostOf, loginRoutes } from './login-routes.js';
+import { openModeHosts } from './open-mode-hosts.js';
 import { pageRoutes } from './page-routes.js';
 import { QueueBoard } from './queue-board.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';
@@ -76,6 +77,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     res.setHeader('X-Frame-Options', 'DENY');
     next();
   });
+  // Open, nothing but the Host name tells a local browser tab from a DNS-rebinding page.
+  if (o.open) app.use(openModeHosts(o.allowedHosts));
 
   // Open routes: liveness, readiness, static assets, sign-in.
   app.get('/healthz', (_req, res) => {

@@ -16,6 +16,14 @@ export interface DashboardOptions {
    * set; `startDashboard` then binds to 127.0.0.1 only. Default: `BULLBEAT_DASHBOARD_OPEN=1`, else false.
    */
   open?: boolean;
+  /**
+   * Host names, besides loopback ones, that a dashboard running open answers. Open, it refuses (403)
+   * any request whose `Host` is not `localhost`, `127.x.x.x` or `[::1]` (any port), so that a page
+   * rebinding its DNS name to 127.0.0.1 cannot drive it; list here the names you deliberately serve
+   * it under (without port). Ignored with credentials: any `Host` is then accepted. Default:
+   * `BULLBEAT_DASHBOARD_ALLOWED_HOSTS` (comma-separated), else none.
+   */
+  allowedHosts?: string[];
   /** Read-only: every write answers 405 and Bull Board runs in `readOnlyMode`. Default: `false`. */
   readOnly?: boolean;
   /** Whether `/metrics` asks for credentials like every other route. Default: `true`. */
@@ -51,6 +59,8 @@ export interface ResolvedDashboardOptions {
   user: string | undefined;
   password: string | undefined;
   open: boolean;
+  /** Lowercase. */
+  allowedHosts: string[];
   readOnly: boolean;
   metricsAuth: boolean;
   basePath: string;
