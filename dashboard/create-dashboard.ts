@@ -21,7 +21,7 @@ import { Csrf } from './csrf.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { DashboardMetrics } from './dashboard-metrics.js';
 import type { DashboardOptions } from './dashboard-options.js';
-import { hostOf, loginRoutes } from './login-routes.js';
+import { loginRoutes } from './login-routes.js';
 import { openModeHosts } from './open-mode-hosts.js';
 import { pageRoutes } from './page-routes.js';
 import { QueueBoard } from './queue-board.js';
@@ -121,8 +121,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     });
   }
 
-  // Bull Board: its UI sends no CSRF token, so state-changing requests must come from this origin.
-  app.use('/admin/queues', sameOriginWrites, withoutExternalFonts, board.middleware(), board.router());
+  // Bull Board: its UI sends no CSRF token, so a write must prove it comes from this origin.
+  app.use('/admin/queues', csrf.boardMiddleware(), withoutExternalFonts, board.middleware(), board.router());
 
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
@@ -152,23 +152,6 @@ function withoutExternalFonts(req: Request, res: Response, next: NextFunction): 
           ? body.replace(/<link[^>]+href="https:\/\/fonts\.googleapis\.com[^>]*>\s*/g, '')
           : body,
       );
-  }
-  next();
-}
-
-/** Refuse cross-site writes (Origin or Sec-Fetch-Site naming another site) unless bearer-authenticated. */
-function sameOriginWrites(req: Request, res: Response, next: NextFunction): void {
-  if (!WRITE_METHODS.has(req.method) || req.bullbeatAuth === 'bearer') {
-    next();
-    return;
-  }
-  const origin = req.headers.origin;
-  const site = req.headers['sec-fetch-site'];
-  const crossOrigin = origin !== undefined && hostOf(origin) !== req.headers.host;
-  const crossSite = typeof site === 'string' && site !== 'same-origin' && site !== 'none';
-  if (crossOrigin || crossSite) {
-    res.status(403).json({ error: 'csrf: cross-origin request refused' });
-    return;
   }
   next();
 }

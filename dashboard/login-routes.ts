@@ -1,5 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { type Auth, clientAddress, SESSION_COOKIE } from './auth.js';
+import { hostOf } from './csrf.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { loginPage } from './views/login-page.js';
 
@@ -52,13 +53,4 @@ export function loginRoutes(auth: Auth, basePath: string): Router {
   });
 
   return r;
-}
-
-/** The `host[:port]` of an `Origin` header, or undefined when it is not a URL. */
-export function hostOf(origin: string): string | undefined {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return undefined;
-  }
 }
