@@ -71,11 +71,9 @@ export class Csrf {
       const crossOrigin = origin !== undefined && origin !== 'null' && !sameHost;
       const crossSite = typeof site === 'string' && site !== 'same-origin' && site !== 'none';
       if (crossOrigin || crossSite) {
-        res
-          .status(403)
-          .json({
-            error: `csrf: cross-origin request refused (Origin ${origin ?? '-'}, Sec-Fetch-Site ${site ?? '-'})`,
-          });
+        res.status(403).json({
+          error: `csrf: cross-origin request refused (Origin ${origin ?? '-'}, Sec-Fetch-Site ${site ?? '-'})`,
+        });
         return;
       }
       if (!sameHost && site !== 'same-origin' && !this.tokenSent(req)) {
