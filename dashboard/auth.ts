@@ -26,7 +26,7 @@ export function clientAddress(req: Request): string {
 }
 
 /** What a client past its failed-attempt limit is told. */
-export function tooManyMessage(client: string, waitMs: number): string {
+function tooManyMessage(client: string, waitMs: number): string {
   return `too many failed authentication attempts from ${client}: retry in ${Math.ceil(waitMs / 1000)} s`;
 }
 

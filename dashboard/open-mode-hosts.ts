@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 const BRACKETED = /^(\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
-const NAMED = /^([a-z0-9.-]+)(?::(\d{1,5}))?$/i;
+const NAMED = /^([a-z0-9._-]+)(?::(\d{1,5}))?$/i;
 const IPV4_LOOPBACK = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 /** The host name of a `Host` header (lowercase, IPv6 in brackets, port dropped), or undefined when malformed. */
