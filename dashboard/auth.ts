@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ResolvedDashboardOptions } from './dashboard-options.js';
+import { FailureLimiter } from './failure-limiter.js';
 
 /** How a request proved who it is; `bearer` requests are exempt from CSRF checks. */
 export type AuthKind = 'bearer' | 'basic' | 'session' | 'open';
@@ -15,6 +16,19 @@ declare global {
 }
 
 export const SESSION_COOKIE = 'bb_session';
+
+/** Client addresses whose failed attempts are tracked at most (about 100 B each). */
+const MAX_TRACKED_CLIENTS = 10_000;
+
+/** The address a request came from: `req.ip`, which honours the app's `trust proxy` setting. */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/** What a client past its failed-attempt limit is told. */
+function tooManyMessage(client: string, waitMs: number): string {
+  return `too many failed authentication attempts from ${client}: retry in ${Math.ceil(waitMs / 1000)} s`;
+}
 
 /** Constant-time string comparison (both sides hashed first, so lengths leak nothing). */
 export function safeEqual(a: string, b: string): boolean {
@@ -48,7 +62,17 @@ export class Auth {
   /** Signs sessions and CSRF tokens; random per process. */
   readonly secret = randomBytes(32);
 
-  constructor(private readonly options: ResolvedDashboardOptions) {}
+  /** Failed attempts per client address (bearer, basic and the sign-in form share one count). */
+  readonly limiter: FailureLimiter;
+
+  constructor(private readonly options: ResolvedDashboardOptions) {
+    this.limiter = new FailureLimiter({
+      limit: options.authFailureLimit,
+      windowMs: options.authFailureWindowMs,
+      maxClients: MAX_TRACKED_CLIENTS,
+      logger: options.logger,
+    });
+  }
 
   get basic(): boolean {
     return this.options.user !== undefined;
@@ -100,18 +124,41 @@ export class Auth {
     return this.verify(cookies(req)[SESSION_COOKIE]) ? 'session' : undefined;
   }
 
+  /** The kind of secret the request's `Authorization` header presents, if any (right or wrong). */
+  presented(req: Request): 'bearer' | 'basic' | undefined {
+    const header = req.headers.authorization ?? '';
+    if (header.startsWith('Bearer ')) return 'bearer';
+    if (header.startsWith('Basic ')) return 'basic';
+    return undefined;
+  }
+
   /**
    * Express middleware: 401 without valid credentials. Browsers asking for a page are sent to the
-   * login form (token-only setups) or get a basic-auth challenge; API clients get JSON.
+   * login form (token-only setups) or get a basic-auth challenge; API clients get JSON. A client
+   * past its failed-attempt limit gets 429 for any bearer or basic credentials, right ones included
+   * (a valid session cookie still works: it cannot be guessed).
    */
   middleware(loginPath: string): RequestHandler {
     return (req: Request, res: Response, next: NextFunction) => {
+      const presented = this.options.open ? undefined : this.presented(req);
+      const client = clientAddress(req);
+      if (presented !== undefined) {
+        const waitMs = this.limiter.retryAfterMs(client);
+        if (waitMs > 0) {
+          res
+            .status(429)
+            .set('Retry-After', String(Math.ceil(waitMs / 1000)))
+            .json({ error: tooManyMessage(client, waitMs) });
+          return;
+        }
+      }
       const kind = this.identify(req);
       if (kind !== undefined) {
         req.bullbeatAuth = kind;
         next();
         return;
       }
+      if (presented !== undefined) this.limiter.fail(client, presented);
       if (this.basic) res.setHeader('WWW-Authenticate', 'Basic realm="bullbeat", charset="UTF-8"');
       const wantsHtml = req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
       if (wantsHtml && !this.basic) {

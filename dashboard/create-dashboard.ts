@@ -16,18 +16,19 @@ import {
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
-import { Auth, SESSION_COOKIE } from './auth.js';
+import { Auth } from './auth.js';
 import { Csrf } from './csrf.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { DashboardMetrics } from './dashboard-metrics.js';
 import type { DashboardOptions } from './dashboard-options.js';
+import { loginRoutes } from './login-routes.js';
+import { openModeHosts } from './open-mode-hosts.js';
 import { pageRoutes } from './page-routes.js';
 import { QueueBoard } from './queue-board.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';
 import { ScheduleIndex } from './schedule-index.js';
 import { InputError } from './schedule-input.js';
 import { ScheduleReader } from './schedule-reader.js';
-import { loginPage } from './views/login-page.js';
 
 /** The dashboard: an Express app to mount (`app.use(basePath, dashboard)`) or serve on its own. */
 export interface Dashboard extends Express {
@@ -76,6 +77,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     res.setHeader('X-Frame-Options', 'DENY');
     next();
   });
+  // Open, nothing but the Host name tells a local browser tab from a DNS-rebinding page.
+  if (o.open) app.use(openModeHosts(o.allowedHosts));
 
   // Open routes: liveness, readiness, static assets, sign-in.
   app.get('/healthz', (_req, res) => {
@@ -100,29 +103,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.get('/assets/app.js', (_req, res) => {
     res.type('application/javascript').set('Cache-Control', 'max-age=300').send(CLIENT_JS);
   });
-  const urlencoded = express.urlencoded({ extended: false, limit: '64kb' });
-  const json = express.json({ limit: '256kb' });
-  app.get('/login', (req, res) => {
-    const next = typeof req.query.next === 'string' ? req.query.next : `${o.basePath}/`;
-    res.type('html').send(loginPage(o.basePath, next, req.query.failed === '1'));
-  });
-  app.post('/login', urlencoded, (req, res) => {
-    const body = (req.body ?? {}) as { token?: unknown; next?: unknown };
-    let next = typeof body.next === 'string' ? body.next : `${o.basePath}/`;
-    if (!next.startsWith(`${o.basePath}/`) || next.startsWith('//')) next = `${o.basePath}/`;
-    const origin = req.headers.origin;
-    const sameOrigin = origin === undefined || origin === 'null' || safeHost(origin) === req.headers.host;
-    if (!sameOrigin || typeof body.token !== 'string' || !auth.checkSecret('', body.token)) {
-      res.redirect(303, `${o.basePath}/login?failed=1&next=${encodeURIComponent(next)}`);
-      return;
-    }
-    res.cookie(SESSION_COOKIE, auth.newSession(), {
-      httpOnly: true,
-      sameSite: 'lax',
-      path: o.basePath || '/',
-    });
-    res.redirect(303, next);
-  });
+  app.use(loginRoutes(auth, o.basePath));
 
   const metricsHandler = async (_req: Request, res: Response) => {
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
@@ -140,10 +121,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     });
   }
 
-  // Bull Board: its UI sends no CSRF token, so state-changing requests must come from this origin.
-  app.use('/admin/queues', sameOriginWrites, withoutExternalFonts, board.middleware(), board.router());
+  // Bull Board: its UI sends no CSRF token, so a write must prove it comes from this origin.
+  app.use('/admin/queues', csrf.boardMiddleware(), withoutExternalFonts, board.middleware(), board.router());
 
-  app.use(json, urlencoded, csrf.middleware());
+  app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
+  app.use(csrf.middleware());
   app.use('/api', apiRoutes(ctx));
   app.use('/', pageRoutes(ctx));
 
@@ -155,14 +137,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
   Object.defineProperty(app, 'metrics', { value: metrics });
   return app;
-}
-
-function safeHost(origin: string): string | undefined {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -178,23 +152,6 @@ function withoutExternalFonts(req: Request, res: Response, next: NextFunction): 
           ? body.replace(/<link[^>]+href="https:\/\/fonts\.googleapis\.com[^>]*>\s*/g, '')
           : body,
       );
-  }
-  next();
-}
-
-/** Refuse cross-site writes (Origin or Sec-Fetch-Site naming another site) unless bearer-authenticated. */
-function sameOriginWrites(req: Request, res: Response, next: NextFunction): void {
-  if (!WRITE_METHODS.has(req.method) || req.bullbeatAuth === 'bearer') {
-    next();
-    return;
-  }
-  const origin = req.headers.origin;
-  const site = req.headers['sec-fetch-site'];
-  const crossOrigin = origin !== undefined && safeHost(origin) !== req.headers.host;
-  const crossSite = typeof site === 'string' && site !== 'same-origin' && site !== 'none';
-  if (crossOrigin || crossSite) {
-    res.status(403).json({ error: 'csrf: cross-origin request refused' });
-    return;
   }
   next();
 }

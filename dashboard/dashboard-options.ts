@@ -16,6 +16,14 @@ export interface DashboardOptions {
    * set; `startDashboard` then binds to 127.0.0.1 only. Default: `BULLBEAT_DASHBOARD_OPEN=1`, else false.
    */
   open?: boolean;
+  /**
+   * Host names, besides loopback ones, that a dashboard running open answers. Open, it refuses (403)
+   * any request whose `Host` is not `localhost`, `127.x.x.x` or `[::1]` (any port), so that a page
+   * rebinding its DNS name to 127.0.0.1 cannot drive it; list here the names you deliberately serve
+   * it under (without port). Ignored with credentials: any `Host` is then accepted. Default:
+   * `BULLBEAT_DASHBOARD_ALLOWED_HOSTS` (comma-separated), else none.
+   */
+  allowedHosts?: string[];
   /** Read-only: every write answers 405 and Bull Board runs in `readOnlyMode`. Default: `false`. */
   readOnly?: boolean;
   /** Whether `/metrics` asks for credentials like every other route. Default: `true`. */
@@ -29,6 +37,15 @@ export interface DashboardOptions {
   cacheMs?: number;
   /** Schedules per page on `/` and in the list API. Default: `50` (the API takes `?limit=` up to 500). */
   pageSize?: number;
+  /**
+   * Failed authentication attempts (wrong bearer token, basic-auth password or sign-in form token)
+   * allowed per client address (`req.ip`, which honours Express's `trust proxy`) per window; past it
+   * the client gets 429 with `Retry-After` until the window ends, right credentials included. `0`
+   * turns the limit off. Default: `10`.
+   */
+  authFailureLimit?: number;
+  /** The window of `authFailureLimit`, in ms, counted from a client's first failure. Default: `60000`. */
+  authFailureWindowMs?: number;
   /** Where the dashboard logs. Default: the scheduler's logger. */
   logger?: Logger;
   /** Environment read for the defaults above. Default: `process.env`. */
@@ -42,10 +59,14 @@ export interface ResolvedDashboardOptions {
   user: string | undefined;
   password: string | undefined;
   open: boolean;
+  /** Lowercase. */
+  allowedHosts: string[];
   readOnly: boolean;
   metricsAuth: boolean;
   basePath: string;
   cacheMs: number;
   pageSize: number;
+  authFailureLimit: number;
+  authFailureWindowMs: number;
   logger: Logger;
 }

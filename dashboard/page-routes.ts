@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import { intParam, statusParam, strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
+import { sameOriginPath } from './same-origin-path.js';
 import { html } from './views/html.js';
 import { layout, type PageContext } from './views/layout.js';
 import { newSchedulePage } from './views/new-schedule-page.js';
@@ -130,15 +131,9 @@ export function pageRoutes(ctx: DashboardContext): Router {
     else await m.remove(id);
     ctx.index.invalidate();
     const body = req.body as { back?: unknown } | undefined;
-    let back = typeof body?.back === 'string' ? body.back : `${base}/`;
-    // only same-app paths (never `//host` or another scheme); a removed schedule's page is gone
-    if (
-      !back.startsWith(`${base}/`) ||
-      back.startsWith('//') ||
-      (action === 'remove' && back.includes('/schedules/'))
-    ) {
-      back = `${base}/`;
-    }
+    // only paths of this dashboard (see sameOriginPath); a removed schedule's page is gone
+    let back = sameOriginPath(body?.back, base);
+    if (action === 'remove' && back.includes('/schedules/')) back = `${base}/`;
     const sep = back.includes('?') ? '&' : '?';
     res.redirect(303, `${back}${sep}done=${action}&name=${encodeURIComponent(view.name)}`);
   });

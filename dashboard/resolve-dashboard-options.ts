@@ -1,5 +1,6 @@
 import { ConfigError } from '../src/errors/index.js';
 import type { DashboardOptions, ResolvedDashboardOptions } from './dashboard-options.js';
+import { isHostName } from './open-mode-hosts.js';
 
 const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
 
@@ -37,17 +38,40 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   if (!(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 500)) {
     throw new ConfigError('pageSize', `must be an integer from 1 to 500, got ${pageSize}`);
   }
+  const allowedHosts = (
+    options.allowedHosts ?? (env.BULLBEAT_DASHBOARD_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim())
+  )
+    .filter((h) => h !== '')
+    .map((h) => h.toLowerCase());
+  const badHost = allowedHosts.find((h) => !isHostName(h));
+  if (badHost !== undefined) {
+    throw new ConfigError(
+      'allowedHosts',
+      `"${badHost}" is not a host name (give names like "dash.internal", without scheme, port or path)`,
+    );
+  }
+  const authFailureLimit = options.authFailureLimit ?? 10;
+  if (!(Number.isInteger(authFailureLimit) && authFailureLimit >= 0)) {
+    throw new ConfigError('authFailureLimit', `must be an integer >= 0, got ${authFailureLimit}`);
+  }
+  const authFailureWindowMs = options.authFailureWindowMs ?? 60_000;
+  if (!(Number.isFinite(authFailureWindowMs) && authFailureWindowMs > 0)) {
+    throw new ConfigError('authFailureWindowMs', `must be a number of ms > 0, got ${authFailureWindowMs}`);
+  }
   return {
     scheduler: options.scheduler,
     token,
     user,
     password,
     open,
+    allowedHosts,
     readOnly: options.readOnly ?? false,
     metricsAuth: options.metricsAuth ?? true,
     basePath,
     cacheMs,
     pageSize,
+    authFailureLimit,
+    authFailureWindowMs,
     logger: options.logger ?? options.scheduler.logger,
   };
 }

@@ -153,6 +153,19 @@ describe('dashboard in headless Chromium', () => {
     await shot('05-bull-board-job');
   });
 
+  it('lets Bull Board write from its own page (the browser proves the origin)', async () => {
+    await page.goto(`${t.url}/admin/queues`);
+    const put = (action: string) =>
+      page.evaluate(
+        async (url) => (await fetch(url, { method: 'PUT' })).status,
+        `/admin/queues/api/queues/${t.queue}/${action}`,
+      );
+    expect(await put('pause')).toBe(200);
+    expect(await t.scheduler.queue(t.queue).isPaused()).toBe(true);
+    expect(await put('resume')).toBe(200);
+    expect(await t.scheduler.queue(t.queue).isPaused()).toBe(false);
+  });
+
   it('creates a schedule through the form, validated as you type', async () => {
     await page.goto(`${t.url}/new`);
     await page.fill('#f-name', 'weekly-digest');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { type DashboardServer, type StartDashboardOptions, startDashboard } from '../../dashboard/index.js';
@@ -65,6 +66,9 @@ export async function startTestDashboard(
     password: PASSWORD,
     cacheMs: 0,
     env: {},
+    // every test request comes from 127.0.0.1: wrong credentials on purpose must not lock a test
+    // out (the limit's own tests set a small one)
+    authFailureLimit: 1000,
     ...options,
     port: 0,
     host: '127.0.0.1',
@@ -107,4 +111,49 @@ export async function startTestDashboard(
 /** A pino logger that only prints errors. */
 export function quietLogger() {
   return pino({ level: 'error' });
+}
+
+/** A pino logger that keeps every line it writes (parsed), for tests that read the log. */
+export function capturingLogger(): { logger: pino.Logger; lines: Record<string, unknown>[]; text(): string } {
+  const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(s: string) {
+        raw.push(s);
+        lines.push(JSON.parse(s) as Record<string, unknown>);
+      },
+    },
+  );
+  return { logger, lines, text: () => raw.join('') };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One HTTP request through `node:http`, which (unlike fetch) lets a test set any `Host` header and
+ * leaves out `Origin` and `Sec-Fetch-*` unless given.
+ */
+export function raw(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
