@@ -114,7 +114,7 @@ export class ForeignOutcomes {
       const values = Array.isArray(r[1]) ? (r[1] as (string | null)[]) : [];
       values.forEach((v, j) => {
         const record = parseRecord(v);
-        if (!record || record.outcome !== 'enqueued' || !record.queue || !record.jobId) return;
+        if (record?.outcome !== 'enqueued' || !record.queue || !record.jobId) return;
         if ((record.enqueuedAt ?? record.fireAt) > cutoff) return;
         const field = fieldLists[i]?.[j];
         if (field) candidates.push({ record, field, queue: record.queue, jobId: record.jobId });
