@@ -5,6 +5,8 @@ import { Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleReader } from '../../dashboard/schedule-reader.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
+import { parseOccurrenceJobId } from '../../src/scheduler/foreign-outcomes.js';
 import type { RunRecord } from '../../src/scheduler/run-record.js';
 import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -12,15 +14,17 @@ import { REDIS_URL, silent, testEnv, until } from './helpers.js';
 
 const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
 
-let env: ReturnType<typeof testEnv>;
+let env: ReturnType<typeof testEnv> | undefined;
 const workers: Worker[] = [];
 let handle: WorkerHandle | undefined;
 
 afterEach(async () => {
+  if (!env) return;
   await Promise.all(workers.splice(0).map((w) => w.close()));
   await handle?.close({ graceMs: 1000 });
   handle = undefined;
   await env.cleanup();
+  env = undefined;
 });
 
 /** A plain BullMQ worker, as `examples/email-service.ts` runs one: it knows nothing of bullbeat. */
@@ -52,6 +56,23 @@ async function settle(m: SchedulerManager, id: string, queue: string) {
 }
 
 describe('foreign consumers', () => {
+  it('reads the occurrence back from its job id, and ignores any other job', () => {
+    for (const [id, manual] of [
+      ['digest', false],
+      ['a-b:c/d é', true],
+      ['-', false],
+    ] as const) {
+      expect(parseOccurrenceJobId(occurrenceJobId(id, 1700000000123, manual))).toEqual({
+        scheduleId: id,
+        fireAt: 1700000000123,
+        manual,
+      });
+    }
+    for (const other of ['42', 'bb-', 'bb-x-', 'bb-x-12a', 'repeat:abc:1']) {
+      expect(parseOccurrenceJobId(other)).toBeNull();
+    }
+  });
+
   it('a plain BullMQ Worker that completes every job counts as runs, succeeded, not failing', async () => {
     env = testEnv('foreign-ok');
     const m = env.manager();
@@ -142,10 +163,11 @@ describe('foreign consumers', () => {
     await first.pause('s');
     await first.stop();
     // No scheduler runs now: the consumer drains the queue unobserved.
-    plainWorker(env.queue, () => 'ok');
-    let jobs = await finishedJobs(env.queue);
+    const queue = env.queue;
+    plainWorker(queue, () => 'ok');
+    let jobs = await finishedJobs(queue);
     await until(async () => {
-      jobs = await finishedJobs(env.queue);
+      jobs = await finishedJobs(queue);
       return jobs.open === 0;
     }, 20_000);
     expect(jobs.completed).toBeGreaterThanOrEqual(5);
