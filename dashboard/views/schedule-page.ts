@@ -46,7 +46,7 @@ export function schedulePage(
     const link = jobUrl(ctx.base, s.queue, r);
     return html`<tr data-outcome="${r.outcome}" data-fire-at="${r.fireAt}">
   <td>${formatTime(r.fireAt)}${r.kind !== 'scheduled' ? html` <span class="sub">${r.kind}</span>` : ''}</td>
-  <td><span class="pill ${r.outcome}">${r.outcome}</span>${r.reason ? html` <span class="sub">${r.reason}${r.group ? ` (${r.group})` : ''}</span>` : ''}${r.coalesced ? html` <span class="sub">stands for ${r.coalesced}</span>` : ''}</td>
+  <td><span class="pill ${r.outcome}">${r.outcome}</span>${r.reason ? html` <span class="sub">${r.reason}${r.group ? ` (${r.group})` : ''}</span>` : ''}${r.coalesced ? html` <span class="sub">stands for ${r.coalesced}</span>` : ''}${r.consumer === 'foreign' ? html` <span class="sub" title="run by a consumer other than bullbeat's worker; read from BullMQ">foreign consumer</span>` : ''}</td>
   <td class="num">${formatDuration(latenessOf(r))}</td>
   <td class="num">${formatDuration(durationOf(r))}</td>
   <td class="num">${r.attempts ?? '—'}</td>

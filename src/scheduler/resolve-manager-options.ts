@@ -1,4 +1,5 @@
 import { ScheduleOptionsError } from '../errors/index.js';
+import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 
 /** Apply the manager's defaults once and validate them. */
@@ -44,5 +45,6 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     maxSleepMs: int('maxSleepMs', o.maxSleepMs, 30_000, 1),
     lateThresholdMs: int('lateThresholdMs', o.lateThresholdMs, 1000, 0),
     keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),
+    foreignOutcomes: resolveForeignOutcomesOptions(o.foreignOutcomes),
   };
 }

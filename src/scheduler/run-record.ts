@@ -39,4 +39,9 @@ export interface RunRecord {
   error?: string;
   queue?: string;
   jobId?: string;
+  /**
+   * `foreign` when the outcome was read from BullMQ (a consumer other than bullbeat's worker runtime
+   * ran the job); absent when a bullbeat worker wrote it.
+   */
+  consumer?: 'foreign';
 }

@@ -1,5 +1,6 @@
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 
 /** What this process does with a manager: fire schedules, or only define and inspect them. */
 export type SchedulerRole = 'scheduler' | 'client';
@@ -55,6 +56,12 @@ export interface SchedulerManagerOptions {
    * at least this age. Default: `3600`.
    */
   keepFinishedJobsSec?: number;
+  /**
+   * In the scheduler role, record the outcome of occurrences that a consumer other than bullbeat's
+   * worker runtime ran (a plain BullMQ `Worker`), from BullMQ's events and, for events missed, a
+   * periodic reconciliation. `false` turns it off. Default: on (`ForeignOutcomesOptions` defaults).
+   */
+  foreignOutcomes?: boolean | ForeignOutcomesOptions;
 }
 
 export interface ResolvedManagerOptions {
@@ -72,4 +79,5 @@ export interface ResolvedManagerOptions {
   maxSleepMs: number;
   lateThresholdMs: number;
   keepFinishedJobsSec: number;
+  foreignOutcomes: ResolvedForeignOutcomesOptions;
 }

@@ -10,6 +10,7 @@ import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { type FireHooks, FireLoop, type FireLoopFootprint, type FireLoopStats } from './fire-loop.js';
+import { startForeignOutcomes } from './foreign-outcomes-hook.js';
 import { JobStatus } from './job-status.js';
 import { type Keys, keys } from './keys.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
@@ -72,6 +73,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private _history: HistoryAccess | undefined;
   private subscriber: Redis | undefined;
   private loop: FireLoop | undefined;
+  private foreign: { stop(): Promise<void> } | undefined;
   private lastLoopStats: FireLoopStats | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private started = false;
@@ -439,6 +441,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         hooks: this.hooks,
       });
       await this.loop.start();
+      this.foreign = await startForeignOutcomes(this);
       this.pruneTimer = setInterval(
         () => void this.prune(),
         Math.min(60_000, this.options.completedRetentionMs),
@@ -469,6 +472,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       // What this replica claimed is back in `due`: wake the others now, not at their next timer.
       await this.redis.publish(this.keys.wake, 'handoff').catch(() => undefined);
     }
+    await this.foreign?.stop();
+    this.foreign = undefined;
     this.lastLoopStats = this.loop?.stats;
     this.loop = undefined;
     await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));

@@ -1,0 +1,52 @@
+import type { EventEmitter } from 'node:events';
+import type { Redis, RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import { ForeignOutcomes } from './foreign-outcomes.js';
+import type { Keys } from './keys.js';
+import type { SchedulerEvents } from './scheduler-events.js';
+import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
+
+/** The parts of a `SchedulerManager` that foreign-outcome recording uses. */
+export interface ForeignOutcomesManager extends EventEmitter<SchedulerEvents> {
+  readonly redis: Redis;
+  readonly keys: Keys;
+  readonly prefix: string;
+  readonly logger: Logger;
+  readonly options: ResolvedManagerOptions;
+  connectionOptions(): RedisOptions;
+  queueNames(): Promise<string[]>;
+}
+
+/**
+ * Start recording foreign consumers' outcomes for a scheduler replica (unless turned off): listen to
+ * every queue schedules target, and to every queue this replica fires into from now on.
+ */
+export async function startForeignOutcomes(
+  manager: ForeignOutcomesManager,
+): Promise<{ stop(): Promise<void> } | undefined> {
+  const options = manager.options.foreignOutcomes;
+  if (!options.enabled) return undefined;
+  const foreign = new ForeignOutcomes({
+    redis: manager.redis,
+    keys: manager.keys,
+    prefix: manager.prefix,
+    historyLimit: manager.options.historyLimit,
+    logger: manager.logger,
+    options,
+    connection: manager.connectionOptions(),
+    queueNames: () => manager.queueNames(),
+  });
+  const onFired = ({ queue }: { queue: string }) => void foreign.watch(queue);
+  manager.on('fired', onFired);
+  try {
+    await foreign.start();
+  } catch (err) {
+    manager.logger.warn({ err }, 'bullbeat: listening for foreign outcomes failed; reconciliation goes on');
+  }
+  return {
+    async stop() {
+      manager.off('fired', onFired);
+      await foreign.stop();
+    },
+  };
+}

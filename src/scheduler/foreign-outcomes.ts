@@ -1,0 +1,283 @@
+import { type ConnectionOptions, QueueEvents, QueueKeys } from 'bullmq';
+import type { Redis, RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import { occurrenceJobId } from '../queue/occurrence-job.js';
+import { type ForeignOutcome, recordForeignOutcome } from './foreign-outcome-script.js';
+import type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
+import { hashTag, type Keys, occurrenceField } from './keys.js';
+import type { RunRecord } from './run-record.js';
+
+/** What `ForeignOutcomes` needs from its manager. */
+export interface ForeignOutcomesHost {
+  redis: Redis;
+  keys: Keys;
+  prefix: string;
+  historyLimit: number;
+  logger: Logger;
+  options: ResolvedForeignOutcomesOptions;
+  /** What QueueEvents connect with. */
+  connection: RedisOptions;
+  /** The queues to listen to from the start (every queue a schedule targets). */
+  queueNames(): Promise<string[]>;
+}
+
+/** The BullMQ job fields an outcome is read from. */
+const JOB_FIELDS = ['processedOn', 'finishedOn', 'atm', 'attemptsMade', 'failedReason', 'data'] as const;
+
+/**
+ * Records the outcome of occurrences run by a consumer that is not bullbeat's worker runtime (a plain
+ * BullMQ `Worker`, a service in another language), so that counters, the dashboard and the CLI show
+ * what happened instead of `enqueued` forever. Runs in each scheduler replica:
+ *
+ * - **events**: a BullMQ `QueueEvents` per queue that schedules target (those stored at start, then
+ *   any queue this replica fires into or finds in a record) turns `completed` / `failed` into a
+ *   record (`consumer: 'foreign'`, `startedAt` = `processedOn`, `finishedAt` = `finishedOn`,
+ *   `attempts`, `error` = `failedReason`) and counts it;
+ * - **reconciliation**: every `reconcileIntervalMs`, the newest records of the next `reconcileBatch`
+ *   schedules that are still `enqueued` after `reconcileMinAgeMs` are looked up in BullMQ, which
+ *   catches up on events missed while no replica listened.
+ *
+ * Both write through one script that only replaces an `enqueued` record (or writes a missing one),
+ * so a bullbeat worker's own records are never overwritten and several replicas observing the same
+ * job count it once. The fire path is unchanged.
+ */
+export class ForeignOutcomes {
+  private readonly listeners = new Map<string, QueueEvents>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly bull = new QueueKeys();
+  private timer: NodeJS.Timeout | undefined;
+  private passing: Promise<void> | undefined;
+  private cursor = '0';
+  private stopped = false;
+
+  constructor(private readonly host: ForeignOutcomesHost) {}
+
+  /** Listen to the queues schedules target now, and start the reconciliation passes (the first at once). */
+  async start(): Promise<void> {
+    try {
+      const names = await this.host.queueNames();
+      await Promise.all(names.map((n) => this.watch(n)));
+    } finally {
+      this.arm(0);
+    }
+  }
+
+  /** Listen to `queue`'s events too (idempotent). Resolves when the listener is connected. */
+  async watch(queue: string): Promise<void> {
+    if (this.stopped || this.listeners.has(queue)) return;
+    const events = new QueueEvents(queue, {
+      connection: this.host.connection as ConnectionOptions,
+    });
+    this.listeners.set(queue, events);
+    events.on('error', (err) =>
+      this.host.logger.warn({ err: err.message, queue }, 'bullbeat: queue events error'),
+    );
+    events.on('completed', ({ jobId }) => this.track(this.onFinished(queue, jobId, 'completed')));
+    events.on('failed', ({ jobId, failedReason }) =>
+      this.track(this.onFinished(queue, jobId, 'failed', failedReason)),
+    );
+    await events.waitUntilReady().catch(() => undefined);
+  }
+
+  /** Stop listening and reconciling; waits for the writes in flight. Safe to call twice. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const listeners = [...this.listeners.values()];
+    this.listeners.clear();
+    await Promise.all(listeners.map((l) => l.close().catch(() => undefined)));
+    await this.passing;
+    await Promise.allSettled([...this.pending]);
+  }
+
+  /** One bounded reconciliation pass over the next batch of schedules; returns how many it recorded. */
+  async reconcile(): Promise<number> {
+    const { redis, keys: k, options } = this.host;
+    const [cursor, flat] = await redis.hscan(k.state, this.cursor, 'COUNT', options.reconcileBatch);
+    this.cursor = cursor;
+    const ids = flat.filter((_, i) => i % 2 === 0);
+    if (ids.length === 0) return 0;
+    const idx = redis.pipeline();
+    for (const id of ids) idx.zrevrange(k.runIndex(id), 0, options.reconcileRecent - 1);
+    const fieldLists = ((await idx.exec()) ?? []).map((r) => (r[1] ?? []) as string[]);
+    const recs = redis.pipeline();
+    ids.forEach((id, i) => {
+      const fields = fieldLists[i] ?? [];
+      if (fields.length > 0) recs.hmget(k.runs(id), ...fields);
+      else recs.echo('');
+    });
+    const [s, us] = await redis.time();
+    const cutoff = Number(s) * 1000 + Math.floor(Number(us) / 1000) - options.reconcileMinAgeMs;
+    const candidates: { record: RunRecord; field: string; queue: string; jobId: string }[] = [];
+    ((await recs.exec()) ?? []).forEach((r, i) => {
+      const values = Array.isArray(r[1]) ? (r[1] as (string | null)[]) : [];
+      values.forEach((v, j) => {
+        const record = parseRecord(v);
+        if (record?.outcome !== 'enqueued' || !record.queue || !record.jobId) return;
+        if ((record.enqueuedAt ?? record.fireAt) > cutoff) return;
+        const field = fieldLists[i]?.[j];
+        if (field) candidates.push({ record, field, queue: record.queue, jobId: record.jobId });
+      });
+    });
+    if (candidates.length === 0) return 0;
+    for (const q of new Set(candidates.map((c) => c.queue))) void this.watch(q);
+    const jobs = redis.pipeline();
+    for (const c of candidates) {
+      jobs.zscore(this.bull.toKey(c.queue, 'completed'), c.jobId);
+      jobs.zscore(this.bull.toKey(c.queue, 'failed'), c.jobId);
+      jobs.hmget(this.bull.toKey(c.queue, c.jobId), ...JOB_FIELDS);
+    }
+    const res = (await jobs.exec()) ?? [];
+    let recorded = 0;
+    for (const [i, c] of candidates.entries()) {
+      const completed = res[3 * i]?.[1] !== null && res[3 * i]?.[1] !== undefined;
+      const failed = res[3 * i + 1]?.[1] !== null && res[3 * i + 1]?.[1] !== undefined;
+      if (!completed && !failed) continue;
+      const job = jobFields(res[3 * i + 2]?.[1]);
+      const written = await recordForeignOutcome(redis, k, this.host.historyLimit, {
+        ...outcomeOf(job, completed ? 'completed' : 'failed', undefined),
+        scheduleId: c.record.scheduleId,
+        fireAt: c.record.fireAt,
+        field: c.field,
+        queue: c.queue,
+        jobId: c.jobId,
+        kind: c.record.kind ?? 'scheduled',
+      });
+      if (written) recorded++;
+    }
+    return recorded;
+  }
+
+  private arm(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.passing = this.reconcile()
+        .then((n) => {
+          if (n > 0) this.host.logger.debug({ recorded: n }, 'bullbeat: foreign outcomes reconciled');
+        })
+        .catch((err: unknown) =>
+          this.host.logger.warn({ err }, 'bullbeat: reconciling foreign outcomes failed'),
+        )
+        .finally(() => {
+          this.passing = undefined;
+          this.arm(this.host.options.reconcileIntervalMs);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private track(p: Promise<unknown>): void {
+    const tracked = p.catch((err: unknown) =>
+      this.host.logger.warn({ err }, 'bullbeat: recording a foreign outcome failed'),
+    );
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+  }
+
+  /** A `completed` / `failed` event: record it unless a bullbeat worker wrote the outcome already. */
+  private async onFinished(
+    queue: string,
+    jobId: string,
+    state: 'completed' | 'failed',
+    failedReason?: string,
+  ): Promise<void> {
+    const occ = parseOccurrenceJobId(jobId);
+    if (!occ) return;
+    const { redis, keys: k } = this.host;
+    const field = occurrenceField(occ.fireAt, occ.manual);
+    const current = parseRecord(await redis.hget(k.runs(occ.scheduleId), field));
+    // The usual case for bullbeat's own workers: their outcome is there already; nothing more to read.
+    if (current && (current.outcome !== 'enqueued' || (current.jobId && current.jobId !== jobId))) return;
+    const job = jobFields(await redis.hmget(this.bull.toKey(queue, jobId), ...JOB_FIELDS));
+    // With no record yet, only the job's data tells which deployment enqueued it.
+    if (!current && (!job.prefix || hashTag(job.prefix) !== hashTag(this.host.prefix))) return;
+    await recordForeignOutcome(redis, k, this.host.historyLimit, {
+      ...outcomeOf(job, state, failedReason),
+      scheduleId: occ.scheduleId,
+      fireAt: occ.fireAt,
+      field,
+      queue,
+      jobId,
+      kind: current?.kind ?? job.kind ?? (occ.manual ? 'manual' : 'scheduled'),
+    });
+  }
+}
+
+interface JobFields {
+  processedOn?: number;
+  finishedOn?: number;
+  attempts?: number;
+  failedReason?: string;
+  prefix?: string;
+  kind?: RunRecord['kind'];
+}
+
+function jobFields(raw: unknown): JobFields {
+  const [processedOn, finishedOn, atm, attemptsMade, failedReason, data] = (
+    Array.isArray(raw) ? raw : []
+  ) as (string | null)[];
+  const num = (v: string | null | undefined) =>
+    v !== null && v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined;
+  const out: JobFields = {};
+  const p = num(processedOn);
+  if (p !== undefined) out.processedOn = p;
+  const f = num(finishedOn);
+  if (f !== undefined) out.finishedOn = f;
+  const a = num(atm) ?? num(attemptsMade);
+  if (a !== undefined) out.attempts = a;
+  if (failedReason) out.failedReason = failedReason;
+  if (data) {
+    try {
+      const d = JSON.parse(data) as { prefix?: unknown; kind?: unknown };
+      if (typeof d.prefix === 'string') out.prefix = d.prefix;
+      if (d.kind === 'scheduled' || d.kind === 'manual' || d.kind === 'catch-up') out.kind = d.kind;
+    } catch {
+      // not a bullbeat job's data
+    }
+  }
+  return out;
+}
+
+function outcomeOf(
+  job: JobFields,
+  state: 'completed' | 'failed',
+  failedReason: string | undefined,
+): Pick<ForeignOutcome, 'outcome' | 'startedAt' | 'finishedAt' | 'attempts' | 'error'> {
+  const error = state === 'failed' ? (failedReason ?? job.failedReason ?? 'failed') : undefined;
+  return {
+    outcome: state === 'completed' ? 'succeeded' : 'failed',
+    ...(job.processedOn !== undefined && { startedAt: job.processedOn }),
+    ...(job.finishedOn !== undefined && { finishedAt: job.finishedOn }),
+    ...(job.attempts !== undefined && { attempts: job.attempts }),
+    ...(error !== undefined && { error }),
+  };
+}
+
+function parseRecord(v: string | null | undefined): RunRecord | null {
+  if (!v) return null;
+  try {
+    return JSON.parse(v) as RunRecord;
+  } catch {
+    return null;
+  }
+}
+
+/** The occurrence a job id names (`occurrenceJobId`), or null for any other job. */
+export function parseOccurrenceJobId(
+  jobId: string,
+): { scheduleId: string; fireAt: number; manual: boolean } | null {
+  if (!jobId.startsWith('bb-')) return null;
+  const dash = jobId.lastIndexOf('-');
+  const m = /^(m?)(\d+)$/.exec(jobId.slice(dash + 1));
+  if (dash <= 2 || !m) return null;
+  let scheduleId: string;
+  try {
+    scheduleId = decodeURIComponent(jobId.slice(3, dash));
+  } catch {
+    return null;
+  }
+  const fireAt = Number(m[2]);
+  const manual = m[1] === 'm';
+  return occurrenceJobId(scheduleId, fireAt, manual) === jobId ? { scheduleId, fireAt, manual } : null;
+}

@@ -1,0 +1,179 @@
+// Plain BullMQ consumers (not bullbeat's worker runtime) are first-class: the outcome of each
+// occurrence they run is recorded from BullMQ's own events and job state, so list()/get(), the
+// dashboard and the CLI tell the truth.
+import { Queue, Worker } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScheduleReader } from '../../dashboard/schedule-reader.js';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
+import { parseOccurrenceJobId } from '../../src/scheduler/foreign-outcomes.js';
+import type { RunRecord } from '../../src/scheduler/run-record.js';
+import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { REDIS_URL, silent, testEnv, until } from './helpers.js';
+
+const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
+
+let env: ReturnType<typeof testEnv> | undefined;
+const workers: Worker[] = [];
+let handle: WorkerHandle | undefined;
+
+afterEach(async () => {
+  if (!env) return;
+  await Promise.all(workers.splice(0).map((w) => w.close()));
+  await handle?.close({ graceMs: 1000 });
+  handle = undefined;
+  await env.cleanup();
+  env = undefined;
+});
+
+/** A plain BullMQ worker, as `examples/email-service.ts` runs one: it knows nothing of bullbeat. */
+function plainWorker(queue: string, fn: () => unknown): Worker {
+  const w = new Worker(queue, async () => fn(), { connection, concurrency: 5 });
+  w.on('error', () => {});
+  workers.push(w);
+  return w;
+}
+
+async function finishedJobs(queue: string): Promise<{ completed: number; failed: number; open: number }> {
+  const q = new Queue(queue, { connection });
+  const c = await q.getJobCounts('completed', 'failed', 'wait', 'active', 'delayed', 'prioritized');
+  await q.close();
+  const open = (c.wait ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
+  return { completed: c.completed ?? 0, failed: c.failed ?? 0, open };
+}
+
+/** Pause the schedule, let the consumer drain the queue and every record settle; then the figures. */
+async function settle(m: SchedulerManager, id: string, queue: string) {
+  await m.pause(id);
+  let jobs = await finishedJobs(queue);
+  await until(async () => {
+    jobs = await finishedJobs(queue);
+    const records = await m.history(id);
+    return jobs.open === 0 && records.every((r) => r.outcome !== 'enqueued');
+  }, 20_000);
+  return jobs;
+}
+
+describe('foreign consumers', () => {
+  it('reads the occurrence back from its job id, and ignores any other job', () => {
+    for (const [id, manual] of [
+      ['digest', false],
+      ['a-b:c/d é', true],
+      ['-', false],
+    ] as const) {
+      expect(parseOccurrenceJobId(occurrenceJobId(id, 1700000000123, manual))).toEqual({
+        scheduleId: id,
+        fireAt: 1700000000123,
+        manual,
+      });
+    }
+    for (const other of ['42', 'bb-', 'bb-x-', 'bb-x-12a', 'repeat:abc:1']) {
+      expect(parseOccurrenceJobId(other)).toBeNull();
+    }
+  });
+
+  it('a plain BullMQ Worker that completes every job counts as runs, succeeded, not failing', async () => {
+    env = testEnv('foreign-ok');
+    const m = env.manager();
+    plainWorker(env.queue, () => ({ sent: true }));
+    const job = m.schedule({ queue: env.queue, name: 'send-digest' }, new IntervalTrigger(0.2), {
+      id: 'digest',
+    });
+    await job.saved;
+    await m.start();
+    await until(async () => ((await m.get('digest'))?.runs ?? 0) >= 5, 20_000);
+
+    const [listed] = await m.list();
+    expect(listed?.runs).toBeGreaterThanOrEqual(5);
+    expect(listed?.errors).toBe(0);
+    const latest = (await m.history('digest')).find((r) => r.outcome !== 'enqueued');
+    expect(latest).toMatchObject({ outcome: 'succeeded', consumer: 'foreign', attempts: 1 });
+    expect(latest?.startedAt).toBeGreaterThanOrEqual(latest?.fireAt as number);
+    expect(latest?.finishedAt).toBeGreaterThanOrEqual(latest?.startedAt as number);
+
+    const reader = new ScheduleReader(env.redis, m.keys, 100);
+    const view = await reader.one('digest');
+    expect(view?.lastOutcome).toBe('succeeded');
+    expect(view?.badges).not.toContain('failing');
+
+    const jobs = await settle(m, 'digest', env.queue);
+    expect((await m.get('digest'))?.runs).toBe(jobs.completed);
+  }, 60_000);
+
+  it('a plain BullMQ Worker that fails every job counts as errors, with the latest outcome failed', async () => {
+    env = testEnv('foreign-ko');
+    const m = env.manager();
+    plainWorker(env.queue, () => {
+      throw new Error('smtp is down');
+    });
+    const job = m.schedule({ queue: env.queue, name: 'send-digest' }, new IntervalTrigger(0.2), {
+      id: 'digest',
+    });
+    await job.saved;
+    await m.start();
+    await until(async () => ((await m.get('digest'))?.errors ?? 0) >= 3, 20_000);
+    const got = await m.get('digest');
+    expect(got?.runs).toBeGreaterThanOrEqual(got?.errors as number);
+    const latest = (await m.history('digest')).find((r) => r.outcome !== 'enqueued');
+    expect(latest).toMatchObject({ outcome: 'failed', error: 'smtp is down', consumer: 'foreign' });
+    const jobs = await settle(m, 'digest', env.queue);
+    expect(await m.history.counts('digest')).toMatchObject({ runs: jobs.failed, errors: jobs.failed });
+  }, 60_000);
+
+  it('every outcome is counted once although several scheduler replicas observe it', async () => {
+    env = testEnv('foreign-replicas');
+    const replicas = [env.manager(), env.manager(), env.manager()];
+    plainWorker(env.queue, () => 'ok');
+    for (const r of replicas)
+      r.schedule({ queue: env.queue, name: 'n' }, new IntervalTrigger(0.1), { id: 's' });
+    await Promise.all(replicas.map((r) => r.start()));
+    const m = replicas[0] as SchedulerManager;
+    await until(async () => ((await m.get('s'))?.runs ?? 0) >= 15, 20_000);
+    const jobs = await settle(m, 's', env.queue);
+    expect(jobs.completed).toBeGreaterThanOrEqual(15);
+    expect(await m.history.counts('s')).toMatchObject({ runs: jobs.completed, errors: 0 });
+    expect((await m.history.totals()).runs).toBe(jobs.completed);
+  }, 60_000);
+
+  it("a bullbeat worker's own records are never overwritten nor counted twice", async () => {
+    env = testEnv('foreign-own');
+    const m = env.manager();
+    let ran = 0;
+    m.every(0.2, { id: 'own' })(async function own() {
+      ran++;
+    });
+    handle = await createWorker(m, { logger: silent });
+    await handle.ready();
+    await m.start();
+    await until(() => ran >= 5, 20_000);
+    const jobs = await settle(m, 'own', env.queue);
+    const records = await m.history('own');
+    expect(records.every((r: RunRecord) => r.consumer === undefined)).toBe(true);
+    expect((await m.history.counts('own')).runs).toBe(jobs.completed);
+  }, 60_000);
+
+  it('outcomes a plain Worker produced while no scheduler listened are reconciled at the next start', async () => {
+    env = testEnv('foreign-missed');
+    const fast = { foreignOutcomes: { reconcileMinAgeMs: 100, reconcileIntervalMs: 500 } };
+    const first = env.manager(fast);
+    first.schedule({ queue: env.queue, name: 'n' }, new IntervalTrigger(0.2), { id: 's' });
+    await first.start();
+    await until(async () => (await first.history('s')).length >= 5, 20_000);
+    await first.pause('s');
+    await first.stop();
+    // No scheduler runs now: the consumer drains the queue unobserved.
+    const queue = env.queue;
+    plainWorker(queue, () => 'ok');
+    let jobs = await finishedJobs(queue);
+    await until(async () => {
+      jobs = await finishedJobs(queue);
+      return jobs.open === 0;
+    }, 20_000);
+    expect(jobs.completed).toBeGreaterThanOrEqual(5);
+    const second = env.manager(fast);
+    await second.start();
+    await until(async () => (await second.history('s')).every((r) => r.outcome === 'succeeded'), 20_000);
+    expect((await second.history.counts('s')).runs).toBe(jobs.completed);
+  }, 60_000);
+});
