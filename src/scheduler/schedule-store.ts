@@ -316,6 +316,11 @@ export class ScheduleStore {
     return out;
   }
 
+  /** Look at a completed schedule again one retention period from `now` (it is kept meanwhile). */
+  async keepCompleted(id: string, now: number): Promise<void> {
+    await this.redis.zadd(this.keys.completed, 'XX', now, id);
+  }
+
   /** Completed schedules older than `before` (up to `limit`). */
   completedBefore(before: number, limit: number): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.completed, '-inf', before, 'LIMIT', 0, limit);

@@ -568,7 +568,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     try {
       const now = await this.store.time();
       const ids = await this.store.completedBefore(now - this.options.completedRetentionMs, 100);
-      for (const id of ids) await this.store.remove(id, 'c');
+      for (const id of ids) {
+        // A completed schedule this code still defines is kept, so the next start does not re-arm it.
+        if (this.local.get(id)?.def.source === 'code') await this.store.keepCompleted(id, now);
+        else await this.store.remove(id, 'c');
+      }
     } catch (err) {
       this.logger.warn({ err }, 'bullbeat: pruning completed schedules failed');
     }

@@ -1,0 +1,68 @@
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JobStatus } from '../../src/scheduler/job-status.js';
+import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import { DateTrigger } from '../../src/triggers/date-trigger.js';
+import { testEnv, until } from './helpers.js';
+
+/** A logger that keeps its lines, to check what a start said. */
+function capture() {
+  const lines: { msg: string; scheduleId?: string }[] = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) },
+  );
+  return { lines, logger };
+}
+
+/**
+ * `new DateTrigger(Date.now() + ...)` in a jobs module computes a new instant each time a process
+ * imports it. A code-defined one-shot that ran is never re-armed by a later start; a still-pending
+ * one takes the new instant.
+ */
+describe('code-defined one-shots across restarts', () => {
+  let env: ReturnType<typeof testEnv>;
+  afterEach(() => env.cleanup());
+
+  /** One "process start": a manager defining the reminder at import-time `Date.now() + inMs`. */
+  async function start(inMs: number, logger = pino({ level: 'silent' })) {
+    const m = env.manager({ logger, completedRetentionMs: 100 });
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    m.schedule(function reminder() {}, new DateTrigger(Date.now() + inMs), { id: 'reminder' });
+    await m.start();
+    return { m, fired };
+  }
+
+  it('a one-shot that ran is not fired again by the next start, which says so in its log', async () => {
+    env = testEnv('oneshot-ran');
+    const first = await start(200);
+    await until(() => first.fired.length === 1, 5000);
+    await first.m.stop();
+
+    const { lines, logger } = capture();
+    const second = await start(200, logger);
+    await new Promise((r) => setTimeout(r, 1200)); // well past the new instant, and a prune cycle
+    expect(second.fired).toEqual([]);
+    const job = await second.m.get('reminder');
+    expect(job?.status).toBe(JobStatus.COMPLETED);
+    expect(job?.fired).toBe(1);
+    expect(lines.some((l) => l.scheduleId === 'reminder' && /already ran; not re-armed/.test(l.msg))).toBe(
+      true,
+    );
+    await second.m.stop();
+  });
+
+  it('a one-shot still pending takes the instant of the latest start', async () => {
+    env = testEnv('oneshot-pending');
+    const first = await start(60_000);
+    const before = (await first.m.get('reminder'))?.nextRunTime;
+    await first.m.stop();
+    const second = await start(300);
+    const after = (await second.m.get('reminder'))?.nextRunTime;
+    expect(after).toBeLessThan(before!);
+    await until(() => second.fired.length === 1, 5000);
+    expect(second.fired[0]!.fireAt).toBe(after);
+    await second.m.stop();
+  });
+});
