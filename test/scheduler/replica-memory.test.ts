@@ -1,0 +1,64 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { DateTrigger } from '../../src/triggers/date-trigger.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { REDIS_URL, redisNow, silent, testEnv, until } from './helpers.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+async function settledHeap(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+/** A long-running replica must not keep anything per schedule that has completed (Sillo's memory pitfall). */
+describe('replica memory', () => {
+  let env: ReturnType<typeof testEnv>;
+  afterEach(() => env.cleanup());
+
+  it('50,000 one-shots pushed through a replica: its heap returns to its starting level', async () => {
+    env = testEnv('memory');
+    const N = 50_000;
+    const replica = env.manager({ claimBatch: 1000 });
+    replica.schedule({ name: 'tick' }, new IntervalTrigger(0.5), { id: 'steady' });
+    await replica.start();
+    await until(() => (replica.loopStats?.enqueued ?? 0) >= 2, 5000);
+    const before = await settledHeap();
+
+    // Another process's worth of definitions: a client creates the one-shots, then goes away.
+    // (not env.manager(): the test's list of managers would keep it, and its 50,000 handles, alive)
+    let client: SchedulerManager | undefined = new SchedulerManager({
+      prefix: env.prefix,
+      defaultQueue: env.queue,
+      connection: REDIS_URL,
+      logger: silent,
+      role: 'client',
+    });
+    const start = (await redisNow(env.redis)) + 1000;
+    for (let i = 0; i < N; i += 2000) {
+      const saved: Promise<void>[] = [];
+      for (let j = i; j < Math.min(N, i + 2000); j++) {
+        const job = client.schedule({ name: 'tick' }, new DateTrigger(start + (j % 3000)), {
+          id: `once-${j}`,
+        });
+        saved.push(job.saved);
+      }
+      await Promise.all(saved);
+    }
+    await client.close();
+    client = undefined;
+
+    await until(() => (replica.loopStats?.enqueued ?? 0) >= N + 2, 120_000, 100);
+    const after = await settledHeap();
+    const grewMb = (after - before) / 1024 / 1024;
+    console.log(`replica memory: heap grew ${grewMb.toFixed(1)} MB over ${N} one-shots`);
+    expect(replica.loopFootprint!.cachedDefinitions).toBeLessThan(100);
+    expect(grewMb, `heap grew by ${grewMb.toFixed(1)} MB`).toBeLessThan(15);
+  }, 180_000);
+});
