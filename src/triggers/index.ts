@@ -16,3 +16,5 @@ export type {
   TriggerJSON,
 } from './trigger.js';
 export { triggerFromJSON } from './trigger-from-json.js';
+export { checkedNextFire } from './checked-next-fire.js';
+export { MAX_INSTANT_MS, MAX_PERIOD_SECONDS, MIN_INSTANT_MS } from './instant-bounds.js';
