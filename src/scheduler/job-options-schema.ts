@@ -47,7 +47,9 @@ const PARENT_FLAGS = [
 export const jobOptionsSchema = z
   .strictObject({
     priority: count(`an integer from 0 to ${MAX_PRIORITY}`)
-      .max(MAX_PRIORITY, { error: (i) => `must be an integer from 0 to ${MAX_PRIORITY}, got ${show(i.input)}` })
+      .max(MAX_PRIORITY, {
+        error: (i) => `must be an integer from 0 to ${MAX_PRIORITY}, got ${show(i.input)}`,
+      })
       .optional(),
     lifo: bool.optional(),
     removeOnComplete: keepJobs.optional(),
@@ -70,9 +72,7 @@ export const jobOptionsSchema = z
         { error: (i) => `must be an object { id, ttl?, ... }, got ${show(i.input)}` },
       )
       .optional(),
-    telemetry: z
-      .strictObject({ metadata: z.string().optional(), omitContext: bool.optional() })
-      .optional(),
+    telemetry: z.strictObject({ metadata: z.string().optional(), omitContext: bool.optional() }).optional(),
     failParentOnFailure: bool.optional(),
     continueParentOnFailure: bool.optional(),
     ignoreDependencyOnFailure: bool.optional(),

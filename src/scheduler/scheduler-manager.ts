@@ -5,6 +5,7 @@ import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { occurrenceJobId } from '../queue/occurrence-job.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
@@ -15,7 +16,7 @@ import { type Keys, keys } from './keys.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
 import { RunHistory } from './run-history.js';
-import { type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
+import { decodeDefinition, type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
 import { countersOf, pageOfIds } from './schedule-listing.js';
 import type {
   CronScheduleOptions,
@@ -23,7 +24,7 @@ import type {
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
-import { type ScheduleState, ScheduleStore } from './schedule-store.js';
+import { type ScheduleErrorInfo, ScheduleStore, type StoredSchedule } from './schedule-store.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import {
@@ -213,12 +214,40 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     }) as ScheduleDecorator;
   }
 
+  /**
+   * Save a definition. A trigger whose first fire time cannot be planned stores it errored; saving
+   * an errored schedule again clears its error and plans it from now.
+   */
   private async persist(job: ScheduledJob): Promise<void> {
     const now = await this.store.time();
-    const next = firstFire(job.def, job.trigger, now);
+    let next: number | null = null;
+    let problem: Error | undefined;
+    try {
+      next = firstFire(job.def, job.trigger, now);
+    } catch (err) {
+      problem = err instanceof Error ? err : new Error(String(err));
+    }
     const result = await this.store.upsert(job.def, timingFingerprint(job.def), next, now);
     this.logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
-    if (result !== 'unchanged' && next !== null) await this.redis.publish(this.keys.wake, String(next));
+    if (problem) {
+      const info: ScheduleErrorInfo = { reason: problem.message, at: now, fireAt: null };
+      if (await this.store.markErrored(job.id, '', info, now)) {
+        job.applyState({ ...(await this.store.get(job.id))!.state, status: 'e' }, null, info);
+        this.logger.error({ err: problem, scheduleId: job.id }, 'bullbeat: schedule errored at definition');
+        this.emit('errored', {
+          scheduleId: job.id,
+          name: job.name,
+          fireAt: null,
+          reason: info.reason,
+          error: problem,
+        });
+      }
+      return;
+    }
+    const cleared = await this.store.clearError(job.id, next, now);
+    if ((result !== 'unchanged' || cleared) && next !== null) {
+      await this.redis.publish(this.keys.wake, String(next));
+    }
   }
 
   // ── handlers for workers ─────────────────────────────────────────────────────────────
@@ -239,8 +268,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   async queueNames(): Promise<string[]> {
     const names = new Set<string>([this.options.defaultQueue]);
     for (const job of this.local.values()) names.add(job.queue);
-    const defs = await this.redis.hvals(this.keys.schedules);
-    for (const d of defs) names.add((JSON.parse(d) as ScheduleDefinition).queue);
+    const defs = await this.redis.hgetall(this.keys.schedules);
+    for (const [id, json] of Object.entries(defs)) {
+      const { queue } = decodeDefinition(id, json).def;
+      if (queue !== '') names.add(queue);
+    }
     return [...names].sort();
   }
 
@@ -276,7 +308,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** A page of schedules sorted by id, with the total that matched (for dashboards). */
   async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
     const { total, ids } = await pageOfIds(this.store, this.redis, this.keys, query);
-    const rows: Awaited<ReturnType<ScheduleStore['getMany']>> = [];
+    const rows: StoredSchedule[] = [];
     for (let i = 0; i < ids.length; i += 1000)
       rows.push(...(await this.store.getMany(ids.slice(i, i + 1000))));
     return { total, items: await this.materialize(rows) };
@@ -295,18 +327,36 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return r === 1;
   }
 
-  /** Resume a paused (or orphaned) schedule from the next occurrence after now. False if it was not paused. */
+  /**
+   * Resume a paused (or orphaned) schedule from the next occurrence after now; retry an errored one
+   * (its error cleared, planned from now: a trigger that still fails throws and leaves it errored).
+   * False if it was neither.
+   */
   async resume(id: string): Promise<boolean> {
     const row = await this.store.get(id);
     if (!row) throw new ScheduleNotFoundError(id);
-    if (row.state.status !== 'p' && row.state.status !== 'o') return false;
+    const status = row.state.status;
+    if (status !== 'p' && status !== 'o' && status !== 'e') return false;
+    if (row.error && row.error.at === null) {
+      throw new ScheduleOptionsError(id, 'definition', `cannot be resumed: ${row.error.reason}`);
+    }
     const trigger = this.triggerOf(row.def);
     if (!trigger) {
       throw new ScheduleOptionsError(id, 'trigger', 'has a custom trigger that this process does not define');
     }
     const now = await this.store.time();
-    let next = trigger.nextFire(row.state.lastFireAt, now);
-    if (next !== null && next <= now && row.state.lastFireAt !== null) next = trigger.nextFire(null, now);
+    let next: number | null;
+    if (status === 'e') {
+      next = firstFire(row.def, trigger, now);
+      if (!(await this.store.clearError(id, next, now))) return false;
+      await this.redis.publish(this.keys.wake, String(next ?? now));
+      const job = this.local.get(id);
+      if (job) job.applyState({ ...row.state, status: next === null ? 'c' : 'a' }, next);
+      return true;
+    }
+    next = checkedNextFire(trigger, row.state.lastFireAt, now);
+    if (next !== null && next <= now && row.state.lastFireAt !== null)
+      next = checkedNextFire(trigger, null, now);
     const r = await this.store.setStatus(id, 'po', 'a', next ?? now);
     if (r === 1) {
       await this.redis.publish(this.keys.wake, String(next ?? now));
@@ -351,7 +401,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   async stats(): Promise<SchedulerStats> {
     const states = await this.store.states();
     const uptime = this.started ? (this.options.clock() - this.startedAt) / 1000 : 0;
-    return statsOf(states.values(), await this.history.totals(), uptime);
+    const erroredTotal = Number((await this.redis.hget(this.keys.totals, 'errored')) ?? 0);
+    return statsOf(states.values(), await this.history.totals(), uptime, erroredTotal);
   }
 
   /** Reload a handle from Redis. */
@@ -531,26 +582,32 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return triggerFromJSON(def.trigger);
   }
 
-  private async materialize(
-    rows: { def: ScheduleDefinition; state: ScheduleState; next: number | null }[],
-  ): Promise<ScheduledJob[]> {
+  /** Handles for stored rows; a row whose trigger cannot be read is shown errored, never thrown. */
+  private async materialize(stored: StoredSchedule[]): Promise<ScheduledJob[]> {
+    const rows = stored.map((row) => {
+      if (row.def.trigger.type === 'custom') return row;
+      try {
+        triggerFromJSON(row.def.trigger);
+        return row;
+      } catch (err) {
+        const error = { reason: `trigger: ${(err as Error).message}`, at: null, fireAt: null };
+        return { ...row, state: { ...row.state, status: 'e' as const }, next: null, error };
+      }
+    });
     const jobs = rows.map((row) => {
       const mine = this.local.get(row.def.id);
-      if (mine) {
+      if (mine && row.error?.at !== null) {
         mine.def = row.def;
         return mine;
       }
-      const trigger = this.triggerOf(row.def) ?? { nextFire: () => null };
+      const trigger = (row.error === null && this.triggerOf(row.def)) || { nextFire: () => null };
       return new ScheduledJob(this, row.def, trigger, undefined, []);
     });
     await this.fillCounters(jobs, rows);
     return jobs;
   }
 
-  private async fillCounters(
-    jobs: ScheduledJob[],
-    rows: { def: ScheduleDefinition; state: ScheduleState; next: number | null }[],
-  ): Promise<void> {
+  private async fillCounters(jobs: ScheduledJob[], rows: StoredSchedule[]): Promise<void> {
     if (jobs.length === 0) return;
     const now = await this.store.time();
     const counters = await countersOf(
@@ -561,7 +618,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     );
     jobs.forEach((job, i) => {
       const row = rows[i]!;
-      job.applyState(row.state, row.next);
+      job.applyState(row.state, row.next, row.error);
       Object.assign(job, counters[i]);
     });
   }

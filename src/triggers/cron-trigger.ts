@@ -3,8 +3,8 @@ import { CronParser } from '../cron/index.js';
 import { TriggerError } from '../errors/index.js';
 import type { CronTriggerOptions } from './cron-trigger-options.js';
 import { type DueAware, earliestDue } from './earliest-due.js';
-import type { CronTriggerJSON, SerializableTrigger } from './trigger.js';
 import { periodProblem } from './instant-bounds.js';
+import type { CronTriggerJSON, SerializableTrigger } from './trigger.js';
 import { jitterOffset, show } from './trigger-helpers.js';
 
 /**

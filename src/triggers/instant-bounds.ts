@@ -18,7 +18,8 @@ const RANGE = `an epoch ms between ${MIN_INSTANT_MS} (1970-01-01T00:00:00.000Z) 
 /** Why `value` is not a usable instant (finite, in range), or undefined when it is. */
 export function instantProblem(value: number): string | undefined {
   if (!Number.isFinite(value)) return `${showNumber(value)} is not a finite number (must be ${RANGE})`;
-  if (value < MIN_INSTANT_MS || value > MAX_INSTANT_MS) return `${showNumber(value)} is out of range (must be ${RANGE})`;
+  if (value < MIN_INSTANT_MS || value > MAX_INSTANT_MS)
+    return `${showNumber(value)} is out of range (must be ${RANGE})`;
   return undefined;
 }
 

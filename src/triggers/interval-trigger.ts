@@ -1,8 +1,8 @@
 import { TriggerError } from '../errors/index.js';
 import { type DueAware, type DueContext, earliestDue } from './earliest-due.js';
+import { periodProblem } from './instant-bounds.js';
 import type { IntervalTriggerOptions } from './interval-trigger-options.js';
 import type { IntervalTriggerJSON, SerializableTrigger } from './trigger.js';
-import { periodProblem } from './instant-bounds.js';
 import { jitterOffset, show, toEpochMs } from './trigger-helpers.js';
 
 /**

@@ -27,7 +27,12 @@ export function jitterOffset(jitterMs: number, random: () => number): number {
  * rounded up (never before the instant given); an `anchor` (only the phase of a grid) may be
  * negative, down to minus the latest instant, and is rounded to the nearest.
  */
-export function toEpochMs(value: unknown, trigger: string, field: string, kind: 'instant' | 'anchor'): number {
+export function toEpochMs(
+  value: unknown,
+  trigger: string,
+  field: string,
+  kind: 'instant' | 'anchor',
+): number {
   const ms = value instanceof Date ? value.getTime() : value;
   if (typeof ms !== 'number' || !Number.isFinite(ms)) {
     throw new TriggerError(

@@ -16,12 +16,15 @@ const thrown = (fn: () => unknown): Error => {
 };
 
 describe('instants and periods are bounded at definition', () => {
-  it.each([1e20, -1e300, -1, 8.64e15, Number.MAX_VALUE])('DateTrigger(%d) is refused, saying the bounds', (at) => {
-    const err = thrown(() => new DateTrigger(at));
-    expect(err).toBeInstanceOf(TriggerError);
-    expect((err as TriggerError).field).toBe('at');
-    expect(err.message).toMatch(/out of range \(must be an epoch ms between 0 .* and 253402300799999/);
-  });
+  it.each([1e20, -1e300, -1, 8.64e15, Number.MAX_VALUE])(
+    'DateTrigger(%d) is refused, saying the bounds',
+    (at) => {
+      const err = thrown(() => new DateTrigger(at));
+      expect(err).toBeInstanceOf(TriggerError);
+      expect((err as TriggerError).field).toBe('at');
+      expect(err.message).toMatch(/out of range \(must be an epoch ms between 0 .* and 253402300799999/);
+    },
+  );
 
   it('a date trigger read from JSON with at: 1e20 is refused, naming the field', () => {
     const err = thrown(() => triggerFromJSON({ type: 'date', at: 1e20 }));
@@ -39,7 +42,9 @@ describe('instants and periods are bounded at definition', () => {
 
   it('an interval anchor and a cron jitter are bounded too', () => {
     expect((thrown(() => new IntervalTrigger(60, { anchor: 1e20 })) as TriggerError).field).toBe('anchor');
-    expect((thrown(() => new CronTrigger('* * * * *', { jitter: 1e300 })) as TriggerError).field).toBe('jitter');
+    expect((thrown(() => new CronTrigger('* * * * *', { jitter: 1e300 })) as TriggerError).field).toBe(
+      'jitter',
+    );
     expect((thrown(() => triggerFromJSON({ type: 'interval', seconds: 1e300 })) as TriggerError).field).toBe(
       'seconds',
     );
