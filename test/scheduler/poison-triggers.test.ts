@@ -121,4 +121,26 @@ describe('poison triggers', () => {
     expect(await env.redis.hexists(`{${env.prefix}}:bb:errors`, 'gone')).toBe(0);
     await m.stop();
   });
+
+  it('resume() retries an errored schedule: cleared and planned from now, and it fires again', async () => {
+    env = testEnv('poison-resume');
+    const m = env.manager();
+    let broken = true;
+    m.schedule(
+      async () => {},
+      turnsBad(100, (last) => (broken ? Number.NaN : last + 100)),
+      { name: 'flaky' },
+    );
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    await until(async () => (await m.get('flaky'))?.status === JobStatus.ERRORED, 10_000);
+    broken = false;
+    expect(await m.resume('flaky')).toBe(true);
+    expect((await m.get('flaky'))?.error).toBeNull();
+    const before = fired.length;
+    await until(() => fired.length >= before + 3, 10_000);
+    expect((await m.get('flaky'))?.status).toBe(JobStatus.ACTIVE);
+    await m.stop();
+  });
 });
