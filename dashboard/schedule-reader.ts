@@ -4,6 +4,7 @@ import type { Keys } from '../src/scheduler/keys.js';
 import type { RunCounter } from '../src/scheduler/run-history.js';
 import type { RunRecord } from '../src/scheduler/run-record.js';
 import type { ScheduleDefinition } from '../src/scheduler/schedule-definition.js';
+import { withTriggerChecked } from '../src/scheduler/schedule-listing.js';
 import {
   type ScheduleErrorInfo,
   type ScheduleState,
@@ -28,17 +29,6 @@ const STATUS: Record<ScheduleState['status'], ScheduleStatus> = {
   c: 'completed',
   e: 'errored',
 };
-
-/** A row whose built-in trigger cannot be read (written by an older release): shown errored. */
-function triggerProblem(def: ScheduleDefinition): ScheduleErrorInfo | null {
-  if (def.trigger.type === 'custom') return null;
-  try {
-    triggerFromJSON(def.trigger);
-    return null;
-  } catch (err) {
-    return { reason: `trigger: ${(err as Error).message}`, at: null, fireAt: null };
-  }
-}
 
 /** The trigger in plain words; custom triggers (code only) say so. */
 export function describeDefinitionTrigger(def: ScheduleDefinition): string {
@@ -108,7 +98,7 @@ export class ScheduleReader {
   }
 
   async many(ids: readonly string[]): Promise<ScheduleView[]> {
-    const rows = await this.store.getMany(ids);
+    const rows = (await this.store.getMany(ids)).map(withTriggerChecked);
     if (rows.length === 0) return [];
     const pipe = this.redis.pipeline();
     for (const { def } of rows) {
@@ -142,7 +132,7 @@ export class ScheduleReader {
           return [];
         }
       });
-      return this.view(def, state, next, error ?? triggerProblem(def), counts, records, now);
+      return this.view(def, state, next, error, counts, records, now);
     });
   }
 

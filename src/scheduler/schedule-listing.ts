@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
+import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { Keys } from './keys.js';
 import { decodeDefinition } from './schedule-definition.js';
-import type { ScheduleStore } from './schedule-store.js';
+import type { ScheduleStore, StoredSchedule } from './schedule-store.js';
 import { statusOf } from './scheduler-helpers.js';
 import type { ListQuery } from './scheduler-manager-types.js';
 
@@ -59,4 +60,16 @@ export async function countersOf(
       activeInstances: Number(res[2 * i + 1]?.[1] ?? 0),
     };
   });
+}
+
+/** A row whose built-in trigger no longer decodes (an older release's out-of-range value) shows errored. */
+export function withTriggerChecked(row: StoredSchedule): StoredSchedule {
+  if (row.error !== null || row.def.trigger.type === 'custom') return row;
+  try {
+    triggerFromJSON(row.def.trigger);
+    return row;
+  } catch (err) {
+    const error = { reason: `trigger: ${(err as Error).message}`, at: null, fireAt: null };
+    return { ...row, state: { ...row.state, status: 'e' }, next: null, error };
+  }
 }

@@ -17,7 +17,7 @@ import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
 import { RunHistory } from './run-history.js';
 import { decodeDefinition, type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
-import { countersOf, pageOfIds } from './schedule-listing.js';
+import { countersOf, pageOfIds, withTriggerChecked } from './schedule-listing.js';
 import type {
   CronScheduleOptions,
   EveryOptions,
@@ -584,16 +584,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** Handles for stored rows; a row whose trigger cannot be read is shown errored, never thrown. */
   private async materialize(stored: StoredSchedule[]): Promise<ScheduledJob[]> {
-    const rows = stored.map((row) => {
-      if (row.def.trigger.type === 'custom') return row;
-      try {
-        triggerFromJSON(row.def.trigger);
-        return row;
-      } catch (err) {
-        const error = { reason: `trigger: ${(err as Error).message}`, at: null, fireAt: null };
-        return { ...row, state: { ...row.state, status: 'e' as const }, next: null, error };
-      }
-    });
+    const rows = stored.map(withTriggerChecked);
     const jobs = rows.map((row) => {
       const mine = this.local.get(row.def.id);
       if (mine && row.error?.at !== null) {
