@@ -14,7 +14,7 @@ import {
 import type { ScheduleStatus } from './schedule-view.js';
 import { durationOf, latenessOf } from './views/schedule-page.js';
 
-const STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed', 'cancelled'];
+const STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed', 'cancelled', 'errored'];
 const MAX_LIMIT = 500;
 
 /** A non-negative integer query parameter. */
@@ -100,10 +100,12 @@ export async function silloStats(ctx: DashboardContext) {
     jobs_active: s.jobsActive,
     jobs_paused: s.jobsPaused,
     jobs_completed: s.jobsCompleted,
+    jobs_errored: s.jobsErrored,
     runs: s.runs,
     errors: s.errors,
     skipped: s.skipped,
     missed: s.missed,
+    errored_total: s.erroredTotal,
     uptime: s.uptime,
   };
 }

@@ -9,6 +9,7 @@ export interface MetricsEventSource {
   on(event: 'skipped', listener: (e: { reason: string }) => void): unknown;
   on(event: 'failed', listener: (e: { scheduleId?: string }) => void): unknown;
   on(event: 'wake', listener: (e: { early: boolean; lateMs: number; claimed: number }) => void): unknown;
+  on(event: 'errored', listener: (e: { scheduleId: string }) => void): unknown;
   off(event: string, listener: (...args: never[]) => void): unknown;
 }
 
@@ -31,7 +32,7 @@ const bounded = (allowed: Set<string>, v: string) => (allowed.has(v) ? v : 'othe
  * The dashboard's Prometheus metrics, in a registry of their own (never prom-client's global one).
  *
  * Labels are bounded: `kind` (scheduled/manual/catch-up), `reason` (the skip/miss reasons),
- * `outcome` (succeeded/failed/skipped/missed), `status` (the four schedule statuses) and `early`.
+ * `outcome` (succeeded/failed/skipped/missed), `status` (the five schedule statuses) and `early`.
  * No schedule id or queue labels: 10,000 schedules would make 10,000 series.
  *
  * Two sources: events of the scheduler running in this process (fires, lateness, misfires, overlap
@@ -46,6 +47,7 @@ export class DashboardMetrics {
   private readonly misfires: Counter<'reason'>;
   private readonly skips: Counter<'reason'>;
   private readonly failures: Counter;
+  private readonly errored: Counter;
   private readonly wakeLateness: Histogram<'early'>;
   private readonly claimed: Histogram;
   private readonly durations: Histogram<'outcome'>;
@@ -81,6 +83,11 @@ export class DashboardMetrics {
     this.failures = new Counter({
       name: 'bullbeat_failures_total',
       help: 'Run failures and fire-loop errors reported in this process',
+      registers,
+    });
+    this.errored = new Counter({
+      name: 'bullbeat_schedules_errored_total',
+      help: 'Schedules this process marked errored (a trigger or a job BullMQ refused; see the errored status)',
       registers,
     });
     this.wakeLateness = new Histogram({
@@ -139,6 +146,7 @@ export class DashboardMetrics {
       this.misfires.inc({ reason: bounded(REASONS, e.reason) }, e.count);
     const skipped = (e: { reason: string }) => this.skips.inc({ reason: bounded(REASONS, e.reason) });
     const failed = () => this.failures.inc();
+    const errored = () => this.errored.inc();
     const wake = (e: { early: boolean; lateMs: number; claimed: number }) => {
       this.wakeLateness.observe({ early: String(e.early) }, Math.max(0, e.lateMs) / 1000);
       this.claimed.observe(e.claimed);
@@ -148,7 +156,9 @@ export class DashboardMetrics {
     source.on('skipped', skipped);
     source.on('failed', failed);
     source.on('wake', wake);
+    source.on('errored', errored);
     this.detach.push(() => {
+      source.off('errored', errored);
       source.off('fired', fired);
       source.off('missed', missed);
       source.off('skipped', skipped);

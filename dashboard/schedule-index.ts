@@ -30,7 +30,13 @@ export interface ListQuery {
   limit: number;
 }
 
-const STATUS: Record<string, ScheduleStatus> = { a: 'active', p: 'paused', o: 'paused', c: 'completed' };
+const STATUS: Record<string, ScheduleStatus> = {
+  a: 'active',
+  p: 'paused',
+  o: 'paused',
+  c: 'completed',
+  e: 'errored',
+};
 
 /** `"name":"..."` and `"queue":"..."` at the top of a stored definition (written id, name, queue first). */
 const NAME_RE = /^\{"id":"(?:[^"\\]|\\.)*","name":"((?:[^"\\]|\\.)*)","queue":"((?:[^"\\]|\\.)*)"/;
@@ -183,7 +189,13 @@ export class ScheduleIndex {
 
   /** Schedules per status (for `/metrics` and the stats strip). */
   async statusCounts(): Promise<Record<ScheduleStatus, number>> {
-    const out: Record<ScheduleStatus, number> = { active: 0, paused: 0, completed: 0, cancelled: 0 };
+    const out: Record<ScheduleStatus, number> = {
+      active: 0,
+      paused: 0,
+      completed: 0,
+      cancelled: 0,
+      errored: 0,
+    };
     for (const e of await this.all()) out[e.status]++;
     return out;
   }

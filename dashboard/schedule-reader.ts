@@ -4,7 +4,12 @@ import type { Keys } from '../src/scheduler/keys.js';
 import type { RunCounter } from '../src/scheduler/run-history.js';
 import type { RunRecord } from '../src/scheduler/run-record.js';
 import type { ScheduleDefinition } from '../src/scheduler/schedule-definition.js';
-import { type ScheduleState, ScheduleStore } from '../src/scheduler/schedule-store.js';
+import { withTriggerChecked } from '../src/scheduler/schedule-listing.js';
+import {
+  type ScheduleErrorInfo,
+  type ScheduleState,
+  ScheduleStore,
+} from '../src/scheduler/schedule-store.js';
 import { triggerFromJSON } from '../src/triggers/index.js';
 import type { TriggerJSON } from '../src/triggers/trigger.js';
 import type { ScheduleBadge, ScheduleStatus, ScheduleView } from './schedule-view.js';
@@ -22,10 +27,12 @@ const STATUS: Record<ScheduleState['status'], ScheduleStatus> = {
   p: 'paused',
   o: 'paused',
   c: 'completed',
+  e: 'errored',
 };
 
 /** The trigger in plain words; custom triggers (code only) say so. */
 export function describeDefinitionTrigger(def: ScheduleDefinition): string {
+  if (def.trigger.type === 'custom' && def.trigger.kind === 'unreadable') return 'Unreadable definition';
   if (def.trigger.type === 'custom') return `Custom trigger (${def.trigger.kind}), defined in code`;
   try {
     return describeTrigger(def.trigger);
@@ -91,7 +98,7 @@ export class ScheduleReader {
   }
 
   async many(ids: readonly string[]): Promise<ScheduleView[]> {
-    const rows = await this.store.getMany(ids);
+    const rows = (await this.store.getMany(ids)).map(withTriggerChecked);
     if (rows.length === 0) return [];
     const pipe = this.redis.pipeline();
     for (const { def } of rows) {
@@ -108,7 +115,7 @@ export class ScheduleReader {
     });
     const res2 = (await pipe2.exec()) ?? [];
     const now = this.now();
-    return rows.map(({ def, state, next }, i) => {
+    return rows.map(({ def, state, next, error }, i) => {
       const rawCounts = (res[2 * i]?.[1] ?? {}) as Record<string, string>;
       const counts = {
         runs: Number(rawCounts.runs ?? 0),
@@ -125,7 +132,7 @@ export class ScheduleReader {
           return [];
         }
       });
-      return this.view(def, state, next, counts, records, now);
+      return this.view(def, state, next, error, counts, records, now);
     });
   }
 
@@ -133,11 +140,12 @@ export class ScheduleReader {
     def: ScheduleDefinition,
     state: ScheduleState,
     next: number | null,
+    error: ScheduleErrorInfo | null,
     counts: Record<RunCounter, number>,
     records: RunRecord[],
     now: number,
   ): ScheduleView {
-    const status = STATUS[state.status] ?? 'active';
+    const status = error ? 'errored' : (STATUS[state.status] ?? 'active');
     const times = status === 'active' ? nextFireTimes(def.trigger, next, now) : [];
     const last = records.find((r) => FINISHED.has(r.outcome)) ?? records[0] ?? null;
     const badges: ScheduleBadge[] = [];
@@ -160,6 +168,7 @@ export class ScheduleReader {
       lastOutcome: last?.outcome ?? null,
       lastError: last?.error ?? null,
       badges,
+      error,
       definition: def,
     };
   }

@@ -1,9 +1,13 @@
 import type { RunCounter } from '../src/scheduler/run-history.js';
 import type { RunRecord } from '../src/scheduler/run-record.js';
 import type { ScheduleDefinition } from '../src/scheduler/schedule-definition.js';
+import type { ScheduleErrorInfo } from '../src/scheduler/schedule-store.js';
 
-/** A schedule's status as the dashboard shows it (an orphaned code schedule shows as paused). */
-export type ScheduleStatus = 'active' | 'paused' | 'completed' | 'cancelled';
+/**
+ * A schedule's status as the dashboard shows it (an orphaned code schedule shows as paused; one that
+ * cannot be planned or enqueued, or whose stored row cannot be read, as errored).
+ */
+export type ScheduleStatus = 'active' | 'paused' | 'completed' | 'cancelled' | 'errored';
 
 /** Why a row gets a warning badge. */
 export type ScheduleBadge =
@@ -34,5 +38,8 @@ export interface ScheduleView {
   lastOutcome: RunRecord['outcome'] | null;
   lastError: string | null;
   badges: ScheduleBadge[];
+  /** Why it is errored (status `errored`), else null. */
+  error: ScheduleErrorInfo | null;
+  /** The stored definition (a stand-in, trigger `{ type: 'custom', kind: 'unreadable' }`, when it cannot be read). */
   definition: ScheduleDefinition;
 }

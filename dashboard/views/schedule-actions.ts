@@ -13,7 +13,9 @@ export function scheduleActions(ctx: PageContext, s: ScheduleView, back: string)
       ? form('pause', 'Pause')
       : s.status === 'paused'
         ? form('resume', 'Resume')
-        : html``;
+        : s.status === 'errored' && s.error?.at !== null
+          ? form('resume', 'Retry')
+          : html``;
   return html`${toggle} ${form('trigger', 'Trigger now')} ${form('remove', 'Remove', 'danger', `Remove schedule "${s.name}" (${s.id})? Its history goes with it.`)}`;
 }
 

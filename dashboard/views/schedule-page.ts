@@ -60,6 +60,7 @@ ${flash ? html`<div class="flash ${flash.ok ? 'ok' : 'bad'}" role="status">${fla
 <p><a href="${ctx.base}/">← all schedules</a></p>
 <h1><span class="name">${s.name}</span> ${statusCell(s)}</h1>
 <div class="toolbar">${scheduleActions(ctx, s, back)}</div>
+${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.error.at !== null ? html` at ${formatTime(s.error.at)} UTC` : ''}${s.error.fireAt !== null ? html`, planning the occurrence of ${formatTime(s.error.fireAt)}` : ''}:</b> ${s.error.reason}<br><span class="sub">It fires no more until it is fixed: update or re-deploy it, resume it to retry, or remove it.</span></div>` : ''}
 <div class="layout-2">
   <section>
     <h2>Recent runs</h2>

@@ -17,7 +17,7 @@ export interface SchedulesPageData {
   flash?: { ok: boolean; text: string } | undefined;
 }
 
-const STATUSES: ScheduleStatus[] = ['active', 'paused', 'completed'];
+const STATUSES: ScheduleStatus[] = ['active', 'paused', 'completed', 'errored'];
 
 /** `/`: every schedule, paginated and searchable on the server. */
 export function schedulesPage(ctx: PageContext, d: SchedulesPageData, selfUrl: string): string {
@@ -29,7 +29,7 @@ export function schedulesPage(ctx: PageContext, d: SchedulesPageData, selfUrl: s
     const s = p.toString();
     return `${ctx.base}/${s ? `?${s}` : ''}`;
   };
-  const all = d.counts.active + d.counts.paused + d.counts.completed + d.counts.cancelled;
+  const all = d.counts.active + d.counts.paused + d.counts.completed + d.counts.cancelled + d.counts.errored;
   const stat = (n: number, label: string) =>
     html`<div class="stat"><b>${n.toLocaleString('en-US')}</b><span>${label}</span></div>`;
   const rows = d.items.map(
@@ -37,7 +37,7 @@ export function schedulesPage(ctx: PageContext, d: SchedulesPageData, selfUrl: s
   <td><a class="name" href="${ctx.base}/schedules/${encodeURIComponent(s.id)}">${s.name}</a>
     <div class="sub">${s.id === s.name ? '' : html`id ${s.id} · `}queue ${s.queue}${s.source === 'code' ? ' · code' : ''}</div></td>
   <td>${s.description}</td>
-  <td>${statusCell(s)}</td>
+  <td>${statusCell(s)}${s.error ? html`<div class="sub error" data-error title="${s.error.reason}">${s.error.reason.length > 120 ? `${s.error.reason.slice(0, 120)}…` : s.error.reason}</div>` : ''}</td>
   <td class="times">${s.nextFireTimes.length === 0 ? '—' : s.nextFireTimes.map((t) => html`${formatTime(t)}<br>`)}</td>
   <td>${s.lastOutcome ? html`<span class="pill ${s.lastOutcome}">${s.lastOutcome}</span>` : html`<span class="muted">none yet</span>`}
     ${s.lastError ? html`<div class="sub" title="${s.lastError}">${s.lastError.length > 80 ? `${s.lastError.slice(0, 80)}…` : s.lastError}</div>` : ''}</td>
@@ -51,7 +51,7 @@ export function schedulesPage(ctx: PageContext, d: SchedulesPageData, selfUrl: s
 ${d.flash ? html`<div class="flash ${d.flash.ok ? 'ok' : 'bad'}" role="status">${d.flash.text}</div>` : ''}
 <h1>Schedules</h1>
 <div class="stats">
-  ${stat(all, 'schedules')}${stat(d.counts.active, 'active')}${stat(d.counts.paused, 'paused')}${stat(d.counts.completed, 'completed')}
+  ${stat(all, 'schedules')}${stat(d.counts.active, 'active')}${stat(d.counts.paused, 'paused')}${stat(d.counts.completed, 'completed')}${d.counts.errored > 0 ? stat(d.counts.errored, 'errored') : ''}
   ${stat(d.totals.runs, 'runs')}${stat(d.totals.errors, 'errors')}${stat(d.totals.skipped, 'skipped')}${stat(d.totals.missed, 'missed')}
 </div>
 <form class="toolbar" method="get" action="${ctx.base}/" role="search">

@@ -1,43 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { JobsOptions, Queue } from 'bullmq';
-import type { Logger } from 'pino';
-import { type OccurrenceJobData, occurrenceJobId } from '../queue/occurrence-job.js';
+import type { JobsOptions } from 'bullmq';
+import { occurrenceJobId } from '../queue/occurrence-job.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
+import { markClaimErrored } from './fire-errors.js';
+import type { FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
-import type { RunHistory } from './run-history.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
-import type { Claim, ScheduleStore } from './schedule-store.js';
-import type { SchedulerEvents } from './scheduler-events.js';
+import { decodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import type { Claim } from './schedule-store.js';
 import { occurrenceJobData } from './scheduler-helpers.js';
-import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 
-/** Test hooks, called between the steps of a fire (a test kills the process in one). */
-export interface FireHooks {
-  afterClaim?: (claims: readonly Claim[]) => void | Promise<void>;
-  afterEnqueue?: (claims: readonly Claim[]) => void | Promise<void>;
-}
-
-/** What the fire loop needs from its manager. */
-export interface FireLoopDeps {
-  store: ScheduleStore;
-  history: RunHistory;
-  options: ResolvedManagerOptions;
-  logger: Logger;
-  events: EventEmitter<SchedulerEvents>;
-  queue(name: string): Queue;
-  /** The custom trigger this process defines for a schedule, if any. */
-  localTrigger(id: string): Trigger | undefined;
-  /** Job options of an occurrence, with bullbeat's retention floor applied. */
-  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
-  /** Subscribe to the wake channel (see `Keys.wake`); returns the unsubscribe. */
-  subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
-  hooks?: FireHooks | undefined;
-}
+export type { FireHooks, FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
 
 /** Claim cycles one replica runs at once when batches come full (pipelining claim, enqueue, complete). */
 const PARALLEL_CYCLES = 4;
@@ -77,17 +54,6 @@ interface Batch {
   ready: Item[];
 }
 
-/** Counters of this replica's fire loop. */
-export interface FireLoopStats {
-  cycles: number;
-  claimed: number;
-  enqueued: number;
-  missed: number;
-  reclaimed: number;
-  earlyWakeups: number;
-  errors: number;
-}
-
 /** What a test can see of a replica's memory: entries held per schedule. */
 export interface FireLoopFootprint {
   cachedDefinitions: number;
@@ -114,6 +80,7 @@ export class FireLoop {
     reclaimed: 0,
     earlyWakeups: 0,
     errors: 0,
+    errored: 0,
   };
   private readonly replica = randomBytes(4).toString('hex');
   private seq = 0;
@@ -306,20 +273,30 @@ export class FireLoop {
     const dueNow: Item[] = [];
     const later: Item[] = [];
     let unplanned = false;
+    const poisoned: Promise<void>[] = [];
     for (const claim of claims) {
       if (claim.reclaimed) this.stats.reclaimed++;
-      const cached = this.load(claim);
-      if (!cached) {
-        unplanned = true; // left claimed: the lease lapses and a replica that can fire it takes over
+      let cached: Cached | undefined;
+      let plan: OccurrencePlan;
+      try {
+        // one claim that cannot be planned (a bad definition, a trigger that throws or answers an
+        // invalid time) is marked errored; the rest of the batch goes on
+        cached = this.load(claim);
+        if (!cached) {
+          unplanned = true; // left claimed: the lease lapses and a replica that can fire it takes over
+          continue;
+        }
+        plan = planOccurrence({
+          def: cached.def,
+          trigger: cached.trigger,
+          fireAt: claim.fireAt,
+          now,
+          fired: claim.state?.fired ?? 0,
+        });
+      } catch (err) {
+        poisoned.push(this.markErrored(claim, cached?.def, err));
         continue;
       }
-      const plan = planOccurrence({
-        def: cached.def,
-        trigger: cached.trigger,
-        fireAt: claim.fireAt,
-        now,
-        fired: claim.state?.fired ?? 0,
-      });
       const item: Item = { claim, cached, plan, batch, stopSeq };
       if (!plan.enqueue) batch.ready.push(item);
       else {
@@ -328,6 +305,7 @@ export class FireLoop {
       }
     }
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
+    if (poisoned.length > 0) await Promise.all(poisoned);
     if (later.length > 0) {
       const from = this.pending.length;
       this.pending.push(...later);
@@ -391,14 +369,16 @@ export class FireLoop {
   }
 
   /** Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. */
-  private async enqueue(items: Item[]): Promise<void> {
+  private async enqueue(all: Item[]): Promise<void> {
     const { history, hooks } = this.deps;
     const startedAt = this.clock.now();
     const stopped = new Set<Item>();
+    let items = all;
+    const poisoned: Promise<void>[] = [];
     try {
       // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
       // may be gone already under removeOnComplete).
-      const byQueue = new Map<string, { name: string; data: OccurrenceJobData; opts: JobsOptions }[]>();
+      const byQueue = new Map<string, { tag: Item; job: BulkJob }[]>();
       for (const item of items) {
         const { claim, cached } = item;
         if (this.stoppedSinceClaim(item)) {
@@ -416,18 +396,29 @@ export class FireLoop {
         let list = byQueue.get(def.queue);
         if (!list) byQueue.set(def.queue, (list = []));
         cached.opts ??= this.deps.jobOptions(def, '');
-        list.push({ name: def.name, data, opts: { ...cached.opts, jobId: occurrenceJobId(def.id, fireAt) } });
+        const opts = { ...cached.opts, jobId: occurrenceJobId(def.id, fireAt) };
+        list.push({ tag: item, job: { name: def.name, data, opts } });
       }
-      await Promise.all([...byQueue].map(([q, jobs]) => this.deps.queue(q).addBulk(jobs)));
+      // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
+      // others of its queue still go. A connection failure throws: nothing is blamed.
+      const refused = await addBulkByQueue(byQueue, (q) => this.deps.queue(q));
+      const out = new Set(refused.map((r) => r.tag));
+      if (out.size > 0) items = items.filter((i) => !out.has(i));
+      for (const { tag: item, err } of refused) {
+        item.batch.left--;
+        poisoned.push(this.markErrored(item.claim, item.cached.def, err));
+      }
       await hooks?.afterEnqueue?.(items.map((i) => i.claim));
     } catch (err) {
       // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
       this.failed(err, 'bullbeat: enqueue failed; the occurrences are claimed again when their lease lapses');
       for (const item of items) item.batch.left--;
       this.arm(this.deps.options.claimLeaseMs);
-      await Promise.all(uniqueBatches(items).map((b) => (b.left === 0 ? this.complete(b) : undefined)));
+      await Promise.all(poisoned);
+      await Promise.all(uniqueBatches(all).map((b) => (b.left === 0 ? this.complete(b) : undefined)));
       return;
     }
+    await Promise.all(poisoned);
     const horizon = this.clock.now() + this.deps.options.claimAheadMs;
     const urgent = new Set<Batch>();
     for (const item of items) {
@@ -442,7 +433,7 @@ export class FireLoop {
     }
     // A batch completes once all its occurrences are enqueued, or now if one is due again soon.
     await Promise.all(
-      uniqueBatches(items).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
+      uniqueBatches(all).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
     );
   }
 
@@ -486,7 +477,16 @@ export class FireLoop {
     this.deps.events.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
   }
 
-  /** The parsed definition and trigger of a claim, cached while its definition is unchanged. */
+  /** A claim that cannot be planned or enqueued: its schedule becomes errored (see fire-errors.ts). */
+  private markErrored(claim: Claim, def: ScheduleDefinition | undefined, err: unknown): Promise<void> {
+    const now = Math.floor(this.clock.now());
+    return markClaimErrored(this.deps, this.stats, now, { claim, def, err }, (e, m) => this.failed(e, m));
+  }
+
+  /**
+   * The parsed definition and trigger of a claim, cached while its definition is unchanged. Throws
+   * when the definition or its trigger cannot be read (accept() marks the schedule errored).
+   */
   private load(claim: Claim): Cached | undefined {
     const hit = this.cache.get(claim.id);
     if (hit && hit.defJSON === claim.defJSON) {
@@ -495,30 +495,27 @@ export class FireLoop {
       return hit;
     }
     if (claim.defJSON === '') return undefined;
-    try {
-      const def = JSON.parse(claim.defJSON) as ScheduleDefinition;
-      let trigger: Trigger | undefined;
-      if (def.trigger.type === 'custom') {
-        trigger = this.deps.localTrigger(def.id);
-        if (!trigger) {
-          this.deps.logger.warn(
-            { scheduleId: def.id },
-            'bullbeat: schedule has a custom trigger that this process does not define; leaving it to one that does',
-          );
-          return undefined;
-        }
-      } else {
-        trigger = triggerFromJSON(def.trigger);
+    // a definition or trigger that cannot be read throws: accept() marks the schedule errored
+    const { def, problem } = decodeDefinition(claim.id, claim.defJSON);
+    if (problem !== undefined) throw new Error(problem);
+    let trigger: Trigger | undefined;
+    if (def.trigger.type === 'custom') {
+      trigger = this.deps.localTrigger(def.id);
+      if (!trigger) {
+        this.deps.logger.warn(
+          { scheduleId: def.id },
+          'bullbeat: schedule has a custom trigger that this process does not define; leaving it to one that does',
+        );
+        return undefined;
       }
-      const cached = { defJSON: claim.defJSON, def, trigger };
-      this.cache.delete(claim.id);
-      this.cache.set(claim.id, cached);
-      if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
-      return cached;
-    } catch (err) {
-      this.deps.logger.error({ err, scheduleId: claim.id }, 'bullbeat: cannot read schedule definition');
-      return undefined;
+    } else {
+      trigger = triggerFromJSON(def.trigger);
     }
+    const cached = { defJSON: claim.defJSON, def, trigger };
+    this.cache.delete(claim.id);
+    this.cache.set(claim.id, cached);
+    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    return cached;
   }
 }
 

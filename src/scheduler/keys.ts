@@ -31,6 +31,8 @@ export interface Keys {
   resched: string;
   /** Sorted set: completed schedule id scored by completion time (pruned after the retention). */
   completed: string;
+  /** Hash: errored schedule id → why it cannot be planned or enqueued (JSON `{ reason, at, fireAt }`). */
+  errors: string;
   /**
    * Pub/sub channel. A due time (ms) as text: a schedule's due time changed, replicas re-arm their
    * timers. `stop:<id>`: the schedule was paused or removed, replicas drop its occurrences claimed
@@ -64,6 +66,7 @@ export function keys(prefix: string): Keys {
     state: `${base}:state`,
     resched: `${base}:resched`,
     completed: `${base}:completed`,
+    errors: `${base}:errors`,
     wake: `${base}:wake`,
     lease: (id) => `${base}:lease:${id}`,
     group: (name) => `${base}:group:${name}`,

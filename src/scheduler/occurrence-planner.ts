@@ -1,3 +1,4 @@
+import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { SkipReason } from './run-record.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
@@ -36,6 +37,10 @@ export interface OccurrencePlan {
  * enqueued: occurrences that must not run are recorded as missed and the due time advances to the
  * next candidate, which a following claim decides. With jitter the walk is random, but the enqueued
  * job is always the claimed one, so a crashed claim that is re-planned cannot enqueue a different one.
+ *
+ * Only `null` from the trigger means exhausted: a throw, or a time that breaks the contract (not an
+ * integer in range, not after the last one), throws a `TriggerError` (the fire loop marks the
+ * schedule errored; see `checkedNextFire`).
  */
 export function planOccurrence(input: PlanInput): OccurrencePlan {
   const { def, trigger, fireAt, now } = input;
@@ -47,14 +52,13 @@ export function planOccurrence(input: PlanInput): OccurrencePlan {
     (def.maxRuns === undefined || input.fired + 1 < def.maxRuns) &&
     (def.catchUpWindowMs === undefined || fireAt >= now - def.catchUpWindowMs)
   ) {
-    let next = trigger.nextFire(fireAt, now);
-    if (next === null || !Number.isFinite(next) || next <= fireAt) next = null;
-    else if (def.endAt !== undefined && next > def.endAt) next = null;
+    let next = checkedNextFire(trigger, fireAt, now);
+    if (next !== null && def.endAt !== undefined && next > def.endAt) next = null;
     return { enqueue: { fireAt, kind: 'scheduled' }, missed: [], next, lateMs };
   }
   const step = (o: number): number | null => {
-    const n = trigger.nextFire(o, now);
-    if (n === null || !Number.isFinite(n) || n <= o) return null;
+    const n = checkedNextFire(trigger, o, now);
+    if (n === null) return null;
     if (def.endAt !== undefined && n > def.endAt) return null;
     return n;
   };

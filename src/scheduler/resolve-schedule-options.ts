@@ -1,7 +1,9 @@
 import { ScheduleOptionsError } from '../errors/index.js';
 import type { Middleware } from '../queue/pipeline.js';
+import { instantProblem } from '../triggers/instant-bounds.js';
 import { isSerializableTrigger } from '../triggers/is-serializable-trigger.js';
 import type { Trigger, TriggerJSON } from '../triggers/trigger.js';
+import { jobOptionsProblem } from './job-options-schema.js';
 import type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from './schedule-definition.js';
 import type { ScheduleOptions } from './schedule-options.js';
 
@@ -57,12 +59,15 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
     }
     return v as number;
   };
-  const instant = (field: string, v: unknown): number | undefined => {
+  // bounded (instant-bounds.ts) and whole: startAt rounded up, endAt down, so neither widens
+  const instant = (field: string, v: unknown, whole: (ms: number) => number): number | undefined => {
     if (v === undefined) return undefined;
     const t = v instanceof Date ? v.getTime() : v;
     if (typeof t !== 'number' || !Number.isFinite(t))
       fail(field, `must be epoch ms or a valid Date, got ${show(v)}`);
-    return t as number;
+    const problem = instantProblem(t as number);
+    if (problem !== undefined) fail(field, problem);
+    return whole(t as number);
   };
   const misfire = o.misfire ?? 'once';
   if (!MISFIRE.includes(misfire))
@@ -76,11 +81,12 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
   if (o.exclusionGroup !== undefined && (typeof o.exclusionGroup !== 'string' || o.exclusionGroup === '')) {
     fail('exclusionGroup', `must be a non-empty string, got ${show(o.exclusionGroup)}`);
   }
-  if (o.jobOptions !== undefined && (typeof o.jobOptions !== 'object' || o.jobOptions === null)) {
-    fail('jobOptions', `must be an object of BullMQ job options, got ${show(o.jobOptions)}`);
+  if (o.jobOptions !== undefined) {
+    const problem = jobOptionsProblem(o.jobOptions);
+    if (problem !== undefined) fail(problem.field, problem.reason);
   }
-  const startAt = instant('startAt', o.startAt);
-  const endAt = instant('endAt', o.endAt);
+  const startAt = instant('startAt', o.startAt, Math.ceil);
+  const endAt = instant('endAt', o.endAt, Math.floor);
   if (startAt !== undefined && endAt !== undefined && endAt < startAt)
     fail('endAt', 'must not be before startAt');
 

@@ -55,3 +55,50 @@ export function timingFingerprint(def: ScheduleDefinition): string {
   }
   return h.toString(16).padStart(8, '0');
 }
+
+/**
+ * Read a stored definition, never throwing: one that cannot be parsed, or lacks what every reader
+ * relies on (id, name, queue, trigger, run, args), comes back as a stand-in (a custom trigger of
+ * kind `unreadable`, default options) with the `problem` that the readers show as its error.
+ */
+export function decodeDefinition(id: string, json: string): { def: ScheduleDefinition; problem?: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (err) {
+    return { def: standIn(id, undefined), problem: `cannot read its definition: ${(err as Error).message}` };
+  }
+  const o = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<
+    string,
+    unknown
+  >;
+  const trigger = o.trigger as { type?: unknown } | undefined;
+  const run = o.run as { maxInstances?: unknown } | undefined;
+  const missing = [
+    typeof o.name !== 'string' && 'name',
+    typeof o.queue !== 'string' && 'queue',
+    (typeof trigger !== 'object' || trigger === null || typeof trigger.type !== 'string') && 'trigger',
+    (typeof run !== 'object' || run === null || typeof run.maxInstances !== 'number') && 'run',
+    !Array.isArray(o.args) && 'args',
+  ].filter((f): f is string => typeof f === 'string');
+  if (missing.length > 0) {
+    return { def: standIn(id, o), problem: `cannot read its definition: no valid ${missing.join(', ')}` };
+  }
+  return { def: { ...(raw as ScheduleDefinition), id } };
+}
+
+function standIn(id: string, o: Record<string, unknown> | undefined): ScheduleDefinition {
+  return {
+    id,
+    name: typeof o?.name === 'string' ? o.name : id,
+    queue: typeof o?.queue === 'string' ? o.queue : '',
+    source: o?.source === 'code' ? 'code' : 'runtime',
+    trigger: { type: 'custom', kind: 'unreadable' },
+    args: [],
+    run: { maxInstances: 1, coalesce: true },
+    attempts: 1,
+    misfire: 'once',
+    misfireGraceMs: 60_000,
+    maxCatchUp: 0,
+  };
+}

@@ -1,11 +1,16 @@
 import type { Redis } from 'ioredis';
+import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { Keys } from './keys.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
-import type { ScheduleStore } from './schedule-store.js';
+import { decodeDefinition } from './schedule-definition.js';
+import type { ScheduleStore, StoredSchedule } from './schedule-store.js';
 import { statusOf } from './scheduler-helpers.js';
 import type { ListQuery } from './scheduler-manager-types.js';
 
-/** The ids of one page of schedules sorted by id (filtered by status and search), and how many matched. */
+/**
+ * The ids of one page of schedules sorted by id (filtered by status and search), and how many matched.
+ * The status filter reads the stored status: a row that only a reader finds unusable (written by an
+ * older release) is shown errored but filtered by the status it has in Redis.
+ */
 export async function pageOfIds(
   store: ScheduleStore,
   redis: Redis,
@@ -19,7 +24,7 @@ export async function pageOfIds(
     const needle = query.search.toLowerCase();
     const names = new Map<string, string>();
     const all = await redis.hgetall(keys.schedules);
-    for (const [id, d] of Object.entries(all)) names.set(id, (JSON.parse(d) as ScheduleDefinition).name);
+    for (const [id, d] of Object.entries(all)) names.set(id, decodeDefinition(id, d).def.name);
     ids = ids.filter(
       (id) => id.toLowerCase().includes(needle) || names.get(id)?.toLowerCase().includes(needle),
     );
@@ -55,4 +60,16 @@ export async function countersOf(
       activeInstances: Number(res[2 * i + 1]?.[1] ?? 0),
     };
   });
+}
+
+/** A row whose built-in trigger no longer decodes (an older release's out-of-range value) shows errored. */
+export function withTriggerChecked(row: StoredSchedule): StoredSchedule {
+  if (row.error !== null || row.def.trigger.type === 'custom') return row;
+  try {
+    triggerFromJSON(row.def.trigger);
+    return row;
+  } catch (err) {
+    const error = { reason: `trigger: ${(err as Error).message}`, at: null, fireAt: null };
+    return { ...row, state: { ...row.state, status: 'e' }, next: null, error };
+  }
 }

@@ -1,11 +1,68 @@
 import type { Redis, Result } from 'ioredis';
+import { instantProblem } from '../triggers/instant-bounds.js';
+import { CLEAR_ERROR, MARK_ERRORED } from './error-scripts.js';
 import type { Keys } from './keys.js';
 import type { RunRecord } from './run-record.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
+import { decodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
 import { CLAIM, COMPLETE, REMOVE, SET_STATUS, UPSERT } from './store-scripts.js';
 
-/** Status codes of the `state` hash. `o` (orphaned) is reported as paused. */
-export type StateCode = 'a' | 'p' | 'c' | 'o';
+/** Status codes of the `state` hash. `o` (orphaned) is reported as paused; `e`: errored. */
+export type StateCode = 'a' | 'p' | 'c' | 'o' | 'e';
+
+/** Why a schedule is errored: it cannot be planned or enqueued (or its stored row cannot be read). */
+export interface ScheduleErrorInfo {
+  reason: string;
+  /** When it was marked (Redis ms); null for a row found unreadable by a reader. */
+  at: number | null;
+  /** The occurrence it failed on, if any. */
+  fireAt: number | null;
+}
+
+/** A stored schedule as every reader sees it: a bad row is decoded as errored, never thrown. */
+export interface StoredSchedule {
+  def: ScheduleDefinition;
+  state: ScheduleState;
+  next: number | null;
+  /** Set when errored: stored (`e`), or a row a reader cannot use (status then reported `e`). */
+  error: ScheduleErrorInfo | null;
+  /** The fire time of its occurrence claimed right now, if any (read by `get()` only). */
+  claimedFireAt?: number | null;
+}
+
+/** One row from its raw parts (definition JSON, state, due score or claim, error JSON). */
+export function decodeRow(
+  id: string,
+  defJSON: string,
+  state: ScheduleState,
+  nextRaw: number | null,
+  errorJSON: string | null | undefined,
+): StoredSchedule {
+  const { def, problem } = decodeDefinition(id, defJSON);
+  let next = nextRaw;
+  let reason = problem;
+  if (reason === undefined && next !== null && instantProblem(next) !== undefined) {
+    reason = `its next due time ${instantProblem(next)}`;
+  }
+  if (reason !== undefined) {
+    next = null;
+    return { def, state: { ...state, status: 'e' }, next, error: { reason, at: null, fireAt: null } };
+  }
+  if (state.status !== 'e') return { def, state, next, error: null };
+  let error: ScheduleErrorInfo = { reason: 'errored (no reason stored)', at: null, fireAt: null };
+  try {
+    const e = JSON.parse(errorJSON ?? '') as Partial<ScheduleErrorInfo>;
+    if (typeof e.reason === 'string') {
+      error = {
+        reason: e.reason,
+        at: typeof e.at === 'number' ? e.at : null,
+        fireAt: typeof e.fireAt === 'number' ? e.fireAt : null,
+      };
+    }
+  } catch {
+    // keep the placeholder reason
+  }
+  return { def, state, next: null, error };
+}
 
 /** A schedule's row in the `state` hash. */
 export interface ScheduleState {
@@ -82,6 +139,8 @@ declare module 'ioredis' {
     bbComplete(...args: (string | number)[]): Result<number, Context>;
     bbSetStatus(...args: (string | number)[]): Result<number, Context>;
     bbRemove(...args: (string | number)[]): Result<number, Context>;
+    bbMarkErrored(...args: (string | number)[]): Result<number, Context>;
+    bbClearError(...args: (string | number)[]): Result<number, Context>;
   }
 }
 
@@ -98,7 +157,9 @@ export class ScheduleStore {
       redis.defineCommand('bbClaim', { numberOfKeys: 6, lua: CLAIM });
       redis.defineCommand('bbComplete', { numberOfKeys: 7, lua: COMPLETE });
       redis.defineCommand('bbSetStatus', { numberOfKeys: 5, lua: SET_STATUS });
-      redis.defineCommand('bbRemove', { numberOfKeys: 10, lua: REMOVE });
+      redis.defineCommand('bbRemove', { numberOfKeys: 11, lua: REMOVE });
+      redis.defineCommand('bbMarkErrored', { numberOfKeys: 8, lua: MARK_ERRORED });
+      redis.defineCommand('bbClearError', { numberOfKeys: 5, lua: CLEAR_ERROR });
     }
   }
 
@@ -246,20 +307,54 @@ export class ScheduleStore {
       k.runs(id),
       k.runIndex(id),
       k.counts(id),
+      k.errors,
       id,
       onlyIf,
     );
     return n === 1;
   }
 
-  /** A schedule's definition, state and next due time (its claimed occurrence's, while claimed). */
-  async get(id: string): Promise<{
-    def: ScheduleDefinition;
-    state: ScheduleState;
-    next: number | null;
-    /** The fire time of its occurrence claimed right now, if any. */
-    claimedFireAt: number | null;
-  } | null> {
+  /**
+   * Mark a schedule errored (see `MARK_ERRORED`): from its claim (`claim` = `fireAt|token`, only if
+   * still ours), or at definition (`claim` = ''). True if it is now errored.
+   */
+  async markErrored(id: string, claim: string, error: ScheduleErrorInfo, now: number): Promise<boolean> {
+    const k = this.keys;
+    const n = await this.redis.bbMarkErrored(
+      k.state,
+      k.due,
+      k.inflight,
+      k.claim,
+      k.resched,
+      k.completed,
+      k.errors,
+      k.totals,
+      id,
+      claim,
+      JSON.stringify(error),
+      now,
+    );
+    return n === 1;
+  }
+
+  /** Clear an errored schedule: active from `next` (or completed when null). True if it was errored. */
+  async clearError(id: string, next: number | null, now: number): Promise<boolean> {
+    const k = this.keys;
+    const n = await this.redis.bbClearError(
+      k.state,
+      k.due,
+      k.inflight,
+      k.completed,
+      k.errors,
+      id,
+      next === null ? '' : next,
+      now,
+    );
+    return n === 1;
+  }
+
+  /** One schedule (a bad row decoded as errored), or null; with the fire time of its occurrence claimed now. */
+  async get(id: string): Promise<(StoredSchedule & { claimedFireAt: number | null }) | null> {
     const k = this.keys;
     const res = (await this.redis
       .multi()
@@ -267,40 +362,41 @@ export class ScheduleStore {
       .hget(k.state, id)
       .zscore(k.due, id)
       .hget(k.claim, id)
+      .hget(k.errors, id)
       .exec()) as [unknown, string | null][];
-    const [defJSON, st, due, claim] = res.map((r) => r[1]);
+    const [defJSON, st, due, claim, error] = res.map((r) => r[1]);
     const state = parseState(st);
     if (!defJSON || !state) return null;
     const claimedFireAt = claim ? Number(String(claim).split('|')[0]) : null;
     const next = due !== null ? Number(due) : claimedFireAt;
-    return { def: JSON.parse(String(defJSON)) as ScheduleDefinition, state, next, claimedFireAt };
+    return { ...decodeRow(id, String(defJSON), state, next, error), claimedFireAt };
   }
 
-  /** Many schedules by id, in order (missing ones omitted). */
-  async getMany(
-    ids: readonly string[],
-  ): Promise<{ def: ScheduleDefinition; state: ScheduleState; next: number | null }[]> {
+  /** Many schedules by id, in order (missing ones omitted; bad rows decoded as errored). */
+  async getMany(ids: readonly string[]): Promise<StoredSchedule[]> {
     if (ids.length === 0) return [];
     const k = this.keys;
     const pipe = this.redis.pipeline();
     pipe.hmget(k.schedules, ...ids);
     pipe.hmget(k.state, ...ids);
     pipe.hmget(k.claim, ...ids);
+    pipe.hmget(k.errors, ...ids);
     for (const id of ids) pipe.zscore(k.due, id);
     const res = (await pipe.exec()) ?? [];
     const defs = (res[0]?.[1] ?? []) as (string | null)[];
     const states = (res[1]?.[1] ?? []) as (string | null)[];
     const claims = (res[2]?.[1] ?? []) as (string | null)[];
-    const out: { def: ScheduleDefinition; state: ScheduleState; next: number | null }[] = [];
-    ids.forEach((_, i) => {
+    const errors = (res[3]?.[1] ?? []) as (string | null)[];
+    const out: StoredSchedule[] = [];
+    ids.forEach((id, i) => {
       const state = parseState(states[i]);
       const defJSON = defs[i];
       if (!defJSON || !state) return;
-      const due = res[3 + i]?.[1] as string | null;
+      const due = res[4 + i]?.[1] as string | null;
       const claim = claims[i];
       const next =
         due !== null && due !== undefined ? Number(due) : claim ? Number(claim.split('|')[0]) : null;
-      out.push({ def: JSON.parse(defJSON) as ScheduleDefinition, state, next });
+      out.push(decodeRow(id, defJSON, state, next, errors[i]));
     });
     return out;
   }

@@ -3,7 +3,8 @@ import { composePipeline, type Middleware, type RunContext } from '../queue/pipe
 import type { Trigger } from '../triggers/trigger.js';
 import { JobStatus } from './job-status.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
-import type { ScheduleState } from './schedule-store.js';
+import type { ScheduleErrorInfo, ScheduleState } from './schedule-store.js';
+import { statusOf } from './scheduler-helpers.js';
 
 /** What a `ScheduledJob` asks of its manager. */
 export interface ScheduledJobHost {
@@ -42,6 +43,8 @@ export interface ScheduledJobJSON {
   missed: number;
   /** Runs enqueued so far. */
   fired: number;
+  /** Why it is errored (status `errored`), else null. */
+  error: ScheduleErrorInfo | null;
 }
 
 /**
@@ -60,6 +63,8 @@ export class ScheduledJob {
   fired = 0;
   activeInstances = 0;
   orphaned = false;
+  /** Why it cannot be planned or enqueued, while its status is `errored` (null otherwise). */
+  error: ScheduleErrorInfo | null = null;
   /** Runs of `run()` in this process going on now (Sillo's `current_instances`). */
   currentInstances = 0;
   /** Settles when the definition is in Redis (code schedules: at `start()`). */
@@ -95,10 +100,10 @@ export class ScheduledJob {
   }
 
   /** Copy a stored state into this handle. */
-  applyState(state: ScheduleState, next: number | null): void {
-    this.status =
-      state.status === 'a' ? JobStatus.ACTIVE : state.status === 'c' ? JobStatus.COMPLETED : JobStatus.PAUSED;
+  applyState(state: ScheduleState, next: number | null, error: ScheduleErrorInfo | null = null): void {
+    this.status = statusOf(state);
     this.orphaned = state.status === 'o';
+    this.error = state.status === 'e' ? error : null;
     this.nextRunTime = state.status === 'a' ? next : null;
     this.lastRunTime = state.lastFireAt;
     this.createdAt = state.createdAt || null;
@@ -165,7 +170,7 @@ export class ScheduledJob {
       trigger:
         this.def.trigger.type === 'custom'
           ? this.def.trigger.kind
-          : (this.trigger.constructor?.name ?? 'Trigger'),
+          : (this.trigger.constructor?.name ?? this.def.trigger.type),
       nextRunTime: this.nextRunTime,
       runs: this.runs,
       errors: this.errors,
@@ -181,6 +186,7 @@ export class ScheduledJob {
       skipped: this.skipped,
       missed: this.missed,
       fired: this.fired,
+      error: this.error,
     };
   }
 }

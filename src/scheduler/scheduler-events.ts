@@ -38,6 +38,19 @@ export interface FailedEvent {
   error: Error;
 }
 
+/**
+ * A schedule became errored: its trigger threw or answered an invalid time, its definition cannot
+ * be read, or BullMQ refused its job. It fires no more until it is re-defined, resumed or removed.
+ */
+export interface ErroredEvent {
+  scheduleId: string;
+  name?: string;
+  /** The occurrence it failed on (null: at definition). */
+  fireAt: number | null;
+  reason: string;
+  error: Error;
+}
+
 /** An occurrence enqueued later than `lateThresholdMs` (but within its misfire grace). */
 export interface LateEvent {
   scheduleId: string;
@@ -61,4 +74,5 @@ export interface SchedulerEvents {
   failed: [FailedEvent];
   late: [LateEvent];
   wake: [WakeEvent];
+  errored: [ErroredEvent];
 }

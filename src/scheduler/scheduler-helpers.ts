@@ -1,6 +1,7 @@
 import type { JobsOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import type { OccurrenceJobData } from '../queue/occurrence-job.js';
+import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { JobStatus } from './job-status.js';
 import type { RunCounter } from './run-history.js';
@@ -67,30 +68,57 @@ export function statsOf(
   states: Iterable<ScheduleState>,
   totals: Record<RunCounter, number>,
   uptime: number,
+  erroredTotal = 0,
 ): SchedulerStats {
   let jobsTotal = 0;
   let jobsActive = 0;
   let jobsPaused = 0;
   let jobsCompleted = 0;
+  let jobsErrored = 0;
   for (const s of states) {
     jobsTotal++;
     if (s.status === 'a') jobsActive++;
     else if (s.status === 'c') jobsCompleted++;
+    else if (s.status === 'e') jobsErrored++;
     else jobsPaused++;
   }
   const { runs, errors, skipped, missed } = totals;
-  return { jobsTotal, jobsActive, jobsPaused, jobsCompleted, runs, errors, skipped, missed, uptime };
+  return {
+    jobsTotal,
+    jobsActive,
+    jobsPaused,
+    jobsCompleted,
+    jobsErrored,
+    runs,
+    errors,
+    skipped,
+    missed,
+    erroredTotal,
+    uptime,
+  };
 }
 
 export function statusOf(s: ScheduleState): JobStatus {
-  return s.status === 'a' ? JobStatus.ACTIVE : s.status === 'c' ? JobStatus.COMPLETED : JobStatus.PAUSED;
+  switch (s.status) {
+    case 'a':
+      return JobStatus.ACTIVE;
+    case 'c':
+      return JobStatus.COMPLETED;
+    case 'e':
+      return JobStatus.ERRORED;
+    default:
+      return JobStatus.PAUSED;
+  }
 }
 
-/** The first due time of a new (or retimed) schedule: after now, not before startAt, not after endAt. */
+/**
+ * The first due time of a new (or retimed) schedule: after now, not before startAt, not after endAt.
+ * A trigger that throws or answers an invalid time throws a `TriggerError` (see `checkedNextFire`).
+ */
 export function firstFire(def: ScheduleDefinition, trigger: Trigger, now: number): number | null {
   const after = def.startAt !== undefined ? Math.max(now, def.startAt - 1) : now;
-  const next = trigger.nextFire(null, after);
-  if (next === null || !Number.isFinite(next)) return null;
+  const next = checkedNextFire(trigger, null, after);
+  if (next === null) return null;
   if (def.endAt !== undefined && next > def.endAt) return null;
   return next;
 }

@@ -22,11 +22,15 @@ export interface SchedulerStats {
   jobsActive: number;
   jobsPaused: number;
   jobsCompleted: number;
+  /** Schedules errored now (they cannot be planned or enqueued; see `ScheduledJob.error`). */
+  jobsErrored: number;
   /** Runs that finished successfully (written by workers). */
   runs: number;
   errors: number;
   skipped: number;
   missed: number;
+  /** Times a schedule became errored, over the deployment (cumulative; Redis `totals.errored`). */
+  erroredTotal: number;
   /** Seconds since this manager started (0 when not started). */
   uptime: number;
 }

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { occurrenceJobId } from '../queue/occurrence-job.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
@@ -16,15 +17,15 @@ import { type Keys, keys } from './keys.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
 import { RunHistory } from './run-history.js';
-import { type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
-import { countersOf, pageOfIds } from './schedule-listing.js';
+import { decodeDefinition, type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
+import { countersOf, pageOfIds, withTriggerChecked } from './schedule-listing.js';
 import type {
   CronScheduleOptions,
   EveryOptions,
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
-import { type ScheduleState, ScheduleStore } from './schedule-store.js';
+import { type ScheduleErrorInfo, ScheduleStore, type StoredSchedule } from './schedule-store.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import {
@@ -215,31 +216,60 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     }) as ScheduleDecorator;
   }
 
+  /**
+   * Save a definition. A trigger whose first fire time cannot be planned stores it errored; saving
+   * an errored schedule again clears its error and plans it from now.
+   */
   private async persist(job: ScheduledJob): Promise<void> {
     const now = await this.store.time();
     const def = job.def;
     // A code-defined one-shot that ran stays completed: its instant is often computed at import
     // (`Date.now() + ...`), and a start must not re-arm a reminder that already went out.
     const keepCompleted = def.source === 'code' && def.trigger.type === 'date';
-    let next = firstFire(def, job.trigger, now);
+    let next: number | null = null;
+    let problem: Error | undefined;
+    const plan = (after: number) => {
+      try {
+        next = firstFire(def, job.trigger, after);
+      } catch (err) {
+        next = null;
+        problem = err instanceof Error ? err : new Error(String(err));
+      }
+    };
+    plan(now);
     let result = await this.store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
     // Re-timed while an occurrence is claimed at or after its new first time: start after that one.
     for (let i = 0; i < 5 && result.startsWith('claimed:'); i++) {
-      const claimedAt = Number(result.slice('claimed:'.length));
-      next = firstFire(def, job.trigger, Math.max(now, claimedAt));
+      plan(Math.max(now, Number(result.slice('claimed:'.length))));
       result = await this.store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
     }
     if (result.startsWith('claimed:'))
       throw new Error(`schedule ${job.id}: kept being claimed while re-timed`);
+    if (problem) {
+      const info: ScheduleErrorInfo = { reason: problem.message, at: now, fireAt: null };
+      if (await this.store.markErrored(job.id, '', info, now)) {
+        job.applyState({ ...(await this.store.get(job.id))!.state, status: 'e' }, null, info);
+        this.logger.error({ err: problem, scheduleId: job.id }, 'bullbeat: schedule errored at definition');
+        this.emit('errored', {
+          scheduleId: job.id,
+          name: job.name,
+          fireAt: null,
+          reason: info.reason,
+          error: problem,
+        });
+      }
+      return;
+    }
     if (result === 'kept-completed') {
       this.logger.info(
         { scheduleId: job.id },
         'bullbeat: one-shot schedule already ran; not re-armed (remove it, or give it a new id, to run it again)',
       );
-    } else {
-      this.logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
+      return;
     }
-    if (result !== 'unchanged' && result !== 'kept-completed' && next !== null) {
+    this.logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
+    const cleared = await this.store.clearError(job.id, next, now);
+    if ((result !== 'unchanged' || cleared) && next !== null) {
       await this.redis.publish(this.keys.wake, String(next));
     }
   }
@@ -262,8 +292,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   async queueNames(): Promise<string[]> {
     const names = new Set<string>([this.options.defaultQueue]);
     for (const job of this.local.values()) names.add(job.queue);
-    const defs = await this.redis.hvals(this.keys.schedules);
-    for (const d of defs) names.add((JSON.parse(d) as ScheduleDefinition).queue);
+    const defs = await this.redis.hgetall(this.keys.schedules);
+    for (const [id, json] of Object.entries(defs)) {
+      const { queue } = decodeDefinition(id, json).def;
+      if (queue !== '') names.add(queue);
+    }
     return [...names].sort();
   }
 
@@ -299,7 +332,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** A page of schedules sorted by id, with the total that matched (for dashboards). */
   async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
     const { total, ids } = await pageOfIds(this.store, this.redis, this.keys, query);
-    const rows: Awaited<ReturnType<ScheduleStore['getMany']>> = [];
+    const rows: StoredSchedule[] = [];
     for (let i = 0; i < ids.length; i += 1000)
       rows.push(...(await this.store.getMany(ids.slice(i, i + 1000))));
     return { total, items: await this.materialize(rows) };
@@ -319,14 +352,19 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /**
-   * Resume a paused (or orphaned) schedule from the next occurrence after now (and after any
-   * occurrence still claimed from before the pause). False if it was not paused.
+   * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any
+   * occurrence still claimed from before the pause; retry an errored one (its error cleared, planned
+   * from now: a trigger that still fails throws and leaves it errored). False if it was neither.
    */
   async resume(id: string): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       const row = await this.store.get(id);
       if (!row) throw new ScheduleNotFoundError(id);
-      if (row.state.status !== 'p' && row.state.status !== 'o') return false;
+      const status = row.state.status;
+      if (status !== 'p' && status !== 'o' && status !== 'e') return false;
+      if (row.error && row.error.at === null) {
+        throw new ScheduleOptionsError(id, 'definition', `cannot be resumed: ${row.error.reason}`);
+      }
       const trigger = this.triggerOf(row.def);
       if (!trigger) {
         throw new ScheduleOptionsError(
@@ -336,13 +374,22 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         );
       }
       const now = await this.store.time();
+      if (status === 'e') {
+        const next = firstFire(row.def, trigger, Math.max(now, row.claimedFireAt ?? now));
+        if (!(await this.store.clearError(id, next, now))) return false;
+        await this.redis.publish(this.keys.wake, String(next ?? now));
+        this.local.get(id)?.applyState({ ...row.state, status: next === null ? 'c' : 'a' }, next);
+        return true;
+      }
       const last = Math.max(
         row.state.lastFireAt ?? Number.NEGATIVE_INFINITY,
         row.claimedFireAt ?? Number.NEGATIVE_INFINITY,
       );
       const after = Number.isFinite(last) ? last : null;
-      let next = trigger.nextFire(after, now);
-      if (next !== null && next <= now && after !== null) next = trigger.nextFire(null, Math.max(now, after));
+      let next = checkedNextFire(trigger, after, now);
+      if (next !== null && next <= now && after !== null) {
+        next = checkedNextFire(trigger, null, Math.max(now, after));
+      }
       const r = await this.store.setStatus(id, 'po', 'a', next ?? now);
       if (r === -2 && attempt < 5) continue; // claimed meanwhile at or after `next`: read it again
       if (r === 1) {
@@ -389,7 +436,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   async stats(): Promise<SchedulerStats> {
     const states = await this.store.states();
     const uptime = this.started ? (this.options.clock() - this.startedAt) / 1000 : 0;
-    return statsOf(states.values(), await this.history.totals(), uptime);
+    const erroredTotal = Number((await this.redis.hget(this.keys.totals, 'errored')) ?? 0);
+    return statsOf(states.values(), await this.history.totals(), uptime, erroredTotal);
   }
 
   /** Reload a handle from Redis. */
@@ -586,26 +634,23 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return triggerFromJSON(def.trigger);
   }
 
-  private async materialize(
-    rows: { def: ScheduleDefinition; state: ScheduleState; next: number | null }[],
-  ): Promise<ScheduledJob[]> {
+  /** Handles for stored rows; a row whose trigger cannot be read is shown errored, never thrown. */
+  private async materialize(stored: StoredSchedule[]): Promise<ScheduledJob[]> {
+    const rows = stored.map(withTriggerChecked);
     const jobs = rows.map((row) => {
       const mine = this.local.get(row.def.id);
-      if (mine) {
+      if (mine && row.error?.at !== null) {
         mine.def = row.def;
         return mine;
       }
-      const trigger = this.triggerOf(row.def) ?? { nextFire: () => null };
+      const trigger = (row.error === null && this.triggerOf(row.def)) || { nextFire: () => null };
       return new ScheduledJob(this, row.def, trigger, undefined, []);
     });
     await this.fillCounters(jobs, rows);
     return jobs;
   }
 
-  private async fillCounters(
-    jobs: ScheduledJob[],
-    rows: { def: ScheduleDefinition; state: ScheduleState; next: number | null }[],
-  ): Promise<void> {
+  private async fillCounters(jobs: ScheduledJob[], rows: StoredSchedule[]): Promise<void> {
     if (jobs.length === 0) return;
     const now = await this.store.time();
     const counters = await countersOf(
@@ -616,7 +661,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     );
     jobs.forEach((job, i) => {
       const row = rows[i]!;
-      job.applyState(row.state, row.next);
+      job.applyState(row.state, row.next, row.error);
       Object.assign(job, counters[i]);
     });
   }

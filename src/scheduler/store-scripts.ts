@@ -1,7 +1,7 @@
 // Lua scripts of the schedule store. Every key is under one hash tag ({prefix}), so each script is
 // single-slot. The `state` hash holds, per schedule, `status|fired|lastFire|createdAt|fingerprint|source`:
 // status a(ctive) p(aused) c(ompleted) o(rphaned: a code schedule no deployed code defines; reported
-// as paused), source c(ode) or r(untime). A schedule's id is in `due` (scored by its next fire time)
+// as paused) e(rrored: cannot be planned or enqueued, see error-scripts.ts), source c(ode) or r(untime). A schedule's id is in `due` (scored by its next fire time)
 // or in `inflight` (claimed: scored by the claim's lease expiry, `claim` holds `fireAt|token`), never both.
 
 const STATE_PATTERN = `'^(%a)|(%d*)|(%d*)|(%d*)|([^|]*)|(%a)$'`;
@@ -283,7 +283,7 @@ return 1
 `;
 
 /**
- * KEYS: schedules, due, inflight, claim, state, resched, completed, runs, runIndex, counts.
+ * KEYS: schedules, due, inflight, claim, state, resched, completed, runs, runIndex, counts, errors.
  * ARGV: id, required status ('' = any). Returns 1 if removed.
  */
 export const REMOVE = `
@@ -297,5 +297,6 @@ redis.call('HDEL', KEYS[5], ARGV[1])
 redis.call('HDEL', KEYS[6], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
 redis.call('DEL', KEYS[8], KEYS[9], KEYS[10])
+redis.call('HDEL', KEYS[11], ARGV[1])
 return existed
 `;

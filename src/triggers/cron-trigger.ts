@@ -3,6 +3,7 @@ import { CronParser } from '../cron/index.js';
 import { TriggerError } from '../errors/index.js';
 import type { CronTriggerOptions } from './cron-trigger-options.js';
 import { type DueAware, earliestDue } from './earliest-due.js';
+import { periodProblem } from './instant-bounds.js';
 import type { CronTriggerJSON, SerializableTrigger } from './trigger.js';
 import { jitterOffset, show } from './trigger-helpers.js';
 
@@ -41,6 +42,8 @@ export class CronTrigger implements SerializableTrigger, DueAware {
     if (typeof jitter !== 'number' || !Number.isFinite(jitter) || jitter < 0) {
       throw new TriggerError('CronTrigger', 'jitter', `must be a finite number >= 0, got ${show(jitter)}`);
     }
+    const tooLong = periodProblem(jitter, 0, false);
+    if (tooLong !== undefined) throw new TriggerError('CronTrigger', 'jitter', tooLong);
     if (typeof random !== 'function') {
       throw new TriggerError('CronTrigger', 'random', `must be a function, got ${show(random)}`);
     }

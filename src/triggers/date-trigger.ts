@@ -8,11 +8,11 @@ import { toEpochMs } from './trigger-helpers.js';
  * the trigger's. After that it is exhausted (`null`).
  */
 export class DateTrigger implements SerializableTrigger, DueAware {
-  /** The fire time (epoch ms). */
+  /** The fire time (whole epoch ms, in the range of `instant-bounds.ts`; a fraction is rounded up). */
   readonly at: number;
 
   constructor(at: number | Date) {
-    this.at = toEpochMs(at, 'DateTrigger', 'at');
+    this.at = toEpochMs(at, 'DateTrigger', 'at', 'instant');
   }
 
   nextFire(lastFire: number | null, _now: number): number | null {

@@ -1,5 +1,6 @@
 import { TriggerError } from '../errors/index.js';
 import { type DueAware, type DueContext, earliestDue } from './earliest-due.js';
+import { periodProblem } from './instant-bounds.js';
 import type { IntervalTriggerOptions } from './interval-trigger-options.js';
 import type { IntervalTriggerJSON, SerializableTrigger } from './trigger.js';
 import { jitterOffset, show, toEpochMs } from './trigger-helpers.js';
@@ -36,6 +37,8 @@ export class IntervalTrigger implements SerializableTrigger, DueAware {
         `must be a finite number greater than 0, got ${show(seconds)}`,
       );
     }
+    const tooLong = periodProblem(seconds, 0, true);
+    if (tooLong !== undefined) throw new TriggerError('IntervalTrigger', 'seconds', tooLong);
     const periodMs = Math.round(seconds * 1000);
     if (periodMs < 1) {
       throw new TriggerError(
@@ -60,7 +63,7 @@ export class IntervalTrigger implements SerializableTrigger, DueAware {
           'a jittered run must land before the next planned one',
       );
     }
-    const anchorMs = toEpochMs(anchor, 'IntervalTrigger', 'anchor');
+    const anchorMs = toEpochMs(anchor, 'IntervalTrigger', 'anchor', 'anchor');
     if (typeof random !== 'function') {
       throw new TriggerError('IntervalTrigger', 'random', `must be a function, got ${show(random)}`);
     }

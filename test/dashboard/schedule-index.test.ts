@@ -38,7 +38,13 @@ describe('ScheduleIndex', () => {
     clock += 2000;
     expect((await index.page({ offset: 0, limit: 10 })).ids).toEqual(['weird-id', 'beta', 'zeta']);
     expect((await index.page({ status: 'paused', offset: 0, limit: 10 })).ids).toEqual(['zeta']);
-    expect(await index.statusCounts()).toEqual({ active: 2, paused: 1, completed: 0, cancelled: 0 });
+    expect(await index.statusCounts()).toEqual({
+      active: 2,
+      paused: 1,
+      completed: 0,
+      cancelled: 0,
+      errored: 0,
+    });
     expect(await index.queues()).toEqual([`${prefix}-q`]);
 
     // invalidate() re-reads at once; { full: true } re-reads names too

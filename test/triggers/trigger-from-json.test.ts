@@ -31,7 +31,7 @@ const canonical: TriggerJSON[] = [
   { type: 'cron', expression: '*/15 * * * *', dst: { gap: 'shift', overlap: 'first' } },
   { type: 'cron', expression: '*/10 * * * * *', dst: { overlap: 'both' } },
   { type: 'date', at: utc(2027, 1, 1) },
-  { type: 'date', at: -1 },
+  { type: 'date', at: 0 }, // the earliest instant allowed (instant-bounds.ts)
   {
     type: 'compound',
     logic: 'or',

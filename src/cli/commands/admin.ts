@@ -72,6 +72,11 @@ export function listCommand(io: CliIO) {
       `${formatTable(['ID', 'NAME', 'QUEUE', 'STATUS', 'NEXT RUN', 'LAST RUN', 'RUNS', 'ERRORS', 'TRIGGER'], rows)}\n`,
     );
     io.stdout(`${jobs.length} schedule${jobs.length === 1 ? '' : 's'} under prefix "${ctx.config.prefix}"\n`);
+    const errored = jobs.filter((j) => j.error !== null);
+    if (errored.length > 0) {
+      io.stdout(`\n${errored.length} errored (fix or remove them: they fire no more):\n`);
+      for (const j of errored) io.stdout(`  ${j.id}: ${j.error?.reason}\n`);
+    }
     return ExitCode.ok;
   };
 }

@@ -1,0 +1,68 @@
+import type { JobsOptions, Queue } from 'bullmq';
+
+/** One job of an `addBulk` call. */
+export interface BulkJob {
+  name: string;
+  data: unknown;
+  opts: JobsOptions;
+}
+
+/** Error codes and messages of a connection or server problem (not of one job's options or data). */
+const TRANSIENT_CODES = /^(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)/;
+const TRANSIENT_MESSAGES =
+  /connection|closed|socket|timed? ?out|ECONN|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|MOVED|ASK |OOM|BUSY|NOSCRIPT|max retries/i;
+
+/**
+ * True when an error says Redis (or the way to it) failed rather than one job: such a failure is
+ * retried (the claim's lease lapses), never blamed on a schedule.
+ */
+export function isTransientError(err: unknown): boolean {
+  if (!(err instanceof Error)) return true;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && TRANSIENT_CODES.test(code)) return true;
+  if (err.name === 'MaxRetriesPerRequestError' || err.name === 'AbortError') return true;
+  return TRANSIENT_MESSAGES.test(err.message);
+}
+
+/**
+ * `queue.addBulk(jobs)`, isolating jobs that BullMQ refuses (its option checks, a `sizeLimit` the data
+ * exceeds): when the bulk call fails for a reason other than the connection, each job is added on
+ * its own, so the others still go. Returns the refused jobs (index → BullMQ's error). Throws when the
+ * failure is the connection's (or every job then fails that way): nothing is blamed on a job.
+ */
+export async function addBulkIsolated(queue: Queue, jobs: readonly BulkJob[]): Promise<Map<number, Error>> {
+  const refused = new Map<number, Error>();
+  if (jobs.length === 0) return refused;
+  try {
+    await queue.addBulk(jobs as BulkJob[]);
+    return refused;
+  } catch (err) {
+    if (isTransientError(err)) throw err;
+  }
+  const results = await Promise.allSettled(jobs.map((j) => queue.add(j.name, j.data, j.opts)));
+  let transient: unknown;
+  results.forEach((r, i) => {
+    if (r.status === 'fulfilled') return;
+    if (isTransientError(r.reason)) transient ??= r.reason;
+    else refused.set(i, r.reason as Error);
+  });
+  if (transient !== undefined) throw transient;
+  return refused;
+}
+
+/** `addBulkIsolated` for each queue's jobs, at once; the refused jobs' tags with BullMQ's errors. */
+export async function addBulkByQueue<T>(
+  byQueue: ReadonlyMap<string, readonly { tag: T; job: BulkJob }[]>,
+  queueOf: (name: string) => Queue,
+): Promise<{ tag: T; err: Error }[]> {
+  const refused = await Promise.all(
+    [...byQueue].map(async ([name, list]) => {
+      const bad = await addBulkIsolated(
+        queueOf(name),
+        list.map((e) => e.job),
+      );
+      return [...bad].map(([i, err]) => ({ tag: list[i]!.tag, err }));
+    }),
+  );
+  return refused.flat();
+}

@@ -1,0 +1,45 @@
+import type { EventEmitter } from 'node:events';
+import type { JobsOptions, Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Trigger } from '../triggers/trigger.js';
+import type { RunHistory } from './run-history.js';
+import type { ScheduleDefinition } from './schedule-definition.js';
+import type { Claim, ScheduleStore } from './schedule-store.js';
+import type { SchedulerEvents } from './scheduler-events.js';
+import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
+
+/** Test hooks, called between the steps of a fire (a test kills the process in one). */
+export interface FireHooks {
+  afterClaim?: (claims: readonly Claim[]) => void | Promise<void>;
+  afterEnqueue?: (claims: readonly Claim[]) => void | Promise<void>;
+}
+
+/** What the fire loop needs from its manager. */
+export interface FireLoopDeps {
+  store: ScheduleStore;
+  history: RunHistory;
+  options: ResolvedManagerOptions;
+  logger: Logger;
+  events: EventEmitter<SchedulerEvents>;
+  queue(name: string): Queue;
+  /** The custom trigger this process defines for a schedule, if any. */
+  localTrigger(id: string): Trigger | undefined;
+  /** Job options of an occurrence, with bullbeat's retention floor applied. */
+  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+  /** Subscribe to the wake channel (see `Keys.wake`); returns the unsubscribe. */
+  subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
+  hooks?: FireHooks | undefined;
+}
+
+/** Counters of this replica's fire loop. */
+export interface FireLoopStats {
+  cycles: number;
+  claimed: number;
+  enqueued: number;
+  missed: number;
+  reclaimed: number;
+  earlyWakeups: number;
+  errors: number;
+  /** Schedules this replica marked errored (a trigger or a job BullMQ refused; see `ErroredEvent`). */
+  errored: number;
+}
