@@ -7,9 +7,11 @@ export {
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export * from './middleware/index.js';
 export {
+  DEFAULT_RUN_OPTIONS,
   type OccurrenceJobData,
   type OccurrenceRunOptions,
   occurrenceJobId,
+  resolveRunOptions,
 } from './occurrence-job.js';
 export type { SkippedResult } from './occurrence-runner.js';
 export {

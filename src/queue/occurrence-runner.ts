@@ -10,7 +10,7 @@ import type { RunRecord, SkipReason } from '../scheduler/run-record.js';
 import { HeldLeases } from './held-leases.js';
 import { LeaseStore } from './lease-store.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
-import type { OccurrenceJobData, OccurrenceRunOptions } from './occurrence-job.js';
+import { type OccurrenceJobData, type OccurrenceRunOptions, resolveRunOptions } from './occurrence-job.js';
 import { composePipeline, type RunContext } from './pipeline.js';
 import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
@@ -188,7 +188,7 @@ export class OccurrenceRunner {
       args: data.args ?? entry?.args ?? [],
       keys: keys(prefix),
       history: this.history(prefix),
-      run: { maxInstances: 0, coalesce: false, ...data.run },
+      run: resolveRunOptions(data.run),
     };
   }
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import { activeRuns } from '../../src/queue/lease-store.js';
+import { type OccurrenceJobData, occurrenceJobId } from '../../src/queue/occurrence-job.js';
 import type { Middleware, RunContext } from '../../src/queue/pipeline.js';
 import { keys } from '../../src/scheduler/keys.js';
 import { RunHistory } from '../../src/scheduler/run-history.js';
@@ -203,6 +204,35 @@ describe('createWorker', () => {
     const third = await bed.enqueue('long', { fireAt: 3 });
     expect(await settled(third.id)).toBe('completed');
     expect(await history.get('long', 3)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('caps a job that carries no run options at one running instance (the documented default)', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const { history } = await setup((s) => s.register('bare', () => gate), 2);
+    // As a foreign producer or an older payload would enqueue it: no `run`.
+    const add = (fireAt: number) => {
+      const data: Omit<OccurrenceJobData, 'run'> = {
+        scheduleId: 'bare',
+        fireAt,
+        kind: 'scheduled',
+        args: [],
+        prefix: bed.prefix,
+      };
+      return bed.queue.add('bare', data, { jobId: occurrenceJobId('bare', fireAt) });
+    };
+    const first = await add(1);
+    await waitFor(async () => (await history.get('bare', 1))?.outcome === 'running');
+    await add(2);
+    const second = await waitFor(async () => {
+      const r = await history.get('bare', 2);
+      return r?.outcome === 'running' || r?.outcome === 'skipped' ? r : undefined;
+    });
+    expect(second).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
+    release();
+    expect(await settled(first.id)).toBe('completed');
   });
 
   it('renews the lease of a run that outlives the lease TTL, so its slot stays taken', async () => {
