@@ -2,6 +2,7 @@ import { type ConnectionOptions, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
+import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
 import { systemClock } from './worker-clock.js';
 import type { CreateWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
@@ -32,6 +33,9 @@ export interface WorkerHandle extends AsyncDisposable {
  * Consume the scheduler's queues with BullMQ workers that run each job's handler by name, under its
  * middleware, its timeout, and the cluster-wide overlap and exclusion-group rules carried by the job.
  *
+ * - By default it serves only the queues where it has a handler for at least one job name
+ *   (`handledQueues`); an explicit `queues` list overrides that. `bullbeat worker` and
+ *   `workers/worker.ts` follow the same rule, being this same code path.
  * - A job name with no handler here fails with an `UnknownHandlerError` naming it; BullMQ keeps the
  *   failed job, so it can be retried once the handler is deployed.
  * - When the run is about to start, it takes a lease on one of its schedule's run slots
@@ -60,6 +64,9 @@ export async function createWorker(
   const shutdown = new AbortController();
   const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal);
   let active = 0;
+  if (resolved.queues.length === 0) {
+    resolved.logger.warn('no handler registered: this worker serves no queue (pass `queues` to serve some)');
+  }
 
   const workers = resolved.queues.map((queue) => {
     const limit = resolved.limiters[queue];
@@ -133,8 +140,7 @@ export async function resolveWorkerOptions(
   scheduler: WorkerScheduler,
   options: CreateWorkerOptions,
 ): Promise<ResolvedWorkerOptions> {
-  let queues = options.queues?.length ? [...options.queues] : [...((await scheduler.queueNames?.()) ?? [])];
-  if (queues.length === 0) queues = ['bullbeat'];
+  const queues = options.queues?.length ? [...options.queues] : await handledQueues(scheduler);
   const leaseTtlMs = options.leaseTtlMs ?? 30_000;
   const limiters: Record<string, { max: number; durationMs: number }> = {};
   for (const queue of queues) {

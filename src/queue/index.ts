@@ -4,6 +4,7 @@ export {
   loadJobsModule,
   type ModuleWorkerHandle,
 } from './create-worker-from-module.js';
+export { handledQueues } from './handled-queues.js';
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export * from './middleware/index.js';
 export {

@@ -10,7 +10,10 @@ export interface QueueRateLimit {
 }
 
 export interface CreateWorkerOptions {
-  /** Queues to consume. Default: `scheduler.queueNames()`, else `['bullbeat']`. */
+  /**
+   * Queues to consume. Default: every queue where this process has a handler for at least one job
+   * name (see `handledQueues`); other consumers' queues are left alone.
+   */
   queues?: readonly string[];
   /** Jobs each queue's worker runs at once in this process. Default: 10. */
   concurrency?: number;

@@ -25,6 +25,8 @@ async function setup(register: (s: StandInScheduler) => void, concurrency = 1, l
   const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
   register(scheduler);
   handle = await createWorker(scheduler, {
+    // Explicit, so that a test registering no handler still serves the queue (jobs with no handler fail).
+    queues: [bed.queueName],
     concurrency,
     logger: silent,
     ...(leaseTtlMs ? { leaseTtlMs } : {}),
