@@ -156,6 +156,7 @@ export async function resolveWorkerOptions(
     leaseRenewMs: options.leaseRenewMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)),
     groupPollMs: options.groupPollMs ?? 100,
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
+    slotWaitPollMs: options.slotWaitPollMs ?? 1000,
     historyLimit: options.historyLimit ?? 100,
     logger: options.logger ?? scheduler.logger ?? pino({ level: 'info' }),
     clock: options.clock ?? systemClock,

@@ -34,6 +34,12 @@ export interface CreateWorkerOptions {
   groupPollMs?: number;
   /** How long a run waits for its exclusion group when the job does not say. Default: 60 000 ms. */
   exclusionWaitMs?: number;
+  /**
+   * How often a retry owed its run (an attempt after one that started: failed, or lost with its
+   * worker) asks again for its schedule's busy run slot; it waits in BullMQ's delayed set meanwhile.
+   * Default: 1000 ms.
+   */
+  slotWaitPollMs?: number;
   /** Records kept per schedule (should match the scheduler's). Default: 100. */
   historyLimit?: number;
   /** Logger. Default: `scheduler.logger`, else a pino logger at `info`. */
@@ -54,6 +60,7 @@ export interface ResolvedWorkerOptions {
   leaseRenewMs: number;
   groupPollMs: number;
   exclusionWaitMs: number;
+  slotWaitPollMs: number;
   historyLimit: number;
   logger: Logger;
   clock: WorkerClock;

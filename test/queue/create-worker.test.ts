@@ -135,7 +135,7 @@ describe('createWorker', () => {
     expect(scheduler.events.map((e) => e.event)).toEqual(['failed']);
   });
 
-  it('retries through BullMQ attempts/backoff: fails twice, then succeeds on attempt 3', async () => {
+  it('retries through BullMQ attempts/backoff: fails twice, then succeeds on attempt 3 with no stale error', async () => {
     const attempts: number[] = [];
     const outcomes: string[] = [];
     const { history } = await setup((s) =>
@@ -154,7 +154,13 @@ describe('createWorker', () => {
     expect(attempts).toEqual([1, 2, 3]);
     expect(outcomes).toEqual(['running', 'running', 'running']);
     const record = await history.get('flaky', 9_000);
-    expect(record).toMatchObject({ outcome: 'succeeded', attempts: 3, error: 'flake 2' });
+    expect(record).toMatchObject({ outcome: 'succeeded', attempts: 3 });
+    // The earlier attempts' errors are history, not the current state of a run that succeeded.
+    expect(record).not.toHaveProperty('error');
+    expect(record?.previousAttempts).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'failed', error: 'flake 1' }),
+      expect.objectContaining({ attempt: 2, outcome: 'failed', error: 'flake 2' }),
+    ]);
     expect(await history.counts('flaky')).toMatchObject({ runs: 1, errors: 0 });
   });
 
