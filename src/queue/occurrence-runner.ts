@@ -66,7 +66,7 @@ export class OccurrenceRunner {
     }
     const state = attemptState(job, await this.readRecord(occurrence), this.options.clock.now());
     const logger = this.logger(occurrence, job, state);
-    const maxAttempts = job.opts.attempts ?? 1;
+    const maxAttempts = attemptsAllowed(job);
     if (state.lost) {
       logger.warn({ lost: state.lost, maxAttempts }, 'the previous attempt was lost with its worker');
       if (state.attempt > maxAttempts) return this.failLost(occurrence, job, state, state.lost, logger);
@@ -276,7 +276,7 @@ export class OccurrenceRunner {
     logger: Logger,
   ): Promise<never> {
     const error = new UnrecoverableError(
-      `${lost.error}; no attempts left (attempts: ${job.opts.attempts ?? 1})`,
+      `${lost.error}; no attempts left (attempts: ${attemptsAllowed(job)})`,
     );
     const earlier = state.previous.filter((a) => a !== lost);
     await this.recordFailure(
@@ -341,7 +341,7 @@ export class OccurrenceRunner {
   ): Promise<boolean> {
     const message = error instanceof Error ? error.message : String(error);
     const attempt = state.attempt;
-    const final = !(attempt < (job.opts.attempts ?? 1)) || error instanceof UnrecoverableError;
+    const final = !(attempt < attemptsAllowed(job)) || error instanceof UnrecoverableError;
     logger.warn({ err: error, final }, final ? 'run failed' : 'run failed; BullMQ will retry');
     const now = this.options.clock.now();
     if (final) {
@@ -418,6 +418,11 @@ export class OccurrenceRunner {
       this.options.logger.error({ err, event }, 'an event listener threw');
     }
   }
+}
+
+/** The attempts a job may make (BullMQ's `attempts` option; unset or 0 means one). */
+function attemptsAllowed(job: Job): number {
+  return Math.max(1, job.opts.attempts ?? 1);
 }
 
 /** The handler's result as BullMQ's return value, or undefined when it does not survive JSON. */

@@ -164,6 +164,33 @@ describe('createWorker', () => {
     expect(await history.counts('flaky')).toMatchObject({ runs: 1, errors: 0 });
   });
 
+  it('fails, saying so, a run whose last allowed attempt was lost with its worker, rather than running it again', async () => {
+    let ran = 0;
+    const { history, scheduler } = await setup((s) => s.register('once', () => ran++));
+    // What a worker killed mid-run leaves behind: the record says running, for this job.
+    const jobId = occurrenceJobId('once', 13_000);
+    await history.merge('once', 13_000, false, {
+      outcome: 'running',
+      startedAt: 12_999,
+      attempts: 1,
+      worker: 'gone:1',
+      jobId,
+    });
+    const job = await bed.enqueue('once', { fireAt: 13_000 }); // BullMQ delivers it again
+    expect(await settled(job.id)).toBe('failed');
+    expect(ran).toBe(0);
+    const record = await history.get('once', 13_000);
+    expect(record).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      startedAt: 12_999,
+      error: 'attempt 1 was lost with its worker (gone:1); no attempts left (attempts: 1)',
+    });
+    expect(record).not.toHaveProperty('previousAttempts');
+    expect((await bed.queue.getJob(jobId))?.failedReason).toContain('lost with its worker');
+    expect(scheduler.events.map((e) => e.event)).toEqual(['failed']);
+  });
+
   it('records the attempt before the last as retrying', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => {
