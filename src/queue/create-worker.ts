@@ -46,10 +46,16 @@ export interface WorkerHandle extends AsyncDisposable {
  *   `exclusionWaitMs`, holding its run slot and a worker concurrency slot while it waits; past the
  *   bound it is recorded `skipped` (reason `exclusion-group`) and completes likewise. The wait does
  *   not count against `timeoutMs`.
+ * - An attempt after one that started (a retry after a failure, or a job BullMQ re-delivered because
+ *   its worker died mid-run) is owed its run: with no slot free it is not skipped but claims the next
+ *   one (newer occurrences are skipped meanwhile) and waits in BullMQ's delayed set, asking every
+ *   `slotWaitPollMs`. An attempt lost with its worker counts as an attempt; when it was the last one
+ *   allowed, the run fails saying so.
  * - A run whose lease is found given away on renewal (this process stalled longer than the lease TTL
  *   and another run took the slot or the group) is aborted through its signal with a `LeaseLostError`.
- * - Records: `running` → `succeeded` | `retrying` | `failed`; `failed` and `skipped` are also emitted
- *   on the scheduler when it has `emit`.
+ * - Records: `running` → `succeeded` | `retrying` | `failed`; earlier attempts (failed or lost) are
+ *   kept in `previousAttempts`, and a run that succeeded carries no `error`. `failed` and `skipped`
+ *   are also emitted on the scheduler when it has `emit`.
  *
  * Installs no signal handlers (the entry point in `workers/` does). Resolves once the workers exist;
  * `ready()` waits for their connections.

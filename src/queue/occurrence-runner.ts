@@ -13,6 +13,7 @@ import { LeaseStore } from './lease-store.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
 import { type OccurrenceJobData, type OccurrenceRunOptions, resolveRunOptions } from './occurrence-job.js';
 import { composePipeline, type RunContext } from './pipeline.js';
+import { attemptsAllowed, serializable, untilAborted } from './runner-helpers.js';
 import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
@@ -418,33 +419,4 @@ export class OccurrenceRunner {
       this.options.logger.error({ err, event }, 'an event listener threw');
     }
   }
-}
-
-/** The attempts a job may make (BullMQ's `attempts` option; unset or 0 means one). */
-function attemptsAllowed(job: Job): number {
-  return Math.max(1, job.opts.attempts ?? 1);
-}
-
-/** The handler's result as BullMQ's return value, or undefined when it does not survive JSON. */
-function serializable(result: unknown, logger: Logger): unknown {
-  try {
-    JSON.stringify(result);
-    return result;
-  } catch (err) {
-    logger.warn({ err }, 'the handler result is not JSON-serializable; the job keeps no return value');
-    return undefined;
-  }
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as it aborts (a handler that ignores it). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
