@@ -41,6 +41,18 @@ export interface WorkerConfig {
   queues?: string[] | undefined;
   /** `--concurrency` / `BULLBEAT_CONCURRENCY`: jobs run at once per queue; default: the worker's (10). */
   concurrency?: number | undefined;
+  /** `--lease-ttl-ms` / `BULLBEAT_LEASE_TTL_MS`: a dead worker's run slots free this long after; default 30000. */
+  leaseTtlMs?: number | undefined;
+  /** `--lock-duration-ms` / `BULLBEAT_LOCK_DURATION_MS`: BullMQ's job lock; a dead worker's jobs come back after it; default 30000. */
+  lockDurationMs?: number | undefined;
+  /** `--stalled-interval-ms` / `BULLBEAT_STALLED_INTERVAL_MS`: how often BullMQ looks for stalled jobs; default 30000. */
+  stalledIntervalMs?: number | undefined;
+  /** `--exclusion-wait-ms` / `BULLBEAT_EXCLUSION_WAIT_MS`: wait for a busy exclusion group when the schedule does not say; default 60000. */
+  exclusionWaitMs?: number | undefined;
+  /** `--rate-max` / `BULLBEAT_RATE_MAX`: BullMQ's queue limiter, jobs per `rateDurationMs`; default none. */
+  rateMax?: number | undefined;
+  /** `--rate-duration-ms` / `BULLBEAT_RATE_DURATION_MS`: the limiter's window; default 1000. */
+  rateDurationMs?: number | undefined;
 }
 
 interface Setting {
@@ -166,7 +178,15 @@ export function resolveDashboardConfig(sources: ConfigSources): DashboardConfig 
 const WORKER: readonly Setting[] = [
   setting('queues', '--queues', 'BULLBEAT_QUEUES'),
   setting('concurrency', '--concurrency', 'BULLBEAT_CONCURRENCY'),
+  setting('leaseTtlMs', '--lease-ttl-ms', 'BULLBEAT_LEASE_TTL_MS'),
+  setting('lockDurationMs', '--lock-duration-ms', 'BULLBEAT_LOCK_DURATION_MS'),
+  setting('stalledIntervalMs', '--stalled-interval-ms', 'BULLBEAT_STALLED_INTERVAL_MS'),
+  setting('exclusionWaitMs', '--exclusion-wait-ms', 'BULLBEAT_EXCLUSION_WAIT_MS'),
+  setting('rateMax', '--rate-max', 'BULLBEAT_RATE_MAX'),
+  setting('rateDurationMs', '--rate-duration-ms', 'BULLBEAT_RATE_DURATION_MS'),
 ];
+
+const ms = (min: number) => int(min, 86_400_000, `a whole number of milliseconds from ${min} to 86400000`);
 
 /** Resolves and validates the worker's settings once. */
 export function resolveWorkerConfig(sources: ConfigSources): WorkerConfig {
@@ -182,6 +202,12 @@ export function resolveWorkerConfig(sources: ConfigSources): WorkerConfig {
       .refine((qs) => qs.length > 0, { error: 'expected a comma-separated list of queue names' })
       .optional(),
     concurrency: int(1, 10_000, 'a whole number from 1 to 10000').optional(),
+    leaseTtlMs: ms(100).optional(),
+    lockDurationMs: ms(100).optional(),
+    stalledIntervalMs: ms(100).optional(),
+    exclusionWaitMs: ms(0).optional(),
+    rateMax: int(1, 1_000_000, 'a whole number from 1 to 1000000').optional(),
+    rateDurationMs: ms(1).optional(),
   });
   return parseWith(schema, WORKER, sources);
 }

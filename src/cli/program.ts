@@ -33,7 +33,9 @@ Environment (flags win):
   BULLBEAT_REDIS_TIMEOUT_MS  3000
   PORT, HOST                 the dashboard's address (3000, 0.0.0.0)
   BULLBEAT_DASHBOARD_TOKEN, BULLBEAT_DASHBOARD_USER, BULLBEAT_DASHBOARD_PASSWORD   dashboard credentials
-  BULLBEAT_QUEUES, BULLBEAT_CONCURRENCY                                            worker settings`;
+  BULLBEAT_QUEUES, BULLBEAT_CONCURRENCY, BULLBEAT_LEASE_TTL_MS, BULLBEAT_LOCK_DURATION_MS,
+  BULLBEAT_STALLED_INTERVAL_MS, BULLBEAT_EXCLUSION_WAIT_MS, BULLBEAT_RATE_MAX,
+  BULLBEAT_RATE_DURATION_MS                                                        worker settings`;
 
 /**
  * Builds the `bullbeat` program. Each action stores its exit code in `result`; actions are loaded
@@ -107,6 +109,18 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       'on shutdown, how long running jobs may finish before they are aborted',
       '30000',
     )
+    .option('--lease-ttl-ms <ms>', "a dead worker's run slots free this long after (default 30000)")
+    .option(
+      '--lock-duration-ms <ms>',
+      "BullMQ's job lock: a dead worker's jobs come back after it (default 30000)",
+    )
+    .option('--stalled-interval-ms <ms>', 'how often BullMQ looks for stalled jobs (default 30000)')
+    .option(
+      '--exclusion-wait-ms <ms>',
+      'wait for a busy exclusion group, unless the schedule says (default 60000)',
+    )
+    .option('--rate-max <n>', "BullMQ's queue limiter: jobs per --rate-duration-ms (default none)")
+    .option('--rate-duration-ms <ms>', "the limiter's window (default 1000)")
     .action(run(async () => (await import('./commands/services.js')).workerCommand(io)));
 
   command('dashboard', 'serve the dashboard: Bull Board, the schedules page, the JSON API, /metrics')

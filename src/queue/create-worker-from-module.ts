@@ -65,6 +65,7 @@ function isScheduler(value: unknown): value is WorkerScheduler {
     typeof v === 'object' &&
     v !== null &&
     typeof v.handlerFor === 'function' &&
+    typeof v.handlerNames === 'function' &&
     typeof v.connectionOptions === 'function' &&
     typeof v.prefix === 'string'
   );

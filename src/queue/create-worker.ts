@@ -2,6 +2,7 @@ import { type ConnectionOptions, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
+import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
 import { systemClock } from './worker-clock.js';
 import type { CreateWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
@@ -32,6 +33,9 @@ export interface WorkerHandle extends AsyncDisposable {
  * Consume the scheduler's queues with BullMQ workers that run each job's handler by name, under its
  * middleware, its timeout, and the cluster-wide overlap and exclusion-group rules carried by the job.
  *
+ * - By default it serves only the queues where it has a handler for at least one job name
+ *   (`handledQueues`); an explicit `queues` list overrides that. `bullbeat worker` and
+ *   `workers/worker.ts` follow the same rule, being this same code path.
  * - A job name with no handler here fails with an `UnknownHandlerError` naming it; BullMQ keeps the
  *   failed job, so it can be retried once the handler is deployed.
  * - When the run is about to start, it takes a lease on one of its schedule's run slots
@@ -42,10 +46,16 @@ export interface WorkerHandle extends AsyncDisposable {
  *   `exclusionWaitMs`, holding its run slot and a worker concurrency slot while it waits; past the
  *   bound it is recorded `skipped` (reason `exclusion-group`) and completes likewise. The wait does
  *   not count against `timeoutMs`.
+ * - An attempt after one that started (a retry after a failure, or a job BullMQ re-delivered because
+ *   its worker died mid-run) is owed its run: with no slot free it is not skipped but claims the next
+ *   one (newer occurrences are skipped meanwhile) and waits in BullMQ's delayed set, asking every
+ *   `slotWaitPollMs`. An attempt lost with its worker counts as an attempt; when it was the last one
+ *   allowed, the run fails saying so.
  * - A run whose lease is found given away on renewal (this process stalled longer than the lease TTL
  *   and another run took the slot or the group) is aborted through its signal with a `LeaseLostError`.
- * - Records: `running` → `succeeded` | `retrying` | `failed`; `failed` and `skipped` are also emitted
- *   on the scheduler when it has `emit`.
+ * - Records: `running` → `succeeded` | `retrying` | `failed`; earlier attempts (failed or lost) are
+ *   kept in `previousAttempts`, and a run that succeeded carries no `error`. `failed` and `skipped`
+ *   are also emitted on the scheduler when it has `emit`.
  *
  * Installs no signal handlers (the entry point in `workers/` does). Resolves once the workers exist;
  * `ready()` waits for their connections.
@@ -60,6 +70,9 @@ export async function createWorker(
   const shutdown = new AbortController();
   const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal);
   let active = 0;
+  if (resolved.queues.length === 0) {
+    resolved.logger.warn('no handler registered: this worker serves no queue (pass `queues` to serve some)');
+  }
 
   const workers = resolved.queues.map((queue) => {
     const limit = resolved.limiters[queue];
@@ -133,8 +146,7 @@ export async function resolveWorkerOptions(
   scheduler: WorkerScheduler,
   options: CreateWorkerOptions,
 ): Promise<ResolvedWorkerOptions> {
-  let queues = options.queues?.length ? [...options.queues] : [...((await scheduler.queueNames?.()) ?? [])];
-  if (queues.length === 0) queues = ['bullbeat'];
+  const queues = options.queues?.length ? [...options.queues] : await handledQueues(scheduler);
   const leaseTtlMs = options.leaseTtlMs ?? 30_000;
   const limiters: Record<string, { max: number; durationMs: number }> = {};
   for (const queue of queues) {
@@ -150,6 +162,7 @@ export async function resolveWorkerOptions(
     leaseRenewMs: options.leaseRenewMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)),
     groupPollMs: options.groupPollMs ?? 100,
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
+    slotWaitPollMs: options.slotWaitPollMs ?? 1000,
     historyLimit: options.historyLimit ?? 100,
     logger: options.logger ?? scheduler.logger ?? pino({ level: 'info' }),
     clock: options.clock ?? systemClock,

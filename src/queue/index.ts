@@ -4,12 +4,15 @@ export {
   loadJobsModule,
   type ModuleWorkerHandle,
 } from './create-worker-from-module.js';
+export { handledQueues } from './handled-queues.js';
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export * from './middleware/index.js';
 export {
+  DEFAULT_RUN_OPTIONS,
   type OccurrenceJobData,
   type OccurrenceRunOptions,
   occurrenceJobId,
+  resolveRunOptions,
 } from './occurrence-job.js';
 export type { SkippedResult } from './occurrence-runner.js';
 export {

@@ -8,17 +8,31 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
 /**
- * Take a run slot of a schedule. KEYS: lease set. ARGV: lease id, ttl ms, maxInstances (0 =
- * unlimited), coalesce ('1' | '0'). Returns { granted (1|0), live leases before this one }.
+ * Take a run slot of a schedule. KEYS: lease set, owed set (retries owed a slot, by claim expiry).
+ * ARGV: lease id, ttl ms, maxInstances (0 = unlimited), coalesce ('1' | '0'), owed id ('' for a
+ * fresh occurrence; the job id of a retry owed its run), owed claim ttl ms. A fresh occurrence counts
+ * live leases and owed claims alike, so a retry waiting for the slot gets it before newer
+ * occurrences; a retry counts only live leases. A retry refused the slot (re)claims it. Returns
+ * { granted (1|0), live leases before this one }.
  */
 export const ACQUIRE_SLOT = `${NOW}
 local ttl = tonumber(ARGV[2])
+local owed = ARGV[5]
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local live = redis.call('ZCARD', KEYS[1])
+local taken = live
+if owed == '' then taken = live + redis.call('ZCARD', KEYS[2]) end
 local max = tonumber(ARGV[3])
-if (ARGV[4] == '1' and live > 0) or (max > 0 and live >= max) then
+if (ARGV[4] == '1' and taken > 0) or (max > 0 and taken >= max) then
+  if owed ~= '' then
+    local owedTtl = tonumber(ARGV[6])
+    redis.call('ZADD', KEYS[2], now + owedTtl, owed)
+    if redis.call('PTTL', KEYS[2]) < owedTtl * 2 then redis.call('PEXPIRE', KEYS[2], owedTtl * 2) end
+  end
   return { 0, live }
 end
+if owed ~= '' then redis.call('ZREM', KEYS[2], owed) end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 if redis.call('PTTL', KEYS[1]) < ttl * 2 then redis.call('PEXPIRE', KEYS[1], ttl * 2) end
 return { 1, live }

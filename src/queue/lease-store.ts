@@ -6,10 +6,13 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     bullbeatAcquireSlot(
       set: string,
+      owedSet: string,
       id: string,
       ttlMs: number,
       maxInstances: number,
       coalesce: string,
+      owedId: string,
+      owedTtlMs: number,
     ): Result<[number, number], Context>;
     bullbeatRenewLease(set: string, id: string, ttlMs: number): Result<number, Context>;
     bullbeatTryGroup(
@@ -45,7 +48,7 @@ export class LeaseStore {
   ) {
     const r = redis as Partial<Redis>;
     if (typeof r.bullbeatAcquireSlot !== 'function') {
-      redis.defineCommand('bullbeatAcquireSlot', { numberOfKeys: 1, lua: ACQUIRE_SLOT });
+      redis.defineCommand('bullbeatAcquireSlot', { numberOfKeys: 2, lua: ACQUIRE_SLOT });
       redis.defineCommand('bullbeatRenewLease', { numberOfKeys: 1, lua: RENEW });
       redis.defineCommand('bullbeatTryGroup', { numberOfKeys: 4, lua: TRY_GROUP });
       redis.defineCommand('bullbeatLeaveGroupQueue', { numberOfKeys: 2, lua: LEAVE_GROUP_QUEUE });
@@ -53,20 +56,29 @@ export class LeaseStore {
     }
   }
 
-  /** Take a run slot of `scheduleId` under `leaseId`, unless the schedule's overlap rules forbid it. */
+  /**
+   * Take a run slot of `scheduleId` under `leaseId`, unless the schedule's overlap rules forbid it.
+   * With `owedId` (the job id of a retry owed its run: an attempt after one that started), the slot
+   * is asked for on that retry's behalf: refused, the retry claims the next free slot for
+   * `ttlMs` (fresh occurrences are refused while it is claimed); granted, the claim is dropped.
+   */
   async acquireSlot(
     keys: Keys,
     scheduleId: string,
     leaseId: string,
     maxInstances: number,
     coalesce: boolean,
+    owedId?: string,
   ): Promise<SlotGrant> {
     const [granted, live] = await this.redis.bullbeatAcquireSlot(
       keys.lease(scheduleId),
+      keys.leaseOwed(scheduleId),
       leaseId,
       this.ttlMs,
       maxInstances,
       coalesce ? '1' : '0',
+      owedId ?? '',
+      this.ttlMs,
     );
     return { granted: granted === 1, live };
   }

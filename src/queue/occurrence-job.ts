@@ -21,9 +21,9 @@ export interface OccurrenceJobData {
 }
 
 export interface OccurrenceRunOptions {
-  /** Concurrent runs allowed across every worker; 0 = unlimited. */
+  /** Concurrent runs allowed across every worker; 0 = unlimited. Default: 1. */
   maxInstances: number;
-  /** Skip the occurrence when any run of the schedule is still going. */
+  /** Skip the occurrence when any run of the schedule is still going. Default: true. */
   coalesce: boolean;
   /** Runs of schedules in one group never overlap anywhere in the cluster. */
   exclusionGroup?: string;
@@ -31,6 +31,18 @@ export interface OccurrenceRunOptions {
   exclusionWaitMs?: number;
   /** The handler's deadline (ms): its signal aborts and the run fails with a timeout error. */
   timeoutMs?: number;
+}
+
+/**
+ * The overlap defaults, in one place: the scheduler resolves a schedule's options with them, and the
+ * worker applies them to a job that carries no `run` (a foreign producer's, or an older payload).
+ */
+export const DEFAULT_RUN_OPTIONS: Readonly<Pick<OccurrenceRunOptions, 'maxInstances' | 'coalesce'>> =
+  Object.freeze({ maxInstances: 1, coalesce: true });
+
+/** A job's `run` (possibly missing or partial) with the defaults filled in. */
+export function resolveRunOptions(run: Partial<OccurrenceRunOptions> | undefined): OccurrenceRunOptions {
+  return { ...DEFAULT_RUN_OPTIONS, ...run };
 }
 
 /**

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Job, UnrecoverableError } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
 import { type Keys, keys } from '../scheduler/keys.js';
-import { type RunCounter, RunHistory } from '../scheduler/run-history.js';
+import { type RunCounter, RunHistory, type RunPatch } from '../scheduler/run-history.js';
 import type { RunRecord, SkipReason } from '../scheduler/run-record.js';
+import { type AttemptState, attemptState } from './attempt-state.js';
 import { HeldLeases } from './held-leases.js';
 import { LeaseStore } from './lease-store.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
-import type { OccurrenceJobData, OccurrenceRunOptions } from './occurrence-job.js';
+import { type OccurrenceJobData, type OccurrenceRunOptions, resolveRunOptions } from './occurrence-job.js';
 import { composePipeline, type RunContext } from './pipeline.js';
+import { attemptsAllowed, serializable, untilAborted } from './runner-helpers.js';
 import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
@@ -54,20 +56,21 @@ export class OccurrenceRunner {
   }
 
   /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`. */
-  async process(job: Job, _token?: string, jobSignal?: AbortSignal): Promise<unknown> {
+  async process(job: Job, token?: string, jobSignal?: AbortSignal): Promise<unknown> {
     const occurrence = this.occurrence(job);
-    const attempt = job.attemptsMade + 1;
-    const logger = this.options.logger.child({
-      scheduleId: occurrence.scheduleId,
-      fireAt: occurrence.fireAt,
-      jobId: job.id,
-      attempt,
-    });
     const entry = this.scheduler.handlerFor(job.name);
     if (!entry) {
+      const state: AttemptState = { attempt: job.attemptsMade + 1, owed: false, previous: [] };
       const error = new UnknownHandlerError(job.name, job.queueName);
-      await this.recordFailure(occurrence, job, attempt, error, logger);
+      await this.recordFailure(occurrence, job, state, undefined, error, this.logger(occurrence, job, state));
       throw error;
+    }
+    const state = attemptState(job, await this.readRecord(occurrence), this.options.clock.now());
+    const logger = this.logger(occurrence, job, state);
+    const maxAttempts = attemptsAllowed(job);
+    if (state.lost) {
+      logger.warn({ lost: state.lost, maxAttempts }, 'the previous attempt was lost with its worker');
+      if (state.attempt > maxAttempts) return this.failLost(occurrence, job, state, state.lost, logger);
     }
 
     const held = new HeldLeases(
@@ -78,23 +81,30 @@ export class OccurrenceRunner {
       occurrence.scheduleId,
     );
     const signal = AbortSignal.any([this.shutdown, held.lost, ...(jobSignal ? [jobSignal] : [])]);
+    let startedAt: number | undefined;
     try {
-      const skipped = await this.takeLeases(occurrence, held, signal, logger);
-      if (skipped) {
-        await this.recordSkip(occurrence, job, skipped, logger);
-        return skipped;
+      const taken = await this.takeLeases(occurrence, held, signal, logger, state.owed ? job.id : undefined);
+      if (taken === 'wait') return await this.waitForSlot(occurrence, job, token, state, logger);
+      if (taken) {
+        await this.recordSkip(occurrence, job, taken, logger);
+        return taken;
       }
+      startedAt = this.options.clock.now();
       await this.record(occurrence, {
         outcome: 'running',
-        startedAt: this.options.clock.now(),
-        attempts: attempt,
+        startedAt,
+        attempts: state.attempt,
+        worker: this.workerId,
+        previousAttempts: state.previous.length > 0 ? state.previous : null,
+        error: null,
+        finishedAt: null,
         ...this.jobFields(job),
       });
       const ctx: RunContext = {
         scheduleId: occurrence.scheduleId,
         name: job.name,
         fireAt: occurrence.fireAt,
-        attempt,
+        attempt: state.attempt,
         kind: occurrence.kind,
         signal,
         logger,
@@ -114,12 +124,17 @@ export class OccurrenceRunner {
       const result = await untilAborted(running, signal);
       await this.record(
         occurrence,
-        { outcome: 'succeeded', finishedAt: this.options.clock.now(), attempts: attempt },
+        { outcome: 'succeeded', finishedAt: this.options.clock.now(), attempts: state.attempt, error: null },
         ['runs'],
       );
       return serializable(result, logger);
     } catch (error) {
-      await this.recordFailure(occurrence, job, attempt, error, logger);
+      if (error instanceof DelayedError) throw error;
+      const final = await this.recordFailure(occurrence, job, state, startedAt, error, logger);
+      // Lost attempts count, BullMQ's count does not know them: stop its retries when ours are spent.
+      if (final && !(error instanceof UnrecoverableError) && job.attemptsMade + 1 < maxAttempts) {
+        throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      }
       throw error;
     } finally {
       await held.releaseAll().catch((err: unknown) => logger.warn({ err }, 'could not release leases'));
@@ -133,21 +148,32 @@ export class OccurrenceRunner {
 
   /**
    * Take the schedule's run slot, then its exclusion group (waiting in line up to the bound).
-   * Returns why the occurrence must be skipped, or undefined when it may run.
+   * Returns why the occurrence must be skipped, `'wait'` when a retry owed its run (`owedId`: its
+   * job id) must wait for the slot, or undefined when it may run.
    */
   private async takeLeases(
     occurrence: Occurrence,
     held: HeldLeases,
     signal: AbortSignal,
     logger: Logger,
-  ): Promise<SkippedResult | undefined> {
+    owedId?: string,
+  ): Promise<SkippedResult | 'wait' | undefined> {
     const { keys: k, run, scheduleId } = occurrence;
-    const slot = await this.leases.acquireSlot(k, scheduleId, held.leaseId, run.maxInstances, run.coalesce);
+    const slot = await this.leases.acquireSlot(
+      k,
+      scheduleId,
+      held.leaseId,
+      run.maxInstances,
+      run.coalesce,
+      owedId,
+    );
     if (!slot.granted) {
-      logger.info(
-        { live: slot.live, maxInstances: run.maxInstances, coalesce: run.coalesce },
-        'skipped: overlap',
-      );
+      const details = { live: slot.live, maxInstances: run.maxInstances, coalesce: run.coalesce };
+      if (owedId !== undefined) {
+        logger.info(details, 'run slot busy: the retry waits for it');
+        return 'wait';
+      }
+      logger.info(details, 'skipped: overlap');
       return { skipped: 'overlap' };
     }
     held.add(k.lease(scheduleId));
@@ -188,8 +214,81 @@ export class OccurrenceRunner {
       args: data.args ?? entry?.args ?? [],
       keys: keys(prefix),
       history: this.history(prefix),
-      run: { maxInstances: 0, coalesce: false, ...data.run },
+      run: resolveRunOptions(data.run),
     };
+  }
+
+  /** The occurrence's record as it stands, or null (also when it cannot be read: logged). */
+  private async readRecord(occurrence: Occurrence): Promise<RunRecord | null> {
+    try {
+      return await occurrence.history.get(occurrence.scheduleId, occurrence.fireAt, occurrence.manual);
+    } catch (err) {
+      this.options.logger.warn({ err, scheduleId: occurrence.scheduleId }, 'could not read the run record');
+      return null;
+    }
+  }
+
+  private logger(occurrence: Occurrence, job: Job, state: AttemptState): Logger {
+    return this.options.logger.child({
+      scheduleId: occurrence.scheduleId,
+      fireAt: occurrence.fireAt,
+      jobId: job.id,
+      attempt: state.attempt,
+    });
+  }
+
+  /**
+   * A retry owed its run found the slot busy: it stays claimed for it (see `LeaseStore.acquireSlot`),
+   * and the job goes back to BullMQ's delayed set to ask again in `slotWaitPollMs`. Records the lost
+   * attempt, if that is what brought it here. Always throws BullMQ's `DelayedError`.
+   */
+  private async waitForSlot(
+    occurrence: Occurrence,
+    job: Job,
+    token: string | undefined,
+    state: AttemptState,
+    logger: Logger,
+  ): Promise<never> {
+    if (state.lost) {
+      await this.record(
+        occurrence,
+        {
+          outcome: 'retrying',
+          error: state.lost.error,
+          attempts: state.lost.attempt,
+          previousAttempts: state.previous,
+          ...this.jobFields(job),
+        },
+        [],
+        logger,
+      );
+    }
+    if (token === undefined) throw new Error('cannot delay a job without its lock token');
+    await job.moveToDelayed(Date.now() + this.options.slotWaitPollMs, token);
+    throw new DelayedError();
+  }
+
+  /** The lost attempt was the last one allowed: the run fails, saying so. */
+  private async failLost(
+    occurrence: Occurrence,
+    job: Job,
+    state: AttemptState,
+    lost: NonNullable<AttemptState['lost']>,
+    logger: Logger,
+  ): Promise<never> {
+    const error = new UnrecoverableError(
+      `${lost.error}; no attempts left (attempts: ${attemptsAllowed(job)})`,
+    );
+    const earlier = state.previous.filter((a) => a !== lost);
+    await this.recordFailure(
+      occurrence,
+      job,
+      { attempt: lost.attempt, owed: true, previous: earlier },
+      lost.startedAt,
+      error,
+      logger,
+    );
+    throw error;
   }
 
   private history(prefix: string): RunHistory {
@@ -232,24 +331,29 @@ export class OccurrenceRunner {
     });
   }
 
+  /** Record a failed attempt: `retrying` while attempts remain, else `failed`. Returns whether final. */
   private async recordFailure(
     occurrence: Occurrence,
     job: Job,
-    attempt: number,
+    state: AttemptState,
+    startedAt: number | undefined,
     error: unknown,
     logger: Logger,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const message = error instanceof Error ? error.message : String(error);
-    const final = !(attempt < (job.opts.attempts ?? 1)) || error instanceof UnrecoverableError;
+    const attempt = state.attempt;
+    const final = !(attempt < attemptsAllowed(job)) || error instanceof UnrecoverableError;
     logger.warn({ err: error, final }, final ? 'run failed' : 'run failed; BullMQ will retry');
+    const now = this.options.clock.now();
     if (final) {
       await this.record(
         occurrence,
         {
           outcome: 'failed',
-          finishedAt: this.options.clock.now(),
+          finishedAt: now,
           error: message,
           attempts: attempt,
+          previousAttempts: state.previous.length > 0 ? state.previous : null,
           ...this.jobFields(job),
         },
         ['runs', 'errors'],
@@ -264,19 +368,34 @@ export class OccurrenceRunner {
         jobId: job.id,
       });
     } else {
+      const failed = {
+        attempt,
+        outcome: 'failed' as const,
+        error: message,
+        ...(startedAt !== undefined && { startedAt }),
+        endedAt: now,
+        worker: this.workerId,
+      };
       await this.record(
         occurrence,
-        { outcome: 'retrying', error: message, attempts: attempt, ...this.jobFields(job) },
+        {
+          outcome: 'retrying',
+          error: message,
+          attempts: attempt,
+          previousAttempts: [...state.previous, failed],
+          ...this.jobFields(job),
+        },
         [],
         logger,
       );
     }
+    return final;
   }
 
   /** Merge into the occurrence's record; a record that cannot be written is logged, not thrown. */
   private async record(
     occurrence: Occurrence,
-    patch: Partial<RunRecord>,
+    patch: RunPatch,
     counters: readonly RunCounter[] = [],
     logger: Logger = this.options.logger,
   ): Promise<void> {
@@ -300,28 +419,4 @@ export class OccurrenceRunner {
       this.options.logger.error({ err, event }, 'an event listener threw');
     }
   }
-}
-
-/** The handler's result as BullMQ's return value, or undefined when it does not survive JSON. */
-function serializable(result: unknown, logger: Logger): unknown {
-  try {
-    JSON.stringify(result);
-    return result;
-  } catch (err) {
-    logger.warn({ err }, 'the handler result is not JSON-serializable; the job keeps no return value');
-    return undefined;
-  }
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as it aborts (a handler that ignores it). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

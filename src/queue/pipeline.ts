@@ -9,7 +9,10 @@ export interface RunContext {
   name: string;
   /** The intended fire time (epoch ms); for a manual run, when it was asked for. */
   fireAt: number;
-  /** 1 on the first attempt, 2 on the first retry, ... (BullMQ's attempts, not retryMiddleware's). */
+  /**
+   * 1 on the first attempt, 2 on the first retry, ... (BullMQ's attempts, not retryMiddleware's),
+   * counting an attempt lost with its worker (killed mid-run) as one.
+   */
   attempt: number;
   kind: 'scheduled' | 'manual' | 'catch-up';
   /** Aborts when the run times out or the worker shuts down past its grace period. */

@@ -10,7 +10,10 @@ export interface QueueRateLimit {
 }
 
 export interface CreateWorkerOptions {
-  /** Queues to consume. Default: `scheduler.queueNames()`, else `['bullbeat']`. */
+  /**
+   * Queues to consume. Default: every queue where this process has a handler for at least one job
+   * name (see `handledQueues`); other consumers' queues are left alone.
+   */
   queues?: readonly string[];
   /** Jobs each queue's worker runs at once in this process. Default: 10. */
   concurrency?: number;
@@ -31,6 +34,12 @@ export interface CreateWorkerOptions {
   groupPollMs?: number;
   /** How long a run waits for its exclusion group when the job does not say. Default: 60 000 ms. */
   exclusionWaitMs?: number;
+  /**
+   * How often a retry owed its run (an attempt after one that started: failed, or lost with its
+   * worker) asks again for its schedule's busy run slot; it waits in BullMQ's delayed set meanwhile.
+   * Default: 1000 ms.
+   */
+  slotWaitPollMs?: number;
   /** Records kept per schedule (should match the scheduler's). Default: 100. */
   historyLimit?: number;
   /** Logger. Default: `scheduler.logger`, else a pino logger at `info`. */
@@ -51,6 +60,7 @@ export interface ResolvedWorkerOptions {
   leaseRenewMs: number;
   groupPollMs: number;
   exclusionWaitMs: number;
+  slotWaitPollMs: number;
   historyLimit: number;
   logger: Logger;
   clock: WorkerClock;

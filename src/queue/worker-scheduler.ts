@@ -9,8 +9,8 @@ export interface HandlerEntry {
   /** The schedule's arguments (used when the job carries none). */
   args?: readonly unknown[];
   middleware?: readonly Middleware[];
-  /** The schedule, as its middleware sees it. */
-  job: ScheduledJobLike;
+  /** The schedule, as its middleware sees it, and the queue its jobs go to (what a worker serves). */
+  job: ScheduledJobLike & { queue?: string };
 }
 
 /**
@@ -24,8 +24,10 @@ export interface WorkerScheduler {
   connectionOptions(): RedisOptions;
   /** The handler registered in code for a BullMQ job name. */
   handlerFor(name: string): HandlerEntry | undefined;
-  /** Every queue the schedules use (the default of `queues`). */
-  queueNames?(): string[] | Promise<string[]>;
+  /** Every job name `handlerFor` answers (their queues are the default of `queues`). */
+  handlerNames(): string[];
+  /** The stored schedules (runtime ones too): a queue of one whose name has a handler is served. */
+  list?(): Promise<readonly { name: string; queue: string }[]>;
   /** BullMQ's own key prefix for the queues, when the scheduler sets one (BullMQ's default: `bull`). */
   readonly queuePrefix?: string;
   readonly logger?: Logger;

@@ -1,8 +1,8 @@
 export { JobStatus } from './job-status.js';
 export { type Keys, keys } from './keys.js';
 export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
-export { type RunCounter, RunHistory } from './run-history.js';
-export type { RunOutcome, RunRecord, SkipReason } from './run-record.js';
+export { type RunCounter, RunHistory, type RunPatch } from './run-history.js';
+export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from './run-record.js';
 export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from './schedule-definition.js';
 export type {
   CronScheduleOptions,

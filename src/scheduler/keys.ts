@@ -41,6 +41,8 @@ export interface Keys {
   wake: string;
   /** Sorted set: lease id → expiry (ms, Redis time) of each live run of a schedule (worker overlap). */
   lease(scheduleId: string): string;
+  /** Sorted set: job id → expiry of the claim of each retry owed a run slot of a schedule (it waits for one). */
+  leaseOwed(scheduleId: string): string;
   /** Sorted set holding the one lease id (scored by expiry) of the run that has an exclusion group. */
   group(name: string): string;
   /** Sorted set: lease ids waiting for an exclusion group, scored by arrival ticket (fair order). */
@@ -69,6 +71,7 @@ export function keys(prefix: string): Keys {
     errors: `${base}:errors`,
     wake: `${base}:wake`,
     lease: (id) => `${base}:lease:${id}`,
+    leaseOwed: (id) => `${base}:owed:${id}`,
     group: (name) => `${base}:group:${name}`,
     groupQueue: (name) => `${base}:group:${name}:queue`,
     groupWaiters: (name) => `${base}:group:${name}:waiters`,

@@ -1,4 +1,5 @@
 import { ScheduleOptionsError } from '../errors/index.js';
+import { DEFAULT_RUN_OPTIONS } from '../queue/occurrence-job.js';
 import type { Middleware } from '../queue/pipeline.js';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import { isSerializableTrigger } from '../triggers/is-serializable-trigger.js';
@@ -103,8 +104,8 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
     trigger: json,
     args,
     run: {
-      maxInstances: int('maxInstances', o.maxInstances, 0) ?? 1,
-      coalesce: o.coalesce ?? true,
+      maxInstances: int('maxInstances', o.maxInstances, 0) ?? DEFAULT_RUN_OPTIONS.maxInstances,
+      coalesce: o.coalesce ?? DEFAULT_RUN_OPTIONS.coalesce,
       ...(o.exclusionGroup !== undefined && { exclusionGroup: o.exclusionGroup }),
       ...(o.exclusionWaitMs !== undefined && {
         exclusionWaitMs: int('exclusionWaitMs', o.exclusionWaitMs, 0),

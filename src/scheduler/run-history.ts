@@ -2,16 +2,21 @@ import type { Redis, Result } from 'ioredis';
 import { type Keys, occurrenceField } from './keys.js';
 import type { RunRecord } from './run-record.js';
 
+/** A change to a run record: fields to set, and fields to remove (given as `null`). */
+export type RunPatch = { [K in keyof RunRecord]?: RunRecord[K] | null };
+
 /** Counters kept per schedule and in total. */
 export type RunCounter = 'runs' | 'errors' | 'skipped' | 'missed';
 
-// Merge a patch into one occurrence's record, index it, trim the history to its bound, and bump
-// counters, atomically. KEYS: runs hash, run index, per-schedule counts, totals.
+// Merge a patch into one occurrence's record (a null value removes the field), index it, trim the
+// history to its bound, and bump counters, atomically. KEYS: runs hash, run index, per-schedule counts, totals.
 // ARGV: field, score (fire time), JSON patch, history limit, counters (comma-separated, may be empty).
 const MERGE_SCRIPT = `
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 local record = current and cjson.decode(current) or {}
-for k, v in pairs(cjson.decode(ARGV[3])) do record[k] = v end
+for k, v in pairs(cjson.decode(ARGV[3])) do
+  if v == cjson.null then record[k] = nil else record[k] = v end
+end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(record))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 local excess = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
@@ -60,12 +65,15 @@ export class RunHistory {
     }
   }
 
-  /** Merge `patch` into the record of occurrence `(scheduleId, fireAt)` and bump `counters`. */
+  /**
+   * Merge `patch` into the record of occurrence `(scheduleId, fireAt)` and bump `counters`. A field
+   * given as `null` is removed.
+   */
   async merge(
     scheduleId: string,
     fireAt: number,
     manual: boolean,
-    patch: Partial<RunRecord>,
+    patch: RunPatch,
     counters: readonly RunCounter[] = [],
   ): Promise<void> {
     const k = this.keys;

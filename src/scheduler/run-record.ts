@@ -33,10 +33,17 @@ export interface RunRecord {
   enqueuedAt?: number;
   startedAt?: number;
   finishedAt?: number;
-  /** Attempts made so far (1 on the first). */
+  /**
+   * The attempt this record is about (1 on the first): the one running, the one that ended the run,
+   * or, while `retrying`, the one that just failed or was lost. An attempt lost with its worker counts.
+   */
   attempts?: number;
-  /** The last error's message, when an attempt failed. */
+  /** The error of that attempt (`retrying`, `failed`); a run that succeeded has none. */
   error?: string;
+  /** Earlier attempts of this occurrence, oldest first, and how each ended. */
+  previousAttempts?: PreviousAttempt[];
+  /** The worker (`host:pid`) running, or that ran, that attempt. */
+  worker?: string;
   queue?: string;
   jobId?: string;
   /**
@@ -44,4 +51,16 @@ export interface RunRecord {
    * ran the job); absent when a bullbeat worker wrote it.
    */
   consumer?: 'foreign';
+}
+
+/** One earlier attempt of an occurrence, kept in its record's `previousAttempts`. */
+export interface PreviousAttempt {
+  attempt: number;
+  /** `failed`: it threw and BullMQ retried; `lost`: its worker died mid-run (killed, crashed). */
+  outcome: 'failed' | 'lost';
+  error: string;
+  startedAt?: number;
+  /** When it failed; for a lost attempt, when the loss was noticed (its job came back). */
+  endedAt?: number;
+  worker?: string;
 }

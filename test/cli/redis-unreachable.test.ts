@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, closedPort, runBullbeat } from './run-bullbeat.js';
+import { spawnBullbeat } from './spawn-bullbeat.js';
 
 // The issue asks for "a clear error within a few seconds, no hang": the only wall-clock bound in these
 // tests is a generous 15 s per command (a hang is killed at 20 s and fails the exit-code assertion).
@@ -52,6 +53,20 @@ describe('Redis unreachable', () => {
     );
     expect(Date.now() - started).toBeLessThan(BOUND_MS);
   });
+
+  it('workers/worker.ts (the worker entry point) exits 3 the same way, instead of retrying forever', async () => {
+    const worker = spawnBullbeat([], {
+      command: ['--import', 'tsx', 'workers/worker.ts', 'test/cli/fixtures/jobs.mjs'],
+      env: { REDIS_URL: `redis://127.0.0.1:${port}` },
+    });
+    const timer = setTimeout(() => worker.kill(), 20_000);
+    const exit = await worker.exited;
+    clearTimeout(timer);
+    expect(exit.code, worker.output()).toBe(3);
+    expect(worker.output()).toBe(
+      `bullbeat: Redis is unreachable at redis://127.0.0.1:${port}: connection refused\n`,
+    );
+  }, 30_000);
 
   it('a password in the URL is masked in the message', async () => {
     const run = await runBullbeat([

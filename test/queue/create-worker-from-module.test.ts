@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobsModuleError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import { createWorkerFromModule, loadJobsModule } from '../../src/queue/create-worker-from-module.js';
+import { REDIS } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -34,9 +36,43 @@ describe('createWorkerFromModule', () => {
   });
 });
 
+describe('createWorker queues', () => {
+  it("serves only the queues it has a handler for, leaving a foreign consumer's queue alone", async () => {
+    const mine = `bbq-mine-${process.pid}-${Date.now()}`;
+    const theirs = `bbq-theirs-${process.pid}-${Date.now()}`;
+    const scheduler = new StandInScheduler(`bbtest-queues-${Date.now()}`, [mine, theirs]);
+    scheduler.register('mine', () => 'ok', { queue: mine });
+    const foreign = new Queue(theirs, { connection: REDIS });
+    try {
+      const job = await foreign.add('theirs', { for: 'a plain BullMQ consumer' });
+      handle = await createWorker(scheduler, { logger: silent });
+      await handle.ready();
+      expect(handle.queues).toEqual([mine]);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await foreign.getJobState(job.id as string)).toBe('waiting');
+    } finally {
+      await handle?.close({ graceMs: 100 });
+      handle = undefined;
+      for (const queue of [foreign, new Queue(mine, { connection: REDIS })]) {
+        await queue.obliterate({ force: true });
+        await queue.close();
+      }
+    }
+  });
+
+  it('an explicit queues list overrides the rule', async () => {
+    const scheduler = new StandInScheduler('bbtest-explicit', ['handled']);
+    scheduler.register('mine', () => 'ok');
+    handle = await createWorker(scheduler, { logger: silent, queues: ['handled', 'extra'] });
+    expect(handle.queues).toEqual(['handled', 'extra']);
+  });
+});
+
 describe('createWorker options', () => {
   it('passes queue rate limits to BullMQ limiter, per queue over the default', async () => {
-    const scheduler = new StandInScheduler('bbtest-limits', ['limit-a', 'limit-b']);
+    const scheduler = new StandInScheduler('bbtest-limits', ['limit-a', 'limit-b'])
+      .register('a', () => 'a', { queue: 'limit-a' })
+      .register('b', () => 'b', { queue: 'limit-b' });
     handle = await createWorker(scheduler, {
       logger: silent,
       concurrency: 3,

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import { activeRuns } from '../../src/queue/lease-store.js';
+import { type OccurrenceJobData, occurrenceJobId } from '../../src/queue/occurrence-job.js';
 import type { Middleware, RunContext } from '../../src/queue/pipeline.js';
 import { keys } from '../../src/scheduler/keys.js';
 import { RunHistory } from '../../src/scheduler/run-history.js';
@@ -24,6 +25,8 @@ async function setup(register: (s: StandInScheduler) => void, concurrency = 1, l
   const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
   register(scheduler);
   handle = await createWorker(scheduler, {
+    // Explicit, so that a test registering no handler still serves the queue (jobs with no handler fail).
+    queues: [bed.queueName],
     concurrency,
     logger: silent,
     ...(leaseTtlMs ? { leaseTtlMs } : {}),
@@ -132,7 +135,7 @@ describe('createWorker', () => {
     expect(scheduler.events.map((e) => e.event)).toEqual(['failed']);
   });
 
-  it('retries through BullMQ attempts/backoff: fails twice, then succeeds on attempt 3', async () => {
+  it('retries through BullMQ attempts/backoff: fails twice, then succeeds on attempt 3 with no stale error', async () => {
     const attempts: number[] = [];
     const outcomes: string[] = [];
     const { history } = await setup((s) =>
@@ -151,8 +154,41 @@ describe('createWorker', () => {
     expect(attempts).toEqual([1, 2, 3]);
     expect(outcomes).toEqual(['running', 'running', 'running']);
     const record = await history.get('flaky', 9_000);
-    expect(record).toMatchObject({ outcome: 'succeeded', attempts: 3, error: 'flake 2' });
+    expect(record).toMatchObject({ outcome: 'succeeded', attempts: 3 });
+    // The earlier attempts' errors are history, not the current state of a run that succeeded.
+    expect(record).not.toHaveProperty('error');
+    expect(record?.previousAttempts).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'failed', error: 'flake 1' }),
+      expect.objectContaining({ attempt: 2, outcome: 'failed', error: 'flake 2' }),
+    ]);
     expect(await history.counts('flaky')).toMatchObject({ runs: 1, errors: 0 });
+  });
+
+  it('fails, saying so, a run whose last allowed attempt was lost with its worker, rather than running it again', async () => {
+    let ran = 0;
+    const { history, scheduler } = await setup((s) => s.register('once', () => ran++));
+    // What a worker killed mid-run leaves behind: the record says running, for this job.
+    const jobId = occurrenceJobId('once', 13_000);
+    await history.merge('once', 13_000, false, {
+      outcome: 'running',
+      startedAt: 12_999,
+      attempts: 1,
+      worker: 'gone:1',
+      jobId,
+    });
+    const job = await bed.enqueue('once', { fireAt: 13_000 }); // BullMQ delivers it again
+    expect(await settled(job.id)).toBe('failed');
+    expect(ran).toBe(0);
+    const record = await history.get('once', 13_000);
+    expect(record).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      startedAt: 12_999,
+      error: 'attempt 1 was lost with its worker (gone:1); no attempts left (attempts: 1)',
+    });
+    expect(record).not.toHaveProperty('previousAttempts');
+    expect((await bed.queue.getJob(jobId))?.failedReason).toContain('lost with its worker');
+    expect(scheduler.events.map((e) => e.event)).toEqual(['failed']);
   });
 
   it('records the attempt before the last as retrying', async () => {
@@ -203,6 +239,35 @@ describe('createWorker', () => {
     const third = await bed.enqueue('long', { fireAt: 3 });
     expect(await settled(third.id)).toBe('completed');
     expect(await history.get('long', 3)).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('caps a job that carries no run options at one running instance (the documented default)', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const { history } = await setup((s) => s.register('bare', () => gate), 2);
+    // As a foreign producer or an older payload would enqueue it: no `run`.
+    const add = (fireAt: number) => {
+      const data: Omit<OccurrenceJobData, 'run'> = {
+        scheduleId: 'bare',
+        fireAt,
+        kind: 'scheduled',
+        args: [],
+        prefix: bed.prefix,
+      };
+      return bed.queue.add('bare', data, { jobId: occurrenceJobId('bare', fireAt) });
+    };
+    const first = await add(1);
+    await waitFor(async () => (await history.get('bare', 1))?.outcome === 'running');
+    await add(2);
+    const second = await waitFor(async () => {
+      const r = await history.get('bare', 2);
+      return r?.outcome === 'running' || r?.outcome === 'skipped' ? r : undefined;
+    });
+    expect(second).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
+    release();
+    expect(await settled(first.id)).toBe('completed');
   });
 
   it('renews the lease of a run that outlives the lease TTL, so its slot stays taken', async () => {

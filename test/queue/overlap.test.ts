@@ -1,4 +1,4 @@
-// Cluster-wide overlap control across real worker processes (workers/worker.ts under tsx).
+// Cluster-wide overlap control across real worker processes (`bullbeat worker` under tsx).
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keys } from '../../src/scheduler/keys.js';

@@ -22,17 +22,20 @@ export class StandInScheduler implements WorkerScheduler {
     return { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
   }
 
-  /** Register `fn` under `name` (the BullMQ job name; also the schedule id unless given). */
+  /**
+   * Register `fn` under `name` (the BullMQ job name; also the schedule id unless given), for jobs of
+   * `queue` (default: the first queue given to the constructor).
+   */
   register(
     name: string,
     fn: (...args: never[]) => unknown,
-    options: { id?: string; args?: unknown[]; middleware?: Middleware[] } = {},
+    options: { id?: string; args?: unknown[]; middleware?: Middleware[]; queue?: string } = {},
   ): this {
     this.handlers.set(name, {
       fn,
       args: options.args ?? [],
       middleware: options.middleware ?? [],
-      job: { id: options.id ?? name, name },
+      job: { id: options.id ?? name, name, queue: options.queue ?? this.queues[0] ?? 'bullbeat' },
     });
     return this;
   }
@@ -41,6 +44,11 @@ export class StandInScheduler implements WorkerScheduler {
     return this.handlers.get(name);
   }
 
+  handlerNames(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  /** Every queue it was given, handled or not (what a scheduler's schedules would use). */
   queueNames(): string[] {
     return this.queues;
   }

@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const defaultJobs = fileURLToPath(new URL('./fixtures/worker-jobs.ts', import.meta.url));
 
-/** A worker process (`workers/worker.ts` under tsx) running the test jobs module. */
+/**
+ * A worker process running the test jobs module through the one worker entry point: `bullbeat
+ * worker`, from the sources under tsx (docker-compose.yml runs the same command from the build).
+ */
 export class WorkerProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   output = '';
@@ -30,13 +33,17 @@ export class WorkerProcess {
     flags: string[] = [],
     jobs = defaultJobs,
   ): Promise<WorkerProcess> {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (!/^(REDIS_URL|BULLBEAT_|LOG_)/.test(key)) env[key] = value;
+    }
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'workers/worker.ts', jobs, '--queues', queue, ...flags],
+      ['--import', 'tsx', 'src/cli/main.ts', 'worker', jobs, '--queues', queue, ...flags],
       {
         cwd: root,
-        env: { ...process.env, BB_TEST_PREFIX: prefix, BB_TEST_QUEUE: queue },
-        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        env: { ...env, LOG_FORMAT: 'json', LOG_LEVEL: 'info', BB_TEST_PREFIX: prefix, BB_TEST_QUEUE: queue },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
     const worker = new WorkerProcess(child);
@@ -45,12 +52,14 @@ export class WorkerProcess {
         () => reject(new Error(`worker not ready in 30 s:\n${worker.output}`)),
         30_000,
       );
-      child.on('message', (m: { type?: string }) => {
-        if (m.type === 'ready') {
+      const onData = () => {
+        if (worker.output.includes('"msg":"worker ready"')) {
           clearTimeout(timer);
+          child.stdout?.off('data', onData);
           resolve();
         }
-      });
+      };
+      child.stdout?.on('data', onData);
       child.on('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`worker exited (${code}) before ready:\n${worker.output}`));

@@ -15,36 +15,28 @@ import {
 import { probeRedis } from '../redis-probe.js';
 import { runUntilSignal } from '../run-until-signal.js';
 
-/**
- * The queues a worker serves by default: those of the schedules whose job name has a handler in this
- * jobs module (code-defined, or added at runtime under a handler's name). A queue whose schedules
- * have no local handler belongs to another consumer (a plain BullMQ worker): bullbeat leaves it alone.
- */
-export async function handledQueues(scheduler: SchedulerManager): Promise<string[]> {
-  const queues = new Set<string>();
-  for (const name of scheduler.handlerNames()) {
-    const entry = scheduler.handlerFor(name);
-    if (entry) queues.add(entry.job.queue);
-  }
-  for (const job of await scheduler.list()) {
-    if (scheduler.handlerFor(job.name)) queues.add(job.queue);
-  }
-  if (queues.size === 0) queues.add(scheduler.options.defaultQueue);
-  return [...queues].sort();
-}
-
+/** The worker of `bullbeat worker` and `bullbeat dev`: its queues follow `createWorker`'s rule unless configured. */
 async function startWorker(
   ctx: CommandContext,
   scheduler: SchedulerManager,
   graceMs?: number,
 ): Promise<WorkerHandle> {
   const worker = resolveWorkerConfig(ctx.sources);
-  const queues = worker.queues ?? (await handledQueues(scheduler));
+  const bullmq = {
+    ...(worker.lockDurationMs !== undefined && { lockDuration: worker.lockDurationMs }),
+    ...(worker.stalledIntervalMs !== undefined && { stalledInterval: worker.stalledIntervalMs }),
+  };
   const handle = await createWorker(scheduler, {
-    queues,
     logger: ctx.logger,
+    ...(worker.queues !== undefined && { queues: worker.queues }),
     ...(worker.concurrency !== undefined && { concurrency: worker.concurrency }),
     ...(graceMs !== undefined && { shutdownGraceMs: graceMs }),
+    ...(worker.leaseTtlMs !== undefined && { leaseTtlMs: worker.leaseTtlMs }),
+    ...(worker.exclusionWaitMs !== undefined && { exclusionWaitMs: worker.exclusionWaitMs }),
+    ...(worker.rateMax !== undefined && {
+      limiter: { max: worker.rateMax, durationMs: worker.rateDurationMs ?? 1000 },
+    }),
+    ...(Object.keys(bullmq).length > 0 && { bullmq }),
   });
   await handle.ready();
   ctx.logger.info({ queues: handle.queues, handlers: scheduler.handlerNames() }, 'worker ready');

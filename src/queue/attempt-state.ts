@@ -1,0 +1,43 @@
+import type { PreviousAttempt, RunRecord } from '../scheduler/run-record.js';
+
+/** Where one delivery of an occurrence's job stands among its attempts. */
+export interface AttemptState {
+  /** This attempt's number (1 on the first); attempts lost with their worker count. */
+  attempt: number;
+  /** An attempt after one that started: it waits for its run slot rather than being skipped. */
+  owed: boolean;
+  /** The attempt found lost: the record said it was running, and BullMQ delivered its job again. */
+  lost?: PreviousAttempt;
+  /** The earlier attempts, oldest first, `lost` included. */
+  previous: PreviousAttempt[];
+}
+
+/**
+ * Decide the attempt of a delivery from BullMQ's count of failed attempts and the occurrence's
+ * record. BullMQ re-delivers the job of a worker that died (its stalled check) without counting an
+ * attempt; the record still says `running` for this job: that attempt was lost, and this is the next.
+ * A record of another job (an older one of a manual retry, a foreign writer) is not this run's story.
+ */
+export function attemptState(
+  job: { id?: string | undefined; attemptsMade: number },
+  record: RunRecord | null,
+  now: number,
+): AttemptState {
+  const ours = record && job.id !== undefined && record.jobId === job.id ? record : null;
+  const inFlight = ours && (ours.outcome === 'running' || ours.outcome === 'retrying') ? ours : null;
+  const previous = [...(inFlight?.previousAttempts ?? [])];
+  let lost: PreviousAttempt | undefined;
+  if (inFlight?.outcome === 'running' && inFlight.attempts) {
+    lost = {
+      attempt: inFlight.attempts,
+      outcome: 'lost',
+      error: `attempt ${inFlight.attempts} was lost with its worker${inFlight.worker ? ` (${inFlight.worker})` : ''}`,
+      ...(inFlight.startedAt !== undefined && { startedAt: inFlight.startedAt }),
+      endedAt: now,
+      ...(inFlight.worker !== undefined && { worker: inFlight.worker }),
+    };
+    previous.push(lost);
+  }
+  const attempt = Math.max(job.attemptsMade + 1, (inFlight?.attempts ?? 0) + 1);
+  return { attempt, owed: attempt > 1, ...(lost && { lost }), previous };
+}

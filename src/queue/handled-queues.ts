@@ -1,0 +1,20 @@
+import type { WorkerScheduler } from './worker-scheduler.js';
+
+/**
+ * The queues a worker serves unless told otherwise: those where this process can run at least one
+ * job name. That is the queue of every handler registered in code, plus the queue of every stored
+ * schedule (a runtime one, say) whose job name has a handler here. A queue whose jobs no local
+ * handler runs belongs to another consumer (a plain BullMQ worker, another service): bullbeat
+ * leaves it alone rather than failing its jobs with "no handler". Sorted, without duplicates.
+ */
+export async function handledQueues(scheduler: WorkerScheduler): Promise<string[]> {
+  const queues = new Set<string>();
+  for (const name of scheduler.handlerNames()) {
+    const queue = scheduler.handlerFor(name)?.job.queue;
+    if (queue) queues.add(queue);
+  }
+  for (const schedule of (await scheduler.list?.()) ?? []) {
+    if (scheduler.handlerFor(schedule.name)) queues.add(schedule.queue);
+  }
+  return [...queues].sort();
+}
