@@ -13,7 +13,7 @@ import { LeaseStore } from './lease-store.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
 import { type OccurrenceJobData, type OccurrenceRunOptions, resolveRunOptions } from './occurrence-job.js';
 import { composePipeline, type RunContext } from './pipeline.js';
-import { attemptsAllowed, serializable, untilAborted } from './runner-helpers.js';
+import { attemptsAllowed, lostAttempts, serializable, untilAborted } from './runner-helpers.js';
 import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
@@ -67,11 +67,11 @@ export class OccurrenceRunner {
     }
     const state = attemptState(job, await this.readRecord(occurrence), this.options.clock.now());
     const logger = this.logger(occurrence, job, state);
-    const maxAttempts = attemptsAllowed(job);
-    if (state.lost) {
+    // An attempt lost with its worker does not use up one of `attempts` (as with BullMQ's stalled
+    // check, which re-delivers it; BullMQ's maxStalledCount bounds how often that happens).
+    const maxAttempts = attemptsAllowed(job) + lostAttempts(state.previous);
+    if (state.lost)
       logger.warn({ lost: state.lost, maxAttempts }, 'the previous attempt was lost with its worker');
-      if (state.attempt > maxAttempts) return this.failLost(occurrence, job, state, state.lost, logger);
-    }
 
     const held = new HeldLeases(
       this.leases,
@@ -268,29 +268,6 @@ export class OccurrenceRunner {
     throw new DelayedError();
   }
 
-  /** The lost attempt was the last one allowed: the run fails, saying so. */
-  private async failLost(
-    occurrence: Occurrence,
-    job: Job,
-    state: AttemptState,
-    lost: NonNullable<AttemptState['lost']>,
-    logger: Logger,
-  ): Promise<never> {
-    const error = new UnrecoverableError(
-      `${lost.error}; no attempts left (attempts: ${attemptsAllowed(job)})`,
-    );
-    const earlier = state.previous.filter((a) => a !== lost);
-    await this.recordFailure(
-      occurrence,
-      job,
-      { attempt: lost.attempt, owed: true, previous: earlier },
-      lost.startedAt,
-      error,
-      logger,
-    );
-    throw error;
-  }
-
   private history(prefix: string): RunHistory {
     let history = this.histories.get(prefix);
     if (!history) {
@@ -342,7 +319,8 @@ export class OccurrenceRunner {
   ): Promise<boolean> {
     const message = error instanceof Error ? error.message : String(error);
     const attempt = state.attempt;
-    const final = !(attempt < attemptsAllowed(job)) || error instanceof UnrecoverableError;
+    const final =
+      !(attempt < attemptsAllowed(job) + lostAttempts(state.previous)) || error instanceof UnrecoverableError;
     logger.warn({ err: error, final }, final ? 'run failed' : 'run failed; BullMQ will retry');
     const now = this.options.clock.now();
     if (final) {

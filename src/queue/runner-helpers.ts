@@ -8,6 +8,11 @@ export function attemptsAllowed(job: Job): number {
   return Math.max(1, job.opts.attempts ?? 1);
 }
 
+/** How many of the earlier attempts were lost with their worker (they do not use up `attempts`). */
+export function lostAttempts(previous: readonly { outcome: string }[]): number {
+  return previous.filter((a) => a.outcome === 'lost').length;
+}
+
 /** The handler's result as BullMQ's return value, or undefined when it does not survive JSON. */
 export function serializable(result: unknown, logger: Logger): unknown {
   try {

@@ -164,9 +164,9 @@ describe('createWorker', () => {
     expect(await history.counts('flaky')).toMatchObject({ runs: 1, errors: 0 });
   });
 
-  it('fails, saying so, a run whose last allowed attempt was lost with its worker, rather than running it again', async () => {
+  it('runs again a run lost with its worker, even with attempts: 1 (a lost attempt does not use one up)', async () => {
     let ran = 0;
-    const { history, scheduler } = await setup((s) => s.register('once', () => ran++));
+    const { history } = await setup((s) => s.register('once', () => ran++));
     // What a worker killed mid-run leaves behind: the record says running, for this job.
     const jobId = occurrenceJobId('once', 13_000);
     await history.merge('once', 13_000, false, {
@@ -177,18 +177,15 @@ describe('createWorker', () => {
       jobId,
     });
     const job = await bed.enqueue('once', { fireAt: 13_000 }); // BullMQ delivers it again
-    expect(await settled(job.id)).toBe('failed');
-    expect(ran).toBe(0);
+    expect(await settled(job.id)).toBe('completed');
+    expect(ran).toBe(1);
     const record = await history.get('once', 13_000);
     expect(record).toMatchObject({
-      outcome: 'failed',
-      attempts: 1,
-      startedAt: 12_999,
-      error: 'attempt 1 was lost with its worker (gone:1); no attempts left (attempts: 1)',
+      outcome: 'succeeded',
+      attempts: 2,
+      previousAttempts: [{ attempt: 1, outcome: 'lost', startedAt: 12_999, worker: 'gone:1' }],
     });
-    expect(record).not.toHaveProperty('previousAttempts');
-    expect((await bed.queue.getJob(jobId))?.failedReason).toContain('lost with its worker');
-    expect(scheduler.events.map((e) => e.event)).toEqual(['failed']);
+    expect(record).not.toHaveProperty('error');
   });
 
   it('records the attempt before the last as retrying', async () => {
