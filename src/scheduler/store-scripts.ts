@@ -91,7 +91,13 @@ local ids, ats, again = {}, {}, {}
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
 for _, id in ipairs(lapsed) do
   local c = redis.call('HGET', KEYS[3], id)
-  if c then
+  local st = c and redis.call('HGET', KEYS[5], id)
+  if c and st and string.sub(st, 1, 1) ~= 'a' then
+    -- paused (or errored) since its claimant died: its occurrence is dropped, as a live replica would
+    redis.call('HDEL', KEYS[3], id)
+    redis.call('ZREM', KEYS[2], id)
+    c = nil
+  elseif c then
     local at = string.match(c, '^([^|]*)')
     ids[#ids + 1] = id
     ats[#ats + 1] = at

@@ -1,5 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
+import { keys } from '../../src/scheduler/keys.js';
+import { ScheduleStore } from '../../src/scheduler/schedule-store.js';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
 import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -177,5 +179,27 @@ describe('re-schedule while claimed', () => {
     // the re-added schedule's history holds its own runs only
     const lateOld = fired.filter((e) => e.fireAt < readdedAt && e.lateMs > 1000);
     expect(lateOld).toEqual([]);
+  });
+
+  it('a claim left by a dead replica of a schedule paused since is dropped, not taken over and run', async () => {
+    env = testEnv('race-dead-paused');
+    const client = env.manager({ role: 'client' });
+    await client.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 's' }).saved;
+    // A replica claims the next occurrence, then dies before enqueueing it.
+    const store = new ScheduleStore(env.redis, keys(env.prefix), 100);
+    await new Promise((r) => setTimeout(r, 300));
+    const dead = await store.claim(10, 300, 'dead.0', 0);
+    expect(dead.claims.map((c) => c.id)).toEqual(['s']);
+    expect(await client.pause('s')).toBe(true);
+    await new Promise((r) => setTimeout(r, 400)); // its lease lapses
+    const replica = env.manager({ claimLeaseMs: 1000 });
+    await replica.start();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(replica.loopStats?.reclaimed).toBe(0);
+    expect(await env.jobIds()).toEqual([]);
+    expect(await env.redis.hlen(keys(env.prefix).claim)).toBe(0);
+    // resumed later: it goes on from the next occurrence after now
+    expect(await client.resume('s')).toBe(true);
+    await until(async () => (await env.jobIds()).length >= 2, 5000);
   });
 });
