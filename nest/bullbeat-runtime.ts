@@ -45,11 +45,17 @@ export class BullbeatRuntime implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationBootstrap(): Promise<void> {
     const ids = this.define(this.discover());
-    await this.manager.start();
-    if (this.options.roles.has('worker')) {
-      const queues = this.options.worker.queues ?? (await this.handledQueues());
-      this.worker = await createWorker(this.manager, { ...this.options.worker, queues });
-      await this.worker.ready();
+    try {
+      await this.manager.start();
+      if (this.options.roles.has('worker')) {
+        const queues = this.options.worker.queues ?? (await this.handledQueues());
+        this.worker = await createWorker(this.manager, { ...this.options.worker, queues });
+        await this.worker.ready();
+      }
+    } catch (err) {
+      // Nest calls no shutdown hook after a failed boot: release what started.
+      await this.onApplicationShutdown().catch(() => undefined);
+      throw err;
     }
     this.manager.logger.info(
       { roles: [...this.options.roles], schedules: ids, queues: this.worker?.queues ?? [] },

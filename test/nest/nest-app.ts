@@ -64,5 +64,5 @@ export async function startNestApp(
   })
   class AppModule {}
 
-  return NestFactory.createApplicationContext(AppModule, { logger: false });
+  return NestFactory.createApplicationContext(AppModule, { logger: false, abortOnError: false });
 }
