@@ -130,6 +130,37 @@ describe('BullbeatModule options', () => {
     );
   });
 
+  it('two decorators on one method without ids fail the boot, asking for ids', async () => {
+    env = testEnv('nest-twice');
+
+    @Injectable()
+    class Twice {
+      @Cron('0 9 * * *')
+      @Cron('0 18 * * *')
+      async send(): Promise<void> {}
+    }
+
+    @Module({
+      imports: [
+        BullbeatModule.forRoot({
+          prefix: env.prefix,
+          defaultQueue: env.queue,
+          connection: REDIS_URL,
+          logger: silent,
+          roles: [],
+        }),
+      ],
+      providers: [Twice],
+    })
+    class AppModule {}
+
+    await expect(
+      NestFactory.createApplicationContext(AppModule, { logger: false, abortOnError: false }),
+    ).rejects.toThrow(
+      'schedule "Twice.send": id: declared by Twice.send and by Twice.send: give each schedule its own id',
+    );
+  });
+
   it('roles other than scheduler and worker are refused, naming the setting', async () => {
     env = testEnv('nest-role-typo');
     await expect(
