@@ -177,5 +177,18 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/admin.js')).addCommand(io)));
 
+  command(
+    'import:bullmq',
+    "create bullbeat schedules from a BullMQ queue's job schedulers and repeatable jobs",
+  )
+    .requiredOption('--queue <queue>', 'the BullMQ queue to read (its jobs keep going to it)')
+    .option('--dry-run', 'print the mapping; write nothing')
+    .option(
+      '--tz <zone>',
+      "zone of patterns that name none (BullMQ used its worker's zone; default: this machine's)",
+    )
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/import-bullmq.js')).importBullmqCommand(io)));
+
   return program;
 }
