@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { type Job, Worker } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { OccurrenceJobData } from '../../src/queue/occurrence-job.js';
+import { JobStatus } from '../../src/scheduler/job-status.js';
+import { keys } from '../../src/scheduler/keys.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+
+const REPLICA = fileURLToPath(new URL('./fixtures/trust-replica.ts', import.meta.url));
+const SECONDS = Number(process.env.BULLBEAT_TRUST_CHAOS_SECONDS ?? 12);
+const HEALTHY = 20;
+const CYCLED = 4;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Everything the trust issue broke, at once: replicas SIGKILLed and replaced, a custom trigger that
+ * throws, a schedule whose job options BullMQ refuses (on the same queue as the healthy ones), and
+ * schedules paused and resumed at their due instants. No occurrence runs twice, no schedule goes back
+ * in time, every healthy occurrence runs, nothing runs while paused, and the poison ones are errored.
+ */
+describe('trust chaos', () => {
+  let env: ReturnType<typeof testEnv>;
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+    await env.cleanup();
+  });
+
+  function spawnReplica() {
+    const child = spawn(process.execPath, ['--import', 'tsx', REPLICA], {
+      env: {
+        ...process.env,
+        REDIS_URL,
+        PREFIX: env.prefix,
+        QUEUE: env.queue,
+        HEALTHY: `${HEALTHY}`,
+        CYCLED: `${CYCLED}`,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    let out = '';
+    child.stdout?.on('data', (d) => (out += String(d)));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    return { child, exited, ready: () => out.includes('ready') };
+  }
+
+  it(
+    `${SECONDS} s of kills, a poison trigger, a poison job option and pause/resume at the due instant`,
+    async () => {
+      env = testEnv('trust-chaos');
+      // A consumer that runs every job and notes when BullMQ received it.
+      const runs = new Map<string, number>();
+      const order = new Map<string, { at: number; fireAt: number }[]>();
+      const worker = new Worker<OccurrenceJobData>(
+        env.queue,
+        async (job: Job<OccurrenceJobData>) => {
+          const { scheduleId, fireAt } = job.data;
+          const k = `${scheduleId}@${fireAt}`;
+          runs.set(k, (runs.get(k) ?? 0) + 1);
+          let list = order.get(scheduleId);
+          if (!list) order.set(scheduleId, (list = []));
+          list.push({ at: job.timestamp, fireAt });
+        },
+        { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 50 },
+      );
+
+      const live = [spawnReplica(), spawnReplica(), spawnReplica()];
+      await until(() => live.every((r) => r.ready()), 30_000, 50);
+
+      // A runtime schedule on the same queue whose job options BullMQ refuses, written as an older
+      // release (or a hand edit) would have stored it: validation at definition cannot catch it.
+      const client = env.manager({ role: 'client' });
+      const startAt = (await redisNow(env.redis)) + 1000; // not due before the bad options are in
+      await client.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'poison-opts', startAt }).saved;
+      const k = keys(env.prefix);
+      const def = JSON.parse((await env.redis.hget(k.schedules, 'poison-opts'))!) as Record<string, unknown>;
+      await env.redis.hset(
+        k.schedules,
+        'poison-opts',
+        JSON.stringify({ ...def, jobOptions: { priority: 3_000_000 } }),
+      );
+
+      const t0 = await redisNow(env.redis);
+      const end = t0 + SECONDS * 1000;
+      const paused: { id: string; from: number; to: number }[] = [];
+      const cycle = async (i: number) => {
+        const id = `c${i}`;
+        while ((await redisNow(env.redis)) < end - 1500) {
+          const now = await redisNow(env.redis);
+          const due = Math.ceil((now - i * 100) / 500) * 500 + i * 100; // its next due instant
+          await sleep(Math.max(0, due - now));
+          const from = await redisNow(env.redis);
+          await client.pause(id);
+          await sleep(600 + Math.random() * 400);
+          const to = await redisNow(env.redis);
+          await client.resume(id);
+          paused.push({ id, from, to });
+          await sleep(300 + Math.random() * 500);
+        }
+      };
+      const kills = (async () => {
+        let n = 0;
+        while ((await redisNow(env.redis)) < end) {
+          await sleep(1000 + Math.random() * 1000);
+          const ready = live.filter((r) => r.ready());
+          const pool = ready.length > 0 ? ready : live;
+          const victim = pool[Math.floor(Math.random() * pool.length)]!;
+          live.splice(live.indexOf(victim), 1);
+          victim.child.kill('SIGKILL');
+          await victim.exited;
+          n++;
+          live.push(spawnReplica());
+        }
+        return n;
+      })();
+      const [killed] = await Promise.all([kills, ...Array.from({ length: CYCLED }, (_, i) => cycle(i))]);
+      const t1 = await redisNow(env.redis);
+
+      // Every healthy occurrence of the window, then a clean stop.
+      const want: string[] = [];
+      for (let i = 0; i < HEALTHY; i++) {
+        for (let t = Math.ceil((t0 - i * 10) / 200) * 200 + i * 10; t < t1; t += 200) want.push(`h${i}@${t}`);
+      }
+      await until(() => want.every((w) => runs.has(w)), 30_000, 100).catch(() => undefined);
+      await until(() => live.every((r) => r.ready()), 30_000, 50);
+      for (const r of live) r.child.kill('SIGTERM');
+      await Promise.all(live.map((r) => r.exited));
+      await sleep(500);
+      await worker.close();
+
+      expect(killed).toBeGreaterThanOrEqual(Math.floor(SECONDS / 2) - 1);
+      expect(
+        [...runs].filter(([, n]) => n > 1).map(([key]) => key),
+        'ran twice',
+      ).toEqual([]);
+      expect(
+        want.filter((w) => !runs.has(w)),
+        'healthy occurrences lost',
+      ).toEqual([]);
+      // No schedule went back in time: in the order BullMQ received them, fire times only increase.
+      const rewinds: string[] = [];
+      for (const [id, list] of order) {
+        const sorted = [...list].sort((a, b) => a.at - b.at);
+        for (let i = 1; i < sorted.length; i++) {
+          const [a, b] = [sorted[i - 1]!, sorted[i]!];
+          if (b.at > a.at && b.fireAt < a.fireAt) rewinds.push(`${id}: ${b.fireAt} after ${a.fireAt}`);
+        }
+      }
+      expect(rewinds).toEqual([]);
+      // Nothing due well inside a pause ran (one claimed ahead just before it may).
+      const duringPause = paused.flatMap(({ id, from, to }) =>
+        (order.get(id) ?? [])
+          .filter((r) => r.fireAt > from + 100 && r.fireAt <= to)
+          .map((r) => `${id}@${r.fireAt}`),
+      );
+      expect(paused.length).toBeGreaterThanOrEqual(CYCLED * 2);
+      expect(duringPause).toEqual([]);
+      // The cycled schedules still fired between their pauses.
+      for (let i = 0; i < CYCLED; i++) expect((order.get(`c${i}`) ?? []).length).toBeGreaterThan(2);
+      // The poison ones are errored, with their reason, and never ran.
+      const opts = await client.get('poison-opts');
+      expect(opts?.status).toBe(JobStatus.ERRORED);
+      expect(order.get('poison-opts') ?? []).toEqual([]);
+      expect(await client.get('poison-trigger').then((j) => j?.status)).toBe(JobStatus.ERRORED);
+    },
+    SECONDS * 1000 + 120_000,
+  );
+});
