@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { assertBuilt, closedPort, root } from '../cli/run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
+import { REDIS, REDIS_URL } from '../redis-url.js';
 
 // Docker cannot run here, so the compose file is tested in two steps: its structure, then the very
 // commands it names (2 schedulers, 2 workers, the dashboard) started as plain processes on loopback
@@ -248,7 +249,7 @@ describe("the Dockerfile's runtime stage", () => {
       spawnBullbeat([], { cwd: dir, env, command: [cli, 'worker', 'dist/examples/jobs.js'] }),
       spawnBullbeat([], { cwd: dir, env, command: [cli, 'dashboard', '--port', '0'] }),
     ];
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = new Redis(REDIS_URL);
     try {
       await roles[0]?.waitFor(/scheduler replica running/);
       await roles[1]?.waitFor(/worker running/);
@@ -271,7 +272,7 @@ describe("the Dockerfile's runtime stage", () => {
       await redis.quit();
       // The example's own queues (it keeps to them so as not to touch anyone else's jobs).
       for (const name of ['examples', 'example-reports', 'example-emails']) {
-        const q = new Queue(name, { connection: { host: '127.0.0.1', port: 6379 } });
+        const q = new Queue(name, { connection: REDIS });
         await q.obliterate({ force: true }).catch(() => undefined);
         await q.close();
       }
