@@ -126,8 +126,8 @@ describe('long-running commands', () => {
     expect((await dash.exited).code).toBe(0);
   });
 
-  it('dev without dashboard credentials or --open: exit 2 before anything starts (Redis not even asked)', async () => {
-    const run = await runBullbeat(['dev', JOBS], {
+  it('dev on a non-loopback host without credentials: exit 2 before anything starts (Redis not even asked)', async () => {
+    const run = await runBullbeat(['dev', JOBS, '--host', '0.0.0.0'], {
       env: { ...deployment().env, REDIS_URL: 'redis://127.0.0.1:1' },
     });
     expect(run.code).toBe(2);

@@ -60,23 +60,31 @@ const onPath = (command: string) =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let child: ChildProcess | undefined;
-let dir: string | undefined;
-
-async function startPrivate(): Promise<string> {
-  dir = mkdtempSync(join(tmpdir(), 'bullbeat-test-redis-'));
+/** A private redis-server on a free port (no persistence) in a temporary directory, and how to stop it. */
+export async function startRedisServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bullbeat-test-redis-'));
   const port = await freePort();
-  // `--save ''` and no AOF: nothing is written to disk; noeviction, as production should be.
-  child = spawn(
+  // `--save ''` and no AOF: nothing is written to disk.
+  const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
     { stdio: 'ignore' },
   );
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000)]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 100 && child.exitCode === null; i++) {
-    if ((await ping(url, 500)) === 'ok') return url;
+    if ((await ping(url, 500)) === 'ok') return { url, stop };
     await sleep(50);
   }
+  await stop();
   throw new Error(`npm test: redis-server was started on port ${port} but did not answer`);
 }
 
@@ -84,6 +92,7 @@ export default async function setup(project: Pick<TestProject, 'provide'>): Prom
   // The Redis tried before starting a private one (`BULLBEAT_LOCAL_REDIS`, as for `npm start`).
   const LOCAL = process.env.BULLBEAT_LOCAL_REDIS || 'redis://127.0.0.1:6379';
   let url: string;
+  let stopPrivate: (() => Promise<void>) | undefined;
   const wanted = process.env.REDIS_URL;
   if (wanted) {
     if ((await ping(wanted)) !== 'ok') throw new Error(`npm test: REDIS_URL=${wanted} does not answer PING`);
@@ -91,7 +100,9 @@ export default async function setup(project: Pick<TestProject, 'provide'>): Prom
   } else if ((await ping(LOCAL)) === 'ok') {
     url = LOCAL;
   } else if (onPath('redis-server')) {
-    url = await startPrivate();
+    const started = await startRedisServer();
+    stopPrivate = started.stop;
+    url = started.url;
     process.stderr.write(`npm test: no Redis at ${LOCAL}; started a private redis-server at ${url}\n`);
   } else {
     throw new Error(
@@ -103,12 +114,6 @@ export default async function setup(project: Pick<TestProject, 'provide'>): Prom
   // Also for anything read in this process (the config, other global setups).
   process.env.REDIS_URL = url;
   return async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child?.once('exit', resolve));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000)]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await stopPrivate?.();
   };
 }
