@@ -212,9 +212,18 @@ describe('the compose commands as processes on loopback', () => {
   }, 60_000);
 });
 
+/** The `--omit=` flags of the runtime stage's `npm ci`, read from the Dockerfile itself. */
+function runtimeOmit(): string[] {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.indexOf(' AS runtime'));
+  const install = /^RUN npm ci ([^&\n]*)/m.exec(runtime)?.[1];
+  if (!install) throw new Error("Dockerfile: no `RUN npm ci` in the runtime stage");
+  return install.split(/\s+/).filter((a) => a.startsWith('--omit='));
+}
+
 describe("the Dockerfile's runtime stage", () => {
-  // No Docker here: the runtime stage is `npm ci --omit=dev` plus the built dist/. The nearest thing
-  // offline: a copy of node_modules pruned to production dependencies, with dist/ beside it.
+  // No Docker here: the runtime stage is `npm ci` with the Dockerfile's --omit flags plus the built
+  // dist/. The nearest thing offline: a copy of node_modules pruned with those flags, dist/ beside it.
   let dir: string;
 
   beforeAll(() => {
@@ -227,7 +236,7 @@ describe("the Dockerfile's runtime stage", () => {
       const cp = spawnSync('cp', ['-r', join(root, d), join(dir, d)]);
       if (cp.status !== 0) throw new Error(`copying ${d} failed`);
     }
-    const prune = spawnSync('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], {
+    const prune = spawnSync('npm', ['prune', ...runtimeOmit(), '--no-audit', '--no-fund'], {
       cwd: dir,
       encoding: 'utf8',
     });
@@ -241,6 +250,9 @@ describe("the Dockerfile's runtime stage", () => {
   it('has no dev dependencies, and runs every role of the compose file with what is left', async () => {
     expect(existsSync(join(dir, 'node_modules/vitest'))).toBe(false);
     expect(existsSync(join(dir, 'node_modules/tsx'))).toBe(false);
+    // Nor TypeScript, which @bull-board/api's valibot pulls in as an optional peer (23 MB).
+    expect(runtimeOmit()).toEqual(expect.arrayContaining(['--omit=dev']));
+    expect(existsSync(join(dir, 'node_modules/typescript'))).toBe(false);
     const prefix = `runtime-${randomUUID()}`;
     const env = { BULLBEAT_PREFIX: prefix, BULLBEAT_DASHBOARD_TOKEN: randomUUID() };
     const cli = join(dir, 'dist/src/cli/main.js');

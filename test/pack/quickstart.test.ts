@@ -58,7 +58,7 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
       join(dir, 'package.json'),
       `${JSON.stringify({ name: 'my-app', version: '1.0.0', private: true }, null, 2)}\n`,
     );
-    // The README's install lines (typescript and @types/node at this repository's versions, from the cache).
+    // The README's install lines (typescript, @types/node and tsx at this repository's versions, from the cache).
     run('npm', ['pkg', 'set', 'type=module'], dir);
     run(
       'npm',
@@ -70,6 +70,7 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
         '--loglevel=error',
         join(dir, tarball as string),
         devVersion('typescript'),
+        devVersion('tsx'),
         devVersion('@types/node'),
       ],
       dir,
@@ -160,4 +161,25 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
     expect((await scheduler.exited).code).toBe(0);
     expect((await worker.exited).code).toBe(0);
   }, 90_000);
+
+  it('bullbeat dev jobs.ts runs the TypeScript source through tsx, its dashboard open on loopback', async () => {
+    const dev = spawnBullbeat([], {
+      cwd: dir,
+      env: { REDIS_URL: redis.url },
+      command: [join(dir, 'node_modules/.bin/bullbeat'), 'dev', 'jobs.ts', '--port', '0'],
+    });
+    procs.push(dev);
+    await dev.waitFor(/bullbeat dev: running/, 30_000);
+    expect(dev.output()).toContain('dashboard open: no credentials, on 127.0.0.1 only');
+    const url = /"dashboard":"(http:\/\/[^"]+)"/.exec(dev.output())?.[1] as string;
+    const api = (await (await fetch(`${url}/api/schedules`)).json()) as { items: { id: string }[] };
+    expect(api.items.map((i) => i.id).sort()).toEqual([
+      'dailyReport',
+      'launch-mail',
+      'pollUpstream',
+      'vacuum',
+    ]);
+    dev.child.kill('SIGINT');
+    expect((await dev.exited).code).toBe(0);
+  }, 60_000);
 });
