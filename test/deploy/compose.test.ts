@@ -217,7 +217,7 @@ function runtimeOmit(): string[] {
   const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
   const runtime = dockerfile.slice(dockerfile.indexOf(' AS runtime'));
   const install = /^RUN npm ci ([^&\n]*)/m.exec(runtime)?.[1];
-  if (!install) throw new Error("Dockerfile: no `RUN npm ci` in the runtime stage");
+  if (!install) throw new Error('Dockerfile: no `RUN npm ci` in the runtime stage');
   return install.split(/\s+/).filter((a) => a.startsWith('--omit='));
 }
 
