@@ -18,6 +18,7 @@ import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
 import { Auth } from './auth.js';
 import { Csrf } from './csrf.js';
+import type { Dashboard } from './dashboard.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { DashboardMetrics } from './dashboard-metrics.js';
 import type { DashboardOptions } from './dashboard-options.js';
@@ -30,13 +31,7 @@ import { ScheduleIndex } from './schedule-index.js';
 import { InputError } from './schedule-input.js';
 import { ScheduleReader } from './schedule-reader.js';
 
-/** The dashboard: an Express app to mount (`app.use(basePath, dashboard)`) or serve on its own. */
-export interface Dashboard extends Express {
-  /** Close what the dashboard opened (Bull Board's queue connections, event listeners). Not the scheduler. */
-  close(): Promise<void>;
-  /** The dashboard's Prometheus registry and instruments. */
-  readonly metrics: DashboardMetrics;
-}
+export type { Dashboard } from './dashboard.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -69,7 +64,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const csrf = new Csrf(auth, o.basePath || '/');
   const ctx: DashboardContext = { options: o, scheduler, index, reader, metrics, board, csrf, now };
 
-  const app = express() as unknown as Dashboard;
+  // Express inside; the public type (`Dashboard`) is Node's handler shape, without Express's types.
+  const app = express() as unknown as Express & Dashboard;
   app.disable('x-powered-by');
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');

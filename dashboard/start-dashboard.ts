@@ -15,7 +15,7 @@ export interface StartDashboardOptions extends Omit<DashboardOptions, 'scheduler
   host?: string;
   /** The scheduler to show. Default: a new client-role manager from `schedulerOptions`, closed by `close()`. */
   scheduler?: SchedulerManager;
-  /** Options of the manager created when `scheduler` is not given. Default: `{}` (REDIS_URL, prefix `bullbeat`). */
+  /** Options of the manager created when `scheduler` is not given. Default: `{}` (REDIS_URL, BULLBEAT_PREFIX or `bullbeat`). */
   schedulerOptions?: SchedulerManagerOptions;
 }
 

@@ -13,6 +13,8 @@ export interface CommandContext {
   sources: ConfigSources;
   config: CommonConfig;
   logger: Logger;
+  /** A one-line note for the person at the terminal, on stderr (`bullbeat: ...`), apart from the logs on stdout. */
+  note: (line: string) => void;
 }
 
 /** Validates the common settings once, creates the logger, and hands the settings on to code that reads the environment. */
@@ -26,7 +28,12 @@ export function commandContext(io: CliIO, command: Command, role: string): Comma
   // A jobs module's `new SchedulerManager()` reads REDIS_URL and LOG_LEVEL: give it the resolved values.
   io.env.REDIS_URL = config.redisUrl;
   io.env.LOG_LEVEL = config.logLevel;
-  return { sources, config, logger: createLogger(config, role) };
+  return {
+    sources,
+    config,
+    logger: createLogger(config, role),
+    note: (line) => io.stderr(`bullbeat: ${line}\n`),
+  };
 }
 
 /**

@@ -47,7 +47,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .description("Sillo's scheduler on BullMQ: schedules fire exactly once per occurrence onto a queue.")
     .version(packageVersion(), '-V, --version')
     .option('--redis-url <url>', 'Redis to use (env REDIS_URL; default redis://127.0.0.1:6379)')
-    .option('--prefix <prefix>', "bullbeat's key prefix (env BULLBEAT_PREFIX; default bullbeat)")
+    .option(
+      '--prefix <prefix>',
+      "bullbeat's key prefix (env BULLBEAT_PREFIX; default: the jobs module's, else the only one in Redis, else bullbeat)",
+    )
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)')
     .addOption(
       new Option(
@@ -83,7 +86,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
     .option('--port <n>', 'dashboard port (env PORT; default 3000)')
     .option('--host <host>', 'dashboard address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
-    .option('--open', 'dashboard without credentials, on 127.0.0.1 only (env BULLBEAT_DASHBOARD_OPEN=1)')
+    .option(
+      '--open',
+      'dashboard without credentials, on 127.0.0.1 only (env BULLBEAT_DASHBOARD_OPEN=1; the default when no credentials are set and the host is loopback)',
+    )
     .option('--no-dashboard', 'do not start the dashboard')
     .option(
       '--queues <a,b>',

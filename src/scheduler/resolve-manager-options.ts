@@ -13,7 +13,8 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
       fail(field, `must be an integer >= ${min}, got ${String(v)}`);
     return v;
   };
-  const prefix = o.prefix ?? 'bullbeat';
+  // BULLBEAT_PREFIX, as for the CLI: a module that names no prefix follows the deployment's setting.
+  const prefix = o.prefix ?? (process.env.BULLBEAT_PREFIX || 'bullbeat');
   if (typeof prefix !== 'string' || prefix === '') fail('prefix', 'must be a non-empty string');
   const defaultQueue = o.defaultQueue ?? 'bullbeat';
   if (typeof defaultQueue !== 'string' || defaultQueue === '' || defaultQueue.includes(':')) {

@@ -7,7 +7,7 @@ export type SchedulerRole = 'scheduler' | 'client';
 
 /** Options of a `SchedulerManager`. */
 export interface SchedulerManagerOptions {
-  /** Key prefix of the deployment; every bullbeat key lives under the hash tag `{prefix}`. Default: `'bullbeat'`. */
+  /** Key prefix of the deployment; every bullbeat key lives under the hash tag `{prefix}`. Default: `BULLBEAT_PREFIX`, else `'bullbeat'`. */
   prefix?: string;
   /** Redis: a URL or ioredis options. Default: `REDIS_URL`, else `redis://127.0.0.1:6379`. */
   connection?: string | RedisOptions;

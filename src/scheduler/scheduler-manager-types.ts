@@ -3,14 +3,24 @@ import type { RunHistory } from './run-history.js';
 import type { RunRecord } from './run-record.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
-/** `every()` / `cron()`: a function wrapper returning the `ScheduledJob`, or a TC39 method decorator. */
+/**
+ * `every()` / `cron()`: a function wrapper returning the `ScheduledJob`, or a method decorator of
+ * either flavour: TC39 (the default) or legacy (`experimentalDecorators`, as in NestJS apps).
+ */
 export interface ScheduleDecorator {
-  // The method-decorator overload comes first: TypeScript checks a decorator against the first
-  // overload, and `ScheduledJob` is not a valid method-decorator return type.
+  // The method-decorator overloads come first: TypeScript checks a decorator against the first
+  // overloads, and `ScheduledJob` is not a valid method-decorator return type.
   // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
   <This, F extends (this: This, ...args: any[]) => unknown>(
     fn: F,
     context: ClassMethodDecoratorContext<This, F>,
+  ): void;
+  /** Legacy (`experimentalDecorators`): registered when the class is defined (see `cron()`). */
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <F extends (...args: any[]) => unknown>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<F>,
   ): void;
   // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
   <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;

@@ -201,7 +201,20 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private decorator(trigger: Trigger, options: ScheduleOptions): ScheduleDecorator {
     const manager = this;
-    return ((fn: AnyFn, context?: ClassMethodDecoratorContext) => {
+    return ((fn: AnyFn, context?: ClassMethodDecoratorContext | string | symbol, descriptor?: unknown) => {
+      // Legacy (`experimentalDecorators`): (target, key, descriptor) when the class is defined. There
+      // is no per-instance hook, so the method runs with `this` = the class (static) or its prototype.
+      if (typeof context === 'string' || typeof context === 'symbol') {
+        const method = (descriptor as PropertyDescriptor | undefined)?.value as unknown;
+        if (typeof method !== 'function') {
+          throw new ScheduleOptionsError(undefined, String(context), 'a schedule decorator goes on a method');
+        }
+        manager.schedule((method as AnyFn).bind(fn), trigger, {
+          ...options,
+          name: options.name ?? String(context),
+        });
+        return undefined;
+      }
       if (context && typeof context === 'object' && context.kind === 'method') {
         const name = options.name ?? String(context.name);
         context.addInitializer(function (this: unknown) {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 
 beforeAll(assertBuilt);
@@ -78,7 +79,7 @@ describe('bullbeat --help and usage errors', () => {
 
   it('a flag wins over the environment and is named in the message', async () => {
     const run = await runBullbeat(['schedule:list', '--redis-url', 'nope'], {
-      env: { REDIS_URL: 'redis://127.0.0.1:6379' },
+      env: { REDIS_URL },
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^bullbeat: --redis-url: expected a URL/);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt, root, runBullbeat } from './run-bullbeat.js';
 import { spawnBullbeat } from './spawn-bullbeat.js';
 
@@ -122,7 +123,7 @@ describe('a missing or broken jobs module', () => {
 describe('a good jobs module', () => {
   it('a .ts module through tsx, default export a function, decorated methods: the scheduler upserts them', async () => {
     const prefix = `cli-ts-${randomUUID()}`;
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = new Redis(REDIS_URL);
     const proc = spawnBullbeat(['scheduler', 'test/cli/fixtures/jobs-decorated.ts'], {
       env: { BULLBEAT_PREFIX: prefix, TEST_QUEUE: `q-${prefix}` },
     });

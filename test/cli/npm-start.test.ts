@@ -99,6 +99,7 @@ describe('npm start', () => {
     const proc = spawnBullbeat([], {
       command: [join(root, 'scripts/start.mjs')],
       env: {
+        REDIS_URL: undefined,
         PATH: emptyBin,
         PORT: String(await closedPort()),
         BULLBEAT_LOCAL_REDIS: `redis://127.0.0.1:${await closedPort()}`,

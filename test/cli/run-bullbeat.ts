@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { REDIS_URL } from '../redis-url.js';
 
 /** The repository root and the built CLI, run as a user would: `node dist/src/cli/main.js`. */
 export const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -17,13 +18,14 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Env for a child CLI: the parent's, minus settings that would leak in, plus `env`. */
+/** Env for a child CLI: the parent's, minus settings that would leak in, plus the test Redis and `env`. */
 export function childEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(base)) {
     if (/^(REDIS_URL|BULLBEAT_|LOG_|PORT$|HOST$)/.test(key)) delete base[key];
   }
-  const merged: NodeJS.ProcessEnv = { ...base, LOG_FORMAT: 'json' };
+  // The test Redis (test/redis-url.ts) unless `env` names another (or `REDIS_URL: undefined` for none).
+  const merged: NodeJS.ProcessEnv = { ...base, LOG_FORMAT: 'json', REDIS_URL };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete merged[k];
     else merged[k] = v;

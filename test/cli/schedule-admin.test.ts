@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS, REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 
 const prefix = `cli-admin-${randomUUID()}`;
@@ -11,13 +12,13 @@ let redis: Redis;
 
 beforeAll(() => {
   assertBuilt();
-  redis = new Redis('redis://127.0.0.1:6379');
+  redis = new Redis(REDIS_URL);
 });
 
 afterAll(async () => {
   const keys = await redis.keys(`{${prefix}}*`);
   if (keys.length) await redis.del(...keys);
-  const q = new Queue(queue, { connection: { host: '127.0.0.1', port: 6379 } });
+  const q = new Queue(queue, { connection: REDIS });
   await q.obliterate({ force: true });
   await q.close();
   await redis.quit();
@@ -132,7 +133,7 @@ describe('schedule:add, list, pause, resume, trigger, remove', () => {
     expect(run.code).toBe(0);
     const jobId = /job (\S+) enqueued/.exec(run.stdout)?.[1];
     expect(jobId).toBeDefined();
-    const q = new Queue(queue, { connection: { host: '127.0.0.1', port: 6379 } });
+    const q = new Queue(queue, { connection: REDIS });
     try {
       const job = await q.getJob(jobId as string);
       expect(job?.name).toBe('ping');

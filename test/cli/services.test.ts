@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS, REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from './spawn-bullbeat.js';
 
@@ -44,7 +45,7 @@ function dashboardUrl(proc: RunningBullbeat): string {
 
 beforeAll(() => {
   assertBuilt();
-  redis = new Redis('redis://127.0.0.1:6379');
+  redis = new Redis(REDIS_URL);
 });
 
 afterEach(() => {
@@ -55,7 +56,7 @@ afterAll(async () => {
   for (const { prefix, queue } of used) {
     const keys = await redis.keys(`{${prefix}}*`);
     if (keys.length) await redis.del(...keys);
-    const q = new Queue(queue, { connection: { host: '127.0.0.1', port: 6379 } });
+    const q = new Queue(queue, { connection: REDIS });
     await q.obliterate({ force: true }).catch(() => undefined);
     await q.close();
   }
@@ -125,8 +126,8 @@ describe('long-running commands', () => {
     expect((await dash.exited).code).toBe(0);
   });
 
-  it('dev without dashboard credentials or --open: exit 2 before anything starts (Redis not even asked)', async () => {
-    const run = await runBullbeat(['dev', JOBS], {
+  it('dev on a non-loopback host without credentials: exit 2 before anything starts (Redis not even asked)', async () => {
+    const run = await runBullbeat(['dev', JOBS, '--host', '0.0.0.0'], {
       env: { ...deployment().env, REDIS_URL: 'redis://127.0.0.1:1' },
     });
     expect(run.code).toBe(2);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
@@ -17,15 +17,27 @@ const ARGS = [
   '--disable-sync',
 ];
 
-/** Debian's Chromium driven by playwright-core (no browser download), with a fresh user-data dir. */
+/**
+ * Debian's Chromium (`/usr/bin/chromium`, or `CHROMIUM_PATH`) driven by playwright-core (no browser
+ * download), with a fresh user-data dir.
+ */
 export async function launchBrowser(httpCredentials?: {
   username: string;
   password: string;
 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    // One line, no stack: what is missing and how to get it.
+    const error = new Error(
+      `browser tests: no Chromium at ${executablePath}: install it (sudo apt-get install chromium) or set CHROMIUM_PATH`,
+    );
+    error.stack = error.message;
+    throw error;
+  }
   mkdirSync(ARTIFACTS, { recursive: true });
   const userDataDir = mkdtempSync(join(tmpdir(), 'bullbeat-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
+    executablePath,
     headless: true,
     args: ARGS,
     viewport: { width: 1400, height: 900 },

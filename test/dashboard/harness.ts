@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { type DashboardServer, type StartDashboardOptions, startDashboard } from '../../dashboard/index.js';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { REDIS_URL } from '../redis-url.js';
 
 export const TOKEN = 'test-token-0123456789';
 export const USER = 'admin';
@@ -31,7 +32,7 @@ export interface TestDashboard {
 
 /** Delete every key of a test: bullbeat's `{prefix}` keys and BullMQ's keys of the test's queues. */
 export async function deleteKeys(patterns: string[]): Promise<void> {
-  const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: false });
+  const redis = new Redis(REDIS_URL);
   try {
     for (const pattern of patterns) {
       let cursor = '0';

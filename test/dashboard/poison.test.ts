@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../redis-url.js';
 import { writeBadRows } from '../scheduler/bad-rows.js';
 import { BASIC, startTestDashboard, type TestDashboard } from './harness.js';
 
@@ -8,7 +9,7 @@ describe('dashboard against poison input and bad stored rows', () => {
   let redis: Redis;
   beforeAll(async () => {
     t = await startTestDashboard();
-    redis = new Redis('redis://127.0.0.1:6379');
+    redis = new Redis(REDIS_URL);
   });
   afterAll(async () => {
     await redis.quit();

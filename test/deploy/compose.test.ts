@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { assertBuilt, closedPort, root } from '../cli/run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
+import { REDIS, REDIS_URL } from '../redis-url.js';
 
 // Docker cannot run here, so the compose file is tested in two steps: its structure, then the very
 // commands it names (2 schedulers, 2 workers, the dashboard) started as plain processes on loopback
@@ -211,9 +212,18 @@ describe('the compose commands as processes on loopback', () => {
   }, 60_000);
 });
 
+/** The `--omit=` flags of the runtime stage's `npm ci`, read from the Dockerfile itself. */
+function runtimeOmit(): string[] {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.indexOf(' AS runtime'));
+  const install = /^RUN npm ci ([^&\n]*)/m.exec(runtime)?.[1];
+  if (!install) throw new Error('Dockerfile: no `RUN npm ci` in the runtime stage');
+  return install.split(/\s+/).filter((a) => a.startsWith('--omit='));
+}
+
 describe("the Dockerfile's runtime stage", () => {
-  // No Docker here: the runtime stage is `npm ci --omit=dev` plus the built dist/. The nearest thing
-  // offline: a copy of node_modules pruned to production dependencies, with dist/ beside it.
+  // No Docker here: the runtime stage is `npm ci` with the Dockerfile's --omit flags plus the built
+  // dist/. The nearest thing offline: a copy of node_modules pruned with those flags, dist/ beside it.
   let dir: string;
 
   beforeAll(() => {
@@ -226,7 +236,7 @@ describe("the Dockerfile's runtime stage", () => {
       const cp = spawnSync('cp', ['-r', join(root, d), join(dir, d)]);
       if (cp.status !== 0) throw new Error(`copying ${d} failed`);
     }
-    const prune = spawnSync('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], {
+    const prune = spawnSync('npm', ['prune', ...runtimeOmit(), '--no-audit', '--no-fund'], {
       cwd: dir,
       encoding: 'utf8',
     });
@@ -240,6 +250,9 @@ describe("the Dockerfile's runtime stage", () => {
   it('has no dev dependencies, and runs every role of the compose file with what is left', async () => {
     expect(existsSync(join(dir, 'node_modules/vitest'))).toBe(false);
     expect(existsSync(join(dir, 'node_modules/tsx'))).toBe(false);
+    // Nor TypeScript, which @bull-board/api's valibot pulls in as an optional peer (23 MB).
+    expect(runtimeOmit()).toEqual(expect.arrayContaining(['--omit=dev']));
+    expect(existsSync(join(dir, 'node_modules/typescript'))).toBe(false);
     const prefix = `runtime-${randomUUID()}`;
     const env = { BULLBEAT_PREFIX: prefix, BULLBEAT_DASHBOARD_TOKEN: randomUUID() };
     const cli = join(dir, 'dist/src/cli/main.js');
@@ -248,7 +261,7 @@ describe("the Dockerfile's runtime stage", () => {
       spawnBullbeat([], { cwd: dir, env, command: [cli, 'worker', 'dist/examples/jobs.js'] }),
       spawnBullbeat([], { cwd: dir, env, command: [cli, 'dashboard', '--port', '0'] }),
     ];
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = new Redis(REDIS_URL);
     try {
       await roles[0]?.waitFor(/scheduler replica running/);
       await roles[1]?.waitFor(/worker running/);
@@ -271,7 +284,7 @@ describe("the Dockerfile's runtime stage", () => {
       await redis.quit();
       // The example's own queues (it keeps to them so as not to touch anyone else's jobs).
       for (const name of ['examples', 'example-reports', 'example-emails']) {
-        const q = new Queue(name, { connection: { host: '127.0.0.1', port: 6379 } });
+        const q = new Queue(name, { connection: REDIS });
         await q.obliterate({ force: true }).catch(() => undefined);
         await q.close();
       }

@@ -7,8 +7,9 @@ import {
   occurrenceJobId,
 } from '../../src/queue/occurrence-job.js';
 import { hashTag } from '../../src/scheduler/keys.js';
+import { REDIS } from '../redis-url.js';
 
-export const REDIS = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null } as const;
+export { REDIS } from '../redis-url.js';
 
 /** A fresh prefix and queue name for one test, and the clients to reach them. */
 export class TestBed {

@@ -2,6 +2,7 @@ import type { RedisOptions } from 'ioredis';
 import pino from 'pino';
 import type { Middleware } from '../../src/queue/pipeline.js';
 import type { HandlerEntry, WorkerScheduler } from '../../src/queue/worker-scheduler.js';
+import { REDIS } from '../redis-url.js';
 
 /**
  * The part of a SchedulerManager the worker runtime needs, as a plain object: handlers by name, the
@@ -19,7 +20,7 @@ export class StandInScheduler implements WorkerScheduler {
   ) {}
 
   connectionOptions(): RedisOptions {
-    return { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
+    return { ...REDIS };
   }
 
   /**

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
@@ -12,14 +12,34 @@ import { silent } from './helpers.js';
 const dir = mkdtempSync(join(tmpdir(), 'bullbeat-decorators-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function loadDecorated(): Promise<typeof import('./fixtures/decorated-jobs.js')> {
-  const source = readFileSync(new URL('./fixtures/decorated-jobs.ts', import.meta.url), 'utf8');
+async function compileAndImport<T>(fixture: string, experimentalDecorators = false): Promise<T> {
+  const source = readFileSync(new URL(`./fixtures/${fixture}.ts`, import.meta.url), 'utf8');
   const out = ts.transpileModule(source, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022 },
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, experimentalDecorators },
   });
-  const file = join(dir, `decorated-${Date.now()}.mjs`);
+  const file = join(dir, `${fixture}-${Date.now()}.mjs`);
   writeFileSync(file, out.outputText);
   return import(pathToFileURL(file).href);
+}
+
+const loadDecorated = () => compileAndImport<typeof import('./fixtures/decorated-jobs.js')>('decorated-jobs');
+
+/** Type-checks a fixture as a strict project would (the decorator's types are what TS1241 is about). */
+function typeErrors(fixture: string, experimentalDecorators: boolean): string[] {
+  const file = fileURLToPath(new URL(`./fixtures/${fixture}.ts`, import.meta.url));
+  const program = ts.createProgram([file], {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ['node'],
+    experimentalDecorators,
+  });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
 describe('every()/cron() as TC39 method decorators', () => {
@@ -50,5 +70,30 @@ describe('every()/cron() as TC39 method decorators', () => {
     expect(job.name).toBe('pollUpstream');
     expect(job.id).toBe('pollUpstream');
     expect(job.toJSON().spec).toEqual({ type: 'interval', seconds: 300, jitter: 30 });
+  });
+});
+
+describe('every()/cron() as legacy method decorators (experimentalDecorators, as in NestJS apps)', () => {
+  it('type-checks under experimentalDecorators, and TC39 decorators still do without it', () => {
+    expect(typeErrors('legacy-decorated-jobs', true)).toEqual([]);
+    expect(typeErrors('decorated-jobs', false)).toEqual([]);
+  }, 60_000);
+
+  it('registers static and prototype methods when the class is defined; the methods stay callable', async () => {
+    const scheduler = new SchedulerManager({ prefix: 'never-started', logger: silent, role: 'client' });
+    const { defineLegacyJobs } = await compileAndImport<typeof import('./fixtures/legacy-decorated-jobs.js')>(
+      'legacy-decorated-jobs',
+      true,
+    );
+    const Jobs = defineLegacyJobs(scheduler);
+    expect(scheduler.handlerNames().sort()).toEqual(['cleanup', 'dailyReport']);
+    expect(await Jobs.cleanup()).toBe('LegacyJobs cleaned');
+    expect(await new Jobs().dailyReport()).toBe('legacy report');
+    const report = scheduler.handlerFor('dailyReport')!;
+    expect(report.job.queue).toBe('reports');
+    expect(report.job.toJSON().spec).toMatchObject({ type: 'cron', expression: '0 9 * * 1-5' });
+    // A static method runs with the class as `this`, an instance method with the class's prototype.
+    expect(await scheduler.handlerFor('cleanup')!.job.run()).toBe('LegacyJobs cleaned');
+    expect(await report.job.run()).toBe('legacy report');
   });
 });

@@ -5,8 +5,9 @@ import pino from 'pino';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import type { SchedulerManagerOptions } from '../../src/scheduler/scheduler-manager-options.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
+import { REDIS_URL } from '../redis-url.js';
 
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { REDIS_URL } from '../redis-url.js';
 export const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /** A unique prefix and queue name for one test, and everything to clean up after it. */

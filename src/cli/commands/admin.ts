@@ -11,6 +11,7 @@ import { IntervalTrigger } from '../../triggers/interval-trigger.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
+import { resolvePrefix } from '../discover-prefix.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
 import { probeRedis } from '../redis-probe.js';
@@ -21,6 +22,7 @@ async function withManager<T>(
   fn: (manager: SchedulerManager) => Promise<T>,
 ): Promise<T> {
   await probeRedis(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+  await resolvePrefix(ctx);
   const manager = new SchedulerManager({
     role: 'client',
     prefix: ctx.config.prefix,

@@ -12,6 +12,7 @@ import {
   loadScheduler,
   probeSchedulerRedis,
 } from '../command-context.js';
+import { resolvePrefix } from '../discover-prefix.js';
 import { probeRedis } from '../redis-probe.js';
 import { runUntilSignal } from '../run-until-signal.js';
 
@@ -43,11 +44,31 @@ async function startWorker(
   return handle;
 }
 
+/**
+ * `bullbeat dev`'s dashboard runs open when nothing says otherwise: no credentials, no `--open` /
+ * `BULLBEAT_DASHBOARD_OPEN` either way, and a loopback host (or none, which open means 127.0.0.1).
+ * Bound to another interface without credentials, it still refuses, as `bullbeat dashboard` does.
+ */
+function devOpensByDefault(ctx: CommandContext): boolean {
+  const { flags, env } = ctx.sources;
+  const set = (v: string | undefined) => v !== undefined && v !== '';
+  if (
+    set(env.BULLBEAT_DASHBOARD_TOKEN) ||
+    set(env.BULLBEAT_DASHBOARD_USER) ||
+    set(env.BULLBEAT_DASHBOARD_PASSWORD)
+  )
+    return false;
+  if (flags.open !== undefined || set(env.BULLBEAT_DASHBOARD_OPEN)) return false;
+  const { host } = resolveDashboardConfig(ctx.sources);
+  return host === undefined || host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
 async function startDashboardServer(
   ctx: CommandContext,
-  options: { scheduler?: SchedulerManager; readOnly?: boolean },
+  options: { scheduler?: SchedulerManager; readOnly?: boolean; open?: boolean },
 ): Promise<DashboardServer> {
   const dash = resolveDashboardConfig(ctx.sources);
+  if (options.open) dash.open = true;
   const { startDashboard } = await import('../../../dashboard/start-dashboard.js');
   const portSetting = ctx.sources.flags.port !== undefined ? '--port' : 'PORT';
   // Open, the dashboard binds to loopback whatever the host asked for.
@@ -90,6 +111,7 @@ export function devCommand(io: CliIO) {
     resolveDashboardConfig(ctx.sources);
     resolveWorkerConfig(ctx.sources);
     const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    const openByDefault = options.dashboard !== false && devOpensByDefault(ctx);
     if (options.dashboard !== false) {
       // Credentials (or --open) are checked before anything starts.
       const { resolveDashboardOptions } = await import('../../../dashboard/resolve-dashboard-options.js');
@@ -98,7 +120,7 @@ export function devCommand(io: CliIO) {
         scheduler,
         env: ctx.sources.env,
         logger: ctx.logger,
-        ...(dash.open && { open: true }),
+        ...((dash.open || openByDefault) && { open: true }),
       });
     }
     await probeSchedulerRedis(ctx, scheduler);
@@ -114,14 +136,20 @@ export function devCommand(io: CliIO) {
       try {
         await scheduler.start();
         worker = await startWorker(ctx, scheduler);
-        if (options.dashboard !== false) dashboard = await startDashboardServer(ctx, { scheduler });
+        if (options.dashboard !== false)
+          dashboard = await startDashboardServer(ctx, { scheduler, open: openByDefault });
       } catch (error) {
         await stop().catch(() => undefined);
         throw error;
       }
+      const openNote = openByDefault
+        ? ' (dashboard open: no credentials, on 127.0.0.1 only; set BULLBEAT_DASHBOARD_TOKEN to require one)'
+        : '';
       ctx.logger.info(
         { jobsModule: path, prefix: scheduler.prefix, ...(dashboard && { dashboard: dashboard.url }) },
-        dashboard ? `bullbeat dev: running; dashboard at ${dashboard.url}` : 'bullbeat dev: running',
+        dashboard
+          ? `bullbeat dev: running; dashboard at ${dashboard.url}${openNote}`
+          : 'bullbeat dev: running',
       );
       return stop;
     });
@@ -177,6 +205,7 @@ export function dashboardCommand(io: CliIO) {
     const ctx = commandContext(io, command, 'dashboard');
     resolveDashboardConfig(ctx.sources);
     await probeRedis(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+    await resolvePrefix(ctx);
     return runUntilSignal(ctx.logger, async () => {
       const server = await startDashboardServer(ctx, { readOnly: options.readOnly === true });
       return () => server.close();
