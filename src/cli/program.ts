@@ -37,6 +37,13 @@ Environment (flags win):
   BULLBEAT_STALLED_INTERVAL_MS, BULLBEAT_EXCLUSION_WAIT_MS, BULLBEAT_RATE_MAX,
   BULLBEAT_RATE_DURATION_MS                                                        worker settings`;
 
+/** Where commander writes; its parse errors start with `bullbeat:` like every other error, not `error:`. */
+const output = (io: CliIO) => ({
+  writeOut: io.stdout,
+  writeErr: io.stderr,
+  outputError: (text: string, write: (text: string) => void) => write(text.replace(/^error: /, 'bullbeat: ')),
+});
+
 /**
  * Builds the `bullbeat` program. Each action stores its exit code in `result`; actions are loaded
  * lazily so that `--help` and `schedule:next` never import BullMQ.
@@ -61,7 +68,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureOutput(output(io))
     .addHelpText('after', `${ENV_HELP}\n${EXIT_CODES_HELP}`);
 
   const run =
@@ -77,7 +84,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       .description(description)
       .showHelpAfterError('(run with --help for usage)')
       .exitOverride()
-      .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+      .configureOutput(output(io));
 
   command('dev', 'scheduler, worker and dashboard in one process, for development')
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
