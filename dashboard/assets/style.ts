@@ -52,7 +52,7 @@ td.error { color: var(--bad); max-width: 380px; white-space: pre-wrap; word-brea
 .pill.paused, .pill.skipped, .pill.missed, .pill.cancelled { background: var(--idle-soft); color: var(--idle); }
 .pill.completed, .pill.enqueued, .pill.running { background: var(--accent-soft); color: var(--accent); }
 .pill.failed, .pill.errored { background: var(--bad-soft); color: var(--bad); }
-.pill.retrying, .pill.late, .pill.failing { background: var(--warn-soft); color: var(--warn); }
+.pill.retrying, .pill.late, .pill.failing, .pill.no-worker { background: var(--warn-soft); color: var(--warn); }
 .muted { color: var(--muted); }
 .pager { display: flex; gap: 10px; align-items: center; margin-top: 12px; color: var(--muted); }
 .empty { padding: 30px; text-align: center; color: var(--muted); }
