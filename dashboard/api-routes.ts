@@ -1,7 +1,9 @@
 import { type Request, type Response, Router } from 'express';
+import { packageVersion } from '../src/cli/package-version.js';
 import { describeTrigger } from '../src/cron/describe.js';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import type { DashboardContext } from './dashboard-context.js';
+import { openApiDocument } from './openapi.js';
 import {
   createSchema,
   InputError,
@@ -92,22 +94,13 @@ export function preview(
   return { description: describeTrigger(trigger.toJSON()), next, trigger: trigger.toJSON() };
 }
 
-/** Sillo's stats (`to_dict()` names), over the deployment, plus bullbeat's extra counters. */
-export async function silloStats(ctx: DashboardContext) {
+/**
+ * Sillo's stats over the deployment, camelCase like the rest of the API. `uptime` is this process's
+ * scheduler's, so it is null when the process runs none (a standalone dashboard), never a false 0.
+ */
+export async function schedulerStats(ctx: DashboardContext) {
   const s = await ctx.scheduler.stats();
-  return {
-    jobs_total: s.jobsTotal,
-    jobs_active: s.jobsActive,
-    jobs_paused: s.jobsPaused,
-    jobs_completed: s.jobsCompleted,
-    jobs_errored: s.jobsErrored,
-    runs: s.runs,
-    errors: s.errors,
-    skipped: s.skipped,
-    missed: s.missed,
-    errored_total: s.erroredTotal,
-    uptime: s.uptime,
-  };
+  return { ...s, uptime: ctx.scheduler.running ? s.uptime : null };
 }
 
 async function mustGet(ctx: DashboardContext, id: string) {
@@ -211,11 +204,15 @@ export function apiRoutes(ctx: DashboardContext): Router {
   });
 
   r.get('/stats', async (_req, res) => {
-    res.json(await silloStats(ctx));
+    res.json(await schedulerStats(ctx));
   });
 
   r.get('/preview', (req, res) => {
     res.json(preview(req, ctx.now()));
+  });
+
+  r.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument(packageVersion()));
   });
 
   r.get('/queues', async (_req, res) => {

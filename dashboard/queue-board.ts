@@ -51,7 +51,14 @@ export class QueueBoard {
       queues: [],
       // @bull-board/express pins its own copy of @bull-board/api (9.10.1 beside our 9.10.2): same shape
       serverAdapter: this.serverAdapter as unknown as IServerAdapter,
-      options: { uiConfig: { boardTitle: 'bullbeat queues' } },
+      options: {
+        uiConfig: {
+          boardTitle: 'bullbeat queues',
+          // Relative to Bull Board's <base href> (`<dashboard>/admin/queues/`): the dashboard's home,
+          // wherever the dashboard is mounted.
+          miscLinks: [{ text: 'Schedules', url: '../../' }],
+        },
+      },
     });
   }
 

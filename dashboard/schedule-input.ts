@@ -50,10 +50,13 @@ const optionsShape = {
   jobOptions: z.record(z.string(), z.unknown()).optional(),
 };
 
+const TRIGGER_REQUIRED =
+  'required: a built-in trigger, e.g. { "type": "cron", "expression": "0 9 * * *" }, { "type": "interval", "seconds": 60 } or { "type": "date", "at": "2030-01-01T09:00:00Z" }';
+
 /** `POST /api/schedules`: a queue target (job name) on a built-in trigger. */
 export const createSchema = z.strictObject({
   name: z.string().min(1, 'must be a non-empty job name').max(512),
-  trigger: z.unknown(),
+  trigger: z.unknown().nonoptional({ error: TRIGGER_REQUIRED }),
   ...optionsShape,
 });
 

@@ -150,7 +150,11 @@ export class ScheduleReader {
     const last = records.find((r) => FINISHED.has(r.outcome)) ?? records[0] ?? null;
     const badges: ScheduleBadge[] = [];
     if (status === 'active' && next !== null && now > next + def.misfireGraceMs) badges.push('late');
-    if (status === 'active' && this.failing(records, state, times, now)) badges.push('failing');
+    if (status === 'active' && this.failing(records, state, times, now)) {
+      // Nothing ever started and nothing failed: no worker consumes its queue, which is not failing.
+      const noneRan = counts.errors === 0 && records.every((r) => r.startedAt === undefined && !r.error);
+      badges.push(noneRan ? 'no-worker' : 'failing');
+    }
     return {
       id: def.id,
       name: def.name,

@@ -12,7 +12,8 @@ export type ScheduleStatus = 'active' | 'paused' | 'completed' | 'cancelled' | '
 /** Why a row gets a warning badge. */
 export type ScheduleBadge =
   | 'late' // active and its next due time is more than misfireGraceMs in the past
-  | 'failing'; // its last few finished occurrences all failed or were missed, or no success for several intervals
+  | 'failing' // its last few finished occurrences all failed or were missed, or no success for several intervals
+  | 'no-worker'; // as failing, but nothing ever started a run and none failed: no worker consumes its queue
 
 /** One schedule as the list and detail views (and the JSON API) show it. */
 export interface ScheduleView {

@@ -46,13 +46,13 @@ td.times { font-size: 12px; color: var(--muted); font-variant-numeric: tabular-n
 td.actions { white-space: nowrap; }
 td.actions form { display: inline; }
 td.error { color: var(--bad); max-width: 380px; white-space: pre-wrap; word-break: break-word; }
-.name { font-weight: 600; word-break: break-word; }
+.name { font-weight: 600; overflow-wrap: break-word; }
 .pill { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px; font-weight: 600; }
 .pill.active, .pill.succeeded { background: var(--ok-soft); color: var(--ok); }
 .pill.paused, .pill.skipped, .pill.missed, .pill.cancelled { background: var(--idle-soft); color: var(--idle); }
 .pill.completed, .pill.enqueued, .pill.running { background: var(--accent-soft); color: var(--accent); }
 .pill.failed, .pill.errored { background: var(--bad-soft); color: var(--bad); }
-.pill.retrying, .pill.late, .pill.failing { background: var(--warn-soft); color: var(--warn); }
+.pill.retrying, .pill.late, .pill.failing, .pill.no-worker { background: var(--warn-soft); color: var(--warn); }
 .muted { color: var(--muted); }
 .pager { display: flex; gap: 10px; align-items: center; margin-top: 12px; color: var(--muted); }
 .empty { padding: 30px; text-align: center; color: var(--muted); }
@@ -66,6 +66,7 @@ pre { background: #f8f9fb; border: 1px solid var(--line); border-radius: 7px; pa
 form.create { display: grid; grid-template-columns: 180px minmax(0, 520px); gap: 12px 16px; align-items: center; }
 form.create label { color: var(--muted); }
 form.create .full { grid-column: 1 / -1; }
+#create-status:not(:empty) { display: block; margin: 10px 0 0; }
 form.create input:not([type=hidden]), form.create select, form.create textarea { width: 100%; }
 .preview .local { color: var(--muted); font-size: 12px; }
 form.create .hint { font-size: 12px; color: var(--muted); }

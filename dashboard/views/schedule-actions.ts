@@ -19,7 +19,13 @@ export function scheduleActions(ctx: PageContext, s: ScheduleView, back: string)
   return html`${toggle} ${form('trigger', 'Trigger now')} ${form('remove', 'Remove', 'danger', `Remove schedule "${s.name}" (${s.id})? Its history goes with it.`)}`;
 }
 
+const BADGE_TITLE: Record<ScheduleView['badges'][number], string> = {
+  late: 'Its next occurrence is overdue past the misfire grace',
+  failing: 'No success in its last occurrences or for several expected intervals',
+  'no-worker': `Its occurrences are enqueued but no worker has started one: is a worker consuming its queue?`,
+};
+
 /** Status pill plus warning badges. */
 export function statusCell(s: ScheduleView): SafeHtml {
-  return html`<span class="pill ${s.status}" data-status="${s.status}">${s.status}</span>${s.orphaned ? html` <span class="pill paused" title="No running deployment defines this code schedule">orphaned</span>` : ''}${s.badges.map((b) => html` <span class="pill ${b}" data-badge="${b}" title="${b === 'late' ? 'Its next occurrence is overdue past the misfire grace' : 'No success in its last occurrences or for several expected intervals'}">${b}</span>`)}`;
+  return html`<span class="pill ${s.status}" data-status="${s.status}">${s.status}</span>${s.orphaned ? html` <span class="pill paused" title="No running deployment defines this code schedule">orphaned</span>` : ''}${s.badges.map((b) => html` <span class="pill ${b}" data-badge="${b}" title="${BADGE_TITLE[b]}">${b === 'no-worker' ? 'no worker' : b}</span>`)}`;
 }

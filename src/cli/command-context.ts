@@ -5,6 +5,7 @@ import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
 import { type CommonConfig, type ConfigSources, resolveCommonConfig } from './cli-config.js';
 import type { CliIO } from './cli-io.js';
 import { createLogger } from './create-logger.js';
+import { type HeldLogger, heldLogger } from './held-logger.js';
 import { type LoadedJobsModule, loadJobsModule } from './load-jobs-module.js';
 import { probeRedis } from './redis-probe.js';
 
@@ -57,21 +58,40 @@ export async function loadScheduler(
         '(pass { prefix: process.env.BULLBEAT_PREFIX } to new SchedulerManager(), or drop the setting)',
     );
   }
-  adoptLogger(scheduler, ctx.logger);
+  // Until Redis is known to answer, the manager's lines are held (see heldLogger).
+  const held = heldLogger(ctx.config.logLevel);
+  if (adoptLogger(scheduler, held.logger)) heldLoggers.set(scheduler, held);
   return loaded;
 }
 
+const heldLoggers = new WeakMap<SchedulerManager, HeldLogger>();
+
 /** Replaces the manager's default logger by the CLI's (JSON or pretty, same level); a logger the module passed is kept. */
-function adoptLogger(scheduler: SchedulerManager, logger: Logger): void {
-  if (scheduler.options?.logger !== undefined) return;
+function adoptLogger(scheduler: SchedulerManager, logger: Logger): boolean {
+  if (scheduler.options?.logger !== undefined) return false;
   try {
     (scheduler as { logger: Logger }).logger = logger;
+    return true;
   } catch {
     // A frozen or accessor-only logger: keep the module's.
+    return false;
   }
 }
 
 /** Fails fast (exit 3) when the scheduler's Redis does not answer. */
 export async function probeSchedulerRedis(ctx: CommandContext, scheduler: SchedulerManager): Promise<void> {
-  await probeRedis(scheduler.connectionOptions(), ctx.config.redisTimeoutMs);
+  const held = heldLoggers.get(scheduler);
+  heldLoggers.delete(scheduler);
+  try {
+    await probeRedis(scheduler.connectionOptions(), ctx.config.redisTimeoutMs);
+  } catch (error) {
+    // The one-line error says it all, unless asked for more.
+    if (ctx.config.logLevel === 'debug' || ctx.config.logLevel === 'trace') held?.release(ctx.logger);
+    held?.drop();
+    throw error;
+  }
+  if (held) {
+    adoptLogger(scheduler, ctx.logger);
+    held.release(ctx.logger);
+  }
 }

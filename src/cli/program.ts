@@ -37,6 +37,13 @@ Environment (flags win):
   BULLBEAT_STALLED_INTERVAL_MS, BULLBEAT_EXCLUSION_WAIT_MS, BULLBEAT_RATE_MAX,
   BULLBEAT_RATE_DURATION_MS                                                        worker settings`;
 
+/** Where commander writes; its parse errors start with `bullbeat:` like every other error, not `error:`. */
+const output = (io: CliIO) => ({
+  writeOut: io.stdout,
+  writeErr: io.stderr,
+  outputError: (text: string, write: (text: string) => void) => write(text.replace(/^error: /, 'bullbeat: ')),
+});
+
 /**
  * Builds the `bullbeat` program. Each action stores its exit code in `result`; actions are loaded
  * lazily so that `--help` and `schedule:next` never import BullMQ.
@@ -64,7 +71,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureOutput(output(io))
     .addHelpText('after', `${ENV_HELP}\n${EXIT_CODES_HELP}`);
 
   const run =
@@ -80,7 +87,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       .description(description)
       .showHelpAfterError('(run with --help for usage)')
       .exitOverride()
-      .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+      .configureOutput(output(io));
 
   command('dev', 'scheduler, worker and dashboard in one process, for development')
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
@@ -174,14 +181,23 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--cron <expression>', 'fire on a cron expression')
     .option('--every <seconds>', 'fire every N seconds (decimals allowed)')
     .option('--at <instant>', 'fire once at an instant (ISO 8601 or epoch ms)')
-    .option('--tz <zone>', 'time zone of --cron (default UTC)')
+    .option('--tz <zone>', 'time zone of --cron (default UTC); an --every interval has none')
     .option('--jitter <seconds>', 'random delay in [0, jitter] seconds added to each occurrence')
     .option('--queue <queue>', 'the BullMQ queue (default bullbeat)')
     .option('--data <json>', 'JSON data carried on each job')
     .option('--attempts <n>', 'BullMQ attempts (1 = no retry)')
     .option('--max-instances <n>', 'concurrent runs allowed across every worker; 0 = unlimited')
+    .addOption(
+      new Option(
+        '--misfire <policy>',
+        'occurrences seen late (every scheduler was down): once = one run for all, all = each, skip = none (default once)',
+      ).choices(['once', 'all', 'skip']),
+    )
+    .option('--timeout-ms <ms>', "the handler's deadline: its signal aborts and the run fails (default none)")
+    .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')
+    .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
     .option('--json', 'print the stored schedule as JSON')
-    .action(run(async () => (await import('./commands/admin.js')).addCommand(io)));
+    .action(run(async () => (await import('./commands/schedule-add.js')).addCommand(io)));
 
   command(
     'import:bullmq',

@@ -161,7 +161,10 @@ describe('schedule:add, list, pause, resume, trigger, remove', () => {
     [['--name', 'x', '--every', '-5'], '--every: expected a number >= 0.001 (got "-5")'],
     [['--name', 'x', '--at', 'tomorrow'], '--at: expected an ISO 8601 instant or epoch ms (got "tomorrow")'],
     [['--name', 'x', '--every', '5', '--data', '{oops'], '--data: expected JSON'],
-    [['--name', 'x', '--every', '5', '--tz', 'UTC'], '--tz: only applies to --cron'],
+    [
+      ['--name', 'x', '--every', '5', '--tz', 'UTC'],
+      '--tz: an --every interval is a duration and has no time zone',
+    ],
     [['--name', 'x', '--cron', '0 9 * * *', '--tz', 'Nowhere/City'], 'Nowhere/City'],
     [['--every', '5'], "required option '--name <name>' not specified"],
   ])('schedule:add %j: exit 2, "%s"', async (args, message) => {

@@ -1,0 +1,217 @@
+import { type ZodType, z } from 'zod';
+import * as s from './api-schemas.js';
+import { createSchema, updateSchema } from './schedule-input.js';
+
+type Json = Record<string, unknown>;
+
+// `io: 'input'`: response objects may gain fields (not `additionalProperties: false`); request bodies
+// keep theirs, as the schemas are strict objects.
+const schema = (t: ZodType): Json =>
+  z.toJSONSchema(t, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as Json;
+const input = schema;
+
+/** A built-in trigger, as `POST /api/schedules` takes it (the triggers' own JSON). */
+const TRIGGER: Json = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['type', 'expression'],
+      properties: {
+        type: { const: 'cron' },
+        expression: { type: 'string', examples: ['0 9 * * 1-5'] },
+        timezone: { type: 'string', description: 'IANA zone; default UTC' },
+        jitter: { type: 'number', description: 'seconds' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['type', 'seconds'],
+      properties: { type: { const: 'interval' }, seconds: { type: 'number' }, jitter: { type: 'number' } },
+    },
+    {
+      type: 'object',
+      required: ['type', 'at'],
+      properties: {
+        type: { const: 'date' },
+        at: { type: ['number', 'string'], description: 'epoch ms, or an ISO date-time read in `timezone`' },
+        timezone: { type: 'string' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['type', 'triggers', 'logic'],
+      properties: {
+        type: { const: 'compound' },
+        triggers: { type: 'array' },
+        logic: { enum: ['or', 'and'] },
+      },
+    },
+  ],
+};
+
+const withTrigger = (body: Json, required: boolean): Json => {
+  const properties = { ...(body.properties as Json), trigger: TRIGGER };
+  const req = ((body.required as string[] | undefined) ?? []).filter((k) => k !== 'trigger');
+  return { ...body, properties, required: required ? [...req, 'trigger'] : req };
+};
+
+const ok = (description: string, t: ZodType, status = '200'): Json => ({
+  [status]: { description, content: { 'application/json': { schema: schema(t) } } },
+});
+const errors = (...codes: number[]): Json =>
+  Object.fromEntries(
+    codes.map((code) => [
+      String(code),
+      {
+        description: ERROR_TEXT[code] ?? 'error',
+        content: { 'application/json': { schema: schema(s.errorBody) } },
+      },
+    ]),
+  );
+const ERROR_TEXT: Record<number, string> = {
+  400: 'bad input: `error` and `field` name what was wrong',
+  403: 'a write without the CSRF token (cookie sessions, basic auth, open mode) or from another origin',
+  404: 'no schedule with that id',
+  405: 'the dashboard is read-only',
+  409: 'a schedule defined in code cannot be changed here',
+};
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+const query = (name: string, description: string, type = 'string') => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema: { type },
+});
+const write = (op: Json): Json => ({ ...op, security: WRITE_SECURITY });
+const WRITE_SECURITY = [{ bearer: [] }, { session: [], csrf: [] }, { basic: [], csrf: [] }];
+
+/**
+ * The OpenAPI 3.1 description of the JSON API, served at `/api/openapi.json`. Paths are relative to
+ * the dashboard's own path (`servers[0].url` is `./api`, so it holds wherever the dashboard is mounted).
+ */
+export function openApiDocument(version: string): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'bullbeat dashboard API',
+      version,
+      description:
+        'Schedules, their runs and stats. Writes made with a session cookie, basic auth or in open mode must ' +
+        'send the CSRF token (the `bb_csrf` cookie in `X-CSRF-Token`); bearer-token requests need none.',
+    },
+    servers: [{ url: './api' }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'BULLBEAT_DASHBOARD_TOKEN' },
+        basic: { type: 'http', scheme: 'basic' },
+        session: { type: 'apiKey', in: 'cookie', name: 'bb_session', description: 'after /login' },
+        csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'the bb_csrf cookie' },
+      },
+    },
+    security: [{ bearer: [] }, { session: [] }, { basic: [] }],
+    paths: {
+      '/schedules': {
+        get: {
+          summary: 'List schedules, paged and searched on the server',
+          parameters: [
+            query('q', 'search in name, id and queue'),
+            query('status', 'active, paused, completed, cancelled or errored'),
+            query('queue', 'only this queue'),
+            query('offset', 'default 0', 'integer'),
+            query('limit', 'default the page size, at most 500', 'integer'),
+          ],
+          responses: { ...ok('a page of schedules', s.schedulePage), ...errors(400) },
+        },
+        post: write({
+          summary: 'Create a runtime schedule (a queue target on a built-in trigger)',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: withTrigger(input(createSchema), true) } },
+          },
+          responses: { ...ok('created', s.scheduleView, '201'), ...errors(400, 403, 405) },
+        }),
+      },
+      '/schedules/{id}': {
+        get: {
+          summary: 'One schedule',
+          parameters: [idParam],
+          responses: { ...ok('the schedule', s.scheduleView), ...errors(404) },
+        },
+        patch: write({
+          summary: 'Change a runtime schedule (fields not given are kept)',
+          parameters: [idParam],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: withTrigger(input(updateSchema), false) } },
+          },
+          responses: { ...ok('the schedule as changed', s.scheduleView), ...errors(400, 403, 404, 405, 409) },
+        }),
+        delete: write({
+          summary: 'Remove a schedule',
+          parameters: [idParam],
+          responses: { ...ok('removed', s.removeBody), ...errors(403, 404, 405) },
+        }),
+      },
+      '/schedules/{id}/runs': {
+        get: {
+          summary: 'The occurrence history, newest first',
+          parameters: [idParam, query('limit', 'default 100, at most 1000', 'integer')],
+          responses: { ...ok('runs', s.runsBody), ...errors(400, 404) },
+        },
+      },
+      '/schedules/{id}/pause': {
+        post: write({
+          summary: 'Pause',
+          parameters: [idParam],
+          responses: {
+            ...ok('`changed` is false when it was not active', s.actionBody),
+            ...errors(403, 404, 405),
+          },
+        }),
+      },
+      '/schedules/{id}/resume': {
+        post: write({
+          summary: 'Resume (its next fire time is recomputed)',
+          parameters: [idParam],
+          responses: {
+            ...ok('`changed` is false when it was not paused', s.actionBody),
+            ...errors(403, 404, 405),
+          },
+        }),
+      },
+      '/schedules/{id}/trigger': {
+        post: write({
+          summary: 'Enqueue one manual run now',
+          parameters: [idParam],
+          responses: { ...ok('enqueued', s.triggerBody, '202'), ...errors(403, 404, 405) },
+        }),
+      },
+      '/stats': {
+        get: { summary: "Sillo's stats over the deployment", responses: ok('stats', s.statsBody) },
+      },
+      '/preview': {
+        get: {
+          summary: 'A trigger in words and its next fire times',
+          parameters: [
+            query('cron', 'a cron expression'),
+            query('interval', 'seconds'),
+            query('date', 'an ISO date-time or epoch ms'),
+            query('tz', 'IANA zone of cron or date; default UTC'),
+            query('n', 'how many times, 1 to 50 (default 5)', 'integer'),
+          ],
+          responses: { ...ok('the preview', s.previewBody), ...errors(400) },
+        },
+      },
+      '/queues': {
+        get: { summary: 'The queues shown in Bull Board', responses: ok('queue names', s.queuesBody) },
+      },
+      '/openapi.json': {
+        get: {
+          summary: 'This description',
+          responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': {} } } },
+        },
+      },
+    },
+  };
+}
