@@ -1,7 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { packageVersion } from '../src/cli/package-version.js';
-import { describeTrigger } from '../src/cron/describe.js';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
+import { describeTrigger } from '../src/triggers/index.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
 import {

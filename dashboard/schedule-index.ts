@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../src/scheduler/keys.js';
-import { parseState } from '../src/scheduler/schedule-store.js';
+import type { Keys } from '../src/store/keys.js';
+import { parseState, statusOf } from '../src/store/schedule-state.js';
 import type { ScheduleStatus } from './schedule-view.js';
 
 /** What the list needs to filter and order every schedule without reading their full records. */
@@ -29,14 +29,6 @@ export interface ListQuery {
   offset: number;
   limit: number;
 }
-
-const STATUS: Record<string, ScheduleStatus> = {
-  a: 'active',
-  p: 'paused',
-  o: 'paused',
-  c: 'completed',
-  e: 'errored',
-};
 
 /** `"name":"..."` and `"queue":"..."` at the top of a stored definition (written id, name, queue first). */
 const NAME_RE = /^\{"id":"(?:[^"\\]|\\.)*","name":"((?:[^"\\]|\\.)*)","queue":"((?:[^"\\]|\\.)*)"/;
@@ -118,7 +110,7 @@ export class ScheduleIndex {
       id,
       name,
       queue,
-      status: STATUS[state.status] ?? 'active',
+      status: statusOf(state),
       haystack: `${id}\n${name}\n${queue}`.toLowerCase(),
     };
   }
@@ -157,7 +149,7 @@ export class ScheduleIndex {
         this.byId.delete(e.id);
         continue;
       }
-      const status = STATUS[state.status] ?? 'active';
+      const status = statusOf(state);
       next.push(status === e.status ? e : { ...e, status });
     }
     fresh.forEach((id, i) => {

@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { TriggerError } from '../src/errors/index.js';
-import type { ScheduleDefinition } from '../src/scheduler/schedule-definition.js';
 import type { ScheduleOptions } from '../src/scheduler/schedule-options.js';
+import type { ScheduleDefinition } from '../src/store/schedule-definition.js';
 import { triggerFromJSON } from '../src/triggers/index.js';
 import type { SerializableTrigger, TriggerJSON } from '../src/triggers/trigger.js';
 

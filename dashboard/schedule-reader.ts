@@ -1,18 +1,14 @@
 import type { Redis } from 'ioredis';
-import { describeTrigger } from '../src/cron/describe.js';
-import type { Keys } from '../src/scheduler/keys.js';
-import type { RunCounter } from '../src/scheduler/run-history.js';
-import type { RunRecord } from '../src/scheduler/run-record.js';
-import type { ScheduleDefinition } from '../src/scheduler/schedule-definition.js';
-import { withTriggerChecked } from '../src/scheduler/schedule-listing.js';
-import {
-  type ScheduleErrorInfo,
-  type ScheduleState,
-  ScheduleStore,
-} from '../src/scheduler/schedule-store.js';
-import { triggerFromJSON } from '../src/triggers/index.js';
+import type { Keys } from '../src/store/keys.js';
+import type { RunCounter } from '../src/store/run-history.js';
+import type { RunRecord } from '../src/store/run-record.js';
+import type { ScheduleDefinition } from '../src/store/schedule-definition.js';
+import { withTriggerChecked } from '../src/store/schedule-listing.js';
+import { type ScheduleState, statusOf } from '../src/store/schedule-state.js';
+import { type ScheduleErrorInfo, ScheduleStore } from '../src/store/schedule-store.js';
+import { describeTrigger, triggerFromJSON } from '../src/triggers/index.js';
 import type { TriggerJSON } from '../src/triggers/trigger.js';
-import type { ScheduleBadge, ScheduleStatus, ScheduleView } from './schedule-view.js';
+import type { ScheduleBadge, ScheduleView } from './schedule-view.js';
 
 /** How many of the newest records each row reads (for its last outcome and badges). */
 const RECENT = 10;
@@ -21,14 +17,6 @@ const FAILING_STREAK = 3;
 /** Expected intervals without a success before a schedule is flagged failing. */
 const FAILING_INTERVALS = 3;
 const FINISHED: ReadonlySet<RunRecord['outcome']> = new Set(['succeeded', 'failed', 'skipped', 'missed']);
-
-const STATUS: Record<ScheduleState['status'], ScheduleStatus> = {
-  a: 'active',
-  p: 'paused',
-  o: 'paused',
-  c: 'completed',
-  e: 'errored',
-};
 
 /** The trigger in plain words; custom triggers (code only) say so. */
 export function describeDefinitionTrigger(def: ScheduleDefinition): string {
@@ -145,7 +133,7 @@ export class ScheduleReader {
     records: RunRecord[],
     now: number,
   ): ScheduleView {
-    const status = error ? 'errored' : (STATUS[state.status] ?? 'active');
+    const status = error ? 'errored' : statusOf(state);
     const times = status === 'active' ? nextFireTimes(def.trigger, next, now) : [];
     const last = records.find((r) => FINISHED.has(r.outcome)) ?? records[0] ?? null;
     const badges: ScheduleBadge[] = [];

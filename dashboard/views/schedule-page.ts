@@ -1,5 +1,5 @@
-import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
-import type { RunRecord } from '../../src/scheduler/run-record.js';
+import { occurrenceJobId } from '../../src/store/job-payload.js';
+import type { RunRecord } from '../../src/store/run-record.js';
 import type { ScheduleView } from '../schedule-view.js';
 import { formatDuration, formatInZone, formatTime, html, raw, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';

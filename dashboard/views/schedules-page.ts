@@ -1,4 +1,4 @@
-import type { RunCounter } from '../../src/scheduler/run-history.js';
+import type { RunCounter } from '../../src/store/run-history.js';
 import type { ScheduleStatus, ScheduleView } from '../schedule-view.js';
 import { formatTime, html } from './html.js';
 import { layout, type PageContext } from './layout.js';

@@ -1,4 +1,4 @@
-import type { PreviousAttempt, RunRecord } from '../scheduler/run-record.js';
+import type { PreviousAttempt, RunRecord } from '../store/run-record.js';
 
 /** Where one delivery of an occurrence's job stands among its attempts. */
 export interface AttemptState {

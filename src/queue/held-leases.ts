@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
-import type { LeaseStore } from './lease-store.js';
+import type { LeaseStore } from '../store/lease-store.js';
 
 /**
  * The leases one run holds (its schedule's slot, maybe its exclusion group, or its place in the

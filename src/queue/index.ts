@@ -1,3 +1,11 @@
+export {
+  DEFAULT_RUN_OPTIONS,
+  type OccurrenceJobData,
+  type OccurrenceRunOptions,
+  occurrenceJobId,
+  resolveRunOptions,
+} from '../store/job-payload.js';
+export { activeRuns, LeaseStore, type SlotGrant } from '../store/lease-store.js';
 export { createWorker, resolveWorkerOptions, type WorkerHandle } from './create-worker.js';
 export {
   createWorkerFromModule,
@@ -5,15 +13,7 @@ export {
   type ModuleWorkerHandle,
 } from './create-worker-from-module.js';
 export { handledQueues } from './handled-queues.js';
-export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export * from './middleware/index.js';
-export {
-  DEFAULT_RUN_OPTIONS,
-  type OccurrenceJobData,
-  type OccurrenceRunOptions,
-  occurrenceJobId,
-  resolveRunOptions,
-} from './occurrence-job.js';
 export type { SkippedResult } from './occurrence-runner.js';
 export {
   composePipeline,

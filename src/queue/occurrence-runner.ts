@@ -4,14 +4,18 @@ import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
-import { type Keys, keys } from '../scheduler/keys.js';
-import { type RunCounter, RunHistory, type RunPatch } from '../scheduler/run-history.js';
-import type { RunRecord, SkipReason } from '../scheduler/run-record.js';
+import {
+  type OccurrenceJobData,
+  type OccurrenceRunOptions,
+  resolveRunOptions,
+} from '../store/job-payload.js';
+import { type Keys, keys } from '../store/keys.js';
+import { LeaseStore } from '../store/lease-store.js';
+import { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
+import type { RunRecord, SkipReason } from '../store/run-record.js';
 import { type AttemptState, attemptState } from './attempt-state.js';
 import { HeldLeases } from './held-leases.js';
-import { LeaseStore } from './lease-store.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
-import { type OccurrenceJobData, type OccurrenceRunOptions, resolveRunOptions } from './occurrence-job.js';
 import { composePipeline, type RunContext } from './pipeline.js';
 import { attemptsAllowed, lostAttempts, serializable, untilAborted } from './runner-helpers.js';
 import { sleep } from './worker-clock.js';

@@ -1,6 +1,6 @@
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import type { Claim } from '../store/schedule-store.js';
 import type { FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
-import type { Claim } from './schedule-store.js';
 
 /**
  * A claim that cannot be planned or enqueued: mark its schedule errored (its claim completed without

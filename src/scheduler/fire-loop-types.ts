@@ -1,10 +1,10 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
+import type { RunHistory } from '../store/run-history.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import type { Claim, ScheduleStore } from '../store/schedule-store.js';
 import type { Trigger } from '../triggers/trigger.js';
-import type { RunHistory } from './run-history.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
-import type { Claim, ScheduleStore } from './schedule-store.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { JobsOptions } from 'bullmq';
-import { occurrenceJobId } from '../queue/occurrence-job.js';
+import { occurrenceJobId } from '../store/job-payload.js';
+import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
+import type { Claim } from '../store/schedule-store.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
@@ -10,8 +12,6 @@ import type { FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
-import { decodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
-import type { Claim } from './schedule-store.js';
 import { occurrenceJobData } from './scheduler-helpers.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopStats } from './fire-loop-types.js';

@@ -1,10 +1,10 @@
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { occurrenceJobId } from '../queue/occurrence-job.js';
-import { occurrenceField } from './keys.js';
+import { occurrenceJobId } from '../store/job-payload.js';
+import { occurrenceField } from '../store/keys.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import type { Claim, Completion } from '../store/schedule-store.js';
 import type { OccurrencePlan } from './occurrence-planner.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
-import type { Claim, Completion } from './schedule-store.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Keys } from '../store/keys.js';
 import { ForeignOutcomes } from './foreign-outcomes.js';
-import type { Keys } from './keys.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 

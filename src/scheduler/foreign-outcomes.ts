@@ -1,11 +1,11 @@
 import { type ConnectionOptions, QueueEvents, QueueKeys } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { occurrenceJobId } from '../queue/occurrence-job.js';
-import { type ForeignOutcome, recordForeignOutcome } from './foreign-outcome-script.js';
+import { type ForeignOutcome, recordForeignOutcome } from '../store/foreign-outcome-script.js';
+import { occurrenceJobId } from '../store/job-payload.js';
+import { hashTag, type Keys, occurrenceField } from '../store/keys.js';
+import type { RunRecord } from '../store/run-record.js';
 import type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
-import { hashTag, type Keys, occurrenceField } from './keys.js';
-import type { RunRecord } from './run-record.js';
 
 /** What `ForeignOutcomes` needs from its manager. */
 export interface ForeignOutcomesHost {

@@ -1,9 +1,9 @@
-export { JobStatus } from './job-status.js';
-export { type Keys, keys } from './keys.js';
+export { JobStatus } from '../store/job-status.js';
+export { type Keys, keys } from '../store/keys.js';
+export { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
+export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from '../store/run-record.js';
+export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
 export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
-export { type RunCounter, RunHistory, type RunPatch } from './run-history.js';
-export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from './run-record.js';
-export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from './schedule-definition.js';
 export type {
   CronScheduleOptions,
   EveryOptions,

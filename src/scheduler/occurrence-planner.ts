@@ -1,7 +1,7 @@
+import type { SkipReason } from '../store/run-record.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
-import type { SkipReason } from './run-record.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
 
 /** How many occurrences one plan walks at most (a scheduler down for a day with a 0.1 s interval). */
 export const MAX_WALK = 10_000;

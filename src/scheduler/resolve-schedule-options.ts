@@ -1,11 +1,11 @@
 import { ScheduleOptionsError } from '../errors/index.js';
-import { DEFAULT_RUN_OPTIONS } from '../queue/occurrence-job.js';
 import type { Middleware } from '../queue/pipeline.js';
+import { DEFAULT_RUN_OPTIONS } from '../store/job-payload.js';
+import type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import { isSerializableTrigger } from '../triggers/is-serializable-trigger.js';
 import type { Trigger, TriggerJSON } from '../triggers/trigger.js';
 import { jobOptionsProblem } from './job-options-schema.js';
-import type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from './schedule-definition.js';
 import type { ScheduleOptions } from './schedule-options.js';
 
 /** What `resolveScheduleOptions` needs besides the caller's options. */

@@ -1,10 +1,11 @@
 import type pino from 'pino';
 import { composePipeline, type Middleware, type RunContext } from '../queue/pipeline.js';
+import { JobStatus } from '../store/job-status.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import type { ScheduleState } from '../store/schedule-state.js';
+import { statusOf } from '../store/schedule-state.js';
+import type { ScheduleErrorInfo } from '../store/schedule-store.js';
 import type { Trigger } from '../triggers/trigger.js';
-import { JobStatus } from './job-status.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
-import type { ScheduleErrorInfo, ScheduleState } from './schedule-store.js';
-import { statusOf } from './scheduler-helpers.js';
 
 /** What a `ScheduledJob` asks of its manager. */
 export interface ScheduledJobHost {

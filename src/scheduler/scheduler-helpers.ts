@@ -1,12 +1,11 @@
 import type { JobsOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import type { OccurrenceJobData } from '../queue/occurrence-job.js';
+import type { OccurrenceJobData } from '../store/job-payload.js';
+import type { RunCounter } from '../store/run-history.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import type { ScheduleState } from '../store/schedule-state.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
-import { JobStatus } from './job-status.js';
-import type { RunCounter } from './run-history.js';
-import type { ScheduleDefinition } from './schedule-definition.js';
-import type { ScheduleState } from './schedule-store.js';
 import type { SchedulerStats } from './scheduler-manager-types.js';
 
 /** ioredis options from a URL or options: `maxRetriesPerRequest: null`, as BullMQ workers need. */
@@ -96,19 +95,6 @@ export function statsOf(
     erroredTotal,
     uptime,
   };
-}
-
-export function statusOf(s: ScheduleState): JobStatus {
-  switch (s.status) {
-    case 'a':
-      return JobStatus.ACTIVE;
-    case 'c':
-      return JobStatus.COMPLETED;
-    case 'e':
-      return JobStatus.ERRORED;
-    default:
-      return JobStatus.PAUSED;
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
-import type { JobStatus } from './job-status.js';
-import type { RunHistory } from './run-history.js';
-import type { RunRecord } from './run-record.js';
+import type { JobStatus } from '../store/job-status.js';
+import type { RunHistory } from '../store/run-history.js';
+import type { RunRecord } from '../store/run-record.js';
 import type { ScheduledJob } from './scheduled-job.js';
 
 /**

@@ -3,8 +3,18 @@ import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
-import { occurrenceJobId } from '../queue/occurrence-job.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { occurrenceJobId } from '../store/job-payload.js';
+import { JobStatus } from '../store/job-status.js';
+import { type Keys, keys } from '../store/keys.js';
+import { RunHistory } from '../store/run-history.js';
+import {
+  decodeDefinition,
+  type ScheduleDefinition,
+  timingFingerprint,
+} from '../store/schedule-definition.js';
+import { countersOf, pageOfIds, withTriggerChecked } from '../store/schedule-listing.js';
+import { type ScheduleErrorInfo, ScheduleStore, type StoredSchedule } from '../store/schedule-store.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
@@ -12,20 +22,14 @@ import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { type FireHooks, FireLoop, type FireLoopFootprint, type FireLoopStats } from './fire-loop.js';
 import { startForeignOutcomes } from './foreign-outcomes-hook.js';
-import { JobStatus } from './job-status.js';
-import { type Keys, keys } from './keys.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
-import { RunHistory } from './run-history.js';
-import { decodeDefinition, type ScheduleDefinition, timingFingerprint } from './schedule-definition.js';
-import { countersOf, pageOfIds, withTriggerChecked } from './schedule-listing.js';
 import type {
   CronScheduleOptions,
   EveryOptions,
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
-import { type ScheduleErrorInfo, ScheduleStore, type StoredSchedule } from './schedule-store.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import {

@@ -4,6 +4,7 @@ export { CompoundTrigger } from './compound-trigger.js';
 export { CronTrigger } from './cron-trigger.js';
 export type { CronTriggerOptions } from './cron-trigger-options.js';
 export { DateTrigger } from './date-trigger.js';
+export { describeTrigger } from './describe-trigger.js';
 export { MAX_INSTANT_MS, MAX_PERIOD_SECONDS, MIN_INSTANT_MS } from './instant-bounds.js';
 export { IntervalTrigger } from './interval-trigger.js';
 export type { IntervalTriggerOptions } from './interval-trigger-options.js';

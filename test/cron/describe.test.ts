@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeCron, describeSeconds, describeTrigger } from '../../src/cron/index.js';
+import { describeCron, describeSeconds } from '../../src/cron/index.js';
 import { CronSyntaxError, InvalidTimezoneError } from '../../src/errors/index.js';
+import { describeTrigger } from '../../src/triggers/index.js';
 
 describe('describeCron', () => {
   it.each([

@@ -5,8 +5,8 @@ import {
   type OccurrenceJobData,
   type OccurrenceRunOptions,
   occurrenceJobId,
-} from '../../src/queue/occurrence-job.js';
-import { hashTag } from '../../src/scheduler/keys.js';
+} from '../../src/store/job-payload.js';
+import { hashTag } from '../../src/store/keys.js';
 import { REDIS } from '../redis-url.js';
 
 export { REDIS } from '../redis-url.js';

@@ -1,8 +1,8 @@
 // Run slots with retries owed their run: a retry waiting for the slot gets it before newer occurrences.
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeaseStore } from '../../src/queue/lease-store.js';
-import { keys } from '../../src/scheduler/keys.js';
+import { keys } from '../../src/store/keys.js';
+import { LeaseStore } from '../../src/store/lease-store.js';
 import { REDIS, TestBed } from './helpers.js';
 
 let bed: TestBed;

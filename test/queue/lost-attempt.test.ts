@@ -2,9 +2,9 @@
 // stalled check re-delivers it; the re-delivered attempt waits for its schedule's run slot (taken
 // by a newer occurrence meanwhile) instead of being skipped, runs as attempt 2, and its record tells it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { activeRuns } from '../../src/queue/lease-store.js';
-import { keys } from '../../src/scheduler/keys.js';
-import { RunHistory } from '../../src/scheduler/run-history.js';
+import { keys } from '../../src/store/keys.js';
+import { activeRuns } from '../../src/store/lease-store.js';
+import { RunHistory } from '../../src/store/run-history.js';
 import { TestBed, waitFor } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
-import type { Claim } from '../../src/scheduler/schedule-store.js';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import { occurrenceJobId } from '../../src/store/job-payload.js';
+import type { Claim } from '../../src/store/schedule-store.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 

@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OccurrenceJobData } from '../../src/queue/occurrence-job.js';
-import { keys } from '../../src/scheduler/keys.js';
-import { RunHistory } from '../../src/scheduler/run-history.js';
+import type { OccurrenceJobData } from '../../src/store/job-payload.js';
+import { keys } from '../../src/store/keys.js';
+import { RunHistory } from '../../src/store/run-history.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 
 const REPLICA = fileURLToPath(new URL('./fixtures/replica.ts', import.meta.url));

@@ -5,10 +5,10 @@ import { Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleReader } from '../../dashboard/schedule-reader.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
-import { occurrenceJobId } from '../../src/queue/occurrence-job.js';
 import { parseOccurrenceJobId } from '../../src/scheduler/foreign-outcomes.js';
-import type { RunRecord } from '../../src/scheduler/run-record.js';
 import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { occurrenceJobId } from '../../src/store/job-payload.js';
+import type { RunRecord } from '../../src/store/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, silent, testEnv, until } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../src/scheduler/run-record.js';
 import type { MisfirePolicy } from '../../src/scheduler/schedule-options.js';
+import type { RunRecord } from '../../src/store/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { redisNow, testEnv, until } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planOccurrence } from '../../src/scheduler/occurrence-planner.js';
-import type { ScheduleDefinition } from '../../src/scheduler/schedule-definition.js';
+import type { ScheduleDefinition } from '../../src/store/schedule-definition.js';
 import { everyMs } from './helpers.js';
 
 const T0 = 1_800_000_000_000; // a fixed reference instant, on the 1 s grid

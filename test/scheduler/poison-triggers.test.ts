@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobStatus } from '../../src/scheduler/job-status.js';
 import type { ErroredEvent, FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import { JobStatus } from '../../src/store/job-status.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { everyMs, testEnv, until } from './helpers.js';
 

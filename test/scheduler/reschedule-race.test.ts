@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { keys } from '../../src/scheduler/keys.js';
-import { ScheduleStore } from '../../src/scheduler/schedule-store.js';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
 import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { keys } from '../../src/store/keys.js';
+import { ScheduleStore } from '../../src/store/schedule-store.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 

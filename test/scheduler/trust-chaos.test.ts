@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OccurrenceJobData } from '../../src/queue/occurrence-job.js';
-import { JobStatus } from '../../src/scheduler/job-status.js';
-import { keys } from '../../src/scheduler/keys.js';
+import type { OccurrenceJobData } from '../../src/store/job-payload.js';
+import { JobStatus } from '../../src/store/job-status.js';
+import { keys } from '../../src/store/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 

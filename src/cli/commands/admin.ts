@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { describeTrigger } from '../../cron/describe.js';
 import { ScheduleNotFoundError } from '../../errors/schedule-not-found-error.js';
 import type { ScheduledJobJSON } from '../../scheduler/scheduled-job.js';
 import { SchedulerManager } from '../../scheduler/scheduler-manager.js';
+import { describeTrigger } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
 import { resolvePrefix } from '../discover-prefix.js';

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { describeTrigger } from '../../cron/describe.js';
 import { ConfigError } from '../../errors/config-error.js';
-import type { ScheduleDefinition } from '../../scheduler/schedule-definition.js';
 import type { MisfirePolicy, ScheduleOptions } from '../../scheduler/schedule-options.js';
+import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import { CronTrigger } from '../../triggers/cron-trigger.js';
 import { DateTrigger } from '../../triggers/date-trigger.js';
+import { describeTrigger } from '../../triggers/index.js';
 import { IntervalTrigger } from '../../triggers/interval-trigger.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { CliIO } from '../cli-io.js';

@@ -4,10 +4,8 @@ import { CLEAR_ERROR, MARK_ERRORED } from './error-scripts.js';
 import type { Keys } from './keys.js';
 import type { RunRecord } from './run-record.js';
 import { decodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
 import { CLAIM, COMPLETE, REMOVE, SET_STATUS, UPSERT } from './store-scripts.js';
-
-/** Status codes of the `state` hash. `o` (orphaned) is reported as paused; `e`: errored. */
-export type StateCode = 'a' | 'p' | 'c' | 'o' | 'e';
 
 /** Why a schedule is errored: it cannot be planned or enqueued (or its stored row cannot be read). */
 export interface ScheduleErrorInfo {
@@ -62,30 +60,6 @@ export function decodeRow(
     // keep the placeholder reason
   }
   return { def, state, next: null, error };
-}
-
-/** A schedule's row in the `state` hash. */
-export interface ScheduleState {
-  status: StateCode;
-  /** Runs enqueued so far. */
-  fired: number;
-  lastFireAt: number | null;
-  createdAt: number;
-  fingerprint: string;
-  source: 'code' | 'runtime';
-}
-
-export function parseState(raw: string | null | undefined): ScheduleState | null {
-  if (!raw) return null;
-  const [status, fired, last, created, fp, src] = raw.split('|');
-  return {
-    status: (status ?? 'a') as StateCode,
-    fired: Number(fired || 0),
-    lastFireAt: last ? Number(last) : null,
-    createdAt: Number(created || 0),
-    fingerprint: fp ?? '',
-    source: src === 'r' ? 'runtime' : 'code',
-  };
 }
 
 export type UpsertResult =

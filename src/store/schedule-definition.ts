@@ -1,7 +1,7 @@
 import type { BackoffOptions } from 'bullmq';
-import type { OccurrenceRunOptions } from '../queue/occurrence-job.js';
+import type { MisfirePolicy, PassthroughJobOptions } from '../scheduler/schedule-options.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
-import type { MisfirePolicy, PassthroughJobOptions } from './schedule-options.js';
+import type { OccurrenceRunOptions } from './job-payload.js';
 
 /** Stands in for a custom trigger, which cannot be serialized: only code that defines it can fire it. */
 export interface CustomTriggerJSON {

@@ -1,5 +1,5 @@
 import type { Redis, Result } from 'ioredis';
-import type { Keys } from '../scheduler/keys.js';
+import type { Keys } from './keys.js';
 import { ACQUIRE_SLOT, COUNT_LIVE, LEAVE_GROUP_QUEUE, RENEW, TRY_GROUP } from './lease-scripts.js';
 
 declare module 'ioredis' {

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
+import type { ListQuery } from '../scheduler/scheduler-manager-types.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { Keys } from './keys.js';
 import { decodeDefinition } from './schedule-definition.js';
+import { statusOf } from './schedule-state.js';
 import type { ScheduleStore, StoredSchedule } from './schedule-store.js';
-import { statusOf } from './scheduler-helpers.js';
-import type { ListQuery } from './scheduler-manager-types.js';
 
 /**
  * The ids of one page of schedules sorted by id (filtered by status and search), and how many matched.

@@ -1,4 +1,4 @@
-import type { RunRecord } from '../scheduler/run-record.js';
+import type { RunRecord } from './run-record.js';
 
 /**
  * The data of the BullMQ job that carries one occurrence of a schedule. Written by the scheduler
