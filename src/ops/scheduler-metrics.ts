@@ -89,6 +89,13 @@ export class SchedulerMetrics {
       },
     });
 
+    // Every bounded series exists from the start at 0, so that rates and alerts see it before it moves.
+    for (const kind of KINDS) {
+      fires.inc({ kind, ...scheduleLabel(opted, undefined) }, 0);
+      lateness.zero({ kind, ...scheduleLabel(opted, undefined) });
+    }
+    for (const reason of MISSED) missed.inc({ reason }, 0);
+
     const onFired = (e: FiredEvent) => {
       const labels = { kind: bounded(KINDS, e.kind), ...scheduleLabel(opted, e.scheduleId) };
       fires.inc(labels);

@@ -58,9 +58,15 @@ export class WorkerMetrics {
         this.set(source.running());
       },
     });
+    // Every bounded series exists from the start at 0, so that rates and alerts see it before it moves.
     for (const queue of source.queues) {
-      runs.inc({ queue, outcome: 'succeeded', ...scheduleLabel(opted, undefined) }, 0);
-      runs.inc({ queue, outcome: 'failed', ...scheduleLabel(opted, undefined) }, 0);
+      for (const outcome of ['succeeded', 'failed', 'retrying', 'skipped']) {
+        runs.inc({ queue, outcome, ...scheduleLabel(opted, undefined) }, 0);
+      }
+      for (const outcome of ['succeeded', 'failed']) {
+        durations.zero({ queue, outcome, ...scheduleLabel(opted, undefined) });
+      }
+      for (const reason of SKIPS) skips.inc({ queue, reason }, 0);
       leaseLosses.inc({ queue }, 0);
     }
 
