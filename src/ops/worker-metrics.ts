@@ -79,8 +79,10 @@ export class WorkerMetrics {
       });
       const observe = (job: Job, outcome: string) => {
         runs.inc(labels(job, outcome));
-        if (job.processedOn !== undefined && job.finishedOn !== undefined) {
-          durations.observe(labels(job, outcome), Math.max(0, job.finishedOn - job.processedOn) / 1000);
+        // A failed attempt that BullMQ will retry has no finishedOn: it ended now.
+        if (job.processedOn !== undefined) {
+          const end = job.finishedOn ?? Date.now();
+          durations.observe(labels(job, outcome), Math.max(0, end - job.processedOn) / 1000);
         }
       };
       const onCompleted = (job: Job, result: unknown) => {
