@@ -1,3 +1,4 @@
+import type { JobType } from 'bullmq';
 import express, {
   type ErrorRequestHandler,
   type Express,
@@ -13,6 +14,7 @@ import {
   ScheduleOptionsError,
   TriggerError,
 } from '../src/errors/index.js';
+import { FleetReader } from '../src/ops/fleet-registry.js';
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
@@ -22,6 +24,9 @@ import type { Dashboard } from './dashboard.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { DashboardMetrics } from './dashboard-metrics.js';
 import type { DashboardOptions } from './dashboard-options.js';
+import { registerDeploymentGauges } from './deployment-gauges.js';
+import { DeploymentHealthReader } from './deployment-health.js';
+import { fleetRoutes } from './fleet-routes.js';
 import { loginRoutes } from './login-routes.js';
 import { openModeHosts } from './open-mode-hosts.js';
 import { pageRoutes } from './page-routes.js';
@@ -48,6 +53,19 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const reader = new ScheduleReader(scheduler.redis, scheduler.keys, scheduler.options.historyLimit, now);
   const metrics = new DashboardMetrics(scheduler.history, index);
   metrics.attach(scheduler as unknown as Parameters<DashboardMetrics['attach']>[0]);
+  const fleet = new FleetReader(scheduler.redis, scheduler.prefix);
+  const health = new DeploymentHealthReader(scheduler.redis, scheduler.keys, index, reader, {
+    lateThresholdMs: scheduler.options.lateThresholdMs,
+    cacheMs: o.cacheMs,
+  });
+  registerDeploymentGauges(metrics.registry, {
+    health,
+    fleet,
+    queues: {
+      queues: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
+      counts: (queue, states) => scheduler.queue(queue).getJobCounts(...(states as JobType[])),
+    },
+  });
   const board = new QueueBoard({
     basePath: `${o.basePath}/admin/queues`,
     readOnly: o.readOnly,
@@ -62,7 +80,18 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
   const auth = new Auth(o);
   const csrf = new Csrf(auth, o.basePath || '/');
-  const ctx: DashboardContext = { options: o, scheduler, index, reader, metrics, board, csrf, now };
+  const ctx: DashboardContext = {
+    options: o,
+    scheduler,
+    index,
+    reader,
+    metrics,
+    board,
+    csrf,
+    now,
+    fleet,
+    health,
+  };
 
   // Express inside; the public type (`Dashboard`) is Node's handler shape, without Express's types.
   const app = express() as unknown as Express & Dashboard;
@@ -122,6 +151,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
+  app.use('/', fleetRoutes(ctx));
   app.use('/api', apiRoutes(ctx));
   app.use('/', pageRoutes(ctx));
 

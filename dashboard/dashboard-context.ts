@@ -1,7 +1,9 @@
+import type { FleetReader } from '../src/ops/fleet-registry.js';
 import type { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
 import type { Csrf } from './csrf.js';
 import type { DashboardMetrics } from './dashboard-metrics.js';
 import type { ResolvedDashboardOptions } from './dashboard-options.js';
+import type { DeploymentHealthReader } from './deployment-health.js';
 import type { QueueBoard } from './queue-board.js';
 import type { ScheduleIndex } from './schedule-index.js';
 import type { ScheduleReader } from './schedule-reader.js';
@@ -17,4 +19,8 @@ export interface DashboardContext {
   csrf: Csrf;
   /** Epoch ms; `Date.now` unless a test injects a clock. */
   now: () => number;
+  /** The fleet registry (scheduler replicas and workers alive). */
+  fleet: FleetReader;
+  /** Late, failing and errored schedules (cached `cacheMs`). */
+  health: DeploymentHealthReader;
 }

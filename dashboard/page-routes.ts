@@ -78,7 +78,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
     );
   });
 
-  r.get('/new', (req, res) => {
+  r.get('/new', async (req, res) => {
     if (ctx.options.readOnly) {
       send(
         res,
@@ -92,7 +92,12 @@ export function pageRoutes(ctx: DashboardContext): Router {
       );
       return;
     }
-    send(res, 200, newSchedulePage(page(req, res), allTimezones(), ctx.scheduler.options.defaultQueue));
+    const served = (await ctx.fleet.snapshot().catch(() => undefined))?.served ?? {};
+    send(
+      res,
+      200,
+      newSchedulePage(page(req, res), allTimezones(), ctx.scheduler.options.defaultQueue, served),
+    );
   });
 
   r.get('/schedules/:id', async (req, res) => {

@@ -170,5 +170,25 @@ export const CLIENT_JS = `'use strict';
     });
     chart.appendChild(legend);
   }
+
+  // New schedule form: warn when no live worker serves the job name on the queue (fleet registry).
+  var servedWarning = document.getElementById('served-warning');
+  if (form && servedWarning) {
+    var served = JSON.parse(form.getAttribute('data-served') || '{}');
+    var defaultQueue = form.getAttribute('data-default-queue') || '';
+    function checkServed() {
+      var name = form.elements.namedItem('name').value.trim();
+      var queue = form.elements.namedItem('queue').value.trim() || defaultQueue;
+      var names = served[queue] || [];
+      var unserved = name !== '' && names.indexOf(name) < 0;
+      servedWarning.hidden = !unserved;
+      servedWarning.textContent = unserved
+        ? 'No live worker serves job "' + name + '" on queue "' + queue + '": its runs would wait in the queue until one does.'
+        : '';
+    }
+    form.elements.namedItem('name').addEventListener('input', checkServed);
+    form.elements.namedItem('queue').addEventListener('input', checkServed);
+    checkServed();
+  }
 })();
 `;

@@ -70,6 +70,7 @@ form.create .full { grid-column: 1 / -1; }
 form.create input:not([type=hidden]), form.create select, form.create textarea { width: 100%; }
 .preview .local { color: var(--muted); font-size: 12px; }
 form.create .hint { font-size: 12px; color: var(--muted); }
+form.create .served-warning { color: var(--warn); background: var(--warn-soft); padding: 2px 6px; }
 .preview { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 14px 18px; min-height: 110px; }
 .preview.invalid { border-color: #f1b0b0; background: var(--bad-soft); color: var(--bad); }
 .preview ol { margin: 6px 0 0; padding-left: 22px; font-variant-numeric: tabular-nums; }

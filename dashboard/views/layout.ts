@@ -14,7 +14,7 @@ export interface PageContext {
 export function layout(
   ctx: PageContext,
   title: string,
-  current: 'schedules' | 'new' | 'other',
+  current: 'schedules' | 'new' | 'fleet' | 'other',
   body: SafeHtml,
 ): string {
   const nav = (href: string, label: string, key: string) =>
@@ -34,6 +34,7 @@ export function layout(
   <nav>
     ${nav('/', 'Schedules', 'schedules')}
     ${ctx.readOnly ? '' : nav('/new', 'New schedule', 'new')}
+    ${nav('/fleet', 'Fleet', 'fleet')}
     <a href="${ctx.base}/admin/queues">Queues (Bull Board)</a>
     <a href="${ctx.base}/metrics">Metrics</a>
   </nav>

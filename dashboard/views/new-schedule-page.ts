@@ -6,15 +6,18 @@ export function newSchedulePage(
   ctx: PageContext,
   timezones: readonly string[],
   defaultQueue: string,
+  /** Queue → job names a live worker has a handler for (the fleet registry): the form warns about others. */
+  served: Readonly<Record<string, readonly string[]>> = {},
 ): string {
   const body = html`
 <p><a href="${ctx.base}/">← all schedules</a></p>
 <h1>New schedule</h1>
 <div class="layout-2">
-  <form id="create-form" class="create panel" autocomplete="off">
+  <form id="create-form" class="create panel" autocomplete="off" data-served="${JSON.stringify(served)}" data-default-queue="${defaultQueue}">
     <label for="f-name">Job name</label>
     <div><input id="f-name" name="name" required placeholder="send-report" style="width:100%">
-      <div class="hint">The BullMQ job name: a handler registered under it in the workers (or any consumer of the queue) runs it.</div></div>
+      <div class="hint">The BullMQ job name: a handler registered under it in the workers (or any consumer of the queue) runs it.</div>
+      <div id="served-warning" class="hint served-warning" role="status" hidden></div></div>
     <label for="f-queue">Queue</label>
     <input id="f-queue" name="queue" placeholder="${defaultQueue}">
     <label for="f-id">Id</label>

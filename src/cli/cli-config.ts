@@ -212,6 +212,45 @@ export function resolveWorkerConfig(sources: ConfigSources): WorkerConfig {
   return parseWith(schema, WORKER, sources);
 }
 
+/** The operations settings of the long-running commands (`scheduler`, `worker`, `dev`). */
+export interface OpsConfig {
+  /** `--metrics-port` / `BULLBEAT_METRICS_PORT`: serve `/metrics`, `/healthz`, `/readyz` there; default: no server. */
+  metricsPort?: number | undefined;
+  /** `--metrics-host` / `BULLBEAT_METRICS_HOST`: the metrics server's address; default `0.0.0.0`. */
+  metricsHost?: string | undefined;
+  /** `--heartbeat-ms` / `BULLBEAT_HEARTBEAT_MS`: fleet heartbeat; dead after 3 missed; default 5000. */
+  heartbeatMs?: number | undefined;
+  /** `--metrics-schedules a,b` / `BULLBEAT_METRICS_SCHEDULES`: schedule ids with a label of their own; default none. */
+  scheduleLabels?: string[] | undefined;
+}
+
+const OPS: readonly Setting[] = [
+  setting('metricsPort', '--metrics-port', 'BULLBEAT_METRICS_PORT'),
+  setting('metricsHost', '--metrics-host', 'BULLBEAT_METRICS_HOST'),
+  setting('heartbeatMs', '--heartbeat-ms', 'BULLBEAT_HEARTBEAT_MS'),
+  setting('scheduleLabels', '--metrics-schedules', 'BULLBEAT_METRICS_SCHEDULES'),
+];
+
+/** Resolves and validates the operations settings once. */
+export function resolveOpsConfig(sources: ConfigSources): OpsConfig {
+  const schema = z.object({
+    metricsPort: int(0, 65535, 'a port number from 0 to 65535').optional(),
+    metricsHost: z.string().min(1).optional(),
+    heartbeatMs: int(100, 600_000, 'a whole number of milliseconds from 100 to 600000').optional(),
+    scheduleLabels: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((q) => q.trim())
+          .filter((q) => q !== ''),
+      )
+      .refine((ids) => ids.length <= 100, { error: 'at most 100 schedule ids' })
+      .optional(),
+  });
+  return parseWith(schema, OPS, sources);
+}
+
 /** The Redis URL with any password replaced by `***`, for messages and logs. */
 export function maskRedisUrl(url: string): string {
   try {

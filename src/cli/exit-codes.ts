@@ -13,6 +13,8 @@ export const ExitCode = {
   redisUnreachable: 3,
   /** The schedule id named does not exist. */
   notFound: 4,
+  /** `bullbeat status`: no scheduler replica alive, or schedules late (a failed probe). */
+  unhealthy: 5,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -22,7 +22,8 @@ Exit codes:
   1  failure while running
   2  bad usage or configuration (flag, environment variable, jobs module, expression)
   3  Redis unreachable
-  4  no schedule with that id`;
+  4  no schedule with that id
+  5  status: no scheduler replica alive, or schedules late`;
 
 const ENV_HELP = `
 Environment (flags win):
@@ -35,7 +36,9 @@ Environment (flags win):
   BULLBEAT_DASHBOARD_TOKEN, BULLBEAT_DASHBOARD_USER, BULLBEAT_DASHBOARD_PASSWORD   dashboard credentials
   BULLBEAT_QUEUES, BULLBEAT_CONCURRENCY, BULLBEAT_LEASE_TTL_MS, BULLBEAT_LOCK_DURATION_MS,
   BULLBEAT_STALLED_INTERVAL_MS, BULLBEAT_EXCLUSION_WAIT_MS, BULLBEAT_RATE_MAX,
-  BULLBEAT_RATE_DURATION_MS                                                        worker settings`;
+  BULLBEAT_RATE_DURATION_MS                                                        worker settings
+  BULLBEAT_METRICS_PORT, BULLBEAT_METRICS_HOST, BULLBEAT_HEARTBEAT_MS,
+  BULLBEAT_METRICS_SCHEDULES                      scheduler, worker and dev: metrics and fleet`;
 
 /** Where commander writes; its parse errors start with `bullbeat:` like every other error, not `error:`. */
 const output = (io: CliIO) => ({
@@ -89,7 +92,27 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       .exitOverride()
       .configureOutput(output(io));
 
-  command('dev', 'scheduler, worker and dashboard in one process, for development')
+  /** The operations flags of the long-running commands (metrics server, fleet heartbeat). */
+  const withOps = (cmd: Command) =>
+    cmd
+      .option(
+        '--metrics-port <n>',
+        'serve /metrics, /healthz and /readyz on this port (env BULLBEAT_METRICS_PORT; default: off)',
+      )
+      .option(
+        '--metrics-host <host>',
+        'address of the metrics server (env BULLBEAT_METRICS_HOST; default 0.0.0.0)',
+      )
+      .option(
+        '--heartbeat-ms <ms>',
+        'fleet heartbeat; dead after 3 missed (env BULLBEAT_HEARTBEAT_MS; default 5000)',
+      )
+      .option(
+        '--metrics-schedules <a,b>',
+        'schedule ids given a label of their own in the metrics (env BULLBEAT_METRICS_SCHEDULES; default none)',
+      );
+
+  withOps(command('dev', 'scheduler, worker and dashboard in one process, for development'))
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
     .option('--port <n>', 'dashboard port (env PORT; default 3000)')
     .option('--host <host>', 'dashboard address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
@@ -105,12 +128,12 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--concurrency <n>', 'jobs run at once per queue (env BULLBEAT_CONCURRENCY; default 10)')
     .action(run(async () => (await import('./commands/services.js')).devCommand(io)));
 
-  command('scheduler', 'run a scheduler replica: upsert the schedules and enqueue their occurrences')
+  withOps(command('scheduler', 'run a scheduler replica: upsert the schedules and enqueue their occurrences'))
     .alias('schedule:run')
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
     .action(run(async () => (await import('./commands/services.js')).schedulerCommand(io)));
 
-  command('worker', "run a worker: consume the schedules' queues and run their handlers")
+  withOps(command('worker', "run a worker: consume the schedules' queues and run their handlers"))
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
     .option(
       '--queues <a,b>',
@@ -142,6 +165,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--open', 'run without credentials, on 127.0.0.1 only (env BULLBEAT_DASHBOARD_OPEN=1)')
     .option('--read-only', "Bull Board's read-only mode; the API refuses writes")
     .action(run(async () => (await import('./commands/services.js')).dashboardCommand(io)));
+
+  command('status', 'the fleet (scheduler replicas, workers) and late, failing, errored schedules; a probe')
+    .option('--json', 'print JSON')
+    .option('--late-threshold-ms <ms>', 'a schedule is late when due longer ago than this (default 1000)')
+    .action(run(async () => (await import('./commands/status.js')).statusCommand(io)));
 
   command('schedule:list', 'list the schedules in Redis: a table, or JSON')
     .option('--json', 'print JSON (one array of schedules)')

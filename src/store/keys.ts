@@ -51,6 +51,10 @@ export interface Keys {
   groupWaiters(name: string): string;
   /** Counter handing out an exclusion group's arrival tickets. */
   groupTicket(name: string): string;
+  /** Hash: fleet member id (scheduler replica, worker) → its description (JSON), written at join and on every beat. */
+  fleet: string;
+  /** Sorted set: fleet member id scored by the Redis time (ms) past which it counts as dead. */
+  fleetBeats: string;
 }
 
 export function keys(prefix: string): Keys {
@@ -76,6 +80,8 @@ export function keys(prefix: string): Keys {
     groupQueue: (name) => `${base}:group:${name}:queue`,
     groupWaiters: (name) => `${base}:group:${name}:waiters`,
     groupTicket: (name) => `${base}:group:${name}:ticket`,
+    fleet: `${base}:fleet`,
+    fleetBeats: `${base}:fleet:beats`,
   };
 }
 

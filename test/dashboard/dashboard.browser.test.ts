@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { joinFleet } from '../../src/ops/fleet-registry.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
@@ -194,6 +195,30 @@ describe('dashboard in headless Chromium', () => {
       expression: '30 8 * * MON',
       timezone: 'Europe/Berlin',
     });
+  });
+
+  it('the create form warns when no live worker serves the job name on the queue (fleet registry)', async () => {
+    const member = await joinFleet({
+      prefix: t.scheduler.prefix,
+      connection: t.scheduler.connectionOptions(),
+      role: 'worker',
+      queues: worker.queues,
+      handlers: t.scheduler.handlerNames(),
+    });
+    try {
+      await page.goto(`${t.url}/new`);
+      await page.fill('#f-name', 'nobody-handles-this');
+      await page.locator('#served-warning:not([hidden])').waitFor({ timeout: 10_000 });
+      expect(await page.locator('#served-warning').textContent()).toContain(
+        'No live worker serves job "nobody-handles-this"',
+      );
+      await page.fill('#f-name', 'nightly-backup');
+      await page.locator('#served-warning[hidden]').waitFor({ state: 'attached', timeout: 10_000 });
+      await page.fill('#f-queue', 'some-other-queue');
+      await page.locator('#served-warning:not([hidden])').waitFor({ timeout: 10_000 });
+    } finally {
+      await member.leave();
+    }
   });
 
   it('renders a hostile schedule name as text', async () => {

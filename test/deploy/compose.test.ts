@@ -23,6 +23,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   deploy?: { replicas?: number };
   ports?: string[];
+  expose?: string[];
   healthcheck?: { test: string[] };
   stop_grace_period?: string;
 }
@@ -61,6 +62,24 @@ describe('docker-compose.yml', () => {
       expect(Number.parseInt(s.stop_grace_period ?? '0', 10), name).toBeGreaterThan(30);
     }
     expect(services.dashboard?.environment).toHaveProperty('BULLBEAT_DASHBOARD_PASSWORD');
+  });
+
+  it('scheduler replicas and workers serve /metrics on 9464 (exposed, not published), probed on /readyz', () => {
+    for (const name of ['scheduler', 'worker'] as const) {
+      const s = services[name] as Service;
+      expect(s.environment?.BULLBEAT_METRICS_PORT, name).toBe('9464');
+      expect(s.expose, name).toEqual(['9464']);
+      expect(s.ports, name).toBeUndefined();
+      expect(s.healthcheck?.test.join(' '), name).toContain('http://127.0.0.1:9464/readyz');
+    }
+    // The Prometheus scrape config names the same port.
+    const prometheus = parse(readFileSync(join(root, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+      scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; port: number }[] }[];
+    };
+    for (const job of ['bullbeat-scheduler', 'bullbeat-worker']) {
+      const sd = prometheus.scrape_configs.find((c) => c.job_name === job)?.dns_sd_configs?.[0];
+      expect(sd?.port, job).toBe(9464);
+    }
   });
 
   it('builds from a multi-stage node:20-slim Dockerfile that runs as a non-root user on the built dist', () => {
@@ -118,7 +137,16 @@ describe('the compose commands as processes on loopback', () => {
         const args = s.command.map((a) => (a === 'dist/examples/jobs.js' ? JOBS : a));
         const portAt = args.indexOf('--port');
         if (portAt >= 0) args[portAt + 1] = '0';
-        const env = { ...s.environment, REDIS_URL: redisUrl, BULLBEAT_DASHBOARD_TOKEN: token };
+        // The metrics port too: every replica here shares one host (docker gives each its own).
+        const env = {
+          ...s.environment,
+          REDIS_URL: redisUrl,
+          BULLBEAT_DASHBOARD_TOKEN: token,
+          ...(s.environment?.BULLBEAT_METRICS_PORT !== undefined && {
+            BULLBEAT_METRICS_PORT: '0',
+            BULLBEAT_METRICS_HOST: '127.0.0.1',
+          }),
+        };
         procs.push({ service, proc: spawnBullbeat(args, { env }) });
       }
     }
@@ -201,6 +229,27 @@ describe('the compose commands as processes on loopback', () => {
     const body = (await res.json()) as { total: number; items: { id: string; status: string }[] };
     expect(body.items.map((i) => i.id).sort()).toEqual(['cron-tick', 'tick']);
     expect(body.items.every((i) => i.status === 'active')).toBe(true);
+  });
+
+  it('each scheduler replica and worker serves its own /metrics and is ready; the dashboard counts them', async () => {
+    for (const { service, proc } of procs.filter((p) => p.service !== 'dashboard')) {
+      const url = /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(proc.output())?.[1] as string;
+      expect(url, service).toBeDefined();
+      expect((await fetch(`${url}/readyz`)).status, service).toBe(200);
+      const text = await (await fetch(`${url}/metrics`)).text();
+      expect(text, service).toContain(
+        service === 'scheduler'
+          ? 'bullbeat_fires_total{kind="scheduled"}'
+          : 'bullbeat_runs_total{queue="deploy"',
+      );
+    }
+    const dash = procs.find((p) => p.service === 'dashboard')?.proc as RunningBullbeat;
+    const url = /"url":"(http:\/\/[^"]+)"/.exec(dash.output())?.[1] as string;
+    const text = await (
+      await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+    ).text();
+    expect(text).toContain('bullbeat_replicas 2');
+    expect(text).toContain('bullbeat_workers 2');
   });
 
   it('every process stops cleanly on SIGTERM (docker stop), exit 0', async () => {

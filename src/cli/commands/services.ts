@@ -13,6 +13,7 @@ import {
   probeSchedulerRedis,
 } from '../command-context.js';
 import { resolvePrefix } from '../discover-prefix.js';
+import { checkOpsConfig, processOpsFor } from '../process-ops-for.js';
 import { probeRedis } from '../redis-probe.js';
 import { runUntilSignal } from '../run-until-signal.js';
 
@@ -123,11 +124,14 @@ export function devCommand(io: CliIO) {
         ...((dash.open || openByDefault) && { open: true }),
       });
     }
+    const opsConfig = await checkOpsConfig(ctx);
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(ctx.logger, async () => {
       let worker: WorkerHandle | undefined;
       let dashboard: DashboardServer | undefined;
+      let ops: { stop(): Promise<void> } | undefined;
       const stop = async () => {
+        await ops?.stop();
         await worker?.close();
         await scheduler.stop();
         await dashboard?.close();
@@ -136,6 +140,7 @@ export function devCommand(io: CliIO) {
       try {
         await scheduler.start();
         worker = await startWorker(ctx, scheduler);
+        ops = await processOpsFor(ctx, opsConfig, scheduler, { replica: true, worker });
         if (options.dashboard !== false)
           dashboard = await startDashboardServer(ctx, { scheduler, open: openByDefault });
       } catch (error) {
@@ -161,11 +166,19 @@ export function schedulerCommand(io: CliIO) {
   return async (specifier: string, _options: unknown, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'scheduler');
     const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    const opsConfig = await checkOpsConfig(ctx);
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(ctx.logger, async () => {
       await scheduler.start();
+      const ops = await processOpsFor(ctx, opsConfig, scheduler, { replica: true }).catch(async (err) => {
+        await scheduler.stop().catch(() => undefined);
+        throw err;
+      });
       ctx.logger.info({ jobsModule: path, prefix: scheduler.prefix }, 'scheduler replica running');
-      return () => scheduler.stop();
+      return async () => {
+        await ops.stop();
+        await scheduler.stop();
+      };
     });
   };
 }
@@ -183,13 +196,21 @@ export function workerCommand(io: CliIO) {
       );
     }
     const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    const opsConfig = await checkOpsConfig(ctx);
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(
       ctx.logger,
       async () => {
         const worker = await startWorker(ctx, scheduler, graceMs);
+        const ops = await processOpsFor(ctx, opsConfig, scheduler, { replica: false, worker }).catch(
+          async (err) => {
+            await worker.close().catch(() => undefined);
+            throw err;
+          },
+        );
         ctx.logger.info({ jobsModule: path }, 'worker running');
         return async () => {
+          await ops.stop();
           await worker.close();
           await scheduler.close();
         };

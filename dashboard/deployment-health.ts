@@ -1,0 +1,94 @@
+import type { Redis } from 'ioredis';
+import type { Keys } from '../src/store/keys.js';
+import type { ScheduleIndex } from './schedule-index.js';
+import type { ScheduleReader } from './schedule-reader.js';
+
+/** Ids named per list in a health report (the counts are exact). */
+const SAMPLE = 20;
+/** Schedules read per pipeline when looking for failing ones. */
+const CHUNK = 200;
+
+/** The stale-schedule picture of a deployment at one instant. */
+export interface DeploymentHealth {
+  /** Redis time (ms) of the reading. */
+  now: number;
+  /**
+   * Active schedules due more than `lateThresholdMs` ago and not enqueued: still waiting in `due`
+   * (no replica claimed them), or claimed by a replica whose lease lapsed before it enqueued them.
+   */
+  late: number;
+  /** Active schedules with the dashboard's `failing` badge: no success for several expected intervals, or their last few finished occurrences all failed or were missed. */
+  failing: number;
+  /** Schedules in the errored status. */
+  errored: number;
+  /** Up to 20 ids of each. */
+  lateIds: string[];
+  failingIds: string[];
+  erroredIds: string[];
+}
+
+/**
+ * Reads `DeploymentHealth` from Redis (the gauges `bullbeat_schedules_late`, `_failing`, `_errored`,
+ * the fleet page and `bullbeat status`). Failing needs each active schedule's recent records: one
+ * pipelined read per 200 schedules, so callers cache it (`cacheMs`).
+ */
+export class DeploymentHealthReader {
+  private cached: { at: number; value: Promise<DeploymentHealth> } | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    private readonly index: ScheduleIndex,
+    private readonly reader: ScheduleReader,
+    private readonly options: { lateThresholdMs: number; cacheMs: number },
+  ) {}
+
+  /** The health, at most `cacheMs` old. */
+  read(): Promise<DeploymentHealth> {
+    const t = Date.now();
+    if (this.cached && t - this.cached.at < this.options.cacheMs) return this.cached.value;
+    const value = this.compute();
+    this.cached = { at: t, value };
+    value.catch(() => {
+      if (this.cached?.value === value) this.cached = undefined;
+    });
+    return value;
+  }
+
+  private async compute(): Promise<DeploymentHealth> {
+    const [s, us] = await this.redis.time();
+    const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    const before = now - this.options.lateThresholdMs;
+    const [waiting, lapsed] = await Promise.all([
+      this.redis.zrangebyscore(this.keys.due, '-inf', before),
+      this.redis.zrangebyscore(this.keys.inflight, '-inf', now),
+    ]);
+    const late = new Set(waiting);
+    if (lapsed.length > 0) {
+      const claims = await this.redis.hmget(this.keys.claim, ...lapsed);
+      lapsed.forEach((id, i) => {
+        const fireAt = Number((claims[i] ?? '').split('|')[0]);
+        if (Number.isFinite(fireAt) && fireAt < before) late.add(id);
+      });
+    }
+    const entries = await this.index.all();
+    const active = entries.filter((e) => e.status === 'active').map((e) => e.id);
+    const erroredIds = entries.filter((e) => e.status === 'errored').map((e) => e.id);
+    const failingIds: string[] = [];
+    for (let i = 0; i < active.length; i += CHUNK) {
+      for (const view of await this.reader.many(active.slice(i, i + CHUNK))) {
+        if (view.status === 'active' && view.badges.includes('failing')) failingIds.push(view.id);
+      }
+    }
+    const lateIds = [...late];
+    return {
+      now,
+      late: lateIds.length,
+      failing: failingIds.length,
+      errored: erroredIds.length,
+      lateIds: lateIds.slice(0, SAMPLE),
+      failingIds: failingIds.slice(0, SAMPLE),
+      erroredIds: erroredIds.slice(0, SAMPLE),
+    };
+  }
+}

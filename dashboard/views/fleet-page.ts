@@ -1,0 +1,50 @@
+import type { FleetSnapshot } from '../../src/ops/fleet-member.js';
+import type { DeploymentHealth } from '../deployment-health.js';
+import { formatDuration, formatTime, html } from './html.js';
+import { layout, type PageContext } from './layout.js';
+
+/** `/fleet`: scheduler replicas and workers (alive, then dead within the last hour), what they serve, and the stale schedules. */
+export function fleetPage(ctx: PageContext, fleet: FleetSnapshot, health: DeploymentHealth): string {
+  const served = Object.entries(fleet.served);
+  const idLinks = (ids: string[]) =>
+    ids.map(
+      (id, i) => html`${i ? ', ' : ''}<a href="${ctx.base}/schedules/${encodeURIComponent(id)}">${id}</a>`,
+    );
+  const body = html`
+<h1>Fleet</h1>
+<p id="fleet-summary" data-replicas="${fleet.replicas}" data-workers="${fleet.workers}">
+  <b>${fleet.replicas}</b> scheduler replica${fleet.replicas === 1 ? '' : 's'} alive,
+  <b>${fleet.workers}</b> worker${fleet.workers === 1 ? '' : 's'} alive.
+  ${fleet.replicas === 0 ? html`<span class="pill late" data-badge="no-replica">no scheduler replica alive: nothing is enqueued</span>` : ''}
+</p>
+<p id="health-summary" data-late="${health.late}" data-failing="${health.failing}" data-errored="${health.errored}">
+  Late: <b>${health.late}</b>${health.late ? html` (${idLinks(health.lateIds)})` : ''} ·
+  failing: <b>${health.failing}</b>${health.failing ? html` (${idLinks(health.failingIds)})` : ''} ·
+  errored: <b>${health.errored}</b>${health.errored ? html` (${idLinks(health.erroredIds)})` : ''}
+</p>
+<table id="fleet">
+<thead><tr><th>role</th><th>state</th><th>host</th><th>pid</th><th>version</th><th>queues</th><th>handlers</th><th>started</th><th>last beat</th></tr></thead>
+<tbody>
+${fleet.members.map(
+  (m) => html`<tr data-member="${m.id}" data-role="${m.role}" data-alive="${String(m.alive)}">
+  <td>${m.role}</td>
+  <td><span class="pill ${m.alive ? 'active' : 'failed'}">${m.alive ? 'alive' : 'dead'}</span></td>
+  <td>${m.host}</td><td class="num">${m.pid}</td><td>${m.version}</td>
+  <td>${m.queues.join(', ')}</td><td>${m.handlers.join(', ')}</td>
+  <td>${formatTime(m.startedAt)}</td>
+  <td title="${formatTime(m.lastBeat)}">${formatDuration(fleet.now - m.lastBeat)} ago</td>
+</tr>`,
+)}
+</tbody>
+</table>
+${fleet.members.length === 0 ? html`<p class="muted">No process has registered: scheduler replicas and workers started by <code>bullbeat</code> register here with a heartbeat.</p>` : ''}
+<h2>Job names with a live handler</h2>
+${
+  served.length === 0
+    ? html`<p class="muted" id="served">None: no live worker. Occurrences enqueued now wait in their queues.</p>`
+    : html`<table id="served"><thead><tr><th>queue</th><th>job names</th></tr></thead><tbody>
+${served.map(([q, names]) => html`<tr data-queue="${q}"><td>${q}</td><td>${names.join(', ')}</td></tr>`)}
+</tbody></table>`
+}`;
+  return layout(ctx, 'Fleet', 'fleet', body);
+}

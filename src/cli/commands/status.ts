@@ -1,0 +1,81 @@
+import type { Command } from 'commander';
+import { ConfigError } from '../../errors/config-error.js';
+import { FleetReader } from '../../ops/fleet-registry.js';
+import { SchedulerManager } from '../../scheduler/scheduler-manager.js';
+import type { CliIO } from '../cli-io.js';
+import { commandContext } from '../command-context.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatTable, shortInstant } from '../format-table.js';
+import { probeRedis } from '../redis-probe.js';
+
+/**
+ * `bullbeat status [--json] [--late-threshold-ms N]`: the fleet (scheduler replicas and workers,
+ * alive or dead within the hour) and the counts of late, failing and errored schedules. Exits 5
+ * when no scheduler replica is alive or schedules are late, so that it can serve as a probe.
+ */
+export function statusCommand(io: CliIO) {
+  return async (options: { json?: boolean; lateThresholdMs?: string }, command: Command): Promise<number> => {
+    const ctx = commandContext(io, command, 'cli');
+    const lateThresholdMs = Number(options.lateThresholdMs ?? '1000');
+    if (!Number.isInteger(lateThresholdMs) || lateThresholdMs < 0) {
+      throw new ConfigError(
+        '--late-threshold-ms',
+        `expected a whole number of milliseconds (got "${options.lateThresholdMs}")`,
+      );
+    }
+    await probeRedis(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+    const manager = new SchedulerManager({
+      role: 'client',
+      prefix: ctx.config.prefix,
+      connection: ctx.config.redisUrl,
+      logger: ctx.logger,
+    });
+    try {
+      const [{ ScheduleIndex }, { ScheduleReader }, { DeploymentHealthReader }] = await Promise.all([
+        import('../../../dashboard/schedule-index.js'),
+        import('../../../dashboard/schedule-reader.js'),
+        import('../../../dashboard/deployment-health.js'),
+      ]);
+      const index = new ScheduleIndex(manager.redis, manager.keys, 0);
+      const reader = new ScheduleReader(manager.redis, manager.keys, manager.options.historyLimit);
+      const health = await new DeploymentHealthReader(manager.redis, manager.keys, index, reader, {
+        lateThresholdMs,
+        cacheMs: 0,
+      }).read();
+      const fleet = await new FleetReader(manager.redis, manager.prefix).snapshot();
+      const problems = [
+        ...(fleet.replicas === 0 ? ['no scheduler replica alive'] : []),
+        ...(health.late > 0 ? [`${health.late} schedule(s) late`] : []),
+      ];
+      const code = problems.length > 0 ? ExitCode.unhealthy : ExitCode.ok;
+      if (options.json) {
+        io.stdout(`${JSON.stringify({ ok: code === ExitCode.ok, problems, ...fleet, health }, null, 2)}\n`);
+        return code;
+      }
+      const rows = fleet.members.map((m) => [
+        m.role,
+        m.alive ? 'alive' : 'dead',
+        m.host,
+        String(m.pid),
+        m.version,
+        shortInstant(m.lastBeat),
+        m.role === 'worker' ? `${m.queues.join(',')} [${m.handlers.join(',')}]` : '',
+      ]);
+      const out = [
+        `prefix "${ctx.config.prefix}": ${fleet.replicas} scheduler replica(s) alive, ${fleet.workers} worker(s) alive`,
+        rows.length > 0
+          ? formatTable(['role', 'state', 'host', 'pid', 'version', 'last beat', 'queues [handlers]'], rows)
+          : '(no process registered)',
+        `schedules: ${health.late} late, ${health.failing} failing, ${health.errored} errored`,
+        ...(health.lateIds.length ? [`  late: ${health.lateIds.join(', ')}`] : []),
+        ...(health.failingIds.length ? [`  failing: ${health.failingIds.join(', ')}`] : []),
+        ...(health.erroredIds.length ? [`  errored: ${health.erroredIds.join(', ')}`] : []),
+        problems.length > 0 ? `NOT OK: ${problems.join('; ')}` : 'OK',
+      ];
+      io.stdout(`${out.join('\n')}\n`);
+      return code;
+    } finally {
+      await manager.close();
+    }
+  };
+}

@@ -1,0 +1,13 @@
+export type { FleetKeys } from './fleet-keys.js';
+export { fleetKeys } from './fleet-keys.js';
+export type { FleetMember, FleetMemberInfo, FleetRole, FleetSnapshot } from './fleet-member.js';
+export { isServed } from './fleet-member.js';
+export type { FleetMembership, JoinFleetOptions } from './fleet-options.js';
+export { FleetReader, joinFleet } from './fleet-registry.js';
+export type { ProcessMetricsOptions } from './metrics-options.js';
+export type { MetricsServer, MetricsServerOptions } from './metrics-server.js';
+export { serveMetrics } from './metrics-server.js';
+export type { ProcessOps, ProcessOpsOptions } from './process-ops.js';
+export { startProcessOps } from './process-ops.js';
+export { SchedulerMetrics, type SchedulerMetricsSource } from './scheduler-metrics.js';
+export { WorkerMetrics, type WorkerMetricsSource } from './worker-metrics.js';
