@@ -1,0 +1,8 @@
+export {
+  type ExpectedOccurrence,
+  expectedAtOrBefore,
+  type OccurrenceBounds,
+} from './expected-occurrence.js';
+export { explainOccurrence } from './explain-occurrence.js';
+export { type WhyOptions, whyDidntItRun } from './why.js';
+export type { WhyCause, WhyFact, WhyFacts, WhyReport } from './why-types.js';
