@@ -1,5 +1,6 @@
 export * from './cron/index.js';
 export * from './errors/index.js';
+export * from './insight/index.js';
 export * from './queue/index.js';
 export * from './scheduler/index.js';
 export * from './triggers/index.js';

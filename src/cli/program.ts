@@ -177,6 +177,24 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/admin.js')).addCommand(io)));
 
+  // -- schedule:why and agenda (issue 13) --
+  command(
+    'schedule:why',
+    "why didn't it run: the chain of facts of one occurrence, or its first missing link",
+  )
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .option('--at <instant>', 'the occurrence at or before this instant (ISO 8601 or epoch ms; default now)')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/insight.js')).whyCommand(io)));
+
+  command('agenda', 'every fire instant of every schedule in a window, in time order (UTC and each zone)')
+    .option('--next <window>', 'how far ahead: 30m, 24h, 7d', '24h')
+    .option('--queue <queue>', 'only schedules of this queue')
+    .option('--limit <n>', 'at most this many lines (default 1000)')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/insight.js')).agendaCommand(io)));
+  // -- end schedule:why and agenda --
+
   command(
     'import:bullmq',
     "create bullbeat schedules from a BullMQ queue's job schedulers and repeatable jobs",

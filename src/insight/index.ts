@@ -1,4 +1,13 @@
 export {
+  type Agenda,
+  type AgendaEntry,
+  type AgendaOptions,
+  type AgendaSchedule,
+  agenda,
+  agendaOf,
+  parseWindow,
+} from './agenda.js';
+export {
   type ExpectedOccurrence,
   expectedAtOrBefore,
   type OccurrenceBounds,

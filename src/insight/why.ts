@@ -6,6 +6,7 @@ import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { expectedAtOrBefore } from './expected-occurrence.js';
 import { explainOccurrence } from './explain-occurrence.js';
+import { storedTrigger } from './stored-trigger.js';
 import type { WhyFacts, WhyReport } from './why-types.js';
 
 /** Options of `whyDidntItRun`. */
@@ -32,7 +33,7 @@ export async function whyDidntItRun(
   const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   const at = options.at ?? now;
   const records = await manager.history(id, manager.options.historyLimit);
-  const trigger = triggerOf(job);
+  const trigger = storedTrigger(job);
   const hint = records.find((r) => r.kind !== 'manual' && r.fireAt <= at)?.fireAt ?? null;
   const def = job.def;
   const occurrence = trigger
@@ -74,17 +75,6 @@ export async function whyDidntItRun(
   facts.job = bull ? { state: await bull.getState(), failedReason: bull.failedReason } : null;
   facts.queueWorkers = await queue.getWorkersCount();
   return explainOccurrence(facts);
-}
-
-/** The trigger of a stored schedule, or undefined for a custom one this process does not define. */
-function triggerOf(job: ScheduledJob): Trigger | undefined {
-  const spec = job.def.trigger;
-  if (spec.type === 'custom') return job.fn !== undefined ? job.trigger : undefined;
-  try {
-    return triggerFromJSON(spec);
-  } catch {
-    return undefined;
-  }
 }
 
 function triggerWords(spec: ScheduledJob['def']['trigger']): string {

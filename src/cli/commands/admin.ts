@@ -16,7 +16,7 @@ import { formatTable, shortInstant } from '../format-table.js';
 import { probeRedis } from '../redis-probe.js';
 
 /** Runs `fn` with a client-role manager on the configured Redis and prefix; closes it after. */
-async function withManager<T>(
+export async function withManager<T>(
   ctx: CommandContext,
   fn: (manager: SchedulerManager) => Promise<T>,
 ): Promise<T> {
