@@ -21,6 +21,7 @@ import { Csrf } from './csrf.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { DashboardMetrics } from './dashboard-metrics.js';
 import type { DashboardOptions } from './dashboard-options.js';
+import { insightApiRoutes, insightPageRoutes } from './insight-routes.js';
 import { loginRoutes } from './login-routes.js';
 import { openModeHosts } from './open-mode-hosts.js';
 import { pageRoutes } from './page-routes.js';
@@ -126,8 +127,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
-  app.use('/api', apiRoutes(ctx));
-  app.use('/', pageRoutes(ctx));
+  app.use('/api', insightApiRoutes(ctx), apiRoutes(ctx));
+  app.use('/', insightPageRoutes(ctx), pageRoutes(ctx));
 
   app.use(errorHandler(o.logger));
 

@@ -34,6 +34,7 @@ export function layout(
   <nav>
     ${nav('/', 'Schedules', 'schedules')}
     ${ctx.readOnly ? '' : nav('/new', 'New schedule', 'new')}
+    <a href="${ctx.base}/agenda">Agenda</a>
     <a href="${ctx.base}/admin/queues">Queues (Bull Board)</a>
     <a href="${ctx.base}/metrics">Metrics</a>
   </nav>
