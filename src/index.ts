@@ -4,3 +4,4 @@ export * from './insight/index.js';
 export * from './queue/index.js';
 export * from './scheduler/index.js';
 export * from './triggers/index.js';
+export * from './logging/index.js';

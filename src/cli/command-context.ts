@@ -26,7 +26,7 @@ export function commandContext(io: CliIO, command: Command, role: string): Comma
   // A jobs module's `new SchedulerManager()` reads REDIS_URL and LOG_LEVEL: give it the resolved values.
   io.env.REDIS_URL = config.redisUrl;
   io.env.LOG_LEVEL = config.logLevel;
-  return { sources, config, logger: createLogger(config, role) };
+  return { sources, config, logger: createLogger(config, role, io.env) };
 }
 
 /**
