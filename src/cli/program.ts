@@ -30,6 +30,7 @@ Environment (flags win):
   BULLBEAT_PREFIX            bullbeat
   LOG_LEVEL                  info (fatal, error, warn, info, debug, trace, silent)
   LOG_FORMAT                 pretty on a terminal, json otherwise
+  BULLBEAT_LOG_SUMMARY_MS    60000: pretty output summarises routine run lines this often (0: every line)
   BULLBEAT_REDIS_TIMEOUT_MS  3000
   PORT, HOST                 the dashboard's address (3000, 0.0.0.0)
   BULLBEAT_DASHBOARD_TOKEN, BULLBEAT_DASHBOARD_USER, BULLBEAT_DASHBOARD_PASSWORD   dashboard credentials

@@ -2,8 +2,6 @@ import { describeTrigger } from '../cron/describe.js';
 import { ScheduleNotFoundError } from '../errors/index.js';
 import type { ScheduledJob } from '../scheduler/scheduled-job.js';
 import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
-import type { Trigger } from '../triggers/trigger.js';
-import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { expectedAtOrBefore } from './expected-occurrence.js';
 import { explainOccurrence } from './explain-occurrence.js';
 import { storedTrigger } from './stored-trigger.js';

@@ -12,7 +12,8 @@ import type { LogFn, Logger } from 'pino';
 export function uniqueKeys(this: Logger, args: Parameters<LogFn>, method: LogFn): void {
   const obj = args[0] as unknown;
   if (obj === null || typeof obj !== 'object' || obj instanceof Error || Array.isArray(obj)) {
-    return method.apply(this, args);
+    method.apply(this, args);
+    return;
   }
   const bound = this.bindings() as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;
@@ -23,8 +24,7 @@ export function uniqueKeys(this: Logger, args: Parameters<LogFn>, method: LogFn)
     delete copy[key];
     if (!same(bound[key], value)) copy[`${key}_given`] = value;
   }
-  if (copy === undefined) return method.apply(this, args);
-  return method.apply(this, [copy, ...args.slice(1)] as Parameters<LogFn>);
+  method.apply(this, copy === undefined ? args : ([copy, ...args.slice(1)] as Parameters<LogFn>));
 }
 
 function same(a: unknown, b: unknown): boolean {

@@ -84,7 +84,9 @@ describe('logs', () => {
     }
     const out = dev.output();
     // the first line of each kind is shown as is; the rest are counted in a summary line
-    expect(out.match(/building the report/g)?.length).toBe(1 + (out.match(/routine, .*chatty/g)?.length ?? 0));
+    expect(out.match(/building the report/g)?.length).toBe(
+      1 + (out.match(/routine, .*chatty/g)?.length ?? 0),
+    );
     expect(out).toMatch(/routine, last \d+(\.\d)? s: chatty ×\d+/);
     // every failure, in full, every time
     expect(out.match(/WARN.*run failed/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
