@@ -27,6 +27,7 @@ import type { DashboardOptions } from './dashboard-options.js';
 import { registerDeploymentGauges } from './deployment-gauges.js';
 import { DeploymentHealthReader } from './deployment-health.js';
 import { fleetRoutes } from './fleet-routes.js';
+import { insightApiRoutes, insightPageRoutes } from './insight-routes.js';
 import { loginRoutes } from './login-routes.js';
 import { openModeHosts } from './open-mode-hosts.js';
 import { pageRoutes } from './page-routes.js';
@@ -152,8 +153,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
   app.use('/', fleetRoutes(ctx));
-  app.use('/api', apiRoutes(ctx));
-  app.use('/', pageRoutes(ctx));
+  app.use('/api', insightApiRoutes(ctx), apiRoutes(ctx));
+  app.use('/', insightPageRoutes(ctx), pageRoutes(ctx));
 
   app.use(errorHandler(o.logger));
 

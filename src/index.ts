@@ -1,5 +1,7 @@
 export * from './cron/index.js';
 export * from './errors/index.js';
+export * from './insight/index.js';
+export * from './logging/index.js';
 export * from './ops/index.js';
 export * from './queue/index.js';
 export * from './scheduler/index.js';

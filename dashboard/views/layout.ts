@@ -35,6 +35,7 @@ export function layout(
     ${nav('/', 'Schedules', 'schedules')}
     ${ctx.readOnly ? '' : nav('/new', 'New schedule', 'new')}
     ${nav('/fleet', 'Fleet', 'fleet')}
+    ${nav('/agenda', 'Agenda', 'agenda')}
     <a href="${ctx.base}/admin/queues">Queues (Bull Board)</a>
     <a href="${ctx.base}/metrics">Metrics</a>
   </nav>

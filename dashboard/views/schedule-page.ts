@@ -51,7 +51,7 @@ export function schedulePage(
   <td class="num">${formatDuration(durationOf(r))}</td>
   <td class="num">${r.attempts ?? '—'}</td>
   <td class="error">${r.error ?? ''}</td>
-  <td>${link ? html`<a href="${link}" data-job-link>job</a>` : html`<span class="muted">—</span>`}</td>
+  <td>${link ? html`<a href="${link}" data-job-link>job</a>` : html`<span class="muted">—</span>`} <a href="${ctx.base}/schedules/${encodeURIComponent(s.id)}/why?at=${r.fireAt}" data-why-link>why</a></td>
 </tr>`;
   });
   const back = `${ctx.base}/schedules/${encodeURIComponent(s.id)}`;
@@ -59,7 +59,7 @@ export function schedulePage(
 ${flash ? html`<div class="flash ${flash.ok ? 'ok' : 'bad'}" role="status">${flash.text}</div>` : ''}
 <p><a href="${ctx.base}/">← all schedules</a></p>
 <h1><span class="name">${s.name}</span> ${statusCell(s)}</h1>
-<div class="toolbar">${scheduleActions(ctx, s, back)}</div>
+<div class="toolbar">${scheduleActions(ctx, s, back)} <a href="${back}/why" data-why>Why didn't it run?</a></div>
 ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.error.at !== null ? html` at ${formatTime(s.error.at)} UTC` : ''}${s.error.fireAt !== null ? html`, planning the occurrence of ${formatTime(s.error.fireAt)}` : ''}:</b> ${s.error.reason}<br><span class="sub">It fires no more until it is fixed: update or re-deploy it, resume it to retry, or remove it.</span></div>` : ''}
 <div class="layout-2">
   <section>

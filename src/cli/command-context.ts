@@ -32,7 +32,7 @@ export function commandContext(io: CliIO, command: Command, role: string): Comma
   return {
     sources,
     config,
-    logger: createLogger(config, role),
+    logger: createLogger(config, role, io.env),
     note: (line) => io.stderr(`bullbeat: ${line}\n`),
   };
 }

@@ -31,6 +31,7 @@ Environment (flags win):
   BULLBEAT_PREFIX            bullbeat
   LOG_LEVEL                  info (fatal, error, warn, info, debug, trace, silent)
   LOG_FORMAT                 pretty on a terminal, json otherwise
+  BULLBEAT_LOG_SUMMARY_MS    60000: pretty output summarises routine run lines this often (0: every line)
   BULLBEAT_REDIS_TIMEOUT_MS  3000
   PORT, HOST                 the dashboard's address (3000, 0.0.0.0)
   BULLBEAT_DASHBOARD_TOKEN, BULLBEAT_DASHBOARD_USER, BULLBEAT_DASHBOARD_PASSWORD   dashboard credentials
@@ -226,6 +227,24 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/schedule-add.js')).addCommand(io)));
+
+  // -- schedule:why and agenda (issue 13) --
+  command(
+    'schedule:why',
+    "why didn't it run: the chain of facts of one occurrence, or its first missing link",
+  )
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .option('--at <instant>', 'the occurrence at or before this instant (ISO 8601 or epoch ms; default now)')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/insight.js')).whyCommand(io)));
+
+  command('agenda', 'every fire instant of every schedule in a window, in time order (UTC and each zone)')
+    .option('--next <window>', 'how far ahead: 30m, 24h, 7d', '24h')
+    .option('--queue <queue>', 'only schedules of this queue')
+    .option('--limit <n>', 'at most this many lines (default 1000)')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/insight.js')).agendaCommand(io)));
+  // -- end schedule:why and agenda --
 
   command(
     'import:bullmq',

@@ -2,6 +2,7 @@ import { type ConnectionOptions, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
+import { uniqueKeys } from '../logging/unique-keys.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
 import { systemClock } from './worker-clock.js';
@@ -164,7 +165,7 @@ export async function resolveWorkerOptions(
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
     slotWaitPollMs: options.slotWaitPollMs ?? 1000,
     historyLimit: options.historyLimit ?? 100,
-    logger: options.logger ?? scheduler.logger ?? pino({ level: 'info' }),
+    logger: options.logger ?? scheduler.logger ?? pino({ level: 'info', hooks: { logMethod: uniqueKeys } }),
     clock: options.clock ?? systemClock,
     bullmq: options.bullmq ?? {},
   };

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { JobsOptions } from 'bullmq';
 import { occurrenceJobId } from '../store/job-payload.js';
@@ -43,6 +44,8 @@ interface Item {
   stopSeq: number;
   /** Enqueue lateness (estimated Redis time when its enqueue started, minus its fire time). */
   lateMs?: number;
+  /** Redis time of its claim (kept on its records). */
+  claimedAt: number;
 }
 
 /** The items of one claim call: they share its token, and are completed once enqueued. */
@@ -82,7 +85,10 @@ export class FireLoop {
     errors: 0,
     errored: 0,
   };
-  private readonly replica = randomBytes(4).toString('hex');
+  /** This replica, as its records name it. */
+  readonly replicaId = `${hostname()}:${process.pid}`;
+  /** Claim tokens start with it, so that a claim in flight names its replica (see `schedule:why`). */
+  private readonly replica = `${this.replicaId}/${randomBytes(4).toString('hex')}`;
   private seq = 0;
   private running = false;
   private claimTimer: NodeJS.Timeout | undefined;
@@ -297,7 +303,7 @@ export class FireLoop {
         poisoned.push(this.markErrored(claim, cached?.def, err));
         continue;
       }
-      const item: Item = { claim, cached, plan, batch, stopSeq };
+      const item: Item = { claim, cached, plan, batch, stopSeq, claimedAt: now };
       if (!plan.enqueue) batch.ready.push(item);
       else {
         batch.left++;
@@ -442,7 +448,12 @@ export class FireLoop {
     const items = batch.ready.splice(0);
     if (items.length === 0) return;
     const limit = this.deps.options.historyLimit;
-    const completions = items.map((item) => completionOf(item.claim, item.cached.def, item.plan, limit));
+    const completions = items.map((item) =>
+      completionOf(item.claim, item.cached.def, item.plan, limit, {
+        replica: this.replicaId,
+        claimedAt: item.claimedAt,
+      }),
+    );
     const now = Math.floor(this.clock.now());
     try {
       await this.deps.store.complete(completions, now, batch.token);

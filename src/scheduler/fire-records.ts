@@ -7,6 +7,16 @@ import type { Claim, Completion } from '../store/schedule-store.js';
 import type { OccurrencePlan } from './occurrence-planner.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 
+/** Who claimed an occurrence and when, kept on its records. */
+export interface ClaimFacts {
+  /** The replica (`host:pid`). */
+  replica?: string;
+  /** Redis time of the claim (ms). */
+  claimedAt?: number;
+  /** The claim took over one that lapsed. */
+  reclaimed?: boolean;
+}
+
 /**
  * The completion of one planned claim: the `enqueued` record (when it enqueued), the missed
  * occurrences' records (the newest `historyLimit`; the rest only counted), the pre-record of a
@@ -17,12 +27,22 @@ export function completionOf(
   def: ScheduleDefinition,
   plan: OccurrencePlan,
   historyLimit: number,
+  by?: ClaimFacts,
 ): Completion {
+  // who claimed it and when (for `schedule:why`): a few bytes in records written anyway, no round trip
+  const facts: ClaimFacts = by ? { ...by, ...(claim.reclaimed && { reclaimed: true }) } : {};
   const missed = plan.missed.slice(-historyLimit);
   const records: Completion['records'] = missed.map((m) => ({
     fireAt: m.fireAt,
     field: occurrenceField(m.fireAt),
-    patch: { scheduleId: def.id, fireAt: m.fireAt, kind: 'scheduled', outcome: 'missed', reason: m.reason },
+    patch: {
+      scheduleId: def.id,
+      fireAt: m.fireAt,
+      kind: 'scheduled',
+      outcome: 'missed',
+      reason: m.reason,
+      ...facts,
+    },
     counter: 'missed',
   }));
   if (plan.coalesceInto) {
@@ -30,7 +50,7 @@ export function completionOf(
     records.push({
       fireAt: c.fireAt,
       field: occurrenceField(c.fireAt),
-      patch: { scheduleId: def.id, fireAt: c.fireAt, kind: 'catch-up', coalesced: c.count },
+      patch: { scheduleId: def.id, fireAt: c.fireAt, kind: 'catch-up', coalesced: c.count, ...facts },
     });
   }
   return {
@@ -40,6 +60,7 @@ export function completionOf(
         kind: plan.enqueue.kind,
         queue: def.queue,
         jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
+        ...facts,
       },
     }),
     next: plan.next,

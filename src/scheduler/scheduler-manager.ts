@@ -3,6 +3,7 @@ import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
+import { uniqueKeys } from '../logging/unique-keys.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
 import { occurrenceJobId } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
@@ -91,7 +92,13 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     this.options = resolveManagerOptions(options);
     this.prefix = this.options.prefix;
     this.keys = keys(this.prefix);
-    this.logger = this.options.logger ?? pino({ name: 'bullbeat', level: process.env.LOG_LEVEL ?? 'info' });
+    this.logger =
+      this.options.logger ??
+      pino({
+        name: 'bullbeat',
+        level: process.env.LOG_LEVEL ?? 'info',
+        hooks: { logMethod: uniqueKeys },
+      });
   }
 
   /** This manager's own Redis client (created on first use). */
@@ -515,7 +522,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     }
     this.started = true;
     this.startedAt = this.options.clock();
-    this.logger.info({ schedules: this.local.size, role: this.options.role }, 'bullbeat: scheduler started');
+    this.logger.info(
+      { schedules: this.local.size, managerRole: this.options.role },
+      'bullbeat: scheduler started',
+    );
   }
 
   /** Stop firing and close connections. Safe to call twice; concurrent callers share the promise. */

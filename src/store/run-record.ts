@@ -44,6 +44,12 @@ export interface RunRecord {
   previousAttempts?: PreviousAttempt[];
   /** The worker (`host:pid`) running, or that ran, that attempt. */
   worker?: string;
+  /** The scheduler replica (`host:pid`) whose claim enqueued (or missed) this occurrence. */
+  replica?: string;
+  /** Redis time (ms) of that claim; later than `fireAt` by more than `claimAheadMs` when no replica took it sooner. */
+  claimedAt?: number;
+  /** True when an earlier claim lapsed (its replica died or stalled) and this claim took it over at `claimedAt`. */
+  reclaimed?: boolean;
   queue?: string;
   jobId?: string;
   /**

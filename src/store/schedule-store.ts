@@ -97,7 +97,15 @@ export interface ClaimResult {
 export interface Completion {
   claim: Claim;
   /** The claimed occurrence was enqueued (its record is written, and it counts for `maxRuns`). */
-  enqueued?: { kind: 'scheduled' | 'catch-up'; queue: string; jobId: string };
+  enqueued?: {
+    kind: 'scheduled' | 'catch-up';
+    queue: string;
+    jobId: string;
+    /** Who claimed it and when (see `RunRecord.replica`). */
+    replica?: string;
+    claimedAt?: number;
+    reclaimed?: boolean;
+  };
   /** The next due time, or null: completed. */
   next: number | null;
   /** Other records (missed occurrences, the pre-record of a coalesced catch-up). */
@@ -238,6 +246,9 @@ export class ScheduleStore {
               enqueuedAt: now,
               queue: e.queue,
               jobId: e.jobId,
+              ...(e.replica !== undefined && { replica: e.replica }),
+              ...(e.claimedAt !== undefined && { claimedAt: e.claimedAt }),
+              ...(e.reclaimed && { reclaimed: true }),
             }),
         c.records.length === 0
           ? ''

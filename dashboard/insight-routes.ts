@@ -1,0 +1,74 @@
+import { type Request, type Response, Router } from 'express';
+import { agenda, parseWindow } from '../src/insight/agenda.js';
+import { whyDidntItRun } from '../src/insight/why.js';
+import { strParam } from './api-routes.js';
+import type { DashboardContext } from './dashboard-context.js';
+import { InputError } from './schedule-input.js';
+import { agendaPage } from './views/agenda-page.js';
+import type { PageContext } from './views/layout.js';
+import { whyPage } from './views/why-page.js';
+
+/** The `at` query parameter: ISO 8601 or epoch ms. */
+function atParam(req: Request): number | undefined {
+  const text = strParam(req, 'at');
+  if (text === undefined) return undefined;
+  const t = /^\d+$/.test(text.trim()) ? Number(text) : Date.parse(text);
+  if (!Number.isFinite(t))
+    throw new InputError('at', `must be an ISO 8601 instant or epoch ms, got "${text}"`);
+  return t;
+}
+
+function agendaQuery(req: Request) {
+  const nextText = strParam(req, 'next') ?? '24h';
+  const nextMs = parseWindow(nextText);
+  if (nextMs === undefined || nextMs > 31 * 86_400_000) {
+    throw new InputError('next', `must be a window such as 30m, 24h, 7d (at most 31d), got "${nextText}"`);
+  }
+  const queue = strParam(req, 'queue');
+  return { nextText, nextMs, queue };
+}
+
+/** `GET /api/schedules/:id/why?at=` and `GET /api/agenda?next=&queue=`. */
+export function insightApiRoutes(ctx: DashboardContext): Router {
+  const r = Router();
+  r.get('/schedules/:id/why', async (req: Request, res: Response) => {
+    const at = atParam(req);
+    res.json(await whyDidntItRun(ctx.scheduler, String(req.params.id), at === undefined ? {} : { at }));
+  });
+  r.get('/agenda', async (req, res) => {
+    const { nextMs, queue } = agendaQuery(req);
+    res.json(await agenda(ctx.scheduler, { nextMs, limit: 5000, ...(queue !== undefined && { queue }) }));
+  });
+  return r;
+}
+
+/** `/schedules/:id/why` and `/agenda` (the timeline). */
+export function insightPageRoutes(ctx: DashboardContext): Router {
+  const r = Router();
+  const page = (req: Request, res: Response): PageContext => ({
+    base: ctx.options.basePath,
+    csrf: ctx.csrf.token(req, res),
+    readOnly: ctx.options.readOnly,
+    open: ctx.options.open,
+  });
+  const send = (res: Response, body: string) =>
+    res
+      .status(200)
+      .set('Content-Type', 'text/html; charset=utf-8')
+      .set(
+        'Content-Security-Policy',
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
+      )
+      .send(body);
+  r.get('/schedules/:id/why', async (req, res) => {
+    const at = atParam(req);
+    const report = await whyDidntItRun(ctx.scheduler, String(req.params.id), at === undefined ? {} : { at });
+    send(res, whyPage(page(req, res), report, strParam(req, 'at') ?? ''));
+  });
+  r.get('/agenda', async (req, res) => {
+    const { nextText, nextMs, queue } = agendaQuery(req);
+    const a = await agenda(ctx.scheduler, { nextMs, limit: 20_000, ...(queue !== undefined && { queue }) });
+    send(res, agendaPage(page(req, res), a, nextText, queue));
+  });
+  return r;
+}

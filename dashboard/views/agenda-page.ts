@@ -1,0 +1,54 @@
+import type { Agenda } from '../../src/insight/agenda.js';
+import { formatInZone, formatTime, html } from './html.js';
+import { layout, type PageContext } from './layout.js';
+
+/** How many columns the timeline has. */
+const BUCKETS = 72;
+
+/**
+ * `/agenda`: a timeline of the coming hours per queue (one bar per slice of the window, its height
+ * the number of fires in it, so bursts stand out), then the instants in time order.
+ */
+export function agendaPage(ctx: PageContext, a: Agenda, nextText: string, queue: string | undefined): string {
+  const span = (a.to - a.from) / BUCKETS;
+  const queues = Object.keys(a.perQueue).sort();
+  const counts = new Map<string, number[]>(queues.map((q) => [q, new Array<number>(BUCKETS).fill(0)]));
+  for (const e of a.entries) {
+    const i = Math.min(BUCKETS - 1, Math.floor((e.at - a.from) / span));
+    const row = counts.get(e.queue);
+    if (row) row[i] = (row[i] ?? 0) + 1;
+  }
+  const max = Math.max(1, ...[...counts.values()].flat());
+  const rows = queues.map((q) => {
+    const row = counts.get(q) ?? [];
+    return html`<div class="tl-row" data-queue="${q}"><div class="tl-label">${q} <span class="sub">${a.perQueue[q] ?? 0}</span></div><div class="tl-bars">${row.map(
+      (n, i) =>
+        html`<span class="tl-bar" data-count="${n}" title="${formatTime(a.from + i * span)}–${formatTime(a.from + (i + 1) * span)} UTC: ${n} fire${n === 1 ? '' : 's'}" style="height:${n === 0 ? 0 : Math.max(8, Math.round((n / max) * 100))}%"></span>`,
+    )}</div></div>`;
+  });
+  const list = a.entries
+    .slice(0, 500)
+    .map(
+      (e) =>
+        html`<tr><td>${formatTime(e.at)}</td><td>${e.zone === 'UTC' ? '' : html`${formatInZone(e.at, e.zone)} <span class="sub">${e.zone}</span>`}</td><td>${e.queue}</td><td><a href="${ctx.base}/schedules/${encodeURIComponent(e.scheduleId)}">${e.scheduleId}</a></td></tr>`,
+    );
+  const body = html`
+<h1>Agenda</h1>
+<form method="get" action="${ctx.base}/agenda" class="toolbar">
+  <label>Next <input name="next" value="${nextText}" size="6"></label>
+  <label>Queue <input name="queue" value="${queue ?? ''}" size="16" placeholder="all"></label>
+  <button type="submit" class="small">Show</button>
+</form>
+<p class="sub">${formatTime(a.from)} to ${formatTime(a.to)} UTC, ${BUCKETS} slices of ${Math.round(span / 60_000)} min; bar height = fires in the slice (tallest: ${max}).</p>
+<div class="panel timeline" id="timeline">${queues.length === 0 ? html`<div class="empty">Nothing fires in this window.</div>` : rows}</div>
+${a.unknown.length > 0 ? html`<p class="sub">Not shown (custom triggers defined in code only): ${a.unknown.join(', ')}</p>` : ''}
+<h2>Fire instants${a.entries.length > 500 || a.truncated ? ' (the first shown)' : ''}</h2>
+<table id="agenda"><thead><tr><th>UTC</th><th>Schedule's zone</th><th>Queue</th><th>Schedule</th></tr></thead><tbody>${list}</tbody></table>
+<style>
+.timeline .tl-row { display: flex; align-items: flex-end; gap: 8px; margin: 6px 0; }
+.timeline .tl-label { width: 180px; font-size: 13px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.timeline .tl-bars { flex: 1; display: flex; align-items: flex-end; gap: 1px; height: 40px; border-bottom: 1px solid #ccc; }
+.timeline .tl-bar { flex: 1; background: var(--accent, #36c); min-width: 2px; }
+</style>`;
+  return layout(ctx, 'Agenda', 'other', body);
+}

@@ -1,0 +1,104 @@
+import type { Command } from 'commander';
+import { DateTime } from 'luxon';
+import { ConfigError } from '../../errors/config-error.js';
+import { agenda, parseWindow } from '../../insight/agenda.js';
+import { whyDidntItRun } from '../../insight/why.js';
+import type { WhyReport } from '../../insight/why-types.js';
+import type { CliIO } from '../cli-io.js';
+import { commandContext } from '../command-context.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatTable } from '../format-table.js';
+import { withManager } from './admin.js';
+
+function instant(flag: string, text: string): number {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const t = DateTime.fromISO(trimmed, { setZone: true });
+  if (!t.isValid) throw new ConfigError(flag, `expected an ISO 8601 instant or epoch ms (got "${text}")`);
+  return t.toMillis();
+}
+
+/** `schedule:why <id> [--at ISO] [--json]`: exit 0 with the answer, 4 when there is no such schedule. */
+export function whyCommand(io: CliIO) {
+  return async (id: string, options: { at?: string; json?: boolean }, command: Command): Promise<number> => {
+    const at = options.at === undefined ? undefined : instant('--at', options.at);
+    const ctx = commandContext(io, command, 'cli');
+    const report = await withManager(ctx, (m) => whyDidntItRun(m, id, at === undefined ? {} : { at }));
+    io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatWhy(report));
+    return ExitCode.ok;
+  };
+}
+
+/** The report as text: the chain, one line per link (✓ / ✗), then the answer. */
+export function formatWhy(r: WhyReport): string {
+  const lines = [
+    `${r.scheduleId} (job name ${r.name}, queue ${r.queue}), at or before ${new Date(r.at).toISOString()}:`,
+  ];
+  for (const f of r.facts) lines.push(`  ${f.ok ? '✓' : '✗'} ${f.link.padEnd(8)} ${f.text}`);
+  lines.push('', `${r.ran ? 'ran' : r.cause === 'running' ? 'running' : 'did not run'}: ${r.summary}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `agenda [--next 24h] [--queue Q] [--limit N] [--json]`. */
+export function agendaCommand(io: CliIO) {
+  return async (
+    options: { next?: string; queue?: string; limit?: string; json?: boolean },
+    command: Command,
+  ): Promise<number> => {
+    const nextMs = parseWindow(options.next ?? '24h');
+    if (nextMs === undefined) {
+      throw new ConfigError('--next', `expected a window such as 30m, 24h, 7d (got "${options.next}")`);
+    }
+    const limit = options.limit === undefined ? 1000 : Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new ConfigError('--limit', `expected a whole number from 1 (got "${options.limit}")`);
+    }
+    const ctx = commandContext(io, command, 'cli');
+    const a = await withManager(ctx, (m) =>
+      agenda(m, { nextMs, limit, ...(options.queue !== undefined && { queue: options.queue }) }),
+    );
+    if (options.json) {
+      io.stdout(`${JSON.stringify(a, null, 2)}\n`);
+      return ExitCode.ok;
+    }
+    const window = `${new Date(a.from).toISOString()} to ${new Date(a.to).toISOString()}`;
+    if (a.entries.length === 0) {
+      io.stdout(`nothing fires from ${window}${options.queue ? ` on queue ${options.queue}` : ''}\n`);
+    } else {
+      const rows = a.entries.map((e) => [
+        new Date(e.at).toISOString(),
+        e.zone === 'UTC' ? '' : `${e.local} ${e.zone}`,
+        e.queue,
+        e.scheduleId === e.name ? e.scheduleId : `${e.scheduleId} (${e.name})`,
+        e.jitterMs ? `+ up to ${e.jitterMs / 1000} s jitter` : '',
+      ]);
+      io.stdout(`${formatTable(['UTC', 'LOCAL', 'QUEUE', 'SCHEDULE', ''], rows)}\n`);
+    }
+    const total = Object.values(a.perQueue).reduce((x, y) => x + y, 0);
+    const queues = Object.entries(a.perQueue)
+      .map(([q, n]) => `${q} ${n}`)
+      .join(', ');
+    io.stdout(`\n${total} fire${total === 1 ? '' : 's'} from ${window}${queues ? ` (${queues})` : ''}`);
+    io.stdout(a.truncated ? `; the first ${a.entries.length} shown (--limit)\n` : '\n');
+    const burst = busiestMinute(a.entries);
+    if (burst && burst.count > 1) {
+      io.stdout(`busiest minute: ${new Date(burst.at).toISOString().slice(0, 16)}Z, ${burst.count} fires\n`);
+    }
+    if (a.unknown.length > 0) {
+      io.stdout(`not shown (custom triggers defined in code only): ${a.unknown.join(', ')}\n`);
+    }
+    return ExitCode.ok;
+  };
+}
+
+function busiestMinute(entries: readonly { at: number }[]): { at: number; count: number } | undefined {
+  const counts = new Map<number, number>();
+  let best: { at: number; count: number } | undefined;
+  for (const e of entries) {
+    const m = e.at - (e.at % 60_000);
+    const c = (counts.get(m) ?? 0) + 1;
+    counts.set(m, c);
+    if (!best || c > best.count) best = { at: m, count: c };
+  }
+  return best;
+}

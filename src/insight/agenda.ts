@@ -1,0 +1,168 @@
+import { DateTime } from 'luxon';
+import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import { JobStatus } from '../store/job-status.js';
+import { CronTrigger } from '../triggers/cron-trigger.js';
+import type { Trigger } from '../triggers/trigger.js';
+import { storedTrigger } from './stored-trigger.js';
+
+/** One fire instant of one schedule. */
+export interface AgendaEntry {
+  /** Epoch ms (UTC). */
+  at: number;
+  scheduleId: string;
+  name: string;
+  queue: string;
+  /** The schedule's zone (its cron trigger's; `UTC` otherwise). */
+  zone: string;
+  /** The instant as wall time in that zone, with its offset (ISO 8601). */
+  local: string;
+  /** The instant may be up to this much later (jitter, ms); later instants are one sample of it. */
+  jitterMs?: number;
+}
+
+/** Every fire instant in a window, merged in time order. */
+export interface Agenda {
+  from: number;
+  to: number;
+  entries: AgendaEntry[];
+  /** True when `limit` cut the list (the count per queue still covers every instant walked). */
+  truncated: boolean;
+  /** Instants per queue in the window (up to the per-schedule bound). */
+  perQueue: Record<string, number>;
+  /** Active schedules whose instants cannot be computed here (a custom trigger this process does not define). */
+  unknown: string[];
+}
+
+/** Options of `agenda()`. */
+export interface AgendaOptions {
+  /** Start of the window (epoch ms). Default: now (Redis time). */
+  from?: number;
+  /** Length of the window (ms). Default: 24 h. */
+  nextMs?: number;
+  /** Only schedules of this queue. */
+  queue?: string;
+  /** At most this many entries are returned. Default: 10,000. */
+  limit?: number;
+  /** At most this many instants are walked per schedule. Default: 100,000. */
+  perScheduleLimit?: number;
+}
+
+/** What `agendaOf` needs of one schedule. */
+export interface AgendaSchedule {
+  id: string;
+  name: string;
+  queue: string;
+  trigger: Trigger;
+  /** Its next due time (as stored), or null when not active. */
+  next: number | null;
+  endAt?: number | undefined;
+  /** Runs left before `maxRuns`, if bounded. */
+  runsLeft?: number | undefined;
+}
+
+/**
+ * The agenda of a set of schedules (pure): from each one's next due time, its trigger walked to the
+ * end of the window, merged in time order.
+ */
+export function agendaOf(
+  schedules: readonly AgendaSchedule[],
+  from: number,
+  to: number,
+  limit = 10_000,
+  perScheduleLimit = 100_000,
+): Omit<Agenda, 'unknown'> {
+  let all: AgendaEntry[] = [];
+  const perQueue: Record<string, number> = {};
+  /** Once `limit` entries are known, none later than the `limit`-th can make the list. */
+  let cutoff = Number.POSITIVE_INFINITY;
+  for (const s of schedules) {
+    const zone = s.trigger instanceof CronTrigger ? s.trigger.timezone : 'UTC';
+    const jitterMs = s.trigger instanceof CronTrigger ? s.trigger.jitterMs : jitterOf(s.trigger);
+    let t = s.next;
+    let n = 0;
+    const cap = Math.min(perScheduleLimit, s.runsLeft ?? Number.POSITIVE_INFINITY);
+    try {
+      while (t !== null && t <= to && n < cap && (s.endAt === undefined || t <= s.endAt)) {
+        if (t >= from) {
+          n++;
+          perQueue[s.queue] = (perQueue[s.queue] ?? 0) + 1;
+          if (t <= cutoff) all.push(entry(s, t, zone, jitterMs));
+          if (all.length >= limit * 4) {
+            all.sort((a, b) => a.at - b.at);
+            all = all.slice(0, limit);
+            cutoff = all[limit - 1]?.at ?? cutoff;
+          }
+        }
+        const next: number | null = s.trigger.nextFire(t, Math.max(t, from));
+        if (next !== null && next <= t) break;
+        t = next;
+      }
+    } catch {
+      // a trigger that throws: its schedule errors when fired; the agenda shows what came before
+    }
+  }
+  all.sort((a, b) => a.at - b.at || a.scheduleId.localeCompare(b.scheduleId));
+  const total = Object.values(perQueue).reduce((a, b) => a + b, 0);
+  return { from, to, entries: all.slice(0, limit), truncated: total > limit, perQueue };
+}
+
+/**
+ * `bullbeat agenda`: every fire instant of every active schedule (of `queue`, if given) in the next
+ * `nextMs`, merged in time order, in UTC and in each schedule's zone.
+ */
+export async function agenda(manager: SchedulerManager, options: AgendaOptions = {}): Promise<Agenda> {
+  const [seconds, micros] = await manager.redis.time();
+  const from = options.from ?? Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const to = from + (options.nextMs ?? 24 * 3_600_000);
+  const jobs = (await manager.list(JobStatus.ACTIVE)).filter(
+    (j) => options.queue === undefined || j.queue === options.queue,
+  );
+  const unknown: string[] = [];
+  const schedules: AgendaSchedule[] = [];
+  for (const job of jobs) {
+    const trigger = storedTrigger(job);
+    if (!trigger) {
+      unknown.push(job.id);
+      continue;
+    }
+    const maxRuns = job.def.maxRuns;
+    schedules.push({
+      id: job.id,
+      name: job.name,
+      queue: job.queue,
+      trigger,
+      next: job.nextRunTime,
+      endAt: job.def.endAt,
+      runsLeft: maxRuns === undefined ? undefined : Math.max(0, maxRuns - job.fired),
+    });
+  }
+  return { ...agendaOf(schedules, from, to, options.limit, options.perScheduleLimit), unknown };
+}
+
+/** Parse a window length: `24h`, `90m`, `2d`, `30s`, `1w`, or milliseconds. */
+export function parseWindow(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(text);
+  if (!m) return undefined;
+  const unit = (m[2] ?? 'ms').toLowerCase();
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[unit] ?? 1;
+  const ms = Math.round(Number(m[1]) * factor);
+  return ms > 0 ? ms : undefined;
+}
+
+function entry(s: AgendaSchedule, at: number, zone: string, jitterMs: number): AgendaEntry {
+  return {
+    at,
+    scheduleId: s.id,
+    name: s.name,
+    queue: s.queue,
+    zone,
+    local:
+      DateTime.fromMillis(at, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(at).toISOString(),
+    ...(jitterMs > 0 && { jitterMs }),
+  };
+}
+
+function jitterOf(trigger: Trigger): number {
+  const j = (trigger as { jitterMs?: unknown }).jitterMs;
+  return typeof j === 'number' ? j : 0;
+}

@@ -1,0 +1,105 @@
+import { ScheduleNotFoundError } from '../errors/index.js';
+import type { ScheduledJob } from '../scheduler/scheduled-job.js';
+import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import { describeTrigger } from '../triggers/describe-trigger.js';
+import { expectedAtOrBefore } from './expected-occurrence.js';
+import { explainOccurrence } from './explain-occurrence.js';
+import { storedTrigger } from './stored-trigger.js';
+import type { WhyFacts, WhyReport } from './why-types.js';
+
+/** Options of `whyDidntItRun`. */
+export interface WhyOptions {
+  /** The occurrence at or before this instant (epoch ms) is explained. Default: now (Redis time). */
+  at?: number;
+}
+
+/**
+ * "Why didn't it run?": for the occurrence of schedule `id` at or before `options.at` (default: the
+ * latest), the chain of facts from the records (the trigger's instant, zone and DST rule; the claim;
+ * the job; the worker; the outcome) or the first missing link. Reads only: the schedule, its kept
+ * history, its claim in flight, and (while it waits) its BullMQ job and the queue's worker count.
+ * Throws `ScheduleNotFoundError` for an unknown id.
+ */
+export async function whyDidntItRun(
+  manager: SchedulerManager,
+  id: string,
+  options: WhyOptions = {},
+): Promise<WhyReport> {
+  const job = await manager.get(id);
+  if (!job) throw new ScheduleNotFoundError(id);
+  const [seconds, micros] = await manager.redis.time();
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const at = options.at ?? now;
+  const records = await manager.history(id, manager.options.historyLimit);
+  const trigger = storedTrigger(job);
+  const hint = records.find((r) => r.kind !== 'manual' && r.fireAt <= at)?.fireAt ?? null;
+  const def = job.def;
+  const occurrence = trigger
+    ? expectedAtOrBefore(trigger, at, { startAt: def.startAt, endAt: def.endAt }, hint)
+    : null;
+  const json = job.toJSON();
+  const facts: WhyFacts = {
+    now,
+    at,
+    schedule: {
+      id: job.id,
+      name: job.name,
+      queue: job.queue,
+      status: json.status,
+      orphaned: json.orphaned,
+      error: json.error,
+      nextRunTime: json.nextRunTime,
+      createdAt: json.createdAt,
+      misfire: def.misfire,
+      misfireGraceMs: def.misfireGraceMs,
+      maxInstances: def.run.maxInstances,
+      coalesce: def.run.coalesce,
+      startAt: def.startAt,
+      exclusionGroup: def.run.exclusionGroup,
+      trigger: triggerWords(def.trigger),
+      triggerKnown: trigger !== undefined,
+    },
+    occurrence,
+    records,
+    historyLimit: manager.options.historyLimit,
+    claim: await claimInFlight(manager, id),
+    lateThresholdMs: Math.max(manager.options.lateThresholdMs, manager.options.claimAheadMs + 1000),
+  };
+  // A record still `enqueued` (or none, with nothing else to say): look at the job and the queue.
+  const first = explainOccurrence(facts);
+  if (first.cause !== 'waiting' || !first.record?.jobId) return first;
+  const queue = manager.queue(first.record.queue ?? job.queue);
+  const bull = await queue.getJob(first.record.jobId);
+  facts.job = bull ? { state: await bull.getState(), failedReason: bull.failedReason } : null;
+  facts.queueWorkers = await queue.getWorkersCount();
+  return explainOccurrence(facts);
+}
+
+function triggerWords(spec: ScheduledJob['def']['trigger']): string {
+  if (spec.type === 'custom') return `custom trigger (${spec.kind})`;
+  try {
+    return describeTrigger(spec);
+  } catch {
+    return JSON.stringify(spec);
+  }
+}
+
+/**
+ * The schedule's claim in flight (`claim` hash: `fireAt|token`, `inflight`: lease expiry). Tokens
+ * start with the claiming replica (`host:pid/…`); older ones name none.
+ */
+async function claimInFlight(manager: SchedulerManager, id: string): Promise<WhyFacts['claim']> {
+  const [claim, lease] = await Promise.all([
+    manager.redis.hget(manager.keys.claim, id),
+    manager.redis.zscore(manager.keys.inflight, id),
+  ]);
+  if (claim === null || lease === null) return null;
+  const bar = claim.indexOf('|');
+  const token = claim.slice(bar + 1);
+  const slash = token.indexOf('/');
+  return {
+    fireAt: Number(claim.slice(0, bar)),
+    replica: slash > 0 ? token.slice(0, slash) : null,
+    leaseExpiresAt: Number(lease),
+  };
+}

@@ -1,0 +1,1 @@
+export { uniqueKeys } from './unique-keys.js';

@@ -1,0 +1,88 @@
+// `bullbeat agenda` and `bullbeat schedule:why`, spawned as a user runs them.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+
+const prefix = `cli-insight-${randomUUID()}`;
+const qa = `cli-insight-a-${randomUUID().slice(0, 8)}`;
+const qb = `cli-insight-b-${randomUUID().slice(0, 8)}`;
+const env = { BULLBEAT_PREFIX: prefix };
+let redis: Redis;
+
+beforeAll(async () => {
+  assertBuilt();
+  redis = new Redis('redis://127.0.0.1:6379');
+  for (const args of [
+    ['--name', 'nightly', '--cron', '0 2 * * *', '--tz', 'Europe/Berlin', '--queue', qa],
+    ['--name', 'hourly', '--every', '3600', '--queue', qb],
+  ]) {
+    const run = await runBullbeat(['schedule:add', ...args], { env });
+    expect(run.code).toBe(0);
+  }
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`{${prefix}}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+interface Entry {
+  at: number;
+  scheduleId: string;
+  queue: string;
+  zone: string;
+  local: string;
+}
+
+describe('agenda', () => {
+  it('merges every fire instant of every schedule in time order, in UTC and in each zone', async () => {
+    const run = await runBullbeat(['agenda', '--next', '2d', '--json'], { env });
+    expect(run.code).toBe(0);
+    const a = JSON.parse(run.stdout) as { entries: Entry[]; perQueue: Record<string, number>; from: number };
+    const ats = a.entries.map((e) => e.at);
+    expect(ats).toEqual([...ats].sort((x, y) => x - y));
+    expect(a.perQueue[qb]).toBe(48);
+    expect(a.perQueue[qa]).toBe(2);
+    const nightly = a.entries.filter((e) => e.scheduleId === 'nightly');
+    expect(nightly[0]?.zone).toBe('Europe/Berlin');
+    expect(nightly[0]?.local).toMatch(/T02:00:00\+0[12]:00$/);
+    expect(a.entries.every((e) => e.at >= a.from && e.at <= a.from + 2 * 86_400_000)).toBe(true);
+  });
+
+  it('--queue keeps one queue; the text form lists instants and counts', async () => {
+    const run = await runBullbeat(['agenda', '--next', '30h', '--queue', qa], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/T02:00:00\+0[12]:00 Europe\/Berlin/);
+    expect(run.stdout).not.toContain('hourly');
+    expect(run.stdout).toMatch(new RegExp(`\\n[12] fires? from .* \\(${qa} [12]\\)`));
+  });
+
+  it('a bad window is a usage error naming the flag', async () => {
+    const run = await runBullbeat(['agenda', '--next', 'soon'], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--next');
+  });
+});
+
+describe('schedule:why', () => {
+  it('explains an occurrence: the instant in its zone; not due yet', async () => {
+    const at = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const run = await runBullbeat(['schedule:why', 'nightly', '--at', at], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/✓ trigger .*= \S+T02:00:00\+0[12]:00 in Europe\/Berlin/);
+    expect(run.stdout).toMatch(/did not run: not due yet/);
+    const json = await runBullbeat(['schedule:why', 'nightly', '--at', at, '--json'], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      scheduleId: 'nightly',
+      cause: 'not-due-yet',
+      ran: false,
+    });
+  });
+
+  it('an unknown id exits 4', async () => {
+    const run = await runBullbeat(['schedule:why', 'nope'], { env });
+    expect(run.code).toBe(4);
+  });
+});

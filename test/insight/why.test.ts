@@ -1,0 +1,191 @@
+// "Why didn't it run?": each cause staged for real (Redis, replicas, BullMQ workers), then explained.
+import { hostname } from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
+import { whyDidntItRun } from '../../src/insight/why.js';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import type { RunContext } from '../../src/queue/pipeline.js';
+import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import type { RunRecord } from '../../src/store/run-record.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import type { Trigger } from '../../src/triggers/trigger.js';
+import { silent, testEnv, until } from '../scheduler/helpers.js';
+
+const me = `${hostname()}:${process.pid}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let env: ReturnType<typeof testEnv>;
+const workers: WorkerHandle[] = [];
+const release: (() => void)[] = [];
+
+afterEach(async () => {
+  for (const r of release.splice(0)) r();
+  await Promise.all(workers.splice(0).map((w) => w.close({ graceMs: 500 })));
+  await env.cleanup();
+});
+
+async function recordWhere(
+  m: SchedulerManager,
+  id: string,
+  ok: (r: RunRecord) => boolean,
+  timeoutMs = 15_000,
+) {
+  let found: RunRecord | undefined;
+  await until(async () => {
+    found = (await m.history(id)).find(ok);
+    return found !== undefined;
+  }, timeoutMs);
+  return found as RunRecord;
+}
+
+async function worker(m: SchedulerManager) {
+  const w = await createWorker(m, { logger: silent, queues: [env.queue] });
+  workers.push(w);
+  await w.ready();
+  return w;
+}
+
+describe('schedule:why', () => {
+  it('ran: the whole chain, with the claiming replica and its claim time kept on the enqueued record', async () => {
+    env = testEnv('why-ran');
+    const m = env.manager();
+    m.every(0.5, { id: 'tick' })(async function tick() {});
+    await worker(m);
+    await m.start();
+    const r = await recordWhere(m, 'tick', (x) => x.outcome === 'succeeded');
+    expect(r).toMatchObject({ replica: me, worker: me });
+    expect(r.claimedAt).toBeGreaterThan(r.fireAt - 1000);
+    const why = await whyDidntItRun(m, 'tick', { at: r.fireAt });
+    expect(why).toMatchObject({ ran: true, cause: null, fireAt: r.fireAt });
+    expect(why.facts.map((f) => f.link)).toEqual(['trigger', 'claim', 'enqueue', 'worker', 'outcome']);
+    expect(why.facts[1]?.text).toContain(`claimed by ${me}`);
+    expect(why.facts[2]?.text).toContain(`job ${r.jobId}`);
+    expect(why.facts[3]?.text).toContain(`picked by ${me}`);
+  });
+
+  it('paused: a paused schedule', async () => {
+    env = testEnv('why-paused');
+    const m = env.manager({ role: 'client' });
+    m.every(1, { id: 'p', name: 'p' })(async () => {});
+    await m.start();
+    await m.pause('p');
+    await sleep(1100);
+    const why = await whyDidntItRun(m, 'p');
+    expect(why.cause).toBe('paused');
+    expect(why.summary).toContain('paused');
+  });
+
+  it('no scheduler replica alive: due and never claimed', async () => {
+    env = testEnv('why-noreplica');
+    const m = env.manager({ role: 'client' });
+    m.every(1, { id: 'n', name: 'n' })(async () => {});
+    await m.start();
+    await sleep(2600);
+    const why = await whyDidntItRun(m, 'n');
+    expect(why.cause).toBe('no-replica');
+    expect(why.summary).toMatch(/^no scheduler replica alive at /);
+  });
+
+  it('claimed, the replica died, then the take-over: said while it lapses, and kept on the record after', async () => {
+    env = testEnv('why-died');
+    const dying = env.manager({ claimLeaseMs: 800 });
+    dying.every(1, { id: 'd', name: 'd' })(async () => {});
+    let stalled = false;
+    (dying as unknown as { hooks: unknown }).hooks = {
+      afterClaim: () => {
+        stalled = true;
+        return new Promise<void>((resolve) => release.push(resolve)); // stalls like a dead process
+      },
+    };
+    await dying.start();
+    await until(() => stalled, 5000);
+    void dying.stop(); // claims no more; its claim stays stalled until the end of the test: dead
+    await sleep(1000); // its lease lapses
+    const why = await whyDidntItRun(dying, 'd');
+    expect(why.cause).toBe('replica-died');
+    expect(why.summary).toContain(`claimed by ${me}`);
+    const survivor = env.manager({ claimLeaseMs: 800 });
+    survivor.every(1, { id: 'd', name: 'd' })(async () => {});
+    await worker(survivor);
+    await survivor.start();
+    const r = await recordWhere(survivor, 'd', (x) => x.reclaimed === true && x.outcome === 'succeeded');
+    const after = await whyDidntItRun(survivor, 'd', { at: r.fireAt });
+    expect(after.ran).toBe(true);
+    expect(after.facts.find((f) => f.link === 'claim')?.text).toMatch(/that replica died .* took it over at/);
+  });
+
+  it('missed by the misfire policy, and coalesced, while no replica was alive', async () => {
+    env = testEnv('why-misfire');
+    const client = env.manager({ role: 'client' });
+    client.every(0.5, { id: 'skip', name: 'skip', misfire: 'skip', misfireGraceMs: 100 })(async () => {});
+    client.every(0.5, { id: 'once', name: 'once', misfire: 'once', misfireGraceMs: 100 })(async () => {});
+    await client.start();
+    await sleep(2200); // no replica: several occurrences pass
+    const m = env.manager();
+    m.every(0.5, { id: 'skip', name: 'skip', misfire: 'skip', misfireGraceMs: 100 })(async () => {});
+    m.every(0.5, { id: 'once', name: 'once', misfire: 'once', misfireGraceMs: 100 })(async () => {});
+    await m.start();
+    const missed = await recordWhere(m, 'skip', (x) => x.outcome === 'missed');
+    const why = await whyDidntItRun(m, 'skip', { at: missed.fireAt });
+    expect(why.cause).toBe('misfire');
+    expect(why.summary).toContain('misfire: skip');
+    expect(why.summary).toContain(`no scheduler replica alive at ${new Date(missed.fireAt).toISOString()}`);
+    const early = await recordWhere(m, 'once', (x) => x.outcome === 'missed');
+    await recordWhere(m, 'once', (x) => x.kind === 'catch-up' && (x.coalesced ?? 0) > 1);
+    const coalesced = await whyDidntItRun(m, 'once', { at: early.fireAt });
+    expect(coalesced.cause).toBe('coalesced');
+    expect(coalesced.summary).toMatch(/^coalesced into the catch-up run of /);
+  });
+
+  it('skipped for overlap with the run that held the slot', async () => {
+    env = testEnv('why-overlap');
+    const m = env.manager();
+    m.every(0.3, { id: 'slow', maxInstances: 1 })(async function slow(ctx: RunContext) {
+      await new Promise((r) => setTimeout(r, 1200));
+      return ctx.fireAt;
+    });
+    await worker(m);
+    await m.start();
+    const skipped = await recordWhere(m, 'slow', (x) => x.outcome === 'skipped');
+    const why = await whyDidntItRun(m, 'slow', { at: skipped.fireAt });
+    expect(why.cause).toBe('overlap');
+    expect(why.summary).toMatch(/^skipped for overlap with run \S+ \(job bb-slow-\d+ on /);
+  });
+
+  it('errored schedule: its trigger broke', async () => {
+    env = testEnv('why-errored');
+    const m = env.manager();
+    const broken: Trigger = {
+      nextFire(last, now) {
+        if (last !== null) throw new Error('the upstream calendar is gone');
+        return now - (now % 500) + 500;
+      },
+    };
+    m.schedule(async function brk() {}, broken, { id: 'brk' });
+    await m.start();
+    await until(async () => (await m.get('brk'))?.status === 'errored', 10_000);
+    const why = await whyDidntItRun(m, 'brk');
+    expect(why.cause).toBe('errored');
+    expect(why.summary).toContain('the upstream calendar is gone');
+  });
+
+  it('no worker serving the queue, and no handler for the job name', async () => {
+    env = testEnv('why-noworker');
+    const m = env.manager();
+    m.schedule({ queue: env.queue, name: 'orphan-job' }, new IntervalTrigger(0.5), { id: 'nw' });
+    await m.start();
+    const r = await recordWhere(m, 'nw', (x) => x.outcome === 'enqueued');
+    const why = await whyDidntItRun(m, 'nw', { at: r.fireAt });
+    expect(why.cause).toBe('no-worker');
+    expect(why.summary).toContain(
+      `no worker serving queue ${env.queue} with a handler for job name "orphan-job"`,
+    );
+    // a worker that serves the queue but has no handler of that name
+    const other = env.manager({ role: 'client' });
+    other.every(3600, { id: 'unrelated', name: 'unrelated' })(async () => {});
+    await worker(other);
+    const failed = await recordWhere(m, 'nw', (x) => x.outcome === 'failed');
+    const nohandler = await whyDidntItRun(m, 'nw', { at: failed.fireAt });
+    expect(nohandler.cause).toBe('no-handler');
+    expect(nohandler.summary).toContain('has a handler for job name "orphan-job"');
+  });
+});
