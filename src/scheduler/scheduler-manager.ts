@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { type ConnectionOptions, type JobsOptions, Queue } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { JobsOptions, Queue } from 'bullmq';
+import type { Redis, RedisOptions } from 'ioredis';
 import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
@@ -8,38 +8,29 @@ import type { HandlerEntry } from '../queue/worker-scheduler.js';
 import { occurrenceJobId } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
-import { RunHistory } from '../store/run-history.js';
-import {
-  decodeDefinition,
-  type ScheduleDefinition,
-  timingFingerprint,
-} from '../store/schedule-definition.js';
+import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
 import { countersOf, pageOfIds, withTriggerChecked } from '../store/schedule-listing.js';
-import { type ScheduleErrorInfo, ScheduleStore, type StoredSchedule } from '../store/schedule-store.js';
-import { checkedNextFire } from '../triggers/checked-next-fire.js';
+import type { ScheduleStore, StoredSchedule } from '../store/schedule-store.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
-import { type FireHooks, FireLoop, type FireLoopFootprint, type FireLoopStats } from './fire-loop.js';
-import { startForeignOutcomes } from './foreign-outcomes-hook.js';
+import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js';
+import { ManagerConnections } from './manager-connections.js';
+import { customTriggerOf, ReplicaRole } from './replica-role.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
+import { scheduleDecorator } from './schedule-decorator.js';
 import type {
   CronScheduleOptions,
   EveryOptions,
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
+import { resumeSchedule, saveSchedule, type WriteContext } from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
-import {
-  firstFire,
-  jobOptionsFor,
-  occurrenceJobData,
-  redisOptionsFrom,
-  statsOf,
-} from './scheduler-helpers.js';
+import { jobOptionsFor, occurrenceJobData, statsOf } from './scheduler-helpers.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 import type {
   HistoryAccess,
@@ -73,15 +64,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private readonly local = new Map<string, ScheduledJob>();
   private readonly byName = new Map<string, ScheduledJob>();
-  private readonly queues = new Map<string, Queue>();
-  private _redis: Redis | undefined;
-  private _store: ScheduleStore | undefined;
-  private _history: HistoryAccess | undefined;
-  private subscriber: Redis | undefined;
-  private loop: FireLoop | undefined;
-  private foreign: { stop(): Promise<void> } | undefined;
+  private readonly connections: ManagerConnections;
+  private replica: ReplicaRole | undefined;
   private lastLoopStats: FireLoopStats | undefined;
-  private pruneTimer: NodeJS.Timeout | undefined;
   private started = false;
   private startedAt = 0;
   private starting: Promise<void> | undefined;
@@ -99,36 +84,26 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         level: process.env.LOG_LEVEL ?? 'info',
         hooks: { logMethod: uniqueKeys },
       });
+    this.connections = new ManagerConnections(this.options, this.keys, this.logger);
   }
 
   /** This manager's own Redis client (created on first use). */
   get redis(): Redis {
-    if (!this._redis) {
-      this._redis = new Redis(this.connectionOptions());
-      this._redis.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis error'));
-    }
-    return this._redis;
+    return this.connections.redis;
   }
 
   /** The bounded run history; also callable: `history(id, limit?)` → newest records first. */
   get history(): HistoryAccess {
-    if (!this._history) {
-      const rh = new RunHistory(this.redis, this.keys, this.options.historyLimit);
-      const fn = (scheduleId: string, limit?: number) => rh.list(scheduleId, limit);
-      Object.setPrototypeOf(fn, rh);
-      this._history = fn as HistoryAccess;
-    }
-    return this._history;
+    return this.connections.history;
   }
 
   private get store(): ScheduleStore {
-    this._store ??= new ScheduleStore(this.redis, this.keys, this.options.historyLimit);
-    return this._store;
+    return this.connections.store;
   }
 
   /** What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need). */
   connectionOptions(): RedisOptions {
-    return redisOptionsFrom(this.options.connection);
+    return this.connections.connectionOptions();
   }
 
   // ── defining schedules ────────────────────────────────────────────────────────────────
@@ -211,91 +186,23 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   private decorator(trigger: Trigger, options: ScheduleOptions): ScheduleDecorator {
-    const manager = this;
-    return ((fn: AnyFn, context?: ClassMethodDecoratorContext | string | symbol, descriptor?: unknown) => {
-      // Legacy (`experimentalDecorators`): (target, key, descriptor) when the class is defined. There
-      // is no per-instance hook, so the method runs with `this` = the class (static) or its prototype.
-      if (typeof context === 'string' || typeof context === 'symbol') {
-        const method = (descriptor as PropertyDescriptor | undefined)?.value as unknown;
-        if (typeof method !== 'function') {
-          throw new ScheduleOptionsError(undefined, String(context), 'a schedule decorator goes on a method');
-        }
-        manager.schedule((method as AnyFn).bind(fn), trigger, {
-          ...options,
-          name: options.name ?? String(context),
-        });
-        return undefined;
-      }
-      if (context && typeof context === 'object' && context.kind === 'method') {
-        const name = options.name ?? String(context.name);
-        context.addInitializer(function (this: unknown) {
-          manager.schedule((fn as (...a: unknown[]) => unknown).bind(this) as AnyFn, trigger, {
-            ...options,
-            name,
-          });
-        });
-        return undefined;
-      }
-      return manager.schedule(fn, trigger, options);
-    }) as ScheduleDecorator;
+    return scheduleDecorator((fn, t, o) => this.schedule(fn, t, o), trigger, options);
   }
 
-  /**
-   * Save a definition. A trigger whose first fire time cannot be planned stores it errored; saving
-   * an errored schedule again clears its error and plans it from now.
-   */
-  private async persist(job: ScheduledJob): Promise<void> {
-    const now = await this.store.time();
-    const def = job.def;
-    // A code-defined one-shot that ran stays completed: its instant is often computed at import
-    // (`Date.now() + ...`), and a start must not re-arm a reminder that already went out.
-    const keepCompleted = def.source === 'code' && def.trigger.type === 'date';
-    let next: number | null = null;
-    let problem: Error | undefined;
-    const plan = (after: number) => {
-      try {
-        next = firstFire(def, job.trigger, after);
-      } catch (err) {
-        next = null;
-        problem = err instanceof Error ? err : new Error(String(err));
-      }
+  private persist(job: ScheduledJob): Promise<void> {
+    return saveSchedule(this.writes, job);
+  }
+
+  private get writes(): WriteContext {
+    return {
+      store: this.store,
+      keys: this.keys,
+      logger: this.logger,
+      events: this,
+      publish: (message) => this.redis.publish(this.keys.wake, message),
+      triggerOf: (def) => this.triggerOf(def as ScheduleDefinition),
+      local: this.local,
     };
-    plan(now);
-    let result = await this.store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
-    // Re-timed while an occurrence is claimed at or after its new first time: start after that one.
-    for (let i = 0; i < 5 && result.startsWith('claimed:'); i++) {
-      plan(Math.max(now, Number(result.slice('claimed:'.length))));
-      result = await this.store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
-    }
-    if (result.startsWith('claimed:'))
-      throw new Error(`schedule ${job.id}: kept being claimed while re-timed`);
-    if (problem) {
-      const info: ScheduleErrorInfo = { reason: problem.message, at: now, fireAt: null };
-      if (await this.store.markErrored(job.id, '', info, now)) {
-        job.applyState({ ...(await this.store.get(job.id))!.state, status: 'e' }, null, info);
-        this.logger.error({ err: problem, scheduleId: job.id }, 'bullbeat: schedule errored at definition');
-        this.emit('errored', {
-          scheduleId: job.id,
-          name: job.name,
-          fireAt: null,
-          reason: info.reason,
-          error: problem,
-        });
-      }
-      return;
-    }
-    if (result === 'kept-completed') {
-      this.logger.info(
-        { scheduleId: job.id },
-        'bullbeat: one-shot schedule already ran; not re-armed (remove it, or give it a new id, to run it again)',
-      );
-      return;
-    }
-    this.logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
-    const cleared = await this.store.clearError(job.id, next, now);
-    if ((result !== 'unchanged' || cleared) && next !== null) {
-      await this.redis.publish(this.keys.wake, String(next));
-    }
   }
 
   // ── handlers for workers ─────────────────────────────────────────────────────────────
@@ -377,55 +284,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /**
    * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any
-   * occurrence still claimed from before the pause; retry an errored one (its error cleared, planned
-   * from now: a trigger that still fails throws and leaves it errored). False if it was neither.
+   * occurrence still claimed from before the pause; retry an errored one. False if it was neither.
    */
-  async resume(id: string): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      const row = await this.store.get(id);
-      if (!row) throw new ScheduleNotFoundError(id);
-      const status = row.state.status;
-      if (status !== 'p' && status !== 'o' && status !== 'e') return false;
-      if (row.error && row.error.at === null) {
-        throw new ScheduleOptionsError(id, 'definition', `cannot be resumed: ${row.error.reason}`);
-      }
-      const trigger = this.triggerOf(row.def);
-      if (!trigger) {
-        throw new ScheduleOptionsError(
-          id,
-          'trigger',
-          'has a custom trigger that this process does not define',
-        );
-      }
-      const now = await this.store.time();
-      if (status === 'e') {
-        const next = firstFire(row.def, trigger, Math.max(now, row.claimedFireAt ?? now));
-        if (!(await this.store.clearError(id, next, now))) return false;
-        await this.redis.publish(this.keys.wake, String(next ?? now));
-        this.local.get(id)?.applyState({ ...row.state, status: next === null ? 'c' : 'a' }, next);
-        return true;
-      }
-      const last = Math.max(
-        row.state.lastFireAt ?? Number.NEGATIVE_INFINITY,
-        row.claimedFireAt ?? Number.NEGATIVE_INFINITY,
-      );
-      const after = Number.isFinite(last) ? last : null;
-      let next = checkedNextFire(trigger, after, now);
-      if (next !== null && next <= now && after !== null) {
-        next = checkedNextFire(trigger, null, Math.max(now, after));
-      }
-      const r = await this.store.setStatus(id, 'po', 'a', next ?? now);
-      if (r === -2 && attempt < 5) continue; // claimed meanwhile at or after `next`: read it again
-      if (r === 1) {
-        await this.redis.publish(this.keys.wake, String(next ?? now));
-        const job = this.local.get(id);
-        if (job) {
-          job.status = JobStatus.ACTIVE;
-          job.nextRunTime = next;
-        }
-      }
-      return r === 1;
-    }
+  resume(id: string): Promise<boolean> {
+    return resumeSchedule(this.writes, id);
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
@@ -496,29 +358,17 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     }
     await Promise.allSettled([...this.local.values()].map((j) => j.saved));
     if (this.options.role === 'scheduler') {
-      await this.markOrphans();
-      this.loop = new FireLoop({
-        store: this.store,
-        history: this.history,
+      this.replica = new ReplicaRole({
+        manager: this,
+        connections: this.connections,
         options: this.options,
+        keys: this.keys,
         logger: this.logger,
-        events: this,
-        queue: (name) => this.queue(name),
-        localTrigger: (id) => {
-          const job = this.local.get(id);
-          return job?.def.trigger.type === 'custom' ? job.trigger : undefined;
-        },
+        local: this.local,
         jobOptions: (def, jobId) => this.jobOptions(def, jobId),
-        subscribe: (onMessage) => this.subscribe(onMessage),
         hooks: this.hooks,
       });
-      await this.loop.start();
-      this.foreign = await startForeignOutcomes(this);
-      this.pruneTimer = setInterval(
-        () => void this.prune(),
-        Math.min(60_000, this.options.completedRetentionMs),
-      );
-      this.pruneTimer.unref();
+      await this.replica.start();
     }
     this.started = true;
     this.startedAt = this.options.clock();
@@ -540,38 +390,17 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private async doStop(): Promise<void> {
     await this.starting?.catch(() => undefined);
     this.started = false;
-    if (this.pruneTimer) clearInterval(this.pruneTimer);
-    this.pruneTimer = undefined;
-    if (this.loop) {
-      await this.loop.stop();
-      // What this replica claimed is back in `due`: wake the others now, not at their next timer.
-      await this.redis.publish(this.keys.wake, 'handoff').catch(() => undefined);
-    }
-    await this.foreign?.stop();
-    this.foreign = undefined;
-    this.lastLoopStats = this.loop?.stats;
-    this.loop = undefined;
-    await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
-    this.queues.clear();
-    const clients = [this.subscriber, this._redis].filter((c): c is Redis => c !== undefined);
-    this.subscriber = undefined;
-    this._redis = undefined;
-    this._store = undefined;
-    this._history = undefined;
-    await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
+    await this.replica?.stop();
+    this.lastLoopStats = this.replica?.stats;
+    this.replica = undefined;
+    await this.connections.close();
     this.logger.info('bullbeat: scheduler stopped');
   }
 
   /** Close connections without starting (a client that only defined or read schedules). */
   async close(): Promise<void> {
     if (this.started || this.starting) return this.stop();
-    await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
-    this.queues.clear();
-    const c = this._redis;
-    this._redis = undefined;
-    this._store = undefined;
-    this._history = undefined;
-    await c?.quit().catch(() => c.disconnect());
+    await this.connections.close();
   }
 
   /** True between a completed `start()` and `stop()`. */
@@ -581,25 +410,19 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** What this replica's fire loop holds in memory (while running). */
   get loopFootprint(): FireLoopFootprint | undefined {
-    return this.loop?.footprint;
+    return this.replica?.footprint;
   }
 
   /** Fire-loop counters of this replica (of its last run, once stopped). */
   get loopStats(): FireLoopStats | undefined {
-    return this.loop?.stats ?? this.lastLoopStats;
+    return this.replica?.stats ?? this.lastLoopStats;
   }
 
   // ── internals ───────────────────────────────────────────────────────────────────────
 
   /** The BullMQ queue of a name (one per manager, created on first use). */
   queue(name: string): Queue {
-    let q = this.queues.get(name);
-    if (!q) {
-      q = new Queue(name, { connection: this.connectionOptions() as ConnectionOptions });
-      q.on('error', (err) => this.logger.warn({ err: err.message, queue: name }, 'bullbeat: queue error'));
-      this.queues.set(name, q);
-    }
-    return q;
+    return this.connections.queue(name);
   }
 
   /** An occurrence's BullMQ options: the schedule's passthrough, retries, and a retention floor for dedupe. */
@@ -609,55 +432,12 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** Tell every replica to drop the schedule's occurrences it claimed ahead and has not enqueued. */
   private async publishStop(id: string): Promise<void> {
-    this.loop?.stopSchedule(id);
+    this.replica?.stopSchedule(id);
     await this.redis.publish(this.keys.wake, `stop:${id}`);
   }
 
-  private async subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
-    const sub = this.redis.duplicate();
-    sub.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis subscriber error'));
-    this.subscriber = sub;
-    await sub.subscribe(this.keys.wake);
-    sub.on('message', (_channel, message: string) => onMessage(message));
-    return async () => {
-      await sub.unsubscribe().catch(() => undefined);
-    };
-  }
-
-  /** Pause code schedules that no code in this process defines any more (they would fire into the void). */
-  private async markOrphans(): Promise<void> {
-    const states = await this.store.states();
-    for (const [id, s] of states) {
-      if (s.source !== 'code' || s.status !== 'a' || this.local.has(id)) continue;
-      if ((await this.store.setStatus(id, 'a', 'o')) === 1) {
-        await this.publishStop(id);
-        this.logger.warn(
-          { scheduleId: id },
-          'bullbeat: code schedule no longer defined in code; paused as orphaned',
-        );
-      }
-    }
-  }
-
-  private async prune(): Promise<void> {
-    try {
-      const now = await this.store.time();
-      const ids = await this.store.completedBefore(now - this.options.completedRetentionMs, 100);
-      for (const id of ids) {
-        // A completed schedule this code still defines is kept, so the next start does not re-arm it.
-        if (this.local.get(id)?.def.source === 'code') await this.store.keepCompleted(id, now);
-        else await this.store.remove(id, 'c');
-      }
-    } catch (err) {
-      this.logger.warn({ err }, 'bullbeat: pruning completed schedules failed');
-    }
-  }
-
   private triggerOf(def: ScheduleDefinition): Trigger | undefined {
-    if (def.trigger.type === 'custom') {
-      const job = this.local.get(def.id);
-      return job?.def.trigger.type === 'custom' ? job.trigger : undefined;
-    }
+    if (def.trigger.type === 'custom') return customTriggerOf(this.local.get(def.id));
     return triggerFromJSON(def.trigger);
   }
 

@@ -1,0 +1,92 @@
+import { type ConnectionOptions, Queue } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Keys } from '../store/keys.js';
+import { RunHistory } from '../store/run-history.js';
+import { ScheduleStore } from '../store/schedule-store.js';
+import { redisOptionsFrom } from './scheduler-helpers.js';
+import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
+import type { HistoryAccess } from './scheduler-manager-types.js';
+
+/**
+ * The connections of one manager, each made on first use: its Redis client (and the store and history
+ * over it), the wake-channel subscriber, and one BullMQ `Queue` per queue name. `close()` ends them
+ * all; the next use connects again.
+ */
+export class ManagerConnections {
+  private readonly queues = new Map<string, Queue>();
+  private _redis: Redis | undefined;
+  private _store: ScheduleStore | undefined;
+  private _history: HistoryAccess | undefined;
+  private subscriber: Redis | undefined;
+
+  constructor(
+    private readonly options: ResolvedManagerOptions,
+    private readonly keys: Keys,
+    private readonly logger: Logger,
+  ) {}
+
+  /** What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need). */
+  connectionOptions(): RedisOptions {
+    return redisOptionsFrom(this.options.connection);
+  }
+
+  get redis(): Redis {
+    if (!this._redis) {
+      this._redis = new Redis(this.connectionOptions());
+      this._redis.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis error'));
+    }
+    return this._redis;
+  }
+
+  get store(): ScheduleStore {
+    this._store ??= new ScheduleStore(this.redis, this.keys, this.options.historyLimit);
+    return this._store;
+  }
+
+  /** The bounded run history; also callable: `history(id, limit?)` → newest records first. */
+  get history(): HistoryAccess {
+    if (!this._history) {
+      const rh = new RunHistory(this.redis, this.keys, this.options.historyLimit);
+      const fn = (scheduleId: string, limit?: number) => rh.list(scheduleId, limit);
+      Object.setPrototypeOf(fn, rh);
+      this._history = fn as HistoryAccess;
+    }
+    return this._history;
+  }
+
+  /** The BullMQ queue of a name (created on first use). */
+  queue(name: string): Queue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: this.connectionOptions() as ConnectionOptions });
+      q.on('error', (err) => this.logger.warn({ err: err.message, queue: name }, 'bullbeat: queue error'));
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  /** Subscribe to the wake channel; returns the unsubscribe. */
+  async subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
+    const sub = this.redis.duplicate();
+    sub.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis subscriber error'));
+    this.subscriber = sub;
+    await sub.subscribe(this.keys.wake);
+    sub.on('message', (_channel, message: string) => onMessage(message));
+    return async () => {
+      await sub.unsubscribe().catch(() => undefined);
+    };
+  }
+
+  /** Close every queue and client. */
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
+    this.queues.clear();
+    const clients = [this.subscriber, this._redis].filter((c): c is Redis => c !== undefined);
+    this.subscriber = undefined;
+    this._redis = undefined;
+    this._store = undefined;
+    this._history = undefined;
+    await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}

@@ -1,0 +1,125 @@
+import type { EventEmitter } from 'node:events';
+import type { JobsOptions } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Keys } from '../store/keys.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import type { Trigger } from '../triggers/trigger.js';
+import { type FireHooks, FireLoop, type FireLoopFootprint, type FireLoopStats } from './fire-loop.js';
+import { type ForeignOutcomesManager, startForeignOutcomes } from './foreign-outcomes-hook.js';
+import type { ManagerConnections } from './manager-connections.js';
+import type { ScheduledJob } from './scheduled-job.js';
+import type { SchedulerEvents } from './scheduler-events.js';
+import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
+
+/** What the scheduler role needs from its manager. */
+export interface ReplicaDeps {
+  manager: ForeignOutcomesManager & EventEmitter<SchedulerEvents>;
+  connections: ManagerConnections;
+  options: ResolvedManagerOptions;
+  keys: Keys;
+  logger: Logger;
+  /** The schedules this process defines, by id. */
+  local: ReadonlyMap<string, ScheduledJob>;
+  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+  hooks: FireHooks | undefined;
+}
+
+/**
+ * The scheduler role of a manager: orphans marked at start, the fire loop, foreign consumers'
+ * outcomes, and the pruning of completed schedules. `stop()` hands over to the other replicas.
+ */
+export class ReplicaRole {
+  private loop: FireLoop | undefined;
+  private foreign: { stop(): Promise<void> } | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private lastStats: FireLoopStats | undefined;
+
+  constructor(private readonly deps: ReplicaDeps) {}
+
+  async start(): Promise<void> {
+    const { connections, options, logger, manager, local } = this.deps;
+    await this.markOrphans();
+    this.loop = new FireLoop({
+      store: connections.store,
+      history: connections.history,
+      options,
+      logger,
+      events: manager,
+      queue: (name) => connections.queue(name),
+      localTrigger: (id) => customTriggerOf(local.get(id)),
+      jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
+      subscribe: (onMessage) => connections.subscribe(onMessage),
+      hooks: this.deps.hooks,
+    });
+    await this.loop.start();
+    this.foreign = await startForeignOutcomes(manager);
+    this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, options.completedRetentionMs));
+    this.pruneTimer.unref();
+  }
+
+  /** Stop firing (what is claimed is enqueued and completed), then wake the other replicas. */
+  async stop(): Promise<void> {
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.pruneTimer = undefined;
+    if (this.loop) {
+      await this.loop.stop();
+      // What this replica claimed is back in `due`: wake the others now, not at their next timer.
+      await this.deps.connections.redis.publish(this.deps.keys.wake, 'handoff').catch(() => undefined);
+    }
+    await this.foreign?.stop();
+    this.foreign = undefined;
+    this.lastStats = this.loop?.stats;
+    this.loop = undefined;
+  }
+
+  /** Drop the schedule's occurrences claimed here and not yet enqueued (see `FireLoop.stopSchedule`). */
+  stopSchedule(id: string): void {
+    this.loop?.stopSchedule(id);
+  }
+
+  get stats(): FireLoopStats | undefined {
+    return this.loop?.stats ?? this.lastStats;
+  }
+
+  get footprint(): FireLoopFootprint | undefined {
+    return this.loop?.footprint;
+  }
+
+  /** Pause code schedules that no code in this process defines any more (they would fire into the void). */
+  private async markOrphans(): Promise<void> {
+    const { connections, keys, local, logger } = this.deps;
+    const store = connections.store;
+    for (const [id, s] of await store.states()) {
+      if (s.source !== 'code' || s.status !== 'a' || local.has(id)) continue;
+      if ((await store.setStatus(id, 'a', 'o')) === 1) {
+        this.stopSchedule(id);
+        await connections.redis.publish(keys.wake, `stop:${id}`);
+        logger.warn(
+          { scheduleId: id },
+          'bullbeat: code schedule no longer defined in code; paused as orphaned',
+        );
+      }
+    }
+  }
+
+  private async prune(): Promise<void> {
+    const { connections, options, local, logger } = this.deps;
+    try {
+      const store = connections.store;
+      const now = await store.time();
+      const ids = await store.completedBefore(now - options.completedRetentionMs, 100);
+      for (const id of ids) {
+        // A completed schedule this code still defines is kept, so the next start does not re-arm it.
+        if (local.get(id)?.def.source === 'code') await store.keepCompleted(id, now);
+        else await store.remove(id, 'c');
+      }
+    } catch (err) {
+      logger.warn({ err }, 'bullbeat: pruning completed schedules failed');
+    }
+  }
+}
+
+/** The custom trigger a local schedule defines, if it has one (built-in ones are read from Redis). */
+export function customTriggerOf(job: ScheduledJob | undefined): Trigger | undefined {
+  return job?.def.trigger.type === 'custom' ? job.trigger : undefined;
+}

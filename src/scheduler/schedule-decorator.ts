@@ -1,0 +1,38 @@
+import { ScheduleOptionsError } from '../errors/index.js';
+import type { Trigger } from '../triggers/trigger.js';
+import type { ScheduleOptions } from './schedule-options.js';
+import type { ScheduledJob } from './scheduled-job.js';
+import type { ScheduleDecorator } from './scheduler-manager-types.js';
+
+type AnyFn = (...args: never[]) => unknown;
+
+/**
+ * What `every()` and `cron()` return: a function to call with a handler, or a method decorator of
+ * either flavour. TC39 decorators register the method bound to each instance when it is created;
+ * legacy ones (`experimentalDecorators`) have no per-instance hook, so the method is registered when
+ * its class is defined and runs with `this` = the class (static) or its prototype.
+ */
+export function scheduleDecorator(
+  schedule: (fn: AnyFn, trigger: Trigger, options: ScheduleOptions) => ScheduledJob,
+  trigger: Trigger,
+  options: ScheduleOptions,
+): ScheduleDecorator {
+  return ((fn: AnyFn, context?: ClassMethodDecoratorContext | string | symbol, descriptor?: unknown) => {
+    if (typeof context === 'string' || typeof context === 'symbol') {
+      const method = (descriptor as PropertyDescriptor | undefined)?.value as unknown;
+      if (typeof method !== 'function') {
+        throw new ScheduleOptionsError(undefined, String(context), 'a schedule decorator goes on a method');
+      }
+      schedule((method as AnyFn).bind(fn), trigger, { ...options, name: options.name ?? String(context) });
+      return undefined;
+    }
+    if (context && typeof context === 'object' && context.kind === 'method') {
+      const name = options.name ?? String(context.name);
+      context.addInitializer(function (this: unknown) {
+        schedule((fn as (...a: unknown[]) => unknown).bind(this) as AnyFn, trigger, { ...options, name });
+      });
+      return undefined;
+    }
+    return schedule(fn, trigger, options);
+  }) as ScheduleDecorator;
+}

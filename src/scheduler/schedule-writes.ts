@@ -1,0 +1,126 @@
+import type { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
+import type { Keys } from '../store/keys.js';
+import { timingFingerprint } from '../store/schedule-definition.js';
+import type { ScheduleErrorInfo, ScheduleStore } from '../store/schedule-store.js';
+import { checkedNextFire } from '../triggers/checked-next-fire.js';
+import type { Trigger } from '../triggers/trigger.js';
+import type { ScheduledJob } from './scheduled-job.js';
+import type { SchedulerEvents } from './scheduler-events.js';
+import { firstFire } from './scheduler-helpers.js';
+
+/** What saving and resuming a schedule need from the manager. */
+export interface WriteContext {
+  store: ScheduleStore;
+  keys: Keys;
+  logger: Logger;
+  events: EventEmitter<SchedulerEvents>;
+  /** Publish on the wake channel. */
+  publish(message: string): Promise<unknown>;
+  /** The trigger of a stored definition (a custom one only if this process defines it). */
+  triggerOf(def: Parameters<typeof timingFingerprint>[0]): Trigger | undefined;
+  local: ReadonlyMap<string, ScheduledJob>;
+}
+
+/**
+ * Save a definition. A trigger whose first fire time cannot be planned stores it errored; saving an
+ * errored schedule again clears its error and plans it from now. A re-timed schedule claimed at or
+ * after its new first time starts after that occurrence (it never goes back in time), and a
+ * code-defined one-shot that already ran stays completed.
+ */
+export async function saveSchedule(ctx: WriteContext, job: ScheduledJob): Promise<void> {
+  const { store, logger } = ctx;
+  const now = await store.time();
+  const def = job.def;
+  // Its instant is often computed at import (`Date.now() + ...`): a start must not re-arm a reminder
+  // that already went out.
+  const keepCompleted = def.source === 'code' && def.trigger.type === 'date';
+  let next: number | null = null;
+  let problem: Error | undefined;
+  const plan = (after: number) => {
+    try {
+      next = firstFire(def, job.trigger, after);
+    } catch (err) {
+      next = null;
+      problem = err instanceof Error ? err : new Error(String(err));
+    }
+  };
+  plan(now);
+  let result = await store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
+  for (let i = 0; i < 5 && result.startsWith('claimed:'); i++) {
+    plan(Math.max(now, Number(result.slice('claimed:'.length))));
+    result = await store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
+  }
+  if (result.startsWith('claimed:')) throw new Error(`schedule ${job.id}: kept being claimed while re-timed`);
+  if (problem) {
+    const info: ScheduleErrorInfo = { reason: problem.message, at: now, fireAt: null };
+    if (await store.markErrored(job.id, '', info, now)) {
+      job.applyState({ ...(await store.get(job.id))!.state, status: 'e' }, null, info);
+      logger.error({ err: problem, scheduleId: job.id }, 'bullbeat: schedule errored at definition');
+      ctx.events.emit('errored', {
+        scheduleId: job.id,
+        name: job.name,
+        fireAt: null,
+        reason: info.reason,
+        error: problem,
+      });
+    }
+    return;
+  }
+  if (result === 'kept-completed') {
+    logger.info(
+      { scheduleId: job.id },
+      'bullbeat: one-shot schedule already ran; not re-armed (remove it, or give it a new id, to run it again)',
+    );
+    return;
+  }
+  logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
+  const cleared = await store.clearError(job.id, next, now);
+  if ((result !== 'unchanged' || cleared) && next !== null) await ctx.publish(String(next));
+}
+
+/**
+ * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any occurrence
+ * still claimed from before the pause; retry an errored one (its error cleared, planned from now: a
+ * trigger that still fails throws and leaves it errored). False if it was neither.
+ */
+export async function resumeSchedule(ctx: WriteContext, id: string): Promise<boolean> {
+  const { store } = ctx;
+  for (let attempt = 0; ; attempt++) {
+    const row = await store.get(id);
+    if (!row) throw new ScheduleNotFoundError(id);
+    const status = row.state.status;
+    if (status !== 'p' && status !== 'o' && status !== 'e') return false;
+    if (row.error && row.error.at === null) {
+      throw new ScheduleOptionsError(id, 'definition', `cannot be resumed: ${row.error.reason}`);
+    }
+    const trigger = ctx.triggerOf(row.def);
+    if (!trigger) {
+      throw new ScheduleOptionsError(id, 'trigger', 'has a custom trigger that this process does not define');
+    }
+    const now = await store.time();
+    if (status === 'e') {
+      const next = firstFire(row.def, trigger, Math.max(now, row.claimedFireAt ?? now));
+      if (!(await store.clearError(id, next, now))) return false;
+      await ctx.publish(String(next ?? now));
+      ctx.local.get(id)?.applyState({ ...row.state, status: next === null ? 'c' : 'a' }, next);
+      return true;
+    }
+    const last = Math.max(
+      row.state.lastFireAt ?? Number.NEGATIVE_INFINITY,
+      row.claimedFireAt ?? Number.NEGATIVE_INFINITY,
+    );
+    const after = Number.isFinite(last) ? last : null;
+    let next = checkedNextFire(trigger, after, now);
+    if (next !== null && next <= now && after !== null)
+      next = checkedNextFire(trigger, null, Math.max(now, after));
+    const r = await store.setStatus(id, 'po', 'a', next ?? now);
+    if (r === -2 && attempt < 5) continue; // claimed meanwhile at or after `next`: read it again
+    if (r === 1) {
+      await ctx.publish(String(next ?? now));
+      ctx.local.get(id)?.applyState({ ...row.state, status: 'a' }, next);
+    }
+    return r === 1;
+  }
+}
