@@ -1,14 +1,17 @@
 import type { EventEmitter } from 'node:events';
+import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
+import { occurrenceJobId } from '../store/job-payload.js';
 import type { Keys } from '../store/keys.js';
-import { timingFingerprint } from '../store/schedule-definition.js';
+import type { RunHistory } from '../store/run-history.js';
+import { type ScheduleDefinition, timingFingerprint } from '../store/schedule-definition.js';
 import type { ScheduleErrorInfo, ScheduleStore } from '../store/schedule-store.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
-import { firstFire } from './scheduler-helpers.js';
+import { firstFire, occurrenceJobData } from './scheduler-helpers.js';
 
 /** What saving and resuming a schedule need from the manager. */
 export interface WriteContext {
@@ -19,7 +22,7 @@ export interface WriteContext {
   /** Publish on the wake channel. */
   publish(message: string): Promise<unknown>;
   /** The trigger of a stored definition (a custom one only if this process defines it). */
-  triggerOf(def: Parameters<typeof timingFingerprint>[0]): Trigger | undefined;
+  triggerOf(def: ScheduleDefinition): Trigger | undefined;
   local: ReadonlyMap<string, ScheduledJob>;
 }
 
@@ -123,4 +126,43 @@ export async function resumeSchedule(ctx: WriteContext, id: string): Promise<boo
     }
     return r === 1;
   }
+}
+
+/** What a manual run needs beyond saving. */
+export interface EnqueueContext extends WriteContext {
+  prefix: string;
+  history: { merge: RunHistory['merge'] };
+  queue(name: string): Queue;
+  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+}
+
+/** Enqueue one run of a schedule now, recorded as manual (its own job id: it never replaces a scheduled one). */
+export async function enqueueNow(
+  ctx: EnqueueContext,
+  id: string,
+): Promise<{ jobId: string; fireAt: number }> {
+  const row = await ctx.store.get(id);
+  if (!row) throw new ScheduleNotFoundError(id);
+  const def = row.def;
+  const fireAt = await ctx.store.time();
+  const jobId = occurrenceJobId(id, fireAt, true);
+  const data = occurrenceJobData(def, fireAt, 'manual', ctx.prefix);
+  await ctx.queue(def.queue).add(def.name, data, ctx.jobOptions(def, jobId));
+  await ctx.history.merge(id, fireAt, true, {
+    kind: 'manual',
+    outcome: 'enqueued',
+    enqueuedAt: fireAt,
+    queue: def.queue,
+    jobId,
+  });
+  ctx.events.emit('fired', {
+    scheduleId: id,
+    name: def.name,
+    queue: def.queue,
+    fireAt,
+    kind: 'manual',
+    jobId,
+    lateMs: 0,
+  });
+  return { jobId, fireAt };
 }

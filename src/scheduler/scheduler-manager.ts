@@ -5,12 +5,10 @@ import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
-import { occurrenceJobId } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
 import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
-import { countersOf, pageOfIds, withTriggerChecked } from '../store/schedule-listing.js';
-import type { ScheduleStore, StoredSchedule } from '../store/schedule-store.js';
+import type { ScheduleStore } from '../store/schedule-store.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
@@ -27,10 +25,11 @@ import type {
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
-import { resumeSchedule, saveSchedule, type WriteContext } from './schedule-writes.js';
+import { fillCounters, listPage, materialize, type ReadContext } from './schedule-reads.js';
+import { enqueueNow, resumeSchedule, saveSchedule, type WriteContext } from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
-import { jobOptionsFor, occurrenceJobData, statsOf } from './scheduler-helpers.js';
+import { jobOptionsFor, statsOf } from './scheduler-helpers.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 import type {
   HistoryAccess,
@@ -200,7 +199,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       logger: this.logger,
       events: this,
       publish: (message) => this.redis.publish(this.keys.wake, message),
-      triggerOf: (def) => this.triggerOf(def as ScheduleDefinition),
+      triggerOf: (def) => this.triggerOf(def),
       local: this.local,
     };
   }
@@ -251,7 +250,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   async get(id: string): Promise<ScheduledJob | undefined> {
     const row = await this.store.get(id);
     if (!row) return undefined;
-    const [job] = await this.materialize([row]);
+    const [job] = await materialize(this.reads, [row]);
     return job;
   }
 
@@ -261,12 +260,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /** A page of schedules sorted by id, with the total that matched (for dashboards). */
-  async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
-    const { total, ids } = await pageOfIds(this.store, this.redis, this.keys, query);
-    const rows: StoredSchedule[] = [];
-    for (let i = 0; i < ids.length; i += 1000)
-      rows.push(...(await this.store.getMany(ids.slice(i, i + 1000))));
-    return { total, items: await this.materialize(rows) };
+  listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
+    return listPage(this.reads, query);
   }
 
   /** Pause an active schedule. False if it was not active. */
@@ -291,31 +286,17 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
-  async triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
-    const row = await this.store.get(id);
-    if (!row) throw new ScheduleNotFoundError(id);
-    const def = row.def;
-    const fireAt = await this.store.time();
-    const jobId = occurrenceJobId(id, fireAt, true);
-    const data = occurrenceJobData(def, fireAt, 'manual', this.prefix);
-    await this.queue(def.queue).add(def.name, data, this.jobOptions(def, jobId));
-    await this.history.merge(id, fireAt, true, {
-      kind: 'manual',
-      outcome: 'enqueued',
-      enqueuedAt: fireAt,
-      queue: def.queue,
-      jobId,
-    });
-    this.emit('fired', {
-      scheduleId: id,
-      name: def.name,
-      queue: def.queue,
-      fireAt,
-      kind: 'manual',
-      jobId,
-      lateMs: 0,
-    });
-    return { jobId, fireAt };
+  triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
+    return enqueueNow(
+      {
+        ...this.writes,
+        prefix: this.prefix,
+        history: this.history,
+        queue: (name) => this.queue(name),
+        jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+      },
+      id,
+    );
   }
 
   /** Sillo's stats, over the deployment. */
@@ -335,7 +316,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       return false;
     }
     job.def = row.def;
-    await this.fillCounters([job], [row]);
+    await fillCounters(this.reads, [job], [row]);
     return true;
   }
 
@@ -441,35 +422,14 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return triggerFromJSON(def.trigger);
   }
 
-  /** Handles for stored rows; a row whose trigger cannot be read is shown errored, never thrown. */
-  private async materialize(stored: StoredSchedule[]): Promise<ScheduledJob[]> {
-    const rows = stored.map(withTriggerChecked);
-    const jobs = rows.map((row) => {
-      const mine = this.local.get(row.def.id);
-      if (mine && row.error?.at !== null) {
-        mine.def = row.def;
-        return mine;
-      }
-      const trigger = (row.error === null && this.triggerOf(row.def)) || { nextFire: () => null };
-      return new ScheduledJob(this, row.def, trigger, undefined, []);
-    });
-    await this.fillCounters(jobs, rows);
-    return jobs;
-  }
-
-  private async fillCounters(jobs: ScheduledJob[], rows: StoredSchedule[]): Promise<void> {
-    if (jobs.length === 0) return;
-    const now = await this.store.time();
-    const counters = await countersOf(
-      this.redis,
-      this.keys,
-      jobs.map((j) => j.id),
-      now,
-    );
-    jobs.forEach((job, i) => {
-      const row = rows[i]!;
-      job.applyState(row.state, row.next, row.error);
-      Object.assign(job, counters[i]);
-    });
+  private get reads(): ReadContext {
+    return {
+      store: this.store,
+      redis: this.redis,
+      keys: this.keys,
+      local: this.local,
+      triggerOf: (def) => this.triggerOf(def),
+      handle: (def, trigger) => new ScheduledJob(this, def, trigger, undefined, []),
+    };
   }
 }

@@ -1,0 +1,67 @@
+import type { Redis } from 'ioredis';
+import type { Keys } from '../store/keys.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import { countersOf, pageOfIds, withTriggerChecked } from '../store/schedule-listing.js';
+import type { ScheduleStore, StoredSchedule } from '../store/schedule-store.js';
+import type { Trigger } from '../triggers/trigger.js';
+import type { ScheduledJob } from './scheduled-job.js';
+import type { ListQuery } from './scheduler-manager-types.js';
+
+/** What reading schedules into `ScheduledJob` handles needs from the manager. */
+export interface ReadContext {
+  store: ScheduleStore;
+  redis: Redis;
+  keys: Keys;
+  local: ReadonlyMap<string, ScheduledJob>;
+  triggerOf(def: ScheduleDefinition): Trigger | undefined;
+  /** A handle for a schedule this process does not define. */
+  handle(def: ScheduleDefinition, trigger: Trigger): ScheduledJob;
+}
+
+/** A page of schedules sorted by id, with the total that matched. */
+export async function listPage(
+  ctx: ReadContext,
+  query: ListQuery,
+): Promise<{ total: number; items: ScheduledJob[] }> {
+  const { total, ids } = await pageOfIds(ctx.store, ctx.redis, ctx.keys, query);
+  const rows: StoredSchedule[] = [];
+  for (let i = 0; i < ids.length; i += 1000) rows.push(...(await ctx.store.getMany(ids.slice(i, i + 1000))));
+  return { total, items: await materialize(ctx, rows) };
+}
+
+/** Handles for stored rows; a row whose trigger cannot be read is shown errored, never thrown. */
+export async function materialize(ctx: ReadContext, stored: StoredSchedule[]): Promise<ScheduledJob[]> {
+  const rows = stored.map(withTriggerChecked);
+  const jobs = rows.map((row) => {
+    const mine = ctx.local.get(row.def.id);
+    if (mine && row.error?.at !== null) {
+      mine.def = row.def;
+      return mine;
+    }
+    const trigger = (row.error === null && ctx.triggerOf(row.def)) || { nextFire: () => null };
+    return ctx.handle(row.def, trigger);
+  });
+  await fillCounters(ctx, jobs, rows);
+  return jobs;
+}
+
+/** State, next time, error and run counters of handles, from their stored rows. */
+export async function fillCounters(
+  ctx: ReadContext,
+  jobs: ScheduledJob[],
+  rows: StoredSchedule[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const now = await ctx.store.time();
+  const counters = await countersOf(
+    ctx.redis,
+    ctx.keys,
+    jobs.map((j) => j.id),
+    now,
+  );
+  jobs.forEach((job, i) => {
+    const row = rows[i]!;
+    job.applyState(row.state, row.next, row.error);
+    Object.assign(job, counters[i]);
+  });
+}
