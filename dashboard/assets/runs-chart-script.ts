@@ -17,7 +17,8 @@ export const RUNS_CHART_JS = `
   var zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
   var DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
   var SEC = 1000, MIN = 60 * SEC, HOUR = 60 * MIN, DAY = 24 * HOUR;
-  var W = 760, LEFT = 64, RIGHT = W - 16, H = 110;
+  // drawn at the panel's own width (not scaled), so labels keep their size in a narrow window
+  var W = Math.max(420, Math.round(chart.clientWidth - 36) || 760), LEFT = 64, RIGHT = W - 16, H = 110;
 
   function svgEl(tag, attrs, text) {
     var n = document.createElementNS(NS, tag);
