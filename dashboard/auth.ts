@@ -134,11 +134,11 @@ export class Auth {
 
   /**
    * Express middleware: 401 without valid credentials. Browsers asking for a page are sent to the
-   * login form (token-only setups) or get a basic-auth challenge; API clients get JSON. A client
+   * login form (token-only setups, at `loginUrl(req)`) or get a basic-auth challenge; API clients get JSON. A client
    * past its failed-attempt limit gets 429 for any bearer or basic credentials, right ones included
    * (a valid session cookie still works: it cannot be guessed).
    */
-  middleware(loginPath: string): RequestHandler {
+  middleware(loginUrl: (req: Request) => string): RequestHandler {
     return (req: Request, res: Response, next: NextFunction) => {
       const presented = this.options.open ? undefined : this.presented(req);
       const client = clientAddress(req);
@@ -162,7 +162,7 @@ export class Auth {
       if (this.basic) res.setHeader('WWW-Authenticate', 'Basic realm="bullbeat", charset="UTF-8"');
       const wantsHtml = req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
       if (wantsHtml && !this.basic) {
-        res.redirect(303, `${loginPath}?next=${encodeURIComponent(req.originalUrl)}`);
+        res.redirect(303, loginUrl(req));
         return;
       }
       res.status(401).json({ error: 'unauthorized: send a bearer token or basic-auth credentials' });

@@ -29,6 +29,7 @@ import { DeploymentHealthReader } from './deployment-health.js';
 import { fleetRoutes } from './fleet-routes.js';
 import { insightApiRoutes, insightPageRoutes } from './insight-routes.js';
 import { loginRoutes } from './login-routes.js';
+import { baseOf, cookiePathOf, mountBase, publicUrlOf } from './mount-base.js';
 import { openModeHosts } from './open-mode-hosts.js';
 import { pageRoutes } from './page-routes.js';
 import { QueueBoard } from './queue-board.js';
@@ -36,6 +37,7 @@ import { resolveDashboardOptions } from './resolve-dashboard-options.js';
 import { ScheduleIndex } from './schedule-index.js';
 import { InputError } from './schedule-input.js';
 import { ScheduleReader } from './schedule-reader.js';
+import { escapeHtml } from './views/html.js';
 
 export type { Dashboard } from './dashboard.js';
 
@@ -68,7 +70,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     },
   });
   const board = new QueueBoard({
-    basePath: `${o.basePath}/admin/queues`,
+    // the <base href> of its page is rewritten per request (rewriteBoardPage)
+    basePath: '/admin/queues',
     readOnly: o.readOnly,
     connection: scheduler.connectionOptions(),
     // from the schedule index (cheap, cached), plus the default queue of schedules that name none
@@ -80,7 +83,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     now,
   });
   const auth = new Auth(o);
-  const csrf = new Csrf(auth, o.basePath || '/');
+  const csrf = new Csrf(auth, cookiePathOf);
   const ctx: DashboardContext = {
     options: o,
     scheduler,
@@ -97,6 +100,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   // Express inside; the public type (`Dashboard`) is Node's handler shape, without Express's types.
   const app = express() as unknown as Express & Dashboard;
   app.disable('x-powered-by');
+  // Where this request reached the dashboard: every link, redirect and cookie path follows it.
+  app.use(mountBase(o.basePath));
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'same-origin');
@@ -129,7 +134,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.get('/assets/app.js', (_req, res) => {
     res.type('application/javascript').set('Cache-Control', 'max-age=300').send(CLIENT_JS);
   });
-  app.use(loginRoutes(auth, o.basePath));
+  app.use(loginRoutes(auth));
 
   const metricsHandler = async (_req: Request, res: Response) => {
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
@@ -137,7 +142,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   if (!o.metricsAuth) app.get('/metrics', metricsHandler);
 
   // Everything below needs credentials.
-  app.use(auth.middleware(`${o.basePath}/login`));
+  app.use(auth.middleware((req) => `${baseOf(req)}/login?next=${encodeURIComponent(publicUrlOf(req))}`));
   if (o.metricsAuth) app.get('/metrics', metricsHandler);
 
   if (o.readOnly) {
@@ -148,7 +153,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   }
 
   // Bull Board: its UI sends no CSRF token, so a write must prove it comes from this origin.
-  app.use('/admin/queues', csrf.boardMiddleware(), withoutExternalFonts, board.middleware(), board.router());
+  app.use('/admin/queues', csrf.boardMiddleware(), rewriteBoardPage, board.middleware(), board.router());
 
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
@@ -167,16 +172,21 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 }
 
 /**
- * Bull Board's page links Google Fonts; an operations tool should fetch nothing from the internet
- * (and may have none), so the link is dropped and the UI falls back to local fonts.
+ * Bull Board's page, rewritten as it is sent: its `<base href>` (from which its UI derives every
+ * URL) becomes this request's `<dashboard base>/admin/queues/`, wherever the dashboard is mounted;
+ * and its Google Fonts link is dropped, since an operations tool should fetch nothing from the
+ * internet (and may have none): the UI falls back to local fonts.
  */
-function withoutExternalFonts(req: Request, res: Response, next: NextFunction): void {
+function rewriteBoardPage(req: Request, res: Response, next: NextFunction): void {
   if (req.method === 'GET' && !req.path.startsWith('/api/') && !req.path.startsWith('/static/')) {
     const send = res.send.bind(res);
+    const base = escapeHtml(`${baseOf(req)}/admin/queues/`);
     res.send = (body?: unknown) =>
       send(
         typeof body === 'string'
-          ? body.replace(/<link[^>]+href="https:\/\/fonts\.googleapis\.com[^>]*>\s*/g, '')
+          ? body
+              .replace(/<base href="[^"]*"/, () => `<base href="${base}"`)
+              .replace(/<link[^>]+href="https:\/\/fonts\.googleapis\.com[^>]*>\s*/g, '')
           : body,
       );
   }

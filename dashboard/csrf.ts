@@ -20,7 +20,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class Csrf {
   constructor(
     private readonly auth: Auth,
-    private readonly cookiePath: string,
+    /** The path of the CSRF cookie for a request (the dashboard's public base). */
+    private readonly cookiePath: (req: Request) => string,
   ) {}
 
   /** The request's token, issuing a cookie with a new one when it has none (or a forged one). */
@@ -28,7 +29,7 @@ export class Csrf {
     const current = cookies(req)[CSRF_COOKIE];
     if (current !== undefined && this.auth.verify(current)) return current;
     const fresh = this.auth.sign(`c-${randomBytes(16).toString('base64url')}`);
-    res.cookie(CSRF_COOKIE, fresh, { path: this.cookiePath, sameSite: 'strict', httpOnly: false });
+    res.cookie(CSRF_COOKIE, fresh, { path: this.cookiePath(req), sameSite: 'strict', httpOnly: false });
     return fresh;
   }
 

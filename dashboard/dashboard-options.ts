@@ -29,8 +29,10 @@ export interface DashboardOptions {
   /** Whether `/metrics` asks for credentials like every other route. Default: `true`. */
   metricsAuth?: boolean;
   /**
-   * The path the dashboard is mounted at in your app (`app.use('/ops', dashboard)` → `'/ops'`), so
-   * that links and Bull Board's own base path are right. Default: `''` (the root).
+   * The dashboard's public path, when it differs from where your app mounts it: a proxy in front
+   * that strips `/ops` before your app sees the request. Not needed for `app.use('/ops', dashboard)`:
+   * links, redirects, cookie paths and Bull Board's base follow the mount path (`req.baseUrl`).
+   * Default: the mount path of each request.
    */
   basePath?: string;
   /** How long the list of queues (for Bull Board) and the schedule index are reused, in ms. Default: `2000`. */
@@ -63,7 +65,8 @@ export interface ResolvedDashboardOptions {
   allowedHosts: string[];
   readOnly: boolean;
   metricsAuth: boolean;
-  basePath: string;
+  /** Trailing slash removed; undefined: each request's mount path. */
+  basePath: string | undefined;
   cacheMs: number;
   pageSize: number;
   authFailureLimit: number;

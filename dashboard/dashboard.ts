@@ -3,7 +3,7 @@ import type { DashboardMetrics } from './dashboard-metrics.js';
 
 /**
  * The dashboard: a request handler (an Express app inside) to mount in your own app
- * (`app.use('/ops', dashboard)` with `basePath: '/ops'`, or `http.createServer(dashboard)`), or to
+ * (`app.use('/ops', dashboard)`: links follow the mount path, or `http.createServer(dashboard)`), or to
  * serve on its own (`startDashboard`). Typed with Node's types only, so that it type-checks in a
  * project without `@types/express` (and with `skipLibCheck: false`).
  */

@@ -1,5 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import type { DashboardContext } from './dashboard-context.js';
+import { baseOf } from './mount-base.js';
 import { fleetPage } from './views/fleet-page.js';
 
 /** `/fleet` (the page) and `/api/fleet` (JSON): the fleet registry and the stale-schedule counts. */
@@ -16,7 +17,7 @@ export function fleetRoutes(ctx: DashboardContext): Router {
   r.get('/fleet', async (req: Request, res: Response) => {
     const { fleet, health } = await read();
     const page = {
-      base: ctx.options.basePath,
+      base: baseOf(req),
       csrf: ctx.csrf.token(req, res),
       readOnly: ctx.options.readOnly,
       open: ctx.options.open,

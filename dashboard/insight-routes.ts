@@ -3,6 +3,7 @@ import { agenda, parseWindow } from '../src/insight/agenda.js';
 import { whyDidntItRun } from '../src/insight/why.js';
 import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
+import { baseOf } from './mount-base.js';
 import { InputError } from './schedule-input.js';
 import { agendaPage } from './views/agenda-page.js';
 import type { PageContext } from './views/layout.js';
@@ -46,7 +47,7 @@ export function insightApiRoutes(ctx: DashboardContext): Router {
 export function insightPageRoutes(ctx: DashboardContext): Router {
   const r = Router();
   const page = (req: Request, res: Response): PageContext => ({
-    base: ctx.options.basePath,
+    base: baseOf(req),
     csrf: ctx.csrf.token(req, res),
     readOnly: ctx.options.readOnly,
     open: ctx.options.open,

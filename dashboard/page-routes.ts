@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import { intParam, statusParam, strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
+import { baseOf } from './mount-base.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { html } from './views/html.js';
 import { layout, type PageContext } from './views/layout.js';
@@ -27,9 +28,8 @@ function allTimezones(): string[] {
 /** The server-rendered pages: `/`, `/schedules/:id`, `/new`, and the action endpoints their forms post to. */
 export function pageRoutes(ctx: DashboardContext): Router {
   const r = Router();
-  const base = ctx.options.basePath;
   const page = (req: Request, res: Response): PageContext => ({
-    base,
+    base: baseOf(req),
     csrf: ctx.csrf.token(req, res),
     readOnly: ctx.options.readOnly,
     open: ctx.options.open,
@@ -63,7 +63,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
       ctx.scheduler.history.totals(),
     ]);
     const items = await ctx.reader.many(pageIds.ids);
-    const self = `${base}${req.url.startsWith('/') ? req.url : `/${req.url}`}`.replace(
+    const self = `${baseOf(req)}${req.url.startsWith('/') ? req.url : `/${req.url}`}`.replace(
       /([?&])(done|name)=[^&]*/g,
       '$1',
     );
@@ -111,7 +111,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
           page(req, res),
           'Not found',
           'other',
-          html`<h1>No schedule "${id}"</h1><p><a href="${base}/">All schedules</a></p>`,
+          html`<h1>No schedule "${id}"</h1><p><a href="${baseOf(req)}/">All schedules</a></p>`,
         ),
       );
       return;
@@ -135,6 +135,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
     else if (action === 'trigger') await m.triggerNow(id);
     else await m.remove(id);
     ctx.index.invalidate();
+    const base = baseOf(req);
     const body = req.body as { back?: unknown } | undefined;
     // only paths of this dashboard (see sameOriginPath); a removed schedule's page is gone
     let back = sameOriginPath(body?.back, base);

@@ -29,8 +29,8 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
     );
   }
   if (!options.scheduler) throw new ConfigError('scheduler', 'createDashboard needs a SchedulerManager');
-  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
-  if (basePath !== '' && !basePath.startsWith('/')) {
+  const basePath = options.basePath?.replace(/\/+$/, '');
+  if (basePath !== undefined && basePath !== '' && !basePath.startsWith('/')) {
     throw new ConfigError('basePath', `must start with "/", got "${basePath}"`);
   }
   const cacheMs = options.cacheMs ?? 2000;

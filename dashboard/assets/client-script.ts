@@ -1,9 +1,14 @@
+import { LOCAL_TIMES_JS } from './local-times-script.js';
+import { RUNS_CHART_JS } from './runs-chart-script.js';
+
 /**
  * The dashboard's one client script, served at `/assets/app.js`: confirmations, the new-schedule
- * form (live validation through `/api/preview`, submit through `/api/schedules`) and the runs chart.
+ * form (live validation through `/api/preview`, submit through `/api/schedules`), then the local
+ * fire times (`local-times-script.ts`) and the runs chart (`runs-chart-script.ts`).
  * Plain ES2020 for the browser; it builds DOM with textContent only, never innerHTML.
  */
-export const CLIENT_JS = `'use strict';
+export const CLIENT_JS =
+  `'use strict';
 (function () {
   var base = document.body.getAttribute('data-base') || '';
   var csrfMeta = document.querySelector('meta[name="csrf-token"]');
@@ -117,60 +122,6 @@ export const CLIENT_JS = `'use strict';
     });
   }
 
-  // Runs chart: lateness and duration over time, coloured by outcome.
-  var chart = document.getElementById('runs-chart');
-  var dataNode = document.getElementById('runs-data');
-  if (chart && dataNode) {
-    var runs = JSON.parse(dataNode.textContent || '[]');
-    var colours = { succeeded: '#2b8a3e', failed: '#c92a2a', retrying: '#e67700', running: '#3b5bdb',
-      enqueued: '#748ffc', skipped: '#adb5bd', missed: '#495057' };
-    var NS = 'http://www.w3.org/2000/svg';
-    function svgEl(tag, attrs, text) {
-      var n = document.createElementNS(NS, tag);
-      Object.keys(attrs).forEach(function (k) { n.setAttribute(k, String(attrs[k])); });
-      if (text !== undefined) n.textContent = text;
-      return n;
-    }
-    function fmt(ms) { return ms < 10 ? Number(ms.toFixed(1)) + ' ms' : ms < 1000 ? Math.round(ms) + ' ms' : (ms / 1000).toFixed(ms < 10000 ? 1 : 0) + ' s'; }
-    function panel(title, key, top, svg, W, H, x) {
-      var pts = runs.filter(function (r) { return typeof r[key] === 'number'; });
-      var max = Math.max(1, Math.max.apply(null, pts.map(function (r) { return r[key]; }).concat([0])));
-      var left = 60, right = W - 12, bottom = top + H;
-      svg.appendChild(svgEl('text', { x: 4, y: top - 6, 'font-size': 12, fill: '#667085' }, title));
-      svg.appendChild(svgEl('line', { x1: left, y1: bottom, x2: right, y2: bottom, stroke: '#d0d5dd' }));
-      svg.appendChild(svgEl('line', { x1: left, y1: top, x2: left, y2: bottom, stroke: '#d0d5dd' }));
-      [0, 0.5, 1].forEach(function (f) {
-        var y = bottom - f * H;
-        svg.appendChild(svgEl('text', { x: left - 6, y: y + 4, 'font-size': 10, fill: '#98a2b3', 'text-anchor': 'end' }, fmt(max * f)));
-        if (f > 0) svg.appendChild(svgEl('line', { x1: left, y1: y, x2: right, y2: y, stroke: '#f2f4f7' }));
-      });
-      pts.forEach(function (r) {
-        var c = svgEl('circle', { cx: x(r.fireAt), cy: bottom - (r[key] / max) * H, r: 4, fill: colours[r.outcome] || '#868e96', 'data-outcome': r.outcome });
-        c.appendChild(svgEl('title', {}, iso(r.fireAt) + ' — ' + r.outcome + ' — ' + title.toLowerCase() + ' ' + fmt(r[key])));
-        svg.appendChild(c);
-      });
-      if (pts.length === 0) svg.appendChild(svgEl('text', { x: (left + right) / 2, y: top + H / 2, 'font-size': 12, fill: '#98a2b3', 'text-anchor': 'middle' }, 'no data yet'));
-    }
-    var W = 760, H = 110;
-    var svg = svgEl('svg', { viewBox: '0 0 ' + W + ' ' + (2 * H + 70), role: 'img', 'aria-label': 'Recent runs: lateness and duration' });
-    var times = runs.map(function (r) { return r.fireAt; });
-    var t0 = Math.min.apply(null, times.concat([Date.now()])), t1 = Math.max.apply(null, times.concat([t0 + 1]));
-    var x = function (t) { return 60 + ((t - t0) / Math.max(1, t1 - t0)) * (W - 84) + 6; };
-    panel('Lateness', 'lateness', 20, svg, W, H, x);
-    panel('Duration', 'duration', H + 55, svg, W, H, x);
-    chart.appendChild(svg);
-    var legend = el('div', { class: 'legend' });
-    Object.keys(colours).forEach(function (k) {
-      var item = el('span');
-      var dot = el('i');
-      dot.style.background = colours[k];
-      item.appendChild(dot);
-      item.appendChild(document.createTextNode(k));
-      legend.appendChild(item);
-    });
-    chart.appendChild(legend);
-  }
-
   // New schedule form: warn when no live worker serves the job name on the queue (fleet registry).
   var servedWarning = document.getElementById('served-warning');
   if (form && servedWarning) {
@@ -191,4 +142,6 @@ export const CLIENT_JS = `'use strict';
     checkServed();
   }
 })();
-`;
+` +
+  LOCAL_TIMES_JS +
+  RUNS_CHART_JS;

@@ -75,8 +75,19 @@ form.create .served-warning { color: var(--warn); background: var(--warn-soft); 
 .preview.invalid { border-color: #f1b0b0; background: var(--bad-soft); color: var(--bad); }
 .preview ol { margin: 6px 0 0; padding-left: 22px; font-variant-numeric: tabular-nums; }
 .layout-2 { display: grid; grid-template-columns: minmax(0, 1fr) 430px; gap: 24px; align-items: start; }
-.chart svg { width: 100%; height: auto; display: block; }
-.chart .legend { display: flex; gap: 14px; font-size: 12px; color: var(--muted); margin-top: 6px; }
+.chart { position: relative; }
+.chart svg { width: 100%; height: auto; display: block; overflow: visible; }
+.chart svg circle { cursor: default; }
+.chart svg circle:focus { outline: none; stroke: var(--text); stroke-width: 2; }
+.chart .tip { position: absolute; pointer-events: none; z-index: 2; background: #1d2330; color: #fff; font-size: 12px; line-height: 1.5; padding: 6px 10px; border-radius: 6px; white-space: nowrap; font-variant-numeric: tabular-nums; box-shadow: 0 4px 14px rgba(16, 24, 40, .18); }
+.fire-times { display: grid; grid-template-columns: auto auto; justify-content: start; column-gap: 16px; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.fire-times.one { grid-template-columns: auto; }
+.fire-times .head { font-size: 11px; color: var(--muted); }
+.fire-times [data-local] { color: var(--muted); }
+td.times .fire-times time { color: var(--text); }
+dl.def dd:has(> .fire-times) { grid-column: 1 / -1; font-size: 13px; }
+.chart .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; color: var(--muted); margin-top: 6px; }
+.chart .legend span { white-space: nowrap; }
 .chart .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 5px; vertical-align: -1px; }
 .login { max-width: 380px; margin: 80px auto; }
 .login form { display: grid; gap: 10px; }

@@ -1,7 +1,8 @@
 import { occurrenceJobId } from '../../src/store/job-payload.js';
 import type { RunRecord } from '../../src/store/run-record.js';
 import type { ScheduleView } from '../schedule-view.js';
-import { formatDuration, formatInZone, formatTime, html, raw, type SafeHtml } from './html.js';
+import { fireTimes } from './fire-times.js';
+import { formatDuration, formatTime, html, raw, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
 
@@ -41,7 +42,13 @@ export function schedulePage(
   const chartData = runs
     .slice()
     .reverse()
-    .map((r) => ({ fireAt: r.fireAt, outcome: r.outcome, lateness: latenessOf(r), duration: durationOf(r) }));
+    .map((r) => ({
+      fireAt: r.fireAt,
+      kind: r.kind,
+      outcome: r.outcome,
+      lateness: latenessOf(r),
+      duration: durationOf(r),
+    }));
   const rows = runs.map((r) => {
     const link = jobUrl(ctx.base, s.queue, r);
     return html`<tr data-outcome="${r.outcome}" data-fire-at="${r.fireAt}">
@@ -82,15 +89,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Source', s.source === 'code' ? 'code (jobs module)' : 'runtime (API)'],
       ['Trigger', s.description],
       ['Time zone', s.timezone],
-      [
-        'Next fire times',
-        s.nextFireTimes.length
-          ? html`${s.nextFireTimes.map(
-              (t) =>
-                html`${formatTime(t)} UTC${s.timezone && s.timezone !== 'UTC' ? html`<br><span class="sub">${formatInZone(t, s.timezone)} ${s.timezone}</span>` : ''}<br>`,
-            )}`
-          : '—',
-      ],
+      ['Next fire times', fireTimes(s.nextFireTimes, s.timezone)],
       ['Runs / errors', `${s.counts.runs} / ${s.counts.errors}`],
       ['Skipped / missed', `${s.counts.skipped} / ${s.counts.missed}`],
       ['Enqueued so far', s.fired],

@@ -1,6 +1,7 @@
 import type { RunCounter } from '../../src/store/run-history.js';
 import type { ScheduleStatus, ScheduleView } from '../schedule-view.js';
-import { formatTime, html } from './html.js';
+import { fireTimes } from './fire-times.js';
+import { html } from './html.js';
 import { layout, type PageContext } from './layout.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
 
@@ -38,7 +39,7 @@ export function schedulesPage(ctx: PageContext, d: SchedulesPageData, selfUrl: s
     <div class="sub">${s.id === s.name ? '' : html`id ${s.id} · `}queue ${s.queue}${s.source === 'code' ? ' · code' : ''}</div></td>
   <td>${s.description}</td>
   <td>${statusCell(s)}${s.error ? html`<div class="sub error" data-error title="${s.error.reason}">${s.error.reason.length > 120 ? `${s.error.reason.slice(0, 120)}…` : s.error.reason}</div>` : ''}</td>
-  <td class="times">${s.nextFireTimes.length === 0 ? '—' : s.nextFireTimes.map((t) => html`${formatTime(t)}<br>`)}</td>
+  <td class="times">${fireTimes(s.nextFireTimes, s.timezone)}</td>
   <td>${s.lastOutcome ? html`<span class="pill ${s.lastOutcome}">${s.lastOutcome}</span>` : html`<span class="muted">none yet</span>`}
     ${s.lastError ? html`<div class="sub" title="${s.lastError}">${s.lastError.length > 80 ? `${s.lastError.slice(0, 80)}…` : s.lastError}</div>` : ''}</td>
   <td class="num">${s.counts.runs}</td>
@@ -68,7 +69,7 @@ ${
   d.items.length === 0
     ? html`<div class="panel empty">${d.total === 0 && !d.q && !d.status ? 'No schedules yet.' : 'No schedule matches.'}</div>`
     : html`<table id="schedules">
-<thead><tr><th>Name</th><th>Trigger</th><th>Status</th><th>Next 5 fire times (UTC)</th><th>Last outcome</th><th>Runs</th><th>Errors</th><th></th></tr></thead>
+<thead><tr><th>Name</th><th>Trigger</th><th>Status</th><th>Next 5 fire times</th><th>Last outcome</th><th>Runs</th><th>Errors</th><th></th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
 }

@@ -21,10 +21,11 @@ const ARGS = [
  * Debian's Chromium (`/usr/bin/chromium`, or `CHROMIUM_PATH`) driven by playwright-core (no browser
  * download), with a fresh user-data dir.
  */
-export async function launchBrowser(httpCredentials?: {
-  username: string;
-  password: string;
-}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchBrowser(
+  httpCredentials?: { username: string; password: string },
+  /** The browser's own time zone (IANA); default: the machine's. */
+  timezoneId?: string,
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
     // One line, no stack: what is missing and how to get it.
@@ -42,6 +43,7 @@ export async function launchBrowser(httpCredentials?: {
     args: ARGS,
     viewport: { width: 1400, height: 900 },
     ...(httpCredentials && { httpCredentials }),
+    ...(timezoneId && { timezoneId }),
   });
   return {
     context,
