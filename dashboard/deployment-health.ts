@@ -17,7 +17,10 @@ export interface DeploymentHealth {
    * (no replica claimed them), or claimed by a replica whose lease lapsed before it enqueued them.
    */
   late: number;
-  /** Active schedules with the dashboard's `failing` badge: no success for several expected intervals, or their last few finished occurrences all failed or were missed. */
+  /**
+   * Active schedules with the dashboard's `failing` or `no worker` badge: no success for several expected
+   * intervals (no worker ran them, or their last few finished occurrences all failed or were missed).
+   */
   failing: number;
   /** Schedules in the errored status. */
   errored: number;
@@ -77,7 +80,12 @@ export class DeploymentHealthReader {
     const failingIds: string[] = [];
     for (let i = 0; i < active.length; i += CHUNK) {
       for (const view of await this.reader.many(active.slice(i, i + CHUNK))) {
-        if (view.status === 'active' && view.badges.includes('failing')) failingIds.push(view.id);
+        if (
+          view.status === 'active' &&
+          (view.badges.includes('failing') || view.badges.includes('no-worker'))
+        ) {
+          failingIds.push(view.id); // the alert: no success for several expected intervals, whatever the cause
+        }
       }
     }
     const lateIds = [...late];
