@@ -55,7 +55,9 @@ describe('definition codec', () => {
 describe('timezone outside cron()', () => {
   it('every() refuses a timezone, naming the field (an interval has no time zone)', () => {
     // biome-ignore lint/suspicious/noExplicitAny: a JavaScript caller, or one reading Sillo's docs
-    const err = optionsError(() => m.every(60, { timezone: 'Europe/Paris' } as any)(async function tick() {}));
+    const err = optionsError(() =>
+      m.every(60, { timezone: 'Europe/Paris' } as any)(async function tick() {}),
+    );
     expect(err.field).toBe('timezone');
     expect(err.message).toContain('schedule "tick": timezone: ');
     expect(err.reason).toContain('cron(');

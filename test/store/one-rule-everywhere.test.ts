@@ -11,7 +11,12 @@ const cases = [
   { field: 'maxInstances', flag: '--max-instances', value: -1, reason: 'must be an integer >= 0, got -1' },
   { field: 'attempts', flag: '--attempts', value: 0, reason: 'must be an integer >= 1, got 0' },
   { field: 'timeoutMs', flag: '--timeout-ms', value: 1.5, reason: 'must be an integer >= 1, got 1.5' },
-  { field: 'misfire', flag: '--misfire', value: 'later', reason: 'must be one of "once", "all", "skip", got "later"' },
+  {
+    field: 'misfire',
+    flag: '--misfire',
+    value: 'later',
+    reason: 'must be one of "once", "all", "skip", got "later"',
+  },
 ] as const;
 
 let t: TestDashboard;
