@@ -51,7 +51,9 @@ const int = (min: number) => {
 const bool = z.boolean({ error: (i) => `must be a boolean, got ${show(i.input)}` });
 const text = (max: number) => {
   const error = (i: { input: unknown }) =>
-    `must be a non-empty string of at most ${max} characters, got ${show(i.input)}`;
+    i.input === undefined
+      ? 'required: a non-empty string'
+      : `must be a non-empty string of at most ${max} characters, got ${show(i.input)}`;
   return z.string({ error }).min(1, { error }).max(max, { error });
 };
 const queue = z
