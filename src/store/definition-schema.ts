@@ -4,6 +4,7 @@ import { instantProblem } from '../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { DEFAULT_RUN_OPTIONS } from './job-payload.js';
+import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { showValue as show } from './show-value.js';
 
 // A schedule's rules, written once: the manager's options (`schedule()`, `every()`, `cron()`), the
@@ -11,9 +12,7 @@ import { showValue as show } from './show-value.js';
 // stored definition is read back with `definitionSchema`, built from the same field rules. Errors
 // are `{ field, reason }` with the path of the bad value (`jobOptions.priority`, `run.maxInstances`).
 
-/** What happens to occurrences that the scheduler sees after `fireAt + misfireGraceMs`. */
-export const MISFIRE_POLICIES = ['once', 'all', 'skip'] as const;
-export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
+export { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 
 /** BullMQ's built-in backoff strategies (bullbeat's workers define no custom one). */
 export const BACKOFF_TYPES = ['fixed', 'exponential'] as const;
