@@ -1,10 +1,8 @@
 import {
-  type CustomTriggerJSON,
   definitionSchema,
   firstProblem,
   SCHEDULE_DEFAULTS,
   type ScheduleDefinition,
-  type ScheduleSource,
 } from './definition-schema.js';
 
 export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from './definition-schema.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
+import type { EveryOptions } from '../../src/scheduler/schedule-options.js';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { decodeDefinition } from '../../src/store/schedule-definition.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -54,10 +55,9 @@ describe('definition codec', () => {
 
 describe('timezone outside cron()', () => {
   it('every() refuses a timezone, naming the field (an interval has no time zone)', () => {
-    // biome-ignore lint/suspicious/noExplicitAny: a JavaScript caller, or one reading Sillo's docs
-    const err = optionsError(() =>
-      m.every(60, { timezone: 'Europe/Paris' } as any)(async function tick() {}),
-    );
+    // a JavaScript caller, or one reading Sillo's docs
+    const tz = { timezone: 'Europe/Paris' } as unknown as EveryOptions;
+    const err = optionsError(() => m.every(60, tz)(async function tick() {}));
     expect(err.field).toBe('timezone');
     expect(err.message).toContain('schedule "tick": timezone: ');
     expect(err.reason).toContain('cron(');
