@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { TriggerError } from '../src/errors/index.js';
 import type { ScheduleOptions } from '../src/scheduler/schedule-options.js';
+import { firstProblem, scheduleFields, unknownKey } from '../src/store/definition-schema.js';
 import type { ScheduleDefinition } from '../src/store/schedule-definition.js';
 import { triggerFromJSON } from '../src/triggers/index.js';
 import type { SerializableTrigger, TriggerJSON } from '../src/triggers/trigger.js';
@@ -17,56 +18,35 @@ export class InputError extends Error {
   }
 }
 
-const int = (min: number) => z.number().int().min(min);
-const instant = z.union([z.number(), z.string()]);
-
-/** The fields a created (or updated) schedule may set; every one validated. */
-const optionsShape = {
-  id: z.string().min(1).max(512).optional(),
-  queue: z
-    .string()
-    .min(1)
-    .max(256)
-    .refine((q) => !q.includes(':'), 'must not contain ":"')
-    .optional(),
-  args: z.array(z.unknown()).optional(),
-  data: z.unknown().optional(),
-  maxInstances: int(0).optional(),
-  coalesce: z.boolean().optional(),
-  attempts: int(1).optional(),
-  backoff: z
-    .union([int(0), z.strictObject({ type: z.enum(['fixed', 'exponential']), delay: int(0).optional() })])
-    .optional(),
-  timeoutMs: int(1).optional(),
-  misfire: z.enum(['once', 'all', 'skip']).optional(),
-  misfireGraceMs: int(0).optional(),
-  catchUpWindowMs: int(0).optional(),
-  maxCatchUp: int(0).optional(),
-  startAt: instant.optional(),
-  endAt: instant.optional(),
-  maxRuns: int(1).optional(),
-  exclusionGroup: z.string().min(1).optional(),
-  exclusionWaitMs: int(0).optional(),
-  jobOptions: z.record(z.string(), z.unknown()).optional(),
-};
+/**
+ * The fields a created (or updated) schedule may set: the store's one rule per field
+ * (`scheduleFields`), the same the library and the CLI check with; instants may be ISO strings.
+ */
+const { name: nameField, ...optionsShape } = scheduleFields;
 
 const TRIGGER_REQUIRED =
   'required: a built-in trigger, e.g. { "type": "cron", "expression": "0 9 * * *" }, { "type": "interval", "seconds": 60 } or { "type": "date", "at": "2030-01-01T09:00:00Z" }';
 
 /** `POST /api/schedules`: a queue target (job name) on a built-in trigger. */
-export const createSchema = z.strictObject({
-  name: z.string().min(1, 'must be a non-empty job name').max(512),
-  trigger: z.unknown().nonoptional({ error: TRIGGER_REQUIRED }),
-  ...optionsShape,
-});
+export const createSchema = z.strictObject(
+  {
+    name: nameField.unwrap(),
+    trigger: z.unknown().nonoptional({ error: TRIGGER_REQUIRED }),
+    ...optionsShape,
+  },
+  { error: unknownKey('field') },
+);
 
 /** `PATCH /api/schedules/:id`: any of the same fields but `id`. */
-export const updateSchema = z.strictObject({
-  name: z.string().min(1).max(512).optional(),
-  trigger: z.unknown().optional(),
-  ...optionsShape,
-  id: z.undefined({ error: 'cannot be changed (create a new schedule instead)' }).optional(),
-});
+export const updateSchema = z.strictObject(
+  {
+    name: nameField,
+    trigger: z.unknown().optional(),
+    ...optionsShape,
+    id: z.undefined({ error: 'cannot be changed (create a new schedule instead)' }).optional(),
+  },
+  { error: unknownKey('field') },
+);
 
 export type CreateInput = z.infer<typeof createSchema>;
 export type UpdateInput = z.infer<typeof updateSchema>;
@@ -75,15 +55,9 @@ export type UpdateInput = z.infer<typeof updateSchema>;
 export function parseInput<T>(schema: z.ZodType<T>, body: unknown, root = ''): T {
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const keys = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-  const path = keys
-    .map((k) => (typeof k === 'number' ? `[${k}]` : String(k)))
-    .join('.')
-    .replaceAll('.[', '[');
-  const field = root && path ? `${root}.${path}` : root || path || '(body)';
-  const reason = issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message;
-  throw new InputError(field, reason);
+  const { field: path, reason } = firstProblem(result.error);
+  const at = path === '(root)' ? '' : path;
+  throw new InputError(root && at ? `${root}.${at}` : root || at || '(body)', reason);
 }
 
 /** An instant from epoch ms or an ISO date-time (read in `timezone` when it has no offset). */
@@ -157,12 +131,12 @@ export function optionsOf(def: ScheduleDefinition): ScheduleOptions {
   };
 }
 
-/** Input fields to `ScheduleOptions` (instants converted; undefined fields left out). */
+/** Parsed input fields to `ScheduleOptions` (instants already epoch ms; undefined fields left out). */
 export function inputOptions(input: Record<string, unknown>): ScheduleOptions {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {
     if (v === undefined || k === 'trigger') continue;
-    out[k] = k === 'startAt' || k === 'endAt' ? toInstant(k, v as number | string) : v;
+    out[k] = v;
   }
   return out as ScheduleOptions;
 }

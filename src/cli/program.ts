@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../errors/config-error.js';
+import { MISFIRE_POLICIES } from '../store/misfire-policy.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { packageVersion } from './package-version.js';
@@ -220,7 +221,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       new Option(
         '--misfire <policy>',
         'occurrences seen late (every scheduler was down): once = one run for all, all = each, skip = none (default once)',
-      ).choices(['once', 'all', 'skip']),
+      ).choices(MISFIRE_POLICIES),
     )
     .option('--timeout-ms <ms>', "the handler's deadline: its signal aborts and the run fails (default none)")
     .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')

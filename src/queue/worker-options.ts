@@ -11,40 +11,71 @@ export interface QueueRateLimit {
 
 export interface CreateWorkerOptions {
   /**
-   * Queues to consume. Default: every queue where this process has a handler for at least one job
-   * name (see `handledQueues`); other consumers' queues are left alone.
+   * Queues to consume.
+   * @defaultValue every queue where this process has a handler for at least one job name (see `handledQueues`); other consumers' queues are left alone
    */
   queues?: readonly string[];
-  /** Jobs each queue's worker runs at once in this process. Default: 10. */
+  /**
+   * Jobs each queue's worker runs at once in this process.
+   * @defaultValue 10
+   */
   concurrency?: number;
   /**
    * On `close()`, how long running jobs may go on before their signal aborts and they fail with a
-   * `WorkerShutdownError`. Default: 30 000 ms.
+   * `WorkerShutdownError`.
+   * @defaultValue 30 000 ms
    */
   shutdownGraceMs?: number;
-  /** Rate limit of every consumed queue (BullMQ's limiter). Default: none. */
+  /**
+   * Rate limit of every consumed queue (BullMQ's limiter).
+   * @defaultValue none
+   */
   limiter?: QueueRateLimit;
-  /** Per-queue rate limits, overriding `limiter`. Default: none. */
+  /**
+   * Per-queue rate limits, overriding `limiter`.
+   * @defaultValue none
+   */
   limiters?: Readonly<Record<string, QueueRateLimit>>;
-  /** Lease lifetime: a dead worker's run slot frees this long after its last renewal. Default: 30 000 ms. */
+  /**
+   * Lease lifetime: a dead worker's run slot frees this long after its last renewal.
+   * @defaultValue 30 000 ms
+   */
   leaseTtlMs?: number;
-  /** How often a running handler renews its leases. Default: `leaseTtlMs / 3`. */
+  /**
+   * How often a running handler renews its leases.
+   * @defaultValue `leaseTtlMs / 3`
+   */
   leaseRenewMs?: number;
-  /** How often a run waiting for its exclusion group asks again. Default: 100 ms. */
+  /**
+   * How often a run waiting for its exclusion group asks again.
+   * @defaultValue 100 ms
+   */
   groupPollMs?: number;
-  /** How long a run waits for its exclusion group when the job does not say. Default: 60 000 ms. */
+  /**
+   * How long a run waits for its exclusion group when the job does not say.
+   * @defaultValue 60 000 ms
+   */
   exclusionWaitMs?: number;
   /**
    * How often a retry owed its run (an attempt after one that started: failed, or lost with its
    * worker) asks again for its schedule's busy run slot; it waits in BullMQ's delayed set meanwhile.
-   * Default: 1000 ms.
+   * @defaultValue 1000 ms
    */
   slotWaitPollMs?: number;
-  /** Records kept per schedule (should match the scheduler's). Default: 100. */
+  /**
+   * Records kept per schedule (should match the scheduler's).
+   * @defaultValue 100
+   */
   historyLimit?: number;
-  /** Logger. Default: `scheduler.logger`, else a pino logger at `info`. */
+  /**
+   * Logger.
+   * @defaultValue `scheduler.logger`, else a pino logger at `info`
+   */
   logger?: Logger;
-  /** Time source for record times and timeouts. Default: the system clock. */
+  /**
+   * Time source for record times and timeouts.
+   * @defaultValue the system clock
+   */
   clock?: WorkerClock;
   /** Further BullMQ worker options (e.g. `removeOnComplete`), applied to every queue's worker. */
   bullmq?: Partial<Omit<BullWorkerOptions, 'concurrency' | 'limiter' | 'connection' | 'autorun'>>;

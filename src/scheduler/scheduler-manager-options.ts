@@ -7,34 +7,56 @@ export type SchedulerRole = 'scheduler' | 'client';
 
 /** Options of a `SchedulerManager`. */
 export interface SchedulerManagerOptions {
-  /** Key prefix of the deployment; every bullbeat key lives under the hash tag `{prefix}`. Default: `BULLBEAT_PREFIX`, else `'bullbeat'`. */
+  /**
+   * Key prefix of the deployment; every bullbeat key lives under the hash tag `{prefix}`.
+   * @defaultValue `BULLBEAT_PREFIX`, else `'bullbeat'`
+   */
   prefix?: string;
-  /** Redis: a URL or ioredis options. Default: `REDIS_URL`, else `redis://127.0.0.1:6379`. */
+  /**
+   * Redis: a URL or ioredis options.
+   * @defaultValue `REDIS_URL`, else `redis://127.0.0.1:6379`
+   */
   connection?: string | RedisOptions;
-  /** The queue of schedules that name none. Default: `'bullbeat'`. */
+  /**
+   * The queue of schedules that name none.
+   * @defaultValue `'bullbeat'`
+   */
   defaultQueue?: string;
-  /** A pino logger. Default: pino at `LOG_LEVEL` (else `'info'`), named `bullbeat`. */
+  /**
+   * A pino logger.
+   * @defaultValue pino at `LOG_LEVEL` (else `'info'`), named `bullbeat`
+   */
   logger?: Logger;
   /**
    * Local clock (epoch ms), used only for local bookkeeping (uptime, lateness of wake-ups); due-ness is
-   * always judged against Redis TIME. Tests inject a skewed one. Default: `Date.now`.
+   * always judged against Redis TIME. Tests inject a skewed one.
+   * @defaultValue `Date.now`
    */
   clock?: () => number;
   /**
    * `'scheduler'`: `start()` upserts the code's schedules, pauses orphaned ones and runs the fire loop.
    * `'client'`: `start()` only upserts; nothing fires from this process (web apps, the dashboard).
-   * Default: `'scheduler'`.
+   * @defaultValue `'scheduler'`
    */
   role?: SchedulerRole;
-  /** Occurrence records kept per schedule. Default: `100`. */
+  /**
+   * Occurrence records kept per schedule.
+   * @defaultValue `100`
+   */
   historyLimit?: number;
-  /** How long a completed schedule stays before it is pruned (ms). Default: `3600000` (1 h). */
+  /**
+   * How long a completed schedule stays before it is pruned (ms).
+   * @defaultValue `3600000` (1 h)
+   */
   completedRetentionMs?: number;
-  /** How many due schedules one claim takes (up to 4 claims run at once when batches come full). Default: `500`. */
+  /**
+   * How many due schedules one claim takes (up to 4 claims run at once when batches come full).
+   * @defaultValue `500`
+   */
   claimBatch?: number;
   /**
    * Lease of a claim (ms): a replica that dies between claiming and enqueueing is taken over after it.
-   * Default: `5000`.
+   * @defaultValue `5000`
    */
   claimLeaseMs?: number;
   /**
@@ -42,24 +64,32 @@ export interface SchedulerManagerOptions {
    * process and is enqueued when Redis's clock reaches its fire time, so the claim's round trip is
    * off the critical path and one claim covers many fire times. Pauses and removals reach the held
    * occurrences (they are dropped); an update made less than this before an occurrence does not
-   * change that one. `0` claims only what is due. At most a quarter of `claimLeaseMs`. Default: `50`
-   * (or `claimLeaseMs / 4` if lower).
+   * change that one. `0` claims only what is due. At most a quarter of `claimLeaseMs`.
+   * @defaultValue `50` (or `claimLeaseMs / 4` if lower)
    */
   claimAheadMs?: number;
-  /** The fire loop never sleeps longer than this without asking Redis (ms). Default: `30000`. */
+  /**
+   * The fire loop never sleeps longer than this without asking Redis (ms).
+   * @defaultValue `30000`
+   */
   maxSleepMs?: number;
-  /** An occurrence enqueued later than this after its fire time emits `late` (ms). Default: `1000`. */
+  /**
+   * An occurrence enqueued later than this after its fire time emits `late` (ms).
+   * @defaultValue `1000`
+   */
   lateThresholdMs?: number;
   /**
    * Minimum time BullMQ keeps a finished occurrence job (s), so that a retried enqueue of the same
    * job id stays a no-op; `removeOnComplete`/`removeOnFail` given as `true` or a count are raised to
-   * at least this age. Default: `3600`.
+   * at least this age.
+   * @defaultValue `3600`
    */
   keepFinishedJobsSec?: number;
   /**
    * In the scheduler role, record the outcome of occurrences that a consumer other than bullbeat's
    * worker runtime ran (a plain BullMQ `Worker`), from BullMQ's events and, for events missed, a
-   * periodic reconciliation. `false` turns it off. Default: on (`ForeignOutcomesOptions` defaults).
+   * periodic reconciliation. `false` turns it off.
+   * @defaultValue on (`ForeignOutcomesOptions` defaults)
    */
   foreignOutcomes?: boolean | ForeignOutcomesOptions;
 }

@@ -108,7 +108,7 @@ describe('schedule:add safety', () => {
 
   it.each([
     [['--misfire', 'later'], "bullbeat: option '--misfire <policy>' argument 'later' is invalid"],
-    [['--timeout-ms', '0'], '--timeout-ms: expected a whole number >= 1 (got "0")'],
+    [['--timeout-ms', '0'], '--timeout-ms: must be an integer >= 1, got 0'],
     [['--tz', 'Europe/Paris'], '--tz: an --every interval is a duration and has no time zone'],
   ])('%j is refused with a clear message, exit 2', async (flags, message) => {
     const run = await runBullbeat(['schedule:add', '--name', 'bad', '--every', '60', ...flags], { env });

@@ -158,7 +158,7 @@ describe('schedule:add, list, pause, resume, trigger, remove', () => {
     [['--name', 'x'], '--cron/--every/--at: give exactly one (got none)'],
     [['--name', 'x', '--cron', '* * * * *', '--every', '5'], 'give exactly one (got --cron and --every)'],
     [['--name', 'x', '--cron', '61 * * * *'], 'cron "61 * * * *": minute "61": out of range 0-59'],
-    [['--name', 'x', '--every', '-5'], '--every: expected a number >= 0.001 (got "-5")'],
+    [['--name', 'x', '--every', '-5'], '--every: must be a finite number greater than 0, got -5'],
     [['--name', 'x', '--at', 'tomorrow'], '--at: expected an ISO 8601 instant or epoch ms (got "tomorrow")'],
     [['--name', 'x', '--every', '5', '--data', '{oops'], '--data: expected JSON'],
     [

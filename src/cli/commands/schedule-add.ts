@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../errors/config-error.js';
+import { TriggerError } from '../../errors/trigger-error.js';
 import type { MisfirePolicy, ScheduleOptions } from '../../scheduler/schedule-options.js';
+import { firstProblem, scheduleOptionsSchema } from '../../store/definition-schema.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import { CronTrigger } from '../../triggers/cron-trigger.js';
 import { DateTrigger } from '../../triggers/date-trigger.js';
-import { describeTrigger } from '../../triggers/index.js';
-import { IntervalTrigger } from '../../triggers/interval-trigger.js';
+import { describeTrigger, triggerFromJSON } from '../../triggers/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -33,16 +33,39 @@ export interface AddOptions {
   json?: boolean;
 }
 
-function number(flag: string, text: string | undefined, integer: boolean, min: number): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
-    throw new ConfigError(
-      flag,
-      `expected ${integer ? 'a whole number' : 'a number'} >= ${min} (got "${text}")`,
-    );
+/**
+ * A numeric flag as the schemas judge it: the number it spells, or the text itself, so that a bad
+ * value is refused by the same rule as in the library and the API, quoted as given.
+ */
+const numeric = (text: string | undefined): number | string | undefined =>
+  text === undefined ? undefined : text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+
+/** The flag that gave each schedule option or trigger field, to name it in errors. */
+const FLAG: Record<string, string> = {
+  id: '--id',
+  name: '--name',
+  queue: '--queue',
+  data: '--data',
+  attempts: '--attempts',
+  maxInstances: '--max-instances',
+  timeoutMs: '--timeout-ms',
+  misfire: '--misfire',
+  seconds: '--every',
+  jitter: '--jitter',
+  expression: '--cron',
+  timezone: '--tz',
+  at: '--at',
+};
+const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
+
+/** A built-in trigger from its JSON, checked by the triggers' own schema; errors name the flag. */
+function checkedTrigger(json: Record<string, unknown>): Trigger {
+  try {
+    return triggerFromJSON(json);
+  } catch (err) {
+    if (err instanceof TriggerError) throw new ConfigError(flagOf(err.field), err.reason, { cause: err });
+    throw err;
   }
-  return n;
 }
 
 function instant(text: string): number {
@@ -79,7 +102,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
       `give exactly one (got ${given.length === 0 ? 'none' : given.map((g) => `--${g}`).join(' and ')})`,
     );
   }
-  const jitter = number('--jitter', o.jitter, false, 0);
+  const jitter = numeric(o.jitter);
   if (o.tz !== undefined && o.every !== undefined) {
     throw new ConfigError(
       '--tz',
@@ -89,14 +112,19 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
   if (o.tz !== undefined && o.cron === undefined) throw new ConfigError('--tz', 'only applies to --cron');
   if (o.allowPast && o.at === undefined) throw new ConfigError('--allow-past', 'only applies to --at');
   if (o.cron !== undefined) {
-    return new CronTrigger(o.cron, {
+    return checkedTrigger({
+      type: 'cron',
+      expression: o.cron,
       ...(o.tz && { timezone: o.tz }),
       ...(jitter !== undefined && { jitter }),
     });
   }
   if (o.every !== undefined) {
-    const seconds = number('--every', o.every, false, 0.001) as number;
-    return new IntervalTrigger(seconds, { ...(jitter !== undefined && { jitter }) });
+    return checkedTrigger({
+      type: 'interval',
+      seconds: numeric(o.every),
+      ...(jitter !== undefined && { jitter }),
+    });
   }
   if (jitter !== undefined) throw new ConfigError('--jitter', 'does not apply to --at');
   const at = instant(o.at as string);
@@ -120,17 +148,22 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
       throw new ConfigError('--data', `expected JSON: ${(cause as Error).message}`, { cause });
     }
   }
-  const attempts = number('--attempts', o.attempts, true, 1);
-  const maxInstances = number('--max-instances', o.maxInstances, true, 0);
-  const timeoutMs = number('--timeout-ms', o.timeoutMs, true, 1);
-  return {
-    ...(o.id !== undefined && { id: o.id }),
-    ...(data !== undefined && { data }),
-    ...(attempts !== undefined && { attempts }),
-    ...(maxInstances !== undefined && { maxInstances }),
-    ...(timeoutMs !== undefined && { timeoutMs }),
-    ...(o.misfire !== undefined && { misfire: o.misfire }),
+  const given: Record<string, unknown> = {
+    id: o.id,
+    data,
+    attempts: numeric(o.attempts),
+    maxInstances: numeric(o.maxInstances),
+    timeoutMs: numeric(o.timeoutMs),
+    misfire: o.misfire,
   };
+  for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
+  // checked here, before connecting, by the rules the library and the API use
+  const checked = scheduleOptionsSchema.safeParse({ ...given, name: o.name, queue: o.queue });
+  if (!checked.success) {
+    const { field, reason } = firstProblem(checked.error);
+    throw new ConfigError(flagOf(field), reason);
+  }
+  return given as ScheduleOptions;
 }
 
 const defWords = (def: ScheduleDefinition): string => {

@@ -1,0 +1,291 @@
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+import { instantProblem } from '../triggers/instant-bounds.js';
+import type { TriggerJSON } from '../triggers/trigger.js';
+import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
+import { DEFAULT_RUN_OPTIONS } from './job-payload.js';
+import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
+import { showValue as show } from './show-value.js';
+
+// A schedule's rules, written once: the manager's options (`schedule()`, `every()`, `cron()`), the
+// JSON API's bodies, the dashboard form and the CLI's flags are checked with `scheduleFields`, and a
+// stored definition is read back with `definitionSchema`, built from the same field rules. Errors
+// are `{ field, reason }` with the path of the bad value (`jobOptions.priority`, `run.maxInstances`).
+
+export { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
+
+/** BullMQ's built-in backoff strategies (bullbeat's workers define no custom one). */
+export const BACKOFF_TYPES = ['fixed', 'exponential'] as const;
+
+/** The defaults of a schedule's options, applied once, when a definition is made from options. */
+export const SCHEDULE_DEFAULTS = {
+  maxInstances: DEFAULT_RUN_OPTIONS.maxInstances,
+  coalesce: DEFAULT_RUN_OPTIONS.coalesce,
+  attempts: 1,
+  misfire: 'once' as MisfirePolicy,
+  misfireGraceMs: 60_000,
+  maxCatchUp: 1000,
+} as const;
+
+/**
+ * Where a schedule comes from. `code`: registered by the jobs module before `start()`; upserted at
+ * every start, paused (orphaned) when a scheduler starts without it. `runtime`: created while running
+ * (or targeting a queue with no local function); persists until removed.
+ */
+export type ScheduleSource = 'code' | 'runtime';
+
+/** Stands in for a custom trigger, which cannot be serialized: only code that defines it can fire it. */
+export interface CustomTriggerJSON {
+  type: 'custom';
+  /** The trigger's class name, for display. */
+  kind: string;
+}
+
+// ── one rule per field ─────────────────────────────────────────────────────────────────────
+
+const int = (min: number) => {
+  const error = (i: { input: unknown }) => `must be an integer >= ${min}, got ${show(i.input)}`;
+  return z.number({ error }).int({ error }).min(min, { error });
+};
+const bool = z.boolean({ error: (i) => `must be a boolean, got ${show(i.input)}` });
+const text = (max: number) => {
+  const error = (i: { input: unknown }) =>
+    i.input === undefined
+      ? 'required: a non-empty string'
+      : `must be a non-empty string of at most ${max} characters, got ${show(i.input)}`;
+  return z.string({ error }).min(1, { error }).max(max, { error });
+};
+const queue = z
+  .string({ error: (i) => `must be a non-empty string without ":", got ${show(i.input)}` })
+  .min(1, { error: (i) => `must be a non-empty string without ":", got ${show(i.input)}` })
+  .max(256, { error: 'must be at most 256 characters long' })
+  .refine((q) => !q.includes(':'), {
+    error: (i) => `must be a non-empty string without ":", got ${show(i.input)}`,
+  });
+const misfire = z.enum(MISFIRE_POLICIES, {
+  error: (i) => `must be one of ${MISFIRE_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+});
+const args = z.array(z.unknown(), { error: (i) => `must be an array, got ${show(i.input)}` });
+const backoff = z.union(
+  [
+    int(0),
+    z.strictObject(
+      {
+        type: z.enum(BACKOFF_TYPES, {
+          error: (i) => `must be "fixed" or "exponential", got ${show(i.input)}`,
+        }),
+        delay: int(0).optional(),
+        jitter: z
+          .number({ error: (i) => `must be a number from 0 to 1, got ${show(i.input)}` })
+          .min(0, { error: (i) => `must be a number from 0 to 1, got ${show(i.input)}` })
+          .max(1, { error: (i) => `must be a number from 0 to 1, got ${show(i.input)}` })
+          .optional(),
+      },
+      { error: (i) => (i.code === 'unrecognized_keys' ? 'unknown backoff option' : undefined) },
+    ),
+  ],
+  { error: (i) => `must be a delay in ms or { type, delay?, jitter? }, got ${show(i.input)}` },
+);
+const functions = z.array(
+  z.custom<(...a: never[]) => unknown>((f) => typeof f === 'function'),
+  { error: 'must be an array of middleware functions' },
+);
+
+/**
+ * An instant given as epoch ms, a `Date`, or an ISO 8601 date-time (read in UTC when it has no
+ * offset), bounded as triggers bound theirs and made whole: `startAt` rounded up, `endAt` down, so
+ * neither widens the schedule.
+ */
+const instant = (whole: (ms: number) => number) =>
+  z
+    .union([z.number(), z.date(), z.string()], {
+      error: (i) => `must be epoch ms, an ISO date-time or a valid Date, got ${show(i.input)}`,
+    })
+    .transform((v, ctx) => {
+      let t = typeof v === 'number' ? v : v instanceof Date ? v.getTime() : Number.NaN;
+      if (typeof v === 'string') {
+        const dt = DateTime.fromISO(v, { zone: 'UTC' });
+        if (!dt.isValid) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `cannot read ${show(v)} as an ISO date-time in UTC (${dt.invalidExplanation ?? dt.invalidReason})`,
+          });
+          return z.NEVER;
+        }
+        t = dt.toMillis();
+      }
+      const problem = Number.isFinite(t)
+        ? instantProblem(t)
+        : `must be epoch ms, an ISO date-time or a valid Date, got ${show(v)}`;
+      if (problem !== undefined) {
+        ctx.addIssue({ code: 'custom', message: problem });
+        return z.NEVER;
+      }
+      return whole(t);
+    });
+/** A stored instant: whole epoch ms, in bounds. */
+const wholeMs = (i: { input: unknown }) => `must be whole epoch ms, got ${show(i.input)}`;
+const storedInstant = z
+  .number({ error: wholeMs })
+  .int({ error: wholeMs })
+  .refine((t) => instantProblem(t) === undefined, {
+    error: (i) => instantProblem(i.input as number) ?? 'out of range',
+  });
+
+/** The options a schedule is defined with, each one checked; no defaults here (see `SCHEDULE_DEFAULTS`). */
+export const scheduleFields = {
+  id: text(512).optional(),
+  name: text(512).optional(),
+  queue: queue.optional(),
+  args: args.optional(),
+  data: z.unknown().optional(),
+  maxInstances: int(0).optional(),
+  coalesce: bool.optional(),
+  attempts: int(1).optional(),
+  backoff: backoff.optional(),
+  timeoutMs: int(1).optional(),
+  misfire: misfire.optional(),
+  misfireGraceMs: int(0).optional(),
+  catchUpWindowMs: int(0).optional(),
+  maxCatchUp: int(0).optional(),
+  startAt: instant(Math.ceil).optional(),
+  endAt: instant(Math.floor).optional(),
+  maxRuns: int(1).optional(),
+  exclusionGroup: text(512).optional(),
+  exclusionWaitMs: int(0).optional(),
+  jobOptions: jobOptionsSchema.optional(),
+};
+
+/** Checks shared by every door: the window is not inverted; args and data survive JSON. */
+function crossChecks(
+  o: { startAt?: number; endAt?: number; args?: unknown; data?: unknown },
+  ctx: z.RefinementCtx,
+) {
+  if (o.startAt !== undefined && o.endAt !== undefined && o.endAt < o.startAt) {
+    ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'must not be before startAt' });
+  }
+  try {
+    JSON.stringify([o.args, o.data]);
+  } catch (err) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['args'],
+      message: `args and data must be JSON-serializable (${(err as Error).message})`,
+    });
+  }
+}
+
+/** Unknown keys name themselves: `maxInstance: unknown option`. */
+export const unknownKey = (word: string) => (i: { code?: string }) =>
+  i.code === 'unrecognized_keys' ? `unknown ${word}` : undefined;
+
+/** The options of `schedule()` (and of `every()`/`cron()` once their trigger options are taken out). */
+export const scheduleOptionsSchema = z
+  .strictObject(
+    {
+      ...scheduleFields,
+      middleware: functions.optional(),
+      timezone: z
+        .never({
+          error:
+            'only a cron schedule has a time zone: give it to cron(expression, { timezone }) or to new CronTrigger(expression, { timezone }); an interval or a date has none',
+        })
+        .optional(),
+    },
+    { error: unknownKey('option') },
+  )
+  .superRefine(crossChecks);
+export type CheckedScheduleOptions = z.output<typeof scheduleOptionsSchema>;
+
+const triggerRef = z.custom<TriggerJSON | CustomTriggerJSON>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string',
+  { error: (i) => `must be a trigger object ({ type: ... }), got ${show(i.input)}` },
+);
+
+/**
+ * A schedule as stored in Redis (the `schedules` hash, JSON): every option resolved, nothing
+ * process-local (middleware and functions stay in the code that defines them). Read with the same
+ * field rules the options are checked with; the trigger is only checked for a `type` here (the
+ * triggers' own schema reads the rest when it is built). Stored job options are only checked to be
+ * an object: BullMQ judges them per occurrence, and a job it refuses is isolated (add-bulk-isolated).
+ */
+export const definitionSchema = z.object({
+  id: text(512),
+  name: text(512),
+  queue,
+  source: z.enum(['code', 'runtime'], { error: (i) => `must be "code" or "runtime", got ${show(i.input)}` }),
+  trigger: triggerRef,
+  args,
+  data: z.unknown().optional(),
+  run: z.object(
+    {
+      maxInstances: int(0),
+      coalesce: bool,
+      exclusionGroup: text(512).optional(),
+      exclusionWaitMs: int(0).optional(),
+      timeoutMs: int(1).optional(),
+    },
+    { error: (i) => `must be an object { maxInstances, coalesce, ... }, got ${show(i.input)}` },
+  ),
+  attempts: int(1),
+  backoff: backoff.optional(),
+  jobOptions: z
+    .custom<PassthroughJobOptions>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), {
+      error: (i) => `must be an object of BullMQ job options, got ${show(i.input)}`,
+    })
+    .optional(),
+  misfire,
+  misfireGraceMs: int(0),
+  catchUpWindowMs: int(0).optional(),
+  maxCatchUp: int(0),
+  startAt: storedInstant.optional(),
+  endAt: storedInstant.optional(),
+  maxRuns: int(1).optional(),
+});
+export type ScheduleDefinition = z.output<typeof definitionSchema>;
+
+/** What a definition is made of besides the checked options. */
+export interface DefinitionParts {
+  id: string;
+  name: string;
+  queue: string;
+  source: ScheduleSource;
+  trigger: TriggerJSON | CustomTriggerJSON;
+}
+
+/** A definition from checked options: the one place `SCHEDULE_DEFAULTS` are applied. */
+export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions): ScheduleDefinition {
+  const d = SCHEDULE_DEFAULTS;
+  return {
+    ...parts,
+    args: o.args ?? [],
+    run: {
+      maxInstances: o.maxInstances ?? d.maxInstances,
+      coalesce: o.coalesce ?? d.coalesce,
+      ...(o.exclusionGroup !== undefined && { exclusionGroup: o.exclusionGroup }),
+      ...(o.exclusionWaitMs !== undefined && { exclusionWaitMs: o.exclusionWaitMs }),
+      ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
+    },
+    attempts: o.attempts ?? d.attempts,
+    misfire: o.misfire ?? d.misfire,
+    misfireGraceMs: o.misfireGraceMs ?? d.misfireGraceMs,
+    maxCatchUp: o.maxCatchUp ?? d.maxCatchUp,
+    ...(o.data !== undefined && { data: o.data }),
+    ...(o.backoff !== undefined && { backoff: o.backoff }),
+    ...(o.jobOptions !== undefined && { jobOptions: o.jobOptions as PassthroughJobOptions }),
+    ...(o.catchUpWindowMs !== undefined && { catchUpWindowMs: o.catchUpWindowMs }),
+    ...(o.startAt !== undefined && { startAt: o.startAt }),
+    ...(o.endAt !== undefined && { endAt: o.endAt }),
+    ...(o.maxRuns !== undefined && { maxRuns: o.maxRuns }),
+  };
+}
+
+/** The first problem of a failed parse: `{ field: 'jobOptions.priority', reason }` (`(root)` for the value). */
+export function firstProblem(error: z.ZodError): { field: string; reason: string } {
+  const issue = error.issues[0]!;
+  const keys = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+  let field = '';
+  for (const k of keys)
+    field += typeof k === 'number' ? `[${k}]` : field === '' ? String(k) : `.${String(k)}`;
+  return { field: field || '(root)', reason: issue.message };
+}
