@@ -127,6 +127,10 @@ describe('trust chaos', () => {
       }
       await until(() => want.every((w) => runs.has(w)), 30_000, 100).catch(() => undefined);
       await until(() => live.every((r) => r.ready()), 30_000, 50);
+      // A replica that just started re-defined the poison trigger (a start clears its error): it is
+      // errored again at its next plan.
+      const erroredAgain = async () => (await client.get('poison-trigger'))?.status === JobStatus.ERRORED;
+      await until(erroredAgain, 10_000, 50).catch(() => undefined);
       for (const r of live) r.child.kill('SIGTERM');
       await Promise.all(live.map((r) => r.exited));
       await sleep(500);
