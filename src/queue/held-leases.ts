@@ -34,12 +34,6 @@ export class HeldLeases {
     }, this.renewMs).unref();
   }
 
-  /** Stop renewing `set` and give its lease back. */
-  async release(set: string): Promise<void> {
-    this.sets.delete(set);
-    await this.store.release(set, this.leaseId);
-  }
-
   /** Stop renewing and give every lease back. */
   async releaseAll(): Promise<void> {
     clearInterval(this.timer);

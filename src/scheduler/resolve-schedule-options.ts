@@ -33,8 +33,6 @@ export interface ResolveInput {
 export interface ResolvedSchedule {
   def: ScheduleDefinition;
   middleware: Middleware[];
-  /** True when the trigger is custom: only processes that define it in code can fire it. */
-  codeOnly: boolean;
 }
 
 /**
@@ -68,7 +66,7 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
     { id: o.id as string, name: o.name as string, queue: o.queue as string, source: input.source, trigger },
     o,
   );
-  return { def, middleware: (o.middleware ?? []) as Middleware[], codeOnly: trigger.type === 'custom' };
+  return { def, middleware: (o.middleware ?? []) as Middleware[] };
 }
 
 /** A built-in trigger's JSON, or the custom marker. */

@@ -1,5 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
+import { parseURL } from 'ioredis/built/utils/index.js';
 import type { OccurrenceJobData } from '../store/job-payload.js';
 import type { RunCounter } from '../store/run-history.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
@@ -11,14 +12,14 @@ import type { SchedulerStats } from './scheduler-manager-types.js';
 /** ioredis options from a URL or options: `maxRetriesPerRequest: null`, as BullMQ workers need. */
 export function redisOptionsFrom(c: string | RedisOptions): RedisOptions {
   if (typeof c !== 'string') return { maxRetriesPerRequest: null, ...c };
-  const url = new URL(c);
+  // ioredis's own URL parser: IPv6 hosts in brackets, `?family=6` and the other query options
+  const parsed = parseURL(c) as RedisOptions & { db?: number | string; port?: number | string };
+  const { db, port, ...rest } = parsed;
   return {
-    host: url.hostname || '127.0.0.1',
-    port: Number(url.port || 6379),
-    ...(url.username && { username: decodeURIComponent(url.username) }),
-    ...(url.password && { password: decodeURIComponent(url.password) }),
-    ...(url.pathname.length > 1 && { db: Number(url.pathname.slice(1)) }),
-    ...(url.protocol === 'rediss:' && { tls: {} }),
+    ...rest,
+    ...(port !== undefined && { port: Number(port) }),
+    ...(db !== undefined && { db: Number(db) }),
+    ...(c.startsWith('rediss:') && { tls: {} }),
     maxRetriesPerRequest: null,
   };
 }
