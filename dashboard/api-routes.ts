@@ -1,6 +1,6 @@
 import { type Request, type Response, Router } from 'express';
-import { packageVersion } from '../src/cli/package-version.js';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
+import { packageVersion } from '../src/index.js';
 import { describeTrigger } from '../src/triggers/index.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';

@@ -14,7 +14,7 @@ import {
   ScheduleOptionsError,
   TriggerError,
 } from '../src/errors/index.js';
-import { FleetReader } from '../src/ops/fleet-registry.js';
+import { FleetReader } from '../src/ops/index.js';
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';

@@ -1,5 +1,5 @@
-import type { FleetReader } from '../src/ops/fleet-registry.js';
-import type { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import type { FleetReader } from '../src/ops/index.js';
+import type { SchedulerManager } from '../src/scheduler/index.js';
 import type { Csrf } from './csrf.js';
 import type { DashboardMetrics } from './dashboard-metrics.js';
 import type { ResolvedDashboardOptions } from './dashboard-options.js';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RunHistory } from '../src/store/run-history.js';
+import type { RunHistory } from '../src/store/index.js';
 import type { ScheduleIndex } from './schedule-index.js';
 
 /** The scheduler events the metrics listen to (a subset of `SchedulerEvents`). */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import type { SchedulerManager } from '../src/scheduler/index.js';
 
 /** Options of `createDashboard()` (mounted in your own Express app) and `startDashboard()`. */
 export interface DashboardOptions {

@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { FleetReader } from '../src/ops/fleet-registry.js';
+import type { FleetReader } from '../src/ops/index.js';
 import type { DeploymentHealthReader } from './deployment-health.js';
 
 /** BullMQ job states counted per queue. */

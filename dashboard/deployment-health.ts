@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../src/store/keys.js';
+import type { Keys } from '../src/store/index.js';
 import type { ScheduleIndex } from './schedule-index.js';
 import type { ScheduleReader } from './schedule-reader.js';
 

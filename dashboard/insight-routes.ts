@@ -1,6 +1,5 @@
 import { type Request, type Response, Router } from 'express';
-import { agenda, parseWindow } from '../src/insight/agenda.js';
-import { whyDidntItRun } from '../src/insight/why.js';
+import { agenda, parseWindow, whyDidntItRun } from '../src/insight/index.js';
 import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';

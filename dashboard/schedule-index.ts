@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../src/store/keys.js';
-import { parseState, statusOf } from '../src/store/schedule-state.js';
+import type { Keys } from '../src/store/index.js';
+import { parseState, statusOf } from '../src/store/index.js';
 import type { ScheduleStatus } from './schedule-view.js';
 
 /** What the list needs to filter and order every schedule without reading their full records. */

@@ -1,11 +1,11 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { TriggerError } from '../src/errors/index.js';
-import type { ScheduleOptions } from '../src/scheduler/schedule-options.js';
-import { firstProblem, scheduleFields, unknownKey } from '../src/store/definition-schema.js';
-import type { ScheduleDefinition } from '../src/store/schedule-definition.js';
+import type { ScheduleOptions } from '../src/scheduler/index.js';
+import type { ScheduleDefinition } from '../src/store/index.js';
+import { firstProblem, scheduleFields, unknownKey } from '../src/store/index.js';
+import type { SerializableTrigger, TriggerJSON } from '../src/triggers/index.js';
 import { triggerFromJSON } from '../src/triggers/index.js';
-import type { SerializableTrigger, TriggerJSON } from '../src/triggers/trigger.js';
 
 /** A request body or query that the API cannot use: answered 400 with the field named. */
 export class InputError extends Error {

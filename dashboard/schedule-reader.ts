@@ -1,13 +1,14 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../src/store/keys.js';
-import type { RunCounter } from '../src/store/run-history.js';
-import type { RunRecord } from '../src/store/run-record.js';
-import type { ScheduleDefinition } from '../src/store/schedule-definition.js';
-import { withTriggerChecked } from '../src/store/schedule-listing.js';
-import { type ScheduleState, statusOf } from '../src/store/schedule-state.js';
-import { type ScheduleErrorInfo, ScheduleStore } from '../src/store/schedule-store.js';
+import type { Keys, RunCounter, RunRecord, ScheduleDefinition } from '../src/store/index.js';
+import {
+  type ScheduleErrorInfo,
+  type ScheduleState,
+  ScheduleStore,
+  statusOf,
+  withTriggerChecked,
+} from '../src/store/index.js';
+import type { TriggerJSON } from '../src/triggers/index.js';
 import { describeTrigger, triggerFromJSON } from '../src/triggers/index.js';
-import type { TriggerJSON } from '../src/triggers/trigger.js';
 import type { ScheduleBadge, ScheduleView } from './schedule-view.js';
 
 /** How many of the newest records each row reads (for its last outcome and badges). */

@@ -2,11 +2,13 @@
  * A schedule's status as the dashboard shows it (an orphaned code schedule shows as paused; one that
  * cannot be planned or enqueued, or whose stored row cannot be read, as errored).
  */
-import type { JobStatus } from '../src/store/job-status.js';
-import type { RunCounter } from '../src/store/run-history.js';
-import type { RunRecord } from '../src/store/run-record.js';
-import type { ScheduleDefinition } from '../src/store/schedule-definition.js';
-import type { ScheduleErrorInfo } from '../src/store/schedule-store.js';
+import type {
+  JobStatus,
+  RunCounter,
+  RunRecord,
+  ScheduleDefinition,
+  ScheduleErrorInfo,
+} from '../src/store/index.js';
 
 /** A schedule's status as the pages show it: the public `JobStatus`. */
 export type ScheduleStatus = JobStatus;

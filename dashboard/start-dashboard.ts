@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
-import type { SchedulerManagerOptions } from '../src/scheduler/scheduler-manager-options.js';
+import type { SchedulerManagerOptions } from '../src/scheduler/index.js';
+import { SchedulerManager } from '../src/scheduler/index.js';
 import { createDashboard, type Dashboard } from './create-dashboard.js';
 import type { DashboardOptions } from './dashboard-options.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';

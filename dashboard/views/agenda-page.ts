@@ -1,4 +1,4 @@
-import type { Agenda } from '../../src/insight/agenda.js';
+import type { Agenda } from '../../src/insight/index.js';
 import { formatInZone, formatTime, html } from './html.js';
 import { layout, type PageContext } from './layout.js';
 

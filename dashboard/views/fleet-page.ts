@@ -1,4 +1,4 @@
-import type { FleetSnapshot } from '../../src/ops/fleet-member.js';
+import type { FleetSnapshot } from '../../src/ops/index.js';
 import type { DeploymentHealth } from '../deployment-health.js';
 import { formatDuration, formatTime, html } from './html.js';
 import { layout, type PageContext } from './layout.js';

@@ -1,4 +1,4 @@
-import { formatWallTime } from '../../src/cron/format-wall-time.js';
+import { formatWallTime } from '../../src/cron/index.js';
 
 /** HTML-escape a value for text and attribute positions (`&`, `<`, `>`, `"`, `'`). */
 export function escapeHtml(value: unknown): string {

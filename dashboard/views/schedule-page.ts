@@ -1,5 +1,5 @@
-import { occurrenceJobId } from '../../src/store/job-payload.js';
-import type { RunRecord } from '../../src/store/run-record.js';
+import type { RunRecord } from '../../src/store/index.js';
+import { occurrenceJobId } from '../../src/store/index.js';
 import type { ScheduleView } from '../schedule-view.js';
 import { fireTimes } from './fire-times.js';
 import { formatDuration, formatTime, html, raw, type SafeHtml } from './html.js';

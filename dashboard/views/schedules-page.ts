@@ -1,4 +1,4 @@
-import type { RunCounter } from '../../src/store/run-history.js';
+import type { RunCounter } from '../../src/store/index.js';
 import type { ScheduleStatus, ScheduleView } from '../schedule-view.js';
 import { fireTimes } from './fire-times.js';
 import { html } from './html.js';

@@ -1,4 +1,4 @@
-import type { WhyReport } from '../../src/insight/why-types.js';
+import type { WhyReport } from '../../src/insight/index.js';
 import { formatTime, html } from './html.js';
 import { layout, type PageContext } from './layout.js';
 

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { ConfigError } from '../errors/config-error.js';
+import { ConfigError } from '../errors/index.js';
 
 /**
  * Checks that `host:port` can be listened on, so that a port in use is a clear `ConfigError` naming

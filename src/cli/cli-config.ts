@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../errors/config-error.js';
+import { ConfigError } from '../errors/index.js';
 
 /** Where the raw values of the settings come from: the flags parsed by commander and the environment. */
 export interface ConfigSources {

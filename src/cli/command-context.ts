@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { ConfigError } from '../errors/config-error.js';
-import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import { ConfigError } from '../errors/index.js';
+import type { SchedulerManager } from '../scheduler/index.js';
 import { type CommonConfig, type ConfigSources, resolveCommonConfig } from './cli-config.js';
 import type { CliIO } from './cli-io.js';
 import { createLogger } from './create-logger.js';

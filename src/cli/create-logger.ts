@@ -1,6 +1,6 @@
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
-import { uniqueKeys } from '../logging/unique-keys.js';
+import { uniqueKeys } from '../logging/index.js';
 import type { CommonConfig } from './cli-config.js';
 import { RoutineSummary } from './routine-summary.js';
 

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { ConfigError } from '../errors/config-error.js';
+import { ConfigError } from '../errors/index.js';
 import type { CommandContext } from './command-context.js';
 
 const SCHEDULES_SUFFIX = ':bb:schedules';

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { BullbeatError } from '../errors/bullbeat-error.js';
+import { BullbeatError } from '../errors/index.js';
 import { ExitCode } from './exit-codes.js';
 
 const USAGE_ERRORS = new Set([

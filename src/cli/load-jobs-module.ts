@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { JobsModuleError } from '../errors/jobs-module-error.js';
-import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import { JobsModuleError } from '../errors/index.js';
+import type { SchedulerManager } from '../scheduler/index.js';
 
 const EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts']);

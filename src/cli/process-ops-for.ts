@@ -1,10 +1,10 @@
-import { type ProcessOps, startProcessOps } from '../ops/process-ops.js';
-import type { WorkerMetricsSource } from '../ops/worker-metrics.js';
-import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import type { WorkerMetricsSource } from '../ops/index.js';
+import { type ProcessOps, startProcessOps } from '../ops/index.js';
+import { packageVersion } from '../package-version.js';
+import type { SchedulerManager } from '../scheduler/index.js';
 import { assertPortFree } from './assert-port-free.js';
 import { type OpsConfig, resolveOpsConfig } from './cli-config.js';
 import type { CommandContext } from './command-context.js';
-import { packageVersion } from './package-version.js';
 
 /**
  * The operations side of `bullbeat scheduler`, `worker` and `dev`: join the fleet and collect this

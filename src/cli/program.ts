@@ -1,9 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ConfigError } from '../errors/config-error.js';
-import { MISFIRE_POLICIES } from '../store/misfire-policy.js';
+import { ConfigError } from '../errors/index.js';
+import { packageVersion } from '../package-version.js';
+import { MISFIRE_POLICIES } from '../store/index.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
-import { packageVersion } from './package-version.js';
 
 /** The exit code the action of the command that ran asked for (commander actions return nothing). */
 export interface ProgramResult {

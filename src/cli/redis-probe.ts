@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { RedisUnreachableError } from '../errors/redis-unreachable-error.js';
+import { RedisUnreachableError } from '../errors/index.js';
 import { maskRedisUrl } from './cli-config.js';
 
 /** Where to probe: a `redis://` URL, or the ioredis options a jobs module's scheduler connects with. */

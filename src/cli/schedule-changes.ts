@@ -1,4 +1,4 @@
-import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../store/index.js';
 
 /** One field of a stored definition, as `schedule:add --replace` reports it. */
 interface Field {

@@ -45,16 +45,7 @@ export interface SchedulerStats {
   uptime: number;
 }
 
-/** `list()` with paging and search, for dashboards. */
-export interface ListQuery {
-  status?: JobStatus;
-  /** Case-insensitive substring of the id or name. */
-  search?: string;
-  /** Default: 0. */
-  offset?: number;
-  /** Default: all. */
-  limit?: number;
-}
+export type { ListQuery } from '../store/schedule-listing.js';
 
 /** The run history of the deployment, callable as `history(id, limit?)` (Sillo-style). */
 export type HistoryAccess = RunHistory & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);

@@ -1,10 +1,21 @@
 import type { Redis } from 'ioredis';
-import type { ListQuery } from '../scheduler/scheduler-manager-types.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import type { JobStatus } from './job-status.js';
 import type { Keys } from './keys.js';
 import { decodeDefinition } from './schedule-definition.js';
 import { statusOf } from './schedule-state.js';
 import type { ScheduleStore, StoredSchedule } from './schedule-store.js';
+
+/** `list()` with paging and search, for dashboards. */
+export interface ListQuery {
+  status?: JobStatus;
+  /** Case-insensitive substring of the id or name. */
+  search?: string;
+  /** Default: 0. */
+  offset?: number;
+  /** Default: all. */
+  limit?: number;
+}
 
 /**
  * The ids of one page of schedules sorted by id (filtered by status and search), and how many matched.

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { ScheduleNotFoundError } from '../../errors/schedule-not-found-error.js';
-import type { ScheduledJobJSON } from '../../scheduler/scheduled-job.js';
-import { SchedulerManager } from '../../scheduler/scheduler-manager.js';
+import { ScheduleNotFoundError } from '../../errors/index.js';
+import type { ScheduledJobJSON } from '../../scheduler/index.js';
+import { SchedulerManager } from '../../scheduler/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';

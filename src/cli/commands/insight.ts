@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
-import { ConfigError } from '../../errors/config-error.js';
-import { agenda, parseWindow } from '../../insight/agenda.js';
-import { whyDidntItRun } from '../../insight/why.js';
-import type { WhyReport } from '../../insight/why-types.js';
+import { ConfigError } from '../../errors/index.js';
+import type { WhyReport } from '../../insight/index.js';
+import { agenda, parseWindow, whyDidntItRun } from '../../insight/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';

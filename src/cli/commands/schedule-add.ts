@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../errors/config-error.js';
-import { TriggerError } from '../../errors/trigger-error.js';
-import type { MisfirePolicy, ScheduleOptions } from '../../scheduler/schedule-options.js';
-import { firstProblem, scheduleOptionsSchema } from '../../store/definition-schema.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import { DateTrigger } from '../../triggers/date-trigger.js';
-import { describeTrigger, triggerFromJSON } from '../../triggers/index.js';
-import type { Trigger } from '../../triggers/trigger.js';
+import { ConfigError, TriggerError } from '../../errors/index.js';
+import type { MisfirePolicy, ScheduleOptions } from '../../scheduler/index.js';
+import type { ScheduleDefinition } from '../../store/index.js';
+import { firstProblem, scheduleOptionsSchema } from '../../store/index.js';
+import type { Trigger } from '../../triggers/index.js';
+import { DateTrigger, describeTrigger, triggerFromJSON } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';

@@ -1,7 +1,6 @@
 import { DateTime } from 'luxon';
-import { CronParser } from '../../cron/cron-parser.js';
-import { describeCron } from '../../cron/describe.js';
-import { ConfigError } from '../../errors/config-error.js';
+import { CronParser, describeCron } from '../../cron/index.js';
+import { ConfigError } from '../../errors/index.js';
 
 /** Options of `bullbeat schedule:next`. */
 export interface ScheduleNextOptions {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { DashboardServer } from '../../../dashboard/start-dashboard.js';
-import { ConfigError } from '../../errors/config-error.js';
-import { createWorker, type WorkerHandle } from '../../queue/create-worker.js';
-import type { SchedulerManager } from '../../scheduler/scheduler-manager.js';
+import { ConfigError } from '../../errors/index.js';
+import { createWorker, type WorkerHandle } from '../../queue/index.js';
+import type { SchedulerManager } from '../../scheduler/index.js';
 import { assertPortFree } from '../assert-port-free.js';
 import { resolveDashboardConfig, resolveWorkerConfig } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../errors/config-error.js';
-import { FleetReader } from '../../ops/fleet-registry.js';
-import { SchedulerManager } from '../../scheduler/scheduler-manager.js';
+import { ConfigError } from '../../errors/index.js';
+import { FleetReader } from '../../ops/index.js';
+import { SchedulerManager } from '../../scheduler/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';

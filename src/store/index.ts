@@ -1,0 +1,37 @@
+// The store's public surface: what the scheduler, the worker runtime, the CLI and the dashboard use of
+// the Redis contract. Everything bullbeat writes to or reads from Redis is decoded in this folder.
+export {
+  definitionSchema,
+  firstProblem,
+  scheduleFields,
+  scheduleOptionsSchema,
+  unknownKey,
+} from './definition-schema.js';
+export {
+  DEFAULT_RUN_OPTIONS,
+  type OccurrenceJobData,
+  type OccurrenceRunOptions,
+  occurrenceJobId,
+  resolveRunOptions,
+} from './job-payload.js';
+export { JobStatus } from './job-status.js';
+export { hashTag, type Keys, keys, occurrenceField } from './keys.js';
+export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
+export { MISFIRE_POLICIES } from './misfire-policy.js';
+export { type RunCounter, RunHistory, type RunPatch } from './run-history.js';
+export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from './run-record.js';
+export {
+  type CustomTriggerJSON,
+  decodeDefinition,
+  type ScheduleDefinition,
+  type ScheduleSource,
+  timingFingerprint,
+} from './schedule-definition.js';
+export { countersOf, pageOfIds, withTriggerChecked } from './schedule-listing.js';
+export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
+export {
+  type Claim,
+  type ScheduleErrorInfo,
+  ScheduleStore,
+  type StoredSchedule,
+} from './schedule-store.js';
