@@ -1,4 +1,3 @@
-import type { JobStatus } from '../store/job-status.js';
 import type { RunHistory } from '../store/run-history.js';
 import type { RunRecord } from '../store/run-record.js';
 import type { ScheduledJob } from './scheduled-job.js';
