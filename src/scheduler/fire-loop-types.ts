@@ -5,6 +5,8 @@ import type { RunHistory } from '../store/run-history.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ScheduleStore } from '../store/schedule-store.js';
 import type { Trigger } from '../triggers/trigger.js';
+import type { CachedDefinition } from './definition-cache.js';
+import type { OccurrencePlan } from './occurrence-planner.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 
@@ -42,4 +44,34 @@ export interface FireLoopStats {
   errors: number;
   /** Schedules this replica marked errored (a trigger or a job BullMQ refused; see `ErroredEvent`). */
   errored: number;
+}
+
+/** One planned claim, from its claim to its completion. */
+export interface Item {
+  claim: Claim;
+  cached: CachedDefinition;
+  plan: OccurrencePlan;
+  batch: Batch;
+  /** The stop notices seen before its claim was made (see `stopSchedule`). */
+  stopSeq: number;
+  /** Enqueue lateness (estimated Redis time when its enqueue started, minus its fire time). */
+  lateMs?: number;
+  /** Redis time of its claim (kept on its records). */
+  claimedAt: number;
+}
+
+/** The items of one claim call: they share its token, and are completed once enqueued. */
+export interface Batch {
+  token: string;
+  /** Items not yet enqueued (or given up). */
+  left: number;
+  /** Items enqueued (or with nothing to enqueue), waiting for their completion. */
+  ready: Item[];
+}
+
+/** What a test can see of a replica's memory: entries held per schedule. */
+export interface FireLoopFootprint {
+  cachedDefinitions: number;
+  stopNotices: number;
+  pending: number;
 }

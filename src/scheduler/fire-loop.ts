@@ -1,68 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { performance } from 'node:perf_hooks';
-import type { JobsOptions } from 'bullmq';
 import { occurrenceJobId } from '../store/job-payload.js';
-import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim } from '../store/schedule-store.js';
-import type { Trigger } from '../triggers/trigger.js';
-import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
+import { ClaimTimer } from './claim-timer.js';
+import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
 import { markClaimErrored } from './fire-errors.js';
-import type { FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
+import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
 import { occurrenceJobData } from './scheduler-helpers.js';
+import { StopNotices } from './stop-notices.js';
 
-export type { FireHooks, FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
+export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';
 
 /** Claim cycles one replica runs at once when batches come full (pipelining claim, enqueue, complete). */
 const PARALLEL_CYCLES = 4;
-/** The least time ahead of its fire time an occurrence is claimed, when claims are paced (ms). */
-const MIN_LEAD_MS = 5;
-/** Parsed definitions kept (least recently used go first; completed and stopped schedules at once). */
-const CACHE_LIMIT = 20_000;
-/** Stop notices kept: a notice matters only to occurrences claimed before it and not yet enqueued. */
-const STOPS_KEPT = 10_000;
-
-interface Cached {
-  defJSON: string;
-  def: ScheduleDefinition;
-  trigger: Trigger;
-  /** The definition's BullMQ job options (without the job id), computed once. */
-  opts?: JobsOptions;
-}
-
-/** One planned claim, from its claim to its completion. */
-interface Item {
-  claim: Claim;
-  cached: Cached;
-  plan: OccurrencePlan;
-  batch: Batch;
-  /** The stop notices seen before its claim was made (see `stopSchedule`). */
-  stopSeq: number;
-  /** Enqueue lateness (estimated Redis time when its enqueue started, minus its fire time). */
-  lateMs?: number;
-  /** Redis time of its claim (kept on its records). */
-  claimedAt: number;
-}
-
-/** The items of one claim call: they share its token, and are completed once enqueued. */
-interface Batch {
-  token: string;
-  /** Items not yet enqueued (or given up). */
-  left: number;
-  /** Items enqueued (or with nothing to enqueue), waiting for their completion. */
-  ready: Item[];
-}
-
-/** What a test can see of a replica's memory: entries held per schedule. */
-export interface FireLoopFootprint {
-  cachedDefinitions: number;
-  stopNotices: number;
-  pending: number;
-}
 
 /**
  * The timers and the claim → enqueue → complete cycle of one replica.
@@ -91,14 +46,11 @@ export class FireLoop {
   private readonly replica = `${this.replicaId}/${randomBytes(4).toString('hex')}`;
   private seq = 0;
   private running = false;
-  private claimTimer: NodeJS.Timeout | undefined;
-  /** performance.now() at which the claim timer is due, when armed. */
-  private claimArmedAt: number | undefined;
+  /** When the next claim starts. */
+  private readonly claimTimer: ClaimTimer;
   /** Claim cycles in flight: a full batch starts the next claim while its own enqueue is still going. */
   private readonly cycles = new Set<Promise<void>>();
   private again = false;
-  /** Redis time (ms) of the latest claim: claims are paced from it. */
-  private lastClaimAt = Number.NEGATIVE_INFINITY;
   /** Redis's clock, learnt from each claim's TIME (never ahead of Redis). */
   private readonly clock = new RedisClock();
   /** Claimed occurrences waiting for their fire time, by fire time. */
@@ -112,18 +64,20 @@ export class FireLoop {
   /** Enqueues and completions in flight (awaited by `stop`). */
   private readonly work = new Set<Promise<void>>();
   private unsubscribe: (() => Promise<void>) | undefined;
-  /** Parsed definitions by schedule id, least recently used first (bounded by CACHE_LIMIT). */
-  private readonly cache = new Map<string, Cached>();
+  /** Parsed definitions by schedule id (bounded). */
+  private readonly cache: DefinitionCache;
   /** Stop notices counted so far, and the latest one of each schedule that had one. */
-  private stopSeq = 0;
-  private readonly stoppedAt = new Map<string, number>();
+  private readonly stops = new StopNotices();
 
-  constructor(private readonly deps: FireLoopDeps) {}
+  constructor(private readonly deps: FireLoopDeps) {
+    this.cache = new DefinitionCache(deps.localTrigger, deps.logger);
+    this.claimTimer = new ClaimTimer(deps.options, (late) => this.launch(late));
+  }
 
   get footprint(): FireLoopFootprint {
     return {
       cachedDefinitions: this.cache.size,
-      stopNotices: this.stoppedAt.size,
+      stopNotices: this.stops.size,
       pending: this.pending.length,
     };
   }
@@ -141,8 +95,7 @@ export class FireLoop {
   /** Stop claiming; enqueue and complete what is claimed already (at most `claimAheadMs` away). */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.claimTimer) clearTimeout(this.claimTimer);
-    this.claimTimer = undefined;
+    this.claimTimer.stop();
     while (this.cycles.size > 0 || this.work.size > 0 || this.pending.length > 0) {
       const busy = [...this.cycles, ...this.work];
       if (busy.length > 0) await Promise.all(busy);
@@ -168,9 +121,7 @@ export class FireLoop {
    * One already being enqueued is not stopped.
    */
   stopSchedule(id: string): void {
-    this.stoppedAt.delete(id);
-    this.stoppedAt.set(id, ++this.stopSeq);
-    if (this.stoppedAt.size > STOPS_KEPT) this.stoppedAt.delete(this.stoppedAt.keys().next().value!);
+    this.stops.record(id);
     this.cache.delete(id);
     const dropped = this.pending.filter((i) => i.claim.id === id);
     if (dropped.length === 0) return;
@@ -193,7 +144,7 @@ export class FireLoop {
 
   /** True when the schedule of `item` was stopped after the item was claimed. */
   private stoppedSinceClaim(item: Item): boolean {
-    return (this.stoppedAt.get(item.claim.id) ?? 0) > item.stopSeq;
+    return this.stops.stoppedSince(item.claim.id, item.stopSeq);
   }
 
   /** Start a claim now, unless as many as allowed are in flight (then the last one re-arms at 0). */
@@ -207,32 +158,12 @@ export class FireLoop {
     this.cycles.add(cycle);
   }
 
-  /** Arm the claim timer for `delayMs` from now, unless it is already armed for earlier. */
   private arm(delayMs: number): void {
-    if (!this.running) return;
-    const delay = Math.max(0, Math.min(delayMs, this.deps.options.maxSleepMs));
-    const target = performance.now() + delay;
-    if (this.claimTimer && this.claimArmedAt !== undefined && this.claimArmedAt <= target) return;
-    if (this.claimTimer) clearTimeout(this.claimTimer);
-    this.claimArmedAt = target;
-    this.claimTimer = setTimeout(() => {
-      const late = this.claimArmedAt === undefined ? 0 : performance.now() - this.claimArmedAt;
-      this.claimTimer = undefined;
-      this.claimArmedAt = undefined;
-      this.launch(late);
-    }, delay);
+    if (this.running) this.claimTimer.arm(delayMs);
   }
 
-  /**
-   * Arm the next claim for an occurrence due at `due` (Redis ms): once it is within the horizon, but
-   * no sooner than half a horizon after the last claim, unless that would leave it less than
-   * MIN_LEAD_MS between claim and fire time.
-   */
   private armFor(due: number, now: number): void {
-    const ahead = this.deps.options.claimAheadMs;
-    const lead = Math.min(MIN_LEAD_MS, ahead / 2);
-    const at = Math.max(due - ahead, Math.min(this.lastClaimAt + ahead / 2, due - lead));
-    this.arm(at - now);
+    if (this.running) this.claimTimer.armFor(due, now);
   }
 
   private async runCycle(wokeLateMs: number): Promise<void> {
@@ -241,10 +172,10 @@ export class FireLoop {
     this.stats.cycles++;
     try {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
-      const stopSeq = this.stopSeq;
+      const stopSeq = this.stops.seq;
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, options.claimAheadMs);
       this.clock.sync(res.now);
-      this.lastClaimAt = Math.max(this.lastClaimAt, res.now);
+      this.claimTimer.claimed(res.now);
       if (res.claims.length >= options.claimBatch) {
         this.launch(0); // more is due: claim the next batch while this one is planned and enqueued
       } else {
@@ -282,12 +213,12 @@ export class FireLoop {
     const poisoned: Promise<void>[] = [];
     for (const claim of claims) {
       if (claim.reclaimed) this.stats.reclaimed++;
-      let cached: Cached | undefined;
+      let cached: CachedDefinition | undefined;
       let plan: OccurrencePlan;
       try {
         // one claim that cannot be planned (a bad definition, a trigger that throws or answers an
         // invalid time) is marked errored; the rest of the batch goes on
-        cached = this.load(claim);
+        cached = this.cache.load(claim);
         if (!cached) {
           unplanned = true; // left claimed: the lease lapses and a replica that can fire it takes over
           continue;
@@ -492,41 +423,6 @@ export class FireLoop {
   private markErrored(claim: Claim, def: ScheduleDefinition | undefined, err: unknown): Promise<void> {
     const now = Math.floor(this.clock.now());
     return markClaimErrored(this.deps, this.stats, now, { claim, def, err }, (e, m) => this.failed(e, m));
-  }
-
-  /**
-   * The parsed definition and trigger of a claim, cached while its definition is unchanged. Throws
-   * when the definition or its trigger cannot be read (accept() marks the schedule errored).
-   */
-  private load(claim: Claim): Cached | undefined {
-    const hit = this.cache.get(claim.id);
-    if (hit && hit.defJSON === claim.defJSON) {
-      this.cache.delete(claim.id); // most recently used last
-      this.cache.set(claim.id, hit);
-      return hit;
-    }
-    if (claim.defJSON === '') return undefined;
-    // a definition or trigger that cannot be read throws: accept() marks the schedule errored
-    const { def, problem } = decodeDefinition(claim.id, claim.defJSON);
-    if (problem !== undefined) throw new Error(problem);
-    let trigger: Trigger | undefined;
-    if (def.trigger.type === 'custom') {
-      trigger = this.deps.localTrigger(def.id);
-      if (!trigger) {
-        this.deps.logger.warn(
-          { scheduleId: def.id },
-          'bullbeat: schedule has a custom trigger that this process does not define; leaving it to one that does',
-        );
-        return undefined;
-      }
-    } else {
-      trigger = triggerFromJSON(def.trigger);
-    }
-    const cached = { defJSON: claim.defJSON, def, trigger };
-    this.cache.delete(claim.id);
-    this.cache.set(claim.id, cached);
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
-    return cached;
   }
 }
 
