@@ -124,7 +124,7 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const page = await ctx.index.page({
       offset,
       limit,
-      ...(q !== undefined && { q }),
+      ...(q !== undefined && { search: q }),
       ...(status !== undefined && { status }),
       ...(queue !== undefined && { queue }),
     });

@@ -15,6 +15,7 @@ import {
   TriggerError,
 } from '../src/errors/index.js';
 import { FleetReader } from '../src/ops/index.js';
+import { ScheduleIndex } from '../src/store/schedule-index.js';
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
@@ -34,7 +35,6 @@ import { openModeHosts } from './open-mode-hosts.js';
 import { pageRoutes } from './page-routes.js';
 import { QueueBoard } from './queue-board.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';
-import { ScheduleIndex } from './schedule-index.js';
 import { InputError } from './schedule-input.js';
 import { ScheduleReader } from './schedule-reader.js';
 import { escapeHtml } from './views/html.js';

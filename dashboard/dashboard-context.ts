@@ -1,11 +1,11 @@
 import type { FleetReader } from '../src/ops/index.js';
 import type { SchedulerManager } from '../src/scheduler/index.js';
+import type { ScheduleIndex } from '../src/store/schedule-index.js';
 import type { Csrf } from './csrf.js';
 import type { DashboardMetrics } from './dashboard-metrics.js';
 import type { ResolvedDashboardOptions } from './dashboard-options.js';
 import type { DeploymentHealthReader } from './deployment-health.js';
 import type { QueueBoard } from './queue-board.js';
-import type { ScheduleIndex } from './schedule-index.js';
 import type { ScheduleReader } from './schedule-reader.js';
 
 /** What the route modules share (built once by `createDashboard`). */

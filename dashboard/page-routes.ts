@@ -58,7 +58,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
     const offset = intParam(req, 'offset', 0);
     const limit = ctx.options.pageSize;
     const [pageIds, counts, totals] = await Promise.all([
-      ctx.index.page({ q, offset, limit, ...(status !== undefined && { status }) }),
+      ctx.index.page({ search: q, offset, limit, ...(status !== undefined && { status }) }),
       ctx.index.statusCounts(),
       ctx.scheduler.history.totals(),
     ]);

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
-import { countersOf, pageOfIds, withTriggerChecked } from '../store/schedule-listing.js';
+import { ScheduleIndex } from '../store/schedule-index.js';
+import { countersOf, withTriggerChecked } from '../store/schedule-listing.js';
 import type { ScheduleStore, StoredSchedule } from '../store/schedule-store.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { ScheduledJob } from './scheduled-job.js';
@@ -18,12 +19,14 @@ export interface ReadContext {
   handle(def: ScheduleDefinition, trigger: Trigger): ScheduledJob;
 }
 
-/** A page of schedules sorted by id, with the total that matched. */
+/** A page of schedules sorted by name then id, with the total that matched. */
 export async function listPage(
   ctx: ReadContext,
   query: ListQuery,
 ): Promise<{ total: number; items: ScheduledJob[] }> {
-  const { total, ids } = await pageOfIds(ctx.store, ctx.redis, ctx.keys, query);
+  // read fresh each time (no cache): names, statuses and new schedules as they are now
+  const index = new ScheduleIndex(ctx.redis, ctx.keys, 0, Date.now, 0);
+  const { total, ids } = await index.page(query);
   const rows: StoredSchedule[] = [];
   for (let i = 0; i < ids.length; i += 1000) rows.push(...(await ctx.store.getMany(ids.slice(i, i + 1000))));
   return { total, items: await materialize(ctx, rows) };

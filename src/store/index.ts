@@ -27,7 +27,8 @@ export {
   type ScheduleSource,
   timingFingerprint,
 } from './schedule-definition.js';
-export { countersOf, pageOfIds, withTriggerChecked } from './schedule-listing.js';
+export { ScheduleIndex } from './schedule-index.js';
+export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
 export {
   type Claim,

@@ -61,3 +61,31 @@ function standIn(id: string, o: Record<string, unknown> | undefined): ScheduleDe
     maxCatchUp: 0,
   };
 }
+
+/** `"name":"..."` and `"queue":"..."` at the top of a stored definition (written id, name, queue first). */
+const NAME_RE = /^\{"id":"(?:[^"\\]|\\.)*","name":"((?:[^"\\]|\\.)*)","queue":"((?:[^"\\]|\\.)*)"/;
+
+/**
+ * A stored definition's name and queue, for listing thousands at once: read from the JSON's first keys
+ * when it has the shape `definitionFrom()` writes (id, name, queue first), else by a full parse; an
+ * unreadable definition is listed under its id.
+ */
+export function peekNameAndQueue(id: string, json: string): { name: string; queue: string } {
+  const m = NAME_RE.exec(json);
+  if (m) {
+    try {
+      return { name: JSON.parse(`"${m[1]}"`) as string, queue: JSON.parse(`"${m[2]}"`) as string };
+    } catch {
+      // fall through to a full parse
+    }
+  }
+  try {
+    const def = JSON.parse(json) as { name?: unknown; queue?: unknown };
+    return {
+      name: typeof def.name === 'string' ? def.name : id,
+      queue: typeof def.queue === 'string' ? def.queue : '',
+    };
+  } catch {
+    return { name: id, queue: '' }; // a definition we cannot read is still listed under its id
+  }
+}

@@ -2,50 +2,19 @@ import type { Redis } from 'ioredis';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { JobStatus } from './job-status.js';
 import type { Keys } from './keys.js';
-import { decodeDefinition } from './schedule-definition.js';
-import { statusOf } from './schedule-state.js';
-import type { ScheduleStore, StoredSchedule } from './schedule-store.js';
+import type { StoredSchedule } from './schedule-store.js';
 
-/** `list()` with paging and search, for dashboards. */
+/** A filter and page of the schedules, sorted by name then id (`list()`, the dashboard, the API). */
 export interface ListQuery {
   status?: JobStatus;
-  /** Case-insensitive substring of the id or name. */
+  /** Case-insensitive substring of the id, name or queue. */
   search?: string;
+  /** Only schedules targeting this queue. */
+  queue?: string;
   /** Default: 0. */
   offset?: number;
   /** Default: all. */
   limit?: number;
-}
-
-/**
- * The ids of one page of schedules sorted by id (filtered by status and search), and how many matched.
- * The status filter reads the stored status: a row that only a reader finds unusable (written by an
- * older release) is shown errored but filtered by the status it has in Redis.
- */
-export async function pageOfIds(
-  store: ScheduleStore,
-  redis: Redis,
-  keys: Keys,
-  query: ListQuery,
-): Promise<{ total: number; ids: string[] }> {
-  const states = await store.states();
-  let ids = [...states.keys()];
-  if (query.status) ids = ids.filter((id) => statusOf(states.get(id)!) === query.status);
-  if (query.search) {
-    const needle = query.search.toLowerCase();
-    const names = new Map<string, string>();
-    const all = await redis.hgetall(keys.schedules);
-    for (const [id, d] of Object.entries(all)) names.set(id, decodeDefinition(id, d).def.name);
-    ids = ids.filter(
-      (id) => id.toLowerCase().includes(needle) || names.get(id)?.toLowerCase().includes(needle),
-    );
-  }
-  ids.sort();
-  const offset = query.offset ?? 0;
-  return {
-    total: ids.length,
-    ids: ids.slice(offset, query.limit === undefined ? undefined : offset + query.limit),
-  };
 }
 
 /** Run counters and live runs (leases unexpired at `now`, Redis ms) of schedules, in one pipeline. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScheduleIndex } from '../../dashboard/schedule-index.js';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { ScheduleIndex } from '../../src/store/schedule-index.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { deleteKeys, quietLogger } from './harness.js';
 
@@ -26,8 +26,8 @@ describe('ScheduleIndex', () => {
     await add('alpha "quoted" \\ name', 'weird-id');
     await add('mid');
     expect((await index.page({ offset: 0, limit: 10 })).ids).toEqual(['weird-id', 'mid', 'zeta']);
-    expect((await index.page({ q: 'QUOTED', offset: 0, limit: 10 })).ids).toEqual(['weird-id']);
-    expect((await index.page({ q: 'weird', offset: 0, limit: 10 })).total).toBe(1);
+    expect((await index.page({ search: 'QUOTED', offset: 0, limit: 10 })).ids).toEqual(['weird-id']);
+    expect((await index.page({ search: 'weird', offset: 0, limit: 10 })).total).toBe(1);
     expect((await index.page({ queue: `${prefix}-q`, offset: 1, limit: 1 })).ids).toEqual(['mid']);
 
     // changes by another writer: invisible until cacheMs passes, then picked up incrementally
@@ -53,8 +53,8 @@ describe('ScheduleIndex', () => {
     expect((await index.page({ offset: 0, limit: 10 })).total).toBe(4);
     await m.schedule({ name: 'renamed' }, new IntervalTrigger(60), { id: 'beta' }).saved;
     index.invalidate();
-    expect((await index.page({ q: 'renamed', offset: 0, limit: 10 })).total).toBe(0);
+    expect((await index.page({ search: 'renamed', offset: 0, limit: 10 })).total).toBe(0);
     index.invalidate({ full: true });
-    expect((await index.page({ q: 'renamed', offset: 0, limit: 10 })).ids).toEqual(['beta']);
+    expect((await index.page({ search: 'renamed', offset: 0, limit: 10 })).ids).toEqual(['beta']);
   });
 });

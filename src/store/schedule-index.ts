@@ -1,14 +1,16 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../src/store/index.js';
-import { parseState, statusOf } from '../src/store/index.js';
-import type { ScheduleStatus } from './schedule-view.js';
+import type { JobStatus } from './job-status.js';
+import type { Keys } from './keys.js';
+import { peekNameAndQueue } from './schedule-definition.js';
+import type { ListQuery } from './schedule-listing.js';
+import { parseState, statusOf } from './schedule-state.js';
 
 /** What the list needs to filter and order every schedule without reading their full records. */
 interface IndexEntry {
   id: string;
   name: string;
   queue: string;
-  status: ScheduleStatus;
+  status: JobStatus;
   /** Lower-cased `id name queue`, for search. */
   haystack: string;
 }
@@ -18,40 +20,6 @@ export interface IndexPage {
   ids: string[];
   /** How many schedules match the filter. */
   total: number;
-}
-
-/** Filter and page of a listing. */
-export interface ListQuery {
-  /** Case-insensitive substring of the id, name or queue. */
-  q?: string;
-  status?: ScheduleStatus;
-  queue?: string;
-  offset: number;
-  limit: number;
-}
-
-/** `"name":"..."` and `"queue":"..."` at the top of a stored definition (written id, name, queue first). */
-const NAME_RE = /^\{"id":"(?:[^"\\]|\\.)*","name":"((?:[^"\\]|\\.)*)","queue":"((?:[^"\\]|\\.)*)"/;
-
-/** A definition's name and queue, without parsing the whole JSON when its usual shape allows. */
-function nameAndQueue(id: string, json: string): { name: string; queue: string } {
-  const m = NAME_RE.exec(json);
-  if (m) {
-    try {
-      return { name: JSON.parse(`"${m[1]}"`) as string, queue: JSON.parse(`"${m[2]}"`) as string };
-    } catch {
-      // fall through to a full parse
-    }
-  }
-  try {
-    const def = JSON.parse(json) as { name?: unknown; queue?: unknown };
-    return {
-      name: typeof def.name === 'string' ? def.name : id,
-      queue: typeof def.queue === 'string' ? def.queue : '',
-    };
-  } catch {
-    return { name: id, queue: '' }; // a definition we cannot read is still listed under its id
-  }
 }
 
 const byName = (a: IndexEntry, b: IndexEntry) =>
@@ -105,7 +73,7 @@ export class ScheduleIndex {
   private entry(id: string, json: string, code: string | undefined): IndexEntry | undefined {
     const state = parseState(code);
     if (!state) return undefined;
-    const { name, queue } = nameAndQueue(id, json);
+    const { name, queue } = peekNameAndQueue(id, json);
     return {
       id,
       name,
@@ -166,7 +134,7 @@ export class ScheduleIndex {
 
   async page(query: ListQuery): Promise<IndexPage> {
     const all = await this.all();
-    const q = query.q?.trim().toLowerCase() ?? '';
+    const q = query.search?.trim().toLowerCase() ?? '';
     const matches = all.filter(
       (e) =>
         (q === '' || e.haystack.includes(q)) &&
@@ -174,14 +142,16 @@ export class ScheduleIndex {
         (query.queue === undefined || e.queue === query.queue),
     );
     return {
-      ids: matches.slice(query.offset, query.offset + query.limit).map((e) => e.id),
+      ids: matches
+        .slice(query.offset ?? 0, query.limit === undefined ? undefined : (query.offset ?? 0) + query.limit)
+        .map((e) => e.id),
       total: matches.length,
     };
   }
 
   /** Schedules per status (for `/metrics` and the stats strip). */
-  async statusCounts(): Promise<Record<ScheduleStatus, number>> {
-    const out: Record<ScheduleStatus, number> = {
+  async statusCounts(): Promise<Record<JobStatus, number>> {
+    const out: Record<JobStatus, number> = {
       active: 0,
       paused: 0,
       completed: 0,
