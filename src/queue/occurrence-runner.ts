@@ -145,11 +145,6 @@ export class OccurrenceRunner {
     }
   }
 
-  /** How many runs of a schedule hold a live lease anywhere in the cluster. */
-  activeInstances(prefix: string, scheduleId: string): Promise<number> {
-    return this.leases.activeInstances(keys(prefix), scheduleId);
-  }
-
   /**
    * Take the schedule's run slot, then its exclusion group (waiting in line up to the bound).
    * Returns why the occurrence must be skipped, `'wait'` when a retry owed its run (`owedId`: its
