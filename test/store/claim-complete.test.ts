@@ -142,7 +142,7 @@ describe('complete', () => {
     });
     expect(await bed.redis.hgetall(bed.k.counts('b'))).toEqual({ missed: '4' });
     expect(await bed.redis.hget(bed.k.totals, 'missed')).toBe('4');
-    expect(await bed.redis.zrange(bed.k.runIndex('b'), 0, -1)).toEqual(['4000']);
+    expect(await bed.redis.zrange(bed.k.runIndex('b'), '0', '-1')).toEqual(['4000']);
     expect(await bed.redis.zscore(bed.k.completed, 'b')).toBe('9000');
     expect(await bed.redis.hget(bed.k.state, 'b')).toBe(row('c', 0, '', 1000, 'fp', 'c'));
   });

@@ -62,12 +62,12 @@ describe('try-group and leave-group-queue', () => {
     expect(await bed.redis.bbTryGroup(...g, 'a', 10_000)).toBe(1);
     expect(await bed.redis.bbTryGroup(...g, 'b', 10_000)).toBe(0);
     expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(0);
-    expect(await bed.redis.zrange(queue, 0, -1)).toEqual(['b', 'c']);
+    expect(await bed.redis.zrange(queue, '0', '-1')).toEqual(['b', 'c']);
     await bed.redis.zadd(holder, 1, 'a'); // a's lease lapses
     expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(0); // b is first in line
     expect(await bed.redis.bbLeaveGroupQueue(queue, waiters, 'b')).toBe(1);
     expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(1);
-    expect(await bed.redis.zrange(holder, 0, -1)).toEqual(['c']);
+    expect(await bed.redis.zrange(holder, '0', '-1')).toEqual(['c']);
     expect(await bed.redis.zcard(queue)).toBe(0);
   });
 

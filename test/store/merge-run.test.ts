@@ -47,7 +47,7 @@ describe('the one merge rule and trim rule', () => {
     }
     expect(Math.max(...sizes)).toBe(21);
     expect(new Set(sizes.slice(20))).toEqual(new Set([20, 21]));
-    const fields = (await bed.redis.zrange(bed.k.runIndex('s'), 0, -1)).map(Number);
+    const fields = (await bed.redis.zrange(bed.k.runIndex('s'), '0', '-1')).map(Number);
     expect(fields).toEqual(Array.from({ length: 21 }, (_, i) => (25 + i) * 1000));
     expect((await bed.redis.hkeys(bed.k.runs('s'))).length).toBe(21);
     expect((await h.list('s')).map((r) => r.fireAt)[0]).toBe(45_000);
