@@ -25,7 +25,7 @@ export interface Keys {
   inflight: string;
   /** Hash: schedule id → `fireAt|token` of its current claim. */
   claim: string;
-  /** Hash: schedule id → `status|fired|lastFire|createdAt|fingerprint|source` (see store-scripts.ts). */
+  /** Hash: schedule id → `status|fired|lastFire|createdAt|fingerprint|source` (see includes/state.lua, schedule-state.ts). */
   state: string;
   /** Hash: schedule id → next due time decided while it was claimed (an upsert or resume), applied on completion. */
   resched: string;

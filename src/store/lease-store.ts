@@ -1,32 +1,6 @@
-import type { Redis, Result } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Keys } from './keys.js';
-import { ACQUIRE_SLOT, COUNT_LIVE, LEAVE_GROUP_QUEUE, RENEW, TRY_GROUP } from './lease-scripts.js';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    bullbeatAcquireSlot(
-      set: string,
-      owedSet: string,
-      id: string,
-      ttlMs: number,
-      maxInstances: number,
-      coalesce: string,
-      owedId: string,
-      owedTtlMs: number,
-    ): Result<[number, number], Context>;
-    bullbeatRenewLease(set: string, id: string, ttlMs: number): Result<number, Context>;
-    bullbeatTryGroup(
-      holder: string,
-      queue: string,
-      waiters: string,
-      ticket: string,
-      id: string,
-      ttlMs: number,
-    ): Result<number, Context>;
-    bullbeatLeaveGroupQueue(queue: string, waiters: string, id: string): Result<number, Context>;
-    bullbeatCountLive(set: string): Result<number, Context>;
-  }
-}
+import { defineStoreScripts } from './scripts.js';
 
 /** The outcome of asking for a run slot. */
 export interface SlotGrant {
@@ -46,14 +20,7 @@ export class LeaseStore {
     /** How long a lease lives unless renewed (ms). */
     readonly ttlMs: number,
   ) {
-    const r = redis as Partial<Redis>;
-    if (typeof r.bullbeatAcquireSlot !== 'function') {
-      redis.defineCommand('bullbeatAcquireSlot', { numberOfKeys: 2, lua: ACQUIRE_SLOT });
-      redis.defineCommand('bullbeatRenewLease', { numberOfKeys: 1, lua: RENEW });
-      redis.defineCommand('bullbeatTryGroup', { numberOfKeys: 4, lua: TRY_GROUP });
-      redis.defineCommand('bullbeatLeaveGroupQueue', { numberOfKeys: 2, lua: LEAVE_GROUP_QUEUE });
-      redis.defineCommand('bullbeatCountLive', { numberOfKeys: 1, lua: COUNT_LIVE });
-    }
+    defineStoreScripts(redis);
   }
 
   /**
@@ -70,7 +37,7 @@ export class LeaseStore {
     coalesce: boolean,
     owedId?: string,
   ): Promise<SlotGrant> {
-    const [granted, live] = await this.redis.bullbeatAcquireSlot(
+    const [granted, live] = await this.redis.bbAcquireSlot(
       keys.lease(scheduleId),
       keys.leaseOwed(scheduleId),
       leaseId,
@@ -85,7 +52,7 @@ export class LeaseStore {
 
   /** Join the line of `group` (once) and take the group if it is free and this lease is first. */
   async tryGroup(keys: Keys, group: string, leaseId: string): Promise<boolean> {
-    const taken = await this.redis.bullbeatTryGroup(
+    const taken = await this.redis.bbTryGroup(
       keys.group(group),
       keys.groupQueue(group),
       keys.groupWaiters(group),
@@ -98,22 +65,17 @@ export class LeaseStore {
 
   /** Leave the line of `group` (after giving up waiting). */
   async leaveGroupQueue(keys: Keys, group: string, leaseId: string): Promise<void> {
-    await this.redis.bullbeatLeaveGroupQueue(keys.groupQueue(group), keys.groupWaiters(group), leaseId);
+    await this.redis.bbLeaveGroupQueue(keys.groupQueue(group), keys.groupWaiters(group), leaseId);
   }
 
   /** Extend a lease held in `set`; false when it had lapsed and was taken away. */
   async renew(set: string, leaseId: string): Promise<boolean> {
-    return (await this.redis.bullbeatRenewLease(set, leaseId, this.ttlMs)) === 1;
+    return (await this.redis.bbRenewLease(set, leaseId, this.ttlMs)) === 1;
   }
 
   /** Give a lease back. */
   async release(set: string, leaseId: string): Promise<void> {
     await this.redis.zrem(set, leaseId);
-  }
-
-  /** How many runs of `scheduleId` hold a live lease right now, anywhere in the cluster. */
-  async activeInstances(keys: Keys, scheduleId: string): Promise<number> {
-    return this.redis.bullbeatCountLive(keys.lease(scheduleId));
   }
 }
 

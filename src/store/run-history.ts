@@ -1,6 +1,7 @@
-import type { Redis, Result } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type Keys, occurrenceField } from './keys.js';
 import type { RunRecord } from './run-record.js';
+import { defineStoreScripts } from './scripts.js';
 
 /** A change to a run record: fields to set, and fields to remove (given as `null`). */
 export type RunPatch = { [K in keyof RunRecord]?: RunRecord[K] | null };
@@ -8,50 +9,12 @@ export type RunPatch = { [K in keyof RunRecord]?: RunRecord[K] | null };
 /** Counters kept per schedule and in total. */
 export type RunCounter = 'runs' | 'errors' | 'skipped' | 'missed';
 
-// Merge a patch into one occurrence's record (a null value removes the field), index it, trim the
-// history to its bound, and bump counters, atomically. KEYS: runs hash, run index, per-schedule counts, totals.
-// ARGV: field, score (fire time), JSON patch, history limit, counters (comma-separated, may be empty).
-const MERGE_SCRIPT = `
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-local record = current and cjson.decode(current) or {}
-for k, v in pairs(cjson.decode(ARGV[3])) do
-  if v == cjson.null then record[k] = nil else record[k] = v end
-end
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(record))
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-local excess = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
-if excess > 0 then
-  local old = redis.call('ZRANGE', KEYS[2], 0, excess - 1)
-  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, excess - 1)
-  redis.call('HDEL', KEYS[1], unpack(old))
-end
-for name in string.gmatch(ARGV[5], '[^,]+') do
-  redis.call('HINCRBY', KEYS[3], name, 1)
-  redis.call('HINCRBY', KEYS[4], name, 1)
-end
-return 1
-`;
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    bullbeatMergeRun(
-      runs: string,
-      index: string,
-      counts: string,
-      totals: string,
-      field: string,
-      score: number,
-      patch: string,
-      limit: number,
-      counters: string,
-    ): Result<number, Context>;
-  }
-}
-
 /**
  * The bounded per-schedule history of occurrences. The scheduler writes `enqueued`, `missed` and
  * `skipped` records; workers write `running`, `succeeded`, `failed` and overlap skips. Each write is
- * a merge into the occurrence's record, so writers never overwrite each other's fields.
+ * a merge into the occurrence's record by the one merge rule (`lua/includes/record.lua`: a `null`
+ * removes a field, `enqueued` never replaces an outcome), trimmed by the one trim rule
+ * (`lua/includes/history.lua`), so writers never overwrite each other's fields.
  */
 export class RunHistory {
   constructor(
@@ -60,14 +23,13 @@ export class RunHistory {
     /** How many occurrences each schedule keeps. Default: 100. */
     private readonly limit = 100,
   ) {
-    if (typeof (redis as Partial<Redis>).bullbeatMergeRun !== 'function') {
-      redis.defineCommand('bullbeatMergeRun', { numberOfKeys: 4, lua: MERGE_SCRIPT });
-    }
+    defineStoreScripts(redis);
   }
 
   /**
-   * Merge `patch` into the record of occurrence `(scheduleId, fireAt)` and bump `counters`. A field
-   * given as `null` is removed.
+   * Merge `patch` into the record of occurrence `(scheduleId, fireAt)` and bump `counters`
+   * (`lua/merge-run-4.lua`). A field given as `null` is removed; an `enqueued` outcome never replaces
+   * an outcome already recorded.
    */
   async merge(
     scheduleId: string,
@@ -77,7 +39,7 @@ export class RunHistory {
     counters: readonly RunCounter[] = [],
   ): Promise<void> {
     const k = this.keys;
-    await this.redis.bullbeatMergeRun(
+    await this.redis.bbMergeRun(
       k.runs(scheduleId),
       k.runIndex(scheduleId),
       k.counts(scheduleId),

@@ -1,11 +1,10 @@
-import type { Redis, Result } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { instantProblem } from '../triggers/instant-bounds.js';
-import { CLEAR_ERROR, MARK_ERRORED } from './error-scripts.js';
 import type { Keys } from './keys.js';
 import type { RunRecord } from './run-record.js';
 import { decodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
-import { CLAIM, COMPLETE, REMOVE, SET_STATUS, UPSERT } from './store-scripts.js';
+import { defineStoreScripts } from './scripts.js';
 
 /** Why a schedule is errored: it cannot be planned or enqueued (or its stored row cannot be read). */
 export interface ScheduleErrorInfo {
@@ -114,18 +113,6 @@ export interface Completion {
   missedUncounted: number;
 }
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    bbUpsert(...args: (string | number)[]): Result<string, Context>;
-    bbClaim(...args: (string | number)[]): Result<(string | number)[], Context>;
-    bbComplete(...args: (string | number)[]): Result<number, Context>;
-    bbSetStatus(...args: (string | number)[]): Result<number, Context>;
-    bbRemove(...args: (string | number)[]): Result<number, Context>;
-    bbMarkErrored(...args: (string | number)[]): Result<number, Context>;
-    bbClearError(...args: (string | number)[]): Result<number, Context>;
-  }
-}
-
 /** The schedules in Redis: definitions, due times, claims and states, each change one Lua script. */
 export class ScheduleStore {
   constructor(
@@ -134,15 +121,7 @@ export class ScheduleStore {
     /** Records kept per schedule. */
     private readonly historyLimit: number,
   ) {
-    if (typeof (redis as Partial<Redis>).bbClaim !== 'function') {
-      redis.defineCommand('bbUpsert', { numberOfKeys: 7, lua: UPSERT });
-      redis.defineCommand('bbClaim', { numberOfKeys: 6, lua: CLAIM });
-      redis.defineCommand('bbComplete', { numberOfKeys: 7, lua: COMPLETE });
-      redis.defineCommand('bbSetStatus', { numberOfKeys: 5, lua: SET_STATUS });
-      redis.defineCommand('bbRemove', { numberOfKeys: 11, lua: REMOVE });
-      redis.defineCommand('bbMarkErrored', { numberOfKeys: 8, lua: MARK_ERRORED });
-      redis.defineCommand('bbClearError', { numberOfKeys: 5, lua: CLEAR_ERROR });
-    }
+    defineStoreScripts(redis);
   }
 
   /** Redis TIME in epoch ms. */
@@ -217,7 +196,9 @@ export class ScheduleStore {
   async complete(completions: readonly Completion[], now: number, token: string): Promise<number> {
     if (completions.length === 0) return 0;
     const k = this.keys;
+    // numkeys, the 7 shared keys, each item's own keys, then the arguments (see complete-n.lua)
     const args: (string | number)[] = [
+      7 + 3 * completions.length,
       k.due,
       k.inflight,
       k.claim,
@@ -225,11 +206,9 @@ export class ScheduleStore {
       k.resched,
       k.completed,
       k.totals,
-      this.historyLimit,
-      now,
-      token,
-      k.base,
     ];
+    for (const c of completions) args.push(k.runs(c.claim.id), k.runIndex(c.claim.id), k.counts(c.claim.id));
+    args.push(this.historyLimit, now, token);
     for (const c of completions) {
       const e = c.enqueued;
       args.push(
@@ -300,7 +279,7 @@ export class ScheduleStore {
   }
 
   /**
-   * Mark a schedule errored (see `MARK_ERRORED`): from its claim (`claim` = `fireAt|token`, only if
+   * Mark a schedule errored (see `lua/mark-errored-8.lua`): from its claim (`claim` = `fireAt|token`, only if
    * still ours), or at definition (`claim` = ''). True if it is now errored.
    */
   async markErrored(id: string, claim: string, error: ScheduleErrorInfo, now: number): Promise<boolean> {

@@ -1,0 +1,86 @@
+--[[
+  Claim what is due, judged by Redis TIME: first claims whose lease lapsed (a replica died between
+  claim and completion: the same fireAt is claimed again, with a new token), then schedules due up to
+  ARGV[4] ms from now (the replica enqueues each at its time). Each claimed id moves from `due` to
+  `inflight` with a fresh lease and token. A lapsed claim of a schedule no longer active (paused or
+  errored since its claimant died) is dropped, as a live replica would drop it.
+
+  Input:
+    KEYS[1] due         zset: id -> next due time
+    KEYS[2] inflight    zset: id -> claim lease expiry
+    KEYS[3] claim       hash: id -> `fireAt|token`
+    KEYS[4] schedules   hash: id -> definition JSON
+    KEYS[5] state       hash: id -> state row
+    KEYS[6] totals      hash: its `reclaimed` field counts lapsed claims taken over
+
+    ARGV[1] batch: most claims returned
+    ARGV[2] lease ms
+    ARGV[3] token of this claim
+    ARGV[4] ahead ms ('' = 0)
+
+  Output:
+    { now, earliest due time left ('' = none), earliest lease expiry in `inflight` ('' = none; ours
+      included: another replica's claim made in the same millisecond expires with ours),
+      then per claim: id, fireAt, reclaimed (1|0), definition JSON ('' if gone), state row ('' if gone) }
+]]
+--- @include "includes/now"
+
+local now = redisNow()
+local batch = tonumber(ARGV[1])
+local expiry = now + tonumber(ARGV[2])
+local token = ARGV[3]
+local horizon = now + (tonumber(ARGV[4]) or 0)
+local ids, ats, again = {}, {}, {}
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, batch)
+for _, id in ipairs(lapsed) do
+  local c = redis.call('HGET', KEYS[3], id)
+  local row = c and redis.call('HGET', KEYS[5], id)
+  if c and row and string.sub(row, 1, 1) ~= 'a' then
+    redis.call('HDEL', KEYS[3], id)
+    redis.call('ZREM', KEYS[2], id)
+  elseif c then
+    ids[#ids + 1] = id
+    ats[#ats + 1] = string.match(c, '^([^|]*)')
+    again[#again + 1] = 1
+  else
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+if #ids > 0 then redis.call('HINCRBY', KEYS[6], 'reclaimed', #ids) end
+if #ids < batch then
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizon, 'WITHSCORES', 'LIMIT', 0, batch - #ids)
+  local fresh = {}
+  for i = 1, #due, 2 do
+    fresh[#fresh + 1] = due[i]
+    ids[#ids + 1] = due[i]
+    ats[#ats + 1] = due[i + 1]
+    again[#again + 1] = 0
+  end
+  if #fresh > 0 then redis.call('ZREM', KEYS[1], unpack(fresh)) end
+end
+local out = { now, '', '' }
+if #ids > 0 then
+  local zargs, hargs = {}, {}
+  for i, id in ipairs(ids) do
+    zargs[#zargs + 1] = expiry
+    zargs[#zargs + 1] = id
+    hargs[#hargs + 1] = id
+    hargs[#hargs + 1] = ats[i] .. '|' .. token
+  end
+  redis.call('ZADD', KEYS[2], unpack(zargs))
+  redis.call('HSET', KEYS[3], unpack(hargs))
+  local defs = redis.call('HMGET', KEYS[4], unpack(ids))
+  local states = redis.call('HMGET', KEYS[5], unpack(ids))
+  for i, id in ipairs(ids) do
+    out[#out + 1] = id
+    out[#out + 1] = ats[i]
+    out[#out + 1] = again[i]
+    out[#out + 1] = defs[i] or ''
+    out[#out + 1] = states[i] or ''
+  end
+end
+local d = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if d[2] then out[2] = d[2] end
+local l = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+if l[2] then out[3] = l[2] end
+return out

@@ -1,0 +1,104 @@
+--[[
+  Complete claims: for each one still ours (compare-and-set on its `fireAt|token`), write its records,
+  count the run, and put the schedule back in `due` at its next time (or complete it). A claim that
+  lapsed and was taken over is left to the new owner, who enqueues the same job id. A re-schedule made
+  while claimed (`resched`) replaces the next time, unless it is at or before the claimed occurrence
+  (a schedule never goes back in time). A schedule paused meanwhile stays out of `due`.
+
+  Variable key count (the `-n` in the file name): the caller passes numkeys = 7 + 3 * items.
+  Input:
+    KEYS[1] due         zset: id -> next due time
+    KEYS[2] inflight    zset: id -> claim lease expiry
+    KEYS[3] claim       hash: id -> `fireAt|token`
+    KEYS[4] state       hash: id -> state row
+    KEYS[5] resched     hash: id -> next due time decided while claimed ('-1' = none)
+    KEYS[6] completed   zset: id -> completion time
+    KEYS[7] totals      hash: counters summed over every schedule
+    then per item j (0-based), the schedule's own keys (same hash tag, same slot):
+    KEYS[8 + 3j]  runs:<id>    hash: occurrence field -> run record JSON
+    KEYS[9 + 3j]  runidx:<id>  zset: occurrence field -> fire time
+    KEYS[10 + 3j] counts:<id>  hash: the schedule's counters
+
+    ARGV[1] history limit (includes/history)
+    ARGV[2] now (ms): completion time of a schedule that completes
+    ARGV[3] token of the claim call
+    then per item j, 6 values from ARGV[4 + 6j]:
+      id, fireAt, next ('-1' = none: complete), the `enqueued` record JSON ('' = not enqueued),
+      other records (JSON array of [field, score, patch, counter] or ''), missed occurrences beyond the records
+    The `enqueued` record is written with HSETNX; only when a record is there already (a worker started
+    the job first, or a take-over) is it merged (includes/record: it never replaces a worker's outcome).
+
+  Output:
+    how many claims were completed (still ours, schedule still there)
+]]
+--- @include "includes/state"
+--- @include "includes/record"
+
+local limit = tonumber(ARGV[1])
+local now = ARGV[2]
+local token = ARGV[3]
+local n = (#ARGV - 3) / 6
+-- one read for the batch: their claims, states and (rarely any) pending re-schedules
+local ids = {}
+for j = 0, n - 1 do ids[j + 1] = ARGV[4 + j * 6] end
+local claims = redis.call('HMGET', KEYS[3], unpack(ids))
+local states = redis.call('HMGET', KEYS[4], unpack(ids))
+local anyResched = redis.call('HLEN', KEYS[5]) > 0
+local mine, due, stateArgs = {}, {}, {}
+for j = 0, n - 1 do
+  local a = 4 + j * 6
+  local id = ARGV[a]
+  local f = ARGV[a + 1]
+  local row = states[j + 1]
+  if claims[j + 1] == f .. '|' .. token then
+    mine[#mine + 1] = id
+    if row then
+      local runs, idx, counts = KEYS[8 + 3 * j], KEYS[9 + 3 * j], KEYS[10 + 3 * j]
+      local s = parseState(row)
+      if ARGV[a + 4] ~= '' then
+        for _, r in ipairs(cjson.decode(ARGV[a + 4])) do
+          writeRecord(runs, idx, r[1], r[2], r[3], limit)
+          bumpCounters(counts, KEYS[7], r[4])
+        end
+      end
+      local enq = ARGV[a + 3]
+      if enq ~= '' then
+        s.fired = (tonumber(s.fired) or 0) + 1
+        s.last = f
+        if redis.call('HSETNX', runs, f, enq) == 1 then
+          redis.call('ZADD', idx, f, f)
+          trimHistory(runs, idx, limit)
+        else
+          writeRecord(runs, idx, f, f, cjson.decode(enq), limit)
+        end
+      end
+      local mc = tonumber(ARGV[a + 5])
+      if mc > 0 then
+        redis.call('HINCRBY', counts, 'missed', mc)
+        redis.call('HINCRBY', KEYS[7], 'missed', mc)
+      end
+      local rs = anyResched and redis.call('HGET', KEYS[5], id)
+      if rs then redis.call('HDEL', KEYS[5], id) end
+      if s.status == 'a' then
+        local nxt = ARGV[a + 2]
+        if rs and (rs == '-1' or tonumber(rs) > tonumber(f)) then nxt = rs end
+        if nxt == '-1' then
+          s.status = 'c'
+          redis.call('ZADD', KEYS[6], now, id)
+        else
+          due[#due + 1] = nxt
+          due[#due + 1] = id
+        end
+      end
+      stateArgs[#stateArgs + 1] = id
+      stateArgs[#stateArgs + 1] = formatState(s)
+    end
+  end
+end
+if #mine > 0 then
+  redis.call('HDEL', KEYS[3], unpack(mine))
+  redis.call('ZREM', KEYS[2], unpack(mine))
+end
+if #due > 0 then redis.call('ZADD', KEYS[1], unpack(due)) end
+if #stateArgs > 0 then redis.call('HSET', KEYS[4], unpack(stateArgs)) end
+return #stateArgs / 2

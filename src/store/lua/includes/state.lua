@@ -1,0 +1,26 @@
+--[[
+  The state row of a schedule (the `state` hash), its one codec in Lua (schedule-state.ts is the one
+  in TypeScript): `status|fired|lastFire|createdAt|fingerprint|source`.
+    status: a(ctive) p(aused) c(ompleted) o(rphaned: shown as paused) e(rrored)
+    fired: runs enqueued so far; lastFire: the last enqueued fire time ('' = never); createdAt: ms;
+    fingerprint: the timing's fingerprint; source: c(ode) or r(untime).
+  Parsed leniently, like parseState: a missing field reads as ''.
+]]
+local function parseState(row)
+  local f, i = {}, 1
+  for part in string.gmatch(row .. '|', '([^|]*)|') do
+    f[i] = part
+    i = i + 1
+  end
+  return { status = f[1] or '', fired = f[2] or '', last = f[3] or '', created = f[4] or '',
+    fp = f[5] or '', source = f[6] or '' }
+end
+
+local function formatState(s)
+  return s.status .. '|' .. s.fired .. '|' .. s.last .. '|' .. s.created .. '|' .. s.fp .. '|' .. s.source
+end
+
+-- The row with another status, every other field as it was.
+local function withStatus(row, status)
+  return status .. string.sub(row, 2)
+end

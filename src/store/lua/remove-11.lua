@@ -1,0 +1,31 @@
+--[[
+  Delete a schedule: its definition, state, due entry, claim, pending re-schedule, completion entry,
+  error reason, history and counters (the totals keep what it contributed). Deleting the claim makes
+  a claimant's completion fail its compare-and-set.
+
+  Input:
+    KEYS[1] schedules   KEYS[2] due        KEYS[3] inflight   KEYS[4] claim
+    KEYS[5] state       KEYS[6] resched    KEYS[7] completed
+    KEYS[8] runs:<id>   KEYS[9] runidx:<id>   KEYS[10] counts:<id>
+    KEYS[11] errors
+
+    ARGV[1] id
+    ARGV[2] required status ('' = any): removed only if its state row has it
+
+  Output:
+    1 if removed, 0 if there was no definition or its status did not match
+]]
+
+local id = ARGV[1]
+local row = redis.call('HGET', KEYS[5], id)
+if ARGV[2] ~= '' and (not row or string.sub(row, 1, 1) ~= ARGV[2]) then return 0 end
+local existed = redis.call('HDEL', KEYS[1], id)
+redis.call('ZREM', KEYS[2], id)
+redis.call('ZREM', KEYS[3], id)
+redis.call('HDEL', KEYS[4], id)
+redis.call('HDEL', KEYS[5], id)
+redis.call('HDEL', KEYS[6], id)
+redis.call('ZREM', KEYS[7], id)
+redis.call('DEL', KEYS[8], KEYS[9], KEYS[10])
+redis.call('HDEL', KEYS[11], id)
+return existed

@@ -1,0 +1,85 @@
+--[[
+  Create or update a schedule's definition; re-arm it when its timing changed.
+
+  Input:
+    KEYS[1] schedules   hash: id -> definition JSON
+    KEYS[2] due         zset: id -> next due time
+    KEYS[3] inflight    zset: id -> claim lease expiry
+    KEYS[4] state       hash: id -> state row (includes/state)
+    KEYS[5] resched     hash: id -> next due time decided while claimed ('-1' = none: complete)
+    KEYS[6] completed   zset: id -> completion time
+    KEYS[7] claim       hash: id -> `fireAt|token`
+
+    ARGV[1] id
+    ARGV[2] definition JSON
+    ARGV[3] timing fingerprint (a change re-arms the schedule)
+    ARGV[4] next due time ('' = none: the schedule is completed)
+    ARGV[5] now (ms): createdAt of a new schedule, completion time
+    ARGV[6] source: 'c' (code) or 'r' (runtime)
+    ARGV[7] keepCompleted: '1' = a completed schedule stays completed even if its timing changed
+            (a code one-shot that ran is never re-armed by a start)
+
+  Output:
+    'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
+    or 'claimed:<fireAt>' without writing anything when a re-timed active schedule is claimed at or
+    after ARGV[4]: the caller computes a next time after that occurrence and calls again (a schedule
+    never goes back to, or before, an occurrence it claimed). A re-time while claimed goes to `resched`,
+    applied by the completion.
+]]
+--- @include "includes/state"
+--- @include "includes/claim"
+
+local id = ARGV[1]
+local row = redis.call('HGET', KEYS[4], id)
+if not row then
+  redis.call('HSET', KEYS[1], id, ARGV[2])
+  local status = 'a'
+  if ARGV[4] == '' then
+    status = 'c'
+    redis.call('ZADD', KEYS[6], ARGV[5], id)
+  else
+    redis.call('ZADD', KEYS[2], ARGV[4], id)
+  end
+  redis.call('HSET', KEYS[4], id, formatState({ status = status, fired = '0', last = '', created = ARGV[5],
+    fp = ARGV[3], source = ARGV[6] }))
+  return 'created'
+end
+local s = parseState(row)
+local result = 'unchanged'
+if redis.call('HGET', KEYS[1], id) ~= ARGV[2] then result = 'updated' end
+local retime = s.fp ~= ARGV[3]
+if s.status == 'o' then
+  s.status = 'a'
+  retime = true
+  result = 'restored'
+end
+if retime and s.status == 'c' and ARGV[7] == '1' then
+  retime = false
+  result = 'kept-completed'
+end
+local claimed = retime and s.status == 'a' and redis.call('ZSCORE', KEYS[3], id)
+if claimed and ARGV[4] ~= '' then
+  local at = claimedFireAt(KEYS[7], id)
+  if at and tonumber(ARGV[4]) <= at then return 'claimed:' .. at end
+end
+redis.call('HSET', KEYS[1], id, ARGV[2])
+if retime and s.status == 'c' and ARGV[4] ~= '' then
+  s.status = 'a'
+  redis.call('ZREM', KEYS[6], id)
+end
+if retime and s.status == 'a' then
+  if result == 'unchanged' then result = 'updated' end
+  if claimed then
+    if ARGV[4] == '' then redis.call('HSET', KEYS[5], id, '-1') else redis.call('HSET', KEYS[5], id, ARGV[4]) end
+  elseif ARGV[4] == '' then
+    redis.call('ZREM', KEYS[2], id)
+    redis.call('ZADD', KEYS[6], ARGV[5], id)
+    s.status = 'c'
+  else
+    redis.call('ZADD', KEYS[2], ARGV[4], id)
+  end
+end
+s.fp = ARGV[3]
+s.source = ARGV[6]
+redis.call('HSET', KEYS[4], id, formatState(s))
+return result

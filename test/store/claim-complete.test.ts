@@ -1,0 +1,185 @@
+// claim-6.lua, complete-n.lua, upsert-7.lua and remove-11.lua on their own against Redis.
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineStoreScripts } from '../../src/store/scripts.js';
+import { item, row, StoreBed, scheduleScriptKeys } from './helpers.js';
+
+let bed: StoreBed;
+afterEach(async () => {
+  await bed.cleanup();
+});
+
+function setup() {
+  bed = new StoreBed();
+  defineStoreScripts(bed.redis);
+  return scheduleScriptKeys(bed.k);
+}
+
+async function schedule(id: string, due: number, status = 'a') {
+  await bed.redis.hset(bed.k.schedules, id, `{"id":"${id}"}`);
+  await bed.redis.hset(bed.k.state, id, row(status));
+  await bed.redis.zadd(bed.k.due, due, id);
+}
+
+describe('claim', () => {
+  it('claims what is due, reports the earliest due left and the earliest lease in flight (ours included)', async () => {
+    const keys = setup();
+    const now = await bed.now();
+    await schedule('a', now - 100);
+    await schedule('later', now + 60_000);
+    const out = await bed.redis.bbClaim(...keys.claim, 10, 5000, 'tok', '');
+    const t = Number(out[0]);
+    expect(out.slice(1)).toEqual([
+      String(now + 60_000),
+      String(t + 5000),
+      'a',
+      String(now - 100),
+      0,
+      '{"id":"a"}',
+      row('a'),
+    ]);
+    expect(await bed.redis.hget(bed.k.claim, 'a')).toBe(`${now - 100}|tok`);
+    expect(await bed.redis.zscore(bed.k.due, 'a')).toBeNull();
+    // a second replica's claim in the same millisecond would expire with ours: still reported
+    const again = await bed.redis.bbClaim(...keys.claim, 10, 5000, 'tok2', '');
+    expect(again.length).toBe(3);
+    expect(Number(again[2])).toBe(t + 5000);
+  });
+
+  it('claims ahead up to ARGV[4] ms, in due order, at most the batch', async () => {
+    const keys = setup();
+    const now = await bed.now();
+    await schedule('x', now + 1000);
+    await schedule('y', now + 2000);
+    await schedule('z', now + 60_000);
+    const out = await bed.redis.bbClaim(...keys.claim, 1, 5000, 'tok', 10_000);
+    expect(out[3]).toBe('x');
+    expect(out.length).toBe(8);
+    const next = await bed.redis.bbClaim(...keys.claim, 5, 5000, 'tok', 10_000);
+    expect(next.filter((_, i) => i >= 3 && (i - 3) % 5 === 0)).toEqual(['y']);
+  });
+
+  it('takes over a lapsed claim at the same fire time (reclaimed, counted), and drops one of a paused schedule', async () => {
+    const keys = setup();
+    for (const [id, status] of [
+      ['live', 'a'],
+      ['paused', 'p'],
+    ] as const) {
+      await bed.redis.hset(bed.k.schedules, id, '{}');
+      await bed.redis.hset(bed.k.state, id, row(status));
+      await bed.redis.zadd(bed.k.inflight, 1, id);
+      await bed.redis.hset(bed.k.claim, id, '4242|dead');
+    }
+    const out = await bed.redis.bbClaim(...keys.claim, 10, 5000, 'tok', '');
+    expect(out.slice(3, 6)).toEqual(['live', '4242', 1]);
+    expect(out.length).toBe(8);
+    expect(await bed.redis.hget(bed.k.claim, 'live')).toBe('4242|tok');
+    expect(await bed.redis.hget(bed.k.claim, 'paused')).toBeNull();
+    expect(await bed.redis.zscore(bed.k.inflight, 'paused')).toBeNull();
+    expect(await bed.redis.zscore(bed.k.due, 'paused')).toBeNull();
+    expect(await bed.redis.hget(bed.k.totals, 'reclaimed')).toBe('1');
+  });
+});
+
+describe('complete', () => {
+  async function claimedAt(id: string, fireAt: number, token: string) {
+    await bed.redis.hset(bed.k.schedules, id, '{}');
+    await bed.redis.hset(bed.k.state, id, row('a', 0, '', 1000, 'fp', 'c'));
+    await bed.redis.zadd(bed.k.inflight, Date.now() + 60_000, id);
+    await bed.redis.hset(bed.k.claim, id, `${fireAt}|${token}`);
+  }
+
+  it('only a claim still ours (compare-and-set on fireAt|token) is completed', async () => {
+    const keys = setup();
+    await claimedAt('s', 5000, 'new');
+    const enq = { outcome: 'enqueued', jobId: 'j' };
+    expect(
+      await bed.redis.bbComplete(
+        ...keys.complete(['s']),
+        10,
+        9000,
+        'old',
+        ...item('s', 5000, 6000, { enqueued: enq }),
+      ),
+    ).toBe(0);
+    expect(await bed.redis.hget(bed.k.claim, 's')).toBe('5000|new');
+    expect(await bed.redis.exists(bed.k.runs('s'))).toBe(0);
+    expect(
+      await bed.redis.bbComplete(
+        ...keys.complete(['s']),
+        10,
+        9000,
+        'new',
+        ...item('s', 5000, 6000, { enqueued: enq }),
+      ),
+    ).toBe(1);
+    expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('a', 1, 5000, 1000, 'fp', 'c'));
+    expect(await bed.redis.zscore(bed.k.due, 's')).toBe('6000');
+    expect(await bed.redis.hget(bed.k.claim, 's')).toBeNull();
+    expect(await bed.redis.zscore(bed.k.inflight, 's')).toBeNull();
+    expect(JSON.parse((await bed.redis.hget(bed.k.runs('s'), '5000')) as string)).toEqual(enq);
+  });
+
+  it('a batch writes each schedule to its own keys; records, missed counts and completion', async () => {
+    const keys = setup();
+    await claimedAt('a', 5000, 't');
+    await claimedAt('b', 5000, 't');
+    // a worker started `a` first: the enqueued record merges, its outcome stays
+    await bed.redis.hset(bed.k.runs('a'), '5000', JSON.stringify({ outcome: 'running', worker: 'w' }));
+    const missed = [['4000', '4000', { outcome: 'missed', reason: 'misfire' }, 'missed']];
+    const n = await bed.redis.bbComplete(
+      ...keys.complete(['a', 'b']),
+      10,
+      9000,
+      't',
+      ...item('a', 5000, 6000, { enqueued: { outcome: 'enqueued', jobId: 'ja' } }),
+      ...item('b', 5000, -1, { records: missed, missed: 3 }),
+    );
+    expect(n).toBe(2);
+    expect(JSON.parse((await bed.redis.hget(bed.k.runs('a'), '5000')) as string)).toEqual({
+      outcome: 'running',
+      worker: 'w',
+      jobId: 'ja',
+    });
+    expect(await bed.redis.hgetall(bed.k.counts('b'))).toEqual({ missed: '4' });
+    expect(await bed.redis.hget(bed.k.totals, 'missed')).toBe('4');
+    expect(await bed.redis.zrange(bed.k.runIndex('b'), '0', '-1')).toEqual(['4000']);
+    expect(await bed.redis.zscore(bed.k.completed, 'b')).toBe('9000');
+    expect(await bed.redis.hget(bed.k.state, 'b')).toBe(row('c', 0, '', 1000, 'fp', 'c'));
+  });
+});
+
+describe('upsert and remove', () => {
+  it('creates, keeps an unchanged timing, re-arms a changed one, keeps a completed code one-shot, restores an orphan', async () => {
+    const keys = setup();
+    const up = (def: string, fp: string, next: number | '', keep = '') =>
+      bed.redis.bbUpsert(...keys.upsert, 's', def, fp, next, 100, 'c', keep);
+    expect(await up('{"v":1}', 'f1', 5000)).toBe('created');
+    expect(await bed.redis.hget(bed.k.state, 's')).toBe('a|0||100|f1|c');
+    expect(await up('{"v":1}', 'f1', 9999)).toBe('unchanged');
+    expect(await up('{"v":2}', 'f1', 9999)).toBe('updated');
+    expect(await bed.redis.zscore(bed.k.due, 's')).toBe('5000');
+    expect(await up('{"v":2}', 'f2', 7000)).toBe('updated');
+    expect(await bed.redis.zscore(bed.k.due, 's')).toBe('7000');
+    expect(await up('{"v":2}', 'f3', '')).toBe('updated');
+    expect(await bed.redis.zscore(bed.k.completed, 's')).toBe('100');
+    expect(await up('{"v":2}', 'f4', 8000, '1')).toBe('kept-completed');
+    expect(await bed.redis.zscore(bed.k.due, 's')).toBeNull();
+    await bed.redis.hset(bed.k.state, 's', 'o|2|50|100|f4|c');
+    expect(await up('{"v":2}', 'f4', 8000)).toBe('restored');
+    expect(await bed.redis.hget(bed.k.state, 's')).toBe('a|2|50|100|f4|c');
+    expect(await bed.redis.zscore(bed.k.due, 's')).toBe('8000');
+  });
+
+  it('remove deletes every key of the schedule, only in the required status when one is given', async () => {
+    const keys = setup();
+    await schedule('s', 5000, 'p');
+    await bed.redis.hset(bed.k.runs('s'), '1', '{}');
+    await bed.redis.zadd(bed.k.runIndex('s'), 1, '1');
+    await bed.redis.hset(bed.k.counts('s'), 'runs', 1);
+    await bed.redis.hset(bed.k.errors, 's', '{}');
+    expect(await bed.redis.bbRemove(...keys.remove('s'), 's', 'c')).toBe(0);
+    expect(await bed.redis.bbRemove(...keys.remove('s'), 's', 'p')).toBe(1);
+    const left = await bed.redis.keys(`${bed.k.base}*`);
+    expect(left).toEqual([]);
+  });
+});

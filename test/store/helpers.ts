@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { type Keys, keys } from '../../src/store/keys.js';
+import { REDIS } from '../redis-url.js';
+
+/** A fresh key prefix and a client for one store test; `cleanup()` deletes every key under it. */
+export class StoreBed {
+  readonly prefix = `bbstore-${randomUUID().slice(0, 8)}`;
+  readonly redis = new Redis(REDIS);
+  readonly k: Keys = keys(this.prefix);
+
+  /** Redis TIME in ms. */
+  async now(): Promise<number> {
+    const [s, us] = await this.redis.time();
+    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+  }
+
+  async cleanup(): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', `${this.k.base}*`, 'COUNT', 1000);
+      cursor = next;
+      if (batch.length > 0) await this.redis.unlink(...batch);
+    } while (cursor !== '0');
+    await this.redis.quit();
+  }
+}
+
+/** The state row as today's release writes it: `status|fired|lastFire|createdAt|fingerprint|source`. */
+export function row(
+  status: string,
+  fired = 0,
+  last: number | '' = '',
+  created = 1000,
+  fp = 'fp',
+  source = 'r',
+) {
+  return `${status}|${fired}|${last}|${created}|${fp}|${source}`;
+}
+
+/** Call a store script by hand: its keys for a schedule store (the order of each script's header). */
+export function scheduleScriptKeys(k: Keys) {
+  return {
+    upsert: [k.schedules, k.due, k.inflight, k.state, k.resched, k.completed, k.claim],
+    claim: [k.due, k.inflight, k.claim, k.schedules, k.state, k.totals],
+    setStatus: [k.state, k.due, k.inflight, k.resched, k.claim],
+    complete: (ids: string[]) => [
+      7 + 3 * ids.length,
+      k.due,
+      k.inflight,
+      k.claim,
+      k.state,
+      k.resched,
+      k.completed,
+      k.totals,
+      ...ids.flatMap((id) => [k.runs(id), k.runIndex(id), k.counts(id)]),
+    ],
+    markErrored: [k.state, k.due, k.inflight, k.claim, k.resched, k.completed, k.errors, k.totals],
+    clearError: [k.state, k.due, k.inflight, k.completed, k.errors],
+    remove: (id: string) => [
+      k.schedules,
+      k.due,
+      k.inflight,
+      k.claim,
+      k.state,
+      k.resched,
+      k.completed,
+      k.runs(id),
+      k.runIndex(id),
+      k.counts(id),
+      k.errors,
+    ],
+  };
+}
+
+/** One completion item's 6 arguments (complete-n.lua). */
+export function item(
+  id: string,
+  fireAt: number,
+  next: number | -1,
+  o: { enqueued?: object; records?: unknown[]; missed?: number } = {},
+): (string | number)[] {
+  return [
+    id,
+    fireAt,
+    next,
+    o.enqueued ? JSON.stringify(o.enqueued) : '',
+    o.records ? JSON.stringify(o.records) : '',
+    o.missed ?? 0,
+  ];
+}

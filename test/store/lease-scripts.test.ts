@@ -1,0 +1,85 @@
+// acquire-slot-2, renew-lease-1, try-group-4 and leave-group-queue-2 on their own against Redis.
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineStoreScripts } from '../../src/store/scripts.js';
+import { StoreBed } from './helpers.js';
+
+let bed: StoreBed;
+afterEach(async () => {
+  await bed.cleanup();
+});
+
+function setup() {
+  bed = new StoreBed();
+  defineStoreScripts(bed.redis);
+  return { lease: bed.k.lease('s'), owed: bed.k.leaseOwed('s') };
+}
+
+describe('acquire-slot', () => {
+  it('grants up to maxInstances, drops lapsed leases first, reports the live ones before', async () => {
+    const { lease, owed } = setup();
+    const acquire = (id: string, max: number, coalesce = '0') =>
+      bed.redis.bbAcquireSlot(lease, owed, id, 10_000, max, coalesce, '', 10_000);
+    await bed.redis.zadd(lease, 1, 'dead');
+    expect(await acquire('a', 2)).toEqual([1, 0]);
+    expect(await acquire('b', 2)).toEqual([1, 1]);
+    expect(await acquire('c', 2)).toEqual([0, 2]);
+    expect(await acquire('c', 0)).toEqual([1, 2]);
+    expect(await acquire('d', 0, '1')).toEqual([0, 3]);
+    expect(await bed.redis.zscore(lease, 'dead')).toBeNull();
+    expect(await bed.redis.pttl(lease)).toBeGreaterThan(10_000);
+  });
+
+  it('a refused retry claims the owed slot; a fresh occurrence then counts it; the retry gets it', async () => {
+    const { lease, owed } = setup();
+    await bed.redis.bbAcquireSlot(lease, owed, 'run', 10_000, 1, '1', '', 10_000);
+    expect(await bed.redis.bbAcquireSlot(lease, owed, 'r', 10_000, 1, '1', 'job-1', 10_000)).toEqual([0, 1]);
+    expect(await bed.redis.zscore(owed, 'job-1')).not.toBeNull();
+    await bed.redis.zrem(lease, 'run');
+    expect(await bed.redis.bbAcquireSlot(lease, owed, 'fresh', 10_000, 1, '0', '', 10_000)).toEqual([0, 0]);
+    expect(await bed.redis.bbAcquireSlot(lease, owed, 'r', 10_000, 1, '1', 'job-1', 10_000)).toEqual([1, 0]);
+    expect(await bed.redis.zcard(owed)).toBe(0);
+  });
+});
+
+describe('renew-lease', () => {
+  it('extends a held lease by Redis time; 0 once it is gone', async () => {
+    const { lease } = setup();
+    await bed.redis.zadd(lease, 1, 'held');
+    const before = await bed.now();
+    expect(await bed.redis.bbRenewLease(lease, 'held', 10_000)).toBe(1);
+    expect(Number(await bed.redis.zscore(lease, 'held'))).toBeGreaterThanOrEqual(before + 10_000);
+    expect(await bed.redis.bbRenewLease(lease, 'other', 10_000)).toBe(0);
+    expect(await bed.redis.zscore(lease, 'other')).toBeNull();
+  });
+});
+
+describe('try-group and leave-group-queue', () => {
+  it('first in line takes a free group; the next waits; a lapsed holder frees it; leaving the line works', async () => {
+    bed = new StoreBed();
+    defineStoreScripts(bed.redis);
+    const g = [bed.k.group('g'), bed.k.groupQueue('g'), bed.k.groupWaiters('g'), bed.k.groupTicket('g')];
+    const [holder, queue, waiters] = g as [string, string, string, string];
+    expect(await bed.redis.bbTryGroup(...g, 'a', 10_000)).toBe(1);
+    expect(await bed.redis.bbTryGroup(...g, 'b', 10_000)).toBe(0);
+    expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(0);
+    expect(await bed.redis.zrange(queue, '0', '-1')).toEqual(['b', 'c']);
+    await bed.redis.zadd(holder, 1, 'a'); // a's lease lapses
+    expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(0); // b is first in line
+    expect(await bed.redis.bbLeaveGroupQueue(queue, waiters, 'b')).toBe(1);
+    expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(1);
+    expect(await bed.redis.zrange(holder, '0', '-1')).toEqual(['c']);
+    expect(await bed.redis.zcard(queue)).toBe(0);
+  });
+
+  it('a waiter whose heartbeat lapsed loses its place', async () => {
+    bed = new StoreBed();
+    defineStoreScripts(bed.redis);
+    const g = [bed.k.group('g'), bed.k.groupQueue('g'), bed.k.groupWaiters('g'), bed.k.groupTicket('g')];
+    await bed.redis.bbTryGroup(...g, 'holder', 10_000);
+    await bed.redis.bbTryGroup(...g, 'gone', 10_000);
+    await bed.redis.bbTryGroup(...g, 'next', 10_000);
+    await bed.redis.zadd(g[2] as string, 1, 'gone');
+    await bed.redis.zadd(g[0] as string, 1, 'holder');
+    expect(await bed.redis.bbTryGroup(...g, 'next', 10_000)).toBe(1);
+  });
+});
