@@ -1,6 +1,6 @@
 import type { FleetReader } from '../src/ops/index.js';
 import type { SchedulerManager } from '../src/scheduler/index.js';
-import type { ScheduleIndex } from '../src/store/schedule-index.js';
+import type { ScheduleIndex } from '../src/store/index.js';
 import type { Csrf } from './csrf.js';
 import type { DashboardMetrics } from './dashboard-metrics.js';
 import type { ResolvedDashboardOptions } from './dashboard-options.js';

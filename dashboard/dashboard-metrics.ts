@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RunHistory } from '../src/store/index.js';
-import type { ScheduleIndex } from '../src/store/schedule-index.js';
+import type { RunHistory, ScheduleIndex } from '../src/store/index.js';
 
 /** The scheduler events the metrics listen to (a subset of `SchedulerEvents`). */
 export interface MetricsEventSource {

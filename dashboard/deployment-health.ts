@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../src/store/index.js';
-import type { ScheduleIndex } from '../src/store/schedule-index.js';
+import type { Keys, ScheduleIndex } from '../src/store/index.js';
 import type { ScheduleReader } from './schedule-reader.js';
 
 /** Ids named per list in a health report (the counts are exact). */

@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Keys, RunCounter, RunRecord, ScheduleDefinition } from '../src/store/index.js';
 import {
+  countsFrom,
+  parseRecord,
+  RunHistory,
   type ScheduleErrorInfo,
   type ScheduleState,
   ScheduleStore,
@@ -73,6 +76,8 @@ export function nextFireTimes(
 export class ScheduleReader {
   private readonly store: ScheduleStore;
 
+  private readonly runs: RunHistory;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
@@ -80,6 +85,7 @@ export class ScheduleReader {
     private readonly now: () => number = Date.now,
   ) {
     this.store = new ScheduleStore(redis, keys, historyLimit);
+    this.runs = new RunHistory(redis, keys, historyLimit);
   }
 
   async one(id: string): Promise<ScheduleView | null> {
@@ -105,22 +111,11 @@ export class ScheduleReader {
     const res2 = (await pipe2.exec()) ?? [];
     const now = this.now();
     return rows.map(({ def, state, next, error }, i) => {
-      const rawCounts = (res[2 * i]?.[1] ?? {}) as Record<string, string>;
-      const counts = {
-        runs: Number(rawCounts.runs ?? 0),
-        errors: Number(rawCounts.errors ?? 0),
-        skipped: Number(rawCounts.skipped ?? 0),
-        missed: Number(rawCounts.missed ?? 0),
-      } satisfies Record<RunCounter, number>;
+      const counts = countsFrom((res[2 * i]?.[1] ?? {}) as Record<string, string>);
       const values = res2[i]?.[1];
-      const records = (Array.isArray(values) ? values : []).flatMap((v: unknown) => {
-        if (typeof v !== 'string' || v === '') return [];
-        try {
-          return [JSON.parse(v) as RunRecord];
-        } catch {
-          return [];
-        }
-      });
+      const records = (Array.isArray(values) ? values : []).flatMap(
+        (v: unknown) => (typeof v === 'string' && parseRecord(v)) || [],
+      );
       return this.view(def, state, next, error, counts, records, now);
     });
   }
@@ -183,10 +178,7 @@ export class ScheduleReader {
   }
 
   /** A schedule's history, newest first (for the detail page and the API). */
-  async history(id: string, limit = 100): Promise<RunRecord[]> {
-    const fields = await this.redis.zrevrange(this.keys.runIndex(id), 0, limit - 1);
-    if (fields.length === 0) return [];
-    const values = await this.redis.hmget(this.keys.runs(id), ...fields);
-    return values.flatMap((v) => (v ? [JSON.parse(v) as RunRecord] : []));
+  history(id: string, limit = 100): Promise<RunRecord[]> {
+    return this.runs.list(id, limit);
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { occurrenceJobId } from '../store/job-payload.js';
+import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
@@ -11,7 +11,6 @@ import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from
 import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
-import { occurrenceJobData } from './scheduler-helpers.js';
 import { StopNotices } from './stop-notices.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { type ForeignOutcome, recordForeignOutcome } from '../store/foreign-outcome-script.js';
 import { occurrenceJobId } from '../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField } from '../store/keys.js';
-import type { RunRecord } from '../store/run-record.js';
+import { parseRecord, type RunRecord } from '../store/run-record.js';
 import type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 
 /** What `ForeignOutcomes` needs from its manager. */
@@ -252,15 +252,6 @@ function outcomeOf(
     ...(job.attempts !== undefined && { attempts: job.attempts }),
     ...(error !== undefined && { error }),
   };
-}
-
-function parseRecord(v: string | null | undefined): RunRecord | null {
-  if (!v) return null;
-  try {
-    return JSON.parse(v) as RunRecord;
-  } catch {
-    return null;
-  }
 }
 
 /** The occurrence a job id names (`occurrenceJobId`), or null for any other job. */

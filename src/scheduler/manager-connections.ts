@@ -23,7 +23,8 @@ export class ManagerConnections {
   constructor(
     private readonly options: ResolvedManagerOptions,
     private readonly keys: Keys,
-    private readonly logger: Logger,
+    /** Read at each use: the CLI may give the manager another logger after it is made. */
+    private readonly log: () => Logger,
   ) {}
 
   /** What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need). */
@@ -34,7 +35,7 @@ export class ManagerConnections {
   get redis(): Redis {
     if (!this._redis) {
       this._redis = new Redis(this.connectionOptions());
-      this._redis.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis error'));
+      this._redis.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis error'));
     }
     return this._redis;
   }
@@ -60,7 +61,7 @@ export class ManagerConnections {
     let q = this.queues.get(name);
     if (!q) {
       q = new Queue(name, { connection: this.connectionOptions() as ConnectionOptions });
-      q.on('error', (err) => this.logger.warn({ err: err.message, queue: name }, 'bullbeat: queue error'));
+      q.on('error', (err) => this.log().warn({ err: err.message, queue: name }, 'bullbeat: queue error'));
       this.queues.set(name, q);
     }
     return q;
@@ -69,7 +70,7 @@ export class ManagerConnections {
   /** Subscribe to the wake channel; returns the unsubscribe. */
   async subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
     const sub = this.redis.duplicate();
-    sub.on('error', (err) => this.logger.warn({ err: err.message }, 'bullbeat: redis subscriber error'));
+    sub.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis subscriber error'));
     this.subscriber = sub;
     await sub.subscribe(this.keys.wake);
     sub.on('message', (_channel, message: string) => onMessage(message));

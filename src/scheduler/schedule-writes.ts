@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
-import { occurrenceJobId } from '../store/job-payload.js';
+import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { Keys } from '../store/keys.js';
 import type { RunHistory } from '../store/run-history.js';
 import { type ScheduleDefinition, timingFingerprint } from '../store/schedule-definition.js';
@@ -11,7 +11,7 @@ import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
-import { firstFire, occurrenceJobData } from './scheduler-helpers.js';
+import { firstFire } from './scheduler-helpers.js';
 
 /** What saving and resuming a schedule need from the manager. */
 export interface WriteContext {

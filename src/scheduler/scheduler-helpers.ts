@@ -1,7 +1,5 @@
-import type { JobsOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import { parseURL } from 'ioredis/built/utils/index.js';
-import type { OccurrenceJobData } from '../store/job-payload.js';
 import type { RunCounter } from '../store/run-history.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleState } from '../store/schedule-state.js';
@@ -21,45 +19,6 @@ export function redisOptionsFrom(c: string | RedisOptions): RedisOptions {
     ...(db !== undefined && { db: Number(db) }),
     ...(c.startsWith('rediss:') && { tls: {} }),
     maxRetriesPerRequest: null,
-  };
-}
-
-/**
- * An occurrence's BullMQ options: the schedule's passthrough, attempts/backoff, and a floor on how long
- * finished jobs are kept (`keepSec`), so that a retried enqueue of the same job id stays a no-op.
- */
-export function jobOptionsFor(def: ScheduleDefinition, jobId: string, keepSec: number): JobsOptions {
-  const floor = (v: JobsOptions['removeOnComplete'], dflt: number): JobsOptions['removeOnComplete'] => {
-    if (v === undefined) return { age: dflt };
-    if (v === true) return { age: keepSec };
-    if (typeof v === 'object' && 'age' in v && v.age < keepSec) return { ...v, age: keepSec };
-    return v;
-  };
-  return {
-    ...def.jobOptions,
-    jobId,
-    attempts: def.attempts,
-    ...(def.backoff !== undefined && { backoff: def.backoff }),
-    removeOnComplete: floor(def.jobOptions?.removeOnComplete, keepSec),
-    removeOnFail: floor(def.jobOptions?.removeOnFail, Math.max(keepSec, 7 * 24 * 3600)),
-  };
-}
-
-/** The data of the BullMQ job of one occurrence of `def`. */
-export function occurrenceJobData(
-  def: ScheduleDefinition,
-  fireAt: number,
-  kind: OccurrenceJobData['kind'],
-  prefix: string,
-): OccurrenceJobData {
-  return {
-    scheduleId: def.id,
-    fireAt,
-    kind,
-    args: def.args,
-    prefix,
-    run: def.run,
-    ...(def.data !== undefined && { data: def.data }),
   };
 }
 

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { jobOptionsFor } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
 import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
@@ -29,7 +30,7 @@ import { fillCounters, listPage, materialize, type ReadContext } from './schedul
 import { enqueueNow, resumeSchedule, saveSchedule, type WriteContext } from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
-import { jobOptionsFor, statsOf } from './scheduler-helpers.js';
+import { statsOf } from './scheduler-helpers.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 import type {
   HistoryAccess,
@@ -83,7 +84,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         level: process.env.LOG_LEVEL ?? 'info',
         hooks: { logMethod: uniqueKeys },
       });
-    this.connections = new ManagerConnections(this.options, this.keys, this.logger);
+    this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
   }
 
   /** This manager's own Redis client (created on first use). */

@@ -18,8 +18,14 @@ export { JobStatus } from './job-status.js';
 export { hashTag, type Keys, keys, occurrenceField } from './keys.js';
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
-export { type RunCounter, RunHistory, type RunPatch } from './run-history.js';
-export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from './run-record.js';
+export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
+export {
+  type PreviousAttempt,
+  parseRecord,
+  type RunOutcome,
+  type RunRecord,
+  type SkipReason,
+} from './run-record.js';
 export {
   type CustomTriggerJSON,
   decodeDefinition,

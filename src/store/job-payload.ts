@@ -1,4 +1,6 @@
+import type { JobsOptions } from 'bullmq';
 import type { RunRecord } from './run-record.js';
+import type { ScheduleDefinition } from './schedule-definition.js';
 
 /**
  * The data of the BullMQ job that carries one occurrence of a schedule. Written by the scheduler
@@ -51,4 +53,43 @@ export function resolveRunOptions(run: Partial<OccurrenceRunOptions> | undefined
  */
 export function occurrenceJobId(scheduleId: string, fireAt: number, manual = false): string {
   return `bb-${encodeURIComponent(scheduleId).replaceAll(':', '%3A')}-${manual ? 'm' : ''}${fireAt}`;
+}
+
+/**
+ * An occurrence's BullMQ options: the schedule's passthrough, attempts/backoff, and a floor on how long
+ * finished jobs are kept (`keepSec`), so that a retried enqueue of the same job id stays a no-op.
+ */
+export function jobOptionsFor(def: ScheduleDefinition, jobId: string, keepSec: number): JobsOptions {
+  const floor = (v: JobsOptions['removeOnComplete'], dflt: number): JobsOptions['removeOnComplete'] => {
+    if (v === undefined) return { age: dflt };
+    if (v === true) return { age: keepSec };
+    if (typeof v === 'object' && 'age' in v && v.age < keepSec) return { ...v, age: keepSec };
+    return v;
+  };
+  return {
+    ...def.jobOptions,
+    jobId,
+    attempts: def.attempts,
+    ...(def.backoff !== undefined && { backoff: def.backoff }),
+    removeOnComplete: floor(def.jobOptions?.removeOnComplete, keepSec),
+    removeOnFail: floor(def.jobOptions?.removeOnFail, Math.max(keepSec, 7 * 24 * 3600)),
+  };
+}
+
+/** The data of the BullMQ job of one occurrence of `def`. */
+export function occurrenceJobData(
+  def: ScheduleDefinition,
+  fireAt: number,
+  kind: OccurrenceJobData['kind'],
+  prefix: string,
+): OccurrenceJobData {
+  return {
+    scheduleId: def.id,
+    fireAt,
+    kind,
+    args: def.args,
+    prefix,
+    run: def.run,
+    ...(def.data !== undefined && { data: def.data }),
+  };
 }

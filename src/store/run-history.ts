@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { type Keys, occurrenceField } from './keys.js';
-import type { RunRecord } from './run-record.js';
+import { parseRecord, type RunRecord } from './run-record.js';
 import { defineStoreScripts } from './scripts.js';
 
 /** A change to a run record: fields to set, and fields to remove (given as `null`). */
@@ -57,23 +57,23 @@ export class RunHistory {
     const fields = await this.redis.zrevrange(this.keys.runIndex(scheduleId), 0, limit - 1);
     if (fields.length === 0) return [];
     const values = await this.redis.hmget(this.keys.runs(scheduleId), ...fields);
-    return values.flatMap((v) => (v ? [JSON.parse(v) as RunRecord] : []));
+    return values.flatMap((v) => parseRecord(v) ?? []);
   }
 
   /** One occurrence's record, or null. */
   async get(scheduleId: string, fireAt: number, manual = false): Promise<RunRecord | null> {
     const v = await this.redis.hget(this.keys.runs(scheduleId), occurrenceField(fireAt, manual));
-    return v ? (JSON.parse(v) as RunRecord) : null;
+    return parseRecord(v);
   }
 
   /** A schedule's counters (missing ones are 0). */
   async counts(scheduleId: string): Promise<Record<RunCounter, number>> {
-    return toCounts(await this.redis.hgetall(this.keys.counts(scheduleId)));
+    return countsFrom(await this.redis.hgetall(this.keys.counts(scheduleId)));
   }
 
   /** The counters summed over every schedule. */
   async totals(): Promise<Record<RunCounter, number>> {
-    return toCounts(await this.redis.hgetall(this.keys.totals));
+    return countsFrom(await this.redis.hgetall(this.keys.totals));
   }
 
   /** Forget a schedule's history and counters (the totals keep what it contributed). */
@@ -83,7 +83,8 @@ export class RunHistory {
   }
 }
 
-function toCounts(raw: Record<string, string>): Record<RunCounter, number> {
+/** Decode a counters hash (`counts:<id>` or `totals`): the one reader of its fields; missing ones are 0. */
+export function countsFrom(raw: Record<string, string>): Record<RunCounter, number> {
   return {
     runs: Number(raw.runs ?? 0),
     errors: Number(raw.errors ?? 0),

@@ -70,3 +70,17 @@ export interface PreviousAttempt {
   endedAt?: number;
   worker?: string;
 }
+
+/**
+ * Decode a stored run record (the `runs:<id>` hash's values): the one reader of that JSON. A value that
+ * is not a JSON object (a hand edit, a torn write) reads as null and is left out of histories.
+ */
+export function parseRecord(v: string | null | undefined): RunRecord | null {
+  if (!v) return null;
+  try {
+    const r = JSON.parse(v) as unknown;
+    return typeof r === 'object' && r !== null && !Array.isArray(r) ? (r as RunRecord) : null;
+  } catch {
+    return null;
+  }
+}

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { JobStatus } from './job-status.js';
 import type { Keys } from './keys.js';
+import { countsFrom } from './run-history.js';
 import type { StoredSchedule } from './schedule-store.js';
 
 /** A filter and page of the schedules, sorted by name then id (`list()`, the dashboard, the API). */
@@ -27,16 +28,12 @@ export async function countersOf(
   const pipe = redis.pipeline();
   for (const id of ids) {
     pipe.hgetall(keys.counts(id));
-    pipe.zcount(keys.lease(id), now, '+inf');
+    pipe.zcount(keys.lease(id), `(${now}`, '+inf'); // live: expiring after now (as activeRuns)
   }
   const res = (await pipe.exec()) ?? [];
   return ids.map((_, i) => {
-    const counts = (res[2 * i]?.[1] ?? {}) as Record<string, string>;
     return {
-      runs: Number(counts.runs ?? 0),
-      errors: Number(counts.errors ?? 0),
-      skipped: Number(counts.skipped ?? 0),
-      missed: Number(counts.missed ?? 0),
+      ...countsFrom((res[2 * i]?.[1] ?? {}) as Record<string, string>),
       activeInstances: Number(res[2 * i + 1]?.[1] ?? 0),
     };
   });

@@ -32,7 +32,7 @@ export function statusCommand(io: CliIO) {
     });
     try {
       const [{ ScheduleIndex }, { ScheduleReader }, { DeploymentHealthReader }] = await Promise.all([
-        import('../../store/schedule-index.js'),
+        import('../../store/index.js'),
         import('../../../dashboard/schedule-reader.js'),
         import('../../../dashboard/deployment-health.js'),
       ]);
