@@ -10,6 +10,7 @@ const manager = new SchedulerManager({
   logger: pino({ level: 'warn' }),
   keepFinishedJobsSec: Number(process.env.KEEP_SEC ?? 5),
   claimBatch: Number(process.env.BATCH ?? 1000),
+  ...(process.env.FOREIGN === '0' && { foreignOutcomes: false }),
 });
 const from = Number(process.env.FROM ?? 0);
 const to = Number(process.env.TO ?? Number.MAX_SAFE_INTEGER);
