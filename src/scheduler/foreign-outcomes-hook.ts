@@ -36,8 +36,6 @@ export async function startForeignOutcomes(
     connection: manager.connectionOptions(),
     queueNames: () => manager.queueNames(),
   });
-  const onFired = ({ queue }: { queue: string }) => void foreign.watch(queue);
-  manager.on('fired', onFired);
   try {
     await foreign.start();
   } catch (err) {
@@ -45,7 +43,6 @@ export async function startForeignOutcomes(
   }
   return {
     async stop() {
-      manager.off('fired', onFired);
       await foreign.stop();
     },
   };

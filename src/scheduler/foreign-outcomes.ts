@@ -5,6 +5,7 @@ import { type ForeignOutcome, recordForeignOutcome } from '../store/foreign-outc
 import { occurrenceJobId } from '../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField } from '../store/keys.js';
 import { parseRecord, type RunRecord } from '../store/run-record.js';
+import { peekNameAndQueue } from '../store/schedule-definition.js';
 import type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 
 /** What `ForeignOutcomes` needs from its manager. */
@@ -29,9 +30,9 @@ const JOB_FIELDS = ['processedOn', 'finishedOn', 'atm', 'attemptsMade', 'failedR
  * BullMQ `Worker`, a service in another language), so that counters, the dashboard and the CLI show
  * what happened instead of `enqueued` forever. Runs in each scheduler replica:
  *
- * - **events**: a BullMQ `QueueEvents` per queue that schedules target (those stored at start, then
- *   any queue this replica fires into or finds in a record) turns `completed` / `failed` into a
- *   record (`consumer: 'foreign'`, `startedAt` = `processedOn`, `finishedAt` = `finishedOn`,
+ * - **events**: a BullMQ `QueueEvents` per queue where a reconciliation pass found a foreign consumer
+ *   (then a one-time catch-up over the kept history of that queue's schedules) turns `completed` /
+ *   `failed` into a record (`consumer: 'foreign'`, `startedAt` = `processedOn`, `finishedAt` = `finishedOn`,
  *   `attempts`, `error` = `failedReason`) and counts it;
  * - **reconciliation**: every `reconcileIntervalMs`, the newest records of the next `reconcileBatch`
  *   schedules that are still `enqueued` after `reconcileMinAgeMs` are looked up in BullMQ, which
@@ -52,14 +53,14 @@ export class ForeignOutcomes {
 
   constructor(private readonly host: ForeignOutcomesHost) {}
 
-  /** Listen to the queues schedules target now, and start the reconciliation passes (the first at once). */
+  /**
+   * Start the reconciliation passes (the first at once). Events are followed only on queues where a
+   * pass has found a foreign consumer (a finished job whose record still says `enqueued`): a queue's
+   * event stream carries every job's every event, and reading it for queues that only bullbeat's
+   * workers serve would cost every fire for nothing.
+   */
   async start(): Promise<void> {
-    try {
-      const names = await this.host.queueNames();
-      await Promise.all(names.map((n) => this.watch(n)));
-    } finally {
-      this.arm(0);
-    }
+    this.arm(0);
   }
 
   /** Listen to `queue`'s events too (idempotent). Resolves when the listener is connected. */
@@ -97,9 +98,38 @@ export class ForeignOutcomes {
     const [cursor, flat] = await redis.hscan(k.state, this.cursor, 'COUNT', options.reconcileBatch);
     this.cursor = cursor;
     const ids = flat.filter((_, i) => i % 2 === 0);
+    return this.reconcileSchedules(ids, options.reconcileRecent);
+  }
+
+  /**
+   * A foreign consumer was found on `queue`: follow its events from now on, then catch up once on the
+   * whole kept history of every schedule targeting it (what finished before the listener was there).
+   */
+  private async discover(queue: string): Promise<void> {
+    if (this.stopped || this.listeners.has(queue)) return;
+    await this.watch(queue);
+    const defs = await this.host.redis.hgetall(this.host.keys.schedules);
+    const ids = Object.entries(defs)
+      .filter(([id, json]) => peekNameAndQueue(id, json).queue === queue)
+      .map(([id]) => id);
+    for (let i = 0; i < ids.length; i += this.host.options.reconcileBatch) {
+      await this.reconcileSchedules(
+        ids.slice(i, i + this.host.options.reconcileBatch),
+        this.host.historyLimit,
+        true,
+      );
+    }
+  }
+
+  /**
+   * Record the outcome of finished jobs whose record still says `enqueued`, in the newest `depth` records
+   * (`all`: young ones too, on a queue whose events are followed).
+   */
+  private async reconcileSchedules(ids: readonly string[], depth: number, all = false): Promise<number> {
+    const { redis, keys: k, options } = this.host;
     if (ids.length === 0) return 0;
     const idx = redis.pipeline();
-    for (const id of ids) idx.zrevrange(k.runIndex(id), 0, options.reconcileRecent - 1);
+    for (const id of ids) idx.zrevrange(k.runIndex(id), 0, depth - 1);
     const fieldLists = ((await idx.exec()) ?? []).map((r) => (r[1] ?? []) as string[]);
     const recs = redis.pipeline();
     ids.forEach((id, i) => {
@@ -115,13 +145,13 @@ export class ForeignOutcomes {
       values.forEach((v, j) => {
         const record = parseRecord(v);
         if (record?.outcome !== 'enqueued' || !record.queue || !record.jobId) return;
-        if ((record.enqueuedAt ?? record.fireAt) > cutoff) return;
+        // young records of a queue whose events are followed are left to the events
+        if (!all && this.listeners.has(record.queue) && (record.enqueuedAt ?? record.fireAt) > cutoff) return;
         const field = fieldLists[i]?.[j];
         if (field) candidates.push({ record, field, queue: record.queue, jobId: record.jobId });
       });
     });
     if (candidates.length === 0) return 0;
-    for (const q of new Set(candidates.map((c) => c.queue))) void this.watch(q);
     const jobs = redis.pipeline();
     for (const c of candidates) {
       jobs.zscore(this.bull.toKey(c.queue, 'completed'), c.jobId);
@@ -130,10 +160,12 @@ export class ForeignOutcomes {
     }
     const res = (await jobs.exec()) ?? [];
     let recorded = 0;
+    const found = new Set<string>();
     for (const [i, c] of candidates.entries()) {
       const completed = res[3 * i]?.[1] !== null && res[3 * i]?.[1] !== undefined;
       const failed = res[3 * i + 1]?.[1] !== null && res[3 * i + 1]?.[1] !== undefined;
       if (!completed && !failed) continue;
+      if (!this.listeners.has(c.queue)) found.add(c.queue);
       const job = jobFields(res[3 * i + 2]?.[1]);
       const written = await recordForeignOutcome(redis, k, this.host.historyLimit, {
         ...outcomeOf(job, completed ? 'completed' : 'failed', undefined),
@@ -146,6 +178,7 @@ export class ForeignOutcomes {
       });
       if (written) recorded++;
     }
+    for (const queue of found) await this.discover(queue);
     return recorded;
   }
 
