@@ -55,6 +55,45 @@ describe('failover', () => {
     ).toEqual([]);
   });
 
+  it('a survivor that saw the active replica holding every claim takes over at once after its clean stop', async () => {
+    env = testEnv('failover-handoff');
+    // A long lease and sleep: without a hand-off, the survivor would wait for A's lease (20 s) to lapse.
+    const opts = { claimLeaseMs: 20_000, claimAheadMs: 50, maxSleepMs: 30_000 };
+    const a = env.manager(opts);
+    a.schedule({ name: 'tick' }, new IntervalTrigger(1), { id: 'only' });
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let claimed!: () => void;
+    const claimedP = new Promise<void>((r) => {
+      claimed = r;
+    });
+    let first = true;
+    a.hooks = {
+      afterClaim: async () => {
+        if (!first) return;
+        first = false;
+        claimed();
+        await held; // A holds the claim while B starts and looks
+      },
+    };
+    await a.start();
+    await claimedP;
+    const b = env.manager(opts);
+    b.schedule({ name: 'tick' }, new IntervalTrigger(1), { id: 'only' });
+    const firedByB: FiredEvent[] = [];
+    b.on('fired', (e) => firedByB.push(e));
+    await b.start(); // its first claim finds nothing due: the one schedule is A's, in flight
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    await a.stop();
+    const stoppedAt = await redisNow(env.redis);
+    await until(() => firedByB.some((e) => e.fireAt > stoppedAt), 5000, 10);
+    const next = firedByB.find((e) => e.fireAt > stoppedAt)!;
+    expect(next.lateMs, 'the survivor took over late').toBeLessThanOrEqual(opts.claimAheadMs + 1000);
+  });
+
   /** A replica process of the exactly-once fixture (each schedule every second, phases spread). */
   function spawnReplica(vars: Record<string, string>) {
     const child = spawn(process.execPath, ['--import', 'tsx', REPLICA], {
