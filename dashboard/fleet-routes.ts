@@ -1,6 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import type { DashboardContext } from './dashboard-context.js';
-import { baseOf } from './mount-base.js';
+import { pageContextOf, sendPage } from './page-response.js';
 import { fleetPage } from './views/fleet-page.js';
 
 /** `/fleet` (the page) and `/api/fleet` (JSON): the fleet registry and the stale-schedule counts. */
@@ -16,20 +16,7 @@ export function fleetRoutes(ctx: DashboardContext): Router {
   });
   r.get('/fleet', async (req: Request, res: Response) => {
     const { fleet, health } = await read();
-    const page = {
-      base: baseOf(req),
-      csrf: ctx.csrf.token(req, res),
-      readOnly: ctx.options.readOnly,
-      open: ctx.options.open,
-    };
-    res
-      .status(200)
-      .set('Content-Type', 'text/html; charset=utf-8')
-      .set(
-        'Content-Security-Policy',
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
-      )
-      .send(fleetPage(page, fleet, health));
+    sendPage(res, 200, fleetPage(pageContextOf(ctx, req, res), fleet, health));
   });
   return r;
 }

@@ -2,7 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { agenda, parseWindow, whyDidntItRun } from '../src/insight/index.js';
 import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
-import { baseOf } from './mount-base.js';
+import { pageContextOf, sendPage } from './page-response.js';
 import { InputError } from './schedule-input.js';
 import { agendaPage } from './views/agenda-page.js';
 import type { PageContext } from './views/layout.js';
@@ -45,21 +45,8 @@ export function insightApiRoutes(ctx: DashboardContext): Router {
 /** `/schedules/:id/why` and `/agenda` (the timeline). */
 export function insightPageRoutes(ctx: DashboardContext): Router {
   const r = Router();
-  const page = (req: Request, res: Response): PageContext => ({
-    base: baseOf(req),
-    csrf: ctx.csrf.token(req, res),
-    readOnly: ctx.options.readOnly,
-    open: ctx.options.open,
-  });
-  const send = (res: Response, body: string) =>
-    res
-      .status(200)
-      .set('Content-Type', 'text/html; charset=utf-8')
-      .set(
-        'Content-Security-Policy',
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
-      )
-      .send(body);
+  const page = (req: Request, res: Response): PageContext => pageContextOf(ctx, req, res);
+  const send = (res: Response, body: string) => sendPage(res, 200, body);
   r.get('/schedules/:id/why', async (req, res) => {
     const at = atParam(req);
     const report = await whyDidntItRun(ctx.scheduler, String(req.params.id), at === undefined ? {} : { at });

@@ -3,6 +3,7 @@ import { ScheduleNotFoundError } from '../src/errors/index.js';
 import { intParam, statusParam, strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';
+import { pageContextOf, sendPage } from './page-response.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { html } from './views/html.js';
 import { layout, type PageContext } from './views/layout.js';
@@ -28,22 +29,8 @@ function allTimezones(): string[] {
 /** The server-rendered pages: `/`, `/schedules/:id`, `/new`, and the action endpoints their forms post to. */
 export function pageRoutes(ctx: DashboardContext): Router {
   const r = Router();
-  const page = (req: Request, res: Response): PageContext => ({
-    base: baseOf(req),
-    csrf: ctx.csrf.token(req, res),
-    readOnly: ctx.options.readOnly,
-    open: ctx.options.open,
-  });
-  const send = (res: Response, status: number, body: string) => {
-    res
-      .status(status)
-      .set('Content-Type', 'text/html; charset=utf-8')
-      .set(
-        'Content-Security-Policy',
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
-      )
-      .send(body);
-  };
+  const page = (req: Request, res: Response): PageContext => pageContextOf(ctx, req, res);
+  const send = sendPage;
   const flashOf = (req: Request) => {
     const done = strParam(req, 'done') as Action | undefined;
     const name = strParam(req, 'name');
