@@ -14,7 +14,6 @@ export interface ForeignOutcomesManager extends EventEmitter<SchedulerEvents> {
   readonly logger: Logger;
   readonly options: ResolvedManagerOptions;
   connectionOptions(): RedisOptions;
-  queueNames(): Promise<string[]>;
 }
 
 /**
@@ -34,7 +33,6 @@ export async function startForeignOutcomes(
     logger: manager.logger,
     options,
     connection: manager.connectionOptions(),
-    queueNames: () => manager.queueNames(),
   });
   try {
     await foreign.start();

@@ -18,8 +18,6 @@ export interface ForeignOutcomesHost {
   options: ResolvedForeignOutcomesOptions;
   /** What QueueEvents connect with. */
   connection: RedisOptions;
-  /** The queues to listen to from the start (every queue a schedule targets). */
-  queueNames(): Promise<string[]>;
 }
 
 /** The BullMQ job fields an outcome is read from. */

@@ -21,6 +21,8 @@ export interface ReplicaDeps {
   /** The schedules this process defines, by id. */
   local: ReadonlyMap<string, ScheduledJob>;
   jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+  /** Drop a schedule's occurrences held here and tell the other replicas to (`stop:<id>`). */
+  publishStop(id: string): Promise<void>;
   hooks: FireHooks | undefined;
 }
 
@@ -87,13 +89,12 @@ export class ReplicaRole {
 
   /** Pause code schedules that no code in this process defines any more (they would fire into the void). */
   private async markOrphans(): Promise<void> {
-    const { connections, keys, local, logger } = this.deps;
+    const { connections, local, logger } = this.deps;
     const store = connections.store;
     for (const [id, s] of await store.states()) {
       if (s.source !== 'code' || s.status !== 'a' || local.has(id)) continue;
       if ((await store.setStatus(id, 'a', 'o')) === 1) {
-        this.stopSchedule(id);
-        await connections.redis.publish(keys.wake, `stop:${id}`);
+        await this.deps.publishStop(id);
         logger.warn(
           { scheduleId: id },
           'bullbeat: code schedule no longer defined in code; paused as orphaned',

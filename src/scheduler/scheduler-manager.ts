@@ -348,6 +348,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         logger: this.logger,
         local: this.local,
         jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+        publishStop: (id) => this.publishStop(id),
         hooks: this.hooks,
       });
       await this.replica.start();
