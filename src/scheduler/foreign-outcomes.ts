@@ -48,6 +48,7 @@ export class ForeignOutcomes {
   private passing: Promise<void> | undefined;
   private cursor = '0';
   private stopped = false;
+  private startedAt = 0;
 
   constructor(private readonly host: ForeignOutcomesHost) {}
 
@@ -58,6 +59,7 @@ export class ForeignOutcomes {
    * workers serve would cost every fire for nothing.
    */
   async start(): Promise<void> {
+    this.startedAt = Date.now();
     this.arm(0);
   }
 
@@ -180,6 +182,17 @@ export class ForeignOutcomes {
     return recorded;
   }
 
+  /**
+   * The wait before the next pass: the interval, but at most 2 s in a replica's first minute while no
+   * foreign consumer has been found, so that one is found before its first outcomes leave the kept
+   * history (an outcome older than the newest `historyLimit` records is not recorded).
+   */
+  private nextPassMs(): number {
+    const interval = this.host.options.reconcileIntervalMs;
+    const early = this.listeners.size === 0 && Date.now() - this.startedAt < 60_000;
+    return early ? Math.min(2000, interval) : interval;
+  }
+
   private arm(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
@@ -192,7 +205,7 @@ export class ForeignOutcomes {
         )
         .finally(() => {
           this.passing = undefined;
-          this.arm(this.host.options.reconcileIntervalMs);
+          this.arm(this.nextPassMs());
         });
     }, delayMs);
     this.timer.unref();
