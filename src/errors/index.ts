@@ -5,6 +5,7 @@ export { InvalidTimezoneError } from './invalid-timezone-error.js';
 export { JobsModuleError } from './jobs-module-error.js';
 export { LeaseLostError } from './lease-lost-error.js';
 export { RedisUnreachableError } from './redis-unreachable-error.js';
+export { RunCancelledError } from './run-cancelled-error.js';
 export { ScheduleNotFoundError } from './schedule-not-found-error.js';
 export { ScheduleOptionsError } from './schedule-options-error.js';
 export { TimeoutError } from './timeout-error.js';

@@ -1,4 +1,5 @@
-import { type ConnectionOptions, Worker } from 'bullmq';
+import { EventEmitter } from 'node:events';
+import { type ConnectionOptions, Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
@@ -22,6 +23,11 @@ export interface WorkerHandle extends AsyncDisposable {
   ready(): Promise<void>;
   /** Jobs running in this process right now. */
   running(): number;
+  /**
+   * This process's runtime events: `pausedOnFailure` (`PausedOnFailureEvent` plus `queue`) when a run's
+   * failure paused its schedule (`pauseOnFailure`). Also emitted on the scheduler when it has `emit`.
+   */
+  readonly events: EventEmitter;
   /**
    * Stop taking jobs; let running ones finish for up to `graceMs` (default: `shutdownGraceMs`), then
    * abort them through their signal (they fail with a `WorkerShutdownError`) and close. Safe to call
@@ -69,7 +75,15 @@ export async function createWorker(
   const redis = new Redis({ ...scheduler.connectionOptions(), lazyConnect: false });
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
   const shutdown = new AbortController();
-  const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal);
+  const events = new EventEmitter();
+  const byQueue = new Map<string, Worker>();
+  // The next in line for a slot that just freed waits in the delayed set: start it now.
+  const promote = async (queue: string, jobId: string) => {
+    const worker = byQueue.get(queue);
+    const job = worker ? await Job.fromId(worker, jobId) : undefined;
+    if (job && (await job.isDelayed())) await job.promote();
+  };
+  const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal, events, promote);
   let active = 0;
   if (resolved.queues.length === 0) {
     resolved.logger.warn('no handler registered: this worker serves no queue (pass `queues` to serve some)');
@@ -96,6 +110,7 @@ export async function createWorker(
       },
     );
     worker.on('error', (err) => resolved.logger.error({ err, queue }, 'worker error'));
+    byQueue.set(queue, worker);
     return worker;
   });
 
@@ -124,6 +139,7 @@ export async function createWorker(
         }
         clearTimeout(timer);
       }
+      await runner.close();
       await redis.quit().catch(() => redis.disconnect());
       resolved.logger.info('worker closed');
     })();
@@ -137,6 +153,7 @@ export async function createWorker(
       await Promise.all(workers.map((w) => w.waitUntilReady()));
     },
     running: () => active,
+    events,
     close,
     [Symbol.asyncDispose]: () => close(),
   };

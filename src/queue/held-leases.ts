@@ -1,19 +1,27 @@
 import type { Logger } from 'pino';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
+import { RunCancelledError } from '../errors/run-cancelled-error.js';
 import type { LeaseStore } from '../store/lease-store.js';
+
+/** Renews a run's slot lease: `held`, `gone` (lapsed, maybe given away) or `cancelled` (asked to stop). */
+export type SlotRenewal = () => Promise<'held' | 'gone' | 'cancelled'>;
 
 /**
  * The leases one run holds (its schedule's slot, maybe its exclusion group, or its place in the
  * group's line), renewed together every `renewMs` until released. A lease found given away on
  * renewal (the worker stalled longer than the TTL and another run took it) aborts `lost` with a
- * `LeaseLostError`, which the runner passes on to the run's signal.
+ * `LeaseLostError`; a slot lease found asked to stop (`overlap: 'cancelOther'`, or `cancel()` from
+ * the cancel channel) aborts it with a `RunCancelledError`. The runner passes `lost` on to the run's
+ * signal. The slot lease is given back by the run's finish script (`slotReturned()`); `releaseAll()`
+ * gives back what is still held.
  */
 export class HeldLeases {
   private readonly sets = new Set<string>();
+  private slot: { set: string; renew: SlotRenewal } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
   private readonly lostController = new AbortController();
-  /** Aborted (with a `LeaseLostError`) when a held lease is found given away. */
+  /** Aborted (with a `LeaseLostError` or a `RunCancelledError`) when the run must stop. */
   readonly lost: AbortSignal = this.lostController.signal;
 
   constructor(
@@ -24,9 +32,41 @@ export class HeldLeases {
     private readonly scheduleId: string,
   ) {}
 
-  /** Renew `set` from now on (the lease was just taken in it). */
+  /** Renew the run slot lease in `set` (just taken) with `renew`. */
+  holdSlot(set: string, renew: SlotRenewal): void {
+    this.slot = { set, renew };
+    this.arm();
+  }
+
+  /** The finish script gave the slot lease back: stop renewing it. */
+  slotReturned(): void {
+    this.slot = undefined;
+  }
+
+  /** Renew `set` from now on (an exclusion group, or a place in its line, was just taken in it). */
   add(set: string): void {
     this.sets.add(set);
+    this.arm();
+  }
+
+  /** Stop the run: a newer occurrence asked (`overlap: 'cancelOther'`). */
+  cancel(): void {
+    if (!this.lost.aborted) this.lostController.abort(new RunCancelledError(this.scheduleId));
+  }
+
+  /** Stop renewing and give every lease still held back. */
+  async releaseAll(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.renewing;
+    const sets = [...this.sets];
+    if (this.slot) sets.push(this.slot.set);
+    this.sets.clear();
+    this.slot = undefined;
+    await Promise.all(sets.map((set) => this.store.release(set, this.leaseId)));
+  }
+
+  private arm(): void {
     this.timer ??= setInterval(() => {
       this.renewing ??= this.renewAll().finally(() => {
         this.renewing = undefined;
@@ -34,30 +74,34 @@ export class HeldLeases {
     }, this.renewMs).unref();
   }
 
-  /** Stop renewing and give every lease back. */
-  async releaseAll(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.renewing;
-    const sets = [...this.sets];
-    this.sets.clear();
-    await Promise.all(sets.map((set) => this.store.release(set, this.leaseId)));
-  }
-
   private async renewAll(): Promise<void> {
+    const slot = this.slot;
+    if (slot) {
+      try {
+        const state = await slot.renew();
+        if (state === 'cancelled') this.cancel();
+        if (state === 'gone' && this.slot === slot) {
+          this.slot = undefined;
+          this.giveUp(slot.set);
+        }
+      } catch (err) {
+        this.logger.warn({ err, set: slot.set }, 'lease renewal failed; will retry');
+      }
+    }
     for (const set of this.sets) {
       try {
         if (!(await this.store.renew(set, this.leaseId)) && this.sets.has(set)) {
           this.sets.delete(set);
-          this.logger.warn(
-            { set, leaseId: this.leaseId },
-            'lease given away before renewal; aborting the run',
-          );
-          if (!this.lost.aborted) this.lostController.abort(new LeaseLostError(this.scheduleId, set));
+          this.giveUp(set);
         }
       } catch (err) {
         this.logger.warn({ err, set }, 'lease renewal failed; will retry');
       }
     }
+  }
+
+  private giveUp(set: string): void {
+    this.logger.warn({ set, leaseId: this.leaseId }, 'lease given away before renewal; aborting the run');
+    if (!this.lost.aborted) this.lostController.abort(new LeaseLostError(this.scheduleId, set));
   }
 }

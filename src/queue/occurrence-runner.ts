@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { RunCancelledError } from '../errors/run-cancelled-error.js';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
 import {
   type OccurrenceJobData,
@@ -11,9 +13,12 @@ import {
 } from '../store/job-payload.js';
 import { type Keys, keys } from '../store/keys.js';
 import { LeaseStore } from '../store/lease-store.js';
+import { slotRule } from '../store/overlap-policy.js';
 import { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
 import type { RunRecord, SkipReason } from '../store/run-record.js';
+import { RunSlots, type RunStart } from '../store/run-slots.js';
 import { type AttemptState, attemptState } from './attempt-state.js';
+import { CancelWatch } from './cancel-watch.js';
 import { HeldLeases } from './held-leases.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
 import { composePipeline, type RunContext } from './pipeline.js';
@@ -28,6 +33,23 @@ export interface SkippedResult {
   group?: string;
 }
 
+/** What a run cancelled by a newer occurrence (overlap `cancelOther`) returns to BullMQ. */
+export interface CancelledResult {
+  cancelled: true;
+}
+
+/** Emitted (on the scheduler and the worker handle's `events`) when a schedule paused itself. */
+export interface PausedOnFailureEvent {
+  scheduleId: string;
+  name: string;
+  fireAt: number;
+  /** The schedule's `pauseOnFailure`: final failures in a row. */
+  failures: number;
+  error: Error;
+  /** The pause note stored with it (`keys.pauseNotes`, `by: 'pauseOnFailure'`). */
+  note: string;
+}
+
 /** One occurrence as the runner sees it: the job data with every gap filled. */
 interface Occurrence {
   scheduleId: string;
@@ -37,16 +59,31 @@ interface Occurrence {
   args: readonly unknown[];
   keys: Keys;
   history: RunHistory;
+  slots: RunSlots;
   run: OccurrenceRunOptions;
 }
 
+/** The run under way: its lease (when its overlap rule takes one) and fencing token. */
+interface RunTicket {
+  leaseId: string | undefined;
+  fencingToken: number | undefined;
+}
+
+/** A pause note says at most this much of the error. */
+const NOTE_ERROR_CHARS = 300;
+
 /**
- * Runs one BullMQ job of an occurrence: overlap slot, exclusion group, records, the middleware
- * pipeline under `timeoutMs`, and the abort on shutdown. One per worker handle, shared by its queues.
+ * Runs one BullMQ job of an occurrence: overlap policy on the run slot, exclusion group, records, the
+ * middleware pipeline under `timeoutMs`, and the abort on shutdown or cancellation. One per worker
+ * handle, shared by its queues.
+ *
+ * The lean path: a run costs two store scripts, `start-run` (slot, fencing token, `running` record)
+ * and `finish-run` (outcome, lease back, failure streak); a first delivery reads nothing before.
  */
 export class OccurrenceRunner {
   private readonly leases: LeaseStore;
-  private readonly histories = new Map<string, RunHistory>();
+  private readonly histories = new Map<string, { history: RunHistory; slots: RunSlots }>();
+  private readonly cancels: CancelWatch;
   private readonly workerId = `${hostname()}:${process.pid}`;
 
   constructor(
@@ -55,28 +92,46 @@ export class OccurrenceRunner {
     private readonly options: ResolvedWorkerOptions,
     /** Aborts (with a `WorkerShutdownError`) when the grace period of a shutdown has passed. */
     private readonly shutdown: AbortSignal,
+    /** Where `pausedOnFailure` is emitted for this process (the handle's `events`: metrics). */
+    private readonly events?: EventEmitter,
+    /** Moves a delayed job of `queue` to wait at once (the next in line for a slot that just freed). */
+    private readonly promote?: (queue: string, jobId: string) => Promise<void>,
   ) {
     this.leases = new LeaseStore(redis, options.leaseTtlMs);
+    this.cancels = new CancelWatch(redis, options.logger);
   }
 
-  /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`. */
+  /** Close the cancel channel's connection. */
+  close(): Promise<void> {
+    return this.cancels.close();
+  }
+
+  /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`/`CancelledResult`. */
   async process(job: Job, token?: string, jobSignal?: AbortSignal): Promise<unknown> {
     const occurrence = this.occurrence(job);
     const entry = this.scheduler.handlerFor(job.name);
     if (!entry) {
       const state: AttemptState = { attempt: job.attemptsMade + 1, owed: false, previous: [] };
       const error = new UnknownHandlerError(job.name, job.queueName);
-      await this.recordFailure(occurrence, job, state, undefined, error, this.logger(occurrence, job, state));
+      const ticket = { leaseId: undefined, fencingToken: undefined };
+      await this.recordFailure(
+        occurrence,
+        job,
+        state,
+        ticket,
+        undefined,
+        error,
+        this.logger(occurrence, job, state),
+      );
       throw error;
     }
-    const state = attemptState(job, await this.readRecord(occurrence), this.options.clock.now());
-    const logger = this.logger(occurrence, job, state);
-    // An attempt lost with its worker does not use up one of `attempts` (as with BullMQ's stalled
-    // check, which re-delivers it; BullMQ's maxStalledCount bounds how often that happens).
-    const maxAttempts = attemptsAllowed(job) + lostAttempts(state.previous);
-    if (state.lost)
-      logger.warn({ lost: state.lost, maxAttempts }, 'the previous attempt was lost with its worker');
+    // A first delivery (never started before, nothing failed) has no earlier attempt to read; the
+    // start script checks that the record agrees (a stalled run re-delivered as new sends it back).
+    let first = job.attemptsMade === 0 && (job.attemptsStarted ?? 0) <= 1;
+    let state = attemptState(job, first ? null : await this.readRecord(occurrence), this.options.clock.now());
+    let logger = this.logger(occurrence, job, state);
 
+    const rule = slotRule(occurrence.run);
     const held = new HeldLeases(
       this.leases,
       this.leaseId(job),
@@ -85,25 +140,97 @@ export class OccurrenceRunner {
       occurrence.scheduleId,
     );
     const signal = AbortSignal.any([this.shutdown, held.lost, ...(jobSignal ? [jobSignal] : [])]);
+    const ticket: RunTicket = { leaseId: undefined, fencingToken: undefined };
+    let unwatch: (() => void) | undefined;
     let startedAt: number | undefined;
+    let maxAttempts = attemptsAllowed(job);
     try {
-      const taken = await this.takeLeases(occurrence, held, signal, logger, state.owed ? job.id : undefined);
-      if (taken === 'wait') return await this.waitForSlot(occurrence, job, token, state, logger);
-      if (taken) {
-        await this.recordSkip(occurrence, job, taken, logger);
-        return taken;
+      let start: RunStart;
+      for (;;) {
+        // An attempt lost with its worker does not use up one of `attempts` (as with BullMQ's stalled
+        // check, which re-delivers it; BullMQ's maxStalledCount bounds how often that happens).
+        maxAttempts = attemptsAllowed(job) + lostAttempts(state.previous);
+        startedAt = this.options.clock.now();
+        const jobFields = this.jobFields(job);
+        start = await occurrence.slots.start(
+          occurrence,
+          rule,
+          {
+            leaseId: held.leaseId,
+            jobId: job.id ?? '',
+            owedId: state.owed ? job.id : undefined,
+            firstDelivery: first,
+          },
+          {
+            outcome: 'running',
+            startedAt,
+            attempts: state.attempt,
+            worker: this.workerId,
+            previousAttempts: state.previous.length > 0 ? state.previous : null,
+            error: null,
+            finishedAt: null,
+            ...jobFields,
+          },
+          { outcome: 'skipped', finishedAt: startedAt, ...jobFields },
+        );
+        if (start.status !== 'reread') break;
+        first = false;
+        state = attemptState(job, await this.readRecord(occurrence), this.options.clock.now());
+        logger = this.logger(occurrence, job, state);
       }
-      startedAt = this.options.clock.now();
-      await this.record(occurrence, {
-        outcome: 'running',
-        startedAt,
-        attempts: state.attempt,
-        worker: this.workerId,
-        previousAttempts: state.previous.length > 0 ? state.previous : null,
-        error: null,
-        finishedAt: null,
-        ...this.jobFields(job),
-      });
+      if (state.lost)
+        logger.warn({ lost: state.lost, maxAttempts }, 'the previous attempt was lost with its worker');
+      if (start.status === 'wait') {
+        const details = { live: start.live, overlap: occurrence.run.overlap ?? rule.mode };
+        logger.info(
+          details,
+          state.owed ? 'run slot busy: the retry waits for it' : 'run slot busy: waiting for it',
+        );
+        startedAt = undefined;
+        return await this.waitForSlot(occurrence, job, token, state, logger);
+      }
+      if (start.status === 'skipped') {
+        startedAt = undefined;
+        const skipped: SkippedResult = { skipped: start.reason };
+        logger.info({ live: start.live, ...this.overlapDetails(occurrence) }, `skipped: ${start.reason}`);
+        this.emitSkip(occurrence, job, skipped);
+        return skipped;
+      }
+      ticket.fencingToken = start.fencingToken;
+      if (rule.mode !== 'none') {
+        ticket.leaseId = held.leaseId;
+        const set = occurrence.keys.lease(occurrence.scheduleId);
+        held.holdSlot(set, () => occurrence.slots.renew(occurrence.scheduleId, held.leaseId));
+        if (rule.mode === 'cancelOther') {
+          unwatch = this.cancels.watch(occurrence.keys.cancel, held.leaseId, () => held.cancel());
+        }
+      }
+      const skipped = await this.takeGroup(occurrence, held, signal, logger);
+      if (skipped) {
+        startedAt = undefined;
+        await this.finish(
+          occurrence,
+          job,
+          held,
+          ticket,
+          logger,
+          {
+            outcome: 'skipped',
+            reason: skipped.skipped,
+            group: skipped.group ?? null,
+            startedAt: null,
+            finishedAt: this.options.clock.now(),
+          },
+          ['skipped'],
+        );
+        this.emitSkip(occurrence, job, skipped);
+        return skipped;
+      }
+      if (occurrence.run.exclusionGroup) {
+        // It starts now, once its group is taken (the wait is not part of the run).
+        startedAt = this.options.clock.now();
+        await this.record(occurrence, { startedAt }, [], logger);
+      }
       const ctx: RunContext = {
         scheduleId: occurrence.scheduleId,
         name: job.name,
@@ -112,6 +239,7 @@ export class OccurrenceRunner {
         kind: occurrence.kind,
         signal,
         logger,
+        fencingToken: start.fencingToken,
         job,
       };
       const pipeline = await composePipeline(
@@ -126,56 +254,60 @@ export class OccurrenceRunner {
           ? withDeadline(pipeline, ctx, timeoutMs, this.options.clock, occurrence.scheduleId)
           : pipeline(ctx);
       const result = await untilAborted(running, signal);
-      await this.record(
+      await this.finish(
         occurrence,
+        job,
+        held,
+        ticket,
+        logger,
         { outcome: 'succeeded', finishedAt: this.options.clock.now(), attempts: state.attempt, error: null },
         ['runs'],
+        'ok',
       );
       return serializable(result, logger);
     } catch (error) {
       if (error instanceof DelayedError) throw error;
-      const final = await this.recordFailure(occurrence, job, state, startedAt, error, logger);
+      if (error instanceof RunCancelledError) {
+        logger.info('cancelled by a newer occurrence (overlap: cancelOther)');
+        await this.finish(
+          occurrence,
+          job,
+          held,
+          ticket,
+          logger,
+          {
+            outcome: 'cancelled',
+            finishedAt: this.options.clock.now(),
+            attempts: state.attempt,
+            error: error.message,
+          },
+          ['runs'],
+        );
+        return { cancelled: true } satisfies CancelledResult;
+      }
+      const final = await this.recordFailure(occurrence, job, state, ticket, startedAt, error, logger, held);
       // Lost attempts count, BullMQ's count does not know them: stop its retries when ours are spent.
       if (final && !(error instanceof UnrecoverableError) && job.attemptsMade + 1 < maxAttempts) {
         throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
       }
       throw error;
     } finally {
+      unwatch?.();
       await held.releaseAll().catch((err: unknown) => logger.warn({ err }, 'could not release leases'));
     }
   }
 
   /**
-   * Take the schedule's run slot, then its exclusion group (waiting in line up to the bound).
-   * Returns why the occurrence must be skipped, `'wait'` when a retry owed its run (`owedId`: its
-   * job id) must wait for the slot, or undefined when it may run.
+   * Take the run's exclusion group, if it has one (waiting in line up to the bound). Returns why the
+   * occurrence must be skipped, or undefined when it may run.
    */
-  private async takeLeases(
+  private async takeGroup(
     occurrence: Occurrence,
     held: HeldLeases,
     signal: AbortSignal,
     logger: Logger,
-    owedId?: string,
-  ): Promise<SkippedResult | 'wait' | undefined> {
-    const { keys: k, run, scheduleId } = occurrence;
-    const slot = await this.leases.acquireSlot(
-      k,
-      scheduleId,
-      held.leaseId,
-      run.maxInstances,
-      run.coalesce,
-      owedId,
-    );
-    if (!slot.granted) {
-      const details = { live: slot.live, maxInstances: run.maxInstances, coalesce: run.coalesce };
-      if (owedId !== undefined) {
-        logger.info(details, 'run slot busy: the retry waits for it');
-        return 'wait';
-      }
-      logger.info(details, 'skipped: overlap');
-      return { skipped: 'overlap' };
-    }
-    held.add(k.lease(scheduleId));
+  ): Promise<SkippedResult | undefined> {
+    const { keys: k, run } = occurrence;
     const group = run.exclusionGroup;
     if (!group) return undefined;
 
@@ -200,11 +332,21 @@ export class OccurrenceRunner {
     return { skipped: 'exclusion-group', group };
   }
 
+  private overlapDetails(occurrence: Occurrence) {
+    const { run } = occurrence;
+    return {
+      maxInstances: run.maxInstances,
+      coalesce: run.coalesce,
+      ...(run.overlap !== undefined && { overlap: run.overlap }),
+    };
+  }
+
   private occurrence(job: Job): Occurrence {
     const data = (job.data ?? {}) as Partial<OccurrenceJobData>;
     const entry = this.scheduler.handlerFor(job.name);
     const prefix = data.prefix ?? this.scheduler.prefix;
     const kind = data.kind ?? 'scheduled';
+    const { history, slots } = this.stores(prefix);
     return {
       scheduleId: data.scheduleId ?? entry?.job.id ?? job.name,
       fireAt: data.fireAt ?? job.timestamp,
@@ -212,7 +354,8 @@ export class OccurrenceRunner {
       manual: kind === 'manual',
       args: data.args ?? entry?.args ?? [],
       keys: keys(prefix),
-      history: this.history(prefix),
+      history,
+      slots,
       run: resolveRunOptions(data.run),
     };
   }
@@ -237,9 +380,10 @@ export class OccurrenceRunner {
   }
 
   /**
-   * A retry owed its run found the slot busy: it stays claimed for it (see `LeaseStore.acquireSlot`),
-   * and the job goes back to BullMQ's delayed set to ask again in `slotWaitPollMs`. Records the lost
-   * attempt, if that is what brought it here. Always throws BullMQ's `DelayedError`.
+   * The run slot is busy and this job may wait for it: a retry owed its run (it stays claimed for it,
+   * see start-run), or an occurrence buffered by its overlap policy. The job goes back to BullMQ's
+   * delayed set to ask again in `slotWaitPollMs` (sooner when the run before it finishes and promotes
+   * it). Records the lost attempt, if that is what brought it here. Always throws BullMQ's `DelayedError`.
    */
   private async waitForSlot(
     occurrence: Occurrence,
@@ -267,13 +411,17 @@ export class OccurrenceRunner {
     throw new DelayedError();
   }
 
-  private history(prefix: string): RunHistory {
-    let history = this.histories.get(prefix);
-    if (!history) {
-      history = new RunHistory(this.redis, keys(prefix), this.options.historyLimit);
-      this.histories.set(prefix, history);
+  private stores(prefix: string): { history: RunHistory; slots: RunSlots } {
+    let stores = this.histories.get(prefix);
+    if (!stores) {
+      const k = keys(prefix);
+      stores = {
+        history: new RunHistory(this.redis, k, this.options.historyLimit),
+        slots: new RunSlots(this.redis, k, this.options.leaseTtlMs, this.options.historyLimit),
+      };
+      this.histories.set(prefix, stores);
     }
-    return history;
+    return stores;
   }
 
   private leaseId(job: Job): string {
@@ -288,15 +436,7 @@ export class OccurrenceRunner {
     return ((job.data as Partial<OccurrenceJobData> | undefined)?.kind ?? 'scheduled') as RunRecord['kind'];
   }
 
-  private async recordSkip(occurrence: Occurrence, job: Job, skipped: SkippedResult, logger: Logger) {
-    const patch: Partial<RunRecord> = {
-      outcome: 'skipped',
-      reason: skipped.skipped,
-      ...(skipped.group ? { group: skipped.group } : {}),
-      finishedAt: this.options.clock.now(),
-      ...this.jobFields(job),
-    };
-    await this.record(occurrence, patch, ['skipped'], logger);
+  private emitSkip(occurrence: Occurrence, job: Job, skipped: SkippedResult) {
     this.emit('skipped', {
       scheduleId: occurrence.scheduleId,
       name: job.name,
@@ -312,9 +452,11 @@ export class OccurrenceRunner {
     occurrence: Occurrence,
     job: Job,
     state: AttemptState,
+    ticket: RunTicket,
     startedAt: number | undefined,
     error: unknown,
     logger: Logger,
+    held?: HeldLeases,
   ): Promise<boolean> {
     const message = error instanceof Error ? error.message : String(error);
     const attempt = state.attempt;
@@ -323,8 +465,12 @@ export class OccurrenceRunner {
     logger.warn({ err: error, final }, final ? 'run failed' : 'run failed; BullMQ will retry');
     const now = this.options.clock.now();
     if (final) {
-      await this.record(
+      const outcome = await this.finish(
         occurrence,
+        job,
+        held,
+        ticket,
+        logger,
         {
           outcome: 'failed',
           finishedAt: now,
@@ -334,16 +480,32 @@ export class OccurrenceRunner {
           ...this.jobFields(job),
         },
         ['runs', 'errors'],
-        logger,
+        'failed',
+        message,
       );
+      const asError = error instanceof Error ? error : new Error(message);
       this.emit('failed', {
         scheduleId: occurrence.scheduleId,
         name: job.name,
         fireAt: occurrence.fireAt,
         attempts: attempt,
-        error: error instanceof Error ? error : new Error(message),
+        error: asError,
         jobId: job.id,
       });
+      if (outcome?.paused) {
+        const failures = occurrence.run.pauseOnFailure ?? 0;
+        const event: PausedOnFailureEvent = {
+          scheduleId: occurrence.scheduleId,
+          name: job.name,
+          fireAt: occurrence.fireAt,
+          failures,
+          error: asError,
+          note: pauseNote(failures, message),
+        };
+        logger.warn({ failures }, 'paused: pauseOnFailure reached');
+        this.emit('pausedOnFailure', event);
+        this.events?.emit('pausedOnFailure', { ...event, queue: job.queueName });
+      }
     } else {
       const failed = {
         attempt,
@@ -353,8 +515,12 @@ export class OccurrenceRunner {
         endedAt: now,
         worker: this.workerId,
       };
-      await this.record(
+      await this.finish(
         occurrence,
+        job,
+        held,
+        ticket,
+        logger,
         {
           outcome: 'retrying',
           error: message,
@@ -363,10 +529,53 @@ export class OccurrenceRunner {
           ...this.jobFields(job),
         },
         [],
-        logger,
       );
     }
     return final;
+  }
+
+  /**
+   * Write the run's outcome and give its slot back, in one call (`RunSlots.finish`); a rejected write
+   * (a newer run of the occurrence holds its record) is logged. A store error is logged, not thrown
+   * (the leases still held are given back by `releaseAll`).
+   */
+  private async finish(
+    occurrence: Occurrence,
+    job: Job,
+    held: HeldLeases | undefined,
+    ticket: RunTicket,
+    logger: Logger,
+    patch: RunPatch,
+    counters: readonly RunCounter[],
+    streak?: 'ok' | 'failed',
+    error?: string,
+  ) {
+    try {
+      const failures = occurrence.run.pauseOnFailure ?? 0;
+      const done = await occurrence.slots.finish(
+        occurrence,
+        ticket.leaseId,
+        ticket.fencingToken,
+        patch,
+        counters,
+        streak,
+        { afterFailures: failures, note: pauseNote(failures, error ?? ''), at: this.options.clock.now() },
+      );
+      if (ticket.leaseId !== undefined) held?.slotReturned();
+      if (!done.written) {
+        logger.warn(
+          { fencingToken: ticket.fencingToken, outcome: patch.outcome },
+          'outcome not written: a newer run of this occurrence holds its record (fencing token)',
+        );
+      }
+      if (done.next !== undefined && this.promote) {
+        this.promote(job.queueName, done.next).catch(() => {}); // it asks again on its own anyway
+      }
+      return done;
+    } catch (err) {
+      logger.error({ err, patch }, 'could not write the run record');
+      return undefined;
+    }
   }
 
   /** Merge into the occurrence's record; a record that cannot be written is logged, not thrown. */
@@ -389,11 +598,17 @@ export class OccurrenceRunner {
     }
   }
 
-  private emit(event: 'failed' | 'skipped', payload: unknown): void {
+  private emit(event: 'failed' | 'skipped' | 'pausedOnFailure', payload: unknown): void {
     try {
       this.scheduler.emit?.(event, payload);
     } catch (err) {
       this.options.logger.error({ err, event }, 'an event listener threw');
     }
   }
+}
+
+/** The note a schedule paused by `pauseOnFailure` carries, naming the last error. */
+export function pauseNote(failures: number, error: string): string {
+  const e = error.length > NOTE_ERROR_CHARS ? `${error.slice(0, NOTE_ERROR_CHARS)}…` : error;
+  return `paused after ${failures} failed run${failures === 1 ? '' : 's'} in a row; last error: ${e}`;
 }

@@ -18,6 +18,12 @@ export interface RunContext {
   /** Aborts when the run times out or the worker shuts down past its grace period. */
   signal: AbortSignal;
   logger: Logger;
+  /**
+   * This run's fencing token: it increases with every run started of the schedule, cluster-wide. Pass
+   * it to your own storage to refuse a write from an older run (one that stalled past its lease while
+   * a newer run went ahead). Absent when the handler runs in-process (`ScheduledJob.run()`).
+   */
+  fencingToken?: number;
   /** The BullMQ job; absent when the handler runs in-process (`ScheduledJob.run()`). */
   job?: Job;
 }

@@ -1,4 +1,5 @@
 import type { JobsOptions } from 'bullmq';
+import type { OverlapPolicy } from './overlap-policy.js';
 import type { RunRecord } from './run-record.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
 
@@ -27,6 +28,13 @@ export interface OccurrenceRunOptions {
   maxInstances: number;
   /** Skip the occurrence when any run of the schedule is still going. Default: true. */
   coalesce: boolean;
+  /**
+   * What a run does when another run of the schedule is still going (Temporal's set). When absent,
+   * `maxInstances` and `coalesce` decide (see `slotRule`).
+   */
+  overlap?: OverlapPolicy;
+  /** Final failures in a row after which the schedule pauses itself (absent: never). */
+  pauseOnFailure?: number;
   /** Runs of schedules in one group never overlap anywhere in the cluster. */
   exclusionGroup?: string;
   /** How long a run waits for its busy exclusion group before it is recorded as skipped (ms). */

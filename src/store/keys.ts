@@ -43,6 +43,16 @@ export interface Keys {
   lease(scheduleId: string): string;
   /** Sorted set: job id → expiry of the claim of each retry owed a run slot of a schedule (it waits for one). */
   leaseOwed(scheduleId: string): string;
+  /** Sorted set: job id of an occurrence buffered for a schedule's run slot (overlap buffer*, cancelOther) → fire time. */
+  runWaiters(scheduleId: string): string;
+  /** Sorted set: the same job ids → heartbeat expiry (a waiter whose job stops asking is forgotten). */
+  runWaiterBeats(scheduleId: string): string;
+  /** Set: lease ids of a schedule's runs asked to stop by a newer occurrence (overlap cancelOther). */
+  cancelled(scheduleId: string): string;
+  /** Pub/sub channel: a lease id asked to stop (overlap cancelOther); its holder aborts the run's signal. */
+  cancel: string;
+  /** Hash: schedule id → pause note JSON `{ note, by, at }` (who paused it, why, when). */
+  pauseNotes: string;
   /** Sorted set holding the one lease id (scored by expiry) of the run that has an exclusion group. */
   group(name: string): string;
   /** Sorted set: lease ids waiting for an exclusion group, scored by arrival ticket (fair order). */
@@ -76,6 +86,11 @@ export function keys(prefix: string): Keys {
     wake: `${base}:wake`,
     lease: (id) => `${base}:lease:${id}`,
     leaseOwed: (id) => `${base}:owed:${id}`,
+    runWaiters: (id) => `${base}:waiters:${id}`,
+    runWaiterBeats: (id) => `${base}:waiters:${id}:beats`,
+    cancelled: (id) => `${base}:cancelled:${id}`,
+    cancel: `${base}:cancel`,
+    pauseNotes: `${base}:notes`,
     group: (name) => `${base}:group:${name}`,
     groupQueue: (name) => `${base}:group:${name}:queue`,
     groupWaiters: (name) => `${base}:group:${name}:waiters`,

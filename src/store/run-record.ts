@@ -5,12 +5,15 @@ export type RunOutcome =
   | 'retrying' // an attempt failed; BullMQ will try again
   | 'succeeded'
   | 'failed' // the last attempt failed
+  | 'cancelled' // stopped through its signal by a newer occurrence (overlap cancelOther)
   | 'skipped' // not run: `reason` says why (overlap, exclusion group, ...)
   | 'missed'; // due while no scheduler ran, and not caught up (misfire policy)
 
 /** Why an occurrence was skipped or missed. */
 export type SkipReason =
-  | 'overlap' // maxInstances/coalesce: another run of this schedule was still going
+  | 'overlap' // maxInstances/coalesce/overlap skip: another run of this schedule was still going
+  | 'buffer-full' // overlap bufferOne: another occurrence was already waiting for the running one
+  | 'superseded' // overlap cancelOther: a newer occurrence started or waits
   | 'exclusion-group' // its exclusion group stayed busy past the bound (`group` names it)
   | 'misfire' // late, and the misfire policy did not run it
   | 'catch-up-window' // older than catchUpWindowMs
@@ -57,6 +60,13 @@ export interface RunRecord {
    * ran the job); absent when a bullbeat worker wrote it.
    */
   consumer?: 'foreign';
+  /**
+   * The fencing token of the run that wrote `running` (it increases with every run started of the
+   * schedule): an outcome carrying another token is not written over it (a stalled, older run).
+   */
+  fencingToken?: number;
+  /** The run waited for the one before it to end (overlap bufferOne, bufferAll, cancelOther). */
+  buffered?: boolean;
 }
 
 /** One earlier attempt of an occurrence, kept in its record's `previousAttempts`. */

@@ -110,6 +110,9 @@ declare module 'ioredis' {
     bbForeignOutcome(...args: Args): Result<number, Context>;
     bbAcquireSlot(...args: Args): Result<[number, number], Context>;
     bbRenewLease(...args: Args): Result<number, Context>;
+    bbStartRun(...args: Args): Result<[number, number, number, string], Context>;
+    bbFinishRun(...args: Args): Result<[number, number, string], Context>;
+    bbRenewRun(...args: Args): Result<number, Context>;
     bbTryGroup(...args: Args): Result<number, Context>;
     bbLeaveGroupQueue(...args: Args): Result<number, Context>;
   }

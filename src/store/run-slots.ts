@@ -1,0 +1,142 @@
+import type { Redis } from 'ioredis';
+import { type Keys, occurrenceField } from './keys.js';
+import type { SlotRule } from './overlap-policy.js';
+import type { RunCounter, RunPatch } from './run-history.js';
+import type { SkipReason } from './run-record.js';
+import { defineStoreScripts } from './scripts.js';
+
+/** One occurrence of a schedule, as the run scripts address it. */
+export interface RunTarget {
+  scheduleId: string;
+  fireAt: number;
+  manual: boolean;
+}
+
+/** What `start` decided. */
+export type RunStart =
+  | { status: 'started'; live: number; fencingToken: number }
+  | { status: 'skipped'; live: number; reason: SkipReason }
+  /** Not now: a retry owed its run, or an occurrence buffered for the slot, asks again later. */
+  | { status: 'wait'; live: number }
+  /** Asked as a first delivery, but the record shows an earlier attempt of this job: read it, ask again. */
+  | { status: 'reread' };
+
+/** What `finish` did. */
+export interface RunFinish {
+  /** False when a newer run of the occurrence holds its record (fenced off): nothing was written. */
+  written: boolean;
+  /** The schedule was paused by this failure (`pauseOnFailure`). */
+  paused: boolean;
+  /** The job id next in line for the slot (a retry owed it, or a buffered occurrence), if any. */
+  next?: string;
+}
+
+/**
+ * The worker runtime's lean run path: one script to start a run (overlap policy on the run slot, the
+ * fencing token, the `running` or `skipped` record) and one to finish it (the outcome unless fenced off,
+ * the lease given back, the failure streak and `pauseOnFailure`). See `lua/start-run-9.lua`,
+ * `lua/finish-run-12.lua`.
+ */
+export class RunSlots {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    /** Lease lifetime (ms), also an owed claim's and a waiter's. */
+    readonly ttlMs: number,
+    /** Records kept per schedule. */
+    private readonly historyLimit: number,
+  ) {
+    defineStoreScripts(redis);
+  }
+
+  async start(
+    run: RunTarget,
+    rule: SlotRule,
+    ids: { leaseId: string; jobId: string; owedId?: string | undefined; firstDelivery?: boolean },
+    running: RunPatch,
+    skipped: RunPatch,
+  ): Promise<RunStart> {
+    const k = this.keys;
+    const id = run.scheduleId;
+    const [status, live, token, reason] = await this.redis.bbStartRun(
+      k.lease(id),
+      k.leaseOwed(id),
+      k.runWaiters(id),
+      k.runWaiterBeats(id),
+      k.runs(id),
+      k.runIndex(id),
+      k.counts(id),
+      k.totals,
+      k.cancelled(id),
+      ids.leaseId,
+      this.ttlMs,
+      rule.mode,
+      rule.cap,
+      ids.owedId ?? '',
+      ids.jobId,
+      occurrenceField(run.fireAt, run.manual),
+      run.fireAt,
+      JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...running }),
+      JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...skipped }),
+      this.historyLimit,
+      k.cancel,
+      ids.firstDelivery ? '1' : '0',
+    );
+    if (status === 3) return { status: 'reread' };
+    if (status === 1) return { status: 'started', live, fencingToken: Number(token) };
+    if (status === 0) return { status: 'skipped', live, reason: reason as SkipReason };
+    return { status: 'wait', live };
+  }
+
+  async finish(
+    run: RunTarget,
+    leaseId: string | undefined,
+    /** The run's token; undefined when it never started (written unfenced). */
+    fencingToken: number | undefined,
+    outcome: RunPatch,
+    counters: readonly RunCounter[],
+    streak: 'ok' | 'failed' | undefined,
+    pause: { afterFailures: number; note: string; at: number },
+  ): Promise<RunFinish> {
+    const k = this.keys;
+    const id = run.scheduleId;
+    const [written, paused, next] = await this.redis.bbFinishRun(
+      k.lease(id),
+      k.leaseOwed(id),
+      k.runWaiters(id),
+      k.cancelled(id),
+      k.runs(id),
+      k.runIndex(id),
+      k.counts(id),
+      k.totals,
+      k.state,
+      k.due,
+      k.resched,
+      k.pauseNotes,
+      leaseId ?? '',
+      occurrenceField(run.fireAt, run.manual),
+      run.fireAt,
+      JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...outcome }),
+      this.historyLimit,
+      counters.join(','),
+      fencingToken ?? '',
+      id,
+      streak ?? '',
+      pause.afterFailures,
+      JSON.stringify({ note: pause.note, by: 'pauseOnFailure', at: pause.at }),
+      k.wake,
+    );
+    return { written: written === 1, paused: paused === 1, ...(next ? { next } : {}) };
+  }
+
+  /** Extend a run's slot lease: `held`, `gone` (lapsed, maybe given away) or `cancelled` (asked to stop). */
+  async renew(scheduleId: string, leaseId: string): Promise<'held' | 'gone' | 'cancelled'> {
+    const r = await this.redis.bbRenewRun(
+      this.keys.lease(scheduleId),
+      this.keys.cancelled(scheduleId),
+      leaseId,
+      this.ttlMs,
+    );
+    return r === 1 ? 'held' : r === -1 ? 'cancelled' : 'gone';
+  }
+}
