@@ -224,6 +224,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       ).choices(MISFIRE_POLICIES),
     )
     .option('--timeout-ms <ms>', "the handler's deadline: its signal aborts and the run fails (default none)")
+    .option(
+      '--overlap <policy>',
+      'a run due while one is going: skip, bufferOne, bufferAll, cancelOther or allowAll (default: from --max-instances)',
+    )
+    .option('--pause-on-failure <n>', 'pause the schedule after N failed runs in a row (default never)')
     .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')
     .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
     .option('--json', 'print the stored schedule as JSON')

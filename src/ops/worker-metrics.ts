@@ -7,9 +7,14 @@ export interface WorkerMetricsSource {
   readonly queues: readonly string[];
   readonly workers: readonly Worker[];
   running(): number;
+  /** The runtime's events (`WorkerHandle.events`): `pausedOnFailure` is counted. */
+  readonly events?: {
+    on(event: 'pausedOnFailure', listener: (e: { queue?: string }) => void): unknown;
+    off(event: 'pausedOnFailure', listener: (e: { queue?: string }) => void): unknown;
+  };
 }
 
-const SKIPS = new Set(['overlap', 'exclusion-group']);
+const SKIPS = new Set(['overlap', 'exclusion-group', 'buffer-full', 'superseded']);
 
 /**
  * A worker process's own metrics, from its BullMQ workers' `completed` and `failed` events: runs by
@@ -27,7 +32,7 @@ export class WorkerMetrics {
     const withSchedule = (names: string[]) => (opted ? [...names, 'schedule'] : names);
     const runs = new Counter({
       name: 'bullbeat_runs_total',
-      help: 'Occurrence jobs this worker finished, by queue and outcome (succeeded, failed, retrying, skipped)',
+      help: 'Occurrence jobs this worker finished, by queue and outcome (succeeded, failed, retrying, skipped, cancelled)',
       labelNames: withSchedule(['queue', 'outcome']),
       registers,
     });
@@ -50,6 +55,12 @@ export class WorkerMetrics {
       labelNames: ['queue'],
       registers,
     });
+    const pausedOnFailure = new Counter({
+      name: 'bullbeat_paused_on_failure_total',
+      help: 'Schedules this worker paused because their failed runs in a row reached pauseOnFailure, by queue',
+      labelNames: ['queue'],
+      registers,
+    });
     new Gauge({
       name: 'bullbeat_runs_in_flight',
       help: 'Jobs running in this worker process right now',
@@ -60,7 +71,7 @@ export class WorkerMetrics {
     });
     // Every bounded series exists from the start at 0, so that rates and alerts see it before it moves.
     for (const queue of source.queues) {
-      for (const outcome of ['succeeded', 'failed', 'retrying', 'skipped']) {
+      for (const outcome of ['succeeded', 'failed', 'retrying', 'skipped', 'cancelled']) {
         runs.inc({ queue, outcome, ...scheduleLabel(opted, undefined) }, 0);
       }
       for (const outcome of ['succeeded', 'failed']) {
@@ -68,7 +79,14 @@ export class WorkerMetrics {
       }
       for (const reason of SKIPS) skips.inc({ queue, reason }, 0);
       leaseLosses.inc({ queue }, 0);
+      pausedOnFailure.inc({ queue }, 0);
     }
+    const onPaused = (e: { queue?: string }) => {
+      const queue = e.queue && source.queues.includes(e.queue) ? e.queue : (source.queues[0] ?? 'unknown');
+      pausedOnFailure.inc({ queue });
+    };
+    source.events?.on('pausedOnFailure', onPaused);
+    this.detach.push(() => source.events?.off('pausedOnFailure', onPaused));
 
     source.workers.forEach((worker, i) => {
       const queue = source.queues[i] ?? worker.name;
@@ -87,7 +105,9 @@ export class WorkerMetrics {
       };
       const onCompleted = (job: Job, result: unknown) => {
         const skipped = (result as { skipped?: unknown } | null)?.skipped;
-        if (typeof skipped === 'string') {
+        if ((result as { cancelled?: unknown } | null)?.cancelled === true) {
+          observe(job, 'cancelled');
+        } else if (typeof skipped === 'string') {
           runs.inc(labels(job, 'skipped'));
           skips.inc({ queue, reason: bounded(SKIPS, skipped) });
         } else {

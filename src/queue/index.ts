@@ -14,7 +14,7 @@ export {
 } from './create-worker-from-module.js';
 export { handledQueues } from './handled-queues.js';
 export * from './middleware/index.js';
-export type { SkippedResult } from './occurrence-runner.js';
+export type { CancelledResult, PausedOnFailureEvent, SkippedResult } from './occurrence-runner.js';
 export {
   composePipeline,
   type Middleware,

@@ -8,6 +8,7 @@ export type {
   CronScheduleOptions,
   EveryOptions,
   MisfirePolicy,
+  OverlapPolicy,
   PassthroughJobOptions,
   ScheduleOptions,
   ScheduleTarget,

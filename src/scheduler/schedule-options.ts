@@ -1,9 +1,9 @@
 import type { BackoffOptions } from 'bullmq';
 import type { Middleware } from '../queue/pipeline.js';
-import type { MisfirePolicy } from '../store/definition-schema.js';
+import type { MisfirePolicy, OverlapPolicy } from '../store/definition-schema.js';
 import type { PassthroughJobOptions } from '../store/job-options-schema.js';
 
-export type { MisfirePolicy } from '../store/definition-schema.js';
+export type { MisfirePolicy, OverlapPolicy } from '../store/definition-schema.js';
 export type { PassthroughJobOptions } from '../store/job-options-schema.js';
 
 /**
@@ -47,6 +47,24 @@ export interface ScheduleOptions {
    * @defaultValue `true`
    */
   coalesce?: boolean;
+  /**
+   * What a run does when another run of the schedule is still going, cluster-wide (Temporal's
+   * `ScheduleOverlapPolicy`): `'skip'` (recorded `skipped`, reason `overlap`), `'bufferOne'` (starts
+   * when the running one ends; at most one waits, later ones are skipped as `buffer-full`),
+   * `'bufferAll'` (each waits, in fire-time order), `'cancelOther'` (the running one is cancelled
+   * through its `ctx.signal`, this one starts once it stopped) or `'allowAll'` (no limit, no lease).
+   * When set it decides, and `coalesce` is not read by the worker; `'skip'` allows `maxInstances`
+   * runs at once, the buffering and cancelling ones one.
+   * @defaultValue from `maxInstances`/`coalesce`: `coalesce` → `'skip'` (one at a time),
+   * `maxInstances: 0` → `'allowAll'`, else `'skip'` with `maxInstances` at once
+   */
+  overlap?: OverlapPolicy;
+  /**
+   * After this many failed runs in a row (final failures, after retries), the schedule pauses
+   * itself, with a note naming the last error; a success resets the count.
+   * @defaultValue none (never)
+   */
+  pauseOnFailure?: number;
   /**
    * Sillo-style middleware, first listed outermost (local to the process that defines the schedule).
    * @defaultValue `[]`

@@ -66,6 +66,12 @@ export interface WakeEvent {
   claimed: number;
 }
 
+/**
+ * A schedule paused itself after `pauseOnFailure` final failures in a row (emitted by the worker
+ * that ran the last one, in its process: the manager of a `bullbeat dev` or a worker that has it).
+ */
+export type { PausedOnFailureEvent } from '../queue/occurrence-runner.js';
+
 /** The manager's typed events. */
 export interface SchedulerEvents {
   fired: [FiredEvent];
@@ -75,4 +81,5 @@ export interface SchedulerEvents {
   late: [LateEvent];
   wake: [WakeEvent];
   errored: [ErroredEvent];
+  pausedOnFailure: [import('../queue/occurrence-runner.js').PausedOnFailureEvent];
 }

@@ -5,6 +5,7 @@ import type { TriggerJSON } from '../triggers/trigger.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { DEFAULT_RUN_OPTIONS } from './job-payload.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
+import { OVERLAP_POLICIES } from './overlap-policy.js';
 import { showValue as show } from './show-value.js';
 
 // A schedule's rules, written once: the manager's options (`schedule()`, `every()`, `cron()`), the
@@ -13,6 +14,7 @@ import { showValue as show } from './show-value.js';
 // are `{ field, reason }` with the path of the bad value (`jobOptions.priority`, `run.maxInstances`).
 
 export { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
+export { OVERLAP_POLICIES, type OverlapPolicy } from './overlap-policy.js';
 
 /** BullMQ's built-in backoff strategies (bullbeat's workers define no custom one). */
 export const BACKOFF_TYPES = ['fixed', 'exponential'] as const;
@@ -64,6 +66,9 @@ const queue = z
   });
 const misfire = z.enum(MISFIRE_POLICIES, {
   error: (i) => `must be one of ${MISFIRE_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+});
+const overlap = z.enum(OVERLAP_POLICIES, {
+  error: (i) => `must be one of ${OVERLAP_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
 });
 const args = z.array(z.unknown(), { error: (i) => `must be an array, got ${show(i.input)}` });
 const backoff = z.union(
@@ -154,13 +159,41 @@ export const scheduleFields = {
   exclusionGroup: text(512).optional(),
   exclusionWaitMs: int(0).optional(),
   jobOptions: jobOptionsSchema.optional(),
+  overlap: overlap.optional(),
+  pauseOnFailure: int(1).optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */
 function crossChecks(
-  o: { startAt?: number; endAt?: number; args?: unknown; data?: unknown },
+  o: {
+    startAt?: number;
+    endAt?: number;
+    args?: unknown;
+    data?: unknown;
+    overlap?: string;
+    maxInstances?: number;
+  },
   ctx: z.RefinementCtx,
 ) {
+  if (o.overlap === 'skip' && o.maxInstances === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['overlap'],
+      message: '"skip" contradicts maxInstances 0 (unlimited): use overlap "allowAll", or maxInstances >= 1',
+    });
+  }
+  if (
+    o.overlap !== undefined &&
+    o.overlap !== 'skip' &&
+    o.overlap !== 'allowAll' &&
+    (o.maxInstances ?? 1) !== 1
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['overlap'],
+      message: `"${o.overlap}" runs one at a time: it cannot go with maxInstances ${o.maxInstances} (only "skip" allows more)`,
+    });
+  }
   if (o.startAt !== undefined && o.endAt !== undefined && o.endAt < o.startAt) {
     ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'must not be before startAt' });
   }
@@ -224,6 +257,8 @@ export const definitionSchema = z.object({
       exclusionGroup: text(512).optional(),
       exclusionWaitMs: int(0).optional(),
       timeoutMs: int(1).optional(),
+      overlap: overlap.optional(),
+      pauseOnFailure: int(1).optional(),
     },
     { error: (i) => `must be an object { maxInstances, coalesce, ... }, got ${show(i.input)}` },
   ),
@@ -265,6 +300,8 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
       ...(o.exclusionGroup !== undefined && { exclusionGroup: o.exclusionGroup }),
       ...(o.exclusionWaitMs !== undefined && { exclusionWaitMs: o.exclusionWaitMs }),
       ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
+      ...(o.overlap !== undefined && { overlap: o.overlap }),
+      ...(o.pauseOnFailure !== undefined && { pauseOnFailure: o.pauseOnFailure }),
     },
     attempts: o.attempts ?? d.attempts,
     misfire: o.misfire ?? d.misfire,

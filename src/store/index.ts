@@ -18,6 +18,7 @@ export { JobStatus } from './job-status.js';
 export { hashTag, type Keys, keys, occurrenceField } from './keys.js';
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
+export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule, slotRule } from './overlap-policy.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {
   type PreviousAttempt,
@@ -26,6 +27,7 @@ export {
   type RunRecord,
   type SkipReason,
 } from './run-record.js';
+export { type RunFinish, RunSlots, type RunStart, type RunTarget } from './run-slots.js';
 export {
   type CustomTriggerJSON,
   decodeDefinition,

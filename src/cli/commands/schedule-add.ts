@@ -26,6 +26,8 @@ export interface AddOptions {
   maxInstances?: string;
   misfire?: MisfirePolicy;
   timeoutMs?: string;
+  overlap?: string;
+  pauseOnFailure?: string;
   replace?: boolean;
   allowPast?: boolean;
   json?: boolean;
@@ -48,6 +50,8 @@ const FLAG: Record<string, string> = {
   maxInstances: '--max-instances',
   timeoutMs: '--timeout-ms',
   misfire: '--misfire',
+  overlap: '--overlap',
+  pauseOnFailure: '--pause-on-failure',
   seconds: '--every',
   jitter: '--jitter',
   expression: '--cron',
@@ -153,6 +157,8 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     maxInstances: numeric(o.maxInstances),
     timeoutMs: numeric(o.timeoutMs),
     misfire: o.misfire,
+    overlap: o.overlap,
+    pauseOnFailure: numeric(o.pauseOnFailure),
   };
   for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
   // checked here, before connecting, by the rules the library and the API use
@@ -178,6 +184,8 @@ function extras(def: ScheduleDefinition): string {
   const parts = [
     ...(def.misfire !== 'once' ? [`misfire ${def.misfire}`] : []),
     ...(def.run.timeoutMs !== undefined ? [`timeout ${def.run.timeoutMs} ms`] : []),
+    ...(def.run.overlap !== undefined ? [`overlap ${def.run.overlap}`] : []),
+    ...(def.run.pauseOnFailure !== undefined ? [`pause after ${def.run.pauseOnFailure} failures`] : []),
   ];
   return parts.length === 0 ? '' : `; ${parts.join(', ')}`;
 }

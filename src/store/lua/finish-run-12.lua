@@ -45,16 +45,18 @@
 local leaseId, field, id = ARGV[1], ARGV[2], ARGV[8]
 local written, paused = 1, 0
 
-local cur = redis.call('HGET', KEYS[5], field)
-if cur and ARGV[7] ~= '' then
-  local ok, rec = pcall(cjson.decode, cur)
-  if ok and type(rec) == 'table' and rec.fencingToken and tostring(rec.fencingToken) ~= ARGV[7] then
-    written = 0
-  end
+local rec = readRecord(KEYS[5], field)
+if rec and ARGV[7] ~= '' and rec.fencingToken and tostring(rec.fencingToken) ~= ARGV[7] then
+  written = 0
 end
 
 if written == 1 then
-  writeRecord(KEYS[5], KEYS[6], field, ARGV[3], cjson.decode(ARGV[4]), tonumber(ARGV[5]))
+  local patch = cjson.decode(ARGV[4])
+  if rec then
+    writeReadRecord(KEYS[5], KEYS[6], field, ARGV[3], rec, patch, tonumber(ARGV[5]))
+  else
+    writeRecord(KEYS[5], KEYS[6], field, ARGV[3], patch, tonumber(ARGV[5]))
+  end
   bumpCounters(KEYS[7], KEYS[8], ARGV[6])
   if ARGV[9] == 'ok' then
     redis.call('HDEL', KEYS[7], 'failstreak')

@@ -59,14 +59,20 @@ local owed, jobId, field, fireAt = ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8])
 local limit = tonumber(ARGV[11])
 local live = 0
 
+-- The record, read once when the caller read none (a first delivery), and written from it.
+local rec = nil
 if ARGV[13] == '1' then
-  local cur = redis.call('HGET', KEYS[5], field)
-  if cur then
-    local ok, rec = pcall(cjson.decode, cur)
-    if ok and type(rec) == 'table' and rec.jobId == jobId
-      and (rec.outcome == 'running' or rec.outcome == 'retrying') then
-      return { 3, 0, 0, '' }
-    end
+  rec = readRecord(KEYS[5], field)
+  if rec and rec.jobId == jobId and (rec.outcome == 'running' or rec.outcome == 'retrying') then
+    return { 3, 0, 0, '' }
+  end
+end
+
+local function write(patch)
+  if rec then
+    writeReadRecord(KEYS[5], KEYS[6], field, ARGV[8], rec, patch, limit)
+  else
+    writeRecord(KEYS[5], KEYS[6], field, ARGV[8], patch, limit)
   end
 end
 local buffered = false
@@ -74,7 +80,7 @@ local buffered = false
 local function skip(reason)
   local patch = cjson.decode(ARGV[10])
   patch.reason = reason
-  writeRecord(KEYS[5], KEYS[6], field, ARGV[8], patch, limit)
+  write(patch)
   bumpCounters(KEYS[7], KEYS[8], 'skipped')
   return { 0, live, 0, reason }
 end
@@ -147,5 +153,5 @@ end
 local patch = cjson.decode(ARGV[9])
 patch.fencingToken = token
 if buffered then patch.buffered = true end
-writeRecord(KEYS[5], KEYS[6], field, ARGV[8], patch, limit)
+write(patch)
 return { 1, live, token, '' }

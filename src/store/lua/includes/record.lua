@@ -11,9 +11,8 @@
 ]]
 --- @include "history"
 
-local function mergeRecord(runs, field, patch)
-  local cur = redis.call('HGET', runs, field)
-  local rec = cur and cjson.decode(cur) or {}
+-- Merge `patch` into the decoded record `rec` (in place) by the rule above.
+local function mergeFields(rec, patch)
   for k, v in pairs(patch) do
     if v == cjson.null then
       rec[k] = nil
@@ -21,12 +20,34 @@ local function mergeRecord(runs, field, patch)
       rec[k] = v
     end
   end
-  redis.call('HSET', runs, field, cjson.encode(rec))
+  return rec
+end
+
+-- The stored record of `field`, decoded ({} when there is none; nil when it is not a JSON object).
+local function readRecord(runs, field)
+  local cur = redis.call('HGET', runs, field)
+  if not cur then return {} end
+  local ok, rec = pcall(cjson.decode, cur)
+  if ok and type(rec) == 'table' then return rec end
+  return nil
+end
+
+local function mergeRecord(runs, field, patch)
+  local cur = redis.call('HGET', runs, field)
+  local rec = cur and cjson.decode(cur) or {}
+  redis.call('HSET', runs, field, cjson.encode(mergeFields(rec, patch)))
 end
 
 -- Merge, index by fire time, trim: the whole write of one record.
 local function writeRecord(runs, idx, field, score, patch, limit)
   mergeRecord(runs, field, patch)
+  redis.call('ZADD', idx, score, field)
+  trimHistory(runs, idx, limit)
+end
+
+-- The same write, for a caller that read the record already (`readRecord`): one decode, not two.
+local function writeReadRecord(runs, idx, field, score, rec, patch, limit)
+  redis.call('HSET', runs, field, cjson.encode(mergeFields(rec, patch)))
   redis.call('ZADD', idx, score, field)
   trimHistory(runs, idx, limit)
 end

@@ -1,0 +1,247 @@
+// The run path's cost in Redis: bullbeat's worker runtime (createWorker) against a plain BullMQ
+// Worker, on the same jobs (occurrence payloads, a no-op handler), side by side in one run. Each row
+// gets a private redis-server (so that nothing else on the box shows in its counters); per run it
+// prints the commands the clients sent (counted in this process, pipelined ones included), the script
+// calls among them and their time in Redis (INFO commandstats deltas of evalsha/eval, which include the
+// commands they call), and Redis's own CPU (INFO cpu deltas), with the ratio to the plain Worker.
+//
+//   npm run bench:run                           (node --import tsx bench/run.ts)
+//   node --import tsx bench/run.ts --jobs 2000 --concurrency 50 --schedules 500 --rounds 3
+//
+// Rows: the plain Worker; the runtime with the default overlap rule (one run at a time: a lease per
+// run); the runtime with `maxInstances: 0, coalesce: false` (allowAll: no lease). Prints Markdown.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Queue, Worker } from 'bullmq';
+import { type Command, Redis } from 'ioredis';
+import pino from 'pino';
+import { createWorker } from '../src/queue/create-worker.js';
+import type { WorkerScheduler } from '../src/queue/worker-scheduler.js';
+import { occurrenceJobId } from '../src/store/job-payload.js';
+
+const argv = process.argv;
+const arg = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1]! : fallback;
+};
+const JOBS = Number(arg('jobs', '3000'));
+const CONCURRENCY = Number(arg('concurrency', '50'));
+const SCHEDULES = Number(arg('schedules', '1000'));
+const ROUNDS = Number(arg('rounds', '3'));
+const LABEL = arg('label', 'bullbeat runtime');
+const silent = pino({ level: 'silent' });
+
+interface Cost {
+  /** Commands sent by the clients (BullMQ's and bullbeat's). */
+  sent: number;
+  /** Of which script calls (evalsha, eval). */
+  scripts: number;
+  /** Time in Redis of those script calls (commandstats). */
+  scriptUsec: number;
+  /** Redis's CPU (INFO cpu). */
+  cpuUs: number;
+  byCommand: Map<string, number>;
+  skipped: number;
+}
+
+// Count every command the clients of this process send (ioredis: BullMQ's connections too).
+let sent = new Map<string, number>();
+const originalSend = Redis.prototype.sendCommand;
+Redis.prototype.sendCommand = function (this: Redis, command: Command, ...rest: unknown[]) {
+  const name = command.name.toLowerCase();
+  sent.set(name, (sent.get(name) ?? 0) + 1);
+  return (originalSend as (...a: unknown[]) => unknown).call(this, command, ...rest);
+} as typeof originalSend;
+
+/** A private redis-server on a free port. */
+async function startRedis(): Promise<{ port: number; child: ChildProcess }> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+  probe.on('error', () => {});
+  for (let i = 0; i < 100; i++) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  await probe.quit();
+  return { port, child };
+}
+
+async function stats(
+  redis: Redis,
+): Promise<{ cmd: Map<string, { calls: number; usec: number }>; cpuUs: number }> {
+  const info = await redis.info('commandstats');
+  const cmd = new Map<string, { calls: number; usec: number }>();
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+    cmd.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
+  }
+  const cpu = await redis.info('cpu');
+  const field = (name: string) => Number(cpu.match(new RegExp(`${name}:(\\S+)`))?.[1] ?? 0);
+  return { cmd, cpuUs: Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6) };
+}
+
+const IGNORED = new Set(['info', 'config', 'client', 'hello', 'ping', 'select', 'script', 'function']);
+
+function delta(
+  a: Awaited<ReturnType<typeof stats>>,
+  b: Awaited<ReturnType<typeof stats>>,
+  counted: Map<string, number>,
+): Omit<Cost, 'skipped'> {
+  const usecOf = (name: string) => (b.cmd.get(name)?.usec ?? 0) - (a.cmd.get(name)?.usec ?? 0);
+  const byCommand = new Map([...counted].filter(([n]) => !IGNORED.has(n)));
+  let total = 0;
+  for (const n of byCommand.values()) total += n;
+  return {
+    sent: total,
+    scripts: (byCommand.get('evalsha') ?? 0) + (byCommand.get('eval') ?? 0),
+    scriptUsec: usecOf('evalsha') + usecOf('eval'),
+    cpuUs: b.cpuUs - a.cpuUs,
+    byCommand,
+  };
+}
+
+type Side = 'plain' | 'lease' | 'allowAll';
+
+/** Add JOBS occurrence jobs, drain them with one side's consumer, return what Redis spent. */
+async function measure(side: Side): Promise<Cost> {
+  const { port, child } = await startRedis();
+  const connection = { port, maxRetriesPerRequest: null };
+  const redis = new Redis(connection);
+  const prefix = `bench-${randomUUID().slice(0, 6)}`;
+  const queueName = `run-${randomUUID().slice(0, 6)}`;
+  const queue = new Queue(queueName, { connection });
+  try {
+    const run =
+      side === 'allowAll' ? { maxInstances: 0, coalesce: false } : { maxInstances: 1, coalesce: true };
+    const now = Date.now();
+    const jobs = Array.from({ length: JOBS }, (_, i) => {
+      const scheduleId = `s${i % SCHEDULES}`;
+      const fireAt = now + Math.floor(i / SCHEDULES) * 1000;
+      return {
+        name: 'tick',
+        data: { scheduleId, fireAt, kind: 'scheduled', args: [], prefix, run },
+        opts: { jobId: occurrenceJobId(scheduleId, fireAt), removeOnComplete: true, removeOnFail: true },
+      };
+    });
+    for (let i = 0; i < jobs.length; i += 500) await queue.addBulk(jobs.slice(i, i + 500));
+
+    let done = 0;
+    let skipped = 0;
+    let finish: () => void = () => {};
+    const drained = new Promise<void>((r) => {
+      finish = r;
+    });
+    const onDone = (_job: unknown, result: unknown) => {
+      if ((result as { skipped?: unknown } | undefined)?.skipped) skipped++;
+      if (++done === JOBS) finish();
+    };
+    let close: () => Promise<void>;
+    const before = await stats(redis);
+    sent = new Map();
+    if (side === 'plain') {
+      const worker = new Worker(queueName, async () => undefined, { connection, concurrency: CONCURRENCY });
+      worker.on('completed', onDone);
+      worker.on('failed', () => onDone(undefined, undefined));
+      close = () => worker.close();
+    } else {
+      const scheduler: WorkerScheduler = {
+        prefix,
+        connectionOptions: () => connection,
+        handlerFor: (name) =>
+          name === 'tick' ? { fn: () => undefined, job: { id: name, name } } : undefined,
+        handlerNames: () => ['tick'],
+      };
+      const handle = await createWorker(scheduler, {
+        queues: [queueName],
+        concurrency: CONCURRENCY,
+        logger: silent,
+      });
+      for (const w of handle.workers) {
+        w.on('completed', onDone);
+        w.on('failed', () => onDone(undefined, undefined));
+      }
+      close = () => handle.close({ graceMs: 1000 });
+    }
+    await drained;
+    const counted = sent;
+    sent = new Map();
+    const after = await stats(redis);
+    if (process.env.BENCH_INNER) {
+      const inner = [...after.cmd]
+        .map(
+          ([n, v]) =>
+            [n, v.calls - (before.cmd.get(n)?.calls ?? 0), v.usec - (before.cmd.get(n)?.usec ?? 0)] as const,
+        )
+        .filter((x) => x[1] > 0);
+      console.error(
+        side,
+        inner.map(([n, c, u]) => `${n}:${(c / JOBS).toFixed(2)}/${(u / JOBS).toFixed(1)}µs`).join(' '),
+      );
+    }
+    await close();
+    return { ...delta(before, after, counted), skipped };
+  } finally {
+    await queue.close();
+    await redis.quit();
+    child.kill('SIGKILL');
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function main() {
+  const sides: Side[] = ['plain', 'lease', 'allowAll'];
+  const results = new Map<Side, Cost[]>(sides.map((s) => [s, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of sides) results.get(side)!.push(await measure(side));
+  }
+  const per = (side: Side, f: (c: Cost) => number) => median(results.get(side)!.map((c) => f(c) / JOBS));
+  const base = {
+    sent: per('plain', (c) => c.sent),
+    scripts: per('plain', (c) => c.scripts),
+    scriptUsec: per('plain', (c) => c.scriptUsec),
+    cpu: per('plain', (c) => c.cpuUs),
+  };
+  console.log(
+    `\n${JOBS} jobs, concurrency ${CONCURRENCY}, ${SCHEDULES} schedules, median of ${ROUNDS} rounds, a private redis-server per row\n`,
+  );
+  console.log(
+    '| consumer | commands sent / run | ratio | script calls / run | script µs / run (commandstats) | Redis CPU µs / run (INFO cpu) | ratio | extra CPU µs / run | skipped |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const names: Record<Side, string> = {
+    plain: 'plain BullMQ Worker',
+    lease: `${LABEL}, one run at a time (lease)`,
+    allowAll: `${LABEL}, maxInstances 0 / allowAll`,
+  };
+  for (const side of sides) {
+    const sentPer = per(side, (c) => c.sent);
+    const cpu = per(side, (c) => c.cpuUs);
+    const skipped = median(results.get(side)!.map((c) => c.skipped));
+    console.log(
+      `| ${names[side]} | ${sentPer.toFixed(2)} | ${(sentPer / base.sent).toFixed(2)}x | ${per(side, (c) => c.scripts).toFixed(2)} | ${per(side, (c) => c.scriptUsec).toFixed(1)} | ${cpu.toFixed(1)} | ${(cpu / base.cpu).toFixed(2)}x | ${(cpu - base.cpu).toFixed(1)} | ${skipped} |`,
+    );
+  }
+  console.log('\nCommands sent per run (last round):\n');
+  for (const side of sides) {
+    const last = results.get(side)!.at(-1)!;
+    const top = [...last.byCommand.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([n, c]) => `${n} ${(c / JOBS).toFixed(2)}`);
+    console.log(`- ${names[side]}: ${top.join(', ')}`);
+  }
+}
+
+await main();
+process.exit(0);
