@@ -88,7 +88,10 @@ describe('overlap policies', () => {
     const third = await enqueueOn(bed.queue, 'b', 3, 'bufferAll');
     const second = await enqueueOn(bed.queue, 'b', 2, 'bufferAll');
     await waitFor(async () => (await bed.redis.zcard(keys(bed.prefix).runWaiters('b'))) === 2);
-    expect(await bed.redis.zrange(keys(bed.prefix).runWaiters('b'), '0', '-1')).toEqual([second.id, third.id]);
+    expect(await bed.redis.zrange(keys(bed.prefix).runWaiters('b'), '0', '-1')).toEqual([
+      second.id,
+      third.id,
+    ]);
     g.open();
     for (const j of [first, second, third]) expect(await settled(j.id)).toBe('completed');
 
