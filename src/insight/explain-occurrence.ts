@@ -246,6 +246,14 @@ function explainRecord(f: WhyFacts, r: RunRecord, facts: WhyFact[], done: Done):
     }
     case 'skipped':
       return explainSkipped(f, r, facts, d);
+    case 'cancelled':
+      facts.push({
+        link: 'outcome',
+        ...(r.finishedAt !== undefined && { at: r.finishedAt }),
+        text: `cancelled${took} by a newer occurrence (overlap: cancelOther)`,
+        ok: false,
+      });
+      return d('overlap', `it ran and was cancelled${took} by a newer occurrence (overlap: cancelOther)`);
     default:
       return explainWaiting(f, r, facts, d);
   }

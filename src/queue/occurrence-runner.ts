@@ -166,9 +166,12 @@ export class OccurrenceRunner {
             startedAt,
             attempts: state.attempt,
             worker: this.workerId,
-            previousAttempts: state.previous.length > 0 ? state.previous : null,
-            error: null,
-            finishedAt: null,
+            // A first delivery's record (none, or `enqueued`) has none of these fields to remove.
+            ...(!first && {
+              previousAttempts: state.previous.length > 0 ? state.previous : null,
+              error: null,
+              finishedAt: null,
+            }),
             ...jobFields,
           },
           { outcome: 'skipped', finishedAt: startedAt, ...jobFields },

@@ -41,9 +41,9 @@
     ARGV[10] the `skipped` patch JSON (the reason is added here)
     ARGV[11] history limit
     ARGV[12] cancel channel (pub/sub: a lease id asked to stop)
-    ARGV[13] '1' when the caller read no record, taking this for the job's first delivery: a record
-             of this job still `running` or `retrying` (an attempt lost with its worker) sends it back
-             to read it (output 3), before anything is taken
+    ARGV[13] '1' when the caller read no record, taking this for the job's first delivery (its patch
+             removes no field): a record past `enqueued` (an attempt of this job lost with its worker, or
+             an older job's outcome) sends it back to read it (output 3), before anything is taken
 
   Output:
     { 1 started | 0 skipped | 2 wait | 3 read the record first, live leases before this one, fencing token (0 unless started),
@@ -53,7 +53,7 @@
 --- @include "includes/record"
 --- @include "includes/run-slot"
 
-local now = redisNow()
+local now = 0
 local leaseId, ttl, mode = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local owed, jobId, field, fireAt = ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8])
 local limit = tonumber(ARGV[11])
@@ -63,7 +63,7 @@ local live = 0
 local rec = nil
 if ARGV[13] == '1' then
   rec = readRecord(KEYS[5], field)
-  if rec and rec.jobId == jobId and (rec.outcome == 'running' or rec.outcome == 'retrying') then
+  if rec and rec.outcome ~= nil and rec.outcome ~= 'enqueued' then
     return { 3, 0, 0, '' }
   end
 end
@@ -94,6 +94,7 @@ local function wait()
 end
 
 if mode ~= 'none' then
+  now = redisNow()
   dropLapsed(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now)
   live = redis.call('ZCARD', KEYS[1])
   if owed ~= '' then
