@@ -4,12 +4,18 @@ import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
+import { stillWaiting } from './backpressure.js';
 import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
 import { markClaimErrored } from './fire-errors.js';
 import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
-import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
+import {
+  backpressureApplies,
+  coalescedPlan,
+  type OccurrencePlan,
+  planOccurrence,
+} from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
 import { StopNotices } from './stop-notices.js';
 
@@ -34,6 +40,7 @@ export class FireLoop {
     claimed: 0,
     enqueued: 0,
     missed: 0,
+    coalesced: 0,
     reclaimed: 0,
     earlyWakeups: 0,
     errors: 0,
@@ -242,6 +249,13 @@ export class FireLoop {
     }
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
     if (poisoned.length > 0) await Promise.all(poisoned);
+    const held = await this.backpressure([...dueNow, ...later], now);
+    if (held.size > 0) {
+      for (const list of [dueNow, later]) {
+        const kept = list.filter((i) => !held.has(i));
+        list.splice(0, list.length, ...kept);
+      }
+    }
     if (later.length > 0) {
       const from = this.pending.length;
       this.pending.push(...later);
@@ -255,6 +269,50 @@ export class FireLoop {
     }
     if (dueNow.length > 0) await this.enqueue(dueNow);
     else if (batch.left === 0) await this.track(this.complete(batch));
+  }
+
+  /**
+   * Backpressure (per schedule): an occurrence whose schedule's previous occurrence is still waiting
+   * in its queue (enqueued, not started by any consumer) is not enqueued but counted as `coalesced`,
+   * unless the schedule asks for every occurrence (`misfire: 'all'`, `coalesce: false`). Looked up
+   * once per claim batch, when claimed (at most `claimAheadMs` before its fire time), so the burst
+   * itself pays nothing. A reclaimed occurrence is left alone (its own job may be in the queue
+   * already). Returns the items held back, moved to their batch's ready list.
+   */
+  private async backpressure(items: readonly Item[], now: number): Promise<Set<Item>> {
+    const candidates: { tag: Item; queue: string; jobId: string }[] = [];
+    if (!this.deps.options.backpressure) return new Set();
+    for (const item of items) {
+      const last = item.claim.state?.lastFireAt;
+      const def = item.cached.def;
+      if (item.claim.reclaimed || last == null || last >= item.claim.fireAt || !backpressureApplies(def)) {
+        continue;
+      }
+      candidates.push({ tag: item, queue: def.queue, jobId: occurrenceJobId(def.id, last) });
+    }
+    if (candidates.length === 0) return new Set();
+    let held: Set<Item>;
+    try {
+      held = await stillWaiting(candidates, (q) => this.deps.queue(q));
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'bullbeat: backpressure look-up failed; enqueueing as usual');
+      return new Set();
+    }
+    for (const item of held) {
+      item.plan = coalescedPlan(
+        {
+          def: item.cached.def,
+          trigger: item.cached.trigger,
+          fireAt: item.claim.fireAt,
+          now,
+          fired: item.claim.state?.fired ?? 0,
+        },
+        item.plan,
+      );
+      item.batch.left--;
+      item.batch.ready.push(item);
+    }
+    return held;
   }
 
   /** Arm the fire timer for the earliest pending occurrence. */
@@ -407,6 +465,7 @@ export class FireLoop {
 
   private emitDone({ cached, plan, lateMs }: Item): void {
     if (plan.enqueue) this.stats.enqueued++;
+    if (plan.coalesced) this.stats.coalesced++;
     this.stats.missed += plan.missed.length;
     const { events, options, logger } = this.deps;
     announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));

@@ -111,6 +111,8 @@ export interface Completion {
   records: { fireAt: number; field: string; patch: Partial<RunRecord>; counter?: 'missed' }[];
   /** Missed occurrences beyond the written records (counted, not recorded). */
   missedUncounted: number;
+  /** Occurrences coalesced by backpressure (counted as `coalesced`, not recorded). */
+  coalesced?: number;
 }
 
 /** The schedules in Redis: definitions, due times, claims and states, each change one Lua script. */
@@ -233,6 +235,7 @@ export class ScheduleStore {
           ? ''
           : JSON.stringify(c.records.map((r) => [r.field, String(r.fireAt), r.patch, r.counter ?? ''])),
         c.missedUncounted,
+        c.coalesced ?? 0,
       );
     }
     return this.redis.bbComplete(...args);
