@@ -32,7 +32,8 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     );
   }
   const backpressure = o.backpressure ?? true;
-  if (typeof backpressure !== 'boolean') fail('backpressure', `must be a boolean, got ${String(backpressure)}`);
+  if (typeof backpressure !== 'boolean')
+    fail('backpressure', `must be a boolean, got ${String(backpressure)}`);
   return {
     prefix,
     connection: o.connection ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

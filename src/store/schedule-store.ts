@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { Keys } from './keys.js';
 import type { RunRecord } from './run-record.js';
-import { decodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import { decodeDefinition, encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
 import { defineStoreScripts } from './scripts.js';
 
@@ -154,7 +154,7 @@ export class ScheduleStore {
       k.completed,
       k.claim,
       def.id,
-      JSON.stringify(def),
+      encodeDefinition(def),
       fingerprint,
       next === null ? '' : next,
       now,
