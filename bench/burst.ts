@@ -227,7 +227,20 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
   const q = new Queue(queue, { connection: { url: REDIS_URL } });
   const left = await depth(q);
   await sleepUntil(to + 1500);
-  const out = await sched.result<{ burstMs: number[]; stats: { coalesced: number } }>();
+  const out = await sched.result<{
+    burstMs: number[];
+    lateness: number[];
+    claimedAt: number[];
+    stats: { coalesced: number };
+  }>();
+  if (process.env.BURST_DEBUG) {
+    console.error(
+      'enqueue start lateness',
+      summary(out.lateness),
+      'claims (ms after fire time)',
+      out.claimedAt,
+    );
+  }
   await c.close();
   const coalesced = Number((await redis.hget(`{${prefix}}:bb:totals`, 'coalesced')) ?? 0);
   await deleteKeys(`{${prefix}}*`);

@@ -32,7 +32,17 @@ manager.on('fired', (e) => {
 });
 // fire instant -> ms from it until its last occurrence was in the queue (the addBulk resolved)
 const burst = new Map<number, number>();
+const claimedAt: (number | string)[] = [];
+if (process.env.BURST_DEBUG) {
+  manager.on('wake', (e) => {
+    if (e.claimed > 0) claimedAt.push(`wake late ${e.lateMs} claimed ${e.claimed} at ${Date.now() % 1000}`);
+  });
+}
 manager.hooks = {
+  afterClaim: (claims) => {
+    const at = Date.now();
+    if (claims[0] && claims[0].fireAt >= from && claims[0].fireAt < to) claimedAt.push(at - claims[0].fireAt);
+  },
   afterEnqueue: (claims) => {
     const at = Date.now(); // Redis runs on this host: the same clock
     for (const c of claims) {
@@ -44,7 +54,7 @@ manager.hooks = {
 process.on('SIGTERM', () => {
   void manager.stop().then(() => {
     process.stdout.write(
-      `${JSON.stringify({ lateness, cpuPerFireUs, stats: manager.loopStats, burstMs: [...burst.values()] })}\n`,
+      `${JSON.stringify({ lateness, cpuPerFireUs, stats: manager.loopStats, burstMs: [...burst.values()], claimedAt })}\n`,
       () => process.exit(0),
     );
   });
