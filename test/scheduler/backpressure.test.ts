@@ -1,11 +1,12 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { MissedEvent } from '../../src/scheduler/scheduler-events.js';
 import { occurrenceJobId } from '../../src/store/job-payload.js';
 import { keys } from '../../src/store/keys.js';
 import { parseState } from '../../src/store/schedule-state.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, testEnv, until } from './helpers.js';
+import { REDIS_URL, silent, testEnv, until } from './helpers.js';
 
 /**
  * Backpressure per schedule: an occurrence due while the schedule's previous one still waits in its
@@ -15,7 +16,10 @@ describe('backpressure', () => {
   let env: ReturnType<typeof testEnv>;
   let queue: Queue | undefined;
   let worker: Worker | undefined;
+  let runtime: WorkerHandle | undefined;
   afterEach(async () => {
+    await runtime?.close({ graceMs: 1000 });
+    runtime = undefined;
     await worker?.close();
     await queue?.close();
     worker = undefined;
@@ -109,6 +113,33 @@ describe('backpressure', () => {
     expect(ran.length).toBe(stats.enqueued);
     const { totals } = await counters(env.prefix, ids);
     expect(Number(totals.coalesced)).toBe(stats.coalesced);
+  });
+
+  it("bullbeat's worker runtime as the consumer: slow runs, the queue stays bounded the same way", async () => {
+    env = testEnv('bp-runtime');
+    const m = env.manager({ backpressure: true });
+    const ran: number[] = [];
+    m.schedule(
+      async (ctx: { fireAt: number }) => {
+        ran.push(ctx.fireAt);
+        await new Promise((r) => setTimeout(r, 350));
+      },
+      new IntervalTrigger(0.1),
+      { id: 'slow', name: 'slow' },
+    );
+    queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    runtime = await createWorker(m, { concurrency: 1, logger: silent });
+    await runtime.ready();
+    await m.start();
+    await until(() => ran.length >= 4, 20_000);
+    expect(await queue.getWaitingCount()).toBeLessThanOrEqual(1);
+    await m.stop();
+    const stats = m.loopStats!;
+    expect(stats.enqueued + stats.coalesced).toBe(stats.claimed);
+    expect(stats.coalesced).toBeGreaterThan(0);
+    expect(new Set(ran).size).toBe(ran.length);
+    const { per } = await counters(env.prefix, ['slow']);
+    expect(Number(per[0]!.coalesced)).toBe(stats.coalesced);
   });
 
   it('a consumer that keeps up: nothing is coalesced', async () => {
