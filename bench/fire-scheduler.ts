@@ -1,6 +1,7 @@
-// One bullbeat scheduler replica for bench/fire.ts, as a child process: it fires the schedules that
-// the bench created under PREFIX and reports, on SIGTERM, the enqueue lateness it saw (Redis time of the
-// claim minus fireAt) as JSON on stdout.
+// One bullbeat scheduler replica for bench/fire.ts and bench/burst.ts, as a child process: it fires the
+// schedules that the bench created under PREFIX and reports, on SIGTERM, the enqueue lateness it saw
+// (Redis time of the claim minus fireAt) as JSON on stdout, with, per fire instant of the window, the
+// time from that instant to the end of the last `addBulk` carrying one of its occurrences (`burstMs`).
 import pino from 'pino';
 import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
 
@@ -11,6 +12,7 @@ const manager = new SchedulerManager({
   keepFinishedJobsSec: Number(process.env.KEEP_SEC ?? 5),
   claimBatch: Number(process.env.BATCH ?? 1000),
   ...(process.env.FOREIGN === '0' && { foreignOutcomes: false }),
+  ...(process.env.BACKPRESSURE === '0' && { backpressure: false }),
 });
 const from = Number(process.env.FROM ?? 0);
 const to = Number(process.env.TO ?? Number.MAX_SAFE_INTEGER);
@@ -28,10 +30,32 @@ manager.on('fired', (e) => {
     }
   }
 });
+// fire instant -> ms from it until its last occurrence was in the queue (the addBulk resolved)
+const burst = new Map<number, number>();
+const claimedAt: (number | string)[] = [];
+if (process.env.BURST_DEBUG) {
+  manager.on('wake', (e) => {
+    if (e.claimed > 0) claimedAt.push(`wake late ${e.lateMs} claimed ${e.claimed} at ${Date.now() % 1000}`);
+  });
+}
+manager.hooks = {
+  afterClaim: (claims) => {
+    const at = Date.now();
+    if (claims[0] && claims[0].fireAt >= from && claims[0].fireAt < to) claimedAt.push(at - claims[0].fireAt);
+  },
+  afterEnqueue: (claims) => {
+    const at = Date.now(); // Redis runs on this host: the same clock
+    for (const c of claims) {
+      if (c.fireAt >= from && c.fireAt < to)
+        burst.set(c.fireAt, Math.max(burst.get(c.fireAt) ?? 0, at - c.fireAt));
+    }
+  },
+};
 process.on('SIGTERM', () => {
   void manager.stop().then(() => {
-    process.stdout.write(`${JSON.stringify({ lateness, cpuPerFireUs, stats: manager.loopStats })}\n`, () =>
-      process.exit(0),
+    process.stdout.write(
+      `${JSON.stringify({ lateness, cpuPerFireUs, stats: manager.loopStats, burstMs: [...burst.values()], claimedAt })}\n`,
+      () => process.exit(0),
     );
   });
 });

@@ -170,8 +170,16 @@ export class ScheduleReader {
     const streak = finished.slice(0, FAILING_STREAK);
     if (streak.length === FAILING_STREAK && streak.every((r) => r.outcome !== 'succeeded')) return true;
     const [a, b] = times;
-    if (a === undefined || b === undefined || state.fired < FAILING_INTERVALS) return false;
+    if (a === undefined || b === undefined) return false;
     const interval = b - a;
+    // Backpressure: nothing took its last job for several intervals, so the occurrences since were
+    // coalesced, not enqueued (`fired` stays where it was): as failing as runs that never succeed.
+    const lastFire = state.lastFireAt;
+    if (lastFire !== null && now - lastFire > FAILING_INTERVALS * interval) {
+      const rec = records.find((r) => r.fireAt === lastFire);
+      if (rec?.outcome === 'enqueued' && rec.startedAt === undefined) return true;
+    }
+    if (state.fired < FAILING_INTERVALS) return false;
     const lastSuccess = records.find((r) => r.outcome === 'succeeded');
     const since = lastSuccess ? (lastSuccess.finishedAt ?? lastSuccess.fireAt) : state.createdAt;
     return now - since > FAILING_INTERVALS * interval && (state.lastFireAt ?? 0) > since;

@@ -22,7 +22,7 @@ export interface SchedulerMetricsSource {
 }
 
 const KINDS = new Set(['scheduled', 'manual', 'catch-up']);
-const MISSED = new Set(['misfire', 'catch-up-window', 'max-catch-up', 'paused']);
+const MISSED = new Set(['misfire', 'catch-up-window', 'max-catch-up', 'paused', 'coalesced']);
 
 /**
  * A scheduler replica's own metrics, from its manager's events (fires, lateness, misfires, errors)
@@ -56,7 +56,7 @@ export class SchedulerMetrics {
     });
     const missed = new Counter({
       name: 'bullbeat_misfires_total',
-      help: 'Occurrences recorded as not run by this replica, by reason (misfire: missed or coalesced into one run by the misfire policy; catch-up-window; max-catch-up; paused)',
+      help: 'Occurrences recorded as not run by this replica, by reason (misfire: missed or coalesced into one run by the misfire policy; catch-up-window; max-catch-up; paused; coalesced: not enqueued while the previous occurrence still waited in its queue)',
       labelNames: ['reason'],
       registers,
     });

@@ -50,19 +50,33 @@ export async function addBulkIsolated(queue: Queue, jobs: readonly BulkJob[]): P
   return refused;
 }
 
-/** `addBulkIsolated` for each queue's jobs, at once; the refused jobs' tags with BullMQ's errors. */
+/**
+ * Jobs per `addBulk` call at a burst: a queue's jobs go in chunks of this size, all in flight at once,
+ * so that Redis runs the first chunk's scripts while this process still builds the next (BullMQ
+ * builds a whole pipeline before sending it), and consumers see the first jobs sooner.
+ */
+export const ADD_BULK_CHUNK = Number(process.env.BB_CHUNK ?? 250);
+
+/**
+ * `addBulkIsolated` for each queue's jobs, at once, in chunks of `ADD_BULK_CHUNK` all in flight; the
+ * refused jobs' tags with BullMQ's errors.
+ */
 export async function addBulkByQueue<T>(
   byQueue: ReadonlyMap<string, readonly { tag: T; job: BulkJob }[]>,
   queueOf: (name: string) => Queue,
+  chunk = ADD_BULK_CHUNK,
 ): Promise<{ tag: T; err: Error }[]> {
-  const refused = await Promise.all(
-    [...byQueue].map(async ([name, list]) => {
-      const bad = await addBulkIsolated(
-        queueOf(name),
-        list.map((e) => e.job),
+  const calls: Promise<{ tag: T; err: Error }[]>[] = [];
+  for (const [name, list] of byQueue) {
+    for (let from = 0; from < list.length; from += chunk) {
+      const part = list.slice(from, from + chunk);
+      calls.push(
+        addBulkIsolated(
+          queueOf(name),
+          part.map((e) => e.job),
+        ).then((bad) => [...bad].map(([i, err]) => ({ tag: part[i]!.tag, err }))),
       );
-      return [...bad].map(([i, err]) => ({ tag: list[i]!.tag, err }));
-    }),
-  );
-  return refused.flat();
+    }
+  }
+  return (await Promise.all(calls)).flat();
 }

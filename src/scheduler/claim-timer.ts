@@ -19,6 +19,8 @@ export class ClaimTimer {
     private readonly options: { claimAheadMs: number; maxSleepMs: number },
     /** Start a claim; `lateMs`: how late the timer went off. */
     private readonly onClaim: (lateMs: number) => void,
+    /** How much further than `claimAheadMs` claims reach now (ms; see FireLoop's `aheadMs`). */
+    private readonly extraAheadMs: () => number = () => 0,
   ) {}
 
   /** A claim was made at Redis time `now`. */
@@ -43,12 +45,13 @@ export class ClaimTimer {
   }
 
   /**
-   * Arm the next claim for an occurrence due at `due` (Redis ms): once it is within the horizon, but
+   * Arm the next claim for an occurrence due at `due` (Redis ms): once it is within the horizon
+   * (`claimAheadMs` plus the extension the fire loop learnt from its recent claims), but
    * no sooner than half a horizon after the last claim, unless that would leave it less than
    * MIN_LEAD_MS between claim and fire time.
    */
   armFor(due: number, now: number): void {
-    const ahead = this.options.claimAheadMs;
+    const ahead = this.options.claimAheadMs + this.extraAheadMs();
     const lead = Math.min(MIN_LEAD_MS, ahead / 2);
     const at = Math.max(due - ahead, Math.min(this.lastClaimAt + ahead / 2, due - lead));
     this.arm(at - now);

@@ -39,6 +39,8 @@ export interface FireLoopStats {
   claimed: number;
   enqueued: number;
   missed: number;
+  /** Occurrences not enqueued because the previous one still waited in its queue (backpressure). */
+  coalesced: number;
   reclaimed: number;
   earlyWakeups: number;
   errors: number;

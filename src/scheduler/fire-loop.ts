@@ -1,15 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
+import { stillWaiting } from './backpressure.js';
 import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
 import { markClaimErrored } from './fire-errors.js';
 import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
-import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
+import {
+  backpressureApplies,
+  coalescedPlan,
+  type OccurrencePlan,
+  planOccurrence,
+} from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
 import { StopNotices } from './stop-notices.js';
 
@@ -34,6 +41,7 @@ export class FireLoop {
     claimed: 0,
     enqueued: 0,
     missed: 0,
+    coalesced: 0,
     reclaimed: 0,
     earlyWakeups: 0,
     errors: 0,
@@ -45,6 +53,8 @@ export class FireLoop {
   private readonly replica = `${this.replicaId}/${randomBytes(4).toString('hex')}`;
   private seq = 0;
   private running = false;
+  /** Recent time from a claim sent to its batch planned (ms, a decaying maximum; see `aheadMs`). */
+  private prepMs = 0;
   /** When the next claim starts. */
   private readonly claimTimer: ClaimTimer;
   /** Claim cycles in flight: a full batch starts the next claim while its own enqueue is still going. */
@@ -70,7 +80,11 @@ export class FireLoop {
 
   constructor(private readonly deps: FireLoopDeps) {
     this.cache = new DefinitionCache(deps.localTrigger, deps.logger);
-    this.claimTimer = new ClaimTimer(deps.options, (late) => this.launch(late));
+    this.claimTimer = new ClaimTimer(
+      deps.options,
+      (late) => this.launch(late),
+      () => this.aheadMs() - deps.options.claimAheadMs,
+    );
   }
 
   get footprint(): FireLoopFootprint {
@@ -105,6 +119,25 @@ export class FireLoop {
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     await unsubscribe?.().catch(() => undefined);
+  }
+
+  /**
+   * How far ahead claims reach: `claimAheadMs`, plus the time recent claims took from being sent to
+   * being planned (the claim's round trip, decoding, planning and the backpressure look-up, which
+   * grow with the size of a burst and with the load), so that a burst is planned before its fire
+   * instant rather than after it. The extension is at most what keeps the whole below a quarter of
+   * the claim lease, and none with `claimAheadMs: 0` (claim only what is due).
+   */
+  private aheadMs(): number {
+    const { claimAheadMs, claimLeaseMs } = this.deps.options;
+    if (claimAheadMs === 0) return 0;
+    const room = Math.max(0, Math.floor(claimLeaseMs / 4) - claimAheadMs);
+    return claimAheadMs + Math.min(room, Math.ceil(this.prepMs));
+  }
+
+  /** A claim took `ms` from being sent to being planned: keep a slowly decaying maximum of it. */
+  private learnPrep(ms: number): void {
+    this.prepMs = Math.max(ms, this.prepMs * 0.9);
   }
 
   /** Something became due (another process added or resumed a schedule): claim soon (pokes coalesce). */
@@ -172,7 +205,8 @@ export class FireLoop {
     try {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
       const stopSeq = this.stops.seq;
-      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, options.claimAheadMs);
+      const sentAt = performance.now();
+      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, this.aheadMs());
       this.clock.sync(res.now);
       this.claimTimer.claimed(res.now);
       if (res.claims.length >= options.claimBatch) {
@@ -190,7 +224,7 @@ export class FireLoop {
         lateMs: Math.max(0, Math.round(wokeLateMs)),
         claimed: res.claims.length,
       });
-      if (res.claims.length > 0) await this.accept(res.claims, res.now, token, stopSeq);
+      if (res.claims.length > 0) await this.accept(res.claims, res.now, token, stopSeq, sentAt);
     } catch (err) {
       this.failed(err, 'bullbeat: fire loop error; retrying in 1 s');
       this.arm(1000);
@@ -202,7 +236,13 @@ export class FireLoop {
   }
 
   /** Plan one batch of claims: enqueue what is due now, keep the rest for its fire time. */
-  private async accept(claims: readonly Claim[], now: number, token: string, stopSeq: number): Promise<void> {
+  private async accept(
+    claims: readonly Claim[],
+    now: number,
+    token: string,
+    stopSeq: number,
+    sentAt: number,
+  ): Promise<void> {
     this.stats.claimed += claims.length;
     await this.deps.hooks?.afterClaim?.(claims);
     const batch: Batch = { token, left: 0, ready: [] };
@@ -242,6 +282,14 @@ export class FireLoop {
     }
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
     if (poisoned.length > 0) await Promise.all(poisoned);
+    const held = await this.backpressure([...dueNow, ...later], now);
+    this.learnPrep(performance.now() - sentAt);
+    if (held.size > 0) {
+      for (const list of [dueNow, later]) {
+        const kept = list.filter((i) => !held.has(i));
+        list.splice(0, list.length, ...kept);
+      }
+    }
     if (later.length > 0) {
       const from = this.pending.length;
       this.pending.push(...later);
@@ -255,6 +303,50 @@ export class FireLoop {
     }
     if (dueNow.length > 0) await this.enqueue(dueNow);
     else if (batch.left === 0) await this.track(this.complete(batch));
+  }
+
+  /**
+   * Backpressure (per schedule): an occurrence whose schedule's previous occurrence is still waiting
+   * in its queue (enqueued, not started by any consumer) is not enqueued but counted as `coalesced`,
+   * unless the schedule asks for every occurrence (`misfire: 'all'`, `coalesce: false`). Looked up
+   * once per claim batch, when claimed (at most `claimAheadMs` before its fire time), so the burst
+   * itself pays nothing. A reclaimed occurrence is left alone (its own job may be in the queue
+   * already). Returns the items held back, moved to their batch's ready list.
+   */
+  private async backpressure(items: readonly Item[], now: number): Promise<Set<Item>> {
+    const candidates: { tag: Item; queue: string; jobId: string }[] = [];
+    if (!this.deps.options.backpressure) return new Set();
+    for (const item of items) {
+      const last = item.claim.state?.lastFireAt;
+      const def = item.cached.def;
+      if (item.claim.reclaimed || last == null || last >= item.claim.fireAt || !backpressureApplies(def)) {
+        continue;
+      }
+      candidates.push({ tag: item, queue: def.queue, jobId: occurrenceJobId(def.id, last) });
+    }
+    if (candidates.length === 0) return new Set();
+    let held: Set<Item>;
+    try {
+      held = await stillWaiting(candidates, (q) => this.deps.queue(q));
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'bullbeat: backpressure look-up failed; enqueueing as usual');
+      return new Set();
+    }
+    for (const item of held) {
+      item.plan = coalescedPlan(
+        {
+          def: item.cached.def,
+          trigger: item.cached.trigger,
+          fireAt: item.claim.fireAt,
+          now,
+          fired: item.claim.state?.fired ?? 0,
+        },
+        item.plan,
+      );
+      item.batch.left--;
+      item.batch.ready.push(item);
+    }
+    return held;
   }
 
   /** Arm the fire timer for the earliest pending occurrence. */
@@ -355,7 +447,7 @@ export class FireLoop {
       return;
     }
     await Promise.all(poisoned);
-    const horizon = this.clock.now() + this.deps.options.claimAheadMs;
+    const horizon = this.clock.now() + this.aheadMs();
     const urgent = new Set<Batch>();
     for (const item of items) {
       if (stopped.has(item)) {
@@ -401,12 +493,15 @@ export class FireLoop {
         this.cache.delete(c.claim.id); // completed: it is not claimed again
       else if (soonest === null || c.next < soonest) soonest = c.next;
     }
-    if (soonest !== null) this.armFor(soonest, now);
+    // Redis's clock now, not at the start of the completion: under load the completion takes long
+    // enough that arming from the earlier reading put the next claim after its fire time
+    if (soonest !== null) this.armFor(soonest, Math.floor(this.clock.now()));
     for (const item of items) this.emitDone(item);
   }
 
   private emitDone({ cached, plan, lateMs }: Item): void {
     if (plan.enqueue) this.stats.enqueued++;
+    if (plan.coalesced) this.stats.coalesced++;
     this.stats.missed += plan.missed.length;
     const { events, options, logger } = this.deps;
     announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));

@@ -66,6 +66,7 @@ export function completionOf(
     next: plan.next,
     records,
     missedUncounted: plan.missed.length - missed.length,
+    ...(plan.coalesced && { coalesced: 1 }),
   };
 }
 
@@ -92,6 +93,15 @@ export function announce(
     if (lateMs > lateThresholdMs) {
       events.emit('late', { scheduleId: def.id, name: def.name, fireAt, lateMs });
     }
+  }
+  if (plan.coalesced) {
+    events.emit('missed', {
+      scheduleId: def.id,
+      name: def.name,
+      reason: 'coalesced',
+      count: 1,
+      fireAts: [plan.coalesced.fireAt],
+    });
   }
   if (plan.missed.length === 0) return;
   const byReason = new Map<string, number[]>();

@@ -30,6 +30,11 @@ export interface OccurrencePlan {
   next: number | null;
   /** Lateness of the claimed occurrence (now - fireAt). */
   lateMs: number;
+  /**
+   * Backpressure: the claimed occurrence was not enqueued because the schedule's previous one was
+   * still waiting in its queue (see `coalescedPlan`); counted as `coalesced`, no record.
+   */
+  coalesced?: { fireAt: number };
 }
 
 /**
@@ -130,4 +135,29 @@ export function planOccurrence(input: PlanInput): OccurrencePlan {
     next: all[drop] ?? after,
     lateMs,
   };
+}
+
+/**
+ * True when a schedule's occurrence is coalesced while its previous one still waits in the queue
+ * (backpressure): always, except under `misfire: 'all'` with `coalesce: false`, which asks for every
+ * occurrence to run.
+ */
+export function backpressureApplies(def: ScheduleDefinition): boolean {
+  return def.run.coalesce || def.misfire !== 'all';
+}
+
+/**
+ * The plan of a claimed occurrence that backpressure coalesces: nothing enqueued, counted as
+ * `coalesced`, and the next due time as if this occurrence had not counted for `maxRuns` (it did
+ * not run).
+ */
+export function coalescedPlan(input: PlanInput, plan: OccurrencePlan): OccurrencePlan {
+  const { def, trigger, fireAt, now } = input;
+  const fire = plan.enqueue?.fireAt ?? fireAt;
+  let next = plan.next;
+  if (next === null && def.maxRuns !== undefined) {
+    next = checkedNextFire(trigger, fire, now);
+    if (next !== null && def.endAt !== undefined && next > def.endAt) next = null;
+  }
+  return { missed: plan.missed, next, lateMs: plan.lateMs, coalesced: { fireAt: fire } };
 }

@@ -31,6 +31,9 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
       `must be at most a quarter of claimLeaseMs (${claimLeaseMs} ms), got ${claimAheadMs}`,
     );
   }
+  const backpressure = o.backpressure ?? true;
+  if (typeof backpressure !== 'boolean')
+    fail('backpressure', `must be a boolean, got ${String(backpressure)}`);
   return {
     prefix,
     connection: o.connection ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -47,5 +50,6 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     lateThresholdMs: int('lateThresholdMs', o.lateThresholdMs, 1000, 0),
     keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),
     foreignOutcomes: resolveForeignOutcomesOptions(o.foreignOutcomes),
+    backpressure,
   };
 }

@@ -10,11 +10,14 @@ export interface FiredEvent {
   lateMs: number;
 }
 
-/** Occurrences recorded as missed (misfire policy, catch-up window, maxCatchUp). */
+/**
+ * Occurrences recorded as missed (misfire policy, catch-up window, maxCatchUp), or `coalesced`: not
+ * enqueued because the schedule's previous occurrence was still waiting in its queue (backpressure).
+ */
 export interface MissedEvent {
   scheduleId: string;
   name: string;
-  reason: 'misfire' | 'catch-up-window' | 'max-catch-up' | 'paused';
+  reason: 'misfire' | 'catch-up-window' | 'max-catch-up' | 'paused' | 'coalesced';
   /** How many occurrences. */
   count: number;
   /** The newest of them (at most 100). */

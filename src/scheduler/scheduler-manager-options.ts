@@ -92,6 +92,15 @@ export interface SchedulerManagerOptions {
    * @defaultValue on (`ForeignOutcomesOptions` defaults)
    */
   foreignOutcomes?: boolean | ForeignOutcomesOptions;
+  /**
+   * Backpressure per schedule: an occurrence that comes due while the schedule's previous one is
+   * still waiting in its queue (enqueued, not started by any consumer) is not enqueued but counted as
+   * `coalesced`, so a slow or stopped consumer leaves at most one waiting job per schedule. A schedule
+   * with `misfire: 'all'` and `coalesce: false` always enqueues. `false` enqueues every occurrence
+   * (the behaviour before backpressure).
+   * @defaultValue `true`
+   */
+  backpressure?: boolean;
 }
 
 export interface ResolvedManagerOptions {
@@ -110,4 +119,5 @@ export interface ResolvedManagerOptions {
   lateThresholdMs: number;
   keepFinishedJobsSec: number;
   foreignOutcomes: ResolvedForeignOutcomesOptions;
+  backpressure: boolean;
 }

@@ -37,12 +37,78 @@ export function decodeDefinition(id: string, json: string): { def: ScheduleDefin
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { def: standIn(id, undefined), problem: 'cannot read its definition: not a JSON object' };
   }
-  const result = definitionSchema.safeParse({ ...raw, id });
+  const result = definitionSchema.safeParse(withDefaults(id, raw as Record<string, unknown>));
   if (result.success) return { def: result.data };
   const { field, reason } = firstProblem(result.error);
   return {
     def: standIn(id, raw as Record<string, unknown>),
     problem: `cannot read its definition: ${field}: ${reason}`,
+  };
+}
+
+/**
+ * The stored form of a definition (the `schedules` hash): its fields with `name` and `queue` first
+ * (see `peekNameAndQueue`), without the id (the hash field names it) and without any option equal to
+ * its default (`SCHEDULE_DEFAULTS`, source `runtime`, no args): an idle schedule costs Redis less than
+ * half of the full JSON. `decodeDefinition` fills them back in, and reads the full rows written by
+ * earlier releases as they are.
+ */
+export function encodeDefinition(def: ScheduleDefinition): string {
+  const d = SCHEDULE_DEFAULTS;
+  const {
+    id: _id,
+    name,
+    queue,
+    source,
+    trigger,
+    args,
+    run,
+    attempts,
+    misfire,
+    misfireGraceMs,
+    maxCatchUp,
+    ...rest
+  } = def;
+  const { maxInstances, coalesce, ...runRest } = run;
+  const compactRun = {
+    ...(maxInstances !== d.maxInstances && { maxInstances }),
+    ...(coalesce !== d.coalesce && { coalesce }),
+    ...runRest,
+  };
+  return JSON.stringify({
+    name,
+    queue,
+    ...(source !== 'runtime' && { source }),
+    trigger,
+    ...(args.length > 0 && { args }),
+    ...(Object.keys(compactRun).length > 0 && { run: compactRun }),
+    ...(attempts !== d.attempts && { attempts }),
+    ...(misfire !== d.misfire && { misfire }),
+    ...(misfireGraceMs !== d.misfireGraceMs && { misfireGraceMs }),
+    ...(maxCatchUp !== d.maxCatchUp && { maxCatchUp }),
+    ...rest,
+  });
+}
+
+/** A stored definition with what `encodeDefinition` leaves out filled back in (a field present wins). */
+function withDefaults(id: string, raw: Record<string, unknown>): Record<string, unknown> {
+  const d = SCHEDULE_DEFAULTS;
+  const run = raw.run;
+  return {
+    source: 'runtime',
+    args: [],
+    attempts: d.attempts,
+    misfire: d.misfire,
+    misfireGraceMs: d.misfireGraceMs,
+    maxCatchUp: d.maxCatchUp,
+    ...raw,
+    id,
+    run:
+      run === undefined
+        ? { maxInstances: d.maxInstances, coalesce: d.coalesce }
+        : typeof run === 'object' && run !== null && !Array.isArray(run)
+          ? { maxInstances: d.maxInstances, coalesce: d.coalesce, ...run }
+          : run,
   };
 }
 
@@ -62,12 +128,15 @@ function standIn(id: string, o: Record<string, unknown> | undefined): ScheduleDe
   };
 }
 
-/** `"name":"..."` and `"queue":"..."` at the top of a stored definition (written id, name, queue first). */
-const NAME_RE = /^\{"id":"(?:[^"\\]|\\.)*","name":"((?:[^"\\]|\\.)*)","queue":"((?:[^"\\]|\\.)*)"/;
+/**
+ * `"name":"..."` and `"queue":"..."` at the top of a stored definition: written name and queue first
+ * (`encodeDefinition`), after the id by earlier releases.
+ */
+const NAME_RE = /^\{(?:"id":"(?:[^"\\]|\\.)*",)?"name":"((?:[^"\\]|\\.)*)","queue":"((?:[^"\\]|\\.)*)"/;
 
 /**
  * A stored definition's name and queue, for listing thousands at once: read from the JSON's first keys
- * when it has the shape `definitionFrom()` writes (id, name, queue first), else by a full parse; an
+ * when it has the shape `encodeDefinition()` writes (name, queue first; id first before), else by a full parse; an
  * unreadable definition is listed under its id.
  */
 export function peekNameAndQueue(id: string, json: string): { name: string; queue: string } {

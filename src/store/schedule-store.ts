@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { Keys } from './keys.js';
 import type { RunRecord } from './run-record.js';
-import { decodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import { decodeDefinition, encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
 import { defineStoreScripts } from './scripts.js';
 
@@ -111,6 +111,8 @@ export interface Completion {
   records: { fireAt: number; field: string; patch: Partial<RunRecord>; counter?: 'missed' }[];
   /** Missed occurrences beyond the written records (counted, not recorded). */
   missedUncounted: number;
+  /** Occurrences coalesced by backpressure (counted as `coalesced`, not recorded). */
+  coalesced?: number;
 }
 
 /** The schedules in Redis: definitions, due times, claims and states, each change one Lua script. */
@@ -152,7 +154,7 @@ export class ScheduleStore {
       k.completed,
       k.claim,
       def.id,
-      JSON.stringify(def),
+      encodeDefinition(def),
       fingerprint,
       next === null ? '' : next,
       now,
@@ -233,6 +235,7 @@ export class ScheduleStore {
           ? ''
           : JSON.stringify(c.records.map((r) => [r.field, String(r.fireAt), r.patch, r.counter ?? ''])),
         c.missedUncounted,
+        c.coalesced ?? 0,
       );
     }
     return this.redis.bbComplete(...args);

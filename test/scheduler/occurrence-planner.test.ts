@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { planOccurrence } from '../../src/scheduler/occurrence-planner.js';
+import {
+  backpressureApplies,
+  coalescedPlan,
+  planOccurrence,
+} from '../../src/scheduler/occurrence-planner.js';
 import type { ScheduleDefinition } from '../../src/store/schedule-definition.js';
 import { everyMs } from './helpers.js';
 
@@ -109,5 +113,32 @@ describe('planOccurrence', () => {
     const p = planOccurrence({ def: d, trigger: everyMs(1), fireAt: T0, now: T0 + 1_000_000, fired: 0 });
     expect(p.missed.length).toBe(10_000);
     expect(p.next).toBe(T0 + 10_000);
+  });
+});
+
+describe('coalescedPlan (backpressure)', () => {
+  it('enqueues nothing, counts the occurrence and keeps the next due time', () => {
+    const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 3, fired: 4 };
+    const p = coalescedPlan(input, planOccurrence(input));
+    expect(p.enqueue).toBeUndefined();
+    expect(p.coalesced).toEqual({ fireAt: T0 });
+    expect(p.next).toBe(T0 + 1000);
+  });
+
+  it('a coalesced occurrence does not count for maxRuns: the schedule goes on', () => {
+    const input = { def: def({ maxRuns: 5 }), trigger: sec, fireAt: T0, now: T0 + 3, fired: 4 };
+    expect(planOccurrence(input).next).toBeNull(); // had it run, it would have been the last
+    expect(coalescedPlan(input, planOccurrence(input)).next).toBe(T0 + 1000);
+    const ending = { ...input, def: def({ maxRuns: 5, endAt: T0 + 500 }) };
+    expect(coalescedPlan(ending, planOccurrence(ending)).next).toBeNull(); // endAt still ends it
+  });
+
+  it("applies unless the schedule asks for every occurrence (misfire 'all', coalesce false)", () => {
+    expect(backpressureApplies(def())).toBe(true);
+    expect(backpressureApplies(def({ misfire: 'all' }))).toBe(true);
+    expect(backpressureApplies(def({ run: { maxInstances: 1, coalesce: false } }))).toBe(true);
+    expect(backpressureApplies(def({ misfire: 'all', run: { maxInstances: 1, coalesce: false } }))).toBe(
+      false,
+    );
   });
 });

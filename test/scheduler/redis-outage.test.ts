@@ -67,6 +67,7 @@ describe('Redis outage', () => {
       defaultQueue: 'outage',
       connection: `redis://127.0.0.1:${port}`,
       logger: pino({ level: 'silent' }),
+      backpressure: false, // it counts every occurrence enqueued, with no consumer
     });
     manager.every(0.2)(async function code() {});
     const runtime = manager.schedule({ name: 'remote' }, new IntervalTrigger(0.2), { id: 'runtime' });

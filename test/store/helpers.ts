@@ -73,12 +73,12 @@ export function scheduleScriptKeys(k: Keys) {
   };
 }
 
-/** One completion item's 6 arguments (complete-n.lua). */
+/** One completion item's 7 arguments (complete-n.lua). */
 export function item(
   id: string,
   fireAt: number,
   next: number | -1,
-  o: { enqueued?: object; records?: unknown[]; missed?: number } = {},
+  o: { enqueued?: object; records?: unknown[]; missed?: number; coalesced?: number } = {},
 ): (string | number)[] {
   return [
     id,
@@ -87,5 +87,6 @@ export function item(
     o.enqueued ? JSON.stringify(o.enqueued) : '',
     o.records ? JSON.stringify(o.records) : '',
     o.missed ?? 0,
+    o.coalesced ?? 0,
   ];
 }

@@ -22,9 +22,10 @@
     ARGV[1] history limit (includes/history)
     ARGV[2] now (ms): completion time of a schedule that completes
     ARGV[3] token of the claim call
-    then per item j, 6 values from ARGV[4 + 6j]:
+    then per item j, 7 values from ARGV[4 + 7j]:
       id, fireAt, next ('-1' = none: complete), the `enqueued` record JSON ('' = not enqueued),
-      other records (JSON array of [field, score, patch, counter] or ''), missed occurrences beyond the records
+      other records (JSON array of [field, score, patch, counter] or ''), missed occurrences beyond the records,
+      occurrences coalesced by backpressure (counted as `coalesced`, no record)
     The `enqueued` record is written with HSETNX; only when a record is there already (a worker started
     the job first, or a take-over) is it merged (includes/record: it never replaces a worker's outcome).
 
@@ -37,16 +38,16 @@
 local limit = tonumber(ARGV[1])
 local now = ARGV[2]
 local token = ARGV[3]
-local n = (#ARGV - 3) / 6
+local n = (#ARGV - 3) / 7
 -- one read for the batch: their claims, states and (rarely any) pending re-schedules
 local ids = {}
-for j = 0, n - 1 do ids[j + 1] = ARGV[4 + j * 6] end
+for j = 0, n - 1 do ids[j + 1] = ARGV[4 + j * 7] end
 local claims = redis.call('HMGET', KEYS[3], unpack(ids))
 local states = redis.call('HMGET', KEYS[4], unpack(ids))
 local anyResched = redis.call('HLEN', KEYS[5]) > 0
 local mine, due, stateArgs = {}, {}, {}
 for j = 0, n - 1 do
-  local a = 4 + j * 6
+  local a = 4 + j * 7
   local id = ARGV[a]
   local f = ARGV[a + 1]
   local row = states[j + 1]
@@ -76,6 +77,11 @@ for j = 0, n - 1 do
       if mc > 0 then
         redis.call('HINCRBY', counts, 'missed', mc)
         redis.call('HINCRBY', KEYS[7], 'missed', mc)
+      end
+      local cc = tonumber(ARGV[a + 6])
+      if cc > 0 then
+        redis.call('HINCRBY', counts, 'coalesced', cc)
+        redis.call('HINCRBY', KEYS[7], 'coalesced', cc)
       end
       local rs = anyResched and redis.call('HGET', KEYS[5], id)
       if rs then redis.call('HDEL', KEYS[5], id) end

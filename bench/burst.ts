@@ -1,0 +1,422 @@
+// Aligned bursts: N schedules every second, all due at the same instant (the top of every second), side
+// by side in one run on the same Redis, and an overload row. Lateness = handler start minus the
+// intended fire time. Columns:
+//   - bullbeat + its worker runtime (`createWorker`)
+//   - bullbeat scheduler + a plain BullMQ Worker
+//   - BullMQ job schedulers (`upsertJobScheduler`, every 1000 ms, aligned) + a plain BullMQ Worker
+//   - the physical limit: a producer process that `addBulk`s the N jobs at each second itself (no
+//     scheduler at all), drained by the plain Worker and by the worker runtime
+// Printed per column: p50 / p99 / max lateness, runs seen vs expected, queue depth at the end (jobs
+// still waiting right after the window), Redis CPU per run (INFO used_cpu delta over the
+// window / runs seen), and for bullbeat the burst enqueue time (fire instant → its last job in the
+// queue), the occurrences coalesced by backpressure and the Redis cost of the backpressure look-ups.
+//
+//   npm run bench:burst                               (node --import tsx bench/burst.ts)
+//   node --import tsx bench/burst.ts --n 1000 --seconds 5 --overload 0      (quicker)
+//   --n '' skips the aligned rows, --overload 0 the overload row, --columns runtime,plain,bullmq,limit
+//
+// Prints Markdown, ready for BENCHMARKS.md.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { type Job, Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { createWorker } from '../src/queue/create-worker.js';
+import type { RunContext } from '../src/queue/pipeline.js';
+import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import { IntervalTrigger } from '../src/triggers/interval-trigger.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const argv = process.argv;
+const arg = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1]! : fallback;
+};
+const list = (v: string) => v.split(',').filter(Boolean);
+const NS = list(arg('n', '1000,2000,5000')).map(Number);
+const OVERLOAD = Number(arg('overload', '10000'));
+const SECONDS = Number(arg('seconds', '20'));
+const WARMUP = Number(arg('warmup', '3'));
+const CONCURRENCY = Number(arg('concurrency', '200'));
+const COLUMNS = new Set(list(arg('columns', 'runtime,plain,bullmq,limit')));
+const KEEP_SEC = 5; // finished jobs kept 5 s on every side, so the bench does not fill Redis
+const SCHEDULER = fileURLToPath(new URL('./fire-scheduler.ts', import.meta.url));
+const PRODUCER = fileURLToPath(new URL('./burst-producer.ts', import.meta.url));
+const redis = new Redis(REDIS_URL);
+const silent = pino({ level: 'silent' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function redisNow(): Promise<number> {
+  const [s, us] = await redis.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+async function sleepUntil(at: number): Promise<void> {
+  for (let left = at - (await redisNow()); left > 0; left = at - (await redisNow())) {
+    await sleep(left > 50 ? Math.min(left - 20, 1000) : left);
+  }
+}
+/** Redis's CPU (µs, user + system) and its per-command stats so far. */
+async function redisCpu(): Promise<{ us: number; hmget: { calls: number; usec: number } }> {
+  const cpu = await redis.info('cpu');
+  const field = (name: string) => Number(cpu.match(new RegExp(`${name}:(\\S+)`))?.[1] ?? 0);
+  const stats = await redis.info('commandstats');
+  const m = stats.match(/cmdstat_hmget:calls=(\d+),usec=(\d+)/);
+  return {
+    us: Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6),
+    hmget: { calls: Number(m?.[1] ?? 0), usec: Number(m?.[2] ?? 0) },
+  };
+}
+/** Redis CPU over the Redis-time window [from, to). */
+async function cpuOver(from: number, to: number) {
+  await sleepUntil(from);
+  const a = await redisCpu();
+  await sleepUntil(to);
+  const b = await redisCpu();
+  return { us: b.us - a.us, hmgetCalls: b.hmget.calls - a.hmget.calls, hmgetUs: b.hmget.usec - a.hmget.usec };
+}
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+function summary(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  return { n: s.length, p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1] ?? Number.NaN };
+}
+async function deleteKeys(pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+    cursor = next;
+    if (batch.length > 0) await redis.unlink(...batch);
+  } while (cursor !== '0');
+}
+async function dropQueue(q: Queue): Promise<void> {
+  await q.obliterate({ force: true }).catch(() => undefined);
+  await q.close();
+  await deleteKeys(`bull:${q.name}*`);
+}
+/** Jobs waiting to be taken in a queue (not the delayed ones: those are future occurrences). */
+async function depth(q: Queue): Promise<number> {
+  const c = await q.getJobCounts('waiting', 'prioritized');
+  return (c.waiting ?? 0) + (c.prioritized ?? 0);
+}
+
+type Consumer = { lateness: number[]; close: () => Promise<void> };
+
+/** A plain BullMQ Worker recording handler start minus `intended(job)` for jobs due in [from, to). */
+function plainWorker(queue: string, intended: (job: Job) => number, from: number, to: number): Consumer {
+  const lateness: number[] = [];
+  const w = new Worker(
+    queue,
+    async (job: Job) => {
+      const at = intended(job);
+      if (at >= from && at < to) lateness.push(Date.now() - at);
+    },
+    { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: CONCURRENCY },
+  );
+  return { lateness, close: () => w.close() };
+}
+
+/** bullbeat's worker runtime: the handler is defined on a client-role manager never started. */
+async function runtimeWorker(prefix: string, queue: string, from: number, to: number): Promise<Consumer> {
+  const lateness: number[] = [];
+  const m = new SchedulerManager({
+    prefix,
+    defaultQueue: queue,
+    connection: REDIS_URL,
+    logger: silent,
+    role: 'client',
+  });
+  m.schedule(
+    (ctx: RunContext) => {
+      if (ctx.fireAt >= from && ctx.fireAt < to) lateness.push(Date.now() - ctx.fireAt);
+    },
+    new IntervalTrigger(3600),
+    { id: 'bench-handler', name: 'tick' },
+  );
+  const handle = await createWorker(m, { queues: [queue], concurrency: CONCURRENCY, logger: silent });
+  await handle.ready();
+  return {
+    lateness,
+    close: async () => {
+      await handle.close();
+      await m.close();
+    },
+  };
+}
+
+function spawnChild(script: string, vars: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, REDIS_URL, KEEP_SEC: String(KEEP_SEC), ...vars },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let buf = '';
+  let onReady: () => void;
+  const ready = new Promise<void>((r) => (onReady = r));
+  const out = new Promise<string>((resolve) => {
+    child.stdout!.on('data', (d) => {
+      buf += String(d);
+      if (buf.includes('ready\n')) onReady();
+    });
+    child.on('exit', () => resolve(buf));
+  });
+  const result = async <T>() => {
+    child.kill('SIGTERM');
+    return JSON.parse((await out).split('\n').find((l) => l.startsWith('{'))!) as T;
+  };
+  return { ready, result };
+}
+
+/** N aligned bullbeat schedules (every second, anchor 0) under `prefix`, first due at `startAt`. */
+async function createBullbeat(n: number, prefix: string, queue: string, startAt: number): Promise<void> {
+  const m = new SchedulerManager({
+    prefix,
+    defaultQueue: queue,
+    connection: REDIS_URL,
+    logger: silent,
+    role: 'client',
+  });
+  const saved = [];
+  for (let i = 0; i < n; i++) {
+    saved.push(
+      m.schedule({ name: 'tick' }, new IntervalTrigger(1), {
+        id: `s${i}`,
+        startAt,
+        jobOptions: { removeOnComplete: { age: KEEP_SEC }, removeOnFail: { age: KEEP_SEC } },
+      }).saved,
+    );
+    if (saved.length >= 2000) await Promise.all(saved.splice(0));
+  }
+  await Promise.all(saved);
+  await m.close();
+}
+
+interface Row {
+  handler: ReturnType<typeof summary>;
+  expected: number;
+  depth: number;
+  redisUs: number;
+  burst?: ReturnType<typeof summary>;
+  coalesced?: number;
+  lookups?: { calls: number; usPerCall: number };
+}
+
+async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Row> {
+  const id = randomUUID().slice(0, 8);
+  const prefix = `burst-${id}`;
+  const queue = `burst-bb-${id}`;
+  const t0 = await redisNow();
+  const first = Math.ceil((t0 + 3000) / 1000) * 1000; // once the scheduler process is up
+  await createBullbeat(n, prefix, queue, first);
+  const from = first + WARMUP * 1000;
+  const to = from + SECONDS * 1000;
+  const c =
+    consumer === 'runtime'
+      ? await runtimeWorker(prefix, queue, from, to)
+      : plainWorker(queue, (job) => (job.data as { fireAt: number }).fireAt, from, to);
+  const sched = spawnChild(SCHEDULER, {
+    PREFIX: prefix,
+    FROM: String(from),
+    TO: String(to),
+    BATCH: String(Math.max(1000, n)),
+  });
+  await sched.ready;
+  const cpu = await cpuOver(from, to);
+  const q = new Queue(queue, { connection: { url: REDIS_URL } });
+  const left = await depth(q);
+  await sleepUntil(to + 1500);
+  const out = await sched.result<{
+    burstMs: number[];
+    lateness: number[];
+    claimedAt: number[];
+    stats: { coalesced: number };
+  }>();
+  if (process.env.BURST_DEBUG) {
+    console.error(
+      'enqueue start lateness',
+      summary(out.lateness),
+      'claims (ms after fire time)',
+      out.claimedAt,
+    );
+  }
+  await c.close();
+  const coalesced = Number((await redis.hget(`{${prefix}}:bb:totals`, 'coalesced')) ?? 0);
+  await deleteKeys(`{${prefix}}*`);
+  await dropQueue(q);
+  const handler = summary(c.lateness);
+  return {
+    handler,
+    expected: n * SECONDS,
+    depth: left,
+    redisUs: cpu.us / Math.max(1, handler.n),
+    burst: summary(out.burstMs),
+    coalesced,
+    lookups: { calls: cpu.hmgetCalls, usPerCall: cpu.hmgetUs / Math.max(1, cpu.hmgetCalls) },
+  };
+}
+
+async function runBullmq(n: number): Promise<Row> {
+  const queue = `burst-mq-${randomUUID().slice(0, 8)}`;
+  const q = new Queue(queue, { connection: { url: REDIS_URL } });
+  for (let i = 0; i < n; i += 500) {
+    await Promise.all(
+      Array.from({ length: Math.min(500, n - i) }, (_, j) =>
+        q.upsertJobScheduler(
+          `s${i + j}`,
+          { every: 1000 },
+          {
+            name: 'tick',
+            data: {},
+            opts: { removeOnComplete: { age: KEEP_SEC }, removeOnFail: { age: KEEP_SEC } },
+          },
+        ),
+      ),
+    );
+  }
+  const t0 = await redisNow();
+  const from = Math.ceil((t0 + WARMUP * 1000) / 1000) * 1000;
+  const to = from + SECONDS * 1000;
+  const intended = (job: Job) => {
+    const opts = job.opts as { prevMillis?: number };
+    return typeof opts.prevMillis === 'number' ? opts.prevMillis : job.timestamp + (job.opts.delay ?? 0);
+  };
+  const c = plainWorker(queue, intended, from, to);
+  const cpu = await cpuOver(from, to);
+  const left = await depth(q);
+  await sleepUntil(to + 1500);
+  await c.close();
+  for (let i = 0; i < n; i += 500) {
+    await Promise.all(
+      Array.from({ length: Math.min(500, n - i) }, (_, j) => q.removeJobScheduler(`s${i + j}`)),
+    );
+  }
+  await dropQueue(q);
+  const handler = summary(c.lateness);
+  return { handler, expected: n * SECONDS, depth: left, redisUs: cpu.us / Math.max(1, handler.n) };
+}
+
+/** The physical limit: a producer process adds the N jobs at each second itself (no scheduler). */
+async function runLimit(n: number, consumer: 'runtime' | 'plain'): Promise<Row> {
+  const id = randomUUID().slice(0, 8);
+  const prefix = `burst-${id}`;
+  const queue = `burst-limit-${id}`;
+  const t0 = await redisNow();
+  const from = Math.ceil((t0 + 2000 + WARMUP * 1000) / 1000) * 1000;
+  const to = from + SECONDS * 1000;
+  const c =
+    consumer === 'runtime'
+      ? await runtimeWorker(prefix, queue, from, to)
+      : plainWorker(queue, (job) => (job.data as { fireAt: number }).fireAt, from, to);
+  const prod = spawnChild(PRODUCER, {
+    QUEUE: queue,
+    PREFIX: prefix,
+    N: String(n),
+    FROM: String(from - WARMUP * 1000),
+    TO: String(to),
+  });
+  await prod.ready;
+  const cpu = await cpuOver(from, to);
+  const q = new Queue(queue, { connection: { url: REDIS_URL } });
+  const left = await depth(q);
+  await sleepUntil(to + 1500);
+  const out = await prod.result<{ burstMs: number[] }>();
+  await c.close();
+  await deleteKeys(`{${prefix}}*`);
+  await dropQueue(q);
+  const handler = summary(c.lateness);
+  return {
+    handler,
+    expected: n * SECONDS,
+    depth: left,
+    redisUs: cpu.us / Math.max(1, handler.n),
+    burst: summary(out.burstMs),
+  };
+}
+
+const f = (v: number) => (Number.isNaN(v) ? '–' : String(Math.round(v)));
+const lat = (r: Row) => `${f(r.handler.p50)} / ${f(r.handler.p99)} / ${f(r.handler.max)}`;
+const cell = (r: Row | undefined) =>
+  r ? `${lat(r)} (${r.handler.n} / ${r.expected}, depth ${r.depth}, ${f(r.redisUs)} µs)` : '–';
+
+console.log(
+  `## Aligned bursts\n\n${new Date().toISOString()}, \`${['node --import tsx bench/burst.ts', ...argv.slice(2)].join(' ')}\`, Redis ${(await redis.info('server')).match(/redis_version:(\S+)/)?.[1]}, ${cpus().length} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(
+      ' ',
+    )} at the start; N schedules every 1 s all due at the same instant, ${SECONDS} s per run after ${WARMUP} s warm-up; consumers: concurrency ${CONCURRENCY}, no-op handler.\n`,
+);
+console.log(
+  'Each cell: handler start − fire time p50 / p99 / max (ms) (runs seen / expected, queue depth at the end, Redis CPU per run).\n',
+);
+const columns: [string, string][] = [
+  ['runtime', 'bullbeat + its worker runtime'],
+  ['plain', 'bullbeat scheduler + plain Worker'],
+  ['bullmq', 'BullMQ job schedulers + plain Worker'],
+  ['limit', 'physical limit: addBulk + plain Worker'],
+  ['limit-runtime', 'physical limit: addBulk + worker runtime'],
+];
+const shown = columns.filter(([k]) => COLUMNS.has(k) || (k === 'limit-runtime' && COLUMNS.has('limit')));
+console.log(
+  `| N aligned | ${shown.map(([, t]) => t).join(' | ')} | bullbeat p99 / BullMQ p99 (plain; runtime) |`,
+);
+console.log(`|---|${shown.map(() => '---|').join('')}---|`);
+const extra: string[] = [];
+for (const n of NS) {
+  const r: Record<string, Row> = {};
+  if (COLUMNS.has('runtime')) r.runtime = await runBullbeat(n, 'runtime');
+  if (COLUMNS.has('plain')) r.plain = await runBullbeat(n, 'plain');
+  if (COLUMNS.has('bullmq')) r.bullmq = await runBullmq(n);
+  if (COLUMNS.has('limit')) {
+    r.limit = await runLimit(n, 'plain');
+    r['limit-runtime'] = await runLimit(n, 'runtime');
+  }
+  const ratio = (a?: Row) =>
+    a && r.bullmq ? (a.handler.p99 / Math.max(1, r.bullmq.handler.p99)).toFixed(2) : '–';
+  console.log(
+    `| ${n} | ${shown.map(([k]) => cell(r[k])).join(' | ')} | ${ratio(r.plain)}; ${ratio(r.runtime)} |`,
+  );
+  for (const [k, t] of shown) {
+    const row = r[k];
+    if (!row?.burst) continue;
+    extra.push(
+      `| ${n} | ${t} | ${f(row.burst.p50)} / ${f(row.burst.p99)} / ${f(row.burst.max)} | ${row.coalesced ?? '–'} | ${row.lookups ? `${row.lookups.calls} × ${row.lookups.usPerCall.toFixed(2)} µs` : '–'} |`,
+    );
+  }
+}
+if (OVERLOAD > 0) {
+  const bb = await runBullbeat(OVERLOAD, 'plain');
+  const mq = await runBullmq(OVERLOAD);
+  console.log(
+    `\nOverload: ${OVERLOAD} schedules every second, aligned, plain Worker (concurrency ${CONCURRENCY}).\n`,
+  );
+  console.log(
+    '| | p50 / p99 / max (ms) | runs seen / expected | coalesced | queue depth at the end | Redis CPU per run (µs) |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  console.log(
+    `| bullbeat | ${lat(bb)} | ${bb.handler.n} / ${bb.expected} | ${bb.coalesced} | ${bb.depth} | ${f(bb.redisUs)} |`,
+  );
+  console.log(
+    `| BullMQ job schedulers | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | – | ${mq.depth} | ${f(mq.redisUs)} |`,
+  );
+  extra.push(
+    `| ${OVERLOAD} (overload) | bullbeat scheduler + plain Worker | ${f(bb.burst!.p50)} / ${f(bb.burst!.p99)} / ${f(bb.burst!.max)} | ${bb.coalesced} | ${bb.lookups!.calls} × ${bb.lookups!.usPerCall.toFixed(2)} µs |`,
+  );
+}
+if (extra.length > 0) {
+  console.log(
+    '\nBurst enqueue: fire instant → the end of the last `addBulk` carrying one of its jobs, per instant of the window (ms, p50 / p99 / max); occurrences coalesced by backpressure over the whole run; backpressure look-ups in the window (Redis `HMGET` calls × Redis time per call).\n',
+  );
+  console.log('| N | column | fire → last job in the queue (ms) | coalesced | look-ups |');
+  console.log('|---|---|---|---|---|');
+  for (const l of extra) console.log(l);
+}
+console.log(
+  `\nLoad average at the end: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}.`,
+);
+await redis.quit();
+process.exit(0);

@@ -1,0 +1,47 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+/** The previous occurrence's job of a schedule about to fire: where to look for it. */
+export interface PreviousJob<T> {
+  tag: T;
+  queue: string;
+  jobId: string;
+}
+
+/**
+ * Which previous jobs are still waiting in their queue: the job's hash exists (BullMQ always sets its
+ * `timestamp`) and no worker took it yet (no `processedOn`). Waiting, delayed and prioritized jobs
+ * count; a job started, finished, failed or removed does not. One `HMGET` per job, pipelined per queue
+ * on the queue's own connection (BullMQ's keys are in the queue's slot), all queues at once: whatever
+ * consumes the queue (bullbeat's workers, a plain BullMQ Worker), its job hash says whether it started.
+ *
+ * A failed look-up (Redis unreachable) answers "none waiting": the occurrences are enqueued as
+ * without backpressure (and their enqueue fails the same way, leaving the claims to lapse).
+ */
+export async function stillWaiting<T>(
+  jobs: readonly PreviousJob<T>[],
+  queueOf: (name: string) => Queue,
+): Promise<Set<T>> {
+  const byQueue = new Map<string, PreviousJob<T>[]>();
+  for (const j of jobs) {
+    let list = byQueue.get(j.queue);
+    if (!list) byQueue.set(j.queue, (list = []));
+    list.push(j);
+  }
+  const waiting = new Set<T>();
+  await Promise.all(
+    [...byQueue].map(async ([name, list]) => {
+      const queue = queueOf(name);
+      // BullMQ's Redis backend hands out its ioredis client
+      const client = (await queue.getBackend().client) as unknown as Redis;
+      const pipe = client.pipeline();
+      for (const j of list) pipe.hmget(queue.toKey(j.jobId), 'timestamp', 'processedOn');
+      const res = (await pipe.exec()) ?? [];
+      res.forEach(([err, v], i) => {
+        const [timestamp, processedOn] = (v ?? []) as (string | null)[];
+        if (!err && timestamp != null && processedOn == null) waiting.add(list[i]!.tag);
+      });
+    }),
+  );
+  return waiting;
+}

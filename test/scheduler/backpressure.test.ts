@@ -1,0 +1,165 @@
+import { type Job, Queue, Worker } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import type { MissedEvent } from '../../src/scheduler/scheduler-events.js';
+import { occurrenceJobId } from '../../src/store/job-payload.js';
+import { keys } from '../../src/store/keys.js';
+import { parseState } from '../../src/store/schedule-state.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { REDIS_URL, silent, testEnv, until } from './helpers.js';
+
+/**
+ * Backpressure per schedule: an occurrence due while the schedule's previous one still waits in its
+ * queue (enqueued, not started) is counted as `coalesced`, not enqueued, whatever consumes the queue.
+ */
+describe('backpressure', () => {
+  let env: ReturnType<typeof testEnv>;
+  let queue: Queue | undefined;
+  let worker: Worker | undefined;
+  let runtime: WorkerHandle | undefined;
+  afterEach(async () => {
+    await runtime?.close({ graceMs: 1000 });
+    runtime = undefined;
+    await worker?.close();
+    await queue?.close();
+    worker = undefined;
+    queue = undefined;
+    await env.cleanup();
+  });
+
+  async function counters(prefix: string, ids: readonly string[]) {
+    const k = keys(prefix);
+    const per = await Promise.all(ids.map((id) => env.redis.hgetall(k.counts(id))));
+    const totals = await env.redis.hgetall(k.totals);
+    return { per, totals };
+  }
+
+  it('with no consumer: one waiting job per schedule, every later occurrence counted as coalesced', async () => {
+    env = testEnv('bp-stopped');
+    const m = env.manager({ backpressure: true });
+    const ids = ['a', 'b', 'c'];
+    for (const id of ids) m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id });
+    const coalesced: MissedEvent[] = [];
+    m.on('missed', (e) => {
+      if (e.reason === 'coalesced') coalesced.push(e);
+    });
+    await m.start();
+    await until(() => coalesced.length >= 3 * 8, 15_000);
+    await m.stop();
+
+    const stats = m.loopStats!;
+    // every claimed occurrence was either enqueued or coalesced: nothing dropped silently
+    expect(stats.enqueued + stats.coalesced).toBe(stats.claimed);
+    expect(stats.enqueued).toBe(ids.length); // the first of each; the rest waited behind it
+    const jobs = await env.jobIds();
+    expect(jobs.sort()).toHaveLength(ids.length);
+    for (const id of ids) {
+      const state = parseState(await env.redis.hget(keys(env.prefix).state, id));
+      expect(jobs).toContain(occurrenceJobId(id, state!.lastFireAt!));
+      expect(state!.fired).toBe(1);
+    }
+    const { per, totals } = await counters(env.prefix, ids);
+    const sum = per.reduce((s, c) => s + Number(c.coalesced ?? 0), 0);
+    expect(sum).toBe(stats.coalesced);
+    expect(Number(totals.coalesced)).toBe(stats.coalesced);
+    expect(per.every((c) => Number(c.coalesced) >= 1)).toBe(true);
+    expect(coalesced.length).toBe(stats.coalesced);
+  });
+
+  it("misfire 'all' with coalesce false enqueues every occurrence, waiting or not", async () => {
+    env = testEnv('bp-all');
+    const m = env.manager({ backpressure: true });
+    m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id: 'all', misfire: 'all', coalesce: false });
+    m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id: 'dflt' });
+    await m.start();
+    await until(() => (m.loopStats?.enqueued ?? 0) >= 10, 15_000);
+    await m.stop();
+    const jobs = await env.jobIds();
+    const all = jobs.filter((j) => j.startsWith('bb-all-'));
+    expect(all.length).toBeGreaterThanOrEqual(9);
+    expect(jobs.length - all.length).toBe(1); // the default schedule: one waiting job
+    expect(m.loopStats!.enqueued + m.loopStats!.coalesced).toBe(m.loopStats!.claimed);
+  });
+
+  it('a slow plain BullMQ Worker: the queue stays bounded, every occurrence is run or coalesced', async () => {
+    env = testEnv('bp-slow');
+    const m = env.manager({ backpressure: true });
+    const ids = ['x', 'y'];
+    for (const id of ids) m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id });
+    queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    const ran: string[] = [];
+    let maxWaiting = 0;
+    worker = new Worker(
+      env.queue,
+      async (job: Job) => {
+        ran.push(job.id!);
+        maxWaiting = Math.max(maxWaiting, await queue!.getWaitingCount());
+        await new Promise((r) => setTimeout(r, 350)); // far slower than the 100 ms period
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 1 },
+    );
+    await m.start();
+    await until(() => ran.length >= 6, 20_000);
+    await m.stop();
+    await until(async () => (await queue!.getWaitingCount()) === 0 && (await queue!.getActiveCount()) === 0);
+
+    const stats = m.loopStats!;
+    expect(stats.enqueued + stats.coalesced).toBe(stats.claimed);
+    expect(stats.coalesced).toBeGreaterThan(stats.enqueued); // most occurrences found their previous one waiting
+    // at most one waiting job per schedule at any time
+    expect(maxWaiting).toBeLessThanOrEqual(ids.length);
+    // what was enqueued ran, once each
+    expect(new Set(ran).size).toBe(ran.length);
+    expect(ran.length).toBe(stats.enqueued);
+    const { totals } = await counters(env.prefix, ids);
+    expect(Number(totals.coalesced)).toBe(stats.coalesced);
+  });
+
+  it("bullbeat's worker runtime as the consumer: slow runs, the queue stays bounded the same way", async () => {
+    env = testEnv('bp-runtime');
+    const m = env.manager({ backpressure: true });
+    const ran: number[] = [];
+    m.schedule(
+      async (ctx: { fireAt: number }) => {
+        ran.push(ctx.fireAt);
+        await new Promise((r) => setTimeout(r, 350));
+      },
+      new IntervalTrigger(0.1),
+      { id: 'slow', name: 'slow' },
+    );
+    queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    runtime = await createWorker(m, { concurrency: 1, logger: silent });
+    await runtime.ready();
+    await m.start();
+    await until(() => ran.length >= 4, 20_000);
+    expect(await queue.getWaitingCount()).toBeLessThanOrEqual(1);
+    await m.stop();
+    const stats = m.loopStats!;
+    expect(stats.enqueued + stats.coalesced).toBe(stats.claimed);
+    expect(stats.coalesced).toBeGreaterThan(0);
+    expect(new Set(ran).size).toBe(ran.length);
+    const { per } = await counters(env.prefix, ['slow']);
+    expect(Number(per[0]!.coalesced)).toBe(stats.coalesced);
+  });
+
+  it('a consumer that keeps up: nothing is coalesced', async () => {
+    env = testEnv('bp-fast');
+    const m = env.manager({ backpressure: true });
+    for (let i = 0; i < 20; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: `f${i}` });
+    let ran = 0;
+    worker = new Worker(
+      env.queue,
+      async () => {
+        ran++;
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 50 },
+    );
+    await m.start();
+    await until(() => ran >= 100, 20_000);
+    await m.stop();
+    expect(m.loopStats!.enqueued + m.loopStats!.coalesced).toBe(m.loopStats!.claimed);
+    // a job is taken within milliseconds, the next occurrence comes 200 ms later: on a busy box a
+    // rare one may still find its predecessor waiting, never many
+    expect(m.loopStats!.coalesced).toBeLessThanOrEqual(m.loopStats!.enqueued / 10);
+  });
+});
