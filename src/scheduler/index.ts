@@ -3,6 +3,8 @@ export { type Keys, keys } from '../store/keys.js';
 export { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
 export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from '../store/run-record.js';
 export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
+export type { HandleOptions } from './handle-options.js';
+export { NamedHandler } from './named-handler.js';
 export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 export type {
   CronScheduleOptions,
@@ -23,6 +25,7 @@ export type {
   WakeEvent,
 } from './scheduler-events.js';
 export {
+  type HandlerDecorator,
   type HistoryAccess,
   type ListQuery,
   type ScheduleDecorator,

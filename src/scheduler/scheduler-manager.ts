@@ -14,12 +14,15 @@ import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import { checkHandleOptions } from './check-handle-options.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js';
+import type { HandleOptions } from './handle-options.js';
 import { ManagerConnections } from './manager-connections.js';
+import { NamedHandler } from './named-handler.js';
 import { customTriggerOf, ReplicaRole } from './replica-role.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
-import { scheduleDecorator } from './schedule-decorator.js';
+import { handlerDecorator, scheduleDecorator } from './schedule-decorator.js';
 import type {
   CronScheduleOptions,
   EveryOptions,
@@ -33,6 +36,7 @@ import type { SchedulerEvents } from './scheduler-events.js';
 import { statsOf } from './scheduler-helpers.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 import type {
+  HandlerDecorator,
   HistoryAccess,
   ListQuery,
   ScheduleDecorator,
@@ -41,6 +45,7 @@ import type {
 
 export { firstFire } from './scheduler-helpers.js';
 export type {
+  HandlerDecorator,
   HistoryAccess,
   ListQuery,
   ScheduleDecorator,
@@ -64,6 +69,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private readonly local = new Map<string, ScheduledJob>();
   private readonly byName = new Map<string, ScheduledJob>();
+  /** Handlers registered by job name with `handle()` (no schedule). */
+  private readonly handlers = new Map<string, NamedHandler>();
   private readonly connections: ManagerConnections;
   private replica: ReplicaRole | undefined;
   private lastLoopStats: FireLoopStats | undefined;
@@ -207,16 +214,51 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   // ── handlers for workers ─────────────────────────────────────────────────────────────
 
-  /** The code-defined handler for a BullMQ job name. */
-  handlerFor(name: string): (HandlerEntry & { job: ScheduledJob }) | undefined {
-    const job = this.byName.get(name);
-    if (!job?.fn) return undefined;
-    return { fn: job.fn, args: job.args, middleware: job.middleware, job };
+  /**
+   * Register a worker handler for a job name without defining a schedule (`handle(name, fn)`), or as
+   * a decorator (`@scheduler.handle()` on a method, named after it; `handle(name)(fn)`). Runtime
+   * schedules made by the API, the CLI or the dashboard (`{ queue, name }` targets) run through it;
+   * nothing fires from it. A name registered twice is refused, naming it; a code schedule of the same
+   * name keeps its own function.
+   */
+  handle(name: string, fn: AnyFn, options?: HandleOptions): void;
+  handle(name?: string, options?: HandleOptions): HandlerDecorator;
+  handle(
+    name?: string,
+    fnOrOptions?: AnyFn | HandleOptions,
+    options: HandleOptions = {},
+  ): undefined | HandlerDecorator {
+    if (typeof fnOrOptions === 'function') {
+      this.registerHandler(name, fnOrOptions, options);
+      return undefined;
+    }
+    const given = fnOrOptions ?? {};
+    checkHandleOptions(name, given, false);
+    return handlerDecorator((n, fn) => this.registerHandler(n, fn, given), name);
   }
 
-  /** Names with a handler in this process. */
+  private registerHandler(name: string | undefined, fn: AnyFn, options: HandleOptions): void {
+    const checked = checkHandleOptions(name, options);
+    if (typeof fn !== 'function') throw new ScheduleOptionsError(checked, 'fn', 'must be a function');
+    if (this.handlers.has(checked)) {
+      throw new ScheduleOptionsError(checked, 'name', 'already has a handler registered with handle()');
+    }
+    const queue = options.queue ?? this.options.defaultQueue;
+    this.handlers.set(checked, new NamedHandler(checked, queue, fn, options.middleware ?? [], this.logger));
+  }
+
+  /** The handler for a BullMQ job name: a code schedule's function, else one registered with `handle()`. */
+  handlerFor(name: string): (HandlerEntry & { job: ScheduledJob | NamedHandler }) | undefined {
+    const job = this.byName.get(name);
+    if (job?.fn) return { fn: job.fn, args: job.args, middleware: job.middleware, job };
+    const named = this.handlers.get(name);
+    if (named) return { fn: named.fn, middleware: named.middleware, job: named };
+    return undefined;
+  }
+
+  /** Names with a handler in this process (code schedules' and `handle()`'s). */
   handlerNames(): string[] {
-    return [...this.byName.keys()];
+    return [...new Set([...this.byName.keys(), ...this.handlers.keys()])];
   }
 
   /** Every queue the schedules use: this process's and every one stored in Redis. */
