@@ -8,7 +8,6 @@ import {
   createSchema,
   InputError,
   inputOptions,
-  optionsOf,
   parseInput,
   toTrigger,
   updateSchema,
@@ -169,12 +168,11 @@ export function apiRoutes(ctx: DashboardContext): Router {
     if (input.trigger === undefined && def.trigger.type === 'custom') {
       throw new InputError('trigger', 'the schedule has a custom trigger: give a built-in one to update it');
     }
-    const trigger = toTrigger(input.trigger ?? def.trigger);
-    const { trigger: _t, name, queue, ...rest } = input;
-    const options = { ...optionsOf(def), ...inputOptions(rest), id: def.id };
-    const target = { name: name ?? def.name, queue: queue ?? def.queue };
-    const job = m.schedule(target, trigger, { ...options, name: target.name, queue: target.queue });
-    await job.saved;
+    // merged with what is stored and checked by the schedule schema in `update()`
+    await m.update(def.id, {
+      ...inputOptions(input),
+      ...(input.trigger !== undefined && { trigger: toTrigger(input.trigger) }),
+    });
     ctx.index.invalidate({ full: true });
     ctx.board.refresh(true).catch(() => undefined);
     res.json(await mustGet(ctx, def.id));

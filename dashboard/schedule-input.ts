@@ -2,7 +2,6 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { TriggerError } from '../src/errors/index.js';
 import type { ScheduleOptions } from '../src/scheduler/index.js';
-import type { ScheduleDefinition } from '../src/store/index.js';
 import { firstProblem, scheduleFields, unknownKey } from '../src/store/index.js';
 import type { SerializableTrigger, TriggerJSON } from '../src/triggers/index.js';
 import { triggerFromJSON } from '../src/triggers/index.js';
@@ -103,32 +102,6 @@ export function toTrigger(json: unknown, field = 'trigger'): SerializableTrigger
     }
     throw err;
   }
-}
-
-/** The `ScheduleOptions` a stored definition was made with (for updates: old fields plus the patch). */
-export function optionsOf(def: ScheduleDefinition): ScheduleOptions {
-  return {
-    id: def.id,
-    name: def.name,
-    queue: def.queue,
-    args: def.args,
-    ...(def.data !== undefined && { data: def.data }),
-    maxInstances: def.run.maxInstances,
-    coalesce: def.run.coalesce,
-    ...(def.run.exclusionGroup !== undefined && { exclusionGroup: def.run.exclusionGroup }),
-    ...(def.run.exclusionWaitMs !== undefined && { exclusionWaitMs: def.run.exclusionWaitMs }),
-    ...(def.run.timeoutMs !== undefined && { timeoutMs: def.run.timeoutMs }),
-    attempts: def.attempts,
-    ...(def.backoff !== undefined && { backoff: def.backoff }),
-    ...(def.jobOptions !== undefined && { jobOptions: def.jobOptions }),
-    misfire: def.misfire,
-    misfireGraceMs: def.misfireGraceMs,
-    ...(def.catchUpWindowMs !== undefined && { catchUpWindowMs: def.catchUpWindowMs }),
-    maxCatchUp: def.maxCatchUp,
-    ...(def.startAt !== undefined && { startAt: def.startAt }),
-    ...(def.endAt !== undefined && { endAt: def.endAt }),
-    ...(def.maxRuns !== undefined && { maxRuns: def.maxRuns }),
-  };
 }
 
 /** Parsed input fields to `ScheduleOptions` (instants already epoch ms; undefined fields left out). */

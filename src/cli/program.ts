@@ -229,6 +229,28 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/schedule-add.js')).addCommand(io)));
 
+  // -- schedule controls (issue 14: update) --
+  command('schedule:update', "change a runtime schedule's trigger or options; the rest is kept")
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .option('--name <name>', 'a new BullMQ job name')
+    .option('--cron <expression>', 'a new trigger: fire on a cron expression')
+    .option('--every <seconds>', 'a new trigger: fire every N seconds (decimals allowed)')
+    .option('--at <instant>', 'a new trigger: fire once at an instant (ISO 8601 or epoch ms)')
+    .option('--tz <zone>', 'time zone of --cron (default UTC)')
+    .option('--jitter <seconds>', 'random delay in [0, jitter] seconds added to each occurrence')
+    .option('--queue <queue>', 'a new BullMQ queue')
+    .option('--data <json>', 'JSON data carried on each job')
+    .option('--attempts <n>', 'BullMQ attempts (1 = no retry)')
+    .option('--max-instances <n>', 'concurrent runs allowed across every worker; 0 = unlimited')
+    .addOption(
+      new Option('--misfire <policy>', 'late occurrences: once, all or skip').choices(MISFIRE_POLICIES),
+    )
+    .option('--timeout-ms <ms>', "the handler's deadline")
+    .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
+    .option('--json', 'print the stored schedule as JSON')
+    .action(run(async () => (await import('./commands/schedule-update.js')).updateCommand(io)));
+  // -- end schedule controls --
+
   // -- schedule:why and agenda (issue 13) --
   command(
     'schedule:why',

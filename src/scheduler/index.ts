@@ -14,6 +14,7 @@ export type {
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
+export { optionsOfDefinition, type SchedulePatch } from './schedule-patch.js';
 export { ScheduledJob, type ScheduledJobJSON } from './scheduled-job.js';
 export type {
   FailedEvent,

@@ -29,6 +29,7 @@ import type {
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
+import { applyPatch, type SchedulePatch } from './schedule-patch.js';
 import { fillCounters, listPage, materialize, type ReadContext } from './schedule-reads.js';
 import { enqueueNow, resumeSchedule, saveSchedule, type WriteContext } from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
@@ -287,6 +288,50 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     const removed = await this.store.remove(id);
     if (removed) await this.publishStop(id);
     return removed;
+  }
+
+  /**
+   * Change a runtime schedule's trigger or options (Temporal's `ScheduleHandle.update`): the patch is
+   * merged with what is stored and checked by the same schema as a new schedule (nothing is written
+   * when a field is bad), then saved by the same upsert as `schedule()`, so an update while an
+   * occurrence is claimed or running never sends it back in time, and a changed timing recomputes its
+   * next fire time (an unchanged one keeps it). A paused schedule stays paused. A code schedule is
+   * refused (`source`): the next start of its code would overwrite the update; change the code.
+   */
+  async update(id: string, patch: SchedulePatch): Promise<ScheduledJob> {
+    const row = await this.store.get(id);
+    if (!row) throw new ScheduleNotFoundError(id);
+    if (row.def.source === 'code') {
+      throw new ScheduleOptionsError(
+        id,
+        'source',
+        'is defined in code: change it in the jobs module (its next start would overwrite an update)',
+      );
+    }
+    const readable = row.error?.at !== null ? this.triggerOf(row.def) : undefined;
+    const { options, trigger } = applyPatch(row.def, patch, readable);
+    const mine = this.local.get(id);
+    const resolved = resolveScheduleOptions({
+      options,
+      fallbackName: row.def.name,
+      defaultQueue: this.options.defaultQueue,
+      trigger,
+      source: 'runtime',
+    });
+    const job = new ScheduledJob(
+      this,
+      resolved.def,
+      trigger,
+      mine?.fn,
+      mine?.middleware ?? resolved.middleware,
+    );
+    await this.persist(job);
+    if (mine) {
+      this.local.set(id, job);
+      if (this.byName.get(mine.name) === mine) this.byName.delete(mine.name);
+      if (job.fn) this.byName.set(job.name, job);
+    }
+    return (await this.get(id)) ?? job;
   }
 
   /** A fresh handle on a stored schedule, or undefined. */

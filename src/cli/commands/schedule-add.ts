@@ -35,7 +35,7 @@ export interface AddOptions {
  * A numeric flag as the schemas judge it: the number it spells, or the text itself, so that a bad
  * value is refused by the same rule as in the library and the API, quoted as given.
  */
-const numeric = (text: string | undefined): number | string | undefined =>
+export const numeric = (text: string | undefined): number | string | undefined =>
   text === undefined ? undefined : text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 
 /** The flag that gave each schedule option or trigger field, to name it in errors. */
@@ -48,13 +48,14 @@ const FLAG: Record<string, string> = {
   maxInstances: '--max-instances',
   timeoutMs: '--timeout-ms',
   misfire: '--misfire',
+  immediately: '--immediately',
   seconds: '--every',
   jitter: '--jitter',
   expression: '--cron',
   timezone: '--tz',
   at: '--at',
 };
-const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
+export const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
 
 /** A built-in trigger from its JSON, checked by the triggers' own schema; errors name the flag. */
 function checkedTrigger(json: Record<string, unknown>): Trigger {
@@ -164,7 +165,7 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
   return given as ScheduleOptions;
 }
 
-const defWords = (def: ScheduleDefinition): string => {
+export const defWords = (def: ScheduleDefinition): string => {
   if (def.trigger.type === 'custom') return `custom trigger (${def.trigger.kind})`;
   try {
     return describeTrigger(def.trigger);
@@ -174,7 +175,7 @@ const defWords = (def: ScheduleDefinition): string => {
 };
 
 /** `misfire skip, timeout 5000 ms`: the options that differ from the defaults, or ''. */
-function extras(def: ScheduleDefinition): string {
+export function extras(def: ScheduleDefinition): string {
   const parts = [
     ...(def.misfire !== 'once' ? [`misfire ${def.misfire}`] : []),
     ...(def.run.timeoutMs !== undefined ? [`timeout ${def.run.timeoutMs} ms`] : []),
