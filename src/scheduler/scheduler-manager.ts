@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import pino from 'pino';
@@ -8,6 +9,7 @@ import type { HandlerEntry } from '../queue/worker-scheduler.js';
 import { jobOptionsFor } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
+import { PauseNotes, pauseNoteProblem } from '../store/pause-note.js';
 import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleStore } from '../store/schedule-store.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
@@ -19,9 +21,12 @@ import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js
 import type { HandleOptions } from './handle-options.js';
 import { ManagerConnections } from './manager-connections.js';
 import { NamedHandler } from './named-handler.js';
+import type { PauseOptions } from './pause-options.js';
 import { customTriggerOf, ReplicaRole } from './replica-role.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
+import { resumeWithPolicy } from './resume-catch-up.js';
+import type { ResumeOptions } from './resume-options.js';
 import { handlerDecorator, scheduleDecorator } from './schedule-decorator.js';
 import type {
   CronScheduleOptions,
@@ -31,7 +36,13 @@ import type {
 } from './schedule-options.js';
 import { applyPatch, type SchedulePatch } from './schedule-patch.js';
 import { fillCounters, listPage, materialize, type ReadContext } from './schedule-reads.js';
-import { enqueueNow, resumeSchedule, saveSchedule, type WriteContext } from './schedule-writes.js';
+import {
+  type EnqueueContext,
+  enqueueNow,
+  resumeSchedule,
+  saveSchedule,
+  type WriteContext,
+} from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import { statsOf } from './scheduler-helpers.js';
@@ -72,6 +83,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private readonly byName = new Map<string, ScheduledJob>();
   /** Handlers registered by job name with `handle()` (no schedule). */
   private readonly handlers = new Map<string, NamedHandler>();
+  private notesStore: PauseNotes | undefined;
   private readonly connections: ManagerConnections;
   private replica: ReplicaRole | undefined;
   private lastLoopStats: FireLoopStats | undefined;
@@ -286,6 +298,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       if (this.byName.get(job.name) === job) this.byName.delete(job.name);
     }
     const removed = await this.store.remove(id);
+    await this.pauseNotes.delete(id);
     if (removed) await this.publishStop(id);
     return removed;
   }
@@ -352,11 +365,24 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return listPage(this.reads, query);
   }
 
-  /** Pause an active schedule. False if it was not active. */
-  async pause(id: string): Promise<boolean> {
+  /**
+   * Pause an active schedule, with a note saying why (Temporal's `pause(note)`): the note, who paused
+   * it (`by`, default this process) and when are shown beside it until it is resumed. A note over 500
+   * characters is refused (`note`), nothing changed. False if it was not active (its note unchanged).
+   */
+  async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
+    const problem =
+      typeof options !== 'object' || options === null
+        ? { field: 'options', reason: 'must be an object { note?, by? }' }
+        : pauseNoteProblem(options.note, options.by);
+    if (problem) throw new ScheduleOptionsError(id, problem.field, problem.reason);
+    const at = await this.store.time();
     const r = await this.store.setStatus(id, 'a', 'p');
     if (r === 0) throw new ScheduleNotFoundError(id);
-    if (r === 1) await this.publishStop(id);
+    if (r === 1) {
+      await this.pauseNotes.set(id, { note: options.note ?? '', by: options.by ?? this.who, at });
+      await this.publishStop(id);
+    }
     const job = this.local.get(id);
     if (job && r === 1) {
       job.status = JobStatus.PAUSED;
@@ -368,23 +394,41 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /**
    * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any
    * occurrence still claimed from before the pause; retry an errored one. False if it was neither.
+   * `policy` says what becomes of the occurrences due while it was paused (Temporal's catch-up on
+   * unpause): `skip` (default) none run, `once` one run stands for them all, `all` each runs, up to
+   * `maxCatchUp` (default 100; more is refused, nothing changed); they are recorded as `catch-up`.
+   * An unknown policy is refused (`policy`). Its pause note is dropped.
    */
-  resume(id: string): Promise<boolean> {
-    return resumeSchedule(this.writes, id);
+  resume(id: string, options?: ResumeOptions): Promise<boolean> {
+    return resumeWithPolicy({ ...this.enqueueContext, notes: this.pauseNotes }, id, options, () =>
+      resumeSchedule(this.writes, id),
+    );
+  }
+
+  /** The pause notes (`{prefix}:bb:notes`). */
+  private get pauseNotes(): PauseNotes {
+    this.notesStore ??= new PauseNotes(this.redis, this.keys);
+    return this.notesStore;
+  }
+
+  /** Who this process is, in pause notes: `host:pid`. */
+  private get who(): string {
+    return `${hostname()}:${process.pid}`;
+  }
+
+  private get enqueueContext(): EnqueueContext {
+    return {
+      ...this.writes,
+      prefix: this.prefix,
+      history: this.history,
+      queue: (name) => this.queue(name),
+      jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+    };
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
   triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
-    return enqueueNow(
-      {
-        ...this.writes,
-        prefix: this.prefix,
-        history: this.history,
-        queue: (name) => this.queue(name),
-        jobOptions: (def, jobId) => this.jobOptions(def, jobId),
-      },
-      id,
-    );
+    return enqueueNow(this.enqueueContext, id);
   }
 
   /** Sillo's stats, over the deployment. */
@@ -519,6 +563,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       local: this.local,
       triggerOf: (def) => this.triggerOf(def),
       handle: (def, trigger) => new ScheduledJob(this, def, trigger, undefined, []),
+      pauseNotes: (ids) => this.pauseNotes.getMany(ids),
     };
   }
 }

@@ -55,6 +55,12 @@ export interface Keys {
   fleet: string;
   /** Sorted set: fleet member id scored by the Redis time (ms) past which it counts as dead. */
   fleetBeats: string;
+  /**
+   * Hash: paused schedule id → its pause note, JSON `{ "note", "by", "at" }` (see `pause-note.ts`):
+   * why, who, when (Redis ms). Written by `pause(id, { note })` and by a pause on failure; removed on
+   * resume and on remove.
+   */
+  pauseNotes: string;
 }
 
 export function keys(prefix: string): Keys {
@@ -82,6 +88,7 @@ export function keys(prefix: string): Keys {
     groupTicket: (name) => `${base}:group:${name}:ticket`,
     fleet: `${base}:fleet`,
     fleetBeats: `${base}:fleet:beats`,
+    pauseNotes: `${base}:notes`,
   };
 }
 

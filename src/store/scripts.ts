@@ -112,5 +112,6 @@ declare module 'ioredis' {
     bbRenewLease(...args: Args): Result<number, Context>;
     bbTryGroup(...args: Args): Result<number, Context>;
     bbLeaveGroupQueue(...args: Args): Result<number, Context>;
+    bbPauseNote(...args: Args): Result<number, Context>;
   }
 }
