@@ -183,10 +183,26 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     ['schedule:trigger', 'enqueue one manual run of a schedule now'],
     ['schedule:remove', 'remove a schedule (cancelled; its pending occurrence is not enqueued)'],
   ] as const) {
-    command(name, verb)
-      .argument('<id>', 'the schedule id (see schedule:list)')
-      .action(run(async () => (await import('./commands/admin.js')).actionCommand(io, name)));
+    const c = command(name, verb).argument('<id>', 'the schedule id (see schedule:list)');
+    // -- schedule controls (issue 14: pause with a note, resume with a policy) --
+    if (name === 'schedule:pause')
+      c.option('--note <text>', 'why (at most 500 characters), shown until resumed');
+    if (name === 'schedule:resume') {
+      c.option(
+        '--policy <policy>',
+        'what was due while paused: skip = nothing runs, once = one run for all, all = each (default skip)',
+      ).option(
+        '--max-catch-up <n>',
+        'under --policy all, refuse when more than this many were missed (default 100)',
+      );
+    }
+    c.action(run(async () => (await import('./commands/admin.js')).actionCommand(io, name)));
   }
+
+  command('schedule:show', 'one schedule in full: trigger, state, pause note, error, counters')
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/schedule-show.js')).showCommand(io)));
 
   command('schedule:next', 'preview an expression: in words, and its next fire times')
     .argument('<expression>', 'a cron expression, quoted: "0 9 * * 1-5"')

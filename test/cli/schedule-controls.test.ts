@@ -65,3 +65,56 @@ describe('schedule:update', () => {
     expect(await stored('export')).toBe(before);
   });
 });
+
+describe('schedule:pause --note, schedule:resume --policy, schedule:show', () => {
+  it('a note is stored with who and when, shown by list and show, dropped on resume', async () => {
+    const add = await runBullbeat(['schedule:add', '--name', 'sync', '--every', '0.1', '--queue', queue], {
+      env,
+    });
+    expect(add.code, add.stderr).toBe(0);
+    const pause = await runBullbeat(['schedule:pause', 'sync', '--note', 'vendor outage INC-7'], { env });
+    expect(pause).toMatchObject({ code: 0, stdout: 'paused sync: "vendor outage INC-7"\n' });
+    const note = JSON.parse((await redis.hget(`{${prefix}}:bb:notes`, 'sync'))!);
+    expect(note).toMatchObject({ note: 'vendor outage INC-7', by: expect.stringMatching(/^cli:.+@.+$/) });
+    const list = await runBullbeat(['schedule:list'], { env });
+    expect(list.stdout).toMatch(/paused with a note:\n {2}sync: "vendor outage INC-7" \(by cli:/);
+    const show = await runBullbeat(['schedule:show', 'sync'], { env });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/^status +paused$/m);
+    expect(show.stdout).toMatch(/^paused +"vendor outage INC-7" \(by cli:/m);
+    const json = JSON.parse((await runBullbeat(['schedule:show', 'sync', '--json'], { env })).stdout);
+    expect(json.pauseNote.note).toBe('vendor outage INC-7');
+
+    await new Promise((r) => setTimeout(r, 400));
+    const resume = await runBullbeat(['schedule:resume', 'sync', '--policy', 'once'], { env });
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(resume.stdout).toMatch(/^resumed sync; 1 catch-up run enqueued \(policy once\); next run /);
+    expect(await redis.hexists(`{${prefix}}:bb:notes`, 'sync')).toBe(0);
+    const records = await redis.hvals(`{${prefix}}:bb:runs:sync`);
+    expect(records.map((r) => JSON.parse(r))).toEqual([
+      expect.objectContaining({ kind: 'catch-up', outcome: 'enqueued', coalesced: expect.any(Number) }),
+    ]);
+  });
+
+  it('refuses a note over 500 characters and an unknown policy, naming them (exit 2); nothing changes', async () => {
+    const state = () => redis.hget(`{${prefix}}:bb:state`, 'sync');
+    const before = await state();
+    const long = await runBullbeat(['schedule:pause', 'sync', '--note', 'x'.repeat(501)], { env });
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('note: must be at most 500 characters');
+    expect(await state()).toBe(before);
+    await runBullbeat(['schedule:pause', 'sync'], { env });
+    const paused = await state();
+    const bad = await runBullbeat(['schedule:resume', 'sync', '--policy', 'twice'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('policy: must be one of "skip", "once", "all"');
+    const bound = await runBullbeat(['schedule:resume', 'sync', '--policy', 'all', '--max-catch-up', '-3'], {
+      env,
+    });
+    expect(bound.code).toBe(2);
+    expect(bound.stderr).toContain('maxCatchUp');
+    expect(await state()).toBe(paused);
+    const missing = await runBullbeat(['schedule:show', 'nope'], { env });
+    expect(missing.code).toBe(4);
+  });
+});
