@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import { packageVersion } from '../src/index.js';
+import type { ResumeOptions } from '../src/scheduler/index.js';
 import { describeTrigger } from '../src/triggers/index.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
@@ -9,6 +10,8 @@ import {
   InputError,
   inputOptions,
   parseInput,
+  pauseSchema,
+  resumeSchema,
   toTrigger,
   updateSchema,
 } from './schedule-input.js';
@@ -102,6 +105,11 @@ export async function schedulerStats(ctx: DashboardContext) {
   return { ...s, uptime: ctx.scheduler.running ? s.uptime : null };
 }
 
+/** Who pauses from the dashboard or its API: `dashboard:<basic-auth user>`, or `dashboard`. */
+export function dashboardUser(ctx: DashboardContext): string {
+  return ctx.options.user ? `dashboard:${ctx.options.user}` : 'dashboard';
+}
+
 async function mustGet(ctx: DashboardContext, id: string) {
   const view = await ctx.reader.one(id);
   if (!view) throw new ScheduleNotFoundError(id);
@@ -179,13 +187,15 @@ export function apiRoutes(ctx: DashboardContext): Router {
   });
 
   r.post('/schedules/:id/pause', async (req, res) => {
-    const changed = await m.pause(id(req));
+    const input = parseInput(pauseSchema, req.body);
+    const changed = await m.pause(id(req), { ...input, by: input.by ?? dashboardUser(ctx) });
     ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });
 
   r.post('/schedules/:id/resume', async (req, res) => {
-    const changed = await m.resume(id(req));
+    const input = parseInput(resumeSchema, req.body);
+    const changed = await m.resume(id(req), input as ResumeOptions);
     ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });

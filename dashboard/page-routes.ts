@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
-import { intParam, statusParam, strParam } from './api-routes.js';
+import type { ResumePolicy } from '../src/scheduler/index.js';
+import { dashboardUser, intParam, statusParam, strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';
 import { pageContextOf, sendPage } from './page-response.js';
@@ -117,9 +118,13 @@ export function pageRoutes(ctx: DashboardContext): Router {
     const view = await ctx.reader.one(id);
     if (!view) throw new ScheduleNotFoundError(id);
     const m = ctx.scheduler;
-    if (action === 'pause') await m.pause(id);
-    else if (action === 'resume') await m.resume(id);
-    else if (action === 'trigger') await m.triggerNow(id);
+    const form = (req.body ?? {}) as { note?: unknown; policy?: unknown };
+    if (action === 'pause') {
+      const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note.trim() : undefined;
+      await m.pause(id, { by: dashboardUser(ctx), ...(note !== undefined && { note }) });
+    } else if (action === 'resume') {
+      await m.resume(id, form.policy ? { policy: String(form.policy) as ResumePolicy } : {});
+    } else if (action === 'trigger') await m.triggerNow(id);
     else await m.remove(id);
     ctx.index.invalidate();
     const base = baseOf(req);

@@ -115,3 +115,31 @@ export function inputOptions(input: Record<string, unknown>): ScheduleOptions {
 }
 
 export type { TriggerJSON };
+
+// -- schedule controls (issue 14: pause with a note, resume with a policy) --
+// Shapes only (unknown fields refused); the values are judged by the library (`pause`, `resume`),
+// so the API, the CLI and the library refuse a note or a policy with the same words.
+
+/** `POST /api/schedules/:id/pause`: an optional note (at most 500 characters) and who pauses it. */
+export const pauseSchema = z.strictObject(
+  {
+    note: z.string({ error: 'must be a string (at most 500 characters)' }).optional(),
+    by: z.string({ error: 'must be a string' }).optional(),
+  },
+  { error: unknownKey('field') },
+);
+
+/** `POST /api/schedules/:id/resume`: what becomes of the occurrences due while paused. */
+export const resumeSchema = z.strictObject(
+  {
+    policy: z
+      .string({ error: 'must be "skip", "once" or "all"' })
+      .optional()
+      .describe('skip (default): none runs; once: one run for all; all: each, up to maxCatchUp'),
+    maxCatchUp: z
+      .number({ error: 'must be an integer >= 0' })
+      .optional()
+      .describe('under policy all, refuse when more were missed (default 100)'),
+  },
+  { error: unknownKey('field') },
+);
