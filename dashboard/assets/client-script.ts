@@ -105,6 +105,7 @@ export const CLIENT_JS =
       if (queue) body.queue = queue;
       var id = form.elements.namedItem('id').value.trim();
       if (id) body.id = id;
+      if (form.elements.namedItem('immediately').checked) body.immediately = true;
       var data = form.elements.namedItem('data').value.trim();
       if (data) {
         try { body.data = JSON.parse(data); } catch (err) { status.className = 'flash bad'; status.textContent = 'data: not valid JSON'; return; }

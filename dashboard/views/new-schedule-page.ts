@@ -39,6 +39,8 @@ export function newSchedulePage(
     <div data-for="cron date"><input id="f-timezone" name="timezone" list="timezones" value="UTC"><datalist id="timezones">${timezones.map((z) => html`<option value="${z}">`)}</datalist></div>
     <label for="f-data">Job data (JSON)</label>
     <textarea id="f-data" name="data" rows="3" placeholder='{"report": "daily"}'></textarea>
+    <label for="f-immediately">Run now too</label>
+    <div><label><input id="f-immediately" name="immediately" type="checkbox"> fire once now, when created, then follow the trigger</label></div>
     <div class="full"><button type="submit" class="primary" id="create-submit">Create schedule</button> <span id="create-status" role="status"></span></div>
   </form>
   <aside>

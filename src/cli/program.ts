@@ -242,6 +242,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--timeout-ms <ms>', "the handler's deadline: its signal aborts and the run fails (default none)")
     .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')
     .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
+    .option('--immediately', 'also fire once now, when it is created, then follow the trigger')
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/schedule-add.js')).addCommand(io)));
 

@@ -118,3 +118,18 @@ describe('schedule:pause --note, schedule:resume --policy, schedule:show', () =>
     expect(missing.code).toBe(4);
   });
 });
+
+describe('schedule:add --immediately', () => {
+  it('stores the schedule due now (its first run at creation), then on its trigger', async () => {
+    const before = Date.now();
+    const run = await runBullbeat(
+      ['schedule:add', '--name', 'warm-cache', '--cron', '0 4 * * *', '--queue', queue, '--immediately'],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const due = Number(await redis.zscore(`{${prefix}}:bb:due`, 'warm-cache'));
+    expect(due).toBeGreaterThanOrEqual(before - 1000);
+    expect(due).toBeLessThanOrEqual(Date.now() + 1000);
+    expect(JSON.parse((await stored('warm-cache'))!).immediately).toBe(true);
+  });
+});

@@ -73,4 +73,28 @@ describe('schedule controls over the JSON API', () => {
     expect(runs.length).toBeGreaterThan(0);
     expect(runs.every((r) => r.kind === 'catch-up')).toBe(true);
   });
+
+  it('POST with immediately: due now, then on its trigger; a bad value is refused naming it', async () => {
+    const bad = await t.api('POST', '/api/schedules', {
+      name: 'warm',
+      queue: t.queue,
+      trigger: { type: 'cron', expression: '0 4 * * *' },
+      immediately: 'yes',
+    });
+    expect(bad).toMatchObject({ status: 400, body: { field: 'immediately' } });
+    expect((await t.api('GET', '/api/schedules/warm')).status).toBe(404);
+    const before = Date.now();
+    const created = await t.api('POST', '/api/schedules', {
+      name: 'warm',
+      queue: t.queue,
+      trigger: { type: 'cron', expression: '0 4 * * *' },
+      immediately: true,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.definition.immediately).toBe(true);
+    const [first, second] = created.body.nextFireTimes as number[];
+    expect(first).toBeGreaterThanOrEqual(before - 1000);
+    expect(first).toBeLessThanOrEqual(Date.now() + 1000);
+    expect(new Date(second!).getUTCHours()).toBe(4);
+  });
 });

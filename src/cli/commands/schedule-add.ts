@@ -28,6 +28,8 @@ export interface AddOptions {
   timeoutMs?: string;
   replace?: boolean;
   allowPast?: boolean;
+  /** Fire once at creation too, then follow the trigger. */
+  immediately?: boolean;
   json?: boolean;
 }
 
@@ -154,6 +156,7 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     maxInstances: numeric(o.maxInstances),
     timeoutMs: numeric(o.timeoutMs),
     misfire: o.misfire,
+    immediately: o.immediately,
   };
   for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
   // checked here, before connecting, by the rules the library and the API use
