@@ -236,6 +236,45 @@ describe('dashboard in headless Chromium', () => {
     expect(dialogs.filter((d) => d.startsWith('alert'))).toEqual([]);
   });
 
+  it('pauses with a note, shows it, and resumes with a catch-up policy (issue 14)', async () => {
+    const ran: number[] = [];
+    t.scheduler.handle('pausable', async () => {
+      ran.push(Date.now());
+    });
+    await t.scheduler.schedule({ name: 'pausable' }, new IntervalTrigger(0.2)).saved;
+    await page.goto(`${t.url}/schedules/pausable`);
+    await page.fill('input[data-pause-note-input]', 'waiting for the vendor fix (INC-9)');
+    await page.locator('button[data-action=pause]').click();
+    await page.waitForURL(/done=pause/);
+    expect(await page.locator('[data-status]').first().textContent()).toBe('paused');
+    expect(await page.locator('[data-pause-note-panel]').textContent()).toMatch(
+      /^Paused by dashboard:admin at .+ UTC: waiting for the vendor fix \(INC-9\)$/,
+    );
+    await page.goto(`${t.url}/?q=pausable`);
+    expect(await row('pausable').locator('[data-pause-note]').textContent()).toContain(
+      'waiting for the vendor fix (INC-9)',
+    );
+    await shot('08-paused-with-note');
+    await sleep(700); // a few occurrences fall due while it is paused
+    await page.goto(`${t.url}/schedules/pausable`);
+    await page.selectOption('select[data-resume-policy]', 'once');
+    await page.locator('button[data-action=resume]').click();
+    await page.waitForURL(/done=resume/);
+    expect(await page.locator('[data-status]').first().textContent()).toBe('active');
+    expect(await page.locator('[data-pause-note-panel]').count()).toBe(0);
+    // one catch-up run standing for the missed ones, run by the worker through its handle() handler
+    await reloadUntil(
+      page,
+      async () => (await page.locator('#runs tr[data-outcome=succeeded]').count()) >= 1,
+    );
+    const run = page.locator('#runs tr[data-outcome=succeeded]').first();
+    expect(await run.locator('td').first().textContent()).toContain('catch-up');
+    expect(await run.locator('td').nth(1).textContent()).toMatch(/stands for \d+/);
+    expect(ran.length).toBeGreaterThanOrEqual(1);
+    await shot('09-resumed-once');
+    await t.scheduler.remove('pausable');
+  });
+
   it('removes a schedule after a confirmation', async () => {
     await page.goto(`${t.url}/?q=weekly-digest`);
     await row('weekly-digest').locator('button[data-action=remove]').click();
