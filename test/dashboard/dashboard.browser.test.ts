@@ -275,6 +275,28 @@ describe('dashboard in headless Chromium', () => {
     await t.scheduler.remove('pausable');
   });
 
+  it('edits a runtime schedule from its page: the form is filled, the change is saved by update() (issue 14)', async () => {
+    await t.scheduler.schedule({ name: 'editable' }, new IntervalTrigger(600), { attempts: 3 }).saved;
+    await page.goto(`${t.url}/schedules/editable`);
+    await page.locator('a[data-edit]').click();
+    await page.waitForURL(/\/schedules\/editable\/edit$/);
+    expect(await page.inputValue('#f-seconds')).toBe('600');
+    expect(await page.locator('#f-id').isDisabled()).toBe(true);
+    await page.fill('#f-seconds', '900');
+    await page.click('#create-submit');
+    await page.waitForURL(/updated=1/);
+    expect(await page.locator('.flash').first().textContent()).toBe('Schedule updated.');
+    const after = (await t.api('GET', '/api/schedules/editable')).body;
+    expect(after.description).toBe('Every 15 minutes');
+    expect(after.definition.attempts).toBe(3); // kept
+    // a code schedule has no edit link, and its edit page says why
+    await page.goto(`${t.url}/schedules/nightly-backup`);
+    expect(await page.locator('a[data-edit]').count()).toBe(0);
+    const refused = await page.goto(`${t.url}/schedules/nightly-backup/edit`);
+    expect(refused?.status()).toBe(409);
+    await t.scheduler.remove('editable');
+  });
+
   it('removes a schedule after a confirmation', async () => {
     await page.goto(`${t.url}/?q=weekly-digest`);
     await row('weekly-digest').locator('button[data-action=remove]').click();
