@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import { packageVersion } from '../src/index.js';
+import type { ResumeOptions } from '../src/scheduler/index.js';
 import { describeTrigger } from '../src/triggers/index.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
@@ -8,8 +9,9 @@ import {
   createSchema,
   InputError,
   inputOptions,
-  optionsOf,
   parseInput,
+  pauseSchema,
+  resumeSchema,
   toTrigger,
   updateSchema,
 } from './schedule-input.js';
@@ -103,6 +105,11 @@ export async function schedulerStats(ctx: DashboardContext) {
   return { ...s, uptime: ctx.scheduler.running ? s.uptime : null };
 }
 
+/** Who pauses from the dashboard or its API: `dashboard:<basic-auth user>`, or `dashboard`. */
+export function dashboardUser(ctx: DashboardContext): string {
+  return ctx.options.user ? `dashboard:${ctx.options.user}` : 'dashboard';
+}
+
 async function mustGet(ctx: DashboardContext, id: string) {
   const view = await ctx.reader.one(id);
   if (!view) throw new ScheduleNotFoundError(id);
@@ -169,25 +176,26 @@ export function apiRoutes(ctx: DashboardContext): Router {
     if (input.trigger === undefined && def.trigger.type === 'custom') {
       throw new InputError('trigger', 'the schedule has a custom trigger: give a built-in one to update it');
     }
-    const trigger = toTrigger(input.trigger ?? def.trigger);
-    const { trigger: _t, name, queue, ...rest } = input;
-    const options = { ...optionsOf(def), ...inputOptions(rest), id: def.id };
-    const target = { name: name ?? def.name, queue: queue ?? def.queue };
-    const job = m.schedule(target, trigger, { ...options, name: target.name, queue: target.queue });
-    await job.saved;
+    // merged with what is stored and checked by the schedule schema in `update()`
+    await m.update(def.id, {
+      ...inputOptions(input),
+      ...(input.trigger !== undefined && { trigger: toTrigger(input.trigger) }),
+    });
     ctx.index.invalidate({ full: true });
     ctx.board.refresh(true).catch(() => undefined);
     res.json(await mustGet(ctx, def.id));
   });
 
   r.post('/schedules/:id/pause', async (req, res) => {
-    const changed = await m.pause(id(req));
+    const input = parseInput(pauseSchema, req.body);
+    const changed = await m.pause(id(req), { ...input, by: input.by ?? dashboardUser(ctx) });
     ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });
 
   r.post('/schedules/:id/resume', async (req, res) => {
-    const changed = await m.resume(id(req));
+    const input = parseInput(resumeSchema, req.body);
+    const changed = await m.resume(id(req), input as ResumeOptions);
     ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });

@@ -43,6 +43,10 @@ export const scheduleView = z
     lastError: z.string().nullable(),
     badges: z.array(z.enum(['late', 'failing', 'no-worker'])),
     error: z.object({ reason: z.string(), at: nullableMs, fireAt: nullableMs }).nullable(),
+    pauseNote: z
+      .object({ note: z.string(), by: z.string(), at: ms })
+      .nullable()
+      .describe('while paused: why, who paused it and when; null otherwise'),
     definition: z
       .object({
         id: z.string(),

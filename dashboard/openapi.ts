@@ -1,6 +1,6 @@
 import { type ZodType, z } from 'zod';
 import * as s from './api-schemas.js';
-import { createSchema, updateSchema } from './schedule-input.js';
+import { createSchema, pauseSchema, resumeSchema, updateSchema } from './schedule-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -162,8 +162,12 @@ export function openApiDocument(version: string): Json {
       },
       '/schedules/{id}/pause': {
         post: write({
-          summary: 'Pause',
+          summary: 'Pause, with an optional note (why; who and when are kept beside it until resumed)',
           parameters: [idParam],
+          requestBody: {
+            required: false,
+            content: { 'application/json': { schema: input(pauseSchema) } },
+          },
           responses: {
             ...ok('`changed` is false when it was not active', s.actionBody),
             ...errors(403, 404, 405),
@@ -172,8 +176,13 @@ export function openApiDocument(version: string): Json {
       },
       '/schedules/{id}/resume': {
         post: write({
-          summary: 'Resume (its next fire time is recomputed)',
+          summary:
+            'Resume (its next fire time is recomputed); `policy` runs what was due while paused: skip, once or all',
           parameters: [idParam],
+          requestBody: {
+            required: false,
+            content: { 'application/json': { schema: input(resumeSchema) } },
+          },
           responses: {
             ...ok('`changed` is false when it was not paused', s.actionBody),
             ...errors(403, 404, 405),

@@ -1,13 +1,14 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
-import { intParam, statusParam, strParam } from './api-routes.js';
+import type { ResumePolicy } from '../src/scheduler/index.js';
+import { dashboardUser, intParam, statusParam, strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';
 import { pageContextOf, sendPage } from './page-response.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { html } from './views/html.js';
 import { layout, type PageContext } from './views/layout.js';
-import { newSchedulePage } from './views/new-schedule-page.js';
+import { editable, newSchedulePage } from './views/new-schedule-page.js';
 import { schedulePage } from './views/schedule-page.js';
 import { schedulesPage } from './views/schedules-page.js';
 
@@ -36,6 +37,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
     const name = strParam(req, 'name');
     if (done && ACTIONS.includes(done)) return { ok: true, text: `${DONE[done]} "${name ?? ''}".` };
     if (strParam(req, 'created')) return { ok: true, text: 'Schedule created.' };
+    if (strParam(req, 'updated')) return { ok: true, text: 'Schedule updated.' };
     return undefined;
   };
 
@@ -87,6 +89,33 @@ export function pageRoutes(ctx: DashboardContext): Router {
     );
   });
 
+  // -- schedule controls (issue 14: update from the dashboard) --
+  r.get('/schedules/:id/edit', async (req, res) => {
+    const id = String(req.params.id);
+    const view = await ctx.reader.one(id);
+    if (ctx.options.readOnly || !view || !editable(view)) {
+      const why = !view
+        ? html`No schedule "${id}".`
+        : ctx.options.readOnly
+          ? 'This dashboard is read-only.'
+          : view.source === 'code'
+            ? 'It is defined in code: change it in the jobs module (the next start would overwrite an edit).'
+            : 'Its trigger cannot be edited here: use the API (PATCH /api/schedules/:id).';
+      send(
+        res,
+        view ? 409 : 404,
+        layout(page(req, res), 'Cannot edit', 'other', html`<h1>Cannot edit</h1><p>${why}</p>`),
+      );
+      return;
+    }
+    const served = (await ctx.fleet.snapshot().catch(() => undefined))?.served ?? {};
+    send(
+      res,
+      200,
+      newSchedulePage(page(req, res), allTimezones(), ctx.scheduler.options.defaultQueue, served, view),
+    );
+  });
+
   r.get('/schedules/:id', async (req, res) => {
     const id = String(req.params.id);
     const view = await ctx.reader.one(id);
@@ -117,9 +146,13 @@ export function pageRoutes(ctx: DashboardContext): Router {
     const view = await ctx.reader.one(id);
     if (!view) throw new ScheduleNotFoundError(id);
     const m = ctx.scheduler;
-    if (action === 'pause') await m.pause(id);
-    else if (action === 'resume') await m.resume(id);
-    else if (action === 'trigger') await m.triggerNow(id);
+    const form = (req.body ?? {}) as { note?: unknown; policy?: unknown };
+    if (action === 'pause') {
+      const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note.trim() : undefined;
+      await m.pause(id, { by: dashboardUser(ctx), ...(note !== undefined && { note }) });
+    } else if (action === 'resume') {
+      await m.resume(id, form.policy ? { policy: String(form.policy) as ResumePolicy } : {});
+    } else if (action === 'trigger') await m.triggerNow(id);
     else await m.remove(id);
     ctx.index.invalidate();
     const base = baseOf(req);

@@ -2,7 +2,6 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { TriggerError } from '../src/errors/index.js';
 import type { ScheduleOptions } from '../src/scheduler/index.js';
-import type { ScheduleDefinition } from '../src/store/index.js';
 import { firstProblem, scheduleFields, unknownKey } from '../src/store/index.js';
 import type { SerializableTrigger, TriggerJSON } from '../src/triggers/index.js';
 import { triggerFromJSON } from '../src/triggers/index.js';
@@ -105,32 +104,6 @@ export function toTrigger(json: unknown, field = 'trigger'): SerializableTrigger
   }
 }
 
-/** The `ScheduleOptions` a stored definition was made with (for updates: old fields plus the patch). */
-export function optionsOf(def: ScheduleDefinition): ScheduleOptions {
-  return {
-    id: def.id,
-    name: def.name,
-    queue: def.queue,
-    args: def.args,
-    ...(def.data !== undefined && { data: def.data }),
-    maxInstances: def.run.maxInstances,
-    coalesce: def.run.coalesce,
-    ...(def.run.exclusionGroup !== undefined && { exclusionGroup: def.run.exclusionGroup }),
-    ...(def.run.exclusionWaitMs !== undefined && { exclusionWaitMs: def.run.exclusionWaitMs }),
-    ...(def.run.timeoutMs !== undefined && { timeoutMs: def.run.timeoutMs }),
-    attempts: def.attempts,
-    ...(def.backoff !== undefined && { backoff: def.backoff }),
-    ...(def.jobOptions !== undefined && { jobOptions: def.jobOptions }),
-    misfire: def.misfire,
-    misfireGraceMs: def.misfireGraceMs,
-    ...(def.catchUpWindowMs !== undefined && { catchUpWindowMs: def.catchUpWindowMs }),
-    maxCatchUp: def.maxCatchUp,
-    ...(def.startAt !== undefined && { startAt: def.startAt }),
-    ...(def.endAt !== undefined && { endAt: def.endAt }),
-    ...(def.maxRuns !== undefined && { maxRuns: def.maxRuns }),
-  };
-}
-
 /** Parsed input fields to `ScheduleOptions` (instants already epoch ms; undefined fields left out). */
 export function inputOptions(input: Record<string, unknown>): ScheduleOptions {
   const out: Record<string, unknown> = {};
@@ -142,3 +115,31 @@ export function inputOptions(input: Record<string, unknown>): ScheduleOptions {
 }
 
 export type { TriggerJSON };
+
+// -- schedule controls (issue 14: pause with a note, resume with a policy) --
+// Shapes only (unknown fields refused); the values are judged by the library (`pause`, `resume`),
+// so the API, the CLI and the library refuse a note or a policy with the same words.
+
+/** `POST /api/schedules/:id/pause`: an optional note (at most 500 characters) and who pauses it. */
+export const pauseSchema = z.strictObject(
+  {
+    note: z.string({ error: 'must be a string (at most 500 characters)' }).optional(),
+    by: z.string({ error: 'must be a string' }).optional(),
+  },
+  { error: unknownKey('field') },
+);
+
+/** `POST /api/schedules/:id/resume`: what becomes of the occurrences due while paused. */
+export const resumeSchema = z.strictObject(
+  {
+    policy: z
+      .string({ error: 'must be "skip", "once" or "all"' })
+      .optional()
+      .describe('skip (default): none runs; once: one run for all; all: each, up to maxCatchUp'),
+    maxCatchUp: z
+      .number({ error: 'must be an integer >= 0' })
+      .optional()
+      .describe('under policy all, refuse when more were missed (default 100)'),
+  },
+  { error: unknownKey('field') },
+);

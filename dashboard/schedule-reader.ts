@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Keys, RunCounter, RunRecord, ScheduleDefinition } from '../src/store/index.js';
 import {
   countsFrom,
+  PauseNotes,
   parseRecord,
   RunHistory,
   type ScheduleErrorInfo,
@@ -95,6 +96,7 @@ export class ScheduleReader {
   async many(ids: readonly string[]): Promise<ScheduleView[]> {
     const rows = (await this.store.getMany(ids)).map(withTriggerChecked);
     if (rows.length === 0) return [];
+    const notes = await new PauseNotes(this.redis, this.keys).getMany(rows.map((r) => r.def.id));
     const pipe = this.redis.pipeline();
     for (const { def } of rows) {
       pipe.hgetall(this.keys.counts(def.id));
@@ -116,7 +118,11 @@ export class ScheduleReader {
       const records = (Array.isArray(values) ? values : []).flatMap(
         (v: unknown) => (typeof v === 'string' && parseRecord(v)) || [],
       );
-      return this.view(def, state, next, error, counts, records, now);
+      const paused = state.status === 'p' || state.status === 'o';
+      return {
+        ...this.view(def, state, next, error, counts, records, now),
+        pauseNote: paused ? (notes[i] ?? null) : null,
+      };
     });
   }
 
@@ -128,7 +134,7 @@ export class ScheduleReader {
     counts: Record<RunCounter, number>,
     records: RunRecord[],
     now: number,
-  ): ScheduleView {
+  ): Omit<ScheduleView, 'pauseNote'> {
     const status = error ? 'errored' : statusOf(state);
     const times = status === 'active' ? nextFireTimes(def.trigger, next, now) : [];
     const last = records.find((r) => FINISHED.has(r.outcome)) ?? records[0] ?? null;

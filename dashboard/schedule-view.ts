@@ -4,6 +4,7 @@
  */
 import type {
   JobStatus,
+  PauseNote,
   RunCounter,
   RunRecord,
   ScheduleDefinition,
@@ -45,6 +46,8 @@ export interface ScheduleView {
   badges: ScheduleBadge[];
   /** Why it is errored (status `errored`), else null. */
   error: ScheduleErrorInfo | null;
+  /** While paused: why, who paused it and when (`pause(id, { note })`); null otherwise. */
+  pauseNote: PauseNote | null;
   /** The stored definition (a stand-in, trigger `{ type: 'custom', kind: 'unreadable' }`, when it cannot be read). */
   definition: ScheduleDefinition;
 }

@@ -105,19 +105,23 @@ export const CLIENT_JS =
       if (queue) body.queue = queue;
       var id = form.elements.namedItem('id').value.trim();
       if (id) body.id = id;
+      var immediately = form.elements.namedItem('immediately');
+      if (immediately && immediately.checked) body.immediately = true;
       var data = form.elements.namedItem('data').value.trim();
       if (data) {
         try { body.data = JSON.parse(data); } catch (err) { status.className = 'flash bad'; status.textContent = 'data: not valid JSON'; return; }
       }
-      fetch(base + '/api/schedules', {
-        method: 'POST', credentials: 'same-origin',
+      var editId = form.getAttribute('data-edit-id');
+      if (editId) delete body.id;
+      fetch(base + '/api/schedules' + (editId ? '/' + encodeURIComponent(editId) : ''), {
+        method: editId ? 'PATCH' : 'POST', credentials: 'same-origin',
         headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrf },
         body: JSON.stringify(body),
       })
         .then(function (r) { return r.json().then(function (b) { return { ok: r.ok, body: b }; }); })
         .then(function (res) {
           if (!res.ok) { status.className = 'flash bad'; status.textContent = res.body.error || 'failed'; return; }
-          window.location.href = base + '/schedules/' + encodeURIComponent(res.body.id) + '?created=1';
+          window.location.href = base + '/schedules/' + encodeURIComponent(res.body.id) + (editId ? '?updated=1' : '?created=1');
         });
     });
   }

@@ -4,6 +4,7 @@ import type { ScheduleView } from '../schedule-view.js';
 import { fireTimes } from './fire-times.js';
 import { formatDuration, formatTime, html, raw, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
+import { editable } from './new-schedule-page.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
 
 /** Start (or enqueue, when it never started) minus the intended fire time, in ms. */
@@ -66,7 +67,8 @@ export function schedulePage(
 ${flash ? html`<div class="flash ${flash.ok ? 'ok' : 'bad'}" role="status">${flash.text}</div>` : ''}
 <p><a href="${ctx.base}/">← all schedules</a></p>
 <h1><span class="name">${s.name}</span> ${statusCell(s)}</h1>
-<div class="toolbar">${scheduleActions(ctx, s, back)} <a href="${back}/why" data-why>Why didn't it run?</a></div>
+<div class="toolbar">${scheduleActions(ctx, s, back, true)}${!ctx.readOnly && editable(s) ? html` <a href="${back}/edit" data-edit>Edit</a>` : ''} <a href="${back}/why" data-why>Why didn't it run?</a></div>
+${s.pauseNote ? html`<div class="panel" data-pause-note-panel><b>Paused</b> by ${s.pauseNote.by} at ${formatTime(s.pauseNote.at)} UTC${s.pauseNote.note !== '' ? html`: ${s.pauseNote.note}` : ''}</div>` : ''}
 ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.error.at !== null ? html` at ${formatTime(s.error.at)} UTC` : ''}${s.error.fireAt !== null ? html`, planning the occurrence of ${formatTime(s.error.fireAt)}` : ''}:</b> ${s.error.reason}<br><span class="sub">It fires no more until it is fixed: update or re-deploy it, resume it to retry, or remove it.</span></div>` : ''}
 <div class="layout-2">
   <section>

@@ -3,7 +3,7 @@ import type { ScheduleStatus, ScheduleView } from '../schedule-view.js';
 import { fireTimes } from './fire-times.js';
 import { html } from './html.js';
 import { layout, type PageContext } from './layout.js';
-import { scheduleActions, statusCell } from './schedule-actions.js';
+import { pauseNoteLine, scheduleActions, statusCell } from './schedule-actions.js';
 
 export interface SchedulesPageData {
   items: ScheduleView[];
@@ -38,7 +38,7 @@ export function schedulesPage(ctx: PageContext, d: SchedulesPageData, selfUrl: s
   <td><a class="name" href="${ctx.base}/schedules/${encodeURIComponent(s.id)}">${s.name}</a>
     <div class="sub">${s.id === s.name ? '' : html`id ${s.id} · `}queue ${s.queue}${s.source === 'code' ? ' · code' : ''}</div></td>
   <td>${s.description}</td>
-  <td>${statusCell(s)}${s.error ? html`<div class="sub error" data-error title="${s.error.reason}">${s.error.reason.length > 120 ? `${s.error.reason.slice(0, 120)}…` : s.error.reason}</div>` : ''}</td>
+  <td>${statusCell(s)}${pauseNoteLine(s)}${s.error ? html`<div class="sub error" data-error title="${s.error.reason}">${s.error.reason.length > 120 ? `${s.error.reason.slice(0, 120)}…` : s.error.reason}</div>` : ''}</td>
   <td class="times">${fireTimes(s.nextFireTimes, s.timezone)}</td>
   <td>${s.lastOutcome ? html`<span class="pill ${s.lastOutcome}">${s.lastOutcome}</span>` : html`<span class="muted">none yet</span>`}
     ${s.lastError ? html`<div class="sub" title="${s.lastError}">${s.lastError.length > 80 ? `${s.lastError.slice(0, 80)}…` : s.lastError}</div>` : ''}</td>

@@ -183,10 +183,26 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     ['schedule:trigger', 'enqueue one manual run of a schedule now'],
     ['schedule:remove', 'remove a schedule (cancelled; its pending occurrence is not enqueued)'],
   ] as const) {
-    command(name, verb)
-      .argument('<id>', 'the schedule id (see schedule:list)')
-      .action(run(async () => (await import('./commands/admin.js')).actionCommand(io, name)));
+    const c = command(name, verb).argument('<id>', 'the schedule id (see schedule:list)');
+    // -- schedule controls (issue 14: pause with a note, resume with a policy) --
+    if (name === 'schedule:pause')
+      c.option('--note <text>', 'why (at most 500 characters), shown until resumed');
+    if (name === 'schedule:resume') {
+      c.option(
+        '--policy <policy>',
+        'what was due while paused: skip = nothing runs, once = one run for all, all = each (default skip)',
+      ).option(
+        '--max-catch-up <n>',
+        'under --policy all, refuse when more than this many were missed (default 100)',
+      );
+    }
+    c.action(run(async () => (await import('./commands/admin.js')).actionCommand(io, name)));
   }
+
+  command('schedule:show', 'one schedule in full: trigger, state, pause note, error, counters')
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/schedule-show.js')).showCommand(io)));
 
   command('schedule:next', 'preview an expression: in words, and its next fire times')
     .argument('<expression>', 'a cron expression, quoted: "0 9 * * 1-5"')
@@ -231,8 +247,31 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--pause-on-failure <n>', 'pause the schedule after N failed runs in a row (default never)')
     .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')
     .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
+    .option('--immediately', 'also fire once now, when it is created, then follow the trigger')
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/schedule-add.js')).addCommand(io)));
+
+  // -- schedule controls (issue 14: update) --
+  command('schedule:update', "change a runtime schedule's trigger or options; the rest is kept")
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .option('--name <name>', 'a new BullMQ job name')
+    .option('--cron <expression>', 'a new trigger: fire on a cron expression')
+    .option('--every <seconds>', 'a new trigger: fire every N seconds (decimals allowed)')
+    .option('--at <instant>', 'a new trigger: fire once at an instant (ISO 8601 or epoch ms)')
+    .option('--tz <zone>', 'time zone of --cron (default UTC)')
+    .option('--jitter <seconds>', 'random delay in [0, jitter] seconds added to each occurrence')
+    .option('--queue <queue>', 'a new BullMQ queue')
+    .option('--data <json>', 'JSON data carried on each job')
+    .option('--attempts <n>', 'BullMQ attempts (1 = no retry)')
+    .option('--max-instances <n>', 'concurrent runs allowed across every worker; 0 = unlimited')
+    .addOption(
+      new Option('--misfire <policy>', 'late occurrences: once, all or skip').choices(MISFIRE_POLICIES),
+    )
+    .option('--timeout-ms <ms>', "the handler's deadline")
+    .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
+    .option('--json', 'print the stored schedule as JSON')
+    .action(run(async () => (await import('./commands/schedule-update.js')).updateCommand(io)));
+  // -- end schedule controls --
 
   // -- schedule:why and agenda (issue 13) --
   command(

@@ -1,9 +1,19 @@
 export { JobStatus } from '../store/job-status.js';
 export { type Keys, keys } from '../store/keys.js';
+export type { PauseNote } from '../store/pause-note.js';
 export { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
 export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from '../store/run-record.js';
 export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
+export type { HandleOptions } from './handle-options.js';
+export { NamedHandler } from './named-handler.js';
 export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
+export type { PauseOptions } from './pause-options.js';
+export {
+  DEFAULT_RESUME_MAX_CATCH_UP,
+  RESUME_POLICIES,
+  type ResumeOptions,
+  type ResumePolicy,
+} from './resume-options.js';
 export type {
   CronScheduleOptions,
   EveryOptions,
@@ -13,6 +23,7 @@ export type {
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
+export { optionsOfDefinition, type SchedulePatch } from './schedule-patch.js';
 export { ScheduledJob, type ScheduledJobJSON } from './scheduled-job.js';
 export type {
   FailedEvent,
@@ -24,6 +35,7 @@ export type {
   WakeEvent,
 } from './scheduler-events.js';
 export {
+  type HandlerDecorator,
   type HistoryAccess,
   type ListQuery,
   type ScheduleDecorator,

@@ -2,7 +2,7 @@ import { ScheduleOptionsError } from '../errors/index.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { ScheduleOptions } from './schedule-options.js';
 import type { ScheduledJob } from './scheduled-job.js';
-import type { ScheduleDecorator } from './scheduler-manager-types.js';
+import type { HandlerDecorator, ScheduleDecorator } from './scheduler-manager-types.js';
 
 type AnyFn = (...args: never[]) => unknown;
 
@@ -35,4 +35,36 @@ export function scheduleDecorator(
     }
     return schedule(fn, trigger, options);
   }) as ScheduleDecorator;
+}
+
+/**
+ * What `handle(name?)` returns: a function to call with a handler, or a method decorator of either
+ * flavour (as `scheduleDecorator`), registering the handler under `name` (default: the method's name).
+ * No schedule is defined: runtime schedules of that job name run through it.
+ */
+export function handlerDecorator(
+  register: (name: string, fn: AnyFn) => void,
+  name: string | undefined,
+): HandlerDecorator {
+  return ((fn: AnyFn, context?: ClassMethodDecoratorContext | string | symbol, descriptor?: unknown) => {
+    if (typeof context === 'string' || typeof context === 'symbol') {
+      const method = (descriptor as PropertyDescriptor | undefined)?.value as unknown;
+      if (typeof method !== 'function') {
+        throw new ScheduleOptionsError(undefined, String(context), 'a handler decorator goes on a method');
+      }
+      register(name ?? String(context), (method as AnyFn).bind(fn));
+      return undefined;
+    }
+    if (context && typeof context === 'object' && context.kind === 'method') {
+      const as = name ?? String(context.name);
+      context.addInitializer(function (this: unknown) {
+        register(as, (fn as (...a: unknown[]) => unknown).bind(this) as AnyFn);
+      });
+      return undefined;
+    }
+    const as = name ?? (fn as { name?: string }).name;
+    if (!as) throw new ScheduleOptionsError(undefined, 'name', 'required: the function is anonymous');
+    register(as, fn);
+    return fn;
+  }) as HandlerDecorator;
 }

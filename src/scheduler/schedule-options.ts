@@ -121,6 +121,14 @@ export interface ScheduleOptions {
    */
   maxRuns?: number;
   /**
+   * Fire once when the schedule is created (BullMQ's `immediately`), then follow the trigger. Only a
+   * creation fires it: a restart that upserts a code schedule already stored, an update, a resume
+   * or an orphan restored does not (a schedule removed and defined again is created again). The
+   * first run is at the creation instant, or at `startAt` when that is later.
+   * @defaultValue `false`
+   */
+  immediately?: boolean;
+  /**
    * Runs of schedules in one group never overlap anywhere in the cluster.
    * @defaultValue none
    */

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
+import type { PauseNote } from '../store/pause-note.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import { ScheduleIndex } from '../store/schedule-index.js';
 import { countersOf, withTriggerChecked } from '../store/schedule-listing.js';
@@ -17,6 +18,8 @@ export interface ReadContext {
   triggerOf(def: ScheduleDefinition): Trigger | undefined;
   /** A handle for a schedule this process does not define. */
   handle(def: ScheduleDefinition, trigger: Trigger): ScheduledJob;
+  /** The pause notes of schedules, in order. */
+  pauseNotes?(ids: readonly string[]): Promise<(PauseNote | null)[]>;
 }
 
 /** A page of schedules sorted by name then id, with the total that matched. */
@@ -62,9 +65,12 @@ export async function fillCounters(
     jobs.map((j) => j.id),
     now,
   );
+  const notes = (await ctx.pauseNotes?.(jobs.map((j) => j.id))) ?? [];
   jobs.forEach((job, i) => {
     const row = rows[i]!;
     job.applyState(row.state, row.next, row.error);
     Object.assign(job, counters[i]);
+    const paused = row.state.status === 'p' || row.state.status === 'o';
+    job.pauseNote = paused ? (notes[i] ?? null) : null;
   });
 }

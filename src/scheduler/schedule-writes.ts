@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
+import { dueEarlier } from '../store/due-earlier.js';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { Keys } from '../store/keys.js';
 import type { RunHistory } from '../store/run-history.js';
@@ -79,6 +80,12 @@ export async function saveSchedule(ctx: WriteContext, job: ScheduledJob): Promis
     return;
   }
   logger.debug({ scheduleId: job.id, result }, 'bullbeat: schedule saved');
+  // `immediately`: a created schedule fires once now (or at its startAt), then follows its trigger;
+  // only a creation does (a restart's upsert answers unchanged/updated/restored).
+  if (result === 'created' && def.immediately && next !== null) {
+    const at = Math.max(now, def.startAt ?? now);
+    if (at < next && (await dueEarlier(store.redis, ctx.keys, job.id, at))) next = at;
+  }
   const cleared = await store.clearError(job.id, next, now);
   if ((result !== 'unchanged' || cleared) && next !== null) await ctx.publish(String(next));
 }

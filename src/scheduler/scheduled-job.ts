@@ -1,16 +1,19 @@
 import type pino from 'pino';
 import { composePipeline, type Middleware, type RunContext } from '../queue/pipeline.js';
 import { JobStatus } from '../store/job-status.js';
+import type { PauseNote } from '../store/pause-note.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleState } from '../store/schedule-state.js';
 import { statusOf } from '../store/schedule-state.js';
 import type { ScheduleErrorInfo } from '../store/schedule-store.js';
 import type { Trigger } from '../triggers/trigger.js';
+import type { PauseOptions } from './pause-options.js';
+import type { ResumeOptions } from './resume-options.js';
 
 /** What a `ScheduledJob` asks of its manager. */
 export interface ScheduledJobHost {
-  pause(id: string): Promise<boolean>;
-  resume(id: string): Promise<boolean>;
+  pause(id: string, options?: PauseOptions): Promise<boolean>;
+  resume(id: string, options?: ResumeOptions): Promise<boolean>;
   remove(id: string): Promise<boolean>;
   triggerNow(id: string): Promise<{ jobId: string; fireAt: number }>;
   refreshJob(job: ScheduledJob): Promise<boolean>;
@@ -46,6 +49,8 @@ export interface ScheduledJobJSON {
   fired: number;
   /** Why it is errored (status `errored`), else null. */
   error: ScheduleErrorInfo | null;
+  /** While paused: why, who paused it and when (null when active, or paused with no note stored). */
+  pauseNote: PauseNote | null;
 }
 
 /**
@@ -66,6 +71,8 @@ export class ScheduledJob {
   orphaned = false;
   /** Why it cannot be planned or enqueued, while its status is `errored` (null otherwise). */
   error: ScheduleErrorInfo | null = null;
+  /** While paused: why, who paused it and when (`pause(id, { note })`); null otherwise. */
+  pauseNote: PauseNote | null = null;
   /** Runs of `run()` in this process going on now (Sillo's `current_instances`). */
   currentInstances = 0;
   /** Settles when the definition is in Redis (code schedules: at `start()`). */
@@ -146,11 +153,11 @@ export class ScheduledJob {
     }
   }
 
-  pause(): Promise<boolean> {
-    return this.host.pause(this.id);
+  pause(options?: PauseOptions): Promise<boolean> {
+    return this.host.pause(this.id, options);
   }
-  resume(): Promise<boolean> {
-    return this.host.resume(this.id);
+  resume(options?: ResumeOptions): Promise<boolean> {
+    return this.host.resume(this.id, options);
   }
   remove(): Promise<boolean> {
     return this.host.remove(this.id);
@@ -188,6 +195,7 @@ export class ScheduledJob {
       missed: this.missed,
       fired: this.fired,
       error: this.error,
+      pauseNote: this.pauseNote,
     };
   }
 }

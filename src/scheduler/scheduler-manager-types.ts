@@ -25,6 +25,27 @@ export interface ScheduleDecorator {
   <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;
 }
 
+/**
+ * `handle(name?)`: a function wrapper (returns the function) or a method decorator of either flavour,
+ * registering a worker handler for a job name without defining a schedule.
+ */
+export interface HandlerDecorator {
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <This, F extends (this: This, ...args: any[]) => unknown>(
+    fn: F,
+    context: ClassMethodDecoratorContext<This, F>,
+  ): void;
+  /** Legacy (`experimentalDecorators`): registered when the class is defined. */
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <F extends (...args: any[]) => unknown>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<F>,
+  ): void;
+  // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
+  <F extends (...args: any[]) => unknown>(fn: F): F;
+}
+
 /** Sillo's `SchedulerStats`, counted over the whole deployment (Redis), uptime over this manager. */
 export interface SchedulerStats {
   jobsTotal: number;

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import pino from 'pino';
@@ -8,31 +9,46 @@ import type { HandlerEntry } from '../queue/worker-scheduler.js';
 import { jobOptionsFor } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
+import { PauseNotes, pauseNoteProblem } from '../store/pause-note.js';
 import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleStore } from '../store/schedule-store.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import { checkHandleOptions } from './check-handle-options.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js';
+import type { HandleOptions } from './handle-options.js';
 import { ManagerConnections } from './manager-connections.js';
+import { NamedHandler } from './named-handler.js';
+import type { PauseOptions } from './pause-options.js';
 import { customTriggerOf, ReplicaRole } from './replica-role.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
-import { scheduleDecorator } from './schedule-decorator.js';
+import { resumeWithPolicy } from './resume-catch-up.js';
+import type { ResumeOptions } from './resume-options.js';
+import { handlerDecorator, scheduleDecorator } from './schedule-decorator.js';
 import type {
   CronScheduleOptions,
   EveryOptions,
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
+import { applyPatch, type SchedulePatch } from './schedule-patch.js';
 import { fillCounters, listPage, materialize, type ReadContext } from './schedule-reads.js';
-import { enqueueNow, resumeSchedule, saveSchedule, type WriteContext } from './schedule-writes.js';
+import {
+  type EnqueueContext,
+  enqueueNow,
+  resumeSchedule,
+  saveSchedule,
+  type WriteContext,
+} from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import { statsOf } from './scheduler-helpers.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 import type {
+  HandlerDecorator,
   HistoryAccess,
   ListQuery,
   ScheduleDecorator,
@@ -41,6 +57,7 @@ import type {
 
 export { firstFire } from './scheduler-helpers.js';
 export type {
+  HandlerDecorator,
   HistoryAccess,
   ListQuery,
   ScheduleDecorator,
@@ -64,6 +81,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private readonly local = new Map<string, ScheduledJob>();
   private readonly byName = new Map<string, ScheduledJob>();
+  /** Handlers registered by job name with `handle()` (no schedule). */
+  private readonly handlers = new Map<string, NamedHandler>();
+  private notesStore: PauseNotes | undefined;
   private readonly connections: ManagerConnections;
   private replica: ReplicaRole | undefined;
   private lastLoopStats: FireLoopStats | undefined;
@@ -207,16 +227,51 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   // ── handlers for workers ─────────────────────────────────────────────────────────────
 
-  /** The code-defined handler for a BullMQ job name. */
-  handlerFor(name: string): (HandlerEntry & { job: ScheduledJob }) | undefined {
-    const job = this.byName.get(name);
-    if (!job?.fn) return undefined;
-    return { fn: job.fn, args: job.args, middleware: job.middleware, job };
+  /**
+   * Register a worker handler for a job name without defining a schedule (`handle(name, fn)`), or as
+   * a decorator (`@scheduler.handle()` on a method, named after it; `handle(name)(fn)`). Runtime
+   * schedules made by the API, the CLI or the dashboard (`{ queue, name }` targets) run through it;
+   * nothing fires from it. A name registered twice is refused, naming it; a code schedule of the same
+   * name keeps its own function.
+   */
+  handle(name: string, fn: AnyFn, options?: HandleOptions): void;
+  handle(name?: string, options?: HandleOptions): HandlerDecorator;
+  handle(
+    name?: string,
+    fnOrOptions?: AnyFn | HandleOptions,
+    options: HandleOptions = {},
+  ): undefined | HandlerDecorator {
+    if (typeof fnOrOptions === 'function') {
+      this.registerHandler(name, fnOrOptions, options);
+      return undefined;
+    }
+    const given = fnOrOptions ?? {};
+    checkHandleOptions(name, given, false);
+    return handlerDecorator((n, fn) => this.registerHandler(n, fn, given), name);
   }
 
-  /** Names with a handler in this process. */
+  private registerHandler(name: string | undefined, fn: AnyFn, options: HandleOptions): void {
+    const checked = checkHandleOptions(name, options);
+    if (typeof fn !== 'function') throw new ScheduleOptionsError(checked, 'fn', 'must be a function');
+    if (this.handlers.has(checked)) {
+      throw new ScheduleOptionsError(checked, 'name', 'already has a handler registered with handle()');
+    }
+    const queue = options.queue ?? this.options.defaultQueue;
+    this.handlers.set(checked, new NamedHandler(checked, queue, fn, options.middleware ?? [], this.logger));
+  }
+
+  /** The handler for a BullMQ job name: a code schedule's function, else one registered with `handle()`. */
+  handlerFor(name: string): (HandlerEntry & { job: ScheduledJob | NamedHandler }) | undefined {
+    const job = this.byName.get(name);
+    if (job?.fn) return { fn: job.fn, args: job.args, middleware: job.middleware, job };
+    const named = this.handlers.get(name);
+    if (named) return { fn: named.fn, middleware: named.middleware, job: named };
+    return undefined;
+  }
+
+  /** Names with a handler in this process (code schedules' and `handle()`'s). */
   handlerNames(): string[] {
-    return [...this.byName.keys()];
+    return [...new Set([...this.byName.keys(), ...this.handlers.keys()])];
   }
 
   /** Every queue the schedules use: this process's and every one stored in Redis. */
@@ -243,8 +298,53 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       if (this.byName.get(job.name) === job) this.byName.delete(job.name);
     }
     const removed = await this.store.remove(id);
+    await this.pauseNotes.delete(id);
     if (removed) await this.publishStop(id);
     return removed;
+  }
+
+  /**
+   * Change a runtime schedule's trigger or options (Temporal's `ScheduleHandle.update`): the patch is
+   * merged with what is stored and checked by the same schema as a new schedule (nothing is written
+   * when a field is bad), then saved by the same upsert as `schedule()`, so an update while an
+   * occurrence is claimed or running never sends it back in time, and a changed timing recomputes its
+   * next fire time (an unchanged one keeps it). A paused schedule stays paused. A code schedule is
+   * refused (`source`): the next start of its code would overwrite the update; change the code.
+   */
+  async update(id: string, patch: SchedulePatch): Promise<ScheduledJob> {
+    const row = await this.store.get(id);
+    if (!row) throw new ScheduleNotFoundError(id);
+    if (row.def.source === 'code') {
+      throw new ScheduleOptionsError(
+        id,
+        'source',
+        'is defined in code: change it in the jobs module (its next start would overwrite an update)',
+      );
+    }
+    const readable = row.error?.at !== null ? this.triggerOf(row.def) : undefined;
+    const { options, trigger } = applyPatch(row.def, patch, readable);
+    const mine = this.local.get(id);
+    const resolved = resolveScheduleOptions({
+      options,
+      fallbackName: row.def.name,
+      defaultQueue: this.options.defaultQueue,
+      trigger,
+      source: 'runtime',
+    });
+    const job = new ScheduledJob(
+      this,
+      resolved.def,
+      trigger,
+      mine?.fn,
+      mine?.middleware ?? resolved.middleware,
+    );
+    await this.persist(job);
+    if (mine) {
+      this.local.set(id, job);
+      if (this.byName.get(mine.name) === mine) this.byName.delete(mine.name);
+      if (job.fn) this.byName.set(job.name, job);
+    }
+    return (await this.get(id)) ?? job;
   }
 
   /** A fresh handle on a stored schedule, or undefined. */
@@ -265,11 +365,24 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return listPage(this.reads, query);
   }
 
-  /** Pause an active schedule. False if it was not active. */
-  async pause(id: string): Promise<boolean> {
+  /**
+   * Pause an active schedule, with a note saying why (Temporal's `pause(note)`): the note, who paused
+   * it (`by`, default this process) and when are shown beside it until it is resumed. A note over 500
+   * characters is refused (`note`), nothing changed. False if it was not active (its note unchanged).
+   */
+  async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
+    const problem =
+      typeof options !== 'object' || options === null
+        ? { field: 'options', reason: 'must be an object { note?, by? }' }
+        : pauseNoteProblem(options.note, options.by);
+    if (problem) throw new ScheduleOptionsError(id, problem.field, problem.reason);
+    const at = await this.store.time();
     const r = await this.store.setStatus(id, 'a', 'p');
     if (r === 0) throw new ScheduleNotFoundError(id);
-    if (r === 1) await this.publishStop(id);
+    if (r === 1) {
+      await this.pauseNotes.set(id, { note: options.note ?? '', by: options.by ?? this.who, at });
+      await this.publishStop(id);
+    }
     const job = this.local.get(id);
     if (job && r === 1) {
       job.status = JobStatus.PAUSED;
@@ -281,23 +394,41 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /**
    * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any
    * occurrence still claimed from before the pause; retry an errored one. False if it was neither.
+   * `policy` says what becomes of the occurrences due while it was paused (Temporal's catch-up on
+   * unpause): `skip` (default) none run, `once` one run stands for them all, `all` each runs, up to
+   * `maxCatchUp` (default 100; more is refused, nothing changed); they are recorded as `catch-up`.
+   * An unknown policy is refused (`policy`). Its pause note is dropped.
    */
-  resume(id: string): Promise<boolean> {
-    return resumeSchedule(this.writes, id);
+  resume(id: string, options?: ResumeOptions): Promise<boolean> {
+    return resumeWithPolicy({ ...this.enqueueContext, notes: this.pauseNotes }, id, options, () =>
+      resumeSchedule(this.writes, id),
+    );
+  }
+
+  /** The pause notes (`{prefix}:bb:notes`). */
+  private get pauseNotes(): PauseNotes {
+    this.notesStore ??= new PauseNotes(this.redis, this.keys);
+    return this.notesStore;
+  }
+
+  /** Who this process is, in pause notes: `host:pid`. */
+  private get who(): string {
+    return `${hostname()}:${process.pid}`;
+  }
+
+  private get enqueueContext(): EnqueueContext {
+    return {
+      ...this.writes,
+      prefix: this.prefix,
+      history: this.history,
+      queue: (name) => this.queue(name),
+      jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+    };
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
   triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
-    return enqueueNow(
-      {
-        ...this.writes,
-        prefix: this.prefix,
-        history: this.history,
-        queue: (name) => this.queue(name),
-        jobOptions: (def, jobId) => this.jobOptions(def, jobId),
-      },
-      id,
-    );
+    return enqueueNow(this.enqueueContext, id);
   }
 
   /** Sillo's stats, over the deployment. */
@@ -432,6 +563,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       local: this.local,
       triggerOf: (def) => this.triggerOf(def),
       handle: (def, trigger) => new ScheduledJob(this, def, trigger, undefined, []),
+      pauseNotes: (ids) => this.pauseNotes.getMany(ids),
     };
   }
 }

@@ -156,6 +156,7 @@ export const scheduleFields = {
   startAt: instant(Math.ceil).optional(),
   endAt: instant(Math.floor).optional(),
   maxRuns: int(1).optional(),
+  immediately: bool.optional(),
   exclusionGroup: text(512).optional(),
   exclusionWaitMs: int(0).optional(),
   jobOptions: jobOptionsSchema.optional(),
@@ -276,6 +277,8 @@ export const definitionSchema = z.object({
   startAt: storedInstant.optional(),
   endAt: storedInstant.optional(),
   maxRuns: int(1).optional(),
+  /** Fire once when the schedule is created, then follow the trigger (stored only when true). */
+  immediately: z.literal(true, { error: (i) => `must be true when stored, got ${show(i.input)}` }).optional(),
 });
 export type ScheduleDefinition = z.output<typeof definitionSchema>;
 
@@ -314,6 +317,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     ...(o.startAt !== undefined && { startAt: o.startAt }),
     ...(o.endAt !== undefined && { endAt: o.endAt }),
     ...(o.maxRuns !== undefined && { maxRuns: o.maxRuns }),
+    ...(o.immediately === true && { immediately: true as const }),
   };
 }
 

@@ -19,6 +19,14 @@ export { hashTag, type Keys, keys, occurrenceField } from './keys.js';
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
 export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule, slotRule } from './overlap-policy.js';
+export {
+  PAUSE_BY_MAX,
+  PAUSE_NOTE_MAX,
+  type PauseNote,
+  PauseNotes,
+  parsePauseNote,
+  pauseNoteProblem,
+} from './pause-note.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {
   type PreviousAttempt,

@@ -51,8 +51,6 @@ export interface Keys {
   cancelled(scheduleId: string): string;
   /** Pub/sub channel: a lease id asked to stop (overlap cancelOther); its holder aborts the run's signal. */
   cancel: string;
-  /** Hash: schedule id → pause note JSON `{ note, by, at }` (who paused it, why, when). */
-  pauseNotes: string;
   /** Sorted set holding the one lease id (scored by expiry) of the run that has an exclusion group. */
   group(name: string): string;
   /** Sorted set: lease ids waiting for an exclusion group, scored by arrival ticket (fair order). */
@@ -65,6 +63,12 @@ export interface Keys {
   fleet: string;
   /** Sorted set: fleet member id scored by the Redis time (ms) past which it counts as dead. */
   fleetBeats: string;
+  /**
+   * Hash: paused schedule id → its pause note, JSON `{ "note", "by", "at" }` (see `pause-note.ts`):
+   * why, who, when (Redis ms). Written by `pause(id, { note })` and by a pause on failure; removed on
+   * resume and on remove.
+   */
+  pauseNotes: string;
 }
 
 export function keys(prefix: string): Keys {
@@ -90,13 +94,13 @@ export function keys(prefix: string): Keys {
     runWaiterBeats: (id) => `${base}:waiters:${id}:beats`,
     cancelled: (id) => `${base}:cancelled:${id}`,
     cancel: `${base}:cancel`,
-    pauseNotes: `${base}:notes`,
     group: (name) => `${base}:group:${name}`,
     groupQueue: (name) => `${base}:group:${name}:queue`,
     groupWaiters: (name) => `${base}:group:${name}:waiters`,
     groupTicket: (name) => `${base}:group:${name}:ticket`,
     fleet: `${base}:fleet`,
     fleetBeats: `${base}:fleet:beats`,
+    pauseNotes: `${base}:notes`,
   };
 }
 

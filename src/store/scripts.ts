@@ -115,5 +115,6 @@ declare module 'ioredis' {
     bbRenewRun(...args: Args): Result<number, Context>;
     bbTryGroup(...args: Args): Result<number, Context>;
     bbLeaveGroupQueue(...args: Args): Result<number, Context>;
+    bbPauseNote(...args: Args): Result<number, Context>;
   }
 }

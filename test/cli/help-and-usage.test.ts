@@ -16,6 +16,8 @@ const COMMANDS = [
   'schedule:remove',
   'schedule:next',
   'schedule:add',
+  'schedule:update',
+  'schedule:show',
 ];
 
 describe('bullbeat --help and usage errors', () => {

@@ -236,6 +236,67 @@ describe('dashboard in headless Chromium', () => {
     expect(dialogs.filter((d) => d.startsWith('alert'))).toEqual([]);
   });
 
+  it('pauses with a note, shows it, and resumes with a catch-up policy (issue 14)', async () => {
+    const ran: number[] = [];
+    t.scheduler.handle('pausable', async () => {
+      ran.push(Date.now());
+    });
+    await t.scheduler.schedule({ name: 'pausable' }, new IntervalTrigger(0.2)).saved;
+    await page.goto(`${t.url}/schedules/pausable`);
+    await page.fill('input[data-pause-note-input]', 'waiting for the vendor fix (INC-9)');
+    await page.locator('button[data-action=pause]').click();
+    await page.waitForURL(/done=pause/);
+    expect(await page.locator('[data-status]').first().textContent()).toBe('paused');
+    expect(await page.locator('[data-pause-note-panel]').textContent()).toMatch(
+      /^Paused by dashboard:admin at .+ UTC: waiting for the vendor fix \(INC-9\)$/,
+    );
+    await page.goto(`${t.url}/?q=pausable`);
+    expect(await row('pausable').locator('[data-pause-note]').textContent()).toContain(
+      'waiting for the vendor fix (INC-9)',
+    );
+    await shot('08-paused-with-note');
+    await sleep(700); // a few occurrences fall due while it is paused
+    await page.goto(`${t.url}/schedules/pausable`);
+    await page.selectOption('select[data-resume-policy]', 'once');
+    await page.locator('button[data-action=resume]').click();
+    await page.waitForURL(/done=resume/);
+    expect(await page.locator('[data-status]').first().textContent()).toBe('active');
+    expect(await page.locator('[data-pause-note-panel]').count()).toBe(0);
+    // one catch-up run standing for the missed ones, run by the worker through its handle() handler
+    await reloadUntil(
+      page,
+      async () => (await page.locator('#runs tr[data-outcome=succeeded]').count()) >= 1,
+    );
+    const run = page.locator('#runs tr[data-outcome=succeeded]').first();
+    expect(await run.locator('td').first().textContent()).toContain('catch-up');
+    expect(await run.locator('td').nth(1).textContent()).toMatch(/stands for \d+/);
+    expect(ran.length).toBeGreaterThanOrEqual(1);
+    await shot('09-resumed-once');
+    await t.scheduler.remove('pausable');
+  });
+
+  it('edits a runtime schedule from its page: the form is filled, the change is saved by update() (issue 14)', async () => {
+    await t.scheduler.schedule({ name: 'editable' }, new IntervalTrigger(600), { attempts: 3 }).saved;
+    await page.goto(`${t.url}/schedules/editable`);
+    await page.locator('a[data-edit]').click();
+    await page.waitForURL(/\/schedules\/editable\/edit$/);
+    expect(await page.inputValue('#f-seconds')).toBe('600');
+    expect(await page.locator('#f-id').isDisabled()).toBe(true);
+    await page.fill('#f-seconds', '900');
+    await page.click('#create-submit');
+    await page.waitForURL(/updated=1/);
+    expect(await page.locator('.flash').first().textContent()).toBe('Schedule updated.');
+    const after = (await t.api('GET', '/api/schedules/editable')).body;
+    expect(after.description).toBe('Every 15 minutes');
+    expect(after.definition.attempts).toBe(3); // kept
+    // a code schedule has no edit link, and its edit page says why
+    await page.goto(`${t.url}/schedules/nightly-backup`);
+    expect(await page.locator('a[data-edit]').count()).toBe(0);
+    const refused = await page.goto(`${t.url}/schedules/nightly-backup/edit`);
+    expect(refused?.status()).toBe(409);
+    await t.scheduler.remove('editable');
+  });
+
   it('removes a schedule after a confirmation', async () => {
     await page.goto(`${t.url}/?q=weekly-digest`);
     await row('weekly-digest').locator('button[data-action=remove]').click();

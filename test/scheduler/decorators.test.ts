@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ScheduledJob } from '../../src/scheduler/scheduled-job.js';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { silent } from './helpers.js';
 
@@ -54,7 +55,7 @@ describe('every()/cron() as TC39 method decorators', () => {
     expect(scheduler.handlerNames().sort()).toEqual(['cleanup', 'dailyReport']);
     const report = scheduler.handlerFor('dailyReport')!;
     expect(report.job.queue).toBe('reports');
-    expect(report.job.toJSON().spec).toEqual({
+    expect((report.job as ScheduledJob).toJSON().spec).toEqual({
       type: 'cron',
       expression: '0 9 * * 1-5',
       timezone: 'America/New_York',
@@ -91,7 +92,10 @@ describe('every()/cron() as legacy method decorators (experimentalDecorators, as
     expect(await new Jobs().dailyReport()).toBe('legacy report');
     const report = scheduler.handlerFor('dailyReport')!;
     expect(report.job.queue).toBe('reports');
-    expect(report.job.toJSON().spec).toMatchObject({ type: 'cron', expression: '0 9 * * 1-5' });
+    expect((report.job as ScheduledJob).toJSON().spec).toMatchObject({
+      type: 'cron',
+      expression: '0 9 * * 1-5',
+    });
     // A static method runs with the class as `this`, an instance method with the class's prototype.
     expect(await scheduler.handlerFor('cleanup')!.job.run()).toBe('LegacyJobs cleaned');
     expect(await report.job.run()).toBe('legacy report');

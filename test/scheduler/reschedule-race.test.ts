@@ -116,6 +116,30 @@ describe('re-schedule while claimed', () => {
     expect(await firedOf(m, 's')).toBe(times.length);
   });
 
+  it('updated (update()) with a new trigger while claimed, then paused: no rewind after the next resume', async () => {
+    env = testEnv('race-update');
+    const { m, fired, heldAt, release } = holdingManager('s', 3);
+    // a runtime schedule (a { name } target), as the API and the CLI update them
+    await m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' }).saved;
+    await m.start();
+    const claimed = await heldAt;
+    // the new trigger's first time falls at or before the claimed occurrence: update must go after it
+    const updated = await m.update('s', { trigger: new IntervalTrigger(PERIOD_S / 2), attempts: 2 });
+    expect(updated.def.attempts).toBe(2);
+    expect(await m.pause('s')).toBe(true);
+    release();
+    await new Promise((r) => setTimeout(r, 1500));
+    const resumedAt = await redisNow(env.redis);
+    expect(await m.resume('s')).toBe(true);
+    const before = fired.length;
+    await until(() => fired.length >= before + 4, 10_000);
+    await m.stop();
+
+    const times = expectForwardOnly(fired, 's');
+    expect(times.filter((t) => t > claimed && t <= resumedAt)).toEqual([]);
+    expect(await firedOf(m, 's')).toBe(times.length);
+  });
+
   it('resumed while claimed: the next run comes after the claimed one, never the same one again', async () => {
     env = testEnv('race-resume');
     // claimAheadMs > 0: the claimed occurrence is still in the future when resume computes its next time

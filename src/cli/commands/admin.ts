@@ -1,6 +1,7 @@
+import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
-import type { ScheduledJobJSON } from '../../scheduler/index.js';
+import type { PauseNote, ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
@@ -68,6 +69,11 @@ export function listCommand(io: CliIO) {
       `${formatTable(['ID', 'NAME', 'QUEUE', 'STATUS', 'NEXT RUN', 'LAST RUN', 'RUNS', 'ERRORS', 'TRIGGER'], rows)}\n`,
     );
     io.stdout(`${jobs.length} schedule${jobs.length === 1 ? '' : 's'} under prefix "${ctx.config.prefix}"\n`);
+    const noted = jobs.filter((j) => j.pauseNote && j.pauseNote.note !== '');
+    if (noted.length > 0) {
+      io.stdout(`\npaused with a note:\n`);
+      for (const j of noted) io.stdout(`  ${j.id}: ${noteLine(j.pauseNote!)}\n`);
+    }
     const errored = jobs.filter((j) => j.error !== null);
     if (errored.length > 0) {
       io.stdout(`\n${errored.length} errored (fix or remove them: they fire no more):\n`);
@@ -79,20 +85,62 @@ export function listCommand(io: CliIO) {
 
 type Action = 'schedule:pause' | 'schedule:resume' | 'schedule:trigger' | 'schedule:remove';
 
+/** `"why" (by who, when)`: a pause note in one line. */
+export function noteLine(n: PauseNote): string {
+  return `${n.note === '' ? '(no note)' : JSON.stringify(n.note)} (by ${n.by}, ${shortInstant(n.at)})`;
+}
+
+/** Who pauses from this CLI: `cli:<user>@<host>`. */
+function cliUser(): string {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no user name on this system
+  }
+  return `cli:${user}@${hostname()}`;
+}
+
+/** Flags of `schedule:pause` (`--note`) and `schedule:resume` (`--policy`, `--max-catch-up`). */
+export interface ActionOptions {
+  note?: string;
+  policy?: string;
+  maxCatchUp?: string;
+}
+
 /** `schedule:pause|resume|trigger|remove <id>`: exit 0 when done (or already so), 4 when there is no such schedule. */
 export function actionCommand(io: CliIO, action: Action) {
-  return async (id: string, _options: unknown, command: Command): Promise<number> => {
+  return async (id: string, options: ActionOptions, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
     const line = await withManager(ctx, async (m) => {
       switch (action) {
         case 'schedule:pause':
-          return (await m.pause(id))
-            ? `paused ${id}`
+          return (await m.pause(id, {
+            by: cliUser(),
+            ...(options?.note !== undefined && { note: options.note }),
+          }))
+            ? `paused ${id}${options?.note ? `: ${JSON.stringify(options.note)}` : ''}`
             : `${id} was not active (${await statusOf(m, id)}): nothing to do`;
         case 'schedule:resume': {
-          if (!(await m.resume(id))) return `${id} was not paused (${await statusOf(m, id)}): nothing to do`;
+          let caughtUp = 0;
+          m.on('fired', (e) => {
+            if (e.scheduleId === id && e.kind === 'catch-up') caughtUp++;
+          });
+          const maxCatchUp = options?.maxCatchUp;
+          const resumed = await m.resume(id, {
+            ...(options?.policy !== undefined && { policy: options.policy as ResumePolicy }),
+            ...(maxCatchUp !== undefined && {
+              maxCatchUp: /^\d+$/.test(maxCatchUp) ? Number(maxCatchUp) : (maxCatchUp as unknown as number),
+            }),
+          });
+          if (!resumed) return `${id} was not paused (${await statusOf(m, id)}): nothing to do`;
           const job = await m.get(id);
-          return `resumed ${id}; next run ${shortInstant(job?.nextRunTime)}`;
+          const policy = options?.policy ?? 'skip';
+          const runs =
+            policy === 'skip'
+              ? ''
+              : `; ${caughtUp} catch-up run${caughtUp === 1 ? '' : 's'} enqueued (policy ${policy})`;
+          return `resumed ${id}${runs}; next run ${shortInstant(job?.nextRunTime)}`;
         }
         case 'schedule:trigger': {
           const { jobId, fireAt } = await m.triggerNow(id);

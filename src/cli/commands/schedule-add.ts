@@ -30,6 +30,8 @@ export interface AddOptions {
   pauseOnFailure?: string;
   replace?: boolean;
   allowPast?: boolean;
+  /** Fire once at creation too, then follow the trigger. */
+  immediately?: boolean;
   json?: boolean;
 }
 
@@ -37,7 +39,7 @@ export interface AddOptions {
  * A numeric flag as the schemas judge it: the number it spells, or the text itself, so that a bad
  * value is refused by the same rule as in the library and the API, quoted as given.
  */
-const numeric = (text: string | undefined): number | string | undefined =>
+export const numeric = (text: string | undefined): number | string | undefined =>
   text === undefined ? undefined : text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 
 /** The flag that gave each schedule option or trigger field, to name it in errors. */
@@ -52,13 +54,14 @@ const FLAG: Record<string, string> = {
   misfire: '--misfire',
   overlap: '--overlap',
   pauseOnFailure: '--pause-on-failure',
+  immediately: '--immediately',
   seconds: '--every',
   jitter: '--jitter',
   expression: '--cron',
   timezone: '--tz',
   at: '--at',
 };
-const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
+export const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
 
 /** A built-in trigger from its JSON, checked by the triggers' own schema; errors name the flag. */
 function checkedTrigger(json: Record<string, unknown>): Trigger {
@@ -159,6 +162,7 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     misfire: o.misfire,
     overlap: o.overlap,
     pauseOnFailure: numeric(o.pauseOnFailure),
+    immediately: o.immediately,
   };
   for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
   // checked here, before connecting, by the rules the library and the API use
@@ -170,7 +174,7 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
   return given as ScheduleOptions;
 }
 
-const defWords = (def: ScheduleDefinition): string => {
+export const defWords = (def: ScheduleDefinition): string => {
   if (def.trigger.type === 'custom') return `custom trigger (${def.trigger.kind})`;
   try {
     return describeTrigger(def.trigger);
@@ -180,7 +184,7 @@ const defWords = (def: ScheduleDefinition): string => {
 };
 
 /** `misfire skip, timeout 5000 ms`: the options that differ from the defaults, or ''. */
-function extras(def: ScheduleDefinition): string {
+export function extras(def: ScheduleDefinition): string {
   const parts = [
     ...(def.misfire !== 'once' ? [`misfire ${def.misfire}`] : []),
     ...(def.run.timeoutMs !== undefined ? [`timeout ${def.run.timeoutMs} ms`] : []),

@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { ScheduleNotFoundError } from '../../errors/index.js';
+import type { CliIO } from '../cli-io.js';
+import { commandContext } from '../command-context.js';
+import { ExitCode } from '../exit-codes.js';
+import { shortInstant } from '../format-table.js';
+import { noteLine, triggerWords, withManager } from './admin.js';
+
+/** `schedule:show <id> [--json]`: one schedule in full, its pause note and error included. */
+export function showCommand(io: CliIO) {
+  return async (id: string, options: { json?: boolean }, command: Command): Promise<number> => {
+    const ctx = commandContext(io, command, 'cli');
+    const job = await withManager(ctx, async (m) => {
+      const found = await m.get(id);
+      if (!found) throw new ScheduleNotFoundError(id);
+      return { json: found.toJSON(), def: found.def };
+    });
+    const j = job.json;
+    if (options.json) {
+      io.stdout(`${JSON.stringify({ ...j, definition: job.def }, null, 2)}\n`);
+      return ExitCode.ok;
+    }
+    const rows: [string, string][] = [
+      ['id', j.id],
+      ['name', j.name],
+      ['queue', j.queue],
+      ['source', j.source],
+      ['status', j.orphaned ? 'paused (orphaned)' : j.status],
+      ['trigger', triggerWords(j)],
+      ['next run', shortInstant(j.nextRunTime)],
+      ['last run', shortInstant(j.lastRunTime)],
+      [
+        'runs',
+        `${j.runs} ok, ${j.errors} failed, ${j.skipped} skipped, ${j.missed} missed (${j.fired} enqueued)`,
+      ],
+    ];
+    if (j.pauseNote) rows.push(['paused', noteLine(j.pauseNote)]);
+    if (j.error) rows.push(['error', j.error.reason]);
+    const width = Math.max(...rows.map(([k]) => k.length));
+    for (const [k, v] of rows) io.stdout(`${k.padEnd(width)}  ${v}\n`);
+    return ExitCode.ok;
+  };
+}

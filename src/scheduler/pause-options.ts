@@ -1,0 +1,14 @@
+/** Options of `pause(id, options)`. */
+export interface PauseOptions {
+  /**
+   * Why it is paused, shown beside it (`list()`, `get()`, the CLI, the dashboard) until it is
+   * resumed. At most 500 characters (`PAUSE_NOTE_MAX`).
+   * @defaultValue `''`
+   */
+  note?: string;
+  /**
+   * Who paused it.
+   * @defaultValue this process, `host:pid`
+   */
+  by?: string;
+}

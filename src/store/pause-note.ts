@@ -1,0 +1,85 @@
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.js';
+import { defineStoreScripts } from './scripts.js';
+
+/**
+ * Why a schedule is paused, who paused it and when: the `notes` hash's values (`keys.pauseNotes`),
+ * JSON `{ "note": string, "by": string, "at": epoch ms }`. Written by `pause(id, { note })` and by
+ * a pause on failure (its note names the last error); removed on resume and on remove.
+ */
+export interface PauseNote {
+  /** Why (may be empty). At most `PAUSE_NOTE_MAX` characters. */
+  note: string;
+  /** Who: a user name, `cli:<user>@<host>`, `dashboard:<user>`, `bullbeat` for an automatic pause. */
+  by: string;
+  /** When it was paused (Redis time, epoch ms). */
+  at: number;
+}
+
+/** The longest note accepted (characters). */
+export const PAUSE_NOTE_MAX = 500;
+/** The longest `by` accepted (characters). */
+export const PAUSE_BY_MAX = 200;
+
+/** The one reader of a stored note: null for a value that is not a note (never thrown). */
+export function parsePauseNote(v: string | null | undefined): PauseNote | null {
+  if (!v) return null;
+  try {
+    const o = JSON.parse(v) as Partial<PauseNote>;
+    if (typeof o !== 'object' || o === null || typeof o.at !== 'number') return null;
+    return {
+      note: typeof o.note === 'string' ? o.note : '',
+      by: typeof o.by === 'string' ? o.by : '',
+      at: o.at,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The problem with a note or its author, naming the field (`note`, `by`), or undefined. */
+export function pauseNoteProblem(note: unknown, by: unknown): { field: string; reason: string } | undefined {
+  if (note !== undefined && typeof note !== 'string') {
+    return { field: 'note', reason: `must be a string, got ${typeof note}` };
+  }
+  if (typeof note === 'string' && note.length > PAUSE_NOTE_MAX) {
+    return { field: 'note', reason: `must be at most ${PAUSE_NOTE_MAX} characters, got ${note.length}` };
+  }
+  if (by !== undefined && (typeof by !== 'string' || by.length === 0 || by.length > PAUSE_BY_MAX)) {
+    return { field: 'by', reason: `must be a non-empty string of at most ${PAUSE_BY_MAX} characters` };
+  }
+  return undefined;
+}
+
+/** The pause notes in Redis (`lua/pause-note-2.lua` keeps a note only beside a paused state). */
+export class PauseNotes {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+  ) {
+    defineStoreScripts(redis);
+  }
+
+  /** Store the note of a paused (or orphaned) schedule; false (nothing written) if it is not paused. */
+  async set(id: string, note: PauseNote): Promise<boolean> {
+    const n = await this.redis.bbPauseNote(this.keys.state, this.keys.pauseNotes, id, JSON.stringify(note));
+    return n === 1;
+  }
+
+  /** Drop the note of a schedule that is no longer paused (a new pause's note is kept). */
+  async clear(id: string): Promise<void> {
+    await this.redis.bbPauseNote(this.keys.state, this.keys.pauseNotes, id, '');
+  }
+
+  /** Drop the note whatever the state (the schedule is being removed). */
+  async delete(id: string): Promise<void> {
+    await this.redis.hdel(this.keys.pauseNotes, id);
+  }
+
+  /** The notes of many schedules, in order (null where none). */
+  async getMany(ids: readonly string[]): Promise<(PauseNote | null)[]> {
+    if (ids.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys.pauseNotes, ...ids);
+    return raw.map(parsePauseNote);
+  }
+}

@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScheduleOptionsError } from '../../src/errors/index.js';
+import { keys } from '../../src/store/keys.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { redisNow, testEnv } from './helpers.js';
+
+describe('pause with a note, resume with a policy', () => {
+  let env: ReturnType<typeof testEnv>;
+  afterEach(() => env.cleanup());
+
+  const notes = () => keys(env.prefix).pauseNotes;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('a note says why, who and when until resume; list() and get() show it; remove drops it', async () => {
+    env = testEnv('pause-note');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'n' }, new IntervalTrigger(60), { id: 'n' }).saved;
+    const before = await redisNow(env.redis);
+    expect(await m.pause('n', { note: 'upstream API down, INC-42', by: 'ada' })).toBe(true);
+    const job = (await m.get('n'))!;
+    expect(job.status).toBe('paused');
+    expect(job.pauseNote).toMatchObject({ note: 'upstream API down, INC-42', by: 'ada' });
+    expect(job.pauseNote!.at).toBeGreaterThanOrEqual(before);
+    expect((await m.list())[0]!.toJSON().pauseNote?.note).toBe('upstream API down, INC-42');
+    // a second pause is a no-op and keeps the note
+    expect(await m.pause('n', { note: 'other' })).toBe(false);
+    expect((await m.get('n'))!.pauseNote?.note).toBe('upstream API down, INC-42');
+    expect(await m.resume('n')).toBe(true);
+    expect((await m.get('n'))!.pauseNote).toBeNull();
+    expect(await env.redis.hexists(notes(), 'n')).toBe(0);
+    // without a note: who and when are still kept
+    await m.pause('n');
+    expect((await m.get('n'))!.pauseNote).toMatchObject({ note: '', by: expect.stringMatching(/:\d+$/) });
+    expect(await m.remove('n')).toBe(true);
+    expect(await env.redis.hexists(notes(), 'n')).toBe(0);
+  });
+
+  it('a note over 500 characters, a bad by, an unknown policy or a bad bound: refused by name, nothing changed', async () => {
+    env = testEnv('pause-bad');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'b' }, new IntervalTrigger(60), { id: 'b' }).saved;
+    const fieldOf = async (p: Promise<unknown>) => {
+      const err = await p.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ScheduleOptionsError);
+      return (err as ScheduleOptionsError).field;
+    };
+    expect(await fieldOf(m.pause('b', { note: 'x'.repeat(501) }))).toBe('note');
+    expect(await fieldOf(m.pause('b', { note: 42 as never }))).toBe('note');
+    expect(await fieldOf(m.pause('b', { by: '' }))).toBe('by');
+    expect((await m.get('b'))!.status).toBe('active');
+    expect(await env.redis.hlen(notes())).toBe(0);
+    expect(await m.pause('b', { note: 'x'.repeat(500) })).toBe(true);
+    expect(await fieldOf(m.resume('b', { policy: 'twice' as never }))).toBe('policy');
+    expect(await fieldOf(m.resume('b', { policy: 'all', maxCatchUp: -1 }))).toBe('maxCatchUp');
+    expect(await fieldOf(m.resume('b', { polcy: 'once' } as never))).toBe('polcy');
+    const job = (await m.get('b'))!;
+    expect(job.status).toBe('paused');
+    expect(job.pauseNote?.note).toHaveLength(500);
+  });
+
+  it('skip (the default) runs nothing that was due while paused', async () => {
+    env = testEnv('resume-skip');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 's' }, new IntervalTrigger(0.1), { id: 's' }).saved;
+    await m.pause('s');
+    await sleep(450);
+    expect(await m.resume('s', { policy: 'skip' })).toBe(true);
+    expect(await env.jobIds()).toEqual([]);
+    expect(await m.history('s')).toEqual([]);
+  });
+
+  it('once: one catch-up run at resume standing for every missed occurrence', async () => {
+    env = testEnv('resume-once');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'o' }, new IntervalTrigger(0.1), { id: 'o' }).saved;
+    await m.pause('o', { note: 'maintenance' });
+    const pausedAt = (await m.get('o'))!.pauseNote!.at;
+    await sleep(450);
+    expect(await m.resume('o', { policy: 'once' })).toBe(true);
+    const resumedBy = await redisNow(env.redis);
+    const ids = await env.jobIds();
+    expect(ids).toHaveLength(1);
+    const [record] = await m.history('o');
+    expect(record).toMatchObject({ kind: 'catch-up', outcome: 'enqueued', jobId: ids[0] });
+    expect(record!.coalesced).toBeGreaterThanOrEqual(4);
+    expect(record!.fireAt).toBeGreaterThan(pausedAt);
+    expect(record!.fireAt % 100).toBe(0); // one of the trigger's occurrences: the latest missed
+    expect(record!.fireAt).toBeLessThanOrEqual(resumedBy);
+    const job = (await m.get('o'))!;
+    expect(job.status).toBe('active');
+    expect(job.nextRunTime!).toBeGreaterThan(record!.fireAt);
+    expect(job.pauseNote).toBeNull();
+  });
+
+  it('all: each missed occurrence once, bounded by maxCatchUp (more is refused, nothing changed)', async () => {
+    env = testEnv('resume-all');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'a' }, new IntervalTrigger(0.1), { id: 'a' }).saved;
+    await m.pause('a');
+    const pausedAt = (await m.get('a'))!.pauseNote!.at;
+    await sleep(650);
+    const err = (await m
+      .resume('a', { policy: 'all', maxCatchUp: 3 })
+      .catch((e) => e)) as ScheduleOptionsError;
+    expect(err).toBeInstanceOf(ScheduleOptionsError);
+    expect(err.field).toBe('maxCatchUp');
+    expect((await m.get('a'))!.status).toBe('paused');
+    expect(await env.jobIds()).toEqual([]);
+
+    expect(await m.resume('a', { policy: 'all' })).toBe(true);
+    const resumedBy = await redisNow(env.redis);
+    const records = (await m.history('a')).reverse();
+    expect(records.length).toBeGreaterThanOrEqual(6);
+    expect(records.every((r) => r.kind === 'catch-up' && r.outcome === 'enqueued')).toBe(true);
+    const times = records.map((r) => r.fireAt);
+    expect(times[0]!).toBeGreaterThan(pausedAt);
+    expect(times[0]! - pausedAt).toBeLessThanOrEqual(100);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(100);
+    expect(times.at(-1)!).toBeLessThanOrEqual(resumedBy);
+    expect(resumedBy - times.at(-1)!).toBeLessThan(200); // none left out at the end
+    expect(new Set(await env.jobIds())).toEqual(new Set(records.map((r) => r.jobId)));
+    // resumed: a second resume is a no-op and enqueues nothing more
+    expect(await m.resume('a', { policy: 'all' })).toBe(false);
+    expect(await env.jobIds()).toHaveLength(records.length);
+  });
+});
