@@ -139,7 +139,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     const job = new ScheduledJob(
       this,
       resolved.def,
-      trigger,
+      resolved.trigger,
       isFn ? (fnOrTarget as AnyFn) : undefined,
       resolved.middleware,
     );
