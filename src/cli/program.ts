@@ -224,6 +224,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       ).choices(MISFIRE_POLICIES),
     )
     .option('--timeout-ms <ms>', "the handler's deadline: its signal aborts and the run fails (default none)")
+    .option(
+      '--except <entry>',
+      'do not fire then, in the zone of --tz: a date 2026-12-25, a range 2026-12-24..2026-12-26 or a cron expression (to the minute); repeat the flag for more',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')
     .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
     .option('--json', 'print the stored schedule as JSON')

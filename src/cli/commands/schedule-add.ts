@@ -4,7 +4,7 @@ import type { MisfirePolicy, ScheduleOptions } from '../../scheduler/index.js';
 import type { ScheduleDefinition } from '../../store/index.js';
 import { firstProblem, scheduleOptionsSchema } from '../../store/index.js';
 import type { Trigger } from '../../triggers/index.js';
-import { DateTrigger, describeTrigger, triggerFromJSON } from '../../triggers/index.js';
+import { DateTrigger, describeTrigger, ExceptTrigger, triggerFromJSON } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -26,6 +26,7 @@ export interface AddOptions {
   maxInstances?: string;
   misfire?: MisfirePolicy;
   timeoutMs?: string;
+  except?: string[];
   replace?: boolean;
   allowPast?: boolean;
   json?: boolean;
@@ -53,6 +54,7 @@ const FLAG: Record<string, string> = {
   expression: '--cron',
   timezone: '--tz',
   at: '--at',
+  except: '--except',
 };
 const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
 
@@ -153,6 +155,7 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     maxInstances: numeric(o.maxInstances),
     timeoutMs: numeric(o.timeoutMs),
     misfire: o.misfire,
+    except: o.except,
   };
   for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
   // checked here, before connecting, by the rules the library and the API use
@@ -162,6 +165,19 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     throw new ConfigError(flagOf(field), reason);
   }
   return given as ScheduleOptions;
+}
+
+/** Each --except read as the library will, before connecting; errors name the flag and the entry. */
+function checkExceptFlags(trigger: Trigger, except: string[] | undefined): void {
+  if (except === undefined) return;
+  try {
+    new ExceptTrigger(trigger, except).nextFire(null, Date.now());
+  } catch (err) {
+    if (err instanceof TriggerError && err.trigger === 'ExceptTrigger') {
+      const index = /^except\[(\d+)\]/.exec(err.field)?.[1];
+      throw new ConfigError(index === undefined ? '--except' : `--except ${JSON.stringify(except[Number(index)])}`, err.reason, { cause: err });
+    }
+  }
 }
 
 const defWords = (def: ScheduleDefinition): string => {
@@ -191,6 +207,7 @@ export function addCommand(io: CliIO) {
     const ctx = commandContext(io, command, 'cli');
     const trigger = triggerFromFlags(options, io.now());
     const scheduleOptions = scheduleOptionsFrom(options);
+    checkExceptFlags(trigger, options.except);
     const id = options.id ?? options.name;
     const { job, before } = await withManager(ctx, async (m) => {
       const existing = await m.get(id);
