@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ScheduleOptionsError } from '../errors/index.js';
+import { ScheduleOptionsError, TriggerError } from '../errors/index.js';
 import type { Middleware } from '../queue/pipeline.js';
 import {
   type CustomTriggerJSON,
@@ -9,7 +9,6 @@ import {
   type ScheduleSource,
   scheduleOptionsSchema,
 } from '../store/definition-schema.js';
-import { TriggerError } from '../errors/index.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { ExceptEntry } from '../triggers/exclusion.js';
 import { isSerializableTrigger } from '../triggers/is-serializable-trigger.js';

@@ -4,7 +4,7 @@ export interface FiredEvent {
   name: string;
   queue: string;
   fireAt: number;
-  kind: 'scheduled' | 'manual' | 'catch-up';
+  kind: 'scheduled' | 'manual' | 'catch-up' | 'backfill';
   jobId: string;
   /** Redis time of the enqueue minus fireAt (ms). */
   lateMs: number;
@@ -66,6 +66,11 @@ export interface WakeEvent {
   claimed: number;
 }
 
+/** An enqueueing backfill's progress (after each batch; `done` on the last). */
+export type { BackfillProgress as BackfillEvent } from './backfill-options.js';
+
+import type { BackfillProgress } from './backfill-options.js';
+
 /** The manager's typed events. */
 export interface SchedulerEvents {
   fired: [FiredEvent];
@@ -75,4 +80,5 @@ export interface SchedulerEvents {
   late: [LateEvent];
   wake: [WakeEvent];
   errored: [ErroredEvent];
+  backfill: [BackfillProgress];
 }

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { BackfillLedger } from '../store/backfill-ledger.js';
 import { jobOptionsFor } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
@@ -14,6 +15,8 @@ import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import { runBackfill } from './backfill.js';
+import type { BackfillOptions, BackfillResult } from './backfill-options.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js';
 import { ManagerConnections } from './manager-connections.js';
 import { customTriggerOf, ReplicaRole } from './replica-role.js';
@@ -244,6 +247,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     }
     const removed = await this.store.remove(id);
     if (removed) await this.publishStop(id);
+    if (removed) await this.backfillLedger.clear(id);
     return removed;
   }
 
@@ -298,6 +302,31 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       },
       id,
     );
+  }
+
+  /**
+   * Backfill (Temporal's schedule backfill): enqueue the occurrences of `[from, to)` that nothing ran,
+   * computed by the schedule's own trigger, at a bounded rate, each recorded with kind `backfill`
+   * under its own job id; `dryRun` lists them and enqueues nothing. See `BackfillOptions`.
+   */
+  backfill(id: string, options: BackfillOptions): Promise<BackfillResult> {
+    return runBackfill(
+      {
+        store: this.store,
+        ledger: this.backfillLedger,
+        prefix: this.prefix,
+        events: this,
+        queue: (name) => this.queue(name),
+        jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+        triggerOf: (def) => this.triggerOf(def),
+      },
+      id,
+      options,
+    );
+  }
+
+  private get backfillLedger(): BackfillLedger {
+    return new BackfillLedger(this.redis, this.keys, this.options.historyLimit);
   }
 
   /** Sillo's stats, over the deployment. */

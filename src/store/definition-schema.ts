@@ -136,13 +136,18 @@ const storedInstant = z
 const exceptList = z
   .array(
     z.custom<string | object>(
-      (v) => (typeof v === 'string' && v.trim() !== '') || (typeof v === 'object' && v !== null && !Array.isArray(v)),
+      (v) =>
+        (typeof v === 'string' && v.trim() !== '') ||
+        (typeof v === 'object' && v !== null && !Array.isArray(v)),
       {
         error: (i) =>
           `must be a date (YYYY-MM-DD), a date range (YYYY-MM-DD..YYYY-MM-DD), a cron expression or a trigger, got ${show(i.input)}`,
       },
     ),
-    { error: (i) => `must be an array of dates, date ranges, cron expressions or triggers, got ${show(i.input)}` },
+    {
+      error: (i) =>
+        `must be an array of dates, date ranges, cron expressions or triggers, got ${show(i.input)}`,
+    },
   )
   .max(1000, { error: 'must hold at most 1000 entries' });
 

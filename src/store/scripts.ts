@@ -112,5 +112,7 @@ declare module 'ioredis' {
     bbRenewLease(...args: Args): Result<number, Context>;
     bbTryGroup(...args: Args): Result<number, Context>;
     bbLeaveGroupQueue(...args: Args): Result<number, Context>;
+    bbBackfillCheck(...args: Args): Result<number[], Context>;
+    bbBackfillMark(...args: Args): Result<number, Context>;
   }
 }

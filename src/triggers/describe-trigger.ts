@@ -40,7 +40,8 @@ function describeExcept(trigger: ExceptTriggerJSON, options: { timezone?: string
   const zone = trigger.timezone ?? triggerTimezone(trigger.trigger) ?? 'UTC';
   if (trigger.except.length === 0) return 'no exclusions';
   const parts = trigger.except.map((e) => {
-    if (typeof e !== 'string') return `when ${lowerFirst(describeTrigger(e, { timezone: zone, ...options }))}`;
+    if (typeof e !== 'string')
+      return `when ${lowerFirst(describeTrigger(e, { timezone: zone, ...options }))}`;
     const range = e.split('..');
     if (range.length === 2) return `${range[0]!.trim()} to ${range[1]!.trim()}`;
     if (/^\d{4}-\d{2}-\d{2}$/.test(e)) return e;

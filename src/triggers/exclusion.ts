@@ -40,7 +40,8 @@ function dayNumber(text: string): number | undefined {
   const days = daysFromCivil(y, mo, d);
   // 2026-02-30 would land on another day: refuse it rather than shift it.
   const back = new Date(days * MS_PER_DAY);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() + 1 !== mo || back.getUTCDate() !== d) return undefined;
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() + 1 !== mo || back.getUTCDate() !== d)
+    return undefined;
   return days;
 }
 

@@ -27,3 +27,4 @@ export type {
 } from './trigger.js';
 export { triggerFromJSON } from './trigger-from-json.js';
 export { triggerTimezone } from './trigger-timezone.js';
+export { withoutJitter } from './without-jitter.js';

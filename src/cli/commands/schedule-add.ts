@@ -175,7 +175,11 @@ function checkExceptFlags(trigger: Trigger, except: string[] | undefined): void 
   } catch (err) {
     if (err instanceof TriggerError && err.trigger === 'ExceptTrigger') {
       const index = /^except\[(\d+)\]/.exec(err.field)?.[1];
-      throw new ConfigError(index === undefined ? '--except' : `--except ${JSON.stringify(except[Number(index)])}`, err.reason, { cause: err });
+      throw new ConfigError(
+        index === undefined ? '--except' : `--except ${JSON.stringify(except[Number(index)])}`,
+        err.reason,
+        { cause: err },
+      );
     }
   }
 }
