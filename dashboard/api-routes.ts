@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import { packageVersion } from '../src/index.js';
 import { describeTrigger } from '../src/triggers/index.js';
+import { backfillHandler } from './backfill-route.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
 import {
@@ -196,6 +197,8 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const { jobId, fireAt } = await m.triggerNow(id(req));
     res.status(202).json({ id: id(req), jobId, fireAt });
   });
+
+  r.post('/schedules/:id/backfill', backfillHandler(ctx));
 
   r.delete('/schedules/:id', async (req, res) => {
     if (!(await m.remove(id(req)))) throw new ScheduleNotFoundError(id(req));

@@ -1,5 +1,6 @@
 import { type ZodType, z } from 'zod';
 import * as s from './api-schemas.js';
+import { backfillSchema } from './backfill-route.js';
 import { createSchema, updateSchema } from './schedule-input.js';
 
 type Json = Record<string, unknown>;
@@ -185,6 +186,22 @@ export function openApiDocument(version: string): Json {
           summary: 'Enqueue one manual run now',
           parameters: [idParam],
           responses: { ...ok('enqueued', s.triggerBody, '202'), ...errors(403, 404, 405) },
+        }),
+      },
+      '/schedules/{id}/backfill': {
+        post: write({
+          summary:
+            'Backfill: run the occurrences of [from, to) that nothing ran (Temporal: Backfill); dryRun lists them only',
+          parameters: [idParam],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: input(backfillSchema) } },
+          },
+          responses: {
+            ...ok('dry run: the occurrences and what would become of each', s.backfillBody),
+            ...ok('being enqueued at the bounded rate', s.backfillBody, '202'),
+            ...errors(400, 403, 404, 405),
+          },
         }),
       },
       '/stats': {

@@ -105,6 +105,27 @@ export async function runBackfill(
   id: string,
   options: BackfillOptions,
 ): Promise<BackfillResult> {
+  const { result, done } = await startBackfill(ctx, id, options);
+  await done;
+  return result;
+}
+
+/** A backfill under way: what it found (final before anything is enqueued) and its enqueueing. */
+export interface BackfillRun {
+  result: BackfillResult;
+  /** Settles when every occurrence it enqueues is enqueued and recorded (at once for a dry run). */
+  done: Promise<void>;
+}
+
+/**
+ * `runBackfill` in two steps: checks, walks and judges the range (every error is thrown from here,
+ * before anything is enqueued), then enqueues in the background (`done`).
+ */
+export async function startBackfill(
+  ctx: BackfillContext,
+  id: string,
+  options: BackfillOptions,
+): Promise<BackfillRun> {
   const o = resolveBackfillOptions(id, options);
   const row = await ctx.store.get(id);
   if (!row) throw new ScheduleNotFoundError(id);
@@ -136,8 +157,8 @@ export async function runBackfill(
     enqueued: toRun.length,
     skipped: occurrences.length - toRun.length,
   };
-  if (!o.dryRun) await enqueuePaced(ctx, def, toRun, o);
-  return result;
+  const done = o.dryRun ? Promise.resolve() : enqueuePaced(ctx, def, toRun, o);
+  return { result, done };
 }
 
 /** Enqueue at most `ratePerSecond`, in batches of a tenth of it, recording each batch and reporting progress. */

@@ -3,7 +3,7 @@ export { type Keys, keys } from '../store/keys.js';
 export { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
 export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from '../store/run-record.js';
 export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
-export { backfillInstants } from './backfill.js';
+export { type BackfillRun, backfillInstants } from './backfill.js';
 export {
   BACKFILL_DEFAULTS,
   BACKFILL_OVERLAP,

@@ -15,7 +15,7 @@ import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
-import { runBackfill } from './backfill.js';
+import { type BackfillContext, type BackfillRun, runBackfill, startBackfill } from './backfill.js';
 import type { BackfillOptions, BackfillResult } from './backfill-options.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js';
 import { ManagerConnections } from './manager-connections.js';
@@ -310,19 +310,27 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * under its own job id; `dryRun` lists them and enqueues nothing. See `BackfillOptions`.
    */
   backfill(id: string, options: BackfillOptions): Promise<BackfillResult> {
-    return runBackfill(
-      {
-        store: this.store,
-        ledger: this.backfillLedger,
-        prefix: this.prefix,
-        events: this,
-        queue: (name) => this.queue(name),
-        jobOptions: (def, jobId) => this.jobOptions(def, jobId),
-        triggerOf: (def) => this.triggerOf(def),
-      },
-      id,
-      options,
-    );
+    return runBackfill(this.backfills, id, options);
+  }
+
+  /**
+   * `backfill()` without waiting for the enqueueing: resolves once the range is checked and judged
+   * (every error is thrown by then, nothing enqueued), with `done` settling when it is all enqueued.
+   */
+  startBackfill(id: string, options: BackfillOptions): Promise<BackfillRun> {
+    return startBackfill(this.backfills, id, options);
+  }
+
+  private get backfills(): BackfillContext {
+    return {
+      store: this.store,
+      ledger: this.backfillLedger,
+      prefix: this.prefix,
+      events: this,
+      queue: (name) => this.queue(name),
+      jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+      triggerOf: (def) => this.triggerOf(def),
+    };
   }
 
   private get backfillLedger(): BackfillLedger {
