@@ -234,6 +234,25 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/schedule-add.js')).addCommand(io)));
 
+  command(
+    'schedule:backfill',
+    "run the occurrences of a past range that nothing ran, by the schedule's own trigger",
+  )
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .requiredOption('--from <instant>', 'the start of the range, inclusive (ISO 8601 or epoch ms)')
+    .requiredOption('--to <instant>', 'the end of the range, exclusive (ISO 8601 or epoch ms)')
+    .option('--dry-run', 'list the occurrences and what would become of each; enqueue nothing')
+    .option('--rate <n>', 'at most this many enqueued per second (default 100)')
+    .option('--max <n>', 'refuse a range holding more occurrences than this (default 10000)')
+    .addOption(
+      new Option(
+        '--overlap <policy>',
+        "skip = the schedule's own maxInstances/coalesce (default); allowAll = backfilled runs may overlap",
+      ).choices(['skip', 'allowAll']),
+    )
+    .option('--json', 'print JSON (once everything is enqueued)')
+    .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));
+
   // -- schedule:why and agenda (issue 13) --
   command(
     'schedule:why',

@@ -14,6 +14,7 @@ export {
   type BackfillResult,
   type BackfillStatus,
   backfillFields,
+  resolveBackfillOptions,
 } from './backfill-options.js';
 export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 export type {
