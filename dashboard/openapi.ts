@@ -216,6 +216,10 @@ export function openApiDocument(version: string): Json {
             query('date', 'an ISO date-time or epoch ms'),
             query('tz', 'IANA zone of cron or date; default UTC'),
             query('n', 'how many times, 1 to 50 (default 5)', 'integer'),
+            query(
+              'except',
+              'exclusions, one per line: dates, date ranges, cron expressions (as the `except` option)',
+            ),
           ],
           responses: { ...ok('the preview', s.previewBody), ...errors(400) },
         },
