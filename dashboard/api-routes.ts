@@ -1,8 +1,9 @@
 import { type Request, type Response, Router } from 'express';
-import { ScheduleNotFoundError } from '../src/errors/index.js';
+import { ScheduleNotFoundError, TriggerError } from '../src/errors/index.js';
 import { packageVersion } from '../src/index.js';
 import type { ResumeOptions } from '../src/scheduler/index.js';
-import { describeTrigger } from '../src/triggers/index.js';
+import { describeTrigger, ExceptTrigger, type SerializableTrigger } from '../src/triggers/index.js';
+import { backfillHandler } from './backfill-route.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
 import {
@@ -85,6 +86,7 @@ export function preview(
     }
     throw err;
   }
+  trigger = withExceptParam(req, trigger);
   const next: number[] = [];
   let last: number | null = null;
   while (next.length < n) {
@@ -94,6 +96,31 @@ export function preview(
     last = t;
   }
   return { description: describeTrigger(trigger.toJSON()), next, trigger: trigger.toJSON() };
+}
+
+/** `except=<entries, one per line>`: the preview's trigger minus them (as the schedule option does). */
+function withExceptParam(req: Request, trigger: SerializableTrigger): SerializableTrigger {
+  const text = strParam(req, 'except');
+  if (text === undefined) return trigger;
+  const entries = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  if (entries.length === 0) return trigger;
+  try {
+    const wrapped = new ExceptTrigger(trigger, entries);
+    wrapped.nextFire(null, Date.now());
+    return wrapped;
+  } catch (err) {
+    if (err instanceof TriggerError && err.trigger === 'ExceptTrigger') {
+      const line = /^except\[(\d+)\]/.exec(err.field)?.[1];
+      throw new InputError(
+        'except',
+        line === undefined ? err.reason : `line ${Number(line) + 1}: ${err.reason}`,
+      );
+    }
+    throw err;
+  }
 }
 
 /**
@@ -204,6 +231,8 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const { jobId, fireAt } = await m.triggerNow(id(req));
     res.status(202).json({ id: id(req), jobId, fireAt });
   });
+
+  r.post('/schedules/:id/backfill', backfillHandler(ctx));
 
   r.delete('/schedules/:id', async (req, res) => {
     if (!(await m.remove(id(req)))) throw new ScheduleNotFoundError(id(req));

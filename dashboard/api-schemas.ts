@@ -70,7 +70,7 @@ export const runRecord = z
   .object({
     scheduleId: z.string(),
     fireAt: ms,
-    kind: z.enum(['scheduled', 'manual', 'catch-up']),
+    kind: z.enum(['scheduled', 'manual', 'catch-up', 'backfill']),
     outcome: z.enum(['enqueued', 'running', 'retrying', 'succeeded', 'failed', 'skipped', 'missed']),
     reason: z.string().optional(),
     enqueuedAt: ms.optional(),
@@ -120,3 +120,26 @@ export const previewBody = z.object({
 });
 
 export const queuesBody = z.object({ queues: z.array(z.string()) });
+
+export const backfillBody = z
+  .object({
+    scheduleId: z.string(),
+    from: ms.describe('the start of the range, inclusive'),
+    to: ms.describe('the end of the range, exclusive'),
+    dryRun: z.boolean(),
+    timezone: z.string().nullable().describe("the trigger's zone, to show the instants in"),
+    occurrences: z.array(
+      z.object({
+        fireAt: ms,
+        status: z
+          .enum(['enqueued', 'to-enqueue', 'ran', 'backfilled', 'scheduled', 'future'])
+          .describe(
+            '`enqueued` (dry run: `to-enqueue`); not run: `ran` (its scheduled record shows it enqueued or run), `backfilled` (a backfill enqueued it), `scheduled` (the schedule fires it itself), `future`',
+          ),
+        jobId: z.string().optional(),
+      }),
+    ),
+    enqueued: z.number().int(),
+    skipped: z.number().int(),
+  })
+  .describe('The occurrences of [from, to) by the schedule’s own trigger, and what became of each');

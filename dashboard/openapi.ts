@@ -1,5 +1,6 @@
 import { type ZodType, z } from 'zod';
 import * as s from './api-schemas.js';
+import { backfillSchema } from './backfill-route.js';
 import { createSchema, pauseSchema, resumeSchema, updateSchema } from './schedule-input.js';
 
 type Json = Record<string, unknown>;
@@ -196,6 +197,22 @@ export function openApiDocument(version: string): Json {
           responses: { ...ok('enqueued', s.triggerBody, '202'), ...errors(403, 404, 405) },
         }),
       },
+      '/schedules/{id}/backfill': {
+        post: write({
+          summary:
+            'Backfill: run the occurrences of [from, to) that nothing ran (Temporal: Backfill); dryRun lists them only',
+          parameters: [idParam],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: input(backfillSchema) } },
+          },
+          responses: {
+            ...ok('dry run: the occurrences and what would become of each', s.backfillBody),
+            ...ok('being enqueued at the bounded rate', s.backfillBody, '202'),
+            ...errors(400, 403, 404, 405),
+          },
+        }),
+      },
       '/stats': {
         get: { summary: "Sillo's stats over the deployment", responses: ok('stats', s.statsBody) },
       },
@@ -208,6 +225,10 @@ export function openApiDocument(version: string): Json {
             query('date', 'an ISO date-time or epoch ms'),
             query('tz', 'IANA zone of cron or date; default UTC'),
             query('n', 'how many times, 1 to 50 (default 5)', 'integer'),
+            query(
+              'except',
+              'exclusions, one per line: dates, date ranges, cron expressions (as the `except` option)',
+            ),
           ],
           responses: { ...ok('the preview', s.previewBody), ...errors(400) },
         },

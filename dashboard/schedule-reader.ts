@@ -12,7 +12,7 @@ import {
   withTriggerChecked,
 } from '../src/store/index.js';
 import type { TriggerJSON } from '../src/triggers/index.js';
-import { describeTrigger, triggerFromJSON } from '../src/triggers/index.js';
+import { describeTrigger, triggerFromJSON, triggerTimezone } from '../src/triggers/index.js';
 import type { ScheduleBadge, ScheduleView } from './schedule-view.js';
 
 /** How many of the newest records each row reads (for its last outcome and badges). */
@@ -35,14 +35,7 @@ export function describeDefinitionTrigger(def: ScheduleDefinition): string {
 }
 
 function timezoneOf(trigger: ScheduleDefinition['trigger']): string | null {
-  if (trigger.type === 'cron') return trigger.timezone ?? 'UTC';
-  if (trigger.type === 'compound') {
-    for (const child of trigger.triggers) {
-      const tz = timezoneOf(child);
-      if (tz) return tz;
-    }
-  }
-  return null;
+  return triggerTimezone(trigger);
 }
 
 /** The next `n` fire times after (and including) `next`, following the trigger. */

@@ -1,3 +1,4 @@
+import { BACKFILL_JS } from './backfill-script.js';
 import { LOCAL_TIMES_JS } from './local-times-script.js';
 import { RUNS_CHART_JS } from './runs-chart-script.js';
 
@@ -53,8 +54,14 @@ export const CLIENT_JS =
       if (type === 'interval') return { type: 'interval', seconds: Number(form.elements.namedItem('seconds').value) };
       return { type: 'date', at: form.elements.namedItem('at').value, timezone: tz };
     }
+    function exceptions() {
+      return form.elements.namedItem('except').value.split('\\n').map(function (l) { return l.trim(); })
+        .filter(function (l) { return l !== ''; });
+    }
     function previewQuery(t) {
       var q = new URLSearchParams({ n: '5' });
+      var ex = exceptions();
+      if (ex.length > 0) q.set('except', ex.join('\\n'));
       if (t.type === 'cron') { q.set('cron', t.expression); q.set('tz', t.timezone); }
       else if (t.type === 'interval') q.set('interval', String(t.seconds));
       else { q.set('date', t.at); q.set('tz', t.timezone); }
@@ -101,6 +108,7 @@ export const CLIENT_JS =
       e.preventDefault();
       var status = document.getElementById('create-status');
       var body = { name: form.elements.namedItem('name').value.trim(), trigger: trigger() };
+      if (exceptions().length > 0) body.except = exceptions();
       var queue = form.elements.namedItem('queue').value.trim();
       if (queue) body.queue = queue;
       var id = form.elements.namedItem('id').value.trim();
@@ -148,4 +156,5 @@ export const CLIENT_JS =
 })();
 ` +
   LOCAL_TIMES_JS +
-  RUNS_CHART_JS;
+  RUNS_CHART_JS +
+  BACKFILL_JS;

@@ -36,6 +36,10 @@ button.danger { color: var(--bad); border-color: #f1b0b0; }
 button.danger:hover { background: var(--bad-soft); }
 button.small { padding: 3px 9px; font-size: 12px; }
 button:disabled { opacity: .5; cursor: not-allowed; }
+button[hidden], .button[hidden] { display: none; }
+form.backfill { display: grid; grid-template-columns: auto 1fr; gap: 8px 10px; align-items: center; }
+form.backfill > div { grid-column: 1 / -1; }
+form.backfill table { font-size: 12px; }
 table { width: 100%; border-collapse: collapse; background: var(--panel); border: 1px solid var(--line); border-radius: 10px; overflow: hidden; }
 th, td { text-align: left; padding: 9px 12px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #fafbfc; color: var(--muted); font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .4px; }

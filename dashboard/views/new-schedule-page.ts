@@ -41,6 +41,9 @@ export function newSchedulePage(
     <input id="f-at" data-for="date" name="at" type="datetime-local" step="1" value="${v.at}">
     <label for="f-timezone" data-for="cron date">Time zone</label>
     <div data-for="cron date"><input id="f-timezone" name="timezone" list="timezones" value="${v.timezone}"><datalist id="timezones">${timezones.map((z) => html`<option value="${z}">`)}</datalist></div>
+    <label for="f-except">Except</label>
+    <div><textarea id="f-except" name="except" rows="2" placeholder="2026-12-25&#10;* * * * 0,6" style="width:100%;font-family:monospace"></textarea>
+      <div class="hint">Optional, one per line: a date (2026-12-25), a range (2026-12-24..2026-12-26) or a cron expression (matched to the minute), in the time zone above. The schedule does not fire then.</div></div>
     <label for="f-data">Job data (JSON)</label>
     <textarea id="f-data" name="data" rows="3" placeholder='{"report": "daily"}'>${v.data}</textarea>
     ${

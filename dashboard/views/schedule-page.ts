@@ -1,6 +1,7 @@
 import type { RunRecord } from '../../src/store/index.js';
-import { occurrenceJobId } from '../../src/store/index.js';
+import { laneOf, occurrenceJobId } from '../../src/store/index.js';
 import type { ScheduleView } from '../schedule-view.js';
+import { backfillPanel } from './backfill-panel.js';
 import { fireTimes } from './fire-times.js';
 import { formatDuration, formatTime, html, raw, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
@@ -20,7 +21,7 @@ export function durationOf(r: RunRecord): number | null {
 /** The Bull Board page of an occurrence's job (`/admin/queues/queue/<queue>/<jobId>`). */
 export function jobUrl(base: string, queue: string, r: RunRecord): string | null {
   if (r.outcome === 'missed' || (r.outcome === 'skipped' && !r.jobId && !r.enqueuedAt)) return null;
-  const jobId = r.jobId ?? occurrenceJobId(r.scheduleId, r.fireAt, r.kind === 'manual');
+  const jobId = r.jobId ?? occurrenceJobId(r.scheduleId, r.fireAt, laneOf(r.kind));
   return `${base}/admin/queues/queue/${encodeURIComponent(r.queue ?? queue)}/${encodeURIComponent(jobId)}`;
 }
 
@@ -110,6 +111,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['End at', d.endAt !== undefined ? formatTime(d.endAt) : undefined],
       ['Max runs', d.maxRuns],
     ])}</div>
+    ${backfillPanel(ctx, s)}
     <h2>Trigger</h2>
     ${json(d.trigger)}
     ${d.args.length > 0 ? html`<h2>Arguments</h2>${json(d.args)}` : ''}

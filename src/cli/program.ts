@@ -245,6 +245,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       'a run due while one is going: skip, bufferOne, bufferAll, cancelOther or allowAll (default: from --max-instances)',
     )
     .option('--pause-on-failure <n>', 'pause the schedule after N failed runs in a row (default never)')
+    .option(
+      '--except <entry>',
+      'do not fire then, in the zone of --tz: a date 2026-12-25, a range 2026-12-24..2026-12-26 or a cron expression (to the minute); repeat the flag for more',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')
     .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
     .option('--immediately', 'also fire once now, when it is created, then follow the trigger')
@@ -272,6 +277,24 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/schedule-update.js')).updateCommand(io)));
   // -- end schedule controls --
+  command(
+    'schedule:backfill',
+    "run the occurrences of a past range that nothing ran, by the schedule's own trigger",
+  )
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .requiredOption('--from <instant>', 'the start of the range, inclusive (ISO 8601 or epoch ms)')
+    .requiredOption('--to <instant>', 'the end of the range, exclusive (ISO 8601 or epoch ms)')
+    .option('--dry-run', 'list the occurrences and what would become of each; enqueue nothing')
+    .option('--rate <n>', 'at most this many enqueued per second (default 100)')
+    .option('--max <n>', 'refuse a range holding more occurrences than this (default 10000)')
+    .addOption(
+      new Option(
+        '--overlap <policy>',
+        "skip = the schedule's own maxInstances/coalesce (default); allowAll = backfilled runs may overlap",
+      ).choices(['skip', 'allowAll']),
+    )
+    .option('--json', 'print JSON (once everything is enqueued)')
+    .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));
 
   // -- schedule:why and agenda (issue 13) --
   command(

@@ -11,7 +11,7 @@ import {
   type OccurrenceRunOptions,
   resolveRunOptions,
 } from '../store/job-payload.js';
-import { type Keys, keys } from '../store/keys.js';
+import { type Keys, keys, laneOf, type RecordLane } from '../store/keys.js';
 import { LeaseStore } from '../store/lease-store.js';
 import { slotRule } from '../store/overlap-policy.js';
 import { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
@@ -55,7 +55,7 @@ interface Occurrence {
   scheduleId: string;
   fireAt: number;
   kind: RunRecord['kind'];
-  manual: boolean;
+  manual: RecordLane;
   args: readonly unknown[];
   keys: Keys;
   history: RunHistory;
@@ -354,7 +354,7 @@ export class OccurrenceRunner {
       scheduleId: data.scheduleId ?? entry?.job.id ?? job.name,
       fireAt: data.fireAt ?? job.timestamp,
       kind,
-      manual: kind === 'manual',
+      manual: laneOf(kind),
       args: data.args ?? entry?.args ?? [],
       keys: keys(prefix),
       history,

@@ -14,7 +14,7 @@ export interface RunContext {
    * counting an attempt lost with its worker (killed mid-run) as one.
    */
   attempt: number;
-  kind: 'scheduled' | 'manual' | 'catch-up';
+  kind: 'scheduled' | 'manual' | 'catch-up' | 'backfill';
   /** Aborts when the run times out or the worker shuts down past its grace period. */
   signal: AbortSignal;
   logger: Logger;

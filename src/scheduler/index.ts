@@ -4,6 +4,19 @@ export type { PauseNote } from '../store/pause-note.js';
 export { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
 export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from '../store/run-record.js';
 export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
+export { type BackfillRun, backfillInstants } from './backfill.js';
+export {
+  BACKFILL_DEFAULTS,
+  BACKFILL_OVERLAP,
+  type BackfillOccurrence,
+  type BackfillOptions,
+  type BackfillOverlap,
+  type BackfillProgress,
+  type BackfillResult,
+  type BackfillStatus,
+  backfillFields,
+  resolveBackfillOptions,
+} from './backfill-options.js';
 export type { HandleOptions } from './handle-options.js';
 export { NamedHandler } from './named-handler.js';
 export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';

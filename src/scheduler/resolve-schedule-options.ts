@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ScheduleOptionsError } from '../errors/index.js';
+import { ScheduleOptionsError, TriggerError } from '../errors/index.js';
 import type { Middleware } from '../queue/pipeline.js';
 import {
   type CustomTriggerJSON,
@@ -9,8 +9,11 @@ import {
   type ScheduleSource,
   scheduleOptionsSchema,
 } from '../store/definition-schema.js';
+import { ExceptTrigger } from '../triggers/except-trigger.js';
+import type { ExceptEntry } from '../triggers/exclusion.js';
 import { isSerializableTrigger } from '../triggers/is-serializable-trigger.js';
 import type { Trigger, TriggerJSON } from '../triggers/trigger.js';
+import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { ScheduleOptions } from './schedule-options.js';
 
 // Every option of `ScheduleOptions` has its rule in the schema (a compile error names one that has not).
@@ -33,6 +36,8 @@ export interface ResolveInput {
 export interface ResolvedSchedule {
   def: ScheduleDefinition;
   middleware: Middleware[];
+  /** The trigger the schedule fires on: the one given, wrapped in an `ExceptTrigger` by `except`. */
+  trigger: Trigger;
 }
 
 /**
@@ -61,12 +66,56 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
   const o = parsed.data!;
   if (typeof input.trigger?.nextFire !== 'function')
     fail('trigger', 'must be an object with a nextFire method');
-  const trigger = serializeTrigger(input.trigger);
+  const fires = o.except === undefined ? input.trigger : withExceptions(input.trigger, o.except, fail);
+  const trigger = serializeTrigger(fires);
+  const { except: _, ...rest } = o;
   const def = definitionFrom(
     { id: o.id as string, name: o.name as string, queue: o.queue as string, source: input.source, trigger },
-    o,
+    rest,
   );
-  return { def, middleware: (o.middleware ?? []) as Middleware[] };
+  return { def, middleware: (o.middleware ?? []) as Middleware[], trigger: fires };
+}
+
+/**
+ * `trigger` minus the `except` entries (JSON triggers among them decoded); on an `ExceptTrigger` the
+ * entries replace its own, and an empty list unwraps it. An exclusion that leaves no occurrence at
+ * all (probed from now) is refused here, naming `except`.
+ */
+function withExceptions(
+  trigger: Trigger,
+  entries: readonly unknown[],
+  fail: (field: string, reason: string) => never,
+): Trigger {
+  const base = trigger instanceof ExceptTrigger ? trigger.trigger : trigger;
+  if (entries.length === 0) return base;
+  let wrapped: ExceptTrigger;
+  try {
+    const decoded = entries.map((e, i): ExceptEntry => {
+      if (typeof e === 'string' || typeof (e as Trigger).nextFire === 'function') return e as ExceptEntry;
+      try {
+        return triggerFromJSON(e);
+      } catch (err) {
+        if (err instanceof TriggerError) {
+          const at = err.field === '(root)' ? '' : `.${err.field}`;
+          return fail(`except[${i}]${at}`, err.reason);
+        }
+        throw err;
+      }
+    });
+    wrapped = new ExceptTrigger(base, decoded);
+  } catch (err) {
+    if (err instanceof TriggerError && err.trigger === 'ExceptTrigger') return fail(err.field, err.reason);
+    throw err;
+  }
+  try {
+    wrapped.nextFire(null, Date.now());
+  } catch (err) {
+    // only the exclusions' own verdict; a wrapped trigger that throws is the fire path's to record
+    if (err instanceof TriggerError && err.trigger === 'ExceptTrigger' && err.field === 'except') {
+      return fail('except', err.reason);
+    }
+  }
+  return wrapped;
 }
 
 /** A built-in trigger's JSON, or the custom marker. */

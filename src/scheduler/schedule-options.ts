@@ -6,6 +6,8 @@ import type { PassthroughJobOptions } from '../store/job-options-schema.js';
 export type { MisfirePolicy, OverlapPolicy } from '../store/definition-schema.js';
 export type { PassthroughJobOptions } from '../store/job-options-schema.js';
 
+import type { ExceptEntry, ExceptEntryJSON } from '../triggers/exclusion.js';
+
 /**
  * Options of one schedule (`schedule()`, `every()`, `cron()`). Checked by the store's one schema
  * (`src/store/definition-schema.ts`), which the JSON API and the CLI use too; the defaults below are
@@ -143,6 +145,15 @@ export interface ScheduleOptions {
    * @defaultValue bullbeat's retention (see README)
    */
   jobOptions?: PassthroughJobOptions;
+  /**
+   * Occurrences the schedule does not fire at (public holidays, maintenance windows), read in the
+   * trigger's zone: dates `'2026-12-25'`, date ranges `'2026-12-24..2026-12-26'`, cron expressions
+   * (`'* * * * 0,6'`: matched to the minute) and triggers (their instants). The trigger is wrapped in
+   * an `ExceptTrigger`; on a trigger that already is one, the list replaces its exclusions (`[]`
+   * removes them). Excluded occurrences are not enqueued nor recorded, as if the trigger skipped them.
+   * @defaultValue none
+   */
+  except?: (ExceptEntry | ExceptEntryJSON)[];
 }
 
 /** `every(seconds, options)`: a schedule plus the interval trigger's options. */

@@ -4,7 +4,7 @@ export interface FiredEvent {
   name: string;
   queue: string;
   fireAt: number;
-  kind: 'scheduled' | 'manual' | 'catch-up';
+  kind: 'scheduled' | 'manual' | 'catch-up' | 'backfill';
   jobId: string;
   /** Redis time of the enqueue minus fireAt (ms). */
   lateMs: number;
@@ -74,6 +74,10 @@ export interface WakeEvent {
  * that ran the last one, in its process: the manager of a `bullbeat dev` or a worker that has it).
  */
 export type { PausedOnFailureEvent } from '../queue/occurrence-runner.js';
+/** An enqueueing backfill's progress (after each batch; `done` on the last). */
+export type { BackfillProgress as BackfillEvent } from './backfill-options.js';
+
+import type { BackfillProgress } from './backfill-options.js';
 
 /** The manager's typed events. */
 export interface SchedulerEvents {
@@ -85,4 +89,5 @@ export interface SchedulerEvents {
   wake: [WakeEvent];
   errored: [ErroredEvent];
   pausedOnFailure: [import('../queue/occurrence-runner.js').PausedOnFailureEvent];
+  backfill: [BackfillProgress];
 }

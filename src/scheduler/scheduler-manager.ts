@@ -6,6 +6,7 @@ import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { BackfillLedger } from '../store/backfill-ledger.js';
 import { jobOptionsFor } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
@@ -16,6 +17,8 @@ import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import { type BackfillContext, type BackfillRun, runBackfill, startBackfill } from './backfill.js';
+import type { BackfillOptions, BackfillResult } from './backfill-options.js';
 import { checkHandleOptions } from './check-handle-options.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js';
 import type { HandleOptions } from './handle-options.js';
@@ -159,7 +162,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     const job = new ScheduledJob(
       this,
       resolved.def,
-      trigger,
+      resolved.trigger,
       isFn ? (fnOrTarget as AnyFn) : undefined,
       resolved.middleware,
     );
@@ -300,6 +303,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     const removed = await this.store.remove(id);
     await this.pauseNotes.delete(id);
     if (removed) await this.publishStop(id);
+    if (removed) await this.backfillLedger.clear(id);
     return removed;
   }
 
@@ -429,6 +433,39 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
   triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
     return enqueueNow(this.enqueueContext, id);
+  }
+
+  /**
+   * Backfill (Temporal's schedule backfill): enqueue the occurrences of `[from, to)` that nothing ran,
+   * computed by the schedule's own trigger, at a bounded rate, each recorded with kind `backfill`
+   * under its own job id; `dryRun` lists them and enqueues nothing. See `BackfillOptions`.
+   */
+  backfill(id: string, options: BackfillOptions): Promise<BackfillResult> {
+    return runBackfill(this.backfills, id, options);
+  }
+
+  /**
+   * `backfill()` without waiting for the enqueueing: resolves once the range is checked and judged
+   * (every error is thrown by then, nothing enqueued), with `done` settling when it is all enqueued.
+   */
+  startBackfill(id: string, options: BackfillOptions): Promise<BackfillRun> {
+    return startBackfill(this.backfills, id, options);
+  }
+
+  private get backfills(): BackfillContext {
+    return {
+      store: this.store,
+      ledger: this.backfillLedger,
+      prefix: this.prefix,
+      events: this,
+      queue: (name) => this.queue(name),
+      jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+      triggerOf: (def) => this.triggerOf(def),
+    };
+  }
+
+  private get backfillLedger(): BackfillLedger {
+    return new BackfillLedger(this.redis, this.keys, this.options.historyLimit);
   }
 
   /** Sillo's stats, over the deployment. */

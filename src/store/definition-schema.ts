@@ -137,6 +137,25 @@ const storedInstant = z
     error: (i) => instantProblem(i.input as number) ?? 'out of range',
   });
 
+/** `except`: dates, date ranges, cron expressions (strings) or triggers (objects), checked in full by `ExceptTrigger`. */
+const exceptList = z
+  .array(
+    z.custom<string | object>(
+      (v) =>
+        (typeof v === 'string' && v.trim() !== '') ||
+        (typeof v === 'object' && v !== null && !Array.isArray(v)),
+      {
+        error: (i) =>
+          `must be a date (YYYY-MM-DD), a date range (YYYY-MM-DD..YYYY-MM-DD), a cron expression or a trigger, got ${show(i.input)}`,
+      },
+    ),
+    {
+      error: (i) =>
+        `must be an array of dates, date ranges, cron expressions or triggers, got ${show(i.input)}`,
+    },
+  )
+  .max(1000, { error: 'must hold at most 1000 entries' });
+
 /** The options a schedule is defined with, each one checked; no defaults here (see `SCHEDULE_DEFAULTS`). */
 export const scheduleFields = {
   id: text(512).optional(),
@@ -162,6 +181,8 @@ export const scheduleFields = {
   jobOptions: jobOptionsSchema.optional(),
   overlap: overlap.optional(),
   pauseOnFailure: int(1).optional(),
+  /** Read into an `ExceptTrigger` wrapping the trigger (each entry checked there); stored in the trigger. */
+  except: exceptList.optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */

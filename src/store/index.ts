@@ -1,5 +1,11 @@
 // The store's public surface: what the scheduler, the worker runtime, the CLI and the dashboard use of
 // the Redis contract. Everything bullbeat writes to or reads from Redis is decoded in this folder.
+
+export {
+  BACKFILL_LEDGER_TTL_MS,
+  BackfillLedger,
+  type BackfillVerdict,
+} from './backfill-ledger.js';
 export {
   definitionSchema,
   firstProblem,
@@ -15,7 +21,7 @@ export {
   resolveRunOptions,
 } from './job-payload.js';
 export { JobStatus } from './job-status.js';
-export { hashTag, type Keys, keys, occurrenceField } from './keys.js';
+export { hashTag, type Keys, keys, laneOf, occurrenceField, type RecordLane } from './keys.js';
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
 export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule, slotRule } from './overlap-policy.js';

@@ -1,4 +1,5 @@
 import type { JobsOptions } from 'bullmq';
+import type { RecordLane } from './keys.js';
 import type { OverlapPolicy } from './overlap-policy.js';
 import type { RunRecord } from './run-record.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
@@ -59,8 +60,9 @@ export function resolveRunOptions(run: Partial<OccurrenceRunOptions> | undefined
  * The BullMQ job id of an occurrence, derived from `(scheduleId, fireAt)` so that enqueueing the
  * same occurrence twice is a no-op. BullMQ forbids `:` in custom ids, hence the separators.
  */
-export function occurrenceJobId(scheduleId: string, fireAt: number, manual = false): string {
-  return `bb-${encodeURIComponent(scheduleId).replaceAll(':', '%3A')}-${manual ? 'm' : ''}${fireAt}`;
+export function occurrenceJobId(scheduleId: string, fireAt: number, manual: RecordLane = false): string {
+  const lane = manual === 'backfill' ? 'b' : manual ? 'm' : '';
+  return `bb-${encodeURIComponent(scheduleId).replaceAll(':', '%3A')}-${lane}${fireAt}`;
 }
 
 /**

@@ -69,6 +69,12 @@ export interface Keys {
    * resume and on remove.
    */
   pauseNotes: string;
+  /**
+   * Sorted set: fire time → fire time of each occurrence a backfill enqueued (the backfill ledger),
+   * so that no backfill runs one twice, however long ago; expires `BACKFILL_LEDGER_TTL_MS` after the
+   * last backfill of the schedule, and goes with the schedule.
+   */
+  backfills(scheduleId: string): string;
 }
 
 export function keys(prefix: string): Keys {
@@ -101,13 +107,26 @@ export function keys(prefix: string): Keys {
     fleet: `${base}:fleet`,
     fleetBeats: `${base}:fleet:beats`,
     pauseNotes: `${base}:notes`,
+    backfills: (id) => `${base}:backfills:${id}`,
   };
 }
 
 /**
- * The field under which one occurrence's record is kept: the fire time for scheduled occurrences,
- * `m<time>` for manual runs (`triggerNow`), so that a manual run never overwrites a scheduled one.
+ * Which records an occurrence's record sits among: `false` the scheduled ones (and catch-up runs),
+ * `true` manual runs, `'backfill'` backfilled occurrences.
  */
-export function occurrenceField(fireAt: number, manual = false): string {
-  return manual ? `m${fireAt}` : String(fireAt);
+export type RecordLane = boolean | 'backfill';
+
+/** The lane of a run kind (`RunRecord['kind']`). */
+export function laneOf(kind: string | undefined): RecordLane {
+  return kind === 'backfill' ? 'backfill' : kind === 'manual';
+}
+
+/**
+ * The field under which one occurrence's record is kept: the fire time for scheduled occurrences,
+ * `m<time>` for manual runs (`triggerNow`), `b<time>` for backfilled ones, so that neither ever
+ * overwrites a scheduled occurrence's record.
+ */
+export function occurrenceField(fireAt: number, manual: RecordLane = false): string {
+  return manual === 'backfill' ? `b${fireAt}` : manual ? `m${fireAt}` : String(fireAt);
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type Keys, occurrenceField } from './keys.js';
+import { type Keys, occurrenceField, type RecordLane } from './keys.js';
 import { parseRecord, type RunRecord } from './run-record.js';
 import { defineStoreScripts } from './scripts.js';
 
@@ -34,7 +34,7 @@ export class RunHistory {
   async merge(
     scheduleId: string,
     fireAt: number,
-    manual: boolean,
+    manual: RecordLane,
     patch: RunPatch,
     counters: readonly RunCounter[] = [],
   ): Promise<void> {
@@ -61,7 +61,7 @@ export class RunHistory {
   }
 
   /** One occurrence's record, or null. */
-  async get(scheduleId: string, fireAt: number, manual = false): Promise<RunRecord | null> {
+  async get(scheduleId: string, fireAt: number, manual: RecordLane = false): Promise<RunRecord | null> {
     const v = await this.redis.hget(this.keys.runs(scheduleId), occurrenceField(fireAt, manual));
     return parseRecord(v);
   }

@@ -25,8 +25,11 @@ export interface RunRecord {
   scheduleId: string;
   /** The intended fire time; for a manual run, when it was asked for. */
   fireAt: number;
-  /** `manual` for `triggerNow`, `catch-up` for a late occurrence run by the misfire policy. */
-  kind: 'scheduled' | 'manual' | 'catch-up';
+  /**
+   * `manual` for `triggerNow`, `catch-up` for a late occurrence run by the misfire policy, `backfill`
+   * for an occurrence of the past enqueued by `backfill()`.
+   */
+  kind: 'scheduled' | 'manual' | 'catch-up' | 'backfill';
   outcome: RunOutcome;
   reason?: SkipReason;
   /** The exclusion group, when `reason` is `exclusion-group`. */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type Keys, occurrenceField } from './keys.js';
+import { type Keys, occurrenceField, type RecordLane } from './keys.js';
 import type { SlotRule } from './overlap-policy.js';
 import type { RunCounter, RunPatch } from './run-history.js';
 import type { SkipReason } from './run-record.js';
@@ -9,7 +9,8 @@ import { defineStoreScripts } from './scripts.js';
 export interface RunTarget {
   scheduleId: string;
   fireAt: number;
-  manual: boolean;
+  /** The record lane: `true` a manual run, `'backfill'` a backfilled occurrence (see `occurrenceField`). */
+  manual: RecordLane;
 }
 
 /** What `start` decided. */

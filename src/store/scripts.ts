@@ -116,5 +116,7 @@ declare module 'ioredis' {
     bbTryGroup(...args: Args): Result<number, Context>;
     bbLeaveGroupQueue(...args: Args): Result<number, Context>;
     bbPauseNote(...args: Args): Result<number, Context>;
+    bbBackfillCheck(...args: Args): Result<number[], Context>;
+    bbBackfillMark(...args: Args): Result<number, Context>;
   }
 }

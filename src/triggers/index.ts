@@ -5,6 +5,12 @@ export { CronTrigger } from './cron-trigger.js';
 export type { CronTriggerOptions } from './cron-trigger-options.js';
 export { DateTrigger } from './date-trigger.js';
 export { describeTrigger } from './describe-trigger.js';
+export {
+  ExceptTrigger,
+  type ExceptTriggerOptions,
+  MAX_EXCLUDED_IN_A_ROW,
+} from './except-trigger.js';
+export type { ExceptEntry, ExceptEntryJSON } from './exclusion.js';
 export { MAX_INSTANT_MS, MAX_PERIOD_SECONDS, MIN_INSTANT_MS } from './instant-bounds.js';
 export { IntervalTrigger } from './interval-trigger.js';
 export type { IntervalTriggerOptions } from './interval-trigger-options.js';
@@ -13,9 +19,12 @@ export type {
   CompoundTriggerJSON,
   CronTriggerJSON,
   DateTriggerJSON,
+  ExceptTriggerJSON,
   IntervalTriggerJSON,
   SerializableTrigger,
   Trigger,
   TriggerJSON,
 } from './trigger.js';
 export { triggerFromJSON } from './trigger-from-json.js';
+export { triggerTimezone } from './trigger-timezone.js';
+export { withoutJitter } from './without-jitter.js';

@@ -1,6 +1,7 @@
 import { CompoundTrigger } from './compound-trigger.js';
 import { CronTrigger } from './cron-trigger.js';
 import { DateTrigger } from './date-trigger.js';
+import { ExceptTrigger } from './except-trigger.js';
 import { IntervalTrigger } from './interval-trigger.js';
 import type { SerializableTrigger } from './trigger.js';
 
@@ -11,5 +12,11 @@ import type { SerializableTrigger } from './trigger.js';
  */
 export function isSerializableTrigger(t: unknown): t is SerializableTrigger {
   if (t instanceof CompoundTrigger) return t.triggers.every(isSerializableTrigger);
+  if (t instanceof ExceptTrigger) {
+    return (
+      isSerializableTrigger(t.trigger) &&
+      t.except.every((e) => typeof e === 'string' || isSerializableTrigger(e))
+    );
+  }
   return t instanceof IntervalTrigger || t instanceof CronTrigger || t instanceof DateTrigger;
 }

@@ -3,6 +3,7 @@ import { CronSyntaxError, InvalidTimezoneError, TriggerError } from '../errors/i
 import { CompoundTrigger } from './compound-trigger.js';
 import { CronTrigger } from './cron-trigger.js';
 import { DateTrigger } from './date-trigger.js';
+import { ExceptTrigger } from './except-trigger.js';
 import { IntervalTrigger } from './interval-trigger.js';
 import type { SerializableTrigger } from './trigger.js';
 import { show } from './trigger-helpers.js';
@@ -10,7 +11,7 @@ import { show } from './trigger-helpers.js';
 /** Compounds nested deeper than this are rejected (a guard against hostile input, not a real limit). */
 const MAX_DEPTH = 32;
 
-const TYPES = ['interval', 'cron', 'date', 'compound'] as const;
+const TYPES = ['interval', 'cron', 'date', 'compound', 'except'] as const;
 
 const number = z.number({ error: (issue) => `must be a finite number, got ${show(issue.input)}` });
 const string = z.string({ error: (issue) => `must be a string, got ${show(issue.input)}` });
@@ -50,6 +51,16 @@ const compoundSchema = z.strictObject({
   triggers: z
     .array(z.unknown(), { error: (issue) => `must be an array of triggers, got ${show(issue.input)}` })
     .min(1, { error: 'must hold at least one trigger, got an empty list' }),
+});
+
+const exceptSchema = z.strictObject({
+  type: z.literal('except'),
+  trigger: z.unknown().nonoptional({ error: 'required: the trigger to take exclusions from' }),
+  except: z.array(z.unknown(), {
+    error: (issue) =>
+      `must be an array of dates, date ranges, cron expressions or triggers, got ${show(issue.input)}`,
+  }),
+  timezone: string.optional(),
 });
 
 type Path = readonly (string | number)[];
@@ -129,6 +140,18 @@ function fromJSON(json: unknown, path: Path, depth: number): SerializableTrigger
       if (depth >= MAX_DEPTH) fail(path, `compounds nested deeper than ${MAX_DEPTH} levels`);
       const children = j.triggers.map((child, i) => fromJSON(child, [...path, 'triggers', i], depth + 1));
       return build(path, () => new CompoundTrigger(children, j.logic));
+    }
+    case 'except': {
+      const j = parse(exceptSchema, json, path);
+      if (depth >= MAX_DEPTH) fail(path, `triggers nested deeper than ${MAX_DEPTH} levels`);
+      const inner = fromJSON(j.trigger, [...path, 'trigger'], depth + 1);
+      const except = j.except.map((e, i) =>
+        typeof e === 'string' ? e : fromJSON(e, [...path, 'except', i], depth + 1),
+      );
+      return build(
+        path,
+        () => new ExceptTrigger(inner, except, j.timezone === undefined ? {} : { timezone: j.timezone }),
+      );
     }
     default:
       return fail(

@@ -15,7 +15,12 @@ export interface SerializableTrigger extends Trigger {
   toJSON(): TriggerJSON;
 }
 
-export type TriggerJSON = IntervalTriggerJSON | CronTriggerJSON | DateTriggerJSON | CompoundTriggerJSON;
+export type TriggerJSON =
+  | IntervalTriggerJSON
+  | CronTriggerJSON
+  | DateTriggerJSON
+  | CompoundTriggerJSON
+  | ExceptTriggerJSON;
 
 export interface IntervalTriggerJSON {
   type: 'interval';
@@ -42,4 +47,16 @@ export interface CompoundTriggerJSON {
   type: 'compound';
   logic: 'and' | 'or';
   triggers: TriggerJSON[];
+}
+
+/**
+ * A trigger minus its exclusions (`ExceptTrigger`): `except` holds dates (`2026-12-25`), date ranges
+ * (`2026-12-24..2026-12-26`), cron expressions and triggers; `timezone` is given only when it differs
+ * from the wrapped trigger's own zone.
+ */
+export interface ExceptTriggerJSON {
+  type: 'except';
+  trigger: TriggerJSON;
+  except: (string | TriggerJSON)[];
+  timezone?: string;
 }

@@ -4,7 +4,7 @@ import type { MisfirePolicy, ScheduleOptions } from '../../scheduler/index.js';
 import type { ScheduleDefinition } from '../../store/index.js';
 import { firstProblem, scheduleOptionsSchema } from '../../store/index.js';
 import type { Trigger } from '../../triggers/index.js';
-import { DateTrigger, describeTrigger, triggerFromJSON } from '../../triggers/index.js';
+import { DateTrigger, describeTrigger, ExceptTrigger, triggerFromJSON } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -28,6 +28,7 @@ export interface AddOptions {
   timeoutMs?: string;
   overlap?: string;
   pauseOnFailure?: string;
+  except?: string[];
   replace?: boolean;
   allowPast?: boolean;
   /** Fire once at creation too, then follow the trigger. */
@@ -60,6 +61,7 @@ const FLAG: Record<string, string> = {
   expression: '--cron',
   timezone: '--tz',
   at: '--at',
+  except: '--except',
 };
 export const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
 
@@ -163,6 +165,7 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     overlap: o.overlap,
     pauseOnFailure: numeric(o.pauseOnFailure),
     immediately: o.immediately,
+    except: o.except,
   };
   for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
   // checked here, before connecting, by the rules the library and the API use
@@ -172,6 +175,23 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     throw new ConfigError(flagOf(field), reason);
   }
   return given as ScheduleOptions;
+}
+
+/** Each --except read as the library will, before connecting; errors name the flag and the entry. */
+function checkExceptFlags(trigger: Trigger, except: string[] | undefined): void {
+  if (except === undefined) return;
+  try {
+    new ExceptTrigger(trigger, except).nextFire(null, Date.now());
+  } catch (err) {
+    if (err instanceof TriggerError && err.trigger === 'ExceptTrigger') {
+      const index = /^except\[(\d+)\]/.exec(err.field)?.[1];
+      throw new ConfigError(
+        index === undefined ? '--except' : `--except ${JSON.stringify(except[Number(index)])}`,
+        err.reason,
+        { cause: err },
+      );
+    }
+  }
 }
 
 export const defWords = (def: ScheduleDefinition): string => {
@@ -203,6 +223,7 @@ export function addCommand(io: CliIO) {
     const ctx = commandContext(io, command, 'cli');
     const trigger = triggerFromFlags(options, io.now());
     const scheduleOptions = scheduleOptionsFrom(options);
+    checkExceptFlags(trigger, options.except);
     const id = options.id ?? options.name;
     const { job, before } = await withManager(ctx, async (m) => {
       const existing = await m.get(id);

@@ -1,0 +1,27 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { backfillFields } from '../src/scheduler/index.js';
+import { unknownKey } from '../src/store/index.js';
+import type { DashboardContext } from './dashboard-context.js';
+import { parseInput } from './schedule-input.js';
+
+/** `POST /api/schedules/:id/backfill`: the library's own rule per field (`backfillFields`). */
+export const backfillSchema = z.strictObject(backfillFields, { error: unknownKey('field') });
+
+/**
+ * `POST /api/schedules/:id/backfill`: a dry run answers 200 with the occurrences and what would
+ * become of each; otherwise the range is checked and judged first (any error is a 400 naming the
+ * field, or 404, before anything is enqueued), then 202 with the same list while the occurrences are
+ * enqueued at the bounded rate in this process (a failure then is logged).
+ */
+export function backfillHandler(ctx: DashboardContext) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const id = String(req.params.id);
+    const input = parseInput(backfillSchema, req.body);
+    const run = await ctx.scheduler.startBackfill(id, input);
+    run.done.catch((err: unknown) =>
+      ctx.options.logger.error({ err, scheduleId: id }, 'bullbeat: backfill stopped before the end'),
+    );
+    res.status(run.result.dryRun ? 200 : 202).json(run.result);
+  };
+}

@@ -1,0 +1,163 @@
+import { daysFromCivil, MS_PER_DAY } from '../cron/calendar.js';
+import { CronParser } from '../cron/cron-parser.js';
+import { TimeZone } from '../cron/time-zone.js';
+import { CronSyntaxError, InvalidTimezoneError, TriggerError } from '../errors/index.js';
+import type { Trigger, TriggerJSON } from './trigger.js';
+import { show } from './trigger-helpers.js';
+
+/**
+ * One entry of an `except` list, as given: a calendar date `2026-12-25` or an inclusive range of
+ * dates `2026-12-24..2026-12-26` (wall-clock dates in the zone), a cron expression (`* * * * 0,6`,
+ * an occurrence is excluded when its minute in the zone matches it, or its second for a six-field
+ * expression), or a trigger (an occurrence is excluded when the trigger would fire at that very
+ * instant). In JSON a trigger is its JSON form.
+ */
+export type ExceptEntry = string | Trigger;
+
+/** An `except` entry as stored (JSON). */
+export type ExceptEntryJSON = string | TriggerJSON;
+
+/** A compiled entry: whether it excludes an instant, and up to where. */
+export interface Exclusion {
+  /** The entry as given (a string, or the trigger). */
+  readonly source: ExceptEntry;
+  /**
+   * The last instant (epoch ms) of the excluded span holding `t`, or undefined when `t` is not
+   * excluded. The span is the rest of the date (range) for a date, the rest of the minute (second)
+   * for a cron expression, `t` itself for a trigger.
+   */
+  spanEnd(t: number): number | undefined;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Days since the epoch of a `YYYY-MM-DD` text, or undefined when it is not a real date. */
+function dayNumber(text: string): number | undefined {
+  const m = DATE.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (mo < 1 || mo > 12 || d < 1 || d > 31) return undefined;
+  const days = daysFromCivil(y, mo, d);
+  // 2026-02-30 would land on another day: refuse it rather than shift it.
+  const back = new Date(days * MS_PER_DAY);
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() + 1 !== mo || back.getUTCDate() !== d)
+    return undefined;
+  return days;
+}
+
+/** The wall-clock day number (days since 1970-01-01 in the zone) of an instant. */
+function wallDay(zone: TimeZone, t: number): number {
+  return Math.floor((t + zone.offsetAt(t)) / MS_PER_DAY);
+}
+
+/** Dates `[first, last]` (day numbers) in `zone`: the rest of the range from `t`, found exactly. */
+function dateExclusion(source: string, first: number, last: number, zone: TimeZone): Exclusion {
+  return {
+    source,
+    spanEnd(t) {
+      const day = wallDay(zone, t);
+      if (day < first || day > last) return undefined;
+      // The instant just before the next local midnight; offsets change by hours at most, so search
+      // a few candidates around it and keep the latest one still inside the range.
+      const midnightWall = (last + 1) * MS_PER_DAY;
+      let end = t;
+      for (const guess of [
+        midnightWall - zone.offsetAt(midnightWall) - 1,
+        midnightWall - zone.offsetAt(midnightWall - MS_PER_DAY / 2) - 1,
+      ]) {
+        if (guess > end && wallDay(zone, guess) <= last && wallDay(zone, guess) >= first) {
+          if (wallDay(zone, guess + 1) > last) end = guess;
+        }
+      }
+      return end;
+    },
+  };
+}
+
+function cronExclusion(source: string, timezone: string, field: string): Exclusion {
+  let parser: CronParser;
+  try {
+    parser = new CronParser(source, { timezone });
+  } catch (err) {
+    if (err instanceof CronSyntaxError || err instanceof InvalidTimezoneError) {
+      throw new TriggerError('ExceptTrigger', field, err.message, { cause: err });
+    }
+    throw err;
+  }
+  const unit = parser.hasSeconds ? 1000 : 60_000;
+  return {
+    source,
+    spanEnd(t) {
+      const start = Math.floor(t / unit) * unit;
+      return parser.matches(start) ? start + unit - 1 : undefined;
+    },
+  };
+}
+
+function triggerExclusion(trigger: Trigger, field: string): Exclusion {
+  const jitter = (trigger as { jitterMs?: unknown }).jitterMs;
+  if (typeof jitter === 'number' && jitter > 0) {
+    throw new TriggerError(
+      'ExceptTrigger',
+      field,
+      'an exclusion trigger must have no jitter (its instants would be random)',
+    );
+  }
+  return {
+    source: trigger,
+    spanEnd(t) {
+      let at: number | null;
+      try {
+        at = trigger.nextFire(t - 1, t - 1);
+      } catch {
+        return undefined;
+      }
+      return at === t ? t : undefined;
+    },
+  };
+}
+
+/**
+ * Compile one `except` entry, read in `timezone`. Throws a `TriggerError` (field `except[i]`) naming
+ * what is wrong: a text that is neither a date, a date range nor a cron expression, an impossible
+ * date, a reversed range, a bad expression, a jittered trigger.
+ */
+export function compileExclusion(entry: unknown, timezone: string, index: number): Exclusion {
+  const field = `except[${index}]`;
+  if (typeof entry === 'string') {
+    const text = entry.trim();
+    const range = text.split('..');
+    if (range.length === 2 || DATE.test(text)) {
+      const [a = '', b = a] = range.map((s) => s.trim());
+      const first = dayNumber(a);
+      const last = dayNumber(b);
+      if (first === undefined || last === undefined) {
+        throw new TriggerError(
+          'ExceptTrigger',
+          field,
+          `${show(entry)} is not a real date (YYYY-MM-DD) or date range (YYYY-MM-DD..YYYY-MM-DD)`,
+        );
+      }
+      if (last < first) {
+        throw new TriggerError('ExceptTrigger', field, `${show(entry)}: the range ends before it starts`);
+      }
+      return dateExclusion(text, first, last, TimeZone.of(timezone));
+    }
+    if (text === '') {
+      throw new TriggerError(
+        'ExceptTrigger',
+        field,
+        'must be a date (YYYY-MM-DD), a date range (YYYY-MM-DD..YYYY-MM-DD), a cron expression or a trigger, got ""',
+      );
+    }
+    return cronExclusion(text, timezone, field);
+  }
+  if (typeof entry === 'object' && entry !== null && typeof (entry as Trigger).nextFire === 'function') {
+    return triggerExclusion(entry as Trigger, field);
+  }
+  throw new TriggerError(
+    'ExceptTrigger',
+    field,
+    `must be a date (YYYY-MM-DD), a date range (YYYY-MM-DD..YYYY-MM-DD), a cron expression or a trigger, got ${show(entry)}`,
+  );
+}

@@ -1,0 +1,228 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CronParser } from '../../src/cron/cron-parser.js';
+import { ScheduleNotFoundError, ScheduleOptionsError } from '../../src/errors/index.js';
+import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
+import type { BackfillProgress } from '../../src/scheduler/backfill-options.js';
+import { occurrenceJobId } from '../../src/store/job-payload.js';
+import { CronTrigger } from '../../src/triggers/cron-trigger.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { redisNow, silent, testEnv, until } from './helpers.js';
+
+const HOUR = 3_600_000;
+
+describe('backfill', () => {
+  let env: ReturnType<typeof testEnv>;
+  let worker: WorkerHandle | undefined;
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+    await env.cleanup();
+  });
+
+  it('a dry run lists the occurrences of [from, to) by the trigger, zone and DST included, and enqueues nothing', async () => {
+    env = testEnv('bf-dry');
+    const m = env.manager({ role: 'client' });
+    // 02:30 in New York: the spring-forward day 2026-03-08 has no 02:30 (a fixed time: shifted to 03:00)
+    const job = m.schedule(
+      { name: 'nightly' },
+      new CronTrigger('30 2 * * *', { timezone: 'America/New_York' }),
+      { id: 'nightly' },
+    );
+    await job.saved;
+    await m.pause('nightly');
+    const from = Date.parse('2026-03-06T00:00:00Z');
+    const to = Date.parse('2026-03-10T06:30:00Z'); // exclusive: 2026-03-10 02:30 EDT = 06:30Z is out
+    const r = await m.backfill('nightly', { from, to, dryRun: true });
+    const parser = new CronParser('30 2 * * *', { timezone: 'America/New_York' });
+    expect(r.occurrences.map((o) => o.fireAt)).toEqual(parser.nextN(4, from - 1));
+    expect(r.occurrences.map((o) => new Date(o.fireAt).toISOString())).toEqual([
+      '2026-03-06T07:30:00.000Z',
+      '2026-03-07T07:30:00.000Z',
+      '2026-03-08T07:00:00.000Z', // 03:00 EDT, the first valid instant after the gap
+      '2026-03-09T06:30:00.000Z',
+    ]);
+    expect(r.occurrences.every((o) => o.status === 'to-enqueue')).toBe(true);
+    expect(r).toMatchObject({ dryRun: true, enqueued: 4, skipped: 0, timezone: 'America/New_York' });
+    expect(await env.jobIds()).toEqual([]);
+    expect(await m.history('nightly')).toEqual([]);
+    // [from, to): an occurrence exactly at `to` is left out, one exactly at `from` is in
+    const edge = await m.backfill('nightly', {
+      from: '2026-03-06T07:30:00Z',
+      to: '2026-03-07T07:30:00Z',
+      dryRun: true,
+    });
+    expect(edge.occurrences.map((o) => o.fireAt)).toEqual([Date.parse('2026-03-06T07:30:00Z')]);
+  });
+
+  it('enqueues each occurrence once under its own job id, recorded as backfill; a second backfill of the range enqueues nothing', async () => {
+    env = testEnv('bf-run');
+    const m = env.manager({ role: 'client' });
+    const job = m.schedule({ name: 'hourly' }, new IntervalTrigger(3600), { id: 'hourly' });
+    await job.saved;
+    await m.pause('hourly');
+    const now = await redisNow(env.redis);
+    const to = Math.floor(now / HOUR) * HOUR; // the last hour boundary, excluded
+    const from = to - 5 * HOUR;
+    const progress: BackfillProgress[] = [];
+    const events: BackfillProgress[] = [];
+    m.on('backfill', (p) => events.push(p));
+    const r = await m.backfill('hourly', {
+      from,
+      to,
+      ratePerSecond: 20,
+      onProgress: (p) => progress.push(p),
+    });
+    const instants = [0, 1, 2, 3, 4].map((i) => from + i * HOUR);
+    expect(r.occurrences).toEqual(
+      instants.map((t) => ({
+        fireAt: t,
+        status: 'enqueued',
+        jobId: occurrenceJobId('hourly', t, 'backfill'),
+      })),
+    );
+    expect((await env.jobIds()).sort()).toEqual(instants.map((t) => `bb-hourly-b${t}`).sort());
+    expect(progress.at(-1)).toEqual({ scheduleId: 'hourly', enqueued: 5, total: 5, done: true });
+    expect(progress.map((p) => p.enqueued)).toEqual([2, 4, 5]); // batches of a tenth of the rate
+    expect(events).toEqual(progress);
+    const records = await m.history('hourly');
+    expect(records).toHaveLength(5);
+    for (const rec of records) {
+      expect(rec).toMatchObject({ kind: 'backfill', outcome: 'enqueued', queue: env.queue });
+      expect(rec.jobId).toBe(occurrenceJobId('hourly', rec.fireAt, 'backfill'));
+    }
+    const again = await m.backfill('hourly', { from, to });
+    expect(again.enqueued).toBe(0);
+    expect(again.occurrences.map((o) => o.status)).toEqual(Array(5).fill('backfilled'));
+    expect(await env.jobIds()).toHaveLength(5);
+  });
+
+  it('an occurrence already enqueued or run is not run again; a missed or skipped one is', async () => {
+    env = testEnv('bf-ran');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'h' }, new IntervalTrigger(3600), { id: 'h' }).saved;
+    await m.pause('h');
+    const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
+    const from = to - 4 * HOUR;
+    const [a, b, c, d] = [0, 1, 2, 3].map((i) => from + i * HOUR) as [number, number, number, number];
+    await m.history.merge('h', a, false, { kind: 'scheduled', outcome: 'succeeded' });
+    await m.history.merge('h', b, false, { kind: 'scheduled', outcome: 'missed', reason: 'misfire' });
+    await m.history.merge('h', c, false, { kind: 'scheduled', outcome: 'enqueued' });
+    await m.history.merge('h', d, false, { kind: 'scheduled', outcome: 'skipped', reason: 'overlap' });
+    const r = await m.backfill('h', { from, to });
+    expect(r.occurrences.map((o) => o.status)).toEqual(['ran', 'enqueued', 'ran', 'enqueued']);
+    expect((await env.jobIds()).sort()).toEqual([`bb-h-b${b}`, `bb-h-b${d}`].sort());
+    // the scheduled records are untouched: the backfill's are beside them (b<time>)
+    expect(await m.history.get('h', b)).toMatchObject({ kind: 'scheduled', outcome: 'missed' });
+    expect(await m.history.get('h', b, 'backfill')).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
+  });
+
+  it('an active schedule: occurrences its own firing has ahead, and future ones, are listed but not enqueued', async () => {
+    env = testEnv('bf-active');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'a' }, new IntervalTrigger(3600), { id: 'a' }).saved;
+    const now = await redisNow(env.redis);
+    const due = Math.floor(now / HOUR) * HOUR + HOUR; // the next hour: in `due`
+    const r = await m.backfill('a', { from: due - 2 * HOUR, to: due + 2 * HOUR });
+    expect(r.occurrences.map((o) => [o.fireAt, o.status])).toEqual([
+      [due - 2 * HOUR, 'enqueued'],
+      [due - HOUR, 'enqueued'],
+      [due, 'scheduled'], // at the schedule's due time, which is also after now
+      [due + HOUR, 'scheduled'],
+    ]);
+    expect(await env.jobIds()).toHaveLength(2);
+  });
+
+  it('a jittered schedule backfills its planned (un-jittered) instants; exclusions are honoured', async () => {
+    env = testEnv('bf-jitter');
+    const m = env.manager({ role: 'client' });
+    await m.cron('0 12 * * *', { jitter: 600, id: 'noon', except: ['2026-05-02', '* * * * 0'] })(
+      async function noon() {},
+    );
+    await m.start(); // a client: it saves the code's schedules and fires nothing
+    const r = await m.backfill('noon', {
+      from: '2026-05-01T00:00:00Z',
+      to: '2026-05-06T00:00:00Z',
+      dryRun: true,
+    });
+    // 2026-05-02 excluded by date, 2026-05-03 is a Sunday
+    expect(r.occurrences.map((o) => new Date(o.fireAt).toISOString())).toEqual([
+      '2026-05-01T12:00:00.000Z',
+      '2026-05-04T12:00:00.000Z',
+      '2026-05-05T12:00:00.000Z',
+    ]);
+  });
+
+  it('two processes backfilling the same range at once run each occurrence once (real workers)', async () => {
+    env = testEnv('bf-race');
+    const a = env.manager({ role: 'client' });
+    const b = env.manager({ role: 'client' });
+    const ran: number[] = [];
+    for (const m of [a, b]) {
+      m.schedule(
+        async function raced(ctx: { fireAt: number; kind: string }) {
+          if (ctx.kind === 'backfill') ran.push(ctx.fireAt);
+        },
+        new IntervalTrigger(60),
+        { id: 'raced', maxInstances: 0, coalesce: false },
+      );
+    }
+    await a.start();
+    await a.pause('raced');
+    worker = await createWorker(a, { logger: silent, concurrency: 5 });
+    const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
+    const from = to - 30 * 60_000;
+    const [ra, rb] = await Promise.all([
+      a.backfill('raced', { from, to, ratePerSecond: 200 }),
+      b.backfill('raced', { from, to, ratePerSecond: 200 }),
+    ]);
+    expect(ra.occurrences).toHaveLength(30);
+    expect(rb.occurrences).toHaveLength(30);
+    await until(() => ran.length >= 30, 20_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => from + i * 60_000));
+    expect(await env.jobIds()).toHaveLength(30);
+    const recent = await a.history.get('raced', to - 60_000, 'backfill');
+    expect(recent).toMatchObject({ kind: 'backfill', outcome: 'succeeded' });
+    // and later, once every job is done, a third backfill still runs none (the ledger)
+    const again = await b.backfill('raced', { from, to });
+    expect(again.enqueued).toBe(0);
+  });
+
+  it('bad inputs: a clear error naming the field, nothing enqueued or written', async () => {
+    env = testEnv('bf-bad');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'b' }, new IntervalTrigger(1), { id: 'b' }).saved;
+    await m.pause('b');
+    const now = await redisNow(env.redis);
+    const cases: [unknown, string, RegExp][] = [
+      [{ from: now, to: now - 1000 }, 'to', /must be after from/],
+      [{ from: now, to: now }, 'to', /must be after from/],
+      [{ from: now - 1000 }, 'to', /required/],
+      [{ to: now }, 'from', /required/],
+      [{ from: Number.NEGATIVE_INFINITY, to: now }, 'from', /must be epoch ms.*got -Infinity/],
+      [{ from: 'yesterday', to: now }, 'from', /cannot read "yesterday"/],
+      [{ from: new Date(Number.NaN), to: now }, 'from', /.+/],
+      [{ from: now - 1000, to: 1e20 }, 'to', /out of range/],
+      [{ from: now - 100_000, to: now, maxOccurrences: 50 }, 'to', /more than 50 occurrences/],
+      [{ from: now - 1000, to: now, ratePerSecond: 0 }, 'ratePerSecond', /from 1 to 100000/],
+      [{ from: now - 1000, to: now, overlap: 'sometimes' }, 'overlap', /"skip", "allowAll"/],
+      [{ from: now - 1000, to: now, dryrun: true }, 'dryrun', /unknown option/],
+    ];
+    for (const [options, field, reason] of cases) {
+      const err = await m.backfill('b', options as never).catch((e: unknown) => e);
+      expect(err, JSON.stringify(options)).toBeInstanceOf(ScheduleOptionsError);
+      expect((err as ScheduleOptionsError).field).toBe(field);
+      expect((err as ScheduleOptionsError).reason).toMatch(reason);
+      expect((err as Error).message).toMatch(/^schedule "b": /);
+    }
+    // the default limit: 10,000
+    const big = await m.backfill('b', { from: now - 10_001_000, to: now }).catch((e: unknown) => e);
+    expect((big as ScheduleOptionsError).reason).toMatch(/more than 10000 occurrences/);
+    await expect(m.backfill('nope', { from: now - 1000, to: now })).rejects.toBeInstanceOf(
+      ScheduleNotFoundError,
+    );
+    expect(await env.jobIds()).toEqual([]);
+    expect(await m.history('b')).toEqual([]);
+    expect(await env.redis.exists(m.keys.backfills('b'))).toBe(0);
+  });
+});

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScheduleOptionsError } from '../../src/errors/index.js';
+import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import { ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
+import { redisNow, testEnv, until } from './helpers.js';
+
+describe('except: the fire loop and previews honour exclusions', () => {
+  let env: ReturnType<typeof testEnv>;
+  afterEach(() => env.cleanup());
+
+  it('a schedule every 0.5 s except even seconds fires only in odd seconds, and stores the exclusion in its trigger', async () => {
+    env = testEnv('except-fire');
+    const m = env.manager();
+    const job = m.every(0.5, { except: ['*/2 * * * * *'] })(async function oddSeconds() {});
+    expect(job.trigger).toBeInstanceOf(ExceptTrigger);
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    const t0 = await redisNow(env.redis);
+    await until(() => fired.length >= 6, 20_000);
+    await m.stop();
+    expect(fired.every((e) => Math.floor(e.fireAt / 1000) % 2 === 1)).toBe(true);
+    // both halves of each odd second, none of the even ones
+    const odd = fired.filter((e) => e.fireAt > t0 + 1000).map((e) => e.fireAt);
+    for (let i = 1; i < odd.length; i++)
+      expect([500, 1500]).toContain((odd[i] as number) - (odd[i - 1] as number));
+    const stored = await m.get('oddSeconds');
+    expect(stored?.def.trigger).toEqual({
+      type: 'except',
+      trigger: { type: 'interval', seconds: 0.5 },
+      except: ['*/2 * * * * *'],
+    });
+  });
+
+  it('an except that leaves nothing is refused at definition, naming except; a bad entry names its index', () => {
+    env = testEnv('except-bad');
+    const m = env.manager({ role: 'client' });
+    const all = () => m.every(60, { except: ['* * * * *'] })(async function never() {});
+    expect(all).toThrow(ScheduleOptionsError);
+    expect(all).toThrow(/^schedule "never": except: excludes every occurrence/);
+    expect(() => m.cron('0 9 * * *', { except: ['2026-02-30'] })(async function bad() {})).toThrow(
+      /^schedule "bad": except\[0\]: "2026-02-30" is not a real date/,
+    );
+    expect(() =>
+      m.schedule({ name: 'x' }, new IntervalTrigger(60), {
+        except: [{ type: 'cron', expression: '99 * * * *' }],
+      }),
+    ).toThrow(/^schedule "x": except\[0\]\.expression: cron "99 \* \* \* \*": minute "99"/);
+    expect(() => m.schedule({ name: 'y' }, new IntervalTrigger(60), { except: 'weekends' as never })).toThrow(
+      /^schedule "y": except: must be an array/,
+    );
+  });
+
+  it('except on a trigger that already has exclusions replaces them; [] removes them', () => {
+    env = testEnv('except-replace');
+    const m = env.manager({ role: 'client' });
+    const base = new ExceptTrigger(new IntervalTrigger(60), ['2026-12-25']);
+    const replaced = m.schedule({ name: 'a' }, base, { except: ['2026-12-31'] });
+    expect(replaced.def.trigger).toEqual({
+      type: 'except',
+      trigger: { type: 'interval', seconds: 60 },
+      except: ['2026-12-31'],
+    });
+    const removed = m.schedule({ name: 'b' }, base, { except: [] });
+    expect(removed.def.trigger).toEqual({ type: 'interval', seconds: 60 });
+  });
+});
