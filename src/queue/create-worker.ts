@@ -1,8 +1,8 @@
 import { type ConnectionOptions, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
+import { bullConnection, openRedis } from '../store/redis-target.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
 import { systemClock } from './worker-clock.js';
@@ -66,7 +66,9 @@ export async function createWorker(
   options: CreateWorkerOptions = {},
 ): Promise<WorkerHandle> {
   const resolved = await resolveWorkerOptions(scheduler, options);
-  const redis = new Redis({ ...scheduler.connectionOptions(), lazyConnect: false });
+  const redis = openRedis({ ...scheduler.connectionOptions(), lazyConnect: false });
+  // BullMQ needs a client instance on a cluster (one per worker; closed with it)
+  const bullClients: { disconnect(): void }[] = [];
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
   const shutdown = new AbortController();
   const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal);
@@ -77,6 +79,10 @@ export async function createWorker(
 
   const workers = resolved.queues.map((queue) => {
     const limit = resolved.limiters[queue];
+    const target = scheduler.connectionOptions();
+    const connection = bullConnection(target);
+    if (connection !== target) bullClients.push(connection as { disconnect(): void });
+    const prefix = scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
     const worker = new Worker(
       queue,
       async (job, token, signal) => {
@@ -89,8 +95,8 @@ export async function createWorker(
       },
       {
         ...resolved.bullmq,
-        ...(scheduler.queuePrefix ? { prefix: scheduler.queuePrefix } : {}),
-        connection: scheduler.connectionOptions() as ConnectionOptions,
+        ...(prefix ? { prefix } : {}),
+        connection: connection as ConnectionOptions,
         concurrency: resolved.concurrency,
         ...(limit ? { limiter: { max: limit.max, duration: limit.durationMs } } : {}),
       },
@@ -125,6 +131,7 @@ export async function createWorker(
         clearTimeout(timer);
       }
       await redis.quit().catch(() => redis.disconnect());
+      for (const c of bullClients) c.disconnect();
       resolved.logger.info('worker closed');
     })();
     return closing;

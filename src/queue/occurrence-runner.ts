@@ -211,7 +211,7 @@ export class OccurrenceRunner {
       kind,
       manual: kind === 'manual',
       args: data.args ?? entry?.args ?? [],
-      keys: keys(prefix),
+      keys: this.keysOf(prefix),
       history: this.history(prefix),
       run: resolveRunOptions(data.run),
     };
@@ -267,10 +267,15 @@ export class OccurrenceRunner {
     throw new DelayedError();
   }
 
+  /** The keys of a deployment: the scheduler's partitions for its own prefix (see `WorkerScheduler.partitions`). */
+  private keysOf(prefix: string): Keys {
+    return keys(prefix, prefix === this.scheduler.prefix ? (this.scheduler.partitions ?? 1) : 1);
+  }
+
   private history(prefix: string): RunHistory {
     let history = this.histories.get(prefix);
     if (!history) {
-      history = new RunHistory(this.redis, keys(prefix), this.options.historyLimit);
+      history = new RunHistory(this.redis, this.keysOf(prefix), this.options.historyLimit);
       this.histories.set(prefix, history);
     }
     return history;

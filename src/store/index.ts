@@ -18,6 +18,14 @@ export { JobStatus } from './job-status.js';
 export { hashTag, type Keys, keys, occurrenceField } from './keys.js';
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
+export {
+  bullConnection,
+  type ClusterConnection,
+  openRedis,
+  parseClusterNodes,
+  queuePrefixFor,
+  type RedisTarget,
+} from './redis-target.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {
   type PreviousAttempt,
