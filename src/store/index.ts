@@ -25,6 +25,7 @@ export {
   parseClusterNodes,
   queuePrefixFor,
   type RedisTarget,
+  redisTarget,
 } from './redis-target.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {

@@ -60,7 +60,7 @@ export function optionsFromUrl(url: string): RedisOptions {
 export function parseClusterNodes(
   text: string,
   setting = 'REDIS_CLUSTER_NODES',
-): { nodes: ClusterNode[]; redisOptions: RedisOptions } {
+): { nodes: { host: string; port: number }[]; redisOptions: RedisOptions } {
   const parts = text
     .split(',')
     .map((s) => s.trim())

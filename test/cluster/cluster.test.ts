@@ -4,6 +4,7 @@ import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { keys } from '../../src/store/keys.js';
 import { keySlot } from '../../src/store/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { assertBuilt, runBullbeat } from '../cli/run-bullbeat.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { clusterEnv, keysPerMaster, redisNow, silent, until } from './helpers.js';
 
@@ -144,4 +145,35 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
       await worker.close();
     }
   }, 30_000);
+
+  it('the CLI on the cluster: --redis-cluster-nodes (or REDIS_CLUSTER_NODES) lists, pauses, finds the prefix', async () => {
+    assertBuilt();
+    env = clusterEnv(cluster, 'cli');
+    const m = env.manager({ role: 'client' });
+    for (let i = 0; i < 30; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(60), { id: `c${i}` });
+    await m.start();
+    const list = await runBullbeat([
+      'schedule:list',
+      '--json',
+      '--redis-cluster-nodes',
+      cluster.nodesText,
+      '--prefix',
+      env.prefix,
+    ]);
+    expect(list.stderr).toBe('');
+    expect((JSON.parse(list.stdout) as unknown[]).length).toBe(30);
+    const pause = await runBullbeat(['schedule:pause', 'c3', '--prefix', env.prefix], {
+      env: { REDIS_CLUSTER_NODES: cluster.nodesText },
+    });
+    expect(pause.code).toBe(0);
+    expect((await m.get('c3'))?.status).toBe('paused');
+    // no --prefix: the deployments are found by scanning every master, each named once (not per partition)
+    const found = await runBullbeat(['schedule:list'], { env: { REDIS_CLUSTER_NODES: cluster.nodesText } });
+    const named = /several bullbeat deployments \((.*)\)/.exec(found.stderr)?.[1]?.split(', ') ?? [];
+    expect(named).toContain(env.prefix);
+    expect(named.filter((p) => p.startsWith(`${env.prefix}:`))).toEqual([]);
+    const bad = await runBullbeat(['schedule:list', '--redis-cluster-nodes', '127.0.0.1:x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--redis-cluster-nodes/);
+  }, 60_000);
 });
