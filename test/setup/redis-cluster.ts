@@ -3,7 +3,7 @@
 // starts its own (beforeAll) and stops it (afterAll): failover tests kill and promote nodes, which must
 // not disturb other files running in parallel. Needs redis-server and redis-cli on PATH (as .ci/run has).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,18 +46,25 @@ export interface LocalCluster {
   stop(): Promise<void>;
 }
 
-/** Start a cluster of `masters` masters with one replica each. `nodeTimeoutMs`: cluster-node-timeout. */
+/**
+ * Start a cluster of `masters` masters with one replica each. `nodeTimeoutMs`: cluster-node-timeout.
+ * `nodeArgs`: each node's redis-server arguments (a compose file's), before the port, directory and
+ * cluster settings the test gives each node (later arguments win).
+ */
 export async function startCluster(
-  options: { masters?: number; nodeTimeoutMs?: number } = {},
+  options: { masters?: number; nodeTimeoutMs?: number; nodeArgs?: readonly string[] } = {},
 ): Promise<LocalCluster> {
   const masters = options.masters ?? 3;
   const nodeTimeout = options.nodeTimeoutMs ?? 1500;
   const dir = mkdtempSync(join(tmpdir(), 'bullbeat-test-cluster-'));
   const nodes: ClusterNodeProcess[] = [];
-  const start = (port: number) =>
-    spawn(
+  const start = (port: number) => {
+    const own = join(dir, String(port));
+    mkdirSync(own, { recursive: true });
+    return spawn(
       'redis-server',
       [
+        ...(options.nodeArgs ?? ['--save', '', '--appendonly', 'no']),
         '--port',
         String(port),
         '--bind',
@@ -65,18 +72,15 @@ export async function startCluster(
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',
-        `nodes-${port}.conf`,
+        'nodes.conf',
         '--cluster-node-timeout',
         String(nodeTimeout),
         '--dir',
-        dir,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
+        own,
       ],
       { stdio: 'ignore' },
     );
+  };
   for (let i = 0; i < masters * 2; i++) {
     const port = await freePort();
     nodes.push({ port, child: start(port) });
