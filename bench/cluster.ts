@@ -31,6 +31,10 @@ const arg = (name: string, fallback: string) => {
 const N = Number(arg('n', '100000'));
 const RATES = arg('rates', '2000,5000').split(',').filter(Boolean).map(Number);
 const SECONDS = Number(arg('seconds', '6'));
+/** The cluster's partition count ('' = the default on a cluster). */
+const PARTITIONS = arg('partitions', '');
+/** The cluster's partition count ('' = the default on a cluster). */
+const PARTITIONS = arg('partitions', '');
 const SCHEDULER = fileURLToPath(new URL('./fire-scheduler.ts', import.meta.url));
 const silent = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -71,6 +75,7 @@ async function create(t: Target, n: number, prefix: string, queue: string, every
     connection: t.connection,
     logger: silent,
     role: 'client',
+    ...(PARTITIONS !== '' && typeof t.connection !== 'string' && { partitions: Number(PARTITIONS) }),
   });
   const saved: Promise<unknown>[] = [];
   for (let i = 0; i < n; i++) {
@@ -218,7 +223,7 @@ const targets: Target[] = [
   {
     name: 'Redis Cluster (3 masters)',
     connection: { cluster: cluster.nodesText },
-    env: { CLUSTER_NODES: cluster.nodesText },
+    env: { CLUSTER_NODES: cluster.nodesText, ...(PARTITIONS !== '' && { PARTITIONS }) },
     masters: mastersOf,
     client: openRedis(redisTarget({ cluster: cluster.nodesText })),
   },

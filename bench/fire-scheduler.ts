@@ -13,6 +13,7 @@ const manager = new SchedulerManager({
   logger: pino({ level: 'warn' }),
   keepFinishedJobsSec: Number(process.env.KEEP_SEC ?? 5),
   claimBatch: Number(process.env.BATCH ?? 1000),
+  ...(process.env.PARTITIONS && { partitions: Number(process.env.PARTITIONS) }),
   ...(process.env.FOREIGN === '0' && { foreignOutcomes: false }),
 });
 const from = Number(process.env.FROM ?? 0);
