@@ -33,8 +33,6 @@ const RATES = arg('rates', '2000,5000').split(',').filter(Boolean).map(Number);
 const SECONDS = Number(arg('seconds', '6'));
 /** The cluster's partition count ('' = the default on a cluster). */
 const PARTITIONS = arg('partitions', '');
-/** The cluster's partition count ('' = the default on a cluster). */
-const PARTITIONS = arg('partitions', '');
 const SCHEDULER = fileURLToPath(new URL('./fire-scheduler.ts', import.meta.url));
 const silent = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
