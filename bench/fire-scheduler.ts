@@ -7,10 +7,14 @@ import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
 
 const manager = new SchedulerManager({
   prefix: process.env.PREFIX!,
-  connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  // bench/cluster.ts runs it on a Redis Cluster
+  connection: process.env.CLUSTER_NODES
+    ? { cluster: process.env.CLUSTER_NODES }
+    : (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
   logger: pino({ level: 'warn' }),
   keepFinishedJobsSec: Number(process.env.KEEP_SEC ?? 5),
   claimBatch: Number(process.env.BATCH ?? 1000),
+  ...(process.env.PARTITIONS && { partitions: Number(process.env.PARTITIONS) }),
   ...(process.env.FOREIGN === '0' && { foreignOutcomes: false }),
   ...(process.env.BACKPRESSURE === '0' && { backpressure: false }),
 });

@@ -77,6 +77,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     // from the schedule index (cheap, cached), plus the default queue of schedules that name none
     discover: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
     ...(queuePrefixOf(scheduler) !== undefined && { bullPrefix: queuePrefixOf(scheduler) }),
+    ...(typeof (scheduler as { queuePrefixFor?: unknown }).queuePrefixFor === 'function' && {
+      bullPrefixFor: (queue: string) =>
+        (scheduler as { queuePrefixFor(q: string): string | undefined }).queuePrefixFor(queue),
+    }),
     refreshMs: o.cacheMs,
     logger: o.logger,
     onRunFinished: (outcome, ms) => metrics.observeRun(outcome, ms),

@@ -61,17 +61,21 @@ export class DeploymentHealthReader {
     const [s, us] = await this.redis.time();
     const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
     const before = now - this.options.lateThresholdMs;
-    const [waiting, lapsed] = await Promise.all([
-      this.redis.zrangebyscore(this.keys.due, '-inf', before),
-      this.redis.zrangebyscore(this.keys.inflight, '-inf', now),
-    ]);
-    const late = new Set(waiting);
-    if (lapsed.length > 0) {
-      const claims = await this.redis.hmget(this.keys.claim, ...lapsed);
-      lapsed.forEach((id, i) => {
-        const fireAt = Number((claims[i] ?? '').split('|')[0]);
-        if (Number.isFinite(fireAt) && fireAt < before) late.add(id);
-      });
+    const late = new Set<string>();
+    // partition by partition (each read stays within one slot)
+    for (const k of this.keys.all()) {
+      const [waiting, lapsed] = await Promise.all([
+        this.redis.zrangebyscore(k.due, '-inf', before),
+        this.redis.zrangebyscore(k.inflight, '-inf', now),
+      ]);
+      for (const id of waiting) late.add(id);
+      if (lapsed.length > 0) {
+        const claims = await this.redis.hmget(k.claim, ...lapsed);
+        lapsed.forEach((id, i) => {
+          const fireAt = Number((claims[i] ?? '').split('|')[0]);
+          if (Number.isFinite(fireAt) && fireAt < before) late.add(id);
+        });
+      }
     }
     const entries = await this.index.all();
     const active = entries.filter((e) => e.status === 'active').map((e) => e.id);

@@ -6,6 +6,7 @@ import { type ConnectionOptions, Queue, QueueEvents } from 'bullmq';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { bullConnection } from '../src/store/index.js';
 
 /** What the board needs to know; resolved by `createDashboard`. */
 export interface QueueBoardOptions {
@@ -15,6 +16,8 @@ export interface QueueBoardOptions {
   connection: RedisOptions;
   /** BullMQ key prefix of the queues (BullMQ's default `bull` unless the scheduler says otherwise). */
   bullPrefix?: string;
+  /** BullMQ key prefix of one queue when it depends on the queue (`{bull:<queue>}` on a Redis Cluster); wins over `bullPrefix`. */
+  bullPrefixFor?: (queue: string) => string | undefined;
   /** Every queue the schedules use (cheap: served from the schedule index). */
   discover: () => Promise<string[]>;
   /** Re-discover at most this often (ms). */
@@ -82,8 +85,8 @@ export class QueueBoard {
     this.checkedAt = this.now();
     for (const name of names) {
       if (this.mounted.has(name) || this.closed) continue;
-      const { bullPrefix } = this.options;
-      const connection = this.options.connection as ConnectionOptions;
+      const bullPrefix = this.prefixOf(name);
+      const connection = this.connect();
       const queue = new Queue(name, { connection, ...(bullPrefix !== undefined && { prefix: bullPrefix }) });
       queue.on('error', (err) => this.options.logger.warn({ err, queue: name }, 'dashboard: queue error'));
       const mounted: Mounted = { queue };
@@ -95,8 +98,8 @@ export class QueueBoard {
 
   /** Run durations of occurrence jobs, from the queue's event stream. */
   private watch(name: string, queue: Queue): QueueEvents {
-    const { bullPrefix } = this.options;
-    const connection = this.options.connection as ConnectionOptions;
+    const bullPrefix = this.prefixOf(name);
+    const connection = this.connect();
     const events = new QueueEvents(name, {
       connection,
       ...(bullPrefix !== undefined && { prefix: bullPrefix }),
@@ -138,5 +141,20 @@ export class QueueBoard {
     const all = [...this.mounted.values()];
     this.mounted.clear();
     await Promise.allSettled(all.flatMap((m) => [m.queue.close(), ...(m.events ? [m.events.close()] : [])]));
+    for (const c of this.clients.splice(0)) c.disconnect();
+  }
+
+  /** Cluster clients made for BullMQ (it does not close a client it was given). */
+  private readonly clients: { disconnect(): void }[] = [];
+
+  private prefixOf(queue: string): string | undefined {
+    return this.options.bullPrefixFor?.(queue) ?? this.options.bullPrefix;
+  }
+
+  /** The options on a single Redis; a new cluster client on a Redis Cluster. */
+  private connect(): ConnectionOptions {
+    const c = bullConnection(this.options.connection);
+    if (c !== this.options.connection) this.clients.push(c as { disconnect(): void });
+    return c as ConnectionOptions;
   }
 }

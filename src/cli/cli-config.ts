@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/index.js';
+import { type ClusterConnection, parseClusterNodes } from '../store/index.js';
 
 /** Where the raw values of the settings come from: the flags parsed by commander and the environment. */
 export interface ConfigSources {
@@ -15,6 +16,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export interface CommonConfig {
   /** `--redis-url` / `REDIS_URL`; default `redis://127.0.0.1:6379`. */
   redisUrl: string;
+  /** `--redis-cluster-nodes` / `REDIS_CLUSTER_NODES`: a Redis Cluster's seed nodes (`host:port,...`); wins over the URL. */
+  redisClusterNodes?: string | undefined;
   /** `--prefix` / `BULLBEAT_PREFIX`; default `bullbeat`. Its keys share the hash tag `{prefix}`. */
   prefix: string;
   /** `--log-level` / `LOG_LEVEL`; default `info`. */
@@ -130,6 +133,7 @@ const redisUrl = z.string().refine(
 
 const COMMON: readonly Setting[] = [
   setting('redisUrl', '--redis-url', 'REDIS_URL'),
+  setting('redisClusterNodes', '--redis-cluster-nodes', 'REDIS_CLUSTER_NODES'),
   setting('prefix', '--prefix', 'BULLBEAT_PREFIX'),
   setting('logLevel', '--log-level', 'LOG_LEVEL'),
   setting('logFormat', '--log-format', 'LOG_FORMAT'),
@@ -140,6 +144,16 @@ const COMMON: readonly Setting[] = [
 export function resolveCommonConfig(sources: ConfigSources): CommonConfig {
   const schema = z.object({
     redisUrl: redisUrl.default('redis://127.0.0.1:6379'),
+    redisClusterNodes: z
+      .string()
+      .superRefine((v, c) => {
+        try {
+          parseClusterNodes(v, 'nodes');
+        } catch (err) {
+          c.addIssue({ code: 'custom', message: (err as Error).message.replace(/^nodes: /, '') });
+        }
+      })
+      .optional(),
     prefix: z
       .string()
       .regex(/^[A-Za-z0-9_.:{}-]{1,64}$/, {
@@ -260,4 +274,9 @@ export function maskRedisUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** What the CLI's managers connect to: the cluster when `--redis-cluster-nodes` / `REDIS_CLUSTER_NODES` is set, else the URL. */
+export function cliConnection(config: CommonConfig): string | ClusterConnection {
+  return config.redisClusterNodes ? { cluster: config.redisClusterNodes } : config.redisUrl;
 }

@@ -28,6 +28,7 @@ export function commandContext(io: CliIO, command: Command, role: string): Comma
   const config = resolveCommonConfig(sources);
   // A jobs module's `new SchedulerManager()` reads REDIS_URL and LOG_LEVEL: give it the resolved values.
   io.env.REDIS_URL = config.redisUrl;
+  if (config.redisClusterNodes) io.env.REDIS_CLUSTER_NODES = config.redisClusterNodes;
   io.env.LOG_LEVEL = config.logLevel;
   return {
     sources,

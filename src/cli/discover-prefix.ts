@@ -1,8 +1,12 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors/index.js';
+import { openRedis, type RedisTarget, redisTarget } from '../store/index.js';
+import { cliConnection } from './cli-config.js';
 import type { CommandContext } from './command-context.js';
 
 const SCHEDULES_SUFFIX = ':bb:schedules';
+/** A partitioned deployment's own key (see `Keys.partitionCount`); its partitions' tags are `{<prefix>:<i>[.<n>]}`. */
+const PARTITIONS_SUFFIX = ':bb:partitions';
 const DEFAULT_PREFIX = 'bullbeat';
 
 /**
@@ -10,8 +14,9 @@ const DEFAULT_PREFIX = 'bullbeat';
  * (the hash of a deployment's schedules; see src/scheduler/keys.ts) read back into its prefix.
  * One SCAN over the keyspace, for commands a person runs (not on any hot path).
  */
-export async function discoverPrefixes(redisUrl: string, timeoutMs: number): Promise<string[]> {
-  const redis = new Redis(redisUrl, {
+export async function discoverPrefixes(target: string | RedisTarget, timeoutMs: number): Promise<string[]> {
+  const t = typeof target === 'string' ? redisTarget(target) : target;
+  const redis = openRedis(t, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
@@ -20,17 +25,33 @@ export async function discoverPrefixes(redisUrl: string, timeoutMs: number): Pro
   redis.on('error', () => undefined);
   try {
     await redis.connect();
+    // on a cluster each master holds its own slots: scan every one
+    const nodes: Redis[] = t.cluster
+      ? (redis as unknown as { nodes(role: 'master'): Redis[] }).nodes('master')
+      : [redis];
     const found = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${SCHEDULES_SUFFIX}`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const tag = key.slice(0, -SCHEDULES_SUFFIX.length);
-        // `{app}` is the hash tag of prefix `app`; a prefix with its own braces is its own tag.
-        found.add(/^\{[^{}]+\}$/.test(tag) ? tag.slice(1, -1) : tag);
+    const partitioned = new Set<string>();
+    const tagOf = (key: string, suffix: string) => {
+      const tag = key.slice(0, -suffix.length);
+      // `{app}` is the hash tag of prefix `app`; a prefix with its own braces is its own tag.
+      return /^\{[^{}]+\}$/.test(tag) ? tag.slice(1, -1) : tag;
+    };
+    for (const node of nodes) {
+      for (const suffix of [SCHEDULES_SUFFIX, PARTITIONS_SUFFIX]) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(cursor, 'MATCH', `*${suffix}`, 'COUNT', 1000);
+          cursor = next;
+          for (const key of keys) (suffix === SCHEDULES_SUFFIX ? found : partitioned).add(tagOf(key, suffix));
+        } while (cursor !== '0');
       }
-    } while (cursor !== '0');
+    }
+    // a partition's tag is `<prefix>:<i>[.<n>]` of a deployment recorded as partitioned
+    for (const tag of found) {
+      const m = /^(.*):\d+(?:\.\d+)?$/.exec(tag);
+      if (m && partitioned.has(m[1]!)) found.delete(tag);
+    }
+    for (const p of partitioned) found.add(p);
     return [...found].sort();
   } finally {
     redis.disconnect();
@@ -49,7 +70,11 @@ export async function resolvePrefix(ctx: CommandContext): Promise<string> {
   const given =
     flags.prefix !== undefined || (env.BULLBEAT_PREFIX !== undefined && env.BULLBEAT_PREFIX !== '');
   if (given) return ctx.config.prefix;
-  const prefixes = await discoverPrefixes(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+  const c = cliConnection(ctx.config);
+  const prefixes = await discoverPrefixes(
+    typeof c === 'string' ? c : redisTarget(c),
+    ctx.config.redisTimeoutMs,
+  );
   if (prefixes.length === 0 || prefixes.includes(DEFAULT_PREFIX)) return ctx.config.prefix;
   if (prefixes.length > 1) {
     const shown = prefixes.length > 10 ? `${prefixes.slice(0, 10).join(', ')}, ...` : prefixes.join(', ');

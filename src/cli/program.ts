@@ -29,6 +29,7 @@ Exit codes:
 const ENV_HELP = `
 Environment (flags win):
   REDIS_URL                  redis://127.0.0.1:6379
+  REDIS_CLUSTER_NODES        a Redis Cluster's seed nodes, host:port,... (wins over REDIS_URL)
   BULLBEAT_PREFIX            bullbeat
   LOG_LEVEL                  info (fatal, error, warn, info, debug, trace, silent)
   LOG_FORMAT                 pretty on a terminal, json otherwise
@@ -59,6 +60,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .description("Sillo's scheduler on BullMQ: schedules fire exactly once per occurrence onto a queue.")
     .version(packageVersion(), '-V, --version')
     .option('--redis-url <url>', 'Redis to use (env REDIS_URL; default redis://127.0.0.1:6379)')
+    .option(
+      '--redis-cluster-nodes <nodes>',
+      "a Redis Cluster's seed nodes, host:port,... or redis[s]://[:password@]host:port,... (env REDIS_CLUSTER_NODES; wins over --redis-url)",
+    )
     .option(
       '--prefix <prefix>',
       "bullbeat's key prefix (env BULLBEAT_PREFIX; default: the jobs module's, else the only one in Redis, else bullbeat)",

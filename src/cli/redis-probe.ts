@@ -1,9 +1,30 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { RedisUnreachableError } from '../errors/index.js';
-import { maskRedisUrl } from './cli-config.js';
+import { type RedisTarget as ConnectionTarget, parseClusterNodes } from '../store/index.js';
+import { type CommonConfig, maskRedisUrl } from './cli-config.js';
 
-/** Where to probe: a `redis://` URL, or the ioredis options a jobs module's scheduler connects with. */
-export type RedisTarget = string | RedisOptions;
+/**
+ * Where to probe: a `redis://` URL, or the ioredis options a jobs module's scheduler connects with
+ * (on a Redis Cluster, `cluster` holds the seed nodes: the first one is probed).
+ */
+export type RedisTarget = string | ConnectionTarget;
+
+/** What the CLI probes: the first seed node of `--redis-cluster-nodes` when set, else `--redis-url`. */
+export function cliTarget(config: CommonConfig): RedisTarget {
+  if (!config.redisClusterNodes) return config.redisUrl;
+  const { nodes, redisOptions } = parseClusterNodes(config.redisClusterNodes);
+  return { ...redisOptions, ...nodes[0] };
+}
+
+/** A cluster target as its first seed node. */
+function firstNode(target: RedisTarget): RedisTarget {
+  if (typeof target === 'string' || !target.cluster) return target;
+  const { cluster, ...rest } = target;
+  const node = cluster.nodes[0];
+  if (typeof node === 'object') return { ...rest, host: node.host ?? '127.0.0.1', port: node.port ?? 6379 };
+  if (typeof node === 'number') return { ...rest, port: node };
+  return node ? { ...rest, ...parseClusterNodes(node).nodes[0] } : rest;
+}
 
 /** The address of a target, for messages: the URL (password masked) or `redis://host:port/db`. */
 export function describeTarget(target: RedisTarget): string {
@@ -28,7 +49,8 @@ function reasonOf(error: unknown, timeoutMs: number): string {
  * Connects to Redis and sends a PING, with no retry and no offline queue, so that an unreachable or
  * misconfigured Redis fails within `timeoutMs` with a `RedisUnreachableError` instead of hanging.
  */
-export async function probeRedis(target: RedisTarget, timeoutMs: number): Promise<void> {
+export async function probeRedis(given: RedisTarget, timeoutMs: number): Promise<void> {
+  const target = firstNode(given);
   const probeOptions: RedisOptions = {
     lazyConnect: true,
     connectTimeout: timeoutMs,

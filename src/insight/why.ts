@@ -90,8 +90,8 @@ function triggerWords(spec: ScheduledJob['def']['trigger']): string {
  */
 async function claimInFlight(manager: SchedulerManager, id: string): Promise<WhyFacts['claim']> {
   const [claim, lease] = await Promise.all([
-    manager.redis.hget(manager.keys.claim, id),
-    manager.redis.zscore(manager.keys.inflight, id),
+    manager.redis.hget(manager.keys.of(id).claim, id),
+    manager.redis.zscore(manager.keys.of(id).inflight, id),
   ]);
   if (claim === null || lease === null) return null;
   const bar = claim.indexOf('|');

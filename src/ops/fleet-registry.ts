@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { openRedis } from '../store/redis-target.js';
 import { type FleetKeys, fleetKeys } from './fleet-keys.js';
 import type { FleetMember, FleetMemberInfo, FleetSnapshot } from './fleet-member.js';
 import type { FleetMembership, JoinFleetOptions } from './fleet-options.js';
@@ -27,7 +28,7 @@ export async function joinFleet(options: JoinFleetOptions): Promise<FleetMembers
     throw new RangeError(`joinFleet: heartbeatMs must be a whole number of ms >= 50 (got ${heartbeatMs})`);
   }
   const k = fleetKeys(options.prefix);
-  const redis = new Redis({ ...options.connection, maxRetriesPerRequest: 1, lazyConnect: false });
+  const redis = openRedis({ ...options.connection, maxRetriesPerRequest: 1, lazyConnect: false });
   redis.on('error', () => undefined);
   const host = hostname();
   const id = `${options.role}:${host}:${process.pid}:${randomBytes(3).toString('hex')}`;

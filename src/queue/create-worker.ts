@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { type ConnectionOptions, Job, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
+import { bullConnection, openRedis } from '../store/redis-target.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
 import { systemClock } from './worker-clock.js';
@@ -72,7 +72,9 @@ export async function createWorker(
   options: CreateWorkerOptions = {},
 ): Promise<WorkerHandle> {
   const resolved = await resolveWorkerOptions(scheduler, options);
-  const redis = new Redis({ ...scheduler.connectionOptions(), lazyConnect: false });
+  const redis = openRedis({ ...scheduler.connectionOptions(), lazyConnect: false });
+  // BullMQ needs a client instance on a cluster (one per worker; closed with it)
+  const bullClients: { disconnect(): void }[] = [];
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
   const shutdown = new AbortController();
   const events = new EventEmitter();
@@ -91,6 +93,10 @@ export async function createWorker(
 
   const workers = resolved.queues.map((queue) => {
     const limit = resolved.limiters[queue];
+    const target = scheduler.connectionOptions();
+    const connection = bullConnection(target);
+    if (connection !== target) bullClients.push(connection as { disconnect(): void });
+    const prefix = scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
     const worker = new Worker(
       queue,
       async (job, token, signal) => {
@@ -103,8 +109,8 @@ export async function createWorker(
       },
       {
         ...resolved.bullmq,
-        ...(scheduler.queuePrefix ? { prefix: scheduler.queuePrefix } : {}),
-        connection: scheduler.connectionOptions() as ConnectionOptions,
+        ...(prefix ? { prefix } : {}),
+        connection: connection as ConnectionOptions,
         concurrency: resolved.concurrency,
         ...(limit ? { limiter: { max: limit.max, duration: limit.durationMs } } : {}),
       },
@@ -141,6 +147,7 @@ export async function createWorker(
       }
       await runner.close();
       await redis.quit().catch(() => redis.disconnect());
+      for (const c of bullClients) c.disconnect();
       resolved.logger.info('worker closed');
     })();
     return closing;

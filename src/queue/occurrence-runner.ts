@@ -356,7 +356,7 @@ export class OccurrenceRunner {
       kind,
       manual: laneOf(kind),
       args: data.args ?? entry?.args ?? [],
-      keys: keys(prefix),
+      keys: this.keysOf(prefix),
       history,
       slots,
       run: resolveRunOptions(data.run),
@@ -414,10 +414,15 @@ export class OccurrenceRunner {
     throw new DelayedError();
   }
 
+  /** The keys of a deployment: the scheduler's partitions for its own prefix (see `WorkerScheduler.partitions`). */
+  private keysOf(prefix: string): Keys {
+    return keys(prefix, prefix === this.scheduler.prefix ? (this.scheduler.partitions ?? 1) : 1);
+  }
+
   private stores(prefix: string): { history: RunHistory; slots: RunSlots } {
     let stores = this.histories.get(prefix);
     if (!stores) {
-      const k = keys(prefix);
+      const k = this.keysOf(prefix);
       stores = {
         history: new RunHistory(this.redis, k, this.options.historyLimit),
         slots: new RunSlots(this.redis, k, this.options.leaseTtlMs, this.options.historyLimit),

@@ -30,6 +30,10 @@ export interface WorkerScheduler {
   list?(): Promise<readonly { name: string; queue: string }[]>;
   /** BullMQ's own key prefix for the queues, when the scheduler sets one (BullMQ's default: `bull`). */
   readonly queuePrefix?: string;
+  /** BullMQ's key prefix of one queue, when it depends on the queue (`{bull:<queue>}` on a Redis Cluster); wins over `queuePrefix`. */
+  queuePrefixFor?(queue: string): string | undefined;
+  /** The deployment's partition count (see `SchedulerManagerOptions.partitions`). Default: 1. */
+  readonly partitions?: number;
   readonly logger?: Logger;
   /** Typed events: the worker emits `failed` and `skipped` for runs in its process. */
   emit?(event: string, payload: unknown): unknown;

@@ -1,9 +1,10 @@
 import { type ConnectionOptions, QueueEvents, QueueKeys } from 'bullmq';
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type ForeignOutcome, recordForeignOutcome } from '../store/foreign-outcome-script.js';
 import { occurrenceJobId } from '../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField } from '../store/keys.js';
+import { bullConnection, queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
 import { parseRecord, type RunRecord } from '../store/run-record.js';
 import { peekNameAndQueue } from '../store/schedule-definition.js';
 import type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
@@ -17,7 +18,7 @@ export interface ForeignOutcomesHost {
   logger: Logger;
   options: ResolvedForeignOutcomesOptions;
   /** What QueueEvents connect with. */
-  connection: RedisOptions;
+  connection: RedisTarget;
 }
 
 /** The BullMQ job fields an outcome is read from. */
@@ -43,14 +44,26 @@ const JOB_FIELDS = ['processedOn', 'finishedOn', 'atm', 'attemptsMade', 'failedR
 export class ForeignOutcomes {
   private readonly listeners = new Map<string, QueueEvents>();
   private readonly pending = new Set<Promise<unknown>>();
-  private readonly bull = new QueueKeys();
+  private readonly bullKeys = new Map<string, QueueKeys>();
   private timer: NodeJS.Timeout | undefined;
   private passing: Promise<void> | undefined;
   private cursor = '0';
+  /** The partition whose `state` the reconciliation scans now. */
+  private scanPartition = 0;
   private stopped = false;
   private startedAt = 0;
 
   constructor(private readonly host: ForeignOutcomesHost) {}
+
+  /** A BullMQ key of a queue, under the queue's prefix (`{bull:<queue>}` on a cluster). */
+  private bullKey(queue: string, type: string): string {
+    let k = this.bullKeys.get(queue);
+    if (!k) {
+      k = new QueueKeys(queuePrefixFor(this.host.connection, queue));
+      this.bullKeys.set(queue, k);
+    }
+    return k.toKey(queue, type);
+  }
 
   /**
    * Start the reconciliation passes (the first at once). Events are followed only on queues where a
@@ -66,9 +79,18 @@ export class ForeignOutcomes {
   /** Listen to `queue`'s events too (idempotent). Resolves when the listener is connected. */
   async watch(queue: string): Promise<void> {
     if (this.stopped || this.listeners.has(queue)) return;
+    const connection = bullConnection(this.host.connection);
+    const prefix = queuePrefixFor(this.host.connection, queue);
     const events = new QueueEvents(queue, {
-      connection: this.host.connection as ConnectionOptions,
+      connection: connection as ConnectionOptions,
+      ...(prefix !== undefined && { prefix }),
     });
+    if (connection !== this.host.connection) {
+      // a cluster client made for it: closed with it
+      const client = connection as unknown as { disconnect(): void };
+      const close = events.close.bind(events);
+      events.close = () => close().finally(() => client.disconnect());
+    }
     this.listeners.set(queue, events);
     events.on('error', (err) =>
       this.host.logger.warn({ err: err.message, queue }, 'bullbeat: queue events error'),
@@ -95,8 +117,15 @@ export class ForeignOutcomes {
   /** One bounded reconciliation pass over the next batch of schedules; returns how many it recorded. */
   async reconcile(): Promise<number> {
     const { redis, keys: k, options } = this.host;
-    const [cursor, flat] = await redis.hscan(k.state, this.cursor, 'COUNT', options.reconcileBatch);
+    // partition by partition: a pass that ends one partition's scan goes on with the next one's
+    const [cursor, flat] = await redis.hscan(
+      k.partition(this.scanPartition % k.partitions).state,
+      this.cursor,
+      'COUNT',
+      options.reconcileBatch,
+    );
     this.cursor = cursor;
+    if (cursor === '0') this.scanPartition = (this.scanPartition + 1) % k.partitions;
     const ids = flat.filter((_, i) => i % 2 === 0);
     return this.reconcileSchedules(ids, options.reconcileRecent);
   }
@@ -108,8 +137,9 @@ export class ForeignOutcomes {
   private async discover(queue: string): Promise<void> {
     if (this.stopped || this.listeners.has(queue)) return;
     await this.watch(queue);
-    const defs = await this.host.redis.hgetall(this.host.keys.schedules);
-    const ids = Object.entries(defs)
+    const defs = await Promise.all(this.host.keys.all().map((k) => this.host.redis.hgetall(k.schedules)));
+    const ids = defs
+      .flatMap((d) => Object.entries(d))
       .filter(([id, json]) => peekNameAndQueue(id, json).queue === queue)
       .map(([id]) => id);
     for (let i = 0; i < ids.length; i += this.host.options.reconcileBatch) {
@@ -154,9 +184,9 @@ export class ForeignOutcomes {
     if (candidates.length === 0) return 0;
     const jobs = redis.pipeline();
     for (const c of candidates) {
-      jobs.zscore(this.bull.toKey(c.queue, 'completed'), c.jobId);
-      jobs.zscore(this.bull.toKey(c.queue, 'failed'), c.jobId);
-      jobs.hmget(this.bull.toKey(c.queue, c.jobId), ...JOB_FIELDS);
+      jobs.zscore(this.bullKey(c.queue, 'completed'), c.jobId);
+      jobs.zscore(this.bullKey(c.queue, 'failed'), c.jobId);
+      jobs.hmget(this.bullKey(c.queue, c.jobId), ...JOB_FIELDS);
     }
     const res = (await jobs.exec()) ?? [];
     let recorded = 0;
@@ -233,7 +263,7 @@ export class ForeignOutcomes {
     const current = parseRecord(await redis.hget(k.runs(occ.scheduleId), field));
     // The usual case for bullbeat's own workers: their outcome is there already; nothing more to read.
     if (current && (current.outcome !== 'enqueued' || (current.jobId && current.jobId !== jobId))) return;
-    const job = jobFields(await redis.hmget(this.bull.toKey(queue, jobId), ...JOB_FIELDS));
+    const job = jobFields(await redis.hmget(this.bullKey(queue, jobId), ...JOB_FIELDS));
     // With no record yet, only the job's data tells which deployment enqueued it.
     if (!current && (!job.prefix || hashTag(job.prefix) !== hashTag(this.host.prefix))) return;
     await recordForeignOutcome(redis, k, this.host.historyLimit, {

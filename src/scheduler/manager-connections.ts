@@ -1,10 +1,10 @@
 import { type ConnectionOptions, Queue } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Keys } from '../store/keys.js';
+import { bullConnection, openRedis, queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
 import { RunHistory } from '../store/run-history.js';
 import { ScheduleStore } from '../store/schedule-store.js';
-import { redisOptionsFrom } from './scheduler-helpers.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 import type { HistoryAccess } from './scheduler-manager-types.js';
 
@@ -19,6 +19,11 @@ export class ManagerConnections {
   private _store: ScheduleStore | undefined;
   private _history: HistoryAccess | undefined;
   private subscriber: Redis | undefined;
+  /** Listeners of the wake channel: one subscriber connection serves them all. */
+  private readonly wakeListeners = new Set<(message: string) => void>();
+  private subscribing: Promise<Redis> | undefined;
+  /** Cluster clients made for BullMQ queues (BullMQ does not close a connection it was given). */
+  private readonly bullClients: { disconnect(): void; quit(): Promise<unknown> }[] = [];
 
   constructor(
     private readonly options: ResolvedManagerOptions,
@@ -27,14 +32,22 @@ export class ManagerConnections {
     private readonly log: () => Logger,
   ) {}
 
-  /** What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need). */
-  connectionOptions(): RedisOptions {
-    return redisOptionsFrom(this.options.connection);
+  /**
+   * What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers
+   * need); on a Redis Cluster it carries `cluster` (make clients of it with `openRedis`).
+   */
+  connectionOptions(): RedisTarget {
+    return this.options.target;
+  }
+
+  /** BullMQ's key prefix of a queue (`{bull:<queue>}` on a cluster; BullMQ's default otherwise). */
+  queuePrefix(queue: string): string | undefined {
+    return queuePrefixFor(this.options.target, queue);
   }
 
   get redis(): Redis {
     if (!this._redis) {
-      this._redis = new Redis(this.connectionOptions());
+      this._redis = openRedis(this.connectionOptions());
       this._redis.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis error'));
     }
     return this._redis;
@@ -60,22 +73,43 @@ export class ManagerConnections {
   queue(name: string): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: this.connectionOptions() as ConnectionOptions });
+      const connection = bullConnection(this.connectionOptions());
+      if (connection !== this.connectionOptions()) this.bullClients.push(connection as unknown as Redis);
+      const prefix = this.queuePrefix(name);
+      q = new Queue(name, {
+        connection: connection as ConnectionOptions,
+        ...(prefix !== undefined && { prefix }),
+      });
       q.on('error', (err) => this.log().warn({ err: err.message, queue: name }, 'bullbeat: queue error'));
       this.queues.set(name, q);
     }
     return q;
   }
 
-  /** Subscribe to the wake channel; returns the unsubscribe. */
+  /**
+   * Subscribe to the wake channel; returns the unsubscribe. One subscriber connection serves every
+   * listener (a fire loop per partition). On a cluster, PUBLISH reaches every node, so the node the
+   * subscriber happens to be on hears every message.
+   */
   async subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>> {
-    const sub = this.redis.duplicate();
-    sub.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis subscriber error'));
-    this.subscriber = sub;
-    await sub.subscribe(this.keys.wake);
-    sub.on('message', (_channel, message: string) => onMessage(message));
+    this.wakeListeners.add(onMessage);
+    this.subscribing ??= (async () => {
+      const sub = this.redis.duplicate();
+      sub.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis subscriber error'));
+      this.subscriber = sub;
+      sub.on('message', (_channel, message: string) => {
+        for (const l of this.wakeListeners) l(message);
+      });
+      await sub.subscribe(this.keys.wake);
+      return sub;
+    })();
+    const sub = await this.subscribing;
     return async () => {
-      await sub.unsubscribe().catch(() => undefined);
+      this.wakeListeners.delete(onMessage);
+      if (this.wakeListeners.size === 0 && this.subscriber === sub) {
+        this.subscribing = undefined;
+        await sub.unsubscribe().catch(() => undefined);
+      }
     };
   }
 
@@ -83,8 +117,12 @@ export class ManagerConnections {
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
     this.queues.clear();
-    const clients = [this.subscriber, this._redis].filter((c): c is Redis => c !== undefined);
+    const clients = [this.subscriber, this._redis, ...this.bullClients.splice(0)].filter(
+      (c): c is Redis => c !== undefined,
+    );
     this.subscriber = undefined;
+    this.subscribing = undefined;
+    this.wakeListeners.clear();
     this._redis = undefined;
     this._store = undefined;
     this._history = undefined;

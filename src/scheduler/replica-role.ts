@@ -31,7 +31,8 @@ export interface ReplicaDeps {
  * outcomes, and the pruning of completed schedules. `stop()` hands over to the other replicas.
  */
 export class ReplicaRole {
-  private loop: FireLoop | undefined;
+  /** One fire loop per partition: each claims its own partition, so a partition whose master is down or failing over delays only its own schedules. */
+  private loops: FireLoop[] = [];
   private foreign: { stop(): Promise<void> } | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private lastStats: FireLoopStats | undefined;
@@ -41,19 +42,27 @@ export class ReplicaRole {
   async start(): Promise<void> {
     const { connections, options, logger, manager, local } = this.deps;
     await this.markOrphans();
-    this.loop = new FireLoop({
-      store: connections.store,
-      history: connections.history,
-      options,
-      logger,
-      events: manager,
-      queue: (name) => connections.queue(name),
-      localTrigger: (id) => customTriggerOf(local.get(id)),
-      jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
-      subscribe: (onMessage) => connections.subscribe(onMessage),
-      hooks: this.deps.hooks,
-    });
-    await this.loop.start();
+    for (let i = 0; i < this.deps.keys.partitions; i++) {
+      this.loops.push(
+        new FireLoop({
+          store: connections.store.partition(i),
+          history: connections.history,
+          options,
+          logger,
+          events: manager,
+          queue: (name) => connections.queue(name),
+          localTrigger: (id) => customTriggerOf(local.get(id)),
+          jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
+          // a stop notice goes to the loop of the schedule's partition only
+          subscribe: (onMessage) =>
+            connections.subscribe((m) => {
+              if (!m.startsWith('stop:') || this.deps.keys.partitionOf(m.slice(5)) === i) onMessage(m);
+            }),
+          hooks: this.deps.hooks,
+        }),
+      );
+    }
+    await Promise.all(this.loops.map((l) => l.start()));
     this.foreign = await startForeignOutcomes(manager);
     this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, options.completedRetentionMs));
     this.pruneTimer.unref();
@@ -63,28 +72,40 @@ export class ReplicaRole {
   async stop(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.pruneTimer = undefined;
-    if (this.loop) {
-      await this.loop.stop();
+    if (this.loops.length > 0) {
+      await Promise.all(this.loops.map((l) => l.stop()));
       // What this replica claimed is back in `due`: wake the others now, not at their next timer.
       await this.deps.connections.redis.publish(this.deps.keys.wake, 'handoff').catch(() => undefined);
     }
     await this.foreign?.stop();
     this.foreign = undefined;
-    this.lastStats = this.loop?.stats;
-    this.loop = undefined;
+    this.lastStats = this.stats;
+    this.loops = [];
   }
 
   /** Drop the schedule's occurrences claimed here and not yet enqueued (see `FireLoop.stopSchedule`). */
   stopSchedule(id: string): void {
-    this.loop?.stopSchedule(id);
+    this.loops[this.deps.keys.partitionOf(id)]?.stopSchedule(id);
   }
 
+  /** The counters of every partition's loop, summed. */
   get stats(): FireLoopStats | undefined {
-    return this.loop?.stats ?? this.lastStats;
+    if (this.loops.length === 0) return this.lastStats;
+    if (this.loops.length === 1) return this.loops[0]!.stats;
+    const sum = { ...this.loops[0]!.stats };
+    for (const l of this.loops.slice(1)) {
+      for (const [k, v] of Object.entries(l.stats)) sum[k as keyof FireLoopStats] += v;
+    }
+    return sum;
   }
 
   get footprint(): FireLoopFootprint | undefined {
-    return this.loop?.footprint;
+    if (this.loops.length === 0) return undefined;
+    const sum: FireLoopFootprint = { cachedDefinitions: 0, stopNotices: 0, pending: 0 };
+    for (const l of this.loops) {
+      for (const [k, v] of Object.entries(l.footprint)) sum[k as keyof FireLoopFootprint] += v;
+    }
+    return sum;
   }
 
   /** Pause code schedules that no code in this process defines any more (they would fire into the void). */

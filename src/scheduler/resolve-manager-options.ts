@@ -1,4 +1,6 @@
 import { ScheduleOptionsError } from '../errors/index.js';
+import { DEFAULT_CLUSTER_PARTITIONS } from '../store/partitions.js';
+import { isCluster, type RedisTarget, redisTarget, targetOfCluster } from '../store/redis-target.js';
 import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 
@@ -34,9 +36,25 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
   const backpressure = o.backpressure ?? true;
   if (typeof backpressure !== 'boolean')
     fail('backpressure', `must be a boolean, got ${String(backpressure)}`);
+  // REDIS_CLUSTER_NODES wins over REDIS_URL, as --redis-cluster-nodes over --redis-url
+  const clusterNodes = process.env.REDIS_CLUSTER_NODES?.trim();
+  const connection =
+    o.connection ??
+    (clusterNodes ? { cluster: clusterNodes } : (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'));
+  let target: RedisTarget;
+  try {
+    target = isCluster(connection) ? targetOfCluster(connection) : redisTarget(connection);
+  } catch (err) {
+    const where = o.connection === undefined && clusterNodes ? 'REDIS_CLUSTER_NODES' : 'connection';
+    return fail(where, err instanceof Error ? err.message : String(err));
+  }
+  const partitions = int('partitions', o.partitions, target.cluster ? DEFAULT_CLUSTER_PARTITIONS : 1, 1);
+  if (partitions > 1024) fail('partitions', `must be at most 1024, got ${partitions}`);
   return {
     prefix,
-    connection: o.connection ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    connection,
+    target,
+    partitions,
     defaultQueue,
     logger: o.logger,
     clock: o.clock ?? Date.now,

@@ -1,5 +1,6 @@
-import type { RedisOptions } from 'ioredis';
+import type { Cluster, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ClusterConnection, RedisTarget } from '../store/redis-target.js';
 import type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 
 /** What this process does with a manager: fire schedules, or only define and inspect them. */
@@ -13,10 +14,19 @@ export interface SchedulerManagerOptions {
    */
   prefix?: string;
   /**
-   * Redis: a URL or ioredis options.
-   * @defaultValue `REDIS_URL`, else `redis://127.0.0.1:6379`
+   * Redis: a URL, ioredis options, a Redis Cluster as `{ cluster: 'host:port,...' | nodes, redisOptions?,
+   * clusterOptions? }`, or an ioredis `Cluster` (bullbeat opens its own connections like it).
+   * @defaultValue `REDIS_CLUSTER_NODES` (a cluster's seed nodes, `host:port,...`), else `REDIS_URL`,
+   * else `redis://127.0.0.1:6379`
    */
-  connection?: string | RedisOptions;
+  connection?: string | RedisOptions | ClusterConnection | Cluster;
+  /**
+   * How many hash-tagged partitions the schedules are spread over (see src/store/partitions.ts). Every
+   * process of a deployment must use the same count (it decides where a schedule's keys are); it is
+   * recorded in Redis at the first start and a different one is refused.
+   * @defaultValue `24` on a Redis Cluster, `1` on a single Redis (the key names of earlier releases)
+   */
+  partitions?: number;
   /**
    * The queue of schedules that name none.
    * @defaultValue `'bullbeat'`
@@ -105,7 +115,10 @@ export interface SchedulerManagerOptions {
 
 export interface ResolvedManagerOptions {
   prefix: string;
-  connection: string | RedisOptions;
+  connection: string | RedisOptions | ClusterConnection | Cluster;
+  /** What every client is made from (`cluster` set on a Redis Cluster). */
+  target: RedisTarget;
+  partitions: number;
   defaultQueue: string;
   logger: Logger | undefined;
   clock: () => number;

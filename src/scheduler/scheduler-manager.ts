@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { JobsOptions, Queue } from 'bullmq';
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
@@ -11,6 +11,8 @@ import { jobOptionsFor } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
 import { PauseNotes, pauseNoteProblem } from '../store/pause-note.js';
+import type { RedisTarget } from '../store/redis-target.js';
+import { countsFrom } from '../store/run-history.js';
 import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleStore } from '../store/schedule-store.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
@@ -99,7 +101,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     super();
     this.options = resolveManagerOptions(options);
     this.prefix = this.options.prefix;
-    this.keys = keys(this.prefix);
+    this.keys = keys(this.prefix, this.options.partitions);
     this.logger =
       this.options.logger ??
       pino({
@@ -124,9 +126,25 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return this.connections.store;
   }
 
-  /** What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need). */
-  connectionOptions(): RedisOptions {
+  /**
+   * What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need).
+   * On a Redis Cluster it carries `cluster` (seed nodes): make clients with `openRedis` from `bullbeat`.
+   */
+  connectionOptions(): RedisTarget {
     return this.connections.connectionOptions();
+  }
+
+  /**
+   * BullMQ's key prefix of a queue: `undefined` (BullMQ's default `bull`) on a single Redis, `{bull:<queue>}`
+   * on a Redis Cluster (a hash tag per queue). A plain BullMQ `Worker` of the queue passes the same.
+   */
+  queuePrefixFor(queue: string): string | undefined {
+    return this.connections.queuePrefix(queue);
+  }
+
+  /** How many partitions the schedules are spread over (see `SchedulerManagerOptions.partitions`). */
+  get partitions(): number {
+    return this.keys.partitions;
   }
 
   // ── defining schedules ────────────────────────────────────────────────────────────────
@@ -281,8 +299,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   async queueNames(): Promise<string[]> {
     const names = new Set<string>([this.options.defaultQueue]);
     for (const job of this.local.values()) names.add(job.queue);
-    const defs = await this.redis.hgetall(this.keys.schedules);
-    for (const [id, json] of Object.entries(defs)) {
+    const defs = await Promise.all(this.keys.all().map((k) => this.redis.hgetall(k.schedules)));
+    for (const [id, json] of defs.flatMap((d) => Object.entries(d))) {
       const { queue } = decodeDefinition(id, json).def;
       if (queue !== '') names.add(queue);
     }
@@ -472,8 +490,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   async stats(): Promise<SchedulerStats> {
     const states = await this.store.states();
     const uptime = this.started ? (this.options.clock() - this.startedAt) / 1000 : 0;
-    const erroredTotal = Number((await this.redis.hget(this.keys.totals, 'errored')) ?? 0);
-    return statsOf(states.values(), await this.history.totals(), uptime, erroredTotal);
+    const totals = await this.history.rawTotals();
+    const erroredTotal = Number(totals.errored ?? 0);
+    return statsOf(states.values(), countsFrom(totals), uptime, erroredTotal);
   }
 
   /** Reload a handle from Redis. */
@@ -502,6 +521,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private async doStart(): Promise<void> {
     await this.stopping;
+    await checkPartitions(this.redis, this.keys);
     const code = [...this.local.values()].filter((j) => j.def.source === 'code');
     for (let i = 0; i < code.length; i += 500) {
       await Promise.all(code.slice(i, i + 500).map((j) => (j.saved = this.persist(j))));
@@ -602,5 +622,22 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       handle: (def, trigger) => new ScheduledJob(this, def, trigger, undefined, []),
       pauseNotes: (ids) => this.pauseNotes.getMany(ids),
     };
+  }
+}
+
+/**
+ * Record the deployment's partition count at its first start, and refuse to start with another one:
+ * a schedule's keys are found by hashing its id over that count, so two counts would split it.
+ */
+async function checkPartitions(redis: Redis, k: Keys): Promise<void> {
+  await redis.set(k.partitionCount, String(k.partitions), 'NX');
+  const stored = Number(await redis.get(k.partitionCount));
+  if (stored !== k.partitions) {
+    throw new ScheduleOptionsError(
+      undefined,
+      'partitions',
+      `this deployment's schedules are spread over ${stored} partitions (${k.partitionCount}); got ${k.partitions}: ` +
+        `set partitions: ${stored} (changing the count needs the schedules moved, which bullbeat does not do)`,
+    );
   }
 }

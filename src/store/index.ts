@@ -33,6 +33,15 @@ export {
   parsePauseNote,
   pauseNoteProblem,
 } from './pause-note.js';
+export {
+  bullConnection,
+  type ClusterConnection,
+  openRedis,
+  parseClusterNodes,
+  queuePrefixFor,
+  type RedisTarget,
+  redisTarget,
+} from './redis-target.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {
   type PreviousAttempt,

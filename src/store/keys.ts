@@ -1,14 +1,31 @@
+import { partitionOf, partitionTag } from './partitions.js';
+
 /**
- * Redis key layout. Every bullbeat key of one deployment shares one hash tag (`{prefix}`), so that
- * every Lua script stays single-slot and Redis Cluster works. BullMQ's own queue keys are BullMQ's.
+ * Redis key layout. With one partition (a single Redis, and today's data) every bullbeat key of one
+ * deployment shares one hash tag (`{prefix}`), so that every Lua script stays single-slot. With P
+ * partitions (a Redis Cluster, see partitions.ts) each schedule's keys live under its partition's tag,
+ * and the deployment-wide keys (wake, fleet, groups) under `{prefix}`: every script still touches one
+ * slot. BullMQ's own queue keys are BullMQ's.
  */
 export function hashTag(prefix: string): string {
   return prefix.includes('{') ? prefix : `{${prefix}}`;
 }
 
 export interface Keys {
-  /** The common start of every key: `{prefix}:bb`. */
+  /** The start of this partition's keys: `{prefix}:bb` with one partition. */
   base: string;
+  /** How many partitions the deployment has (1: every key under `{prefix}`). */
+  partitions: number;
+  /** This partition's index; -1 for the keys of a whole deployment of more than one partition. */
+  index: number;
+  /** The keys of partition `i` (itself with one partition). */
+  partition(i: number): Keys;
+  /** The partition of a schedule: a stable hash of its id (0 with one partition). */
+  partitionOf(scheduleId: string): number;
+  /** The keys of a schedule's partition. */
+  of(scheduleId: string): Keys;
+  /** Every partition's keys, in order. */
+  all(): Keys[];
   /** Hash: schedule id → its definition (JSON). Written by the scheduler. */
   schedules: string;
   /** Sorted set: schedule id scored by its next due time (ms); only active schedules are in it. */
@@ -75,40 +92,124 @@ export interface Keys {
    * last backfill of the schedule, and goes with the schedule.
    */
   backfills(scheduleId: string): string;
+  /** String: the deployment's partition count, written by the first manager that starts (see `partitions`). */
+  partitionCount: string;
 }
 
-export function keys(prefix: string): Keys {
-  const base = `${hashTag(prefix)}:bb`;
-  return {
+/**
+ * The keys of a deployment. `partitions` (1 by default) must be the same for every process of it: a
+ * schedule's keys are found by hashing its id over that count. With 1, the key names are exactly
+ * those of earlier releases.
+ */
+export function keys(prefix: string, partitions = 1): Keys {
+  if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1024) {
+    throw new RangeError(`keys: partitions must be an integer from 1 to 1024, got ${partitions}`);
+  }
+  const globalBase = `${hashTag(prefix)}:bb`;
+  if (partitions === 1) {
+    const k = partitionKeys(globalBase, globalBase, 1, 0, () => k);
+    return k;
+  }
+  const parts: Keys[] = [];
+  const whole = partitionKeys(
+    globalBase,
+    globalBase,
+    partitions,
+    -1,
+    (id) => parts[partitionOf(id, partitions)]!,
+  );
+  for (let i = 0; i < partitions; i++) {
+    parts.push(
+      partitionKeys(
+        `{${partitionTag(prefix, i, partitions)}}:bb`,
+        globalBase,
+        partitions,
+        i,
+        (id) => parts[partitionOf(id, partitions)]!,
+      ),
+    );
+  }
+  for (const k of [whole, ...parts]) {
+    k.partition = (i) => {
+      const p = parts[i];
+      if (!p) throw new RangeError(`keys: no partition ${i} (there are ${partitions})`);
+      return p;
+    };
+    k.all = () => parts;
+  }
+  // The whole deployment's keys have no `schedules`, `due`...: those are per partition.
+  for (const name of PARTITION_FIELDS) {
+    Object.defineProperty(whole, name, {
+      get() {
+        throw new Error(
+          `keys.${name}: the deployment has ${partitions} partitions; use keys.of(id) or keys.partition(i)`,
+        );
+      },
+    });
+  }
+  return whole;
+}
+
+const PARTITION_FIELDS = [
+  'schedules',
+  'due',
+  'totals',
+  'inflight',
+  'claim',
+  'state',
+  'resched',
+  'completed',
+  'errors',
+  'pauseNotes',
+] as const;
+
+function partitionKeys(
+  base: string,
+  globalBase: string,
+  partitions: number,
+  index: number,
+  ofId: (id: string) => Keys,
+): Keys {
+  const k: Keys = {
     base,
+    partitions,
+    index,
+    partition: () => k,
+    partitionOf: (id) => (partitions === 1 ? 0 : partitionOf(id, partitions)),
+    of: ofId,
+    all: () => [k],
     schedules: `${base}:schedules`,
     due: `${base}:due`,
-    counts: (id) => `${base}:counts:${id}`,
+    // a schedule's own keys are always in its partition (its scripts touch them with the partition's)
+    counts: (id) => `${ofId(id).base}:counts:${id}`,
     totals: `${base}:totals`,
-    runs: (id) => `${base}:runs:${id}`,
-    runIndex: (id) => `${base}:runidx:${id}`,
+    runs: (id) => `${ofId(id).base}:runs:${id}`,
+    runIndex: (id) => `${ofId(id).base}:runidx:${id}`,
     inflight: `${base}:inflight`,
     claim: `${base}:claim`,
     state: `${base}:state`,
     resched: `${base}:resched`,
     completed: `${base}:completed`,
     errors: `${base}:errors`,
-    wake: `${base}:wake`,
-    lease: (id) => `${base}:lease:${id}`,
-    leaseOwed: (id) => `${base}:owed:${id}`,
-    runWaiters: (id) => `${base}:waiters:${id}`,
-    runWaiterBeats: (id) => `${base}:waiters:${id}:beats`,
-    cancelled: (id) => `${base}:cancelled:${id}`,
-    cancel: `${base}:cancel`,
-    group: (name) => `${base}:group:${name}`,
-    groupQueue: (name) => `${base}:group:${name}:queue`,
-    groupWaiters: (name) => `${base}:group:${name}:waiters`,
-    groupTicket: (name) => `${base}:group:${name}:ticket`,
-    fleet: `${base}:fleet`,
-    fleetBeats: `${base}:fleet:beats`,
+    // deployment-wide: one channel, one fleet, exclusion groups across every partition
+    wake: `${globalBase}:wake`,
+    cancel: `${globalBase}:cancel`,
+    lease: (id) => `${ofId(id).base}:lease:${id}`,
+    leaseOwed: (id) => `${ofId(id).base}:owed:${id}`,
+    runWaiters: (id) => `${ofId(id).base}:waiters:${id}`,
+    runWaiterBeats: (id) => `${ofId(id).base}:waiters:${id}:beats`,
+    cancelled: (id) => `${ofId(id).base}:cancelled:${id}`,
+    backfills: (id) => `${ofId(id).base}:backfills:${id}`,
     pauseNotes: `${base}:notes`,
-    backfills: (id) => `${base}:backfills:${id}`,
+    group: (name) => `${globalBase}:group:${name}`,
+    groupQueue: (name) => `${globalBase}:group:${name}:queue`,
+    groupWaiters: (name) => `${globalBase}:group:${name}:waiters`,
+    groupTicket: (name) => `${globalBase}:group:${name}:ticket`,
+    fleet: `${globalBase}:fleet`,
+    fleetBeats: `${globalBase}:fleet:beats`,
+    partitionCount: `${globalBase}:partitions`,
   };
+  return k;
 }
 
 /**

@@ -38,7 +38,7 @@ export class RunHistory {
     patch: RunPatch,
     counters: readonly RunCounter[] = [],
   ): Promise<void> {
-    const k = this.keys;
+    const k = this.keys.of(scheduleId);
     await this.redis.bbMergeRun(
       k.runs(scheduleId),
       k.runIndex(scheduleId),
@@ -73,7 +73,18 @@ export class RunHistory {
 
   /** The counters summed over every schedule. */
   async totals(): Promise<Record<RunCounter, number>> {
-    return countsFrom(await this.redis.hgetall(this.keys.totals));
+    return countsFrom(await this.rawTotals());
+  }
+
+  /** Every field of the totals (`reclaimed` and `errored` too), summed over the partitions. */
+  async rawTotals(): Promise<Record<string, string>> {
+    const all = await Promise.all(this.keys.all().map((k) => this.redis.hgetall(k.totals)));
+    if (all.length === 1) return all[0]!;
+    const sum: Record<string, string> = {};
+    for (const raw of all) {
+      for (const [f, v] of Object.entries(raw)) sum[f] = String(Number(sum[f] ?? 0) + Number(v));
+    }
+    return sum;
   }
 
   /** Forget a schedule's history and counters (the totals keep what it contributed). */

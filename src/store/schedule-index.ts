@@ -85,10 +85,18 @@ export class ScheduleIndex {
 
   private async load(): Promise<IndexEntry[]> {
     const started = this.now();
-    const res =
-      (await this.redis.pipeline().hgetall(this.keys.schedules).hgetall(this.keys.state).exec()) ?? [];
-    const defs = (res[0]?.[1] ?? {}) as Record<string, string>;
-    const states = (res[1]?.[1] ?? {}) as Record<string, string>;
+    // one pipeline per partition (a cluster pipeline stays within one slot)
+    const parts = await Promise.all(
+      this.keys
+        .all()
+        .map(async (k) => (await this.redis.pipeline().hgetall(k.schedules).hgetall(k.state).exec()) ?? []),
+    );
+    const defs: Record<string, string> = {};
+    const states: Record<string, string> = {};
+    for (const res of parts) {
+      Object.assign(defs, res[0]?.[1] ?? {});
+      Object.assign(states, res[1]?.[1] ?? {});
+    }
     const entries: IndexEntry[] = [];
     for (const [id, json] of Object.entries(defs)) {
       const e = this.entry(id, json, states[id]);
@@ -105,9 +113,12 @@ export class ScheduleIndex {
   /** Re-read statuses; drop removed schedules; fetch the definitions of new ones. */
   private async refresh(): Promise<IndexEntry[]> {
     const started = this.now();
-    const states = await this.redis.hgetall(this.keys.state);
+    const states: Record<string, string> = Object.assign(
+      {},
+      ...(await Promise.all(this.keys.all().map((k) => this.redis.hgetall(k.state)))),
+    );
     const fresh = Object.keys(states).filter((id) => !this.byId.has(id));
-    const defs = fresh.length > 0 ? await this.redis.hmget(this.keys.schedules, ...fresh) : [];
+    const defs = await Promise.all(fresh.map((id) => this.redis.hget(this.keys.of(id).schedules, id)));
     let changed = fresh.length > 0;
     const next: IndexEntry[] = [];
     for (const e of this.entries ?? []) {

@@ -144,7 +144,7 @@ export class ScheduleStore {
     now: number,
     keepCompleted = false,
   ): Promise<UpsertResult> {
-    const k = this.keys;
+    const k = this.keys.of(def.id);
     return this.redis.bbUpsert(
       k.schedules,
       k.due,
@@ -166,6 +166,7 @@ export class ScheduleStore {
   /** Claim what is due now or within `aheadMs` (by Redis TIME), lapsed claims first. */
   async claim(batch: number, leaseMs: number, token: string, aheadMs = 0): Promise<ClaimResult> {
     const k = this.keys;
+    if (k.index < 0) throw new Error('ScheduleStore.claim: claim from one partition (store.partition(i))');
     const raw = await this.redis.bbClaim(
       k.due,
       k.inflight,
@@ -197,7 +198,13 @@ export class ScheduleStore {
   /** Complete claims made with `token` (one claim call's). */
   async complete(completions: readonly Completion[], now: number, token: string): Promise<number> {
     if (completions.length === 0) return 0;
-    const k = this.keys;
+    const k = this.keys.of(completions[0]!.claim.id);
+    if (completions.some((c) => this.keys.partitionOf(c.claim.id) !== k.index)) {
+      // one script per partition (each touches one slot)
+      const groups = this.byPartition(completions, (c) => c.claim.id);
+      const done = await Promise.all([...groups.values()].map((g) => this.complete(g, now, token)));
+      return done.reduce((a, b) => a + b, 0);
+    }
     // numkeys, the 7 shared keys, each item's own keys, then the arguments (see complete-n.lua)
     const args: (string | number)[] = [
       7 + 3 * completions.length,
@@ -246,7 +253,7 @@ export class ScheduleStore {
    * written: it is claimed at or after `next` (re-read it and resume after the claimed occurrence).
    */
   setStatus(id: string, from: string, to: StateCode, next: number | null = null): Promise<number> {
-    const k = this.keys;
+    const k = this.keys.of(id);
     return this.redis.bbSetStatus(
       k.state,
       k.due,
@@ -262,7 +269,7 @@ export class ScheduleStore {
 
   /** Delete a schedule with its history (only if its status is `onlyIf`, when given). */
   async remove(id: string, onlyIf: StateCode | '' = ''): Promise<boolean> {
-    const k = this.keys;
+    const k = this.keys.of(id);
     const n = await this.redis.bbRemove(
       k.schedules,
       k.due,
@@ -286,7 +293,7 @@ export class ScheduleStore {
    * still ours), or at definition (`claim` = ''). True if it is now errored.
    */
   async markErrored(id: string, claim: string, error: ScheduleErrorInfo, now: number): Promise<boolean> {
-    const k = this.keys;
+    const k = this.keys.of(id);
     const n = await this.redis.bbMarkErrored(
       k.state,
       k.due,
@@ -306,7 +313,7 @@ export class ScheduleStore {
 
   /** Clear an errored schedule: active from `next` (or completed when null). True if it was errored. */
   async clearError(id: string, next: number | null, now: number): Promise<boolean> {
-    const k = this.keys;
+    const k = this.keys.of(id);
     const n = await this.redis.bbClearError(
       k.state,
       k.due,
@@ -322,7 +329,7 @@ export class ScheduleStore {
 
   /** One schedule (a bad row decoded as errored), or null; with the fire time of its occurrence claimed now. */
   async get(id: string): Promise<(StoredSchedule & { claimedFireAt: number | null }) | null> {
-    const k = this.keys;
+    const k = this.keys.of(id);
     const res = (await this.redis
       .multi()
       .hget(k.schedules, id)
@@ -342,7 +349,17 @@ export class ScheduleStore {
   /** Many schedules by id, in order (missing ones omitted; bad rows decoded as errored). */
   async getMany(ids: readonly string[]): Promise<StoredSchedule[]> {
     if (ids.length === 0) return [];
-    const k = this.keys;
+    const found = new Map<string, StoredSchedule>();
+    // one pipeline per partition (a cluster pipeline stays within one slot)
+    await Promise.all(
+      [...this.byPartition(ids, (id) => id)].map(([i, part]) =>
+        this.readRows(this.keys.partition(i), part, found),
+      ),
+    );
+    return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  private async readRows(k: Keys, ids: readonly string[], out: Map<string, StoredSchedule>): Promise<void> {
     const pipe = this.redis.pipeline();
     pipe.hmget(k.schedules, ...ids);
     pipe.hmget(k.state, ...ids);
@@ -354,7 +371,6 @@ export class ScheduleStore {
     const states = (res[1]?.[1] ?? []) as (string | null)[];
     const claims = (res[2]?.[1] ?? []) as (string | null)[];
     const errors = (res[3]?.[1] ?? []) as (string | null)[];
-    const out: StoredSchedule[] = [];
     ids.forEach((id, i) => {
       const state = parseState(states[i]);
       const defJSON = defs[i];
@@ -363,29 +379,56 @@ export class ScheduleStore {
       const claim = claims[i];
       const next =
         due !== null && due !== undefined ? Number(due) : claim ? Number(claim.split('|')[0]) : null;
-      out.push(decodeRow(id, defJSON, state, next, errors[i]));
+      out.set(id, decodeRow(id, defJSON, state, next, errors[i]));
     });
-    return out;
   }
+
+  /** Items grouped by the partition of their schedule id. */
+  private byPartition<T>(items: readonly T[], idOf: (item: T) => string): Map<number, T[]> {
+    const groups = new Map<number, T[]>();
+    for (const item of items) {
+      const i = this.keys.partitionOf(idOf(item));
+      let g = groups.get(i);
+      if (!g) groups.set(i, (g = []));
+      g.push(item);
+    }
+    return groups;
+  }
+
+  /** The store of one partition (itself with one partition): what one fire loop claims from. */
+  partition(i: number): ScheduleStore {
+    if (this.keys.partitions === 1) return this;
+    this.parts ??= this.keys.all().map((k) => new ScheduleStore(this.redis, k, this.historyLimit));
+    const p = this.parts[i];
+    if (!p) throw new RangeError(`ScheduleStore.partition: no partition ${i}`);
+    return p;
+  }
+
+  private parts: ScheduleStore[] | undefined;
 
   /** Every schedule's state (id → state). */
   async states(): Promise<Map<string, ScheduleState>> {
-    const raw = await this.redis.hgetall(this.keys.state);
+    const raws = await Promise.all(this.keys.all().map((k) => this.redis.hgetall(k.state)));
     const out = new Map<string, ScheduleState>();
-    for (const [id, v] of Object.entries(raw)) {
-      const s = parseState(v);
-      if (s) out.set(id, s);
+    for (const raw of raws) {
+      for (const [id, v] of Object.entries(raw)) {
+        const s = parseState(v);
+        if (s) out.set(id, s);
+      }
     }
     return out;
   }
 
   /** Look at a completed schedule again one retention period from `now` (it is kept meanwhile). */
   async keepCompleted(id: string, now: number): Promise<void> {
-    await this.redis.zadd(this.keys.completed, 'XX', now, id);
+    await this.redis.zadd(this.keys.of(id).completed, 'XX', now, id);
   }
 
   /** Completed schedules older than `before` (up to `limit`). */
-  completedBefore(before: number, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.completed, '-inf', before, 'LIMIT', 0, limit);
+  async completedBefore(before: number, limit: number): Promise<string[]> {
+    const lists = await Promise.all(
+      this.keys.all().map((k) => this.redis.zrangebyscore(k.completed, '-inf', before, 'LIMIT', 0, limit)),
+    );
+    return lists.flat().slice(0, limit);
   }
 }

@@ -4,24 +4,25 @@ import { ScheduleNotFoundError } from '../../errors/index.js';
 import type { PauseNote, ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
 import { describeTrigger } from '../../triggers/index.js';
+import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
 import { resolvePrefix } from '../discover-prefix.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
-import { probeRedis } from '../redis-probe.js';
+import { cliTarget, probeRedis } from '../redis-probe.js';
 
 /** Runs `fn` with a client-role manager on the configured Redis and prefix; closes it after. */
 export async function withManager<T>(
   ctx: CommandContext,
   fn: (manager: SchedulerManager) => Promise<T>,
 ): Promise<T> {
-  await probeRedis(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+  await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
   await resolvePrefix(ctx);
   const manager = new SchedulerManager({
     role: 'client',
     prefix: ctx.config.prefix,
-    connection: ctx.config.redisUrl,
+    connection: cliConnection(ctx.config),
     logger: ctx.logger,
   });
   try {

@@ -8,11 +8,12 @@ import {
   parseLegacyKey,
   planImport,
 } from '../bullmq-import-plan.js';
+import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
-import { probeRedis } from '../redis-probe.js';
+import { cliTarget, probeRedis } from '../redis-probe.js';
 
 interface ImportOptions {
   queue: string;
@@ -99,8 +100,14 @@ export function importBullmqCommand(io: CliIO) {
   return async (options: ImportOptions, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
     if (options.queue.trim() === '') throw new ConfigError('--queue', 'must name a queue');
+    if (ctx.config.redisClusterNodes) {
+      throw new ConfigError(
+        '--redis-cluster-nodes',
+        "import:bullmq reads a queue on a single Redis only (its BullMQ prefix on a cluster is the application's own)",
+      );
+    }
     const zone = defaultZone(options.tz);
-    await probeRedis(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+    await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
     const sources = await readBullmqSchedules(ctx, options.queue);
     const now = io.now();
     const plan = sources.map((s) => planImport(s, options.queue, now, zone));
@@ -124,7 +131,7 @@ async function apply(
   const manager = new SchedulerManager({
     role: 'client',
     prefix: ctx.config.prefix,
-    connection: ctx.config.redisUrl,
+    connection: cliConnection(ctx.config),
     logger: ctx.logger,
   });
   const outcomes: Outcome[] = [];

@@ -4,7 +4,7 @@ import { ConfigError } from '../../errors/index.js';
 import { createWorker, type WorkerHandle } from '../../queue/index.js';
 import type { SchedulerManager } from '../../scheduler/index.js';
 import { assertPortFree } from '../assert-port-free.js';
-import { resolveDashboardConfig, resolveWorkerConfig } from '../cli-config.js';
+import { cliConnection, resolveDashboardConfig, resolveWorkerConfig } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import {
   type CommandContext,
@@ -14,7 +14,7 @@ import {
 } from '../command-context.js';
 import { resolvePrefix } from '../discover-prefix.js';
 import { checkOpsConfig, processOpsFor } from '../process-ops-for.js';
-import { probeRedis } from '../redis-probe.js';
+import { cliTarget, probeRedis } from '../redis-probe.js';
 import { runUntilSignal } from '../run-until-signal.js';
 
 /** The worker of `bullbeat worker` and `bullbeat dev`: its queues follow `createWorker`'s rule unless configured. */
@@ -87,7 +87,7 @@ async function startDashboardServer(
         : {
             schedulerOptions: {
               prefix: ctx.config.prefix,
-              connection: ctx.config.redisUrl,
+              connection: cliConnection(ctx.config),
               logger: ctx.logger,
             },
           }),
@@ -225,7 +225,7 @@ export function dashboardCommand(io: CliIO) {
   return async (options: { readOnly?: boolean }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'dashboard');
     resolveDashboardConfig(ctx.sources);
-    await probeRedis(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+    await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
     await resolvePrefix(ctx);
     return runUntilSignal(ctx.logger, async () => {
       const server = await startDashboardServer(ctx, { readOnly: options.readOnly === true });

@@ -2,11 +2,12 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../errors/index.js';
 import { FleetReader } from '../../ops/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
+import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
-import { probeRedis } from '../redis-probe.js';
+import { cliTarget, probeRedis } from '../redis-probe.js';
 
 /**
  * `bullbeat status [--json] [--late-threshold-ms N]`: the fleet (scheduler replicas and workers,
@@ -23,11 +24,11 @@ export function statusCommand(io: CliIO) {
         `expected a whole number of milliseconds (got "${options.lateThresholdMs}")`,
       );
     }
-    await probeRedis(ctx.config.redisUrl, ctx.config.redisTimeoutMs);
+    await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
     const manager = new SchedulerManager({
       role: 'client',
       prefix: ctx.config.prefix,
-      connection: ctx.config.redisUrl,
+      connection: cliConnection(ctx.config),
       logger: ctx.logger,
     });
     try {

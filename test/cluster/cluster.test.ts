@@ -1,0 +1,179 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createWorker } from '../../src/queue/create-worker.js';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { keys } from '../../src/store/keys.js';
+import { keySlot } from '../../src/store/partitions.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { assertBuilt, runBullbeat } from '../cli/run-bullbeat.js';
+import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
+import { clusterEnv, keysPerMaster, redisNow, silent, until } from './helpers.js';
+
+let cluster: LocalCluster;
+beforeAll(async () => {
+  cluster = await startCluster();
+}, 60_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
+  let env: ReturnType<typeof clusterEnv>;
+  afterEach(async () => {
+    await env?.cleanup();
+    delete process.env.REDIS_CLUSTER_NODES;
+  });
+
+  it('REDIS_CLUSTER_NODES wins over REDIS_URL; partitions default to 24 there, 1 on a single Redis', () => {
+    process.env.REDIS_CLUSTER_NODES = cluster.nodesText;
+    const m = new SchedulerManager({ logger: silent });
+    expect(m.options.target.cluster?.nodes.length).toBe(6);
+    expect(m.partitions).toBe(24);
+    expect(m.queuePrefixFor('emails')).toBe('{bull:emails}');
+    delete process.env.REDIS_CLUSTER_NODES;
+    const single = new SchedulerManager({ logger: silent });
+    expect(single.options.target.cluster).toBeUndefined();
+    expect(single.partitions).toBe(1);
+    expect(single.queuePrefixFor('emails')).toBeUndefined();
+    process.env.REDIS_CLUSTER_NODES = '127.0.0.1:notaport';
+    expect(() => new SchedulerManager({ logger: silent })).toThrow(/REDIS_CLUSTER_NODES.*host:port/);
+  });
+
+  it('two replicas, 120 schedules every second: each occurrence runs once, spread over every partition and master', async () => {
+    env = clusterEnv(cluster, 'spread');
+    const { runs } = env.consumer();
+    const [a, b] = [env.manager(), env.manager()];
+    for (const m of [a, b]) {
+      for (let i = 0; i < 120; i++) {
+        m.schedule({ name: 'tick' }, new IntervalTrigger(1, { anchor: (i * 37) % 1000 }), { id: `s${i}` });
+      }
+    }
+    await Promise.all([a.start(), b.start()]);
+    const t0 = await redisNow(env.redis);
+    await until(async () => (await redisNow(env.redis)) > t0 + 3500, 30_000, 100);
+    await Promise.all([a.stop(), b.stop()]);
+    await until(
+      () => [...runs.keys()].filter((k) => Number(k.split('@')[1]) < t0 + 3000).length >= 360,
+      20_000,
+      100,
+    ).catch(() => undefined);
+    const want: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      const anchor = (i * 37) % 1000;
+      for (let t = Math.ceil((t0 + 500 - anchor) / 1000) * 1000 + anchor; t < t0 + 3000; t += 1000)
+        want.push(`s${i}@${t}`);
+    }
+    expect(want.filter((k) => !runs.has(k))).toEqual([]);
+    expect([...runs].filter(([, n]) => n > 1)).toEqual([]);
+    // both replicas fired, from the partitions of every master
+    expect(a.loopStats!.enqueued).toBeGreaterThan(0);
+    expect(b.loopStats!.enqueued).toBeGreaterThan(0);
+    const per = await keysPerMaster(cluster, env.prefix);
+    expect(per.size).toBe(3);
+    for (const { keys: n } of per.values()) expect(n).toBeGreaterThan(0);
+    // stats, list and history read every partition
+    const stats = await a.stats();
+    expect(stats.jobsTotal).toBe(120);
+    expect(stats.jobsActive).toBe(120);
+    expect((await a.list({})).length).toBe(120);
+    expect((await a.history('s7')).length).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
+  it('each schedule is in one partition: its keys share a slot; the deployment-wide ones are under {prefix}', () => {
+    const k = keys('app', 24);
+    const slots = new Set<number>();
+    for (let i = 0; i < 24; i++) {
+      const p = k.partition(i);
+      const s = keySlot(p.due);
+      for (const key of [
+        p.schedules,
+        p.state,
+        p.inflight,
+        p.claim,
+        p.totals,
+        p.completed,
+        p.errors,
+        p.resched,
+      ])
+        expect(keySlot(key)).toBe(s);
+      // the i-th 24th of the slot space: 8 per master on a 3-master cluster
+      expect(Math.floor(s / (16384 / 24))).toBe(i);
+      slots.add(s);
+    }
+    expect(slots.size).toBe(24);
+    const id = 'daily-report';
+    const own = k.of(id);
+    for (const key of [k.runs(id), k.runIndex(id), k.counts(id), k.lease(id), k.leaseOwed(id)])
+      expect(keySlot(key)).toBe(keySlot(own.due));
+    expect(keySlot(k.group('g'))).toBe(keySlot(k.wake));
+    expect(keySlot(k.groupQueue('g'))).toBe(keySlot('{app}'));
+    // one partition: the key names of earlier releases
+    const one = keys('app');
+    expect([one.due, one.runs('x'), one.wake]).toEqual(['{app}:bb:due', '{app}:bb:runs:x', '{app}:bb:wake']);
+    expect(() => k.due).toThrow(/partitions/);
+  });
+
+  it('pause and resume, a second start with another partition count refused', async () => {
+    env = clusterEnv(cluster, 'pause');
+    const { runs } = env.consumer();
+    const m = env.manager();
+    const job = m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'p1' });
+    await m.start();
+    await until(() => [...runs.keys()].some((k) => k.startsWith('p1@')), 10_000);
+    await job.pause();
+    const paused = await redisNow(env.redis);
+    await new Promise((r) => setTimeout(r, 700));
+    expect([...runs.keys()].filter((k) => Number(k.split('@')[1]) > paused + 100)).toEqual([]);
+    await job.resume();
+    await until(() => [...runs.keys()].some((k) => Number(k.split('@')[1]) > paused + 700), 10_000);
+    const other = env.manager({ partitions: 8 });
+    await expect(other.start()).rejects.toThrow(/partitions.*24/);
+  }, 30_000);
+
+  it("bullbeat's worker runtime runs handlers on the cluster (records, overlap lease, exclusion group)", async () => {
+    env = clusterEnv(cluster, 'worker');
+    const m = env.manager();
+    const ran: number[] = [];
+    m.every(0.3, { id: 'w1', exclusionGroup: 'g' })(async function w1() {
+      ran.push(Date.now());
+    });
+    await m.start();
+    const worker = await createWorker(m, { concurrency: 4 });
+    try {
+      await until(() => ran.length >= 3, 15_000);
+      await until(async () => (await m.history('w1')).some((r) => r.outcome === 'succeeded'), 10_000);
+    } finally {
+      await worker.close();
+    }
+  }, 30_000);
+
+  it('the CLI on the cluster: --redis-cluster-nodes (or REDIS_CLUSTER_NODES) lists, pauses, finds the prefix', async () => {
+    assertBuilt();
+    env = clusterEnv(cluster, 'cli');
+    const m = env.manager({ role: 'client' });
+    for (let i = 0; i < 30; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(60), { id: `c${i}` });
+    await m.start();
+    const list = await runBullbeat([
+      'schedule:list',
+      '--json',
+      '--redis-cluster-nodes',
+      cluster.nodesText,
+      '--prefix',
+      env.prefix,
+    ]);
+    expect(list.stderr).toBe('');
+    expect((JSON.parse(list.stdout) as unknown[]).length).toBe(30);
+    const pause = await runBullbeat(['schedule:pause', 'c3', '--prefix', env.prefix], {
+      env: { REDIS_CLUSTER_NODES: cluster.nodesText },
+    });
+    expect(pause.code).toBe(0);
+    expect((await m.get('c3'))?.status).toBe('paused');
+    // no --prefix: the deployments are found by scanning every master, each named once (not per partition)
+    const found = await runBullbeat(['schedule:list'], { env: { REDIS_CLUSTER_NODES: cluster.nodesText } });
+    const named = /several bullbeat deployments \((.*)\)/.exec(found.stderr)?.[1]?.split(', ') ?? [];
+    expect(named).toContain(env.prefix);
+    expect(named.filter((p) => p.startsWith(`${env.prefix}:`))).toEqual([]);
+    const bad = await runBullbeat(['schedule:list', '--redis-cluster-nodes', '127.0.0.1:x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--redis-cluster-nodes/);
+  }, 60_000);
+});

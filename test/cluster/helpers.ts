@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { type Job, Worker } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import pino from 'pino';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import type { SchedulerManagerOptions } from '../../src/scheduler/scheduler-manager-options.js';
+import type { OccurrenceJobData } from '../../src/store/job-payload.js';
+import { keys } from '../../src/store/keys.js';
+import { keySlot } from '../../src/store/partitions.js';
+import { bullConnection, openRedis, queuePrefixFor, redisTarget } from '../../src/store/redis-target.js';
+import { RunHistory } from '../../src/store/run-history.js';
+import type { LocalCluster } from '../setup/redis-cluster.js';
+
+export const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+/** A unique prefix and queue on the cluster, the managers made for it, and the cleanup. */
+export function clusterEnv(cluster: LocalCluster, tag: string, partitions?: number) {
+  const id = `${tag}-${randomUUID().slice(0, 8)}`;
+  const prefix = `t-${id}`;
+  const queue = `q-${id}`;
+  const target = redisTarget({ cluster: cluster.nodesText });
+  const redis = openRedis(target);
+  const managers: SchedulerManager[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+  return {
+    prefix,
+    queue,
+    redis,
+    target,
+    keys: keys(prefix, partitions ?? 24),
+    manager(options: SchedulerManagerOptions = {}): SchedulerManager {
+      const m = new SchedulerManager({
+        prefix,
+        defaultQueue: queue,
+        connection: { cluster: cluster.nodesText },
+        logger: silent,
+        ...(partitions !== undefined && { partitions }),
+        ...options,
+      });
+      managers.push(m);
+      return m;
+    },
+    /**
+     * A plain BullMQ consumer of the queue, told the prefix as the README says, that writes the
+     * `running` record when it starts a job and counts runs per occurrence.
+     */
+    consumer(concurrency = 50) {
+      const runs = new Map<string, number>();
+      const history = new RunHistory(redis, keys(prefix, partitions ?? 24));
+      const connection = bullConnection(target) as Cluster;
+      const worker = new Worker<OccurrenceJobData>(
+        queue,
+        async (job: Job<OccurrenceJobData>) => {
+          const { scheduleId, fireAt } = job.data;
+          await history.merge(scheduleId, fireAt, false, { outcome: 'running', startedAt: Date.now() });
+          const k = `${scheduleId}@${fireAt}`;
+          runs.set(k, (runs.get(k) ?? 0) + 1);
+        },
+        { connection, prefix: queuePrefixFor(target, queue)!, concurrency },
+      );
+      worker.on('error', () => undefined);
+      closers.push(async () => {
+        await worker.close().catch(() => undefined);
+        connection.disconnect();
+      });
+      return { runs, worker };
+    },
+    async cleanup(): Promise<void> {
+      await Promise.all(managers.map((m) => m.stop().catch(() => undefined)));
+      await Promise.all(managers.map((m) => m.close().catch(() => undefined)));
+      for (const c of closers.splice(0)) await c();
+      redis.disconnect();
+    },
+  };
+}
+
+/** bullbeat's keys of a prefix on each master (by port), and their bytes (MEMORY USAGE). */
+export async function keysPerMaster(
+  cluster: LocalCluster,
+  prefix: string,
+  withBytes = false,
+): Promise<Map<number, { keys: number; bytes: number; slots: Set<number> }>> {
+  const { masters } = await cluster.roles();
+  const out = new Map<number, { keys: number; bytes: number; slots: Set<number> }>();
+  for (const port of masters) {
+    const r = openRedis({ host: '127.0.0.1', port });
+    const entry = { keys: 0, bytes: 0, slots: new Set<number>() };
+    let cursor = '0';
+    do {
+      const [next, batch] = await r.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      entry.keys += batch.length;
+      for (const k of batch) entry.slots.add(keySlot(k));
+      if (withBytes) {
+        const p = r.pipeline();
+        for (const k of batch) p.memory('USAGE', k);
+        for (const [, v] of (await p.exec()) ?? []) entry.bytes += Number(v ?? 0);
+      }
+    } while (cursor !== '0');
+    out.set(port, entry);
+    r.disconnect();
+  }
+  return out;
+}
+
+/** Redis TIME in ms (any node). */
+export async function redisNow(redis: Redis): Promise<number> {
+  const [s, us] = await redis.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 20) {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting for a condition');
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
