@@ -36,7 +36,7 @@ export class BackfillLedger {
     scheduleId: string,
     fireAts: readonly number[],
   ): Promise<{ now: number; verdicts: BackfillVerdict[] } | null> {
-    const k = this.keys;
+    const k = this.keys.of(scheduleId); // its partition's keys (one slot)
     const out = await this.redis.bbBackfillCheck(
       k.runs(scheduleId),
       k.backfills(scheduleId),
@@ -56,7 +56,7 @@ export class BackfillLedger {
    */
   async mark(scheduleId: string, entries: readonly { fireAt: number; patch: RunPatch }[]): Promise<boolean> {
     if (entries.length === 0) return true;
-    const k = this.keys;
+    const k = this.keys.of(scheduleId); // its partition's keys (one slot)
     const args: (string | number)[] = [];
     for (const e of entries)
       args.push(e.fireAt, JSON.stringify({ scheduleId, fireAt: e.fireAt, ...e.patch }));

@@ -8,6 +8,6 @@ import type { Keys } from './keys.js';
  */
 export async function dueEarlier(redis: Redis, keys: Keys, id: string, at: number): Promise<boolean> {
   // ZADD XX: only an id already in `due`; LT: only to an earlier time (Redis 6.2+). CH: count updates.
-  const changed = await redis.zadd(keys.due, 'XX', 'LT', 'CH', at, id);
+  const changed = await redis.zadd(keys.of(id).due, 'XX', 'LT', 'CH', at, id);
   return Number(changed) === 1;
 }

@@ -62,24 +62,43 @@ export class PauseNotes {
 
   /** Store the note of a paused (or orphaned) schedule; false (nothing written) if it is not paused. */
   async set(id: string, note: PauseNote): Promise<boolean> {
-    const n = await this.redis.bbPauseNote(this.keys.state, this.keys.pauseNotes, id, JSON.stringify(note));
+    const n = await this.redis.bbPauseNote(
+      this.keys.of(id).state,
+      this.keys.of(id).pauseNotes,
+      id,
+      JSON.stringify(note),
+    );
     return n === 1;
   }
 
   /** Drop the note of a schedule that is no longer paused (a new pause's note is kept). */
   async clear(id: string): Promise<void> {
-    await this.redis.bbPauseNote(this.keys.state, this.keys.pauseNotes, id, '');
+    await this.redis.bbPauseNote(this.keys.of(id).state, this.keys.of(id).pauseNotes, id, '');
   }
 
   /** Drop the note whatever the state (the schedule is being removed). */
   async delete(id: string): Promise<void> {
-    await this.redis.hdel(this.keys.pauseNotes, id);
+    await this.redis.hdel(this.keys.of(id).pauseNotes, id);
   }
 
   /** The notes of many schedules, in order (null where none). */
   async getMany(ids: readonly string[]): Promise<(PauseNote | null)[]> {
     if (ids.length === 0) return [];
-    const raw = await this.redis.hmget(this.keys.pauseNotes, ...ids);
-    return raw.map(parsePauseNote);
+    // one HMGET per partition (a partition's notes are one key)
+    const byPartition = new Map<number, number[]>();
+    ids.forEach((id, i) => {
+      const p = this.keys.partitionOf(id);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), i]);
+    });
+    const out: (PauseNote | null)[] = new Array(ids.length).fill(null);
+    await Promise.all(
+      [...byPartition].map(async ([p, at]) => {
+        const raw = await this.redis.hmget(this.keys.partition(p).pauseNotes, ...at.map((i) => ids[i]!));
+        at.forEach((i, j) => {
+          out[i] = parsePauseNote(raw[j] ?? null);
+        });
+      }),
+    );
+    return out;
   }
 }

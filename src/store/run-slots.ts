@@ -57,8 +57,8 @@ export class RunSlots {
     running: RunPatch,
     skipped: RunPatch,
   ): Promise<RunStart> {
-    const k = this.keys;
     const id = run.scheduleId;
+    const k = this.keys.of(id); // its partition's keys (one slot)
     const [status, live, token, reason] = await this.redis.bbStartRun(
       k.lease(id),
       k.leaseOwed(id),
@@ -99,8 +99,8 @@ export class RunSlots {
     streak: 'ok' | 'failed' | undefined,
     pause: { afterFailures: number; note: string; at: number },
   ): Promise<RunFinish> {
-    const k = this.keys;
     const id = run.scheduleId;
+    const k = this.keys.of(id); // its partition's keys (one slot)
     const [written, paused, next] = await this.redis.bbFinishRun(
       k.lease(id),
       k.leaseOwed(id),
