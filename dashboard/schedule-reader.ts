@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Keys, RunCounter, RunRecord, ScheduleDefinition } from '../src/store/index.js';
 import {
   countsFrom,
-  PauseNotes,
+  parsePauseNote,
   parseRecord,
   RunHistory,
   type ScheduleErrorInfo,
@@ -89,13 +89,15 @@ export class ScheduleReader {
   async many(ids: readonly string[]): Promise<ScheduleView[]> {
     const rows = (await this.store.getMany(ids)).map(withTriggerChecked);
     if (rows.length === 0) return [];
-    const notes = await new PauseNotes(this.redis, this.keys).getMany(rows.map((r) => r.def.id));
     const pipe = this.redis.pipeline();
     for (const { def } of rows) {
       pipe.hgetall(this.keys.counts(def.id));
       pipe.zrevrange(this.keys.runIndex(def.id), 0, RECENT - 1);
     }
+    // the pause notes ride in the same round trip (last reply)
+    pipe.hmget(this.keys.pauseNotes, ...rows.map((r) => r.def.id));
     const res = (await pipe.exec()) ?? [];
+    const notes = ((res[2 * rows.length]?.[1] ?? []) as (string | null)[]).map(parsePauseNote);
     const fieldLists = rows.map((_, i) => (res[2 * i + 1]?.[1] ?? []) as string[]);
     const pipe2 = this.redis.pipeline();
     rows.forEach(({ def }, i) => {

@@ -111,7 +111,11 @@ function explainUnrecorded(f: WhyFacts, from: number, to: number, facts: WhyFact
   }
   if (s.status === 'paused') {
     const why = s.orphaned ? ' (orphaned: no deployed code defines it any more)' : '';
-    facts.push({ link: 'schedule', text: `paused${why}; when and by whom is not recorded`, ok: false });
+    const n = s.pauseNote;
+    const who = n
+      ? `; paused by ${n.by} at ${iso(n.at)}${n.note !== '' ? `: ${n.note}` : ''}`
+      : '; when and by whom is not recorded';
+    facts.push({ link: 'schedule', ...(n && { at: n.at }), text: `paused${why}${who}`, ok: false });
     return done(
       'paused',
       `the schedule is paused${why}: a paused schedule fires nothing and records nothing`,

@@ -1,3 +1,4 @@
+import type { PauseNote } from '../store/pause-note.js';
 import type { RunRecord } from '../store/run-record.js';
 import type { ScheduleErrorInfo } from '../store/schedule-store.js';
 import type { ExpectedOccurrence } from './expected-occurrence.js';
@@ -88,6 +89,8 @@ export interface WhyFacts {
     status: string;
     orphaned: boolean;
     error: ScheduleErrorInfo | null;
+    /** While paused: why, who paused it and when (`pause(id, { note })`). */
+    pauseNote?: PauseNote | null;
     /** Its next due time (active only). */
     nextRunTime: number | null;
     createdAt: number | null;

@@ -48,6 +48,7 @@ export async function whyDidntItRun(
       status: json.status,
       orphaned: json.orphaned,
       error: json.error,
+      pauseNote: json.pauseNote,
       nextRunTime: json.nextRunTime,
       createdAt: json.createdAt,
       misfire: def.misfire,

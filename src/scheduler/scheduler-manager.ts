@@ -427,9 +427,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     );
   }
 
-  /** The pause notes (`{prefix}:bb:notes`). */
+  /** The pause notes (`{prefix}:bb:notes`), on the current client (a close ends it; the next use connects again). */
   private get pauseNotes(): PauseNotes {
-    this.notesStore ??= new PauseNotes(this.redis, this.keys);
+    const redis = this.redis;
+    if (this.notesStore?.redis !== redis) this.notesStore = new PauseNotes(redis, this.keys);
     return this.notesStore;
   }
 

@@ -54,7 +54,7 @@ export function pauseNoteProblem(note: unknown, by: unknown): { field: string; r
 /** The pause notes in Redis (`lua/pause-note-2.lua` keeps a note only beside a paused state). */
 export class PauseNotes {
   constructor(
-    private readonly redis: Redis,
+    readonly redis: Redis,
     private readonly keys: Keys,
   ) {
     defineStoreScripts(redis);

@@ -67,11 +67,13 @@ describe('schedule:why', () => {
     const m = env.manager({ role: 'client' });
     m.every(1, { id: 'p', name: 'p' })(async () => {});
     await m.start();
-    await m.pause('p');
+    await m.pause('p', { note: 'vendor outage', by: 'ada' });
     await sleep(1100);
     const why = await whyDidntItRun(m, 'p');
     expect(why.cause).toBe('paused');
     expect(why.summary).toContain('paused');
+    // the pause note says who and why
+    expect(why.facts.at(-1)?.text).toMatch(/^paused; paused by ada at .+: vendor outage$/);
   });
 
   it('no scheduler replica alive: due and never claimed', async () => {

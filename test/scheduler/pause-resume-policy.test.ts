@@ -22,6 +22,9 @@ describe('pause with a note, resume with a policy', () => {
     expect(job.pauseNote).toMatchObject({ note: 'upstream API down, INC-42', by: 'ada' });
     expect(job.pauseNote!.at).toBeGreaterThanOrEqual(before);
     expect((await m.list())[0]!.toJSON().pauseNote?.note).toBe('upstream API down, INC-42');
+    // a closed manager connects again on its next use, notes included
+    await m.close();
+    expect((await m.get('n'))!.pauseNote?.note).toBe('upstream API down, INC-42');
     // a second pause is a no-op and keeps the note
     expect(await m.pause('n', { note: 'other' })).toBe(false);
     expect((await m.get('n'))!.pauseNote?.note).toBe('upstream API down, INC-42');
