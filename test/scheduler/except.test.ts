@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
-import { ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
+import { DateTrigger, ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
 import { redisNow, testEnv, until } from './helpers.js';
 
 describe('except: the fire loop and previews honour exclusions', () => {
@@ -63,5 +63,17 @@ describe('except: the fire loop and previews honour exclusions', () => {
     });
     const removed = m.schedule({ name: 'b' }, base, { except: [] });
     expect(removed.def.trigger).toEqual({ type: 'interval', seconds: 60 });
+  });
+
+  it('a one-shot whose instant is excluded completes without running', async () => {
+    env = testEnv('except-once');
+    const m = env.manager({ role: 'client' });
+    const job = m.schedule({ name: 'launch' }, new DateTrigger(Date.parse('2099-12-25T10:00:00Z')), {
+      except: ['2099-12-25'],
+    });
+    await job.saved;
+    const stored = await m.get('launch');
+    expect(stored?.status).toBe('completed');
+    expect(stored?.nextRunTime).toBeNull();
   });
 });
