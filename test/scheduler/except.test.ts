@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
+import { agenda } from '../../src/insight/index.js';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
 import { DateTrigger, ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
 import { redisNow, testEnv, until } from './helpers.js';
@@ -75,5 +76,25 @@ describe('except: the fire loop and previews honour exclusions', () => {
     const stored = await m.get('launch');
     expect(stored?.status).toBe('completed');
     expect(stored?.nextRunTime).toBeNull();
+  });
+
+  it('the agenda honours exclusions and shows the instants in the zone', async () => {
+    env = testEnv('except-agenda');
+    const m = env.manager({ role: 'client' });
+    await m.cron('0 12 * * *', { timezone: 'Europe/Paris', except: ['* * * * 0,6'] })(
+      async function noon() {},
+    );
+    await m.start();
+    const a = await agenda(m, { nextMs: 14 * 86_400_000 });
+    expect(a.entries.length).toBeGreaterThanOrEqual(9);
+    for (const e of a.entries) {
+      expect(e.zone).toBe('Europe/Paris');
+      expect(e.local).toMatch(/T12:00:00\+0[12]:00$/);
+      const weekday = new Date(e.at).toLocaleDateString('en-US', {
+        weekday: 'short',
+        timeZone: 'Europe/Paris',
+      });
+      expect(['Sat', 'Sun']).not.toContain(weekday);
+    }
   });
 });
