@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
-import { agenda } from '../../src/insight/index.js';
+import { agenda, whyDidntItRun } from '../../src/insight/index.js';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
 import { DateTrigger, ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
 import { redisNow, testEnv, until } from './helpers.js';
@@ -96,5 +96,13 @@ describe('except: the fire loop and previews honour exclusions', () => {
       });
       expect(['Sat', 'Sun']).not.toContain(weekday);
     }
+    // why: the occurrence at or before a Sunday evening is Friday's noon, read in the zone
+    const sunday = Date.parse('2026-05-03T18:00:00Z');
+    const why = await whyDidntItRun(m, 'noon', { at: sunday });
+    expect(why.occurrence).toMatchObject({
+      planned: Date.parse('2026-05-01T10:00:00Z'),
+      zone: 'Europe/Paris',
+      local: '2026-05-01T12:00:00+02:00',
+    });
   });
 });
