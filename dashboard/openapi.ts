@@ -47,6 +47,21 @@ const TRIGGER: Json = {
         logic: { enum: ['or', 'and'] },
       },
     },
+    {
+      type: 'object',
+      required: ['type', 'trigger', 'except'],
+      description: 'a trigger minus its exclusions (what the `except` field makes)',
+      properties: {
+        type: { const: 'except' },
+        trigger: { type: 'object' },
+        except: {
+          type: 'array',
+          items: { type: ['string', 'object'] },
+          description: 'dates 2026-12-25, ranges 2026-12-24..2026-12-26, cron expressions, triggers',
+        },
+        timezone: { type: 'string', description: "IANA zone; default the trigger's" },
+      },
+    },
   ],
 };
 

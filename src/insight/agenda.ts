@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
 import { JobStatus } from '../store/job-status.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
+import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { storedTrigger } from './stored-trigger.js';
 
@@ -76,8 +77,11 @@ export function agendaOf(
   /** Once `limit` entries are known, none later than the `limit`-th can make the list. */
   let cutoff = Number.POSITIVE_INFINITY;
   for (const s of schedules) {
-    const zone = s.trigger instanceof CronTrigger ? s.trigger.timezone : 'UTC';
-    const jitterMs = s.trigger instanceof CronTrigger ? s.trigger.jitterMs : jitterOf(s.trigger);
+    // an ExceptTrigger is shown in its zone (its cron trigger's, or the one it was given)
+    const zone =
+      s.trigger instanceof CronTrigger || s.trigger instanceof ExceptTrigger ? s.trigger.timezone : 'UTC';
+    const fires = s.trigger instanceof ExceptTrigger ? s.trigger.trigger : s.trigger;
+    const jitterMs = fires instanceof CronTrigger ? fires.jitterMs : jitterOf(fires);
     let t = s.next;
     let n = 0;
     const cap = Math.min(perScheduleLimit, s.runsLeft ?? Number.POSITIVE_INFINITY);

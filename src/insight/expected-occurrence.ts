@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { DateTrigger } from '../triggers/date-trigger.js';
+import { ExceptTrigger } from '../triggers/except-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 
@@ -47,8 +48,15 @@ export function expectedAtOrBefore(
 }
 
 /** The instant in the trigger's zone, its jitter, and the DST rule of its day. */
-export function describeInstant(trigger: Trigger, planned: number): ExpectedOccurrence {
-  const zone = trigger instanceof CronTrigger ? trigger.timezone : 'UTC';
+export function describeInstant(given: Trigger, planned: number): ExpectedOccurrence {
+  // an ExceptTrigger: its zone, and the wrapped trigger's jitter and DST rules
+  const trigger = given instanceof ExceptTrigger ? given.trigger : given;
+  const zone =
+    given instanceof ExceptTrigger
+      ? given.timezone
+      : trigger instanceof CronTrigger
+        ? trigger.timezone
+        : 'UTC';
   const local = DateTime.fromMillis(planned, { zone });
   const out: ExpectedOccurrence = {
     planned,

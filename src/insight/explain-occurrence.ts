@@ -63,9 +63,14 @@ type Done = (cause: WhyCause | null, summary: string, record?: RunRecord | null)
 /** The record of the occurrence: a scheduled or catch-up one whose fire time is its instant (+ jitter). */
 function findRecord(f: WhyFacts): RunRecord | null {
   const occ = f.occurrence;
-  const scheduled = f.records.filter((r) => r.kind !== 'manual');
+  const scheduled = f.records.filter((r) => r.kind !== 'manual' && r.kind !== 'backfill');
   if (!occ) return scheduled.find((r) => r.fireAt <= f.at) ?? null;
-  return scheduled.find((r) => r.fireAt >= occ.planned && r.fireAt <= occ.planned + occ.jitterMs) ?? null;
+  return (
+    scheduled.find((r) => r.fireAt >= occ.planned && r.fireAt <= occ.planned + occ.jitterMs) ??
+    // not recorded as scheduled, but a backfill ran it: its record tells the rest
+    f.records.find((r) => r.kind === 'backfill' && r.fireAt === occ.planned) ??
+    null
+  );
 }
 
 function explainUnrecorded(f: WhyFacts, from: number, to: number, facts: WhyFact[], done: Done): WhyReport {

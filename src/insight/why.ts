@@ -32,7 +32,8 @@ export async function whyDidntItRun(
   const at = options.at ?? now;
   const records = await manager.history(id, manager.options.historyLimit);
   const trigger = storedTrigger(job);
-  const hint = records.find((r) => r.kind !== 'manual' && r.fireAt <= at)?.fireAt ?? null;
+  const hint =
+    records.find((r) => r.kind !== 'manual' && r.kind !== 'backfill' && r.fireAt <= at)?.fireAt ?? null;
   const def = job.def;
   const occurrence = trigger
     ? expectedAtOrBefore(trigger, at, { startAt: def.startAt, endAt: def.endAt }, hint)

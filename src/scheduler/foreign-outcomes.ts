@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type ForeignOutcome, recordForeignOutcome } from '../store/foreign-outcome-script.js';
 import { occurrenceJobId } from '../store/job-payload.js';
-import { hashTag, type Keys, occurrenceField } from '../store/keys.js';
+import { hashTag, type Keys, occurrenceField, type RecordLane } from '../store/keys.js';
 import { bullConnection, queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
 import { parseRecord, type RunRecord } from '../store/run-record.js';
 import { peekNameAndQueue } from '../store/schedule-definition.js';
@@ -273,7 +273,10 @@ export class ForeignOutcomes {
       field,
       queue,
       jobId,
-      kind: current?.kind ?? job.kind ?? (occ.manual ? 'manual' : 'scheduled'),
+      kind:
+        current?.kind ??
+        job.kind ??
+        (occ.manual === 'backfill' ? 'backfill' : occ.manual ? 'manual' : 'scheduled'),
     });
   }
 }
@@ -305,7 +308,8 @@ function jobFields(raw: unknown): JobFields {
     try {
       const d = JSON.parse(data) as { prefix?: unknown; kind?: unknown };
       if (typeof d.prefix === 'string') out.prefix = d.prefix;
-      if (d.kind === 'scheduled' || d.kind === 'manual' || d.kind === 'catch-up') out.kind = d.kind;
+      if (d.kind === 'scheduled' || d.kind === 'manual' || d.kind === 'catch-up' || d.kind === 'backfill')
+        out.kind = d.kind;
     } catch {
       // not a bullbeat job's data
     }
@@ -331,10 +335,10 @@ function outcomeOf(
 /** The occurrence a job id names (`occurrenceJobId`), or null for any other job. */
 export function parseOccurrenceJobId(
   jobId: string,
-): { scheduleId: string; fireAt: number; manual: boolean } | null {
+): { scheduleId: string; fireAt: number; manual: RecordLane } | null {
   if (!jobId.startsWith('bb-')) return null;
   const dash = jobId.lastIndexOf('-');
-  const m = /^(m?)(\d+)$/.exec(jobId.slice(dash + 1));
+  const m = /^([mb]?)(\d+)$/.exec(jobId.slice(dash + 1));
   if (dash <= 2 || !m) return null;
   let scheduleId: string;
   try {
@@ -343,6 +347,6 @@ export function parseOccurrenceJobId(
     return null;
   }
   const fireAt = Number(m[2]);
-  const manual = m[1] === 'm';
+  const manual: RecordLane = m[1] === 'b' ? 'backfill' : m[1] === 'm';
   return occurrenceJobId(scheduleId, fireAt, manual) === jobId ? { scheduleId, fireAt, manual } : null;
 }

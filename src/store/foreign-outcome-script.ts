@@ -7,7 +7,7 @@ import { defineStoreScripts } from './scripts.js';
 export interface ForeignOutcome {
   scheduleId: string;
   fireAt: number;
-  /** The record field (`occurrenceField`): the fire time, or `m<time>` for a manual run. */
+  /** The record field (`occurrenceField`): the fire time, `m<time>` for a manual run, `b<time>` for a backfilled one. */
   field: string;
   queue: string;
   jobId: string;

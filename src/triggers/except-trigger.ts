@@ -1,7 +1,13 @@
 import { TimeZone } from '../cron/time-zone.js';
 import { InvalidTimezoneError, TriggerError } from '../errors/index.js';
 import { type DueAware, type DueContext, earliestDue, isDueAware } from './earliest-due.js';
-import { compileExclusion, type ExceptEntry, type ExceptEntryJSON, type Exclusion } from './exclusion.js';
+import {
+  compileExclusion,
+  type ExceptEntry,
+  type ExceptEntryJSON,
+  type Exclusion,
+  wallDay,
+} from './exclusion.js';
 import type { ExceptTriggerJSON, SerializableTrigger, Trigger, TriggerJSON } from './trigger.js';
 import { show } from './trigger-helpers.js';
 import { triggerTimezone } from './trigger-timezone.js';
@@ -41,6 +47,7 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
   readonly except: readonly ExceptEntry[];
   readonly timezone: string;
   readonly #exclusions: readonly Exclusion[];
+  readonly #zone: TimeZone;
   readonly #zoneGiven: boolean;
 
   constructor(trigger: Trigger, except: readonly ExceptEntry[], options: ExceptTriggerOptions = {}) {
@@ -70,6 +77,7 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
     }
     this.trigger = trigger;
     this.timezone = given ?? zoneOfTrigger(trigger);
+    this.#zone = TimeZone.of(this.timezone);
     this.#zoneGiven = given !== undefined && given !== zoneOfTrigger(trigger);
     this.except = Object.freeze([...except]);
     this.#exclusions = this.except.map((e, i) => compileExclusion(e, this.timezone, i));
@@ -78,8 +86,10 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
   /** The last instant of the excluded span holding `t` (the latest over the entries), or undefined. */
   excludedUntil(t: number): number | undefined {
     let end: number | undefined;
+    if (this.#exclusions.length === 0) return undefined;
+    const day = wallDay(this.#zone, t);
     for (const e of this.#exclusions) {
-      const span = e.spanEnd(t);
+      const span = e.spanEnd(t, day);
       if (span !== undefined && (end === undefined || span > end)) end = span;
     }
     return end;

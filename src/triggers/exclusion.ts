@@ -24,9 +24,10 @@ export interface Exclusion {
   /**
    * The last instant (epoch ms) of the excluded span holding `t`, or undefined when `t` is not
    * excluded. The span is the rest of the date (range) for a date, the rest of the minute (second)
-   * for a cron expression, `t` itself for a trigger.
+   * for a cron expression, `t` itself for a trigger. `day` is `t`'s wall-clock day number in the
+   * zone (`wallDay`), computed once for every entry.
    */
-  spanEnd(t: number): number | undefined;
+  spanEnd(t: number, day: number): number | undefined;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -46,7 +47,7 @@ function dayNumber(text: string): number | undefined {
 }
 
 /** The wall-clock day number (days since 1970-01-01 in the zone) of an instant. */
-function wallDay(zone: TimeZone, t: number): number {
+export function wallDay(zone: TimeZone, t: number): number {
   return Math.floor((t + zone.offsetAt(t)) / MS_PER_DAY);
 }
 
@@ -54,8 +55,7 @@ function wallDay(zone: TimeZone, t: number): number {
 function dateExclusion(source: string, first: number, last: number, zone: TimeZone): Exclusion {
   return {
     source,
-    spanEnd(t) {
-      const day = wallDay(zone, t);
+    spanEnd(t, day) {
       if (day < first || day > last) return undefined;
       // The instant just before the next local midnight; offsets change by hours at most, so search
       // a few candidates around it and keep the latest one still inside the range.

@@ -116,6 +116,19 @@ describe('backfill', () => {
     expect(await m.history.get('h', b, 'backfill')).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
   });
 
+  it('a backfill that stopped after its addBulk, before its mark: the record a worker wrote still guards it', async () => {
+    env = testEnv('bf-unmarked');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'h' }, new IntervalTrigger(3600), { id: 'h' }).saved;
+    await m.pause('h');
+    const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
+    // its job ran and is gone from BullMQ; only the worker's record says so (no ledger entry)
+    await m.history.merge('h', to - HOUR, 'backfill', { kind: 'backfill', outcome: 'succeeded' });
+    const r = await m.backfill('h', { from: to - 2 * HOUR, to });
+    expect(r.occurrences.map((o) => o.status)).toEqual(['enqueued', 'backfilled']);
+    expect(await env.jobIds()).toEqual([`bb-h-b${to - 2 * HOUR}`]);
+  });
+
   it('an active schedule: occurrences its own firing has ahead, and future ones, are listed but not enqueued', async () => {
     env = testEnv('bf-active');
     const m = env.manager({ role: 'client' });

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
+import { agenda, whyDidntItRun } from '../../src/insight/index.js';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
-import { ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
+import { DateTrigger, ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
 import { redisNow, testEnv, until } from './helpers.js';
 
 describe('except: the fire loop and previews honour exclusions', () => {
@@ -63,5 +64,45 @@ describe('except: the fire loop and previews honour exclusions', () => {
     });
     const removed = m.schedule({ name: 'b' }, base, { except: [] });
     expect(removed.def.trigger).toEqual({ type: 'interval', seconds: 60 });
+  });
+
+  it('a one-shot whose instant is excluded completes without running', async () => {
+    env = testEnv('except-once');
+    const m = env.manager({ role: 'client' });
+    const job = m.schedule({ name: 'launch' }, new DateTrigger(Date.parse('2099-12-25T10:00:00Z')), {
+      except: ['2099-12-25'],
+    });
+    await job.saved;
+    const stored = await m.get('launch');
+    expect(stored?.status).toBe('completed');
+    expect(stored?.nextRunTime).toBeNull();
+  });
+
+  it('the agenda honours exclusions and shows the instants in the zone', async () => {
+    env = testEnv('except-agenda');
+    const m = env.manager({ role: 'client' });
+    await m.cron('0 12 * * *', { timezone: 'Europe/Paris', except: ['* * * * 0,6'] })(
+      async function noon() {},
+    );
+    await m.start();
+    const a = await agenda(m, { nextMs: 14 * 86_400_000 });
+    expect(a.entries.length).toBeGreaterThanOrEqual(9);
+    for (const e of a.entries) {
+      expect(e.zone).toBe('Europe/Paris');
+      expect(e.local).toMatch(/T12:00:00\+0[12]:00$/);
+      const weekday = new Date(e.at).toLocaleDateString('en-US', {
+        weekday: 'short',
+        timeZone: 'Europe/Paris',
+      });
+      expect(['Sat', 'Sun']).not.toContain(weekday);
+    }
+    // why: the occurrence at or before a Sunday evening is Friday's noon, read in the zone
+    const sunday = Date.parse('2026-05-03T18:00:00Z');
+    const why = await whyDidntItRun(m, 'noon', { at: sunday });
+    expect(why.occurrence).toMatchObject({
+      planned: Date.parse('2026-05-01T10:00:00Z'),
+      zone: 'Europe/Paris',
+      local: '2026-05-01T12:00:00+02:00',
+    });
   });
 });

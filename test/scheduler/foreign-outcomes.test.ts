@@ -61,6 +61,7 @@ describe('foreign consumers', () => {
       ['digest', false],
       ['a-b:c/d é', true],
       ['-', false],
+      ['bf-x', 'backfill'],
     ] as const) {
       expect(parseOccurrenceJobId(occurrenceJobId(id, 1700000000123, manual))).toEqual({
         scheduleId: id,

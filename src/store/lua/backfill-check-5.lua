@@ -3,7 +3,8 @@
   when nothing ran it or will: not one the schedule's own firing still has ahead (at or after its
   claimed or due time), not in the future, not one whose scheduled record shows it enqueued or run
   (a `missed` or `skipped` record does not count: a backfill is how those are run after all), and
-  not one a backfill already enqueued (the ledger).
+  not one a backfill already enqueued (the ledger, or a `b<time>` record: a worker wrote one for a job
+  whose backfill stopped before its mark).
 
   Input:
     KEYS[1] runs:<id>       hash: occurrence field -> run record JSON
@@ -17,7 +18,7 @@
 
   Output:
     { -1 } when the schedule does not exist; else { now, code per fire time }: 0 to run, 1 its
-    scheduled record shows it enqueued or run, 2 a backfill enqueued it, 3 the schedule's own firing
+    scheduled record shows it enqueued or run, 2 a backfill enqueued it (ledger or record), 3 the schedule's own firing
     has it ahead, 4 in the future (after Redis `TIME`)
 ]]
 --- @include "includes/now"
@@ -35,7 +36,7 @@ for i = 2, #ARGV do
     code = 3
   elseif t > now then
     code = 4
-  elseif redis.call('ZSCORE', KEYS[2], ARGV[i]) then
+  elseif redis.call('ZSCORE', KEYS[2], ARGV[i]) or redis.call('HEXISTS', KEYS[1], 'b' .. ARGV[i]) == 1 then
     code = 2
   else
     local rec = redis.call('HGET', KEYS[1], ARGV[i])
