@@ -13,7 +13,7 @@ import {
 } from '../store/job-payload.js';
 import { type Keys, keys } from '../store/keys.js';
 import { LeaseStore } from '../store/lease-store.js';
-import { slotRule } from '../store/overlap-policy.js';
+import { type SlotRule, slotRule } from '../store/overlap-policy.js';
 import { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
 import type { RunRecord, SkipReason } from '../store/run-record.js';
 import { RunSlots, type RunStart } from '../store/run-slots.js';
@@ -63,10 +63,11 @@ interface Occurrence {
   run: OccurrenceRunOptions;
 }
 
-/** The run under way: its lease (when its overlap rule takes one) and fencing token. */
+/** The run under way: its lease (when its overlap rule takes one), slot rule and fencing token. */
 interface RunTicket {
   leaseId: string | undefined;
   fencingToken: number | undefined;
+  mode?: SlotRule['mode'];
 }
 
 /** A pause note says at most this much of the error. */
@@ -200,6 +201,7 @@ export class OccurrenceRunner {
         return skipped;
       }
       ticket.fencingToken = start.fencingToken;
+      ticket.mode = rule.mode;
       if (rule.mode !== 'none') {
         ticket.leaseId = held.leaseId;
         const set = occurrence.keys.lease(occurrence.scheduleId);
@@ -563,6 +565,7 @@ export class OccurrenceRunner {
         counters,
         streak,
         { afterFailures: failures, note: pauseNote(failures, error ?? ''), at: this.options.clock.now() },
+        ticket.mode,
       );
       if (ticket.leaseId !== undefined) held?.slotReturned();
       if (!done.written) {

@@ -97,6 +97,8 @@ export class RunSlots {
     counters: readonly RunCounter[],
     streak: 'ok' | 'failed' | undefined,
     pause: { afterFailures: number; note: string; at: number },
+    /** The slot rule the run started under (which waiters and marks it may have left). */
+    mode: SlotRule['mode'] = 'skip',
   ): Promise<RunFinish> {
     const k = this.keys;
     const id = run.scheduleId;
@@ -125,6 +127,7 @@ export class RunSlots {
       pause.afterFailures,
       JSON.stringify({ note: pause.note, by: 'pauseOnFailure', at: pause.at }),
       k.wake,
+      mode,
     );
     return { written: written === 1, paused: paused === 1, ...(next ? { next } : {}) };
   }
