@@ -70,7 +70,7 @@ export interface WakeEvent {
  * A schedule paused itself after `pauseOnFailure` final failures in a row (emitted by the worker
  * that ran the last one, in its process: the manager of a `bullbeat dev` or a worker that has it).
  */
-export type { PausedOnFailureEvent } from '../queue/occurrence-runner.js';
+export type { PausedOnFailureEvent } from '../queue/run-results.js';
 
 /** The manager's typed events. */
 export interface SchedulerEvents {
@@ -81,5 +81,5 @@ export interface SchedulerEvents {
   late: [LateEvent];
   wake: [WakeEvent];
   errored: [ErroredEvent];
-  pausedOnFailure: [import('../queue/occurrence-runner.js').PausedOnFailureEvent];
+  pausedOnFailure: [import('../queue/run-results.js').PausedOnFailureEvent];
 }
