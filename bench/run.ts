@@ -173,18 +173,6 @@ async function measure(side: Side): Promise<Cost> {
     const counted = sent;
     sent = new Map();
     const after = await stats(redis);
-    if (process.env.BENCH_INNER) {
-      const inner = [...after.cmd]
-        .map(
-          ([n, v]) =>
-            [n, v.calls - (before.cmd.get(n)?.calls ?? 0), v.usec - (before.cmd.get(n)?.usec ?? 0)] as const,
-        )
-        .filter((x) => x[1] > 0);
-      console.error(
-        side,
-        inner.map(([n, c, u]) => `${n}:${(c / JOBS).toFixed(2)}/${(u / JOBS).toFixed(1)}µs`).join(' '),
-      );
-    }
     await close();
     return { ...delta(before, after, counted), skipped };
   } finally {

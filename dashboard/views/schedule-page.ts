@@ -100,6 +100,11 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Created', formatTime(s.createdAt)],
       ['Max instances', d.run.maxInstances === 0 ? 'unlimited' : d.run.maxInstances],
       ['Coalesce', String(d.run.coalesce)],
+      ['Overlap', d.run.overlap],
+      [
+        'Pause on failure',
+        d.run.pauseOnFailure !== undefined ? `after ${d.run.pauseOnFailure} failed runs in a row` : undefined,
+      ],
       ['Exclusion group', d.run.exclusionGroup],
       ['Timeout', d.run.timeoutMs !== undefined ? formatDuration(d.run.timeoutMs) : undefined],
       ['Attempts', d.attempts],

@@ -14,7 +14,6 @@ export {
 } from './create-worker-from-module.js';
 export { handledQueues } from './handled-queues.js';
 export * from './middleware/index.js';
-export type { CancelledResult, PausedOnFailureEvent, SkippedResult } from './occurrence-runner.js';
 export {
   composePipeline,
   type Middleware,
@@ -24,6 +23,7 @@ export {
   type RunHandler,
   type ScheduledJobLike,
 } from './pipeline.js';
+export type { CancelledResult, PausedOnFailureEvent, SkippedResult } from './run-results.js';
 export { sleep, systemClock, type WorkerClock } from './worker-clock.js';
 export type { CreateWorkerOptions, QueueRateLimit, ResolvedWorkerOptions } from './worker-options.js';
 export type { HandlerEntry, WorkerScheduler } from './worker-scheduler.js';

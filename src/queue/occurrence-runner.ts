@@ -13,42 +13,25 @@ import {
 } from '../store/job-payload.js';
 import { type Keys, keys, laneOf, type RecordLane } from '../store/keys.js';
 import { LeaseStore } from '../store/lease-store.js';
-import { slotRule } from '../store/overlap-policy.js';
+import { type SlotRule, slotRule } from '../store/overlap-policy.js';
 import { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
-import type { RunRecord, SkipReason } from '../store/run-record.js';
+import type { RunRecord } from '../store/run-record.js';
 import { RunSlots, type RunStart } from '../store/run-slots.js';
 import { type AttemptState, attemptState } from './attempt-state.js';
 import { CancelWatch } from './cancel-watch.js';
 import { HeldLeases } from './held-leases.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
 import { composePipeline, type RunContext } from './pipeline.js';
+import {
+  type CancelledResult,
+  type PausedOnFailureEvent,
+  pauseNote,
+  type SkippedResult,
+} from './run-results.js';
 import { attemptsAllowed, lostAttempts, serializable, untilAborted } from './runner-helpers.js';
 import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
-
-/** What a job that was not run returns to BullMQ (its `returnvalue`). */
-export interface SkippedResult {
-  skipped: SkipReason;
-  group?: string;
-}
-
-/** What a run cancelled by a newer occurrence (overlap `cancelOther`) returns to BullMQ. */
-export interface CancelledResult {
-  cancelled: true;
-}
-
-/** Emitted (on the scheduler and the worker handle's `events`) when a schedule paused itself. */
-export interface PausedOnFailureEvent {
-  scheduleId: string;
-  name: string;
-  fireAt: number;
-  /** The schedule's `pauseOnFailure`: final failures in a row. */
-  failures: number;
-  error: Error;
-  /** The pause note stored with it (`keys.pauseNotes`, `by: 'pauseOnFailure'`). */
-  note: string;
-}
 
 /** One occurrence as the runner sees it: the job data with every gap filled. */
 interface Occurrence {
@@ -63,14 +46,12 @@ interface Occurrence {
   run: OccurrenceRunOptions;
 }
 
-/** The run under way: its lease (when its overlap rule takes one) and fencing token. */
+/** The run under way: its lease (when its overlap rule takes one), slot rule and fencing token. */
 interface RunTicket {
   leaseId: string | undefined;
   fencingToken: number | undefined;
+  mode?: SlotRule['mode'];
 }
-
-/** A pause note says at most this much of the error. */
-const NOTE_ERROR_CHARS = 300;
 
 /**
  * Runs one BullMQ job of an occurrence: overlap policy on the run slot, exclusion group, records, the
@@ -200,6 +181,7 @@ export class OccurrenceRunner {
         return skipped;
       }
       ticket.fencingToken = start.fencingToken;
+      ticket.mode = rule.mode;
       if (rule.mode !== 'none') {
         ticket.leaseId = held.leaseId;
         const set = occurrence.keys.lease(occurrence.scheduleId);
@@ -568,6 +550,7 @@ export class OccurrenceRunner {
         counters,
         streak,
         { afterFailures: failures, note: pauseNote(failures, error ?? ''), at: this.options.clock.now() },
+        ticket.mode,
       );
       if (ticket.leaseId !== undefined) held?.slotReturned();
       if (!done.written) {
@@ -613,10 +596,4 @@ export class OccurrenceRunner {
       this.options.logger.error({ err, event }, 'an event listener threw');
     }
   }
-}
-
-/** The note a schedule paused by `pauseOnFailure` carries, naming the last error. */
-export function pauseNote(failures: number, error: string): string {
-  const e = error.length > NOTE_ERROR_CHARS ? `${error.slice(0, NOTE_ERROR_CHARS)}…` : error;
-  return `paused after ${failures} failed run${failures === 1 ? '' : 's'} in a row; last error: ${e}`;
 }

@@ -73,7 +73,7 @@ export interface WakeEvent {
  * A schedule paused itself after `pauseOnFailure` final failures in a row (emitted by the worker
  * that ran the last one, in its process: the manager of a `bullbeat dev` or a worker that has it).
  */
-export type { PausedOnFailureEvent } from '../queue/occurrence-runner.js';
+export type { PausedOnFailureEvent } from '../queue/run-results.js';
 /** An enqueueing backfill's progress (after each batch; `done` on the last). */
 export type { BackfillProgress as BackfillEvent } from './backfill-options.js';
 
@@ -88,6 +88,6 @@ export interface SchedulerEvents {
   late: [LateEvent];
   wake: [WakeEvent];
   errored: [ErroredEvent];
-  pausedOnFailure: [import('../queue/occurrence-runner.js').PausedOnFailureEvent];
+  pausedOnFailure: [import('../queue/run-results.js').PausedOnFailureEvent];
   backfill: [BackfillProgress];
 }

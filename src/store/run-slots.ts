@@ -98,6 +98,8 @@ export class RunSlots {
     counters: readonly RunCounter[],
     streak: 'ok' | 'failed' | undefined,
     pause: { afterFailures: number; note: string; at: number },
+    /** The slot rule the run started under (which waiters and marks it may have left). */
+    mode: SlotRule['mode'] = 'skip',
   ): Promise<RunFinish> {
     const id = run.scheduleId;
     const k = this.keys.of(id); // its partition's keys (one slot)
@@ -126,6 +128,7 @@ export class RunSlots {
       pause.afterFailures,
       JSON.stringify({ note: pause.note, by: 'pauseOnFailure', at: pause.at }),
       k.wake,
+      mode,
     );
     return { written: written === 1, paused: paused === 1, ...(next ? { next } : {}) };
   }

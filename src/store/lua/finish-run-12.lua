@@ -34,6 +34,8 @@
     ARGV[10] pauseOnFailure: failures in a row that pause the schedule (0 = never)
     ARGV[11] the pause note JSON (written when it pauses)
     ARGV[12] wake channel (pub/sub)
+    ARGV[13] the run's slot policy (start-run's ARGV[3]): only `cancelOther` marks leases, only the
+             buffering ones and `cancelOther` have waiters
 
   Output:
     { 1 written | 0 rejected (fenced off), 1 paused now | 0, the job id next in line for the slot ('') }
@@ -75,7 +77,8 @@ end
 local nextJob = ''
 if leaseId ~= '' then
   redis.call('ZREM', KEYS[1], leaseId)
-  redis.call('SREM', KEYS[4], leaseId)
-  nextJob = nextInLine(KEYS[2], KEYS[3])
+  local mode = ARGV[13]
+  if mode == 'cancelOther' then redis.call('SREM', KEYS[4], leaseId) end
+  nextJob = nextInLine(KEYS[2], (mode ~= 'skip' and mode ~= 'none') and KEYS[3] or nil)
 end
 return { written, paused, nextJob }

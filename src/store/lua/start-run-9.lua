@@ -95,7 +95,11 @@ end
 
 if mode ~= 'none' then
   now = redisNow()
-  dropLapsed(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now)
+  if mode == 'skip' then
+    dropLapsed(KEYS[1], KEYS[2], nil, nil, now)
+  else
+    dropLapsed(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now)
+  end
   live = redis.call('ZCARD', KEYS[1])
   if owed ~= '' then
     if live >= math.max(1, tonumber(ARGV[4])) then

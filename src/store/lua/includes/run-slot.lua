@@ -2,12 +2,14 @@
   A schedule's run slot under its overlap policy (start-run, finish-run): the live leases
   (`lease:<id>`), the retries owed a slot (`owed:<id>`) and the occurrences buffered for it
   (`waiters:<id>` by fire time, `waiters:<id>:beats` by heartbeat expiry). Lapsed entries are dropped
-  first: that is what frees a dead worker's slot and forgets a waiter whose job stopped asking.
+  first: that is what frees a dead worker's slot and forgets a waiter whose job stopped asking (the
+  waiters only under a policy that buffers: `skip` never reads them).
 ]]
 
 local function dropLapsed(lease, owed, waiters, beats, now)
   redis.call('ZREMRANGEBYSCORE', lease, '-inf', now)
   redis.call('ZREMRANGEBYSCORE', owed, '-inf', now)
+  if not waiters then return end
   local dead = redis.call('ZRANGEBYSCORE', beats, '-inf', now, 'LIMIT', 0, 1000)
   if #dead > 0 then
     redis.call('ZREM', waiters, unpack(dead))
@@ -20,9 +22,10 @@ local function keepAlive(key, ms)
   if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
 end
 
--- The job id that should ask for the slot next: the oldest retry owed one, else the first waiter.
+-- The job id that should ask for the slot next: the oldest retry owed one, else the first waiter
+-- (`waiters` nil: the policy buffers none).
 local function nextInLine(owed, waiters)
   local o = redis.call('ZRANGE', owed, 0, 0)[1]
-  if o then return o end
+  if o or not waiters then return o or '' end
   return redis.call('ZRANGE', waiters, 0, 0)[1] or ''
 end

@@ -1,0 +1,88 @@
+// The run path's scripts on their own: start-run hands out increasing fencing tokens and applies the
+// slot rule; finish-run refuses an outcome whose token is not the record's (writing and counting
+// nothing, still giving the lease back) and accepts one on a record of the previous release (no token).
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunHistory } from '../../src/store/run-history.js';
+import { RunSlots } from '../../src/store/run-slots.js';
+import { StoreBed } from './helpers.js';
+
+let bed: StoreBed;
+afterEach(async () => {
+  await bed.cleanup();
+});
+
+const run = { scheduleId: 's', fireAt: 1000, manual: false };
+const noPause = { afterFailures: 0, note: '', at: 0 };
+const running = { outcome: 'running' as const, attempts: 1, jobId: 'j' };
+const skipped = { outcome: 'skipped' as const };
+
+describe('start-run / finish-run', () => {
+  it('a newer run of the occurrence fences the older one off: its outcome is neither written nor counted', async () => {
+    bed = new StoreBed();
+    const slots = new RunSlots(bed.redis, bed.k, 10_000, 100);
+    const history = new RunHistory(bed.redis, bed.k);
+    const older = await slots.start(
+      run,
+      { mode: 'skip', cap: 1 },
+      { leaseId: 'old', jobId: 'j' },
+      running,
+      skipped,
+    );
+    expect(older).toMatchObject({ status: 'started', fencingToken: 1 });
+    // Its lease lapses (a stalled worker); the re-delivered attempt takes the slot with token 2.
+    await bed.redis.zadd(bed.k.lease('s'), 1, 'old');
+    const newer = await slots.start(
+      run,
+      { mode: 'skip', cap: 1 },
+      { leaseId: 'new', jobId: 'j' },
+      { ...running, attempts: 2 },
+      skipped,
+    );
+    expect(newer).toMatchObject({ status: 'started', fencingToken: 2 });
+
+    const stale = await slots.finish(run, 'old', 1, { outcome: 'succeeded' }, ['runs'], 'ok', noPause);
+    expect(stale.written).toBe(false);
+    expect(await history.get('s', 1000)).toMatchObject({ outcome: 'running', attempts: 2, fencingToken: 2 });
+    expect(await history.counts('s')).toMatchObject({ runs: 0 });
+    expect(await bed.redis.zscore(bed.k.lease('s'), 'new')).not.toBeNull(); // the newer lease is untouched
+
+    const fresh = await slots.finish(run, 'new', 2, { outcome: 'succeeded' }, ['runs'], 'ok', noPause);
+    expect(fresh.written).toBe(true);
+    expect(await history.get('s', 1000)).toMatchObject({ outcome: 'succeeded', fencingToken: 2 });
+    expect(await history.counts('s')).toMatchObject({ runs: 1 });
+    expect(await bed.redis.exists(bed.k.lease('s'))).toBe(0);
+  });
+
+  it('a record of the previous release (no token) takes the outcome; skip refuses a second live run', async () => {
+    bed = new StoreBed();
+    const slots = new RunSlots(bed.redis, bed.k, 10_000, 100);
+    const history = new RunHistory(bed.redis, bed.k);
+    await history.merge('s', 1000, false, { outcome: 'running', jobId: 'j' });
+    const done = await slots.finish(
+      run,
+      undefined,
+      7,
+      { outcome: 'failed', error: 'x' },
+      ['runs', 'errors'],
+      'failed',
+      noPause,
+    );
+    expect(done.written).toBe(true);
+    expect(await history.get('s', 1000)).toMatchObject({ outcome: 'failed', error: 'x' });
+
+    const a = { ...run, fireAt: 2000 };
+    const b = { ...run, fireAt: 3000 };
+    expect(
+      await slots.start(a, { mode: 'skip', cap: 1 }, { leaseId: 'a', jobId: 'ja' }, running, skipped),
+    ).toMatchObject({ status: 'started' });
+    expect(
+      await slots.start(b, { mode: 'skip', cap: 1 }, { leaseId: 'b', jobId: 'jb' }, running, skipped),
+    ).toEqual({
+      status: 'skipped',
+      live: 1,
+      reason: 'overlap',
+    });
+    expect(await history.get('s', 3000)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
+    expect(await history.counts('s')).toMatchObject({ skipped: 1 });
+  });
+});
