@@ -176,4 +176,37 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--redis-cluster-nodes/);
   }, 60_000);
+
+  it("misfire on the cluster: 'once' after every scheduler was down runs one catch-up and records the rest as missed", async () => {
+    env = clusterEnv(cluster, 'misfire');
+    const define = (m: SchedulerManager) =>
+      m.schedule(async function late() {}, new IntervalTrigger(0.2), {
+        misfire: 'once',
+        misfireGraceMs: 100,
+      });
+    const a = env.manager();
+    define(a);
+    let lastBefore = 0;
+    a.on('fired', (e) => (lastBefore = Math.max(lastBefore, e.fireAt)));
+    await a.start();
+    await until(() => lastBefore > 0);
+    await a.stop();
+    const stoppedAt = await redisNow(env.redis);
+    await until(async () => (await redisNow(env.redis)) > stoppedAt + 1300, 10_000, 50);
+    const b = env.manager();
+    define(b);
+    const restartAt = await redisNow(env.redis);
+    let onTime = 0;
+    b.on('fired', (e) => {
+      if (e.kind === 'scheduled' && e.fireAt > restartAt) onTime = onTime || e.fireAt;
+    });
+    await b.start();
+    await until(() => onTime > 0, 10_000);
+    const records = (await b.history('late')).filter((r) => r.fireAt > lastBefore && r.fireAt < onTime);
+    const catchUp = records.filter((r) => r.kind === 'catch-up');
+    expect(catchUp.length).toBe(1);
+    expect(catchUp[0]!.coalesced).toBeGreaterThanOrEqual(5);
+    expect(records.filter((r) => r.outcome === 'missed').length).toBe(catchUp[0]!.coalesced! - 1);
+    expect((await b.history.counts('late')).missed).toBeGreaterThanOrEqual(4);
+  }, 30_000);
 });
