@@ -222,12 +222,8 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
     consumer === 'runtime'
       ? await runtimeWorker(prefix, queue, from, to)
       : plainWorker(queue, (job) => (job.data as { fireAt: number }).fireAt, from, to);
-  const sched = spawnChild(SCHEDULER, {
-    PREFIX: prefix,
-    FROM: String(from),
-    TO: String(to),
-    BATCH: String(Math.max(1000, n)),
-  });
+  // the manager's default claim batch (500): a burst is claimed in several batches, four in flight
+  const sched = spawnChild(SCHEDULER, { PREFIX: prefix, FROM: String(from), TO: String(to), BATCH: '500' });
   await sched.ready;
   const cpu = await cpuOver(from, to);
   const q = new Queue(queue, { connection: { url: REDIS_URL } });

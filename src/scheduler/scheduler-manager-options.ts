@@ -50,7 +50,8 @@ export interface SchedulerManagerOptions {
    */
   completedRetentionMs?: number;
   /**
-   * How many due schedules one claim takes (up to 4 claims run at once when batches come full).
+   * How many due schedules one claim takes (up to 4 claims run at once when batches come full); at
+   * most 4000.
    * @defaultValue `500`
    */
   claimBatch?: number;
