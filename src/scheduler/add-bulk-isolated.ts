@@ -55,7 +55,7 @@ export async function addBulkIsolated(queue: Queue, jobs: readonly BulkJob[]): P
  * so that Redis runs the first chunk's scripts while this process still builds the next (BullMQ
  * builds a whole pipeline before sending it), and consumers see the first jobs sooner.
  */
-export const ADD_BULK_CHUNK = Number(process.env.BB_CHUNK ?? 250);
+export const ADD_BULK_CHUNK = 250;
 
 /**
  * `addBulkIsolated` for each queue's jobs, at once, in chunks of `ADD_BULK_CHUNK` all in flight; the

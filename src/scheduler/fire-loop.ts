@@ -314,8 +314,8 @@ export class FireLoop {
    * already). Returns the items held back, moved to their batch's ready list.
    */
   private async backpressure(items: readonly Item[], now: number): Promise<Set<Item>> {
-    const candidates: { tag: Item; queue: string; jobId: string }[] = [];
     if (!this.deps.options.backpressure) return new Set();
+    const candidates: { tag: Item; queue: string; jobId: string }[] = [];
     for (const item of items) {
       const last = item.claim.state?.lastFireAt;
       const def = item.cached.def;

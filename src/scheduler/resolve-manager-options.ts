@@ -33,6 +33,9 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
       `must be at most a quarter of claimLeaseMs (${claimLeaseMs} ms), got ${claimAheadMs}`,
     );
   }
+  // a claim moves its ids with one ZADD/HSET of 2 arguments per id: Lua's unpack stops at 8,000
+  const claimBatch = int('claimBatch', o.claimBatch, 500, 1);
+  if (claimBatch > 4000) fail('claimBatch', `must be at most 4000, got ${claimBatch}`);
   const backpressure = o.backpressure ?? true;
   if (typeof backpressure !== 'boolean')
     fail('backpressure', `must be a boolean, got ${String(backpressure)}`);
@@ -61,7 +64,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     role,
     historyLimit: int('historyLimit', o.historyLimit, 100, 1),
     completedRetentionMs: int('completedRetentionMs', o.completedRetentionMs, 3_600_000, 0),
-    claimBatch: int('claimBatch', o.claimBatch, 500, 1),
+    claimBatch,
     claimLeaseMs,
     claimAheadMs,
     maxSleepMs: int('maxSleepMs', o.maxSleepMs, 30_000, 1),

@@ -60,7 +60,8 @@ export interface SchedulerManagerOptions {
    */
   completedRetentionMs?: number;
   /**
-   * How many due schedules one claim takes (up to 4 claims run at once when batches come full).
+   * How many due schedules one claim takes (up to 4 claims run at once when batches come full); at
+   * most 4000.
    * @defaultValue `500`
    */
   claimBatch?: number;
@@ -74,7 +75,8 @@ export interface SchedulerManagerOptions {
    * process and is enqueued when Redis's clock reaches its fire time, so the claim's round trip is
    * off the critical path and one claim covers many fire times. Pauses and removals reach the held
    * occurrences (they are dropped); an update made less than this before an occurrence does not
-   * change that one. `0` claims only what is due. At most a quarter of `claimLeaseMs`.
+   * change that one. `0` claims only what is due. At most a quarter of `claimLeaseMs`. A replica
+   * reaches further by what its recent claims took to plan (a burst, a loaded box), within that quarter.
    * @defaultValue `50` (or `claimLeaseMs / 4` if lower)
    */
   claimAheadMs?: number;

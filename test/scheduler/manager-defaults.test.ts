@@ -31,3 +31,18 @@ describe("the manager's prefix", () => {
     await fallback.close();
   });
 });
+
+describe("the manager's load options", () => {
+  it('refuses a claim batch the claim script cannot move in one call, naming the field', () => {
+    expect(() => new SchedulerManager({ role: 'client', logger: silent, claimBatch: 5000 })).toThrow(
+      /claimBatch: must be at most 4000, got 5000/,
+    );
+  });
+
+  it('refuses a backpressure that is not a boolean, naming the field', () => {
+    expect(
+      () =>
+        new SchedulerManager({ role: 'client', logger: silent, backpressure: 'yes' as unknown as boolean }),
+    ).toThrow(/backpressure: must be a boolean/);
+  });
+});
