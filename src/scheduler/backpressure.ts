@@ -6,12 +6,19 @@ export interface PreviousJob<T> {
   tag: T;
   queue: string;
   jobId: string;
+  /**
+   * How long (ms) it must have waited already to count: as long as the occurrence about to fire is
+   * still ahead (its fire time minus now). Judged at claim time, a job enqueued a moment ago has not
+   * yet had a consumer's chance to take it; one that waited as long as the new occurrence's lead did.
+   */
+  minWaitedMs: number;
 }
 
 /**
  * Which previous jobs are still waiting in their queue: the job's hash exists (BullMQ always sets its
  * `timestamp`) and no worker took it yet (no `processedOn`). Waiting, delayed and prioritized jobs
- * count; a job started, finished, failed or removed does not. One `HMGET` per job, pipelined per queue
+ * count: `waiting` once they waited `minWaitedMs`, `young` before (the caller looks again when the
+ * new occurrence is due); a job started, finished, failed or removed does not. One `HMGET` per job, pipelined per queue
  * on the queue's own connection (BullMQ's keys are in the queue's slot), all queues at once: whatever
  * consumes the queue (bullbeat's workers, a plain BullMQ Worker), its job hash says whether it started.
  *
@@ -21,7 +28,8 @@ export interface PreviousJob<T> {
 export async function stillWaiting<T>(
   jobs: readonly PreviousJob<T>[],
   queueOf: (name: string) => Queue,
-): Promise<Set<T>> {
+  now: number,
+): Promise<{ waiting: Set<T>; young: Set<T> }> {
   const byQueue = new Map<string, PreviousJob<T>[]>();
   for (const j of jobs) {
     let list = byQueue.get(j.queue);
@@ -29,6 +37,7 @@ export async function stillWaiting<T>(
     list.push(j);
   }
   const waiting = new Set<T>();
+  const young = new Set<T>();
   await Promise.all(
     [...byQueue].map(async ([name, list]) => {
       const queue = queueOf(name);
@@ -39,9 +48,12 @@ export async function stillWaiting<T>(
       const res = (await pipe.exec()) ?? [];
       res.forEach(([err, v], i) => {
         const [timestamp, processedOn] = (v ?? []) as (string | null)[];
-        if (!err && timestamp != null && processedOn == null) waiting.add(list[i]!.tag);
+        const job = list[i]!;
+        if (err || timestamp == null || processedOn != null) return;
+        if (now - Number(timestamp) >= job.minWaitedMs) waiting.add(job.tag);
+        else young.add(job.tag);
       });
     }),
   );
-  return waiting;
+  return { waiting, young };
 }

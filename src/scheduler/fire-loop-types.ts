@@ -60,6 +60,11 @@ export interface Item {
   lateMs?: number;
   /** Redis time of its claim (kept on its records). */
   claimedAt: number;
+  /**
+   * Backpressure: its schedule's previous job was waiting at the claim but had only just been enqueued;
+   * looked at again when this occurrence is enqueued (coalesced if still waiting then).
+   */
+  recheck?: { queue: string; jobId: string };
 }
 
 /** The items of one claim call: they share its token, and are completed once enqueued. */

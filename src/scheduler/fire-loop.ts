@@ -315,38 +315,69 @@ export class FireLoop {
    */
   private async backpressure(items: readonly Item[], now: number): Promise<Set<Item>> {
     if (!this.deps.options.backpressure) return new Set();
-    const candidates: { tag: Item; queue: string; jobId: string }[] = [];
+    const candidates: { tag: Item; queue: string; jobId: string; minWaitedMs: number }[] = [];
     for (const item of items) {
       const last = item.claim.state?.lastFireAt;
       const def = item.cached.def;
       if (item.claim.reclaimed || last == null || last >= item.claim.fireAt || !backpressureApplies(def)) {
         continue;
       }
-      candidates.push({ tag: item, queue: def.queue, jobId: occurrenceJobId(def.id, last) });
+      candidates.push({
+        tag: item,
+        queue: def.queue,
+        jobId: occurrenceJobId(def.id, last),
+        minWaitedMs: Math.max(0, fireTime(item) - now),
+      });
     }
     if (candidates.length === 0) return new Set();
     let held: Set<Item>;
     try {
-      held = await stillWaiting(candidates, (q) => this.deps.queue(q));
+      const found = await stillWaiting(candidates, (q) => this.deps.queue(q), now);
+      held = found.waiting;
+      for (const c of candidates) {
+        if (found.young.has(c.tag)) c.tag.recheck = { queue: c.queue, jobId: c.jobId };
+      }
     } catch (err) {
       this.deps.logger.warn({ err }, 'bullbeat: backpressure look-up failed; enqueueing as usual');
       return new Set();
     }
-    for (const item of held) {
-      item.plan = coalescedPlan(
-        {
-          def: item.cached.def,
-          trigger: item.cached.trigger,
-          fireAt: item.claim.fireAt,
-          now,
-          fired: item.claim.state?.fired ?? 0,
-        },
-        item.plan,
-      );
-      item.batch.left--;
-      item.batch.ready.push(item);
-    }
+    for (const item of held) this.coalesce(item, now);
     return held;
+  }
+
+  /**
+   * The occurrences whose previous job was only just enqueued when they were claimed: looked at again
+   * now that they are due (one pipelined look-up, for those only). Returns the ones coalesced.
+   */
+  private async recheck(items: readonly Item[]): Promise<Set<Item>> {
+    const candidates = items.flatMap((i) => (i.recheck ? [{ tag: i, ...i.recheck, minWaitedMs: 0 }] : []));
+    if (candidates.length === 0) return new Set();
+    const now = Math.floor(this.clock.now());
+    let held: Set<Item>;
+    try {
+      held = (await stillWaiting(candidates, (q) => this.deps.queue(q), now)).waiting;
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'bullbeat: backpressure look-up failed; enqueueing as usual');
+      return new Set();
+    }
+    for (const item of held) this.coalesce(item, now);
+    return held;
+  }
+
+  /** Not enqueued: its previous job still waits (counted as `coalesced`); ready for its completion. */
+  private coalesce(item: Item, now: number): void {
+    item.plan = coalescedPlan(
+      {
+        def: item.cached.def,
+        trigger: item.cached.trigger,
+        fireAt: item.claim.fireAt,
+        now,
+        fired: item.claim.state?.fired ?? 0,
+      },
+      item.plan,
+    );
+    item.batch.left--;
+    item.batch.ready.push(item);
   }
 
   /** Arm the fire timer for the earliest pending occurrence. */
@@ -404,6 +435,8 @@ export class FireLoop {
     let items = all;
     const poisoned: Promise<void>[] = [];
     try {
+      const coalesced = await this.recheck(items);
+      if (coalesced.size > 0) items = items.filter((i) => !coalesced.has(i));
       // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
       // may be gone already under removeOnComplete).
       const byQueue = new Map<string, { tag: Item; job: BulkJob }[]>();

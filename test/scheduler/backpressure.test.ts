@@ -162,4 +162,26 @@ describe('backpressure', () => {
     // rare one may still find its predecessor waiting, never many
     expect(m.loopStats!.coalesced).toBeLessThanOrEqual(m.loopStats!.enqueued / 10);
   });
+
+  it('claimed right after its predecessor was enqueued (claim ahead longer than the period): judged again when due, not coalesced', async () => {
+    env = testEnv('bp-ahead');
+    // the next occurrence is within the claim horizon as soon as the previous one is enqueued, so it is
+    // claimed a moment after: its predecessor is "waiting" then only because no consumer had a chance yet
+    const m = env.manager({ backpressure: true, claimAheadMs: 600 });
+    for (let i = 0; i < 5; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(0.5), { id: `h${i}` });
+    let ran = 0;
+    worker = new Worker(
+      env.queue,
+      async () => {
+        ran++;
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 20 },
+    );
+    await worker.waitUntilReady();
+    await m.start();
+    await until(() => ran >= 30, 20_000);
+    await m.stop();
+    expect(m.loopStats!.enqueued + m.loopStats!.coalesced).toBe(m.loopStats!.claimed);
+    expect(m.loopStats!.coalesced).toBe(0);
+  });
 });
