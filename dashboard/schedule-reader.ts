@@ -94,10 +94,13 @@ export class ScheduleReader {
       pipe.hgetall(this.keys.counts(def.id));
       pipe.zrevrange(this.keys.runIndex(def.id), 0, RECENT - 1);
     }
-    // the pause notes ride in the same round trip (last reply)
-    pipe.hmget(this.keys.pauseNotes, ...rows.map((r) => r.def.id));
+    // the pause notes ride in the same round trip (one reply per schedule: on a cluster each
+    // schedule's notes hash is its partition's)
+    for (const { def } of rows) pipe.hget(this.keys.of(def.id).pauseNotes, def.id);
     const res = (await pipe.exec()) ?? [];
-    const notes = ((res[2 * rows.length]?.[1] ?? []) as (string | null)[]).map(parsePauseNote);
+    const notes = rows.map((_, i) =>
+      parsePauseNote((res[2 * rows.length + i]?.[1] ?? null) as string | null),
+    );
     const fieldLists = rows.map((_, i) => (res[2 * i + 1]?.[1] ?? []) as string[]);
     const pipe2 = this.redis.pipeline();
     rows.forEach(({ def }, i) => {

@@ -29,6 +29,8 @@ export function optionsOfDefinition(def: ScheduleDefinition): ScheduleOptions {
     ...(def.run.exclusionGroup !== undefined && { exclusionGroup: def.run.exclusionGroup }),
     ...(def.run.exclusionWaitMs !== undefined && { exclusionWaitMs: def.run.exclusionWaitMs }),
     ...(def.run.timeoutMs !== undefined && { timeoutMs: def.run.timeoutMs }),
+    ...(def.run.overlap !== undefined && { overlap: def.run.overlap }),
+    ...(def.run.pauseOnFailure !== undefined && { pauseOnFailure: def.run.pauseOnFailure }),
     attempts: def.attempts,
     ...(def.backoff !== undefined && { backoff: def.backoff }),
     ...(def.jobOptions !== undefined && { jobOptions: def.jobOptions }),
