@@ -1,0 +1,186 @@
+import { performance } from 'node:perf_hooks';
+import type { ClaimResult, Completion, ScheduleStore } from './schedule-store.js';
+
+/** How much earlier than the estimated Redis time a partition counts as due (the estimate lags). */
+const SLACK_MS = 5;
+/** A partition whose claim failed is claimed again after this long (ms). */
+const RETRY_MS = 1000;
+/** The shortest time a claim cycle waits for a slow partition before going on without it (ms). */
+const MIN_WAIT_MS = 20;
+
+/** What one partition's last claim answer (and the wake messages since) say about it. */
+interface PartitionState {
+  /** Its earliest due time as known (-Infinity: unknown, claim it), or null: nothing due. */
+  nextDue: number | null;
+  /** Its earliest claim lease expiry as known, or null. */
+  nextLease: number | null;
+  /** A claim of it is in flight (it is not claimed again until that one answers). */
+  busy: boolean;
+  /** Estimated Redis time of its last answer (it is claimed again at least every `recheckMs`). */
+  answeredAt: number;
+}
+
+export interface PartitionClaimsOptions {
+  /** A partition not claimed for this long is claimed again whatever it said (the fire loop's `maxSleepMs`). */
+  recheckMs: number;
+  /** The longest a claim cycle waits for a slow partition (ms; a quarter of the claim lease). */
+  maxWaitMs: number;
+  /** A partition's claim failed (it is retried in 1 s; the others go on). */
+  onError(err: unknown, partition: number): void;
+}
+
+/**
+ * One claim cycle over every partition of a deployment (P > 1, a Redis Cluster): claims each
+ * partition that has something due (known from its last claim answer, lowered by wake messages and
+ * by completions), concurrently, each claim script touching its own partition's slot, and returns
+ * their claims together, so that one replica's enqueue carries occurrences of every partition.
+ *
+ * A partition whose master is down or failing over does not hold the others back: a cycle waits for
+ * the slow ones at most a little longer than claims usually take, then answers with what came; a
+ * claim still in flight is handed back as `late` (its claims are planned when it answers) and its
+ * partition is not claimed again meanwhile. A failed claim is reported and retried after 1 s.
+ */
+export class PartitionClaims {
+  private readonly parts: PartitionState[];
+  /** The latest Redis time learnt (ms), and performance.now() when it was learnt. */
+  private redisNow: number | undefined;
+  private redisNowAt = 0;
+  /** Recent time a partition took to answer a claim (ms, a decaying maximum). */
+  private answerMs = 0;
+
+  constructor(
+    private readonly stores: readonly ScheduleStore[],
+    private readonly options: PartitionClaimsOptions,
+  ) {
+    this.parts = stores.map(() => ({
+      nextDue: Number.NEGATIVE_INFINITY,
+      nextLease: null,
+      busy: false,
+      answeredAt: Number.NEGATIVE_INFINITY,
+    }));
+  }
+
+  /**
+   * A wake message: a due time (ms) as text, of a schedule in some partition: every partition is
+   * claimed by then (each answer puts it right). Anything else (`handoff`): claim every partition now.
+   */
+  wake(message: string): void {
+    if (message.startsWith('stop:')) return;
+    const t = message.trim() === '' ? Number.NaN : Number(message);
+    const at = Number.isFinite(t) ? t : Number.NEGATIVE_INFINITY;
+    for (const p of this.parts) p.nextDue = p.nextDue === null ? at : Math.min(p.nextDue, at);
+  }
+
+  /** Completions were written: their schedules are due again at their `next` time. */
+  completed(completions: readonly Completion[], partitionOf: (id: string) => number): void {
+    for (const c of completions) {
+      if (c.next === null) continue;
+      const p = this.parts[partitionOf(c.claim.id)];
+      if (p) p.nextDue = p.nextDue === null ? c.next : Math.min(p.nextDue, c.next);
+    }
+  }
+
+  /** Claim every partition with something due by `now + aheadMs` (or a lapsing lease), all at once. */
+  async claim(batch: number, leaseMs: number, token: string, aheadMs: number): Promise<ClaimResult> {
+    const now = this.estimate();
+    const chosen: number[] = [];
+    this.parts.forEach((p, i) => {
+      if (p.busy) return;
+      const due = p.nextDue !== null && p.nextDue <= now + aheadMs + SLACK_MS;
+      const lapsing = p.nextLease !== null && p.nextLease <= now + SLACK_MS;
+      if (due || lapsing || now - p.answeredAt >= this.options.recheckMs) chosen.push(i);
+    });
+    if (chosen.length === 0) return this.summary(Math.floor(now), [], false);
+
+    const sentAt = performance.now();
+    type Answer = { i: number; res?: ClaimResult; err?: unknown };
+    const calls = chosen.map((i) => {
+      this.parts[i]!.busy = true;
+      return this.stores[i]!.claim(batch, leaseMs, token, aheadMs).then(
+        (res): Answer => this.answered(i, res, sentAt),
+        (err): Answer => this.failedClaim(i, err),
+      );
+    });
+    // wait for all, but for a slow one no longer than claims usually take (it answers `late`)
+    const answers = new Map<number, Answer>();
+    calls.forEach((c, n) => void c.then((a) => answers.set(chosen[n]!, a)));
+    const waitMs = Math.min(this.options.maxWaitMs, Math.max(MIN_WAIT_MS, Math.ceil(3 * this.answerMs)));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(calls),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+
+    const results: ClaimResult[] = [];
+    const errors: unknown[] = [];
+    const late: Promise<ClaimResult>[] = [];
+    chosen.forEach((i, n) => {
+      const a = answers.get(i);
+      if (a?.res) results.push(a.res);
+      else if (a) errors.push(a.err);
+      else {
+        // still in flight: its claims (if any) are planned when it answers
+        late.push(calls[n]!.then((x) => x.res ?? Promise.reject(x.err)));
+      }
+    });
+    // every claim failed before any Redis time was learnt: the fire loop retries in 1 s
+    if (results.length === 0 && late.length === 0 && this.redisNow === undefined) throw errors[0];
+    const nows = results.map((r) => r.now);
+    const at = nows.length > 0 ? Math.min(...nows) : Math.floor(this.estimate());
+    const full = results.some((r) => r.claims.length >= batch);
+    const out = this.summary(
+      at,
+      results.flatMap((r) => r.claims),
+      full,
+    );
+    if (late.length > 0) out.late = late;
+    return out;
+  }
+
+  private answered(i: number, res: ClaimResult, sentAt: number): { i: number; res: ClaimResult } {
+    const p = this.parts[i]!;
+    p.busy = false;
+    p.nextDue = res.nextDue;
+    p.nextLease = res.nextLease;
+    p.answeredAt = res.now;
+    this.answerMs = Math.max(performance.now() - sentAt, this.answerMs * 0.9);
+    if (this.redisNow === undefined || res.now > this.estimate()) {
+      this.redisNow = res.now;
+      this.redisNowAt = performance.now();
+    }
+    return { i, res };
+  }
+
+  private failedClaim(i: number, err: unknown): { i: number; err: unknown } {
+    const p = this.parts[i]!;
+    p.busy = false;
+    const now = this.estimate();
+    p.nextDue = now + RETRY_MS;
+    p.answeredAt = now;
+    this.options.onError(err, i);
+    return { i, err };
+  }
+
+  /** The claims, with the earliest due time and lease known over the partitions not in flight. */
+  private summary(now: number, claims: ClaimResult['claims'], full: boolean): ClaimResult {
+    let nextDue: number | null = null;
+    let nextLease: number | null = null;
+    for (const p of this.parts) {
+      if (p.busy) continue;
+      if (p.nextDue !== null) nextDue = nextDue === null ? p.nextDue : Math.min(nextDue, p.nextDue);
+      if (p.nextLease !== null)
+        nextLease = nextLease === null ? p.nextLease : Math.min(nextLease, p.nextLease);
+    }
+    if (nextDue !== null && !Number.isFinite(nextDue)) nextDue = now;
+    return { now, nextDue, nextLease, claims, full };
+  }
+
+  /** Redis time now as estimated from the latest answer (a lower bound, slowed by 0.1 %); -Infinity before any. */
+  private estimate(): number {
+    if (this.redisNow === undefined) return Number.NEGATIVE_INFINITY;
+    return this.redisNow + (performance.now() - this.redisNowAt) * 0.999;
+  }
+}
