@@ -80,6 +80,7 @@ export class ReplicaRole {
     const fanOut = store.claimEveryPartition({
       recheckMs: options.maxSleepMs,
       maxWaitMs: Math.max(1, Math.floor(options.claimLeaseMs / 4)),
+      stuckMs: options.claimLeaseMs,
       onError: (err) => {
         logger.error({ err }, 'bullbeat: claim of a partition failed; retrying it in 1 s');
         manager.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });

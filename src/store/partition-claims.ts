@@ -14,8 +14,12 @@ interface PartitionState {
   nextDue: number | null;
   /** Its earliest claim lease expiry as known, or null. */
   nextLease: number | null;
-  /** A claim of it is in flight (it is not claimed again until that one answers). */
-  busy: boolean;
+  /**
+   * performance.now() when its claim in flight was sent: it is not claimed again until that one
+   * answers, or `stuckMs` passed (a claim that never answers; a second claim is safe: an occurrence
+   * moves from `due` to a claim once, and only a lapsed claim is taken over).
+   */
+  busySince: number | undefined;
   /** Estimated Redis time of its last answer (it is claimed again at least every `recheckMs`). */
   answeredAt: number;
 }
@@ -25,6 +29,8 @@ export interface PartitionClaimsOptions {
   recheckMs: number;
   /** The longest a claim cycle waits for a slow partition (ms; a quarter of the claim lease). */
   maxWaitMs: number;
+  /** A claim in flight for this long no longer stops its partition being claimed again (the claim lease). */
+  stuckMs: number;
   /** A partition's claim failed (it is retried in 1 s; the others go on). */
   onError(err: unknown, partition: number): void;
 }
@@ -55,7 +61,7 @@ export class PartitionClaims {
     this.parts = stores.map(() => ({
       nextDue: Number.NEGATIVE_INFINITY,
       nextLease: null,
-      busy: false,
+      busySince: undefined,
       answeredAt: Number.NEGATIVE_INFINITY,
     }));
   }
@@ -85,7 +91,7 @@ export class PartitionClaims {
     const now = this.estimate();
     const chosen: number[] = [];
     this.parts.forEach((p, i) => {
-      if (p.busy) return;
+      if (this.busy(p)) return;
       const due = p.nextDue !== null && p.nextDue <= now + aheadMs + SLACK_MS;
       const lapsing = p.nextLease !== null && p.nextLease <= now + SLACK_MS;
       if (due || lapsing || now - p.answeredAt >= this.options.recheckMs) chosen.push(i);
@@ -95,7 +101,7 @@ export class PartitionClaims {
     const sentAt = performance.now();
     type Answer = { i: number; res?: ClaimResult; err?: unknown };
     const calls = chosen.map((i) => {
-      this.parts[i]!.busy = true;
+      this.parts[i]!.busySince = performance.now();
       return this.stores[i]!.claim(batch, leaseMs, token, aheadMs).then(
         (res): Answer => this.answered(i, res, sentAt),
         (err): Answer => this.failedClaim(i, err),
@@ -104,30 +110,23 @@ export class PartitionClaims {
     // wait for all, but for a slow one no longer than claims usually take (it answers `late`)
     const answers = new Map<number, Answer>();
     calls.forEach((c, n) => void c.then((a) => answers.set(chosen[n]!, a)));
-    const waitMs = Math.min(this.options.maxWaitMs, Math.max(MIN_WAIT_MS, Math.ceil(3 * this.answerMs)));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(calls),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, waitMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    // the first answer (at most `maxWaitMs`), then the others for a little longer than claims take
+    await within(Promise.race(calls), this.options.maxWaitMs);
+    const graceMs = Math.min(this.options.maxWaitMs, Math.max(MIN_WAIT_MS, Math.ceil(2 * this.answerMs)));
+    await within(Promise.all(calls), graceMs);
+    if (this.redisNow === undefined)
+      throw new Error('PartitionClaims: no partition answered its first claim');
 
     const results: ClaimResult[] = [];
-    const errors: unknown[] = [];
     const late: Promise<ClaimResult>[] = [];
     chosen.forEach((i, n) => {
       const a = answers.get(i);
       if (a?.res) results.push(a.res);
-      else if (a) errors.push(a.err);
-      else {
+      else if (!a) {
         // still in flight: its claims (if any) are planned when it answers
         late.push(calls[n]!.then((x) => x.res ?? Promise.reject(x.err)));
       }
     });
-    // every claim failed before any Redis time was learnt: the fire loop retries in 1 s
-    if (results.length === 0 && late.length === 0 && this.redisNow === undefined) throw errors[0];
     const nows = results.map((r) => r.now);
     const at = nows.length > 0 ? Math.min(...nows) : Math.floor(this.estimate());
     const full = results.some((r) => r.claims.length >= batch);
@@ -142,7 +141,7 @@ export class PartitionClaims {
 
   private answered(i: number, res: ClaimResult, sentAt: number): { i: number; res: ClaimResult } {
     const p = this.parts[i]!;
-    p.busy = false;
+    p.busySince = undefined;
     p.nextDue = res.nextDue;
     p.nextLease = res.nextLease;
     p.answeredAt = res.now;
@@ -156,7 +155,7 @@ export class PartitionClaims {
 
   private failedClaim(i: number, err: unknown): { i: number; err: unknown } {
     const p = this.parts[i]!;
-    p.busy = false;
+    p.busySince = undefined;
     const now = this.estimate();
     p.nextDue = now + RETRY_MS;
     p.answeredAt = now;
@@ -168,8 +167,14 @@ export class PartitionClaims {
   private summary(now: number, claims: ClaimResult['claims'], full: boolean): ClaimResult {
     let nextDue: number | null = null;
     let nextLease: number | null = null;
+    const at = performance.now();
     for (const p of this.parts) {
-      if (p.busy) continue;
+      if (p.busySince !== undefined) {
+        // in flight: its answer re-arms the loop; if it never comes, claim it again after `stuckMs`
+        const again = now + Math.max(0, this.options.stuckMs - (at - p.busySince));
+        nextDue = nextDue === null ? again : Math.min(nextDue, again);
+        continue;
+      }
       if (p.nextDue !== null) nextDue = nextDue === null ? p.nextDue : Math.min(nextDue, p.nextDue);
       if (p.nextLease !== null)
         nextLease = nextLease === null ? p.nextLease : Math.min(nextLease, p.nextLease);
@@ -178,9 +183,20 @@ export class PartitionClaims {
     return { now, nextDue, nextLease, claims, full };
   }
 
+  private busy(p: PartitionState): boolean {
+    return p.busySince !== undefined && performance.now() - p.busySince < this.options.stuckMs;
+  }
+
   /** Redis time now as estimated from the latest answer (a lower bound, slowed by 0.1 %); -Infinity before any. */
   private estimate(): number {
     if (this.redisNow === undefined) return Number.NEGATIVE_INFINITY;
     return this.redisNow + (performance.now() - this.redisNowAt) * 0.999;
   }
+}
+
+/** Wait for `p`, or `ms` at most. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
