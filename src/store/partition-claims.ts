@@ -57,6 +57,9 @@ export class PartitionClaims {
   /** The latest Redis time learnt (ms), and performance.now() when it was learnt. */
   private redisNow: number | undefined;
   private redisNowAt = 0;
+  /** Settles with the first claim answer (Redis time is known from then on). */
+  private onFirstAnswer: () => void = () => undefined; // (declared first: the next line sets it)
+  private readonly firstAnswer = new Promise<void>((resolve) => (this.onFirstAnswer = resolve));
   /** Recent time a partition took to answer a claim (ms, a decaying maximum). */
   private answerMs = 0;
 
@@ -102,7 +105,13 @@ export class PartitionClaims {
       const lapsing = p.nextLease !== null && p.nextLease <= now + SLACK_MS;
       if (due || lapsing || now - p.answeredAt >= this.options.recheckMs) chosen.push(i);
     });
-    if (chosen.length === 0) return this.summary(Math.floor(now), [], false);
+    if (chosen.length === 0) {
+      // nothing to claim; before any answer (every partition in flight) wait for one: Redis time is needed
+      if (this.redisNow === undefined) await within(this.firstAnswer, this.options.maxWaitMs);
+      if (this.redisNow === undefined)
+        throw new Error('PartitionClaims: no partition answered its first claim');
+      return this.summary(Math.floor(this.estimate()), [], false);
+    }
 
     const reach = Math.min(aheadMs * REACH, Math.max(aheadMs, this.options.maxWaitMs));
     const sentAt = performance.now();
@@ -156,6 +165,7 @@ export class PartitionClaims {
     if (this.redisNow === undefined || res.now > this.estimate()) {
       this.redisNow = res.now;
       this.redisNowAt = performance.now();
+      this.onFirstAnswer();
     }
     return { i, res };
   }
