@@ -131,7 +131,7 @@ function spawnScheduler(env: Record<string, string>): {
   ready: Promise<void>;
 } {
   const child = spawn(process.execPath, ['--import', 'tsx', SCHEDULER], {
-    env: { ...process.env, KEEP_SEC: '5', FOREIGN: '0', ...env },
+    env: { ...process.env, KEEP_SEC: '5', FOREIGN: '0', BACKPRESSURE: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let buf = '';

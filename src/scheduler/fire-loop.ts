@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
-import type { Claim } from '../store/schedule-store.js';
+import type { Claim, ClaimResult } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import { stillWaiting } from './backpressure.js';
 import { ClaimTimer } from './claim-timer.js';
@@ -209,7 +209,8 @@ export class FireLoop {
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, this.aheadMs());
       this.clock.sync(res.now);
       this.claimTimer.claimed(res.now);
-      if (res.claims.length >= options.claimBatch) {
+      for (const late of res.late ?? []) void this.acceptLate(late, token, stopSeq, sentAt);
+      if (res.full ?? res.claims.length >= options.claimBatch) {
         this.launch(0); // more is due: claim the next batch while this one is planned and enqueued
       } else {
         if (res.nextDue !== null) this.armFor(res.nextDue, res.now);
@@ -233,6 +234,33 @@ export class FireLoop {
       this.again = false;
       this.launch(0);
     }
+  }
+
+  /**
+   * The claims of a partition that answered after its claim cycle went on without it (its master
+   * slow, down or failing over; see partition-claims.ts): planned as a batch of their own. A failed
+   * one was reported already; one answering after `stop` is left to lapse (claimed again elsewhere).
+   */
+  private async acceptLate(
+    late: Promise<ClaimResult>,
+    token: string,
+    stopSeq: number,
+    sentAt: number,
+  ): Promise<void> {
+    let res: ClaimResult;
+    try {
+      res = await late;
+    } catch {
+      return;
+    }
+    if (!this.running) return;
+    this.clock.sync(res.now);
+    if (res.nextDue !== null) this.armFor(res.nextDue, res.now);
+    if (res.full) this.arm(0);
+    if (res.claims.length === 0) return;
+    await this.track(this.accept(res.claims, res.now, token, stopSeq, sentAt)).catch((err) =>
+      this.failed(err, 'bullbeat: fire loop error; retrying in 1 s'),
+    );
   }
 
   /** Plan one batch of claims: enqueue what is due now, keep the rest for its fire time. */

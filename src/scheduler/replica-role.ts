@@ -31,7 +31,7 @@ export interface ReplicaDeps {
  * outcomes, and the pruning of completed schedules. `stop()` hands over to the other replicas.
  */
 export class ReplicaRole {
-  /** One fire loop per partition: each claims its own partition, so a partition whose master is down or failing over delays only its own schedules. */
+  /** The fire loop: one over every partition (see `everyPartitionLoop`); one of a single partition with P = 1. */
   private loops: FireLoop[] = [];
   private foreign: { stop(): Promise<void> } | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
@@ -42,7 +42,8 @@ export class ReplicaRole {
   async start(): Promise<void> {
     const { connections, options, logger, manager, local } = this.deps;
     await this.markOrphans();
-    for (let i = 0; i < this.deps.keys.partitions; i++) {
+    if (this.deps.keys.partitions > 1) this.loops.push(this.everyPartitionLoop());
+    for (let i = 0; i < this.deps.keys.partitions && this.loops.length === 0; i++) {
       this.loops.push(
         new FireLoop({
           store: connections.store.partition(i),
@@ -68,6 +69,41 @@ export class ReplicaRole {
     this.pruneTimer.unref();
   }
 
+  /**
+   * With P > 1 partitions, one fire loop whose claim cycle claims every partition with something
+   * due (concurrently, one script per partition), so that one `addBulk` per queue carries them all;
+   * a slow or failing partition does not hold the others back (see partition-claims.ts).
+   */
+  private everyPartitionLoop(): FireLoop {
+    const { connections, options, logger, manager, local } = this.deps;
+    const store = connections.store;
+    const fanOut = store.claimEveryPartition({
+      recheckMs: options.maxSleepMs,
+      maxWaitMs: Math.max(1, Math.floor(options.claimLeaseMs / 4)),
+      stuckMs: options.claimLeaseMs,
+      onError: (err) => {
+        logger.error({ err }, 'bullbeat: claim of a partition failed; retrying it in 1 s');
+        manager.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
+      },
+    });
+    return new FireLoop({
+      store,
+      history: connections.history,
+      options,
+      logger,
+      events: manager,
+      queue: (name) => connections.queue(name),
+      localTrigger: (id) => customTriggerOf(local.get(id)),
+      jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
+      subscribe: (onMessage) =>
+        connections.subscribe((m) => {
+          fanOut.wake(m);
+          onMessage(m);
+        }),
+      hooks: this.deps.hooks,
+    });
+  }
+
   /** Stop firing (what is claimed is enqueued and completed), then wake the other replicas. */
   async stop(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
@@ -85,7 +121,8 @@ export class ReplicaRole {
 
   /** Drop the schedule's occurrences claimed here and not yet enqueued (see `FireLoop.stopSchedule`). */
   stopSchedule(id: string): void {
-    this.loops[this.deps.keys.partitionOf(id)]?.stopSchedule(id);
+    const loop = this.loops.length === 1 ? this.loops[0] : this.loops[this.deps.keys.partitionOf(id)];
+    loop?.stopSchedule(id);
   }
 
   /** The counters of every partition's loop, summed. */

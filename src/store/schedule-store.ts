@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { Keys } from './keys.js';
+import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
 import type { RunRecord } from './run-record.js';
 import { decodeDefinition, encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
@@ -90,6 +91,13 @@ export interface ClaimResult {
   /** The earliest lease expiry in `inflight`, or null. */
   nextLease: number | null;
   claims: Claim[];
+  /** A batch came full (more is due now); when absent: `claims.length` reached the batch. */
+  full?: boolean;
+  /**
+   * Claims over every partition (see partition-claims.ts): the partitions that had not answered when
+   * the cycle went on without them, each settling with its own claims (same token) when it answers.
+   */
+  late?: Promise<ClaimResult>[];
 }
 
 /** One completion: the records to write and where the schedule goes next. */
@@ -163,10 +171,17 @@ export class ScheduleStore {
     ) as Promise<UpsertResult>;
   }
 
-  /** Claim what is due now or within `aheadMs` (by Redis TIME), lapsed claims first. */
+  /**
+   * Claim what is due now or within `aheadMs` (by Redis TIME), lapsed claims first. On the store of a
+   * whole deployment of P > 1 partitions, one cycle over every partition with something due (see
+   * `claimEveryPartition`).
+   */
   async claim(batch: number, leaseMs: number, token: string, aheadMs = 0): Promise<ClaimResult> {
     const k = this.keys;
-    if (k.index < 0) throw new Error('ScheduleStore.claim: claim from one partition (store.partition(i))');
+    if (k.index < 0) {
+      if (!this.fanOut) throw new Error('ScheduleStore.claim: call claimEveryPartition() first');
+      return this.fanOut.claim(batch, leaseMs, token, aheadMs);
+    }
     const raw = await this.redis.bbClaim(
       k.due,
       k.inflight,
@@ -195,16 +210,39 @@ export class ScheduleStore {
     return { now: Number(raw[0]), nextDue: num(raw[1]), nextLease: num(raw[2]), claims };
   }
 
-  /** Complete claims made with `token` (one claim call's). */
+  /**
+   * Claims of this (whole-deployment) store go over every partition in one cycle, claiming each
+   * partition that has something due (see partition-claims.ts). One per store: its fire loop's.
+   */
+  claimEveryPartition(options: PartitionClaimsOptions): PartitionClaims {
+    this.fanOut ??= new PartitionClaims(
+      this.keys.all().map((_, i) => this.partition(i)),
+      options,
+    );
+    return this.fanOut;
+  }
+
+  private fanOut: PartitionClaims | undefined;
+
+  /** Complete claims made with `token` (one claim call's): one script per partition touched. */
   async complete(completions: readonly Completion[], now: number, token: string): Promise<number> {
     if (completions.length === 0) return 0;
     const k = this.keys.of(completions[0]!.claim.id);
     if (completions.some((c) => this.keys.partitionOf(c.claim.id) !== k.index)) {
       // one script per partition (each touches one slot)
       const groups = this.byPartition(completions, (c) => c.claim.id);
-      const done = await Promise.all([...groups.values()].map((g) => this.complete(g, now, token)));
+      const done = await Promise.all([...groups.values()].map((g) => this.completeOne(g, now, token)));
+      this.fanOut?.completed(completions, (id) => this.keys.partitionOf(id));
       return done.reduce((a, b) => a + b, 0);
     }
+    const n = await this.completeOne(completions, now, token);
+    this.fanOut?.completed(completions, (id) => this.keys.partitionOf(id));
+    return n;
+  }
+
+  /** Complete claims of one partition (one complete-n script). */
+  private completeOne(completions: readonly Completion[], now: number, token: string): Promise<number> {
+    const k = this.keys.of(completions[0]!.claim.id);
     // numkeys, the 7 shared keys, each item's own keys, then the arguments (see complete-n.lua)
     const args: (string | number)[] = [
       7 + 3 * completions.length,
