@@ -5,18 +5,13 @@ import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
-import { stillWaiting } from './backpressure.js';
 import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
+import { holdBackAtClaim, holdBackWhenDue } from './fire-backpressure.js';
 import { markClaimErrored } from './fire-errors.js';
 import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
-import {
-  backpressureApplies,
-  coalescedPlan,
-  type OccurrencePlan,
-  planOccurrence,
-} from './occurrence-planner.js';
+import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
 import { StopNotices } from './stop-notices.js';
 
@@ -310,7 +305,7 @@ export class FireLoop {
     }
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
     if (poisoned.length > 0) await Promise.all(poisoned);
-    const held = await this.backpressure([...dueNow, ...later], now);
+    const held = await holdBackAtClaim([...dueNow, ...later], now, this.deps);
     this.learnPrep(performance.now() - sentAt);
     if (held.size > 0) {
       for (const list of [dueNow, later]) {
@@ -331,81 +326,6 @@ export class FireLoop {
     }
     if (dueNow.length > 0) await this.enqueue(dueNow);
     else if (batch.left === 0) await this.track(this.complete(batch));
-  }
-
-  /**
-   * Backpressure (per schedule): an occurrence whose schedule's previous occurrence is still waiting
-   * in its queue (enqueued, not started by any consumer) is not enqueued but counted as `coalesced`,
-   * unless the schedule asks for every occurrence (`misfire: 'all'`, `coalesce: false`). Looked up
-   * once per claim batch, when claimed (at most `claimAheadMs` before its fire time), so the burst
-   * itself pays nothing. A reclaimed occurrence is left alone (its own job may be in the queue
-   * already). Returns the items held back, moved to their batch's ready list.
-   */
-  private async backpressure(items: readonly Item[], now: number): Promise<Set<Item>> {
-    if (!this.deps.options.backpressure) return new Set();
-    const candidates: { tag: Item; queue: string; jobId: string; minWaitedMs: number }[] = [];
-    for (const item of items) {
-      const last = item.claim.state?.lastFireAt;
-      const def = item.cached.def;
-      if (item.claim.reclaimed || last == null || last >= item.claim.fireAt || !backpressureApplies(def)) {
-        continue;
-      }
-      candidates.push({
-        tag: item,
-        queue: def.queue,
-        jobId: occurrenceJobId(def.id, last),
-        minWaitedMs: Math.max(0, fireTime(item) - now),
-      });
-    }
-    if (candidates.length === 0) return new Set();
-    let held: Set<Item>;
-    try {
-      const found = await stillWaiting(candidates, (q) => this.deps.queue(q), now);
-      held = found.waiting;
-      for (const c of candidates) {
-        if (found.young.has(c.tag)) c.tag.recheck = { queue: c.queue, jobId: c.jobId };
-      }
-    } catch (err) {
-      this.deps.logger.warn({ err }, 'bullbeat: backpressure look-up failed; enqueueing as usual');
-      return new Set();
-    }
-    for (const item of held) this.coalesce(item, now);
-    return held;
-  }
-
-  /**
-   * The occurrences whose previous job was only just enqueued when they were claimed: looked at again
-   * now that they are due (one pipelined look-up, for those only). Returns the ones coalesced.
-   */
-  private async recheck(items: readonly Item[]): Promise<Set<Item>> {
-    const candidates = items.flatMap((i) => (i.recheck ? [{ tag: i, ...i.recheck, minWaitedMs: 0 }] : []));
-    if (candidates.length === 0) return new Set();
-    const now = Math.floor(this.clock.now());
-    let held: Set<Item>;
-    try {
-      held = (await stillWaiting(candidates, (q) => this.deps.queue(q), now)).waiting;
-    } catch (err) {
-      this.deps.logger.warn({ err }, 'bullbeat: backpressure look-up failed; enqueueing as usual');
-      return new Set();
-    }
-    for (const item of held) this.coalesce(item, now);
-    return held;
-  }
-
-  /** Not enqueued: its previous job still waits (counted as `coalesced`); ready for its completion. */
-  private coalesce(item: Item, now: number): void {
-    item.plan = coalescedPlan(
-      {
-        def: item.cached.def,
-        trigger: item.cached.trigger,
-        fireAt: item.claim.fireAt,
-        now,
-        fired: item.claim.state?.fired ?? 0,
-      },
-      item.plan,
-    );
-    item.batch.left--;
-    item.batch.ready.push(item);
   }
 
   /** Arm the fire timer for the earliest pending occurrence. */
@@ -463,7 +383,7 @@ export class FireLoop {
     let items = all;
     const poisoned: Promise<void>[] = [];
     try {
-      const coalesced = await this.recheck(items);
+      const coalesced = await holdBackWhenDue(items, Math.floor(this.clock.now()), this.deps);
       if (coalesced.size > 0) items = items.filter((i) => !coalesced.has(i));
       // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
       // may be gone already under removeOnComplete).

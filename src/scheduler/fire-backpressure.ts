@@ -1,0 +1,77 @@
+import { occurrenceJobId } from '../store/job-payload.js';
+import { type PreviousJob, stillWaiting } from './backpressure.js';
+import type { FireLoopDeps, Item } from './fire-loop-types.js';
+import { backpressureApplies, coalescedPlan } from './occurrence-planner.js';
+
+type Deps = Pick<FireLoopDeps, 'options' | 'queue' | 'logger'>;
+
+/**
+ * Backpressure (per schedule), at the claim: an occurrence whose schedule's previous occurrence is
+ * still waiting in its queue (enqueued, not started by any consumer) is not enqueued but counted as
+ * `coalesced`, unless the schedule asks for every occurrence (`misfire: 'all'`, `coalesce: false`).
+ * Looked up once per claim batch, when claimed (before its fire time), so the burst itself pays
+ * nothing. A reclaimed occurrence is left alone (its own job may be in the queue already). A previous
+ * job enqueued only a moment before the claim (it has waited less than the new occurrence's lead) is
+ * marked `recheck`: `holdBackWhenDue` looks again. Returns the items held back, moved to their batch's
+ * ready list.
+ */
+export function holdBackAtClaim(items: readonly Item[], now: number, deps: Deps): Promise<Set<Item>> {
+  if (!deps.options.backpressure) return Promise.resolve(new Set());
+  const candidates: PreviousJob<Item>[] = [];
+  for (const item of items) {
+    const last = item.claim.state?.lastFireAt;
+    const def = item.cached.def;
+    if (item.claim.reclaimed || last == null || last >= item.claim.fireAt || !backpressureApplies(def)) {
+      continue;
+    }
+    const fireAt = item.plan.enqueue?.fireAt ?? item.claim.fireAt;
+    const jobId = occurrenceJobId(def.id, last);
+    candidates.push({ tag: item, queue: def.queue, jobId, minWaitedMs: Math.max(0, fireAt - now) });
+  }
+  return coalesceWaiting(candidates, now, deps, (c) => {
+    c.tag.recheck = { queue: c.queue, jobId: c.jobId };
+  });
+}
+
+/**
+ * The occurrences marked `recheck` at their claim, now that they are due: coalesced if their previous
+ * job still waits (one pipelined look-up, for those only). Returns the ones coalesced.
+ */
+export function holdBackWhenDue(items: readonly Item[], now: number, deps: Deps): Promise<Set<Item>> {
+  const candidates = items.flatMap((i) => (i.recheck ? [{ tag: i, ...i.recheck, minWaitedMs: 0 }] : []));
+  return coalesceWaiting(candidates, now, deps);
+}
+
+/** Look the previous jobs up; coalesce the occurrences whose job still waits. A failed look-up holds none. */
+async function coalesceWaiting(
+  candidates: readonly PreviousJob<Item>[],
+  now: number,
+  deps: Deps,
+  onYoung?: (candidate: PreviousJob<Item>) => void,
+): Promise<Set<Item>> {
+  if (candidates.length === 0) return new Set();
+  let held: Set<Item>;
+  try {
+    const found = await stillWaiting(candidates, (q) => deps.queue(q), now);
+    held = found.waiting;
+    if (onYoung) for (const c of candidates) if (found.young.has(c.tag)) onYoung(c);
+  } catch (err) {
+    deps.logger.warn({ err }, 'bullbeat: backpressure look-up failed; enqueueing as usual');
+    return new Set();
+  }
+  for (const item of held) {
+    item.plan = coalescedPlan(
+      {
+        def: item.cached.def,
+        trigger: item.cached.trigger,
+        fireAt: item.claim.fireAt,
+        now,
+        fired: item.claim.state?.fired ?? 0,
+      },
+      item.plan,
+    );
+    item.batch.left--;
+    item.batch.ready.push(item);
+  }
+  return held;
+}
