@@ -38,8 +38,15 @@ describe('worker metrics', () => {
         bed.enqueue('slow', { fireAt: t + 1 }),
       ]);
       await bed.allSettled(jobs.map((j) => j.id));
-      const s = parseExposition(await registry.metrics());
       const q = bed.queueName;
+      // A job's state in Redis turns final just before its worker emits the event the metrics count:
+      // wait for the five outcomes (ok, boom retrying then failed, slow run and slow skipped).
+      for (let i = 0; i < 100; i++) {
+        const runs = total(parseExposition(await registry.metrics()), 'bullbeat_runs_total', { queue: q });
+        if (runs >= 5) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const s = parseExposition(await registry.metrics());
       expect(total(s, 'bullbeat_runs_total', { queue: q, outcome: 'succeeded', schedule: 'ok' })).toBe(1);
       expect(total(s, 'bullbeat_runs_total', { queue: q, outcome: 'succeeded', schedule: 'other' })).toBe(1);
       expect(total(s, 'bullbeat_runs_total', { queue: q, outcome: 'retrying' })).toBe(1);
