@@ -9,10 +9,9 @@ export type SlotRenewal = () => Promise<'held' | 'gone' | 'cancelled'>;
 /**
  * The leases one run holds (its schedule's slot, maybe its exclusion group, or its place in the
  * group's line), renewed together every `renewMs` until released. A lease found given away on
- * renewal (the worker stalled longer than the TTL and another run took it) aborts `lost` with a
- * `LeaseLostError`; a slot lease found asked to stop (`overlap: 'cancelOther'`, or `cancel()` from
- * the cancel channel) aborts it with a `RunCancelledError`. The runner passes `lost` on to the run's
- * signal. The slot lease is given back by the run's finish script (`slotReturned()`); `releaseAll()`
+ * renewal (the worker stalled longer than the TTL and another run took it) stops the run (`stopRun`,
+ * which aborts its signal) with a `LeaseLostError`; a slot lease found asked to stop (`overlap:
+ * 'cancelOther'`, or `cancel()` from the cancel channel) stops it with a `RunCancelledError`. The slot lease is given back by the run's finish script (`slotReturned()`); `releaseAll()`
  * gives back what is still held.
  */
 export class HeldLeases {
@@ -20,9 +19,7 @@ export class HeldLeases {
   private slot: { set: string; renew: SlotRenewal } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
-  private readonly lostController = new AbortController();
-  /** Aborted (with a `LeaseLostError` or a `RunCancelledError`) when the run must stop. */
-  readonly lost: AbortSignal = this.lostController.signal;
+  private stopped = false;
 
   constructor(
     private readonly store: LeaseStore,
@@ -30,6 +27,8 @@ export class HeldLeases {
     private readonly renewMs: number,
     private readonly logger: Logger,
     private readonly scheduleId: string,
+    /** Stops the run (its signal), with a `LeaseLostError` or a `RunCancelledError`; called once. */
+    private readonly stopRun: (reason: Error) => void,
   ) {}
 
   /** Renew the run slot lease in `set` (just taken) with `renew`. */
@@ -51,7 +50,7 @@ export class HeldLeases {
 
   /** Stop the run: a newer occurrence asked (`overlap: 'cancelOther'`). */
   cancel(): void {
-    if (!this.lost.aborted) this.lostController.abort(new RunCancelledError(this.scheduleId));
+    this.stop(new RunCancelledError(this.scheduleId));
   }
 
   /** Stop renewing and give every lease still held back. */
@@ -102,6 +101,12 @@ export class HeldLeases {
 
   private giveUp(set: string): void {
     this.logger.warn({ set, leaseId: this.leaseId }, 'lease given away before renewal; aborting the run');
-    if (!this.lost.aborted) this.lostController.abort(new LeaseLostError(this.scheduleId, set));
+    this.stop(new LeaseLostError(this.scheduleId, set));
+  }
+
+  private stop(reason: Error): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.stopRun(reason);
   }
 }

@@ -28,7 +28,7 @@ import {
   pauseNote,
   type SkippedResult,
 } from './run-results.js';
-import { attemptsAllowed, lostAttempts, serializable, untilAborted } from './runner-helpers.js';
+import { attemptsAllowed, linkAborts, lostAttempts, serializable, untilAborted } from './runner-helpers.js';
 import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
@@ -44,6 +44,13 @@ interface Occurrence {
   history: RunHistory;
   slots: RunSlots;
   run: OccurrenceRunOptions;
+}
+
+/** A deployment's keys and the stores on them, by prefix. */
+interface DeploymentStores {
+  keys: Keys;
+  history: RunHistory;
+  slots: RunSlots;
 }
 
 /** The run under way: its lease (when its overlap rule takes one), slot rule and fencing token. */
@@ -63,7 +70,7 @@ interface RunTicket {
  */
 export class OccurrenceRunner {
   private readonly leases: LeaseStore;
-  private readonly histories = new Map<string, { history: RunHistory; slots: RunSlots }>();
+  private readonly histories = new Map<string, DeploymentStores>();
   private readonly cancels: CancelWatch;
   private readonly workerId = `${hostname()}:${process.pid}`;
 
@@ -113,14 +120,21 @@ export class OccurrenceRunner {
     let logger = this.logger(occurrence, job, state);
 
     const rule = slotRule(occurrence.run);
+    // The run's signal: aborted by the shutdown, by BullMQ's job signal, or by a lease lost or asked
+    // to stop (one controller linked to its sources, cheaper than `AbortSignal.any` on this hot path).
+    const stop = new AbortController();
+    const unlink = linkAborts(stop, this.shutdown, jobSignal);
+    const signal = stop.signal;
     const held = new HeldLeases(
       this.leases,
       this.leaseId(job),
       this.options.leaseRenewMs,
       logger,
       occurrence.scheduleId,
+      (reason) => {
+        if (!signal.aborted) stop.abort(reason);
+      },
     );
-    const signal = AbortSignal.any([this.shutdown, held.lost, ...(jobSignal ? [jobSignal] : [])]);
     const ticket: RunTicket = { leaseId: undefined, fencingToken: undefined };
     let unwatch: (() => void) | undefined;
     let startedAt: number | undefined;
@@ -277,6 +291,7 @@ export class OccurrenceRunner {
       }
       throw error;
     } finally {
+      unlink();
       unwatch?.();
       await held.releaseAll().catch((err: unknown) => logger.warn({ err }, 'could not release leases'));
     }
@@ -331,14 +346,14 @@ export class OccurrenceRunner {
     const entry = this.scheduler.handlerFor(job.name);
     const prefix = data.prefix ?? this.scheduler.prefix;
     const kind = data.kind ?? 'scheduled';
-    const { history, slots } = this.stores(prefix);
+    const { history, slots, keys } = this.stores(prefix);
     return {
       scheduleId: data.scheduleId ?? entry?.job.id ?? job.name,
       fireAt: data.fireAt ?? job.timestamp,
       kind,
       manual: laneOf(kind),
       args: data.args ?? entry?.args ?? [],
-      keys: this.keysOf(prefix),
+      keys,
       history,
       slots,
       run: resolveRunOptions(data.run),
@@ -401,11 +416,13 @@ export class OccurrenceRunner {
     return keys(prefix, prefix === this.scheduler.prefix ? (this.scheduler.partitions ?? 1) : 1);
   }
 
-  private stores(prefix: string): { history: RunHistory; slots: RunSlots } {
+  /** The stores of a deployment's prefix (made once: its keys, its history, its run slots). */
+  private stores(prefix: string): DeploymentStores {
     let stores = this.histories.get(prefix);
     if (!stores) {
       const k = this.keysOf(prefix);
       stores = {
+        keys: k,
         history: new RunHistory(this.redis, k, this.options.historyLimit),
         slots: new RunSlots(this.redis, k, this.options.leaseTtlMs, this.options.historyLimit),
       };

@@ -69,12 +69,23 @@ export async function composePipeline(
   middleware: readonly Middleware[],
   job: ScheduledJobLike,
 ): Promise<RunHandler> {
+  // Without middleware nothing calls a stage without its ctx: no AsyncLocalStorage (in Node 20 its
+  // first `run` turns promise hooks on for the whole process, a cost every promise pays from then on).
+  if (middleware.length === 0) return bare(fn, args);
   let handler = stage(async (ctx) => fn(...args, ctx));
   for (let i = middleware.length - 1; i >= 0; i--) {
     const factory = middleware[i] as Middleware;
     handler = stage(await factory(handler, job));
   }
   return handler;
+}
+
+/** The handler of a schedule without middleware: `fn(...args, ctx)`, always async. */
+function bare(fn: (...args: unknown[]) => unknown, args: readonly unknown[]): NextHandler {
+  return async (ctx?: RunContext) => {
+    if (!ctx) throw new TypeError('a pipeline stage was called without a RunContext');
+    return fn(...args, ctx);
+  };
 }
 
 function stage(inner: MiddlewareStage): NextHandler {
