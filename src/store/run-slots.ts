@@ -3,6 +3,7 @@ import { type Keys, occurrenceField, type RecordLane } from './keys.js';
 import type { SlotRule } from './overlap-policy.js';
 import type { RunCounter, RunPatch } from './run-history.js';
 import type { SkipReason } from './run-record.js';
+import { ScriptBatcher } from './script-batcher.js';
 import { defineStoreScripts } from './scripts.js';
 
 /** One occurrence of a schedule, as the run scripts address it. */
@@ -35,10 +36,14 @@ export interface RunFinish {
 /**
  * The worker runtime's lean run path: one script to start a run (overlap policy on the run slot, the
  * fencing token, the `running` or `skipped` record) and one to finish it (the outcome unless fenced off,
- * the lease given back, the failure streak and `pauseOnFailure`). See `lua/start-run-9.lua`,
- * `lua/finish-run-12.lua`.
+ * the lease given back, the failure streak and `pauseOnFailure`). See `lua/start-runs-1.lua`,
+ * `lua/finish-runs-5.lua`; the runs that start (finish) together in a worker go in one call.
  */
 export class RunSlots {
+  /** The runs starting and finishing together go in one script call per partition (see ScriptBatcher). */
+  private readonly starts: ScriptBatcher;
+  private readonly finishes: ScriptBatcher;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
@@ -48,6 +53,25 @@ export class RunSlots {
     private readonly historyLimit: number,
   ) {
     defineStoreScripts(redis);
+    // a batch is of one partition: its shared keys and values first, then each run's (see the scripts)
+    this.starts = new ScriptBatcher((lane, runs) => {
+      const k = keys.partition(lane);
+      return redis.bbStartRuns(k.totals, k.base, ttlMs, historyLimit, k.cancel, ...runs);
+    }, 4);
+    this.finishes = new ScriptBatcher((lane, runs) => {
+      const k = keys.partition(lane);
+      return redis.bbFinishRuns(
+        k.totals,
+        k.state,
+        k.due,
+        k.resched,
+        k.pauseNotes,
+        k.base,
+        historyLimit,
+        k.wake,
+        ...runs,
+      );
+    }, 3);
   }
 
   async start(
@@ -58,19 +82,9 @@ export class RunSlots {
     skipped: RunPatch,
   ): Promise<RunStart> {
     const id = run.scheduleId;
-    const k = this.keys.of(id); // its partition's keys (one slot)
-    const [status, live, token, reason] = await this.redis.bbStartRun(
-      k.lease(id),
-      k.leaseOwed(id),
-      k.runWaiters(id),
-      k.runWaiterBeats(id),
-      k.runs(id),
-      k.runIndex(id),
-      k.counts(id),
-      k.totals,
-      k.cancelled(id),
+    const [status, live, token, reason] = (await this.starts.call(this.keys.partitionOf(id), [
+      id,
       ids.leaseId,
-      this.ttlMs,
       rule.mode,
       rule.cap,
       ids.owedId ?? '',
@@ -79,10 +93,8 @@ export class RunSlots {
       run.fireAt,
       JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...running }),
       JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...skipped }),
-      this.historyLimit,
-      k.cancel,
       ids.firstDelivery ? '1' : '0',
-    );
+    ])) as [number, number, number, string];
     if (status === 3) return { status: 'reread' };
     if (status === 1) return { status: 'started', live, fencingToken: Number(token) };
     if (status === 0) return { status: 'skipped', live, reason: reason as SkipReason };
@@ -102,34 +114,19 @@ export class RunSlots {
     mode: SlotRule['mode'] = 'skip',
   ): Promise<RunFinish> {
     const id = run.scheduleId;
-    const k = this.keys.of(id); // its partition's keys (one slot)
-    const [written, paused, next] = await this.redis.bbFinishRun(
-      k.lease(id),
-      k.leaseOwed(id),
-      k.runWaiters(id),
-      k.cancelled(id),
-      k.runs(id),
-      k.runIndex(id),
-      k.counts(id),
-      k.totals,
-      k.state,
-      k.due,
-      k.resched,
-      k.pauseNotes,
+    const [written, paused, next] = (await this.finishes.call(this.keys.partitionOf(id), [
+      id,
       leaseId ?? '',
       occurrenceField(run.fireAt, run.manual),
       run.fireAt,
       JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...outcome }),
-      this.historyLimit,
       counters.join(','),
       fencingToken ?? '',
-      id,
       streak ?? '',
       pause.afterFailures,
-      JSON.stringify({ note: pause.note, by: 'pauseOnFailure', at: pause.at }),
-      k.wake,
+      pause.afterFailures > 0 ? JSON.stringify({ note: pause.note, by: 'pauseOnFailure', at: pause.at }) : '',
       mode,
-    );
+    ])) as [number, number, string];
     return { written: written === 1, paused: paused === 1, ...(next ? { next } : {}) };
   }
 

@@ -110,8 +110,10 @@ declare module 'ioredis' {
     bbForeignOutcome(...args: Args): Result<number, Context>;
     bbAcquireSlot(...args: Args): Result<[number, number], Context>;
     bbRenewLease(...args: Args): Result<number, Context>;
-    bbStartRun(...args: Args): Result<[number, number, number, string], Context>;
-    bbFinishRun(...args: Args): Result<[number, number, string], Context>;
+    /** A batch of runs of one partition (see start-runs-1.lua): 4 values out per run. */
+    bbStartRuns(...args: Args): Result<(number | string)[], Context>;
+    /** A batch of runs of one partition (see finish-runs-5.lua): 3 values out per run. */
+    bbFinishRuns(...args: Args): Result<(number | string)[], Context>;
     bbRenewRun(...args: Args): Result<number, Context>;
     bbTryGroup(...args: Args): Result<number, Context>;
     bbLeaveGroupQueue(...args: Args): Result<number, Context>;

@@ -2,6 +2,7 @@
 // slot rule; finish-run refuses an outcome whose token is not the record's (writing and counting
 // nothing, still giving the lease back) and accepts one on a record of the previous release (no token).
 import { afterEach, describe, expect, it } from 'vitest';
+import { keys } from '../../src/store/keys.js';
 import { RunHistory } from '../../src/store/run-history.js';
 import { RunSlots } from '../../src/store/run-slots.js';
 import { StoreBed } from './helpers.js';
@@ -84,5 +85,51 @@ describe('start-run / finish-run', () => {
     });
     expect(await history.get('s', 3000)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
     expect(await history.counts('s')).toMatchObject({ skipped: 1 });
+  });
+
+  it('runs starting and finishing together go in batches per partition, under the names keys.ts gives, one failing alone', async () => {
+    bed = new StoreBed();
+    const k = keys(bed.prefix, 4); // partitioned keys work on a standalone Redis too
+    const slots = new RunSlots(bed.redis, k, 10_000, 100);
+    const history = new RunHistory(bed.redis, k);
+    const ids = Array.from({ length: 40 }, (_, i) => `p${i}`);
+    // a run whose step fails in the script: its counters hash is a string (WRONGTYPE on its token)
+    await bed.redis.set(k.counts('p7'), 'not a hash');
+    const runOf = (id: string) => ({ scheduleId: id, fireAt: 2000, manual: false });
+    const starts = await Promise.allSettled(
+      ids.map((id) =>
+        slots.start(
+          runOf(id),
+          { mode: 'skip', cap: 1 },
+          { leaseId: `l-${id}`, jobId: `j-${id}` },
+          running,
+          skipped,
+        ),
+      ),
+    );
+    expect(starts[7]).toMatchObject({ status: 'rejected' });
+    expect(String((starts[7] as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+    for (const [i, id] of ids.entries()) {
+      if (i === 7) continue;
+      expect(starts[i]).toMatchObject({ status: 'fulfilled', value: { status: 'started', fencingToken: 1 } });
+      expect(await bed.redis.zscore(k.lease(id), `l-${id}`)).not.toBeNull();
+      expect(await history.get(id, 2000)).toMatchObject({ outcome: 'running', fencingToken: 1 });
+    }
+    expect(new Set(ids.map((id) => k.partitionOf(id))).size).toBeGreaterThan(1);
+
+    const done = ids.filter((_, i) => i !== 7);
+    const finishes = await Promise.all(
+      done.map((id) =>
+        slots.finish(runOf(id), `l-${id}`, 1, { outcome: 'succeeded' }, ['runs'], 'ok', noPause),
+      ),
+    );
+    expect(finishes.every((f) => f.written)).toBe(true);
+    for (const id of done) {
+      expect(await history.get(id, 2000)).toMatchObject({ outcome: 'succeeded' });
+      expect(await history.counts(id)).toMatchObject({ runs: 1 });
+      expect(await bed.redis.exists(k.lease(id))).toBe(0);
+    }
+    await bed.redis.del(...ids.map((id) => k.counts(id)), ...[0, 1, 2, 3].map((i) => k.partition(i).totals));
+    await bed.redis.unlink(...ids.flatMap((id) => [k.runs(id), k.runIndex(id)]));
   });
 });

@@ -1,0 +1,200 @@
+--[[
+  Start a batch of runs (one or more, all of one partition), in one call (the worker runtime's lean
+  path). For each run: apply the schedule's overlap policy on its run slot, hand out the run's fencing
+  token, and write its `running` record (or its `skipped` record).
+
+  The runs' own keys are built here from the partition's key base, as keys.ts names them
+  (`<base>:lease:<id>`, ...; all in the partition's slot): a batch of hundreds of runs then carries
+  11 values per run rather than 22. The per-run names below (K[i], A[i] in the code) are those keys
+  and values, one run at a time.
+
+  Overlap policies (A[3]):
+    none        no slot is taken (allowAll without an exclusion group): always runs
+    skip        runs while fewer than `cap` leases are live (and no retry is owed the slot), else skipped
+                (reason `overlap`)
+    bufferAll   waits in fire-time order for the slot (output 2: ask again later)
+    bufferOne   the same, but only one occurrence waits: another one is skipped (reason `buffer-full`)
+    cancelOther every live run is asked to stop (added to `cancelled:<id>`, published on the cancel
+                channel), and this occurrence waits for the slot; an older waiter is dropped, and one
+                older than a waiting or started newer occurrence is skipped (reason `superseded`)
+  A retry owed its run (A[5] set: an attempt after one that started) only counts live leases; when
+  refused it claims the next free slot in `owed:<id>` (fresh occurrences are refused while it waits).
+
+  The fencing token is `HINCRBY counts:<id> fence 1`: it increases with every run started of the
+  schedule; it is written into the record as `fencingToken`, and finish-run compares it.
+
+  Input:
+    KEYS[1] totals              hash: counters summed over every schedule (the partition's)
+    ARGV[1] the partition's key base (`{tag}:bb`)
+    ARGV[2] lease ttl ms (also the owed claim's and a waiter's heartbeat)
+    ARGV[3] history limit
+    ARGV[4] cancel channel (pub/sub: a lease id asked to stop)
+    then 11 values per run: schedule id, and A[1], A[3], A[4], A[5], A[6], A[7], A[8], A[9], A[10], A[13]
+
+  One run's keys and values:
+    K[1] lease:<id>          zset: lease id -> expiry (Redis ms)
+    K[2] owed:<id>           zset: job id of a retry owed a slot -> claim expiry
+    K[3] waiters:<id>        zset: job id buffered for the slot -> fire time (order)
+    K[4] waiters:<id>:beats  zset: the same job ids -> heartbeat expiry
+    K[5] runs:<id>           hash: occurrence field -> run record JSON
+    K[6] runidx:<id>         zset: occurrence field -> fire time
+    K[7] counts:<id>         hash: the schedule's counters (and `fence`, `newest`)
+    K[8] totals              (KEYS[1])
+    K[9] cancelled:<id>      set: lease ids asked to stop (cancelOther)
+
+    A[1] lease id
+    A[2] lease ttl ms (ARGV[2])
+    A[3] overlap: none | skip | bufferOne | bufferAll | cancelOther
+    A[4] cap: live runs allowed under `skip` (>= 1)
+    A[5] owed: '' for a fresh occurrence, else the job id of a retry owed its run
+    A[6] job id (a waiter's member)
+    A[7] occurrence field (the fire time, or `m<time>` for a manual run)
+    A[8] fire time (record score, waiters' order)
+    A[9] the `running` patch JSON (the token is added here)
+    A[10] the `skipped` patch JSON (the reason is added here)
+    A[11] history limit (A[3])
+    A[12] cancel channel (ARGV[4])
+    A[13] '1' when the caller read no record, taking this for the job's first delivery (its patch
+          removes no field): a record past `enqueued` (an attempt of this job lost with its worker, or
+          an older job's outcome) sends it back to read it (output 3), before anything is taken
+
+  Output:
+    { 1 started | 0 skipped | 2 wait | 3 read the record first, live leases before this one, fencing token (0 unless started),
+      skip reason ('' unless skipped) }
+
+  Output, per run (4 values each, in the batch's order): as above; { -1, '', '', error } for a run whose
+  step failed (the others are unaffected).
+]]
+--- @include "includes/now"
+--- @include "includes/record"
+--- @include "includes/run-slot"
+
+local function startRun(K, A)
+  local now = 0
+  local leaseId, ttl, mode = A[1], tonumber(A[2]), A[3]
+  local owed, jobId, field, fireAt = A[5], A[6], A[7], tonumber(A[8])
+  local limit = tonumber(A[11])
+  local live = 0
+
+  -- The record, read once when the caller read none (a first delivery), and written from it.
+  local rec = nil
+  if A[13] == '1' then
+    rec = readRecord(K[5], field)
+    if rec and rec.outcome ~= nil and rec.outcome ~= 'enqueued' then
+      return { 3, 0, 0, '' }
+    end
+  end
+
+  local function write(patch)
+    if rec then
+      writeReadRecord(K[5], K[6], field, A[8], rec, patch, limit)
+    else
+      writeRecord(K[5], K[6], field, A[8], patch, limit)
+    end
+  end
+  local buffered = false
+
+  local function skip(reason)
+    local patch = cjson.decode(A[10])
+    patch.reason = reason
+    write(patch)
+    bumpCounters(K[7], K[8], 'skipped')
+    return { 0, live, 0, reason }
+  end
+
+  local function wait()
+    redis.call('ZADD', K[3], fireAt, jobId)
+    redis.call('ZADD', K[4], now + ttl, jobId)
+    keepAlive(K[3], ttl * 3)
+    keepAlive(K[4], ttl * 3)
+    return { 2, live, 0, '' }
+  end
+
+  if mode ~= 'none' then
+    now = redisNow()
+    if mode == 'skip' then
+      dropLapsed(K[1], K[2], nil, nil, now)
+    else
+      dropLapsed(K[1], K[2], K[3], K[4], now)
+    end
+    live = redis.call('ZCARD', K[1])
+    if owed ~= '' then
+      if live >= math.max(1, tonumber(A[4])) then
+        redis.call('ZADD', K[2], now + ttl, owed)
+        keepAlive(K[2], ttl * 2)
+        return { 2, live, 0, '' }
+      end
+      redis.call('ZREM', K[2], owed)
+    elseif mode == 'skip' then
+      if live + redis.call('ZCARD', K[2]) >= tonumber(A[4]) then return skip('overlap') end
+    else
+      if mode == 'cancelOther' then
+        local newest = tonumber(redis.call('HGET', K[7], 'newest') or '-1')
+        local last = redis.call('ZRANGE', K[3], -1, -1, 'WITHSCORES')
+        if fireAt < newest or (last[2] and tonumber(last[2]) > fireAt) then
+          redis.call('ZREM', K[3], jobId)
+          redis.call('ZREM', K[4], jobId)
+          return skip('superseded')
+        end
+        -- Older waiters give way to this one.
+        local older = redis.call('ZRANGEBYSCORE', K[3], '-inf', '(' .. fireAt)
+        for _, w in ipairs(older) do
+          redis.call('ZREM', K[3], w)
+          redis.call('ZREM', K[4], w)
+        end
+      end
+      buffered = redis.call('ZSCORE', K[3], jobId) ~= false
+      local first = redis.call('ZRANGE', K[3], 0, 0)[1]
+      local free = live + redis.call('ZCARD', K[2]) == 0
+      if not (free and (first == nil or first == jobId)) then
+        if mode == 'bufferOne' and not buffered and first ~= nil then return skip('buffer-full') end
+        if mode == 'cancelOther' then
+          -- Each live run is asked to stop (once); this occurrence waits for the slot.
+          local running = redis.call('ZRANGE', K[1], 0, -1)
+          for _, l in ipairs(running) do
+            if redis.call('SADD', K[9], l) == 1 then redis.call('PUBLISH', A[12], l) end
+          end
+          if #running > 0 then keepAlive(K[9], ttl * 2) end
+        end
+        return wait()
+      end
+      if buffered then
+        redis.call('ZREM', K[3], jobId)
+        redis.call('ZREM', K[4], jobId)
+      end
+    end
+    redis.call('ZADD', K[1], now + ttl, leaseId)
+    keepAlive(K[1], ttl * 2)
+  end
+
+  local token = redis.call('HINCRBY', K[7], 'fence', 1)
+  if mode == 'cancelOther' then
+    local newest = tonumber(redis.call('HGET', K[7], 'newest') or '-1')
+    if fireAt > newest then redis.call('HSET', K[7], 'newest', A[8]) end
+  end
+  local patch = cjson.decode(A[9])
+  patch.fencingToken = token
+  if buffered then patch.buffered = true end
+  write(patch)
+  return { 1, live, token, '' }
+end
+
+-- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
+local base, ttl, limit, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local out = {}
+for i = 5, #ARGV, 11 do
+  local id = ARGV[i]
+  local K = {
+    base .. ':lease:' .. id, base .. ':owed:' .. id, base .. ':waiters:' .. id,
+    base .. ':waiters:' .. id .. ':beats', base .. ':runs:' .. id, base .. ':runidx:' .. id,
+    base .. ':counts:' .. id, KEYS[1], base .. ':cancelled:' .. id,
+  }
+  local A = {
+    ARGV[i + 1], ttl, ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7],
+    ARGV[i + 8], ARGV[i + 9], limit, channel, ARGV[i + 10],
+  }
+  local ok, r = pcall(startRun, K, A)
+  if not ok then r = { -1, '', '', type(r) == 'table' and tostring(r.err) or tostring(r) } end
+  for j = 1, 4 do out[#out + 1] = r[j] end
+end
+return out
