@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 
 /**
  * Listens on a deployment's cancel channel (`keys.cancel`) for the lease ids of runs asked to stop by
- * a newer occurrence (`overlap: 'cancelOther'`, published by start-run), and calls the watcher of each
+ * a newer occurrence (`overlap: 'cancelOther'`, published by start-runs), and calls the watcher of each
  * one running here. One subscriber connection per channel, opened at the first watch. A message missed
  * (sent before the subscription) is caught by the lease renewal, which reads the same `cancelled` set.
  */

@@ -65,8 +65,9 @@ interface RunTicket {
  * middleware pipeline under `timeoutMs`, and the abort on shutdown or cancellation. One per worker
  * handle, shared by its queues.
  *
- * The lean path: a run costs two store scripts, `start-run` (slot, fencing token, `running` record)
- * and `finish-run` (outcome, lease back, failure streak); a first delivery reads nothing before.
+ * The lean path: a run costs two store scripts, `start-runs` (slot, fencing token, `running` record)
+ * and `finish-runs` (outcome, lease back, failure streak), each carrying every run of the worker that
+ * starts (ends) at the same time (see `ScriptBatcher`); a first delivery reads nothing before.
  */
 export class OccurrenceRunner {
   private readonly leases: LeaseStore;
@@ -381,7 +382,7 @@ export class OccurrenceRunner {
 
   /**
    * The run slot is busy and this job may wait for it: a retry owed its run (it stays claimed for it,
-   * see start-run), or an occurrence buffered by its overlap policy. The job goes back to BullMQ's
+   * see start-runs), or an occurrence buffered by its overlap policy. The job goes back to BullMQ's
    * delayed set to ask again in `slotWaitPollMs` (sooner when the run before it finishes and promotes
    * it). Records the lost attempt, if that is what brought it here. Always throws BullMQ's `DelayedError`.
    */

@@ -1,5 +1,5 @@
 // pauseOnFailure: after N final failures in a row the schedule pauses itself, atomically with the
-// outcome that made N (finish-run): status `p`, out of `due`, a note naming the last error in the
+// outcome that made N (finish-runs): status `p`, out of `due`, a note naming the last error in the
 // shared notes hash, `stop:<id>` on the wake channel, an event and a metric. A success resets the count;
 // a failure BullMQ will retry does not count.
 import { Redis } from 'ioredis';

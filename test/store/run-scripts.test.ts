@@ -1,5 +1,5 @@
-// The run path's scripts on their own: start-run hands out increasing fencing tokens and applies the
-// slot rule; finish-run refuses an outcome whose token is not the record's (writing and counting
+// The run path's scripts on their own: start-runs hands out increasing fencing tokens and applies the
+// slot rule; finish-runs refuses an outcome whose token is not the record's (writing and counting
 // nothing, still giving the lease back) and accepts one on a record of the previous release (no token).
 import { afterEach, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
@@ -17,7 +17,7 @@ const noPause = { afterFailures: 0, note: '', at: 0 };
 const running = { outcome: 'running' as const, attempts: 1, jobId: 'j' };
 const skipped = { outcome: 'skipped' as const };
 
-describe('start-run / finish-run', () => {
+describe('start-runs / finish-runs', () => {
   it('a newer run of the occurrence fences the older one off: its outcome is neither written nor counted', async () => {
     bed = new StoreBed();
     const slots = new RunSlots(bed.redis, bed.k, 10_000, 100);

@@ -45,7 +45,7 @@
     A[10] pauseOnFailure: failures in a row that pause the schedule (0 = never)
     A[11] the pause note JSON (written when it pauses)
     A[12] wake channel (ARGV[3])
-    A[13] the run's slot policy (start-run's A[3]): only `cancelOther` marks leases, only the
+    A[13] the run's slot policy (start-runs's A[3]): only `cancelOther` marks leases, only the
           buffering ones and `cancelOther` have waiters
 
   Output:

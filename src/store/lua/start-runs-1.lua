@@ -21,7 +21,7 @@
   refused it claims the next free slot in `owed:<id>` (fresh occurrences are refused while it waits).
 
   The fencing token is `HINCRBY counts:<id> fence 1`: it increases with every run started of the
-  schedule; it is written into the record as `fencingToken`, and finish-run compares it.
+  schedule; it is written into the record as `fencingToken`, and finish-runs compares it.
 
   Input:
     KEYS[1] totals              hash: counters summed over every schedule (the partition's)

@@ -45,9 +45,13 @@ local function writeRecord(runs, idx, field, score, patch, limit)
   trimHistory(runs, idx, limit)
 end
 
--- The same write, for a caller that read the record already (`readRecord`): one decode, not two.
+-- The same write, for a caller that read the record already (`readRecord`): one decode, not two. A
+-- record that was there is in the index already (every write indexes it; the trim removes a record
+-- from both), so only a new one is indexed and trimmed for.
 local function writeReadRecord(runs, idx, field, score, rec, patch, limit)
+  local existed = next(rec) ~= nil
   redis.call('HSET', runs, field, cjson.encode(mergeFields(rec, patch)))
+  if existed then return end
   redis.call('ZADD', idx, score, field)
   trimHistory(runs, idx, limit)
 end

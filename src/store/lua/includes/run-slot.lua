@@ -1,5 +1,5 @@
 --[[
-  A schedule's run slot under its overlap policy (start-run, finish-run): the live leases
+  A schedule's run slot under its overlap policy (start-runs, finish-runs): the live leases
   (`lease:<id>`), the retries owed a slot (`owed:<id>`) and the occurrences buffered for it
   (`waiters:<id>` by fire time, `waiters:<id>:beats` by heartbeat expiry). Lapsed entries are dropped
   first: that is what frees a dead worker's slot and forgets a waiter whose job stopped asking (the
