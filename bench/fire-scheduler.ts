@@ -3,7 +3,7 @@
 // (Redis time of the claim minus fireAt) as JSON on stdout, with, per fire instant of the window, the
 // time from that instant to the end of the last `addBulk` carrying one of its occurrences (`burstMs`).
 import pino from 'pino';
-import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../dist/src/scheduler/scheduler-manager.js';
 
 const manager = new SchedulerManager({
   prefix: process.env.PREFIX!,

@@ -9,16 +9,18 @@
 //   bullbeat's own worker runtime (createWorker) in place of the plain BullMQ Worker.
 //
 // Prints Markdown, ready for BENCHMARKS.md.
+// It runs the built code (dist/, what users run; tsx's transform of src/ adds a cost of its own to
+// every function it creates): the npm script builds first, `npm run build` does it by hand.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { createWorker } from '../src/queue/create-worker.js';
-import type { RunContext } from '../src/queue/pipeline.js';
-import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
-import { IntervalTrigger } from '../src/triggers/interval-trigger.js';
+import { createWorker } from '../dist/src/queue/create-worker.js';
+import type { RunContext } from '../dist/src/queue/pipeline.js';
+import { SchedulerManager } from '../dist/src/scheduler/scheduler-manager.js';
+import { IntervalTrigger } from '../dist/src/triggers/interval-trigger.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const argv = process.argv;

@@ -10,14 +10,16 @@
 //
 // Rows: the plain Worker; the runtime with the default overlap rule (one run at a time: a lease per
 // run); the runtime with `maxInstances: 0, coalesce: false` (allowAll: no lease). Prints Markdown.
+// It runs the built code (dist/, what users run; tsx's transform of src/ adds a cost of its own to
+// every function it creates): the npm script builds first, `npm run build` does it by hand.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { type Command, Redis } from 'ioredis';
 import pino from 'pino';
-import { createWorker } from '../src/queue/create-worker.js';
-import type { WorkerScheduler } from '../src/queue/worker-scheduler.js';
-import { occurrenceJobId } from '../src/store/job-payload.js';
+import { createWorker } from '../dist/src/queue/create-worker.js';
+import type { WorkerScheduler } from '../dist/src/queue/worker-scheduler.js';
+import { occurrenceJobId } from '../dist/src/store/job-payload.js';
 
 const argv = process.argv;
 const arg = (name: string, fallback: string) => {
