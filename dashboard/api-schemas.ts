@@ -22,6 +22,10 @@ const counts = z.object({
   errors: z.number().int(),
   skipped: z.number().int(),
   missed: z.number().int(),
+  coalesced: z
+    .number()
+    .int()
+    .describe('occurrences not enqueued while the previous one still waited in its queue (backpressure)'),
 });
 
 export const scheduleView = z
@@ -103,6 +107,7 @@ export const statsBody = z
     errors: z.number().int(),
     skipped: z.number().int(),
     missed: z.number().int(),
+    coalesced: z.number().int(),
     erroredTotal: z.number().int(),
     uptime: z
       .number()

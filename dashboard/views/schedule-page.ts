@@ -94,7 +94,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Time zone', s.timezone],
       ['Next fire times', fireTimes(s.nextFireTimes, s.timezone)],
       ['Runs / errors', `${s.counts.runs} / ${s.counts.errors}`],
-      ['Skipped / missed', `${s.counts.skipped} / ${s.counts.missed}`],
+      ['Skipped / missed / coalesced', `${s.counts.skipped} / ${s.counts.missed} / ${s.counts.coalesced}`],
       ['Enqueued so far', s.fired],
       ['Last fire', formatTime(s.lastFireAt)],
       ['Created', formatTime(s.createdAt)],

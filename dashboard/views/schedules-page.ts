@@ -53,7 +53,7 @@ ${d.flash ? html`<div class="flash ${d.flash.ok ? 'ok' : 'bad'}" role="status">$
 <h1>Schedules</h1>
 <div class="stats">
   ${stat(all, 'schedules')}${stat(d.counts.active, 'active')}${stat(d.counts.paused, 'paused')}${stat(d.counts.completed, 'completed')}${d.counts.errored > 0 ? stat(d.counts.errored, 'errored') : ''}
-  ${stat(d.totals.runs, 'runs')}${stat(d.totals.errors, 'errors')}${stat(d.totals.skipped, 'skipped')}${stat(d.totals.missed, 'missed')}
+  ${stat(d.totals.runs, 'runs')}${stat(d.totals.errors, 'errors')}${stat(d.totals.skipped, 'skipped')}${stat(d.totals.missed, 'missed')}${stat(d.totals.coalesced, 'coalesced')}
 </div>
 <form class="toolbar" method="get" action="${ctx.base}/" role="search">
   <input type="search" name="q" value="${d.q}" placeholder="Search name, id or queue" aria-label="Search schedules">

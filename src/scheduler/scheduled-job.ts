@@ -45,6 +45,8 @@ export interface ScheduledJobJSON {
   spec: ScheduleDefinition['trigger'];
   skipped: number;
   missed: number;
+  /** Occurrences not enqueued while the previous one still waited in its queue (backpressure). */
+  coalesced: number;
   /** Runs enqueued so far. */
   fired: number;
   /** Why it is errored (status `errored`), else null. */
@@ -66,6 +68,7 @@ export class ScheduledJob {
   errors = 0;
   skipped = 0;
   missed = 0;
+  coalesced = 0;
   fired = 0;
   activeInstances = 0;
   orphaned = false;
@@ -193,6 +196,7 @@ export class ScheduledJob {
       spec: this.def.trigger,
       skipped: this.skipped,
       missed: this.missed,
+      coalesced: this.coalesced,
       fired: this.fired,
       error: this.error,
       pauseNote: this.pauseNote,

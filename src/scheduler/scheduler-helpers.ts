@@ -41,7 +41,7 @@ export function statsOf(
     else if (s.status === 'e') jobsErrored++;
     else jobsPaused++;
   }
-  const { runs, errors, skipped, missed } = totals;
+  const { runs, errors, skipped, missed, coalesced } = totals;
   return {
     jobsTotal,
     jobsActive,
@@ -52,6 +52,7 @@ export function statsOf(
     errors,
     skipped,
     missed,
+    coalesced,
     erroredTotal,
     uptime,
   };

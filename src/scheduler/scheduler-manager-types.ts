@@ -59,6 +59,8 @@ export interface SchedulerStats {
   errors: number;
   skipped: number;
   missed: number;
+  /** Occurrences not enqueued while the previous one still waited in its queue (backpressure). */
+  coalesced: number;
   /** Times a schedule became errored, over the deployment (cumulative; Redis `totals.errored`). */
   erroredTotal: number;
   /** Seconds since this manager started (0 when not started). */

@@ -7,7 +7,8 @@ import { defineStoreScripts } from './scripts.js';
 export type RunPatch = { [K in keyof RunRecord]?: RunRecord[K] | null };
 
 /** Counters kept per schedule and in total. */
-export type RunCounter = 'runs' | 'errors' | 'skipped' | 'missed';
+/** `coalesced`: occurrences not enqueued while the previous one still waited in its queue (backpressure). */
+export type RunCounter = 'runs' | 'errors' | 'skipped' | 'missed' | 'coalesced';
 
 /**
  * The bounded per-schedule history of occurrences. The scheduler writes `enqueued`, `missed` and
@@ -101,5 +102,6 @@ export function countsFrom(raw: Record<string, string>): Record<RunCounter, numb
     errors: Number(raw.errors ?? 0),
     skipped: Number(raw.skipped ?? 0),
     missed: Number(raw.missed ?? 0),
+    coalesced: Number(raw.coalesced ?? 0),
   };
 }

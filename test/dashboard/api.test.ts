@@ -246,7 +246,7 @@ describe('dashboard API over HTTP', () => {
     await t.scheduler.redis.zadd(t.scheduler.keys.due, now - 10 * 60_000, 'stuck');
     const flaky = await t.api('GET', '/api/schedules/flaky');
     expect(flaky.body).toMatchObject({ badges: ['failing'], lastOutcome: 'failed', lastError: 'boom' });
-    expect(flaky.body.counts).toEqual({ runs: 3, errors: 3, skipped: 0, missed: 0 });
+    expect(flaky.body.counts).toEqual({ runs: 3, errors: 3, skipped: 0, missed: 0, coalesced: 0 });
     expect((await t.api('GET', '/api/schedules/stuck')).body.badges).toEqual(['late']);
     const page = await (await fetch(`${t.url}/?q=flaky`, { headers: BEARER })).text();
     expect(page).toContain('data-badge="failing"');

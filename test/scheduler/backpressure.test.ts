@@ -64,6 +64,10 @@ describe('backpressure', () => {
     expect(Number(totals.coalesced)).toBe(stats.coalesced);
     expect(per.every((c) => Number(c.coalesced) >= 1)).toBe(true);
     expect(coalesced.length).toBe(stats.coalesced);
+    // what get, list and stats show (and so the CLI, the API and the pages)
+    expect((await m.get('a'))!.coalesced).toBe(Number(per[0]!.coalesced));
+    expect((await m.list()).reduce((s, j) => s + j.coalesced, 0)).toBe(stats.coalesced);
+    expect((await m.stats()).coalesced).toBe(stats.coalesced);
   });
 
   it("misfire 'all' with coalesce false enqueues every occurrence, waiting or not", async () => {

@@ -33,7 +33,7 @@ describe('the one merge rule and trim rule', () => {
       outcome: 'succeeded',
       attempts: 1,
     });
-    expect(await h.counts('s')).toEqual({ runs: 1, errors: 0, skipped: 0, missed: 0 });
+    expect(await h.counts('s')).toEqual({ runs: 1, errors: 0, skipped: 0, missed: 0, coalesced: 0 });
     expect((await h.totals()).runs).toBe(1);
   });
 

@@ -31,7 +31,7 @@ export function showCommand(io: CliIO) {
       ['last run', shortInstant(j.lastRunTime)],
       [
         'runs',
-        `${j.runs} ok, ${j.errors} failed, ${j.skipped} skipped, ${j.missed} missed (${j.fired} enqueued)`,
+        `${j.runs} ok, ${j.errors} failed, ${j.skipped} skipped, ${j.missed} missed, ${j.coalesced} coalesced (${j.fired} enqueued)`,
       ],
     ];
     if (j.pauseNote) rows.push(['paused', noteLine(j.pauseNote)]);
