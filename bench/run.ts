@@ -3,7 +3,8 @@
 // gets a private redis-server (so that nothing else on the box shows in its counters); per run it
 // prints the commands the clients sent (counted in this process, pipelined ones included), the script
 // calls among them and their time in Redis (INFO commandstats deltas of evalsha/eval, which include the
-// commands they call), and Redis's own CPU (INFO cpu deltas), with the ratio to the plain Worker.
+// commands they call), and Redis's own CPU (INFO cpu deltas), with the ratio to the plain Worker; and the
+// consumer process's own CPU (process.cpuUsage over the drain: the worker runs in this process).
 //
 //   npm run bench:run                           (node --import tsx bench/run.ts)
 //   node --import tsx bench/run.ts --jobs 2000 --concurrency 50 --schedules 500 --rounds 3
@@ -44,6 +45,8 @@ interface Cost {
   cpuUs: number;
   byCommand: Map<string, number>;
   skipped: number;
+  /** The consumer's own CPU (this process: user + system, µs) over the drain. */
+  nodeUs: number;
 }
 
 // Count every command the clients of this process send (ioredis: BullMQ's connections too).
@@ -146,6 +149,7 @@ async function measure(side: Side): Promise<Cost> {
     };
     let close: () => Promise<void>;
     const before = await stats(redis);
+    const cpu0 = process.cpuUsage();
     sent = new Map();
     if (side === 'plain') {
       const worker = new Worker(queueName, async () => undefined, { connection, concurrency: CONCURRENCY });
@@ -172,11 +176,12 @@ async function measure(side: Side): Promise<Cost> {
       close = () => handle.close({ graceMs: 1000 });
     }
     await drained;
+    const cpu1 = process.cpuUsage(cpu0);
     const counted = sent;
     sent = new Map();
     const after = await stats(redis);
     await close();
-    return { ...delta(before, after, counted), skipped };
+    return { ...delta(before, after, counted), skipped, nodeUs: cpu1.user + cpu1.system };
   } finally {
     await queue.close();
     await redis.quit();
@@ -201,14 +206,15 @@ async function main() {
     scripts: per('plain', (c) => c.scripts),
     scriptUsec: per('plain', (c) => c.scriptUsec),
     cpu: per('plain', (c) => c.cpuUs),
+    node: per('plain', (c) => c.nodeUs),
   };
   console.log(
     `\n${JOBS} jobs, concurrency ${CONCURRENCY}, ${SCHEDULES} schedules, median of ${ROUNDS} rounds, a private redis-server per row\n`,
   );
   console.log(
-    '| consumer | commands sent / run | ratio | script calls / run | script µs / run (commandstats) | Redis CPU µs / run (INFO cpu) | ratio | extra CPU µs / run | skipped |',
+    '| consumer | commands sent / run | ratio | script calls / run | script µs / run (commandstats) | Redis CPU µs / run (INFO cpu) | ratio | extra CPU µs / run | consumer process CPU µs / run | ratio | skipped |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   const names: Record<Side, string> = {
     plain: 'plain BullMQ Worker',
     lease: `${LABEL}, one run at a time (lease)`,
@@ -218,8 +224,9 @@ async function main() {
     const sentPer = per(side, (c) => c.sent);
     const cpu = per(side, (c) => c.cpuUs);
     const skipped = median(results.get(side)!.map((c) => c.skipped));
+    const node = per(side, (c) => c.nodeUs);
     console.log(
-      `| ${names[side]} | ${sentPer.toFixed(2)} | ${(sentPer / base.sent).toFixed(2)}x | ${per(side, (c) => c.scripts).toFixed(2)} | ${per(side, (c) => c.scriptUsec).toFixed(1)} | ${cpu.toFixed(1)} | ${(cpu / base.cpu).toFixed(2)}x | ${(cpu - base.cpu).toFixed(1)} | ${skipped} |`,
+      `| ${names[side]} | ${sentPer.toFixed(2)} | ${(sentPer / base.sent).toFixed(2)}x | ${per(side, (c) => c.scripts).toFixed(2)} | ${per(side, (c) => c.scriptUsec).toFixed(1)} | ${cpu.toFixed(1)} | ${(cpu / base.cpu).toFixed(2)}x | ${(cpu - base.cpu).toFixed(1)} | ${node.toFixed(0)} | ${(node / base.node).toFixed(2)}x | ${skipped} |`,
     );
   }
   console.log('\nCommands sent per run (last round):\n');
