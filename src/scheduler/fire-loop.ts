@@ -360,15 +360,17 @@ export class FireLoop {
     while (n < this.pending.length && fireTime(this.pending[n]!) <= now) n++;
     if (n > 0) {
       this.ticking = true;
-      void this.track(
-        this.enqueue(this.pending.splice(0, n)).finally(() => {
-          this.ticking = false;
-          if (this.tickAgain) {
-            this.tickAgain = false;
-            this.fireDue();
-          }
-        }),
-      );
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.ticking = false;
+        if (this.tickAgain) {
+          this.tickAgain = false;
+          this.fireDue();
+        }
+      };
+      void this.track(this.enqueue(this.pending.splice(0, n), release).finally(release));
     }
     this.armFire();
   }
@@ -379,8 +381,12 @@ export class FireLoop {
     return tracked;
   }
 
-  /** Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. */
-  private async enqueue(all: Item[]): Promise<void> {
+  /**
+   * Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. `added`: the
+   * adds are done (with `replicaAcks`, the next enqueue of the fire timer need not wait for this one's
+   * WAIT and completion).
+   */
+  private async enqueue(all: Item[], added?: () => void): Promise<void> {
     const { history, hooks } = this.deps;
     const startedAt = this.clock.now();
     const stopped = new Set<Item>();
@@ -416,7 +422,10 @@ export class FireLoop {
       // others of its queue still go. A connection failure throws: nothing is blamed.
       const refused = await addBulkByQueue(byQueue, (q) => this.deps.queue(q));
       // replicaAcks: the adds are on the queues' replicas before any completion says "enqueued"
-      if (this.deps.options.replicaAcks) await this.waitForReplicas([...byQueue.keys()]);
+      if (this.deps.options.replicaAcks) {
+        added?.();
+        await this.waitForReplicas([...byQueue.keys()]);
+      }
       const out = new Set(refused.map((r) => r.tag));
       if (out.size > 0) items = items.filter((i) => !out.has(i));
       for (const { tag: item, err } of refused) {
