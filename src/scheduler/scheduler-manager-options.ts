@@ -25,7 +25,7 @@ export interface SchedulerManagerOptions {
    * How many hash-tagged partitions the schedules are spread over (see src/store/partitions.ts). Every
    * process of a deployment must use the same count (it decides where a schedule's keys are); it is
    * recorded in Redis at the first start and a different one is refused.
-   * @defaultValue `24` on a Redis Cluster, `1` on a single Redis (the key names of earlier releases)
+   * @defaultValue `32` on a Redis Cluster, `1` on a single Redis (the key names of earlier releases)
    */
   partitions?: number;
   /**
