@@ -188,9 +188,13 @@ async function ratePart(t: Target, rate: number) {
   for (const r of replicas.values()) replicaCpu += await cpuUs(r);
   await sleepUntil(t.client, to + 1000);
   sched.child.kill('SIGTERM');
-  const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
+  // (the scheduler's own warnings are JSON lines too: its report is the one with `lateness`)
+  const out = JSON.parse(
+    (await sched.out).split('\n').find((l) => l.startsWith('{') && l.includes('"lateness"'))!,
+  ) as {
     lateness: number[];
     cpuPerFireUs: number;
+    stats?: { replicaWaits?: number; underAcked?: number };
   };
   const sorted = [...out.lateness].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
@@ -203,6 +207,8 @@ async function ratePart(t: Target, rate: number) {
     cpuPerFire: [...cpu].map(([label, us]) => ({ label, us: us / fires })),
     replicaUs: replicas.size > 0 ? replicaCpu / fires : undefined,
     schedUs: out.cpuPerFireUs,
+    waits: out.stats?.replicaWaits ?? 0,
+    short: out.stats?.underAcked ?? 0,
   };
 }
 
@@ -301,15 +307,15 @@ try {
   if (RATES.length > 0) {
     console.log('### Fires per second: one scheduler replica, nothing consuming\n');
     console.log(
-      "| deployment | target fires/s | achieved | enqueue p50 / p99 (ms) | Redis CPU per fire, each (µs) | Redis CPU per fire, total (µs) | replicas' CPU per fire (µs) | scheduler CPU per fire (µs) |",
+      `| deployment | target fires/s | achieved | enqueue p50 / p99 (ms) | Redis CPU per fire, each (µs) | Redis CPU per fire, total (µs) | replicas' CPU per fire (µs) | scheduler CPU per fire (µs) |${WAIT ? ' WAITs (short) |' : ''}`,
     );
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |${WAIT ? ' --- |' : ''}`);
     for (const rate of RATES) {
       for (const t of targets) {
         const r = await ratePart(t, rate);
         const total = r.cpuPerFire.reduce((a, c) => a + c.us, 0);
         console.log(
-          `| ${t.name} | ${f(rate)} | ${f(r.achieved)} | ${f(r.p50)} / ${f(r.p99)} | ${r.cpuPerFire.map((c) => `${c.label}: ${c.us.toFixed(0)}`).join(', ')} | ${total.toFixed(0)} | ${r.replicaUs === undefined ? '–' : r.replicaUs.toFixed(0)} | ${r.schedUs.toFixed(0)} |`,
+          `| ${t.name} | ${f(rate)} | ${f(r.achieved)} | ${f(r.p50)} / ${f(r.p99)} | ${r.cpuPerFire.map((c) => `${c.label}: ${c.us.toFixed(0)}`).join(', ')} | ${total.toFixed(0)} | ${r.replicaUs === undefined ? '–' : r.replicaUs.toFixed(0)} | ${r.schedUs.toFixed(0)} |${WAIT ? ` ${r.waits > 0 ? `${f(r.waits)} (${f(r.short)})` : '–'} |` : ''}`,
         );
       }
     }
