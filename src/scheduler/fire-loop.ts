@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
-import { waitForReplicas } from '../store/replica-acks.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
@@ -15,6 +13,7 @@ import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from
 import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
+import { ReplicaAcker } from './replica-acker.js';
 import { StopNotices } from './stop-notices.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';
@@ -77,8 +76,13 @@ export class FireLoop {
   /** Stop notices counted so far, and the latest one of each schedule that had one. */
   private readonly stops = new StopNotices();
 
+  /** `replicaAcks`: WAIT after each enqueue's adds (see replica-acker.ts). */
+  private readonly acker: ReplicaAcker | undefined;
+
   constructor(private readonly deps: FireLoopDeps) {
     this.cache = new DefinitionCache(deps.localTrigger, deps.logger);
+    const acks = deps.options.replicaAcks;
+    this.acker = acks && new ReplicaAcker(acks, (q) => deps.queue(q), this.stats, deps.logger);
     this.claimTimer = new ClaimTimer(
       deps.options,
       (late) => this.launch(late),
@@ -420,11 +424,12 @@ export class FireLoop {
       }
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
       // others of its queue still go. A connection failure throws: nothing is blamed.
+      const marks = this.acker ? await this.acker.mark([...byQueue.keys()]) : undefined;
       const refused = await addBulkByQueue(byQueue, (q) => this.deps.queue(q));
       // replicaAcks: the adds are on the queues' replicas before any completion says "enqueued"
-      if (this.deps.options.replicaAcks) {
+      if (marks && this.acker) {
         added?.();
-        await this.waitForReplicas([...byQueue.keys()]);
+        await this.acker.wait(marks);
       }
       const out = new Set(refused.map((r) => r.tag));
       if (out.size > 0) items = items.filter((i) => !out.has(i));
@@ -458,32 +463,6 @@ export class FireLoop {
     // A batch completes once all its occurrences are enqueued, or now if one is due again soon.
     await Promise.all(
       uniqueBatches(all).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
-    );
-  }
-
-  /**
-   * `WAIT` on each queue's master connection (the one its adds went on): a master that dies before
-   * its replicas acknowledged throws here, and the occurrences are claimed and added again. Fewer
-   * acknowledgements than asked within the timeout are counted and the enqueue goes on.
-   */
-  private async waitForReplicas(queues: readonly string[]): Promise<void> {
-    const acks = this.deps.options.replicaAcks!;
-    await Promise.all(
-      queues.map(async (name) => {
-        const queue = this.deps.queue(name);
-        // BullMQ's Redis backend hands out its ioredis client (a Cluster on a cluster)
-        const client = (await queue.getBackend().client) as unknown as Redis;
-        this.stats.replicaWaits++;
-        const acked = await waitForReplicas(client, queue.toKey(''), acks);
-        if (acked < acks.replicas) {
-          if (this.stats.underAcked++ === 0) {
-            this.deps.logger.warn(
-              { queue: name, acked, asked: acks.replicas, timeoutMs: acks.timeoutMs },
-              'bullbeat: replicaAcks: an enqueue was acknowledged by fewer replicas than asked (counted in bullbeat_replica_acks_short_total; warned once)',
-            );
-          }
-        }
-      }),
     );
   }
 

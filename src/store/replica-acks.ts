@@ -31,18 +31,3 @@ export function connectionOfKey(client: Redis | Cluster, key: string): Redis {
   if (!node) throw new Error(`replicaAcks: no connection to the master of slot ${keySlot(key)} (${key})`);
   return node;
 }
-
-/**
- * `WAIT replicas timeoutMs` on the connection that took the writes on `key`'s slot: how many replicas
- * acknowledged every write made on that connection so far. Redis counts per connection, so this must
- * be the very connection the writes went on (see `connectionOfKey`). Throws when that master is
- * unreachable (the writes may be lost: the caller treats it as a failed write).
- */
-export async function waitForReplicas(
-  client: Redis | Cluster,
-  key: string,
-  options: ReplicaAcksOptions,
-): Promise<number> {
-  const node = connectionOfKey(client, key);
-  return Number(await node.wait(options.replicas, options.timeoutMs));
-}
