@@ -424,12 +424,11 @@ export class FireLoop {
       }
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
       // others of its queue still go. A connection failure throws: nothing is blamed.
-      const marks = this.acker ? await this.acker.mark([...byQueue.keys()]) : undefined;
       const refused = await addBulkByQueue(byQueue, (q) => this.deps.queue(q));
       // replicaAcks: the adds are on the queues' replicas before any completion says "enqueued"
-      if (marks && this.acker) {
+      if (this.acker) {
         added?.();
-        await this.acker.wait(marks);
+        await this.acker.wait([...byQueue.keys()]);
       }
       const out = new Set(refused.map((r) => r.tag));
       if (out.size > 0) items = items.filter((i) => !out.has(i));
