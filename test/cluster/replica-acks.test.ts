@@ -2,7 +2,9 @@
 // On the cluster (every master has a replica) nothing is short; with the queue master's replica
 // stopped (SIGSTOP), or on a single Redis without replicas, every WAIT is short, counted, and the
 // occurrences are still enqueued.
+import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SchedulerMetrics } from '../../src/ops/scheduler-metrics.js';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { keySlot } from '../../src/store/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -94,6 +96,13 @@ describe('replicaAcks (WAIT after each enqueue)', () => {
       expect(s.replicaWaits).toBeGreaterThan(0);
       expect(s.underAcked).toBe(s.replicaWaits);
       expect(s.errors).toBe(0);
+      // and in the metrics
+      const registry = new Registry();
+      new SchedulerMetrics(registry, m);
+      const value = async (name: string) =>
+        (await registry.getSingleMetric(name)!.get()).values.reduce((a, v) => a + v.value, 0);
+      expect(await value('bullbeat_replica_waits_total')).toBe(s.replicaWaits);
+      expect(await value('bullbeat_replica_acks_short_total')).toBe(s.underAcked);
     } finally {
       await m.close();
       await server.stop();
