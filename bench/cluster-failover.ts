@@ -6,7 +6,7 @@
 // `--seconds` every occurrence due in the window is checked: lost (never ran), twice (ran twice).
 // Runs alternate off / on, `--runs` of each.
 //
-//   node --import tsx bench/cluster-failover.ts --runs 5 --schedules 300 --seconds 10
+//   npm run bench:cluster-failover -- --runs 5 --schedules 300 --seconds 10
 //
 // Prints one line per run and a Markdown summary.
 import { type ChildProcess, spawn } from 'node:child_process';
