@@ -8,7 +8,11 @@
 //    schedules every second (phases spread), nothing consuming; achieved fires/s, enqueue lateness,
 //    and each Redis's CPU (used_cpu_user + used_cpu_sys) per fire over the window.
 //
+// 3. `--wait`: the cluster again with replicaAcks (`--acks 1:50`, WAIT after each enqueue on the queue's
+//    master), side by side at each rate, with the replicas' CPU per fire too.
+//
 //   npm run bench:cluster
+//   node --import tsx bench/cluster.ts --n 0 --rates 1000,2000 --wait     (the cost of replicaAcks)
 //   node --import tsx bench/cluster.ts --n 20000 --rates 2000 --seconds 4     (quicker)
 //
 // Prints Markdown, ready for BENCHMARKS.md.
@@ -33,6 +37,9 @@ const RATES = arg('rates', '2000,5000').split(',').filter(Boolean).map(Number);
 const SECONDS = Number(arg('seconds', '6'));
 /** The cluster's partition count ('' = the default on a cluster). */
 const PARTITIONS = arg('partitions', '');
+/** A third row per rate: the cluster with replicaAcks (BULLBEAT_REPLICA_ACKS=<--acks>). */
+const WAIT = argv.includes('--wait');
+const ACKS = arg('acks', '1:50');
 const SCHEDULER = fileURLToPath(new URL('./fire-scheduler.ts', import.meta.url));
 const silent = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,7 +51,11 @@ interface Target {
   env: Record<string, string>;
   /** One client per Redis holding data (the masters, or the single Redis), by label. */
   masters(): Promise<Map<string, Redis>>;
+  /** One client per replica (none on the single Redis). */
+  replicas(): Promise<Map<string, Redis>>;
   client: Redis;
+  /** Only in the fires/s part (`--wait`). */
+  ratesOnly?: boolean;
 }
 
 async function info(r: Redis, section: string, field: string): Promise<number> {
@@ -165,16 +176,25 @@ async function ratePart(t: Target, rate: number) {
   await sched.ready;
   const masters = await t.masters();
   await sleepUntil(t.client, from);
+  const replicas = await t.replicas();
   const cpu0 = new Map<string, number>();
   for (const [label, r] of masters) cpu0.set(label, await cpuUs(r));
+  let replicaCpu0 = 0;
+  for (const r of replicas.values()) replicaCpu0 += await cpuUs(r);
   await sleepUntil(t.client, to);
   const cpu = new Map<string, number>();
   for (const [label, r] of masters) cpu.set(label, (await cpuUs(r)) - cpu0.get(label)!);
+  let replicaCpu = -replicaCpu0;
+  for (const r of replicas.values()) replicaCpu += await cpuUs(r);
   await sleepUntil(t.client, to + 1000);
   sched.child.kill('SIGTERM');
-  const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
+  // (the scheduler's own warnings are JSON lines too: its report is the one with `lateness`)
+  const out = JSON.parse(
+    (await sched.out).split('\n').find((l) => l.startsWith('{') && l.includes('"lateness"'))!,
+  ) as {
     lateness: number[];
     cpuPerFireUs: number;
+    stats?: { replicaWaits?: number; underAcked?: number };
   };
   const sorted = [...out.lateness].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
@@ -185,28 +205,38 @@ async function ratePart(t: Target, rate: number) {
     p50: pct(50),
     p99: pct(99),
     cpuPerFire: [...cpu].map(([label, us]) => ({ label, us: us / fires })),
+    replicaUs: replicas.size > 0 ? replicaCpu / fires : undefined,
     schedUs: out.cpuPerFireUs,
+    waits: out.stats?.replicaWaits ?? 0,
+    short: out.stats?.underAcked ?? 0,
   };
 }
 
 const single = await startRedisServer();
 const cluster = await startCluster({ nodeTimeoutMs: 5000 });
 const masterClients = new Map<number, Redis>();
+const nodeClient = (port: number) => {
+  let r = masterClients.get(port);
+  if (!r) {
+    r = openRedis({ host: '127.0.0.1', port });
+    r.on('error', () => undefined);
+    masterClients.set(port, r);
+  }
+  return r;
+};
 /** The current masters (a client each, kept), labelled by port order. */
 const mastersOf = async (): Promise<Map<string, Redis>> => {
   const { masters } = await cluster.roles();
   return new Map(
-    masters
+    masters.sort((a, b) => a - b).map((port, i) => [`master ${i + 1}`, nodeClient(port)] as const),
+  );
+};
+const replicasOf = async (): Promise<Map<string, Redis>> => {
+  const { replicaOf } = await cluster.roles();
+  return new Map(
+    [...replicaOf.values()]
       .sort((a, b) => a - b)
-      .map((port, i) => {
-        let r = masterClients.get(port);
-        if (!r) {
-          r = openRedis({ host: '127.0.0.1', port });
-          r.on('error', () => undefined);
-          masterClients.set(port, r);
-        }
-        return [`master ${i + 1}`, r];
-      }),
+      .map((port, i) => [`replica ${i + 1}`, nodeClient(port)] as const),
   );
 };
 const singleClient = openRedis(redisTarget(single.url));
@@ -214,18 +244,32 @@ const targets: Target[] = [
   {
     name: 'single Redis',
     connection: single.url,
-    env: { REDIS_URL: single.url },
+    env: { REDIS_URL: single.url, BULLBEAT_REPLICA_ACKS: '0' },
     masters: async () => new Map([['single', singleClient]]),
+    replicas: async () => new Map(),
     client: singleClient,
   },
   {
     name: 'Redis Cluster (3 masters)',
     connection: { cluster: cluster.nodesText },
-    env: { CLUSTER_NODES: cluster.nodesText, ...(PARTITIONS !== '' && { PARTITIONS }) },
+    env: {
+      CLUSTER_NODES: cluster.nodesText,
+      BULLBEAT_REPLICA_ACKS: '0',
+      ...(PARTITIONS !== '' && { PARTITIONS }),
+    },
     masters: mastersOf,
+    replicas: replicasOf,
     client: openRedis(redisTarget({ cluster: cluster.nodesText })),
   },
 ];
+if (WAIT) {
+  targets.push({
+    ...targets[1]!,
+    name: `Redis Cluster, replicaAcks ${ACKS}`,
+    env: { ...targets[1]!.env, BULLBEAT_REPLICA_ACKS: ACKS },
+    ratesOnly: true,
+  });
+}
 
 try {
   const load = (await import('node:os'))
@@ -242,7 +286,7 @@ try {
     );
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
     const perSchedule: Record<string, number> = {};
-    for (const t of targets) {
+    for (const t of targets.filter((x) => !x.ratesOnly)) {
       const { rows, createSec } = await memoryPart(t);
       const keys = rows.reduce((a, r) => a + r.keys, 0);
       const bytes = rows.reduce((a, r) => a + r.bytes, 0);
@@ -263,15 +307,15 @@ try {
   if (RATES.length > 0) {
     console.log('### Fires per second: one scheduler replica, nothing consuming\n');
     console.log(
-      '| deployment | target fires/s | achieved | enqueue p50 / p99 (ms) | Redis CPU per fire, each (µs) | Redis CPU per fire, total (µs) | scheduler CPU per fire (µs) |',
+      `| deployment | target fires/s | achieved | enqueue p50 / p99 (ms) | Redis CPU per fire, each (µs) | Redis CPU per fire, total (µs) | replicas' CPU per fire (µs) | scheduler CPU per fire (µs) |${WAIT ? ' WAITs (short) |' : ''}`,
     );
-    console.log('| --- | --- | --- | --- | --- | --- | --- |');
+    console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |${WAIT ? ' --- |' : ''}`);
     for (const rate of RATES) {
       for (const t of targets) {
         const r = await ratePart(t, rate);
         const total = r.cpuPerFire.reduce((a, c) => a + c.us, 0);
         console.log(
-          `| ${t.name} | ${f(rate)} | ${f(r.achieved)} | ${f(r.p50)} / ${f(r.p99)} | ${r.cpuPerFire.map((c) => `${c.label}: ${c.us.toFixed(0)}`).join(', ')} | ${total.toFixed(0)} | ${r.schedUs.toFixed(0)} |`,
+          `| ${t.name} | ${f(rate)} | ${f(r.achieved)} | ${f(r.p50)} / ${f(r.p99)} | ${r.cpuPerFire.map((c) => `${c.label}: ${c.us.toFixed(0)}`).join(', ')} | ${total.toFixed(0)} | ${r.replicaUs === undefined ? '–' : r.replicaUs.toFixed(0)} | ${r.schedUs.toFixed(0)} |${WAIT ? ` ${r.waits > 0 ? `${f(r.waits)} (${f(r.short)})` : '–'} |` : ''}`,
         );
       }
     }

@@ -80,6 +80,26 @@ export class SchedulerMetrics {
         if (n > 0) this.inc(n);
       },
     });
+    new Counter({
+      name: 'bullbeat_replica_waits_total',
+      help: 'WAITs this replica sent after enqueues (replicaAcks: one per queue per enqueue); 0 when replicaAcks is off',
+      registers,
+      collect() {
+        const n = source.loopStats?.replicaWaits ?? 0;
+        this.reset();
+        if (n > 0) this.inc(n);
+      },
+    });
+    new Counter({
+      name: 'bullbeat_replica_acks_short_total',
+      help: 'Enqueues acknowledged by fewer replicas than replicaAcks asks within its timeout (completed anyway: a master failover right then could lose the job)',
+      registers,
+      collect() {
+        const n = source.loopStats?.underAcked ?? 0;
+        this.reset();
+        if (n > 0) this.inc(n);
+      },
+    });
     new Gauge({
       name: 'bullbeat_scheduler_running',
       help: '1 while this process runs a scheduler replica (the fire loop), else 0',

@@ -44,6 +44,10 @@ export interface FireLoopStats {
   reclaimed: number;
   earlyWakeups: number;
   errors: number;
+  /** `WAIT`s sent after enqueues (`replicaAcks`): one per queue per enqueue. */
+  replicaWaits: number;
+  /** Of those, the ones acknowledged by fewer replicas than asked within the timeout (the enqueue still completed). */
+  underAcked: number;
   /** Schedules this replica marked errored (a trigger or a job BullMQ refused; see `ErroredEvent`). */
   errored: number;
 }

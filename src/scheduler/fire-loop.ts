@@ -13,6 +13,7 @@ import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from
 import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
+import { ReplicaAcker } from './replica-acker.js';
 import { StopNotices } from './stop-notices.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';
@@ -41,6 +42,8 @@ export class FireLoop {
     earlyWakeups: 0,
     errors: 0,
     errored: 0,
+    replicaWaits: 0,
+    underAcked: 0,
   };
   /** This replica, as its records name it. */
   readonly replicaId = `${hostname()}:${process.pid}`;
@@ -73,8 +76,13 @@ export class FireLoop {
   /** Stop notices counted so far, and the latest one of each schedule that had one. */
   private readonly stops = new StopNotices();
 
+  /** `replicaAcks`: WAIT after each enqueue's adds (see replica-acker.ts). */
+  private readonly acker: ReplicaAcker | undefined;
+
   constructor(private readonly deps: FireLoopDeps) {
     this.cache = new DefinitionCache(deps.localTrigger, deps.logger);
+    const acks = deps.options.replicaAcks;
+    this.acker = acks && new ReplicaAcker(acks, (q) => deps.queue(q), this.stats, deps.logger);
     this.claimTimer = new ClaimTimer(
       deps.options,
       (late) => this.launch(late),
@@ -356,15 +364,17 @@ export class FireLoop {
     while (n < this.pending.length && fireTime(this.pending[n]!) <= now) n++;
     if (n > 0) {
       this.ticking = true;
-      void this.track(
-        this.enqueue(this.pending.splice(0, n)).finally(() => {
-          this.ticking = false;
-          if (this.tickAgain) {
-            this.tickAgain = false;
-            this.fireDue();
-          }
-        }),
-      );
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.ticking = false;
+        if (this.tickAgain) {
+          this.tickAgain = false;
+          this.fireDue();
+        }
+      };
+      void this.track(this.enqueue(this.pending.splice(0, n), release).finally(release));
     }
     this.armFire();
   }
@@ -375,8 +385,12 @@ export class FireLoop {
     return tracked;
   }
 
-  /** Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. */
-  private async enqueue(all: Item[]): Promise<void> {
+  /**
+   * Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. `added`: the
+   * adds are done (with `replicaAcks`, the next enqueue of the fire timer need not wait for this one's
+   * WAIT and completion).
+   */
+  private async enqueue(all: Item[], added?: () => void): Promise<void> {
     const { history, hooks } = this.deps;
     const startedAt = this.clock.now();
     const stopped = new Set<Item>();
@@ -411,6 +425,11 @@ export class FireLoop {
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
       // others of its queue still go. A connection failure throws: nothing is blamed.
       const refused = await addBulkByQueue(byQueue, (q) => this.deps.queue(q));
+      // replicaAcks: the adds are on the queues' replicas before any completion says "enqueued"
+      if (this.acker) {
+        added?.();
+        await this.acker.wait([...byQueue.keys()]);
+      }
       const out = new Set(refused.map((r) => r.tag));
       if (out.size > 0) items = items.filter((i) => !out.has(i));
       for (const { tag: item, err } of refused) {

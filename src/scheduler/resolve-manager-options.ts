@@ -2,6 +2,7 @@ import { ScheduleOptionsError } from '../errors/index.js';
 import { DEFAULT_CLUSTER_PARTITIONS } from '../store/partitions.js';
 import { isCluster, type RedisTarget, redisTarget, targetOfCluster } from '../store/redis-target.js';
 import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
+import { resolveReplicaAcks } from './replica-acks-options.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 
 /** Apply the manager's defaults once and validate them. */
@@ -72,5 +73,6 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),
     foreignOutcomes: resolveForeignOutcomesOptions(o.foreignOutcomes),
     backpressure,
+    replicaAcks: resolveReplicaAcks(o.replicaAcks),
   };
 }

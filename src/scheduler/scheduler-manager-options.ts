@@ -1,6 +1,7 @@
 import type { Cluster, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ClusterConnection, RedisTarget } from '../store/redis-target.js';
+import type { ReplicaAcksOptions } from '../store/replica-acks.js';
 import type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 
 /** What this process does with a manager: fire schedules, or only define and inspect them. */
@@ -24,7 +25,7 @@ export interface SchedulerManagerOptions {
    * How many hash-tagged partitions the schedules are spread over (see src/store/partitions.ts). Every
    * process of a deployment must use the same count (it decides where a schedule's keys are); it is
    * recorded in Redis at the first start and a different one is refused.
-   * @defaultValue `24` on a Redis Cluster, `1` on a single Redis (the key names of earlier releases)
+   * @defaultValue `32` on a Redis Cluster, `1` on a single Redis (the key names of earlier releases)
    */
   partitions?: number;
   /**
@@ -113,6 +114,17 @@ export interface SchedulerManagerOptions {
    * @defaultValue `true`
    */
   backpressure?: boolean;
+  /**
+   * Replica acknowledgement of each enqueue (Redis `WAIT`): after the job adds of an enqueue, wait
+   * until `replicas` replicas of the master that took them acknowledged them (at most `timeoutMs`)
+   * before the occurrence's completion is written, so that a master SIGKILLed right after the add
+   * cannot lose a job whose occurrence is already recorded as enqueued (it is claimed and added again).
+   * An enqueue acknowledged by fewer replicas in time still completes and is counted
+   * (`loopStats.underAcked`, `bullbeat_replica_acks_short_total`). It does not make Redis strongly
+   * consistent (see the README, *What is guaranteed*). `false`: no `WAIT`.
+   * @defaultValue `BULLBEAT_REPLICA_ACKS` (`replicas[:timeoutMs]`, e.g. `1:100`), else `false`
+   */
+  replicaAcks?: false | { replicas?: number; timeoutMs?: number };
 }
 
 export interface ResolvedManagerOptions {
@@ -135,4 +147,6 @@ export interface ResolvedManagerOptions {
   keepFinishedJobsSec: number;
   foreignOutcomes: ResolvedForeignOutcomesOptions;
   backpressure: boolean;
+  /** Replica acknowledgement of each enqueue; undefined: none. */
+  replicaAcks: ReplicaAcksOptions | undefined;
 }

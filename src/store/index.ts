@@ -42,6 +42,7 @@ export {
   type RedisTarget,
   redisTarget,
 } from './redis-target.js';
+export { connectionOfKey, type ReplicaAcksOptions } from './replica-acks.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {
   type PreviousAttempt,

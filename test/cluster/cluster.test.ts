@@ -23,11 +23,11 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     delete process.env.REDIS_CLUSTER_NODES;
   });
 
-  it('REDIS_CLUSTER_NODES wins over REDIS_URL; partitions default to 24 there, 1 on a single Redis', () => {
+  it('REDIS_CLUSTER_NODES wins over REDIS_URL; partitions default to 32 there, 1 on a single Redis', () => {
     process.env.REDIS_CLUSTER_NODES = cluster.nodesText;
     const m = new SchedulerManager({ logger: silent });
     expect(m.options.target.cluster?.nodes.length).toBe(6);
-    expect(m.partitions).toBe(24);
+    expect(m.partitions).toBe(32);
     expect(m.queuePrefixFor('emails')).toBe('{bull:emails}');
     delete process.env.REDIS_CLUSTER_NODES;
     const single = new SchedulerManager({ logger: silent });
@@ -127,7 +127,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     await job.resume();
     await until(() => [...runs.keys()].some((k) => Number(k.split('@')[1]) > paused + 700), 10_000);
     const other = env.manager({ partitions: 8 });
-    await expect(other.start()).rejects.toThrow(/partitions.*24/);
+    await expect(other.start()).rejects.toThrow(/partitions.*32/);
   }, 30_000);
 
   it("bullbeat's worker runtime runs handlers on the cluster (records, overlap lease, exclusion group)", async () => {

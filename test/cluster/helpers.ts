@@ -6,7 +6,7 @@ import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import type { SchedulerManagerOptions } from '../../src/scheduler/scheduler-manager-options.js';
 import type { OccurrenceJobData } from '../../src/store/job-payload.js';
 import { keys } from '../../src/store/keys.js';
-import { keySlot } from '../../src/store/partitions.js';
+import { DEFAULT_CLUSTER_PARTITIONS, keySlot } from '../../src/store/partitions.js';
 import { bullConnection, openRedis, queuePrefixFor, redisTarget } from '../../src/store/redis-target.js';
 import { RunHistory } from '../../src/store/run-history.js';
 import type { LocalCluster } from '../setup/redis-cluster.js';
@@ -27,7 +27,7 @@ export function clusterEnv(cluster: LocalCluster, tag: string, partitions?: numb
     queue,
     redis,
     target,
-    keys: keys(prefix, partitions ?? 24),
+    keys: keys(prefix, partitions ?? DEFAULT_CLUSTER_PARTITIONS),
     manager(options: SchedulerManagerOptions = {}): SchedulerManager {
       const m = new SchedulerManager({
         prefix,
@@ -46,7 +46,7 @@ export function clusterEnv(cluster: LocalCluster, tag: string, partitions?: numb
      */
     consumer(concurrency = 50) {
       const runs = new Map<string, number>();
-      const history = new RunHistory(redis, keys(prefix, partitions ?? 24));
+      const history = new RunHistory(redis, keys(prefix, partitions ?? DEFAULT_CLUSTER_PARTITIONS));
       const connection = bullConnection(target) as Cluster;
       const worker = new Worker<OccurrenceJobData>(
         queue,

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
-import { crc16, keySlot, partitionOf, partitionTag } from '../../src/store/partitions.js';
+import {
+  crc16,
+  DEFAULT_CLUSTER_PARTITIONS,
+  keySlot,
+  partitionOf,
+  partitionTag,
+} from '../../src/store/partitions.js';
 import { parseClusterNodes, queuePrefixFor, redisTarget } from '../../src/store/redis-target.js';
 
 describe('partitions', () => {
@@ -28,6 +34,21 @@ describe('partitions', () => {
       expect(slot).toBeLessThan(((i + 1) * 16384) / 6);
     }
     expect(keys('{app}', 6).partition(2).base).toBe(`{${partitionTag('app', 2, 6)}}:bb`);
+  });
+
+  it('the default count is a power of two that spreads over 3 equal masters within 12.5 % of a third, whatever the prefix', () => {
+    // a power of two: P tables of N/P entries round to the same size as one table of N (Redis sizes them in powers of 2)
+    expect(Math.log2(DEFAULT_CLUSTER_PARTITIONS) % 1).toBe(0);
+    const bounds = [5461, 10923, 16384]; // redis-cli --cluster create on 3 masters
+    for (let t = 0; t < 200; t++) {
+      const per = [0, 0, 0];
+      for (let i = 0; i < DEFAULT_CLUSTER_PARTITIONS; i++) {
+        const slot = keySlot(`{${partitionTag(`prefix-${t}`, i, DEFAULT_CLUSTER_PARTITIONS)}}`);
+        per[bounds.findIndex((b) => slot < b)]!++;
+      }
+      for (const n of per)
+        expect(Math.abs(n / (DEFAULT_CLUSTER_PARTITIONS / 3) - 1)).toBeLessThanOrEqual(0.125);
+    }
   });
 
   it('one partition keeps the key names of earlier releases', () => {
