@@ -52,8 +52,19 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     const where = o.connection === undefined && clusterNodes ? 'REDIS_CLUSTER_NODES' : 'connection';
     return fail(where, err instanceof Error ? err.message : String(err));
   }
-  const partitions = int('partitions', o.partitions, target.cluster ? DEFAULT_CLUSTER_PARTITIONS : 1, 1);
-  if (partitions > 1024) fail('partitions', `must be at most 1024, got ${partitions}`);
+  // BULLBEAT_PARTITIONS, like BULLBEAT_PREFIX: every process of a deployment (schedulers, workers'
+  // managers, the dashboard) finds its schedules under the same count without a code change
+  const envPartitions = process.env.BULLBEAT_PARTITIONS?.trim();
+  let partitions: number;
+  if (o.partitions === undefined && envPartitions) {
+    partitions = Number(envPartitions);
+    if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1024) {
+      fail('BULLBEAT_PARTITIONS', `must be an integer from 1 to 1024, got ${JSON.stringify(envPartitions)}`);
+    }
+  } else {
+    partitions = int('partitions', o.partitions, target.cluster ? DEFAULT_CLUSTER_PARTITIONS : 1, 1);
+    if (partitions > 1024) fail('partitions', `must be at most 1024, got ${partitions}`);
+  }
   return {
     prefix,
     connection,

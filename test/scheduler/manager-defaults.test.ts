@@ -2,6 +2,36 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { silent } from './helpers.js';
 
+describe("the manager's partition count", () => {
+  const saved = process.env.BULLBEAT_PARTITIONS;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.BULLBEAT_PARTITIONS;
+    else process.env.BULLBEAT_PARTITIONS = saved;
+  });
+  const manager = (options: { partitions?: number } = {}) =>
+    new SchedulerManager({ role: 'client', logger: silent, prefix: 'parts', ...options });
+
+  it('takes BULLBEAT_PARTITIONS by default (1 on a single Redis without it); an explicit count wins', async () => {
+    delete process.env.BULLBEAT_PARTITIONS;
+    const plain = manager();
+    expect(plain.partitions).toBe(1);
+    process.env.BULLBEAT_PARTITIONS = '24';
+    const fromEnv = manager();
+    expect(fromEnv.partitions).toBe(24);
+    expect(fromEnv.keys.partition(23).due).toMatch(/^\{parts:23/);
+    const explicit = manager({ partitions: 4 });
+    expect(explicit.partitions).toBe(4);
+    await Promise.all([plain.close(), fromEnv.close(), explicit.close()]);
+  });
+
+  it('a bad BULLBEAT_PARTITIONS is refused naming it', () => {
+    for (const bad of ['0', '2.5', 'many', '2000']) {
+      process.env.BULLBEAT_PARTITIONS = bad;
+      expect(() => manager()).toThrow(/BULLBEAT_PARTITIONS: must be an integer from 1 to 1024/);
+    }
+  });
+});
+
 describe("the manager's prefix", () => {
   const saved = process.env.BULLBEAT_PREFIX;
   afterEach(() => {
