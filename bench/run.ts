@@ -98,7 +98,7 @@ function delta(
   a: Awaited<ReturnType<typeof stats>>,
   b: Awaited<ReturnType<typeof stats>>,
   counted: Map<string, number>,
-): Omit<Cost, 'skipped'> {
+): Omit<Cost, 'skipped' | 'nodeUs'> {
   const usecOf = (name: string) => (b.cmd.get(name)?.usec ?? 0) - (a.cmd.get(name)?.usec ?? 0);
   const byCommand = new Map([...counted].filter(([n]) => !IGNORED.has(n)));
   let total = 0;
