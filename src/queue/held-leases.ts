@@ -11,8 +11,9 @@ export type SlotRenewal = () => Promise<'held' | 'gone' | 'cancelled'>;
  * group's line), renewed together every `renewMs` until released. A lease found given away on
  * renewal (the worker stalled longer than the TTL and another run took it) stops the run (`stopRun`,
  * which aborts its signal) with a `LeaseLostError`; a slot lease found asked to stop (`overlap:
- * 'cancelOther'`, or `cancel()` from the cancel channel) stops it with a `RunCancelledError`. The slot lease is given back by the run's finish script (`slotReturned()`); `releaseAll()`
- * gives back what is still held.
+ * 'cancelOther'`, or `cancel()` from the cancel channel) stops it with a `RunCancelledError`. The
+ * slot lease is given back by the run's finish script (`slotReturned()`); `releaseAll()` gives back
+ * what is still held.
  */
 export class HeldLeases {
   private readonly sets = new Set<string>();

@@ -61,7 +61,13 @@ export class ScriptBatcher {
     line.busy = true;
     const args: (string | number)[] = [];
     for (const p of batch) for (const a of p.args) args.push(a);
-    this.send(line.id, args).then(
+    let sent: Promise<unknown[]>;
+    try {
+      sent = this.send(line.id, args);
+    } catch (err) {
+      sent = Promise.reject(err); // thrown before sending: still this batch's error alone
+    }
+    sent.then(
       (out) => {
         for (let i = 0; i < batch.length; i++) {
           const mine = out.slice(i * this.width, (i + 1) * this.width);

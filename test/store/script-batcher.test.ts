@@ -101,4 +101,14 @@ describe('ScriptBatcher', () => {
     sent[2]!.release();
     expect(await after).toEqual(['g', 'g']);
   });
+
+  it('a send that throws before sending fails its batch alone; the lane goes on', async () => {
+    let calls = 0;
+    const batcher = new ScriptBatcher((_lane, args) => {
+      if (++calls === 1) throw new Error('bad argument');
+      return Promise.resolve(args.flatMap((a) => [a, a]));
+    }, 2);
+    await expect(batcher.call(0, ['a'])).rejects.toThrow('bad argument');
+    await expect(batcher.call(0, ['b'])).resolves.toEqual(['b', 'b']);
+  });
 });
