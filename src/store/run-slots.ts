@@ -50,7 +50,7 @@ export class RunSlots {
     /** Lease lifetime (ms), also an owed claim's and a waiter's. */
     readonly ttlMs: number,
     /** Records kept per schedule. */
-    private readonly historyLimit: number,
+    historyLimit: number,
   ) {
     defineStoreScripts(redis);
     // a batch is of one partition: its shared keys and values first, then each run's (see the scripts)
