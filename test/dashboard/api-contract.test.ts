@@ -105,6 +105,7 @@ describe('the JSON API and its OpenAPI description', () => {
         'errors',
         'skipped',
         'missed',
+        'coalesced',
         'erroredTotal',
         'uptime',
       ].sort(),
