@@ -1,9 +1,44 @@
 import { occurrenceJobId } from '../store/job-payload.js';
 import { type PreviousJob, stillWaiting } from './backpressure.js';
 import type { FireLoopDeps, Item } from './fire-loop-types.js';
-import { backpressureApplies, coalescedPlan } from './occurrence-planner.js';
+import { backpressureApplies, behindPlan, coalescedPlan } from './occurrence-planner.js';
 
 type Deps = Pick<FireLoopDeps, 'options' | 'queue' | 'logger'>;
+
+/**
+ * Backpressure when this replica itself runs behind: a claimed occurrence that is due already and
+ * whose schedule's next occurrence is due too (see `behindPlan`) is not enqueued, but coalesced with
+ * the others due since into the latest one, which the completion puts back in `due` for the next claim
+ * to enqueue. Without it a scheduler that falls behind (more due than the box can enqueue, a replica
+ * back after a pause) enqueues its whole backlog, each occurrence later than the last, and never
+ * catches up. Same scope as the look-up below: not a reclaimed claim (its own job may be in the queue
+ * already), not `misfire: 'all'` with `coalesce: false`. Returns the items coalesced, moved to their
+ * batch's ready list.
+ */
+export function coalesceBehind(items: readonly Item[], now: number, deps: Deps): Set<Item> {
+  const held = new Set<Item>();
+  if (!deps.options.backpressure) return held;
+  for (const item of items) {
+    const def = item.cached.def;
+    if (item.claim.reclaimed || !backpressureApplies(def)) continue;
+    const plan = behindPlan(
+      {
+        def,
+        trigger: item.cached.trigger,
+        fireAt: item.claim.fireAt,
+        now,
+        fired: item.claim.state?.fired ?? 0,
+      },
+      item.plan,
+    );
+    if (!plan) continue;
+    item.plan = plan;
+    item.batch.left--;
+    item.batch.ready.push(item);
+    held.add(item);
+  }
+  return held;
+}
 
 /**
  * Backpressure (per schedule), at the claim: an occurrence whose schedule's previous occurrence is

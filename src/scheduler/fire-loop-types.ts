@@ -39,8 +39,17 @@ export interface FireLoopStats {
   claimed: number;
   enqueued: number;
   missed: number;
-  /** Occurrences not enqueued because the previous one still waited in its queue (backpressure). */
+  /**
+   * Occurrences not enqueued because the previous one still waited in its queue, or because a later one
+   * was due already when they were claimed (backpressure).
+   */
   coalesced: number;
+  /**
+   * Of those, the ones never claimed themselves: coalesced with a claimed one that was late by more than
+   * a period (`claimed` counts the claim once). So `claimed = enqueued + coalesced - coalescedBehind`
+   * when nothing was missed.
+   */
+  coalescedBehind: number;
   reclaimed: number;
   earlyWakeups: number;
   errors: number;

@@ -7,7 +7,7 @@ import type { Claim, ClaimResult } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
-import { holdBackAtClaim, holdBackWhenDue } from './fire-backpressure.js';
+import { coalesceBehind, holdBackAtClaim, holdBackWhenDue } from './fire-backpressure.js';
 import { markClaimErrored } from './fire-errors.js';
 import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
@@ -38,6 +38,7 @@ export class FireLoop {
     enqueued: 0,
     missed: 0,
     coalesced: 0,
+    coalescedBehind: 0,
     reclaimed: 0,
     earlyWakeups: 0,
     errors: 0,
@@ -313,8 +314,14 @@ export class FireLoop {
     }
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
     if (poisoned.length > 0) await Promise.all(poisoned);
-    const held = await holdBackAtClaim([...dueNow, ...later], now, this.deps);
+    const behind = coalesceBehind(dueNow, now, this.deps);
+    const held = await holdBackAtClaim(
+      behind.size > 0 ? [...dueNow.filter((i) => !behind.has(i)), ...later] : [...dueNow, ...later],
+      now,
+      this.deps,
+    );
     this.learnPrep(performance.now() - sentAt);
+    for (const item of behind) held.add(item);
     if (held.size > 0) {
       for (const list of [dueNow, later]) {
         const kept = list.filter((i) => !held.has(i));
@@ -501,7 +508,10 @@ export class FireLoop {
 
   private emitDone({ cached, plan, lateMs }: Item): void {
     if (plan.enqueue) this.stats.enqueued++;
-    if (plan.coalesced) this.stats.coalesced++;
+    if (plan.coalesced) {
+      this.stats.coalesced += plan.coalesced.count;
+      this.stats.coalescedBehind += plan.coalesced.count - 1;
+    }
     this.stats.missed += plan.missed.length;
     const { events, options, logger } = this.deps;
     announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));

@@ -66,7 +66,7 @@ export function completionOf(
     next: plan.next,
     records,
     missedUncounted: plan.missed.length - missed.length,
-    ...(plan.coalesced && { coalesced: 1 }),
+    ...(plan.coalesced && { coalesced: plan.coalesced.count }),
   };
 }
 
@@ -99,7 +99,7 @@ export function announce(
       scheduleId: def.id,
       name: def.name,
       reason: 'coalesced',
-      count: 1,
+      count: plan.coalesced.count,
       fireAts: [plan.coalesced.fireAt],
     });
   }

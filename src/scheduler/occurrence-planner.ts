@@ -32,9 +32,10 @@ export interface OccurrencePlan {
   lateMs: number;
   /**
    * Backpressure: the claimed occurrence was not enqueued because the schedule's previous one was
-   * still waiting in its queue (see `coalescedPlan`); counted as `coalesced`, no record.
+   * still waiting in its queue (see `coalescedPlan`), or because a later one was due already when it
+   * was claimed (see `behindPlan`); `count` occurrences counted as `coalesced`, no record.
    */
-  coalesced?: { fireAt: number };
+  coalesced?: { fireAt: number; count: number };
 }
 
 /**
@@ -159,5 +160,34 @@ export function coalescedPlan(input: PlanInput, plan: OccurrencePlan): Occurrenc
     next = checkedNextFire(trigger, fire, now);
     if (next !== null && def.endAt !== undefined && next > def.endAt) next = null;
   }
-  return { missed: plan.missed, next, lateMs: plan.lateMs, coalesced: { fireAt: fire } };
+  return { missed: plan.missed, next, lateMs: plan.lateMs, coalesced: { fireAt: fire, count: 1 } };
+}
+
+/**
+ * The plan of a claimed occurrence that is superseded already when claimed: the schedule's next
+ * occurrence is due too (the claim came more than a period late: every replica was down for a moment,
+ * or more is due than this box can enqueue). Enqueued, it would wait in the queue in front of a later
+ * occurrence that is due as well. Under backpressure it is coalesced instead, with every occurrence due
+ * since but the latest, which becomes the next due time (the next claim enqueues it, at once): a replica
+ * that runs behind catches up in one claim instead of enqueueing its whole backlog late. Nothing is
+ * enqueued by this plan, so a re-plan of the claim (a take-over) cannot enqueue a different occurrence.
+ * Undefined when the plan does not enqueue, or when its next occurrence is not due yet.
+ */
+export function behindPlan(input: PlanInput, plan: OccurrencePlan): OccurrencePlan | undefined {
+  const { def, trigger, now } = input;
+  if (!plan.enqueue || plan.next === null || plan.next > now) return undefined;
+  let latest = plan.next;
+  let count = 1;
+  while (count < MAX_WALK) {
+    const n = checkedNextFire(trigger, latest, now);
+    if (n === null || n > now || (def.endAt !== undefined && n > def.endAt)) break;
+    latest = n;
+    count++;
+  }
+  return {
+    missed: plan.missed,
+    next: latest,
+    lateMs: plan.lateMs,
+    coalesced: { fireAt: plan.enqueue.fireAt, count },
+  };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   backpressureApplies,
+  behindPlan,
   coalescedPlan,
   planOccurrence,
 } from '../../src/scheduler/occurrence-planner.js';
@@ -121,7 +122,7 @@ describe('coalescedPlan (backpressure)', () => {
     const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 3, fired: 4 };
     const p = coalescedPlan(input, planOccurrence(input));
     expect(p.enqueue).toBeUndefined();
-    expect(p.coalesced).toEqual({ fireAt: T0 });
+    expect(p.coalesced).toEqual({ fireAt: T0, count: 1 });
     expect(p.next).toBe(T0 + 1000);
   });
 
@@ -140,5 +141,59 @@ describe('coalescedPlan (backpressure)', () => {
     expect(backpressureApplies(def({ misfire: 'all', run: { maxInstances: 1, coalesce: false } }))).toBe(
       false,
     );
+  });
+});
+
+describe('behindPlan (backpressure while the scheduler runs behind)', () => {
+  it('a claim later than a period: coalesced with the ones due since into the latest, which comes next', () => {
+    const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 3500, fired: 2 };
+    const p = behindPlan(input, planOccurrence(input));
+    expect(p?.enqueue).toBeUndefined();
+    // T0, T0 + 1 s and T0 + 2 s are coalesced; T0 + 3 s is due and is the next due time
+    expect(p?.coalesced).toEqual({ fireAt: T0, count: 3 });
+    expect(p?.next).toBe(T0 + 3000);
+    expect(p?.missed).toEqual([]);
+  });
+
+  it('the next occurrence due exactly now counts as due', () => {
+    const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 1000, fired: 0 };
+    expect(behindPlan(input, planOccurrence(input))).toMatchObject({
+      coalesced: { count: 1 },
+      next: T0 + 1000,
+    });
+  });
+
+  it('late by less than a period, or on time: left to run', () => {
+    for (const now of [T0 - 20, T0, T0 + 999]) {
+      const input = { def: def(), trigger: sec, fireAt: T0, now, fired: 0 };
+      expect(behindPlan(input, planOccurrence(input))).toBeUndefined();
+    }
+  });
+
+  it('the last run of a schedule (maxRuns, endAt) is never coalesced away', () => {
+    const last = { def: def({ maxRuns: 3 }), trigger: sec, fireAt: T0, now: T0 + 5000, fired: 2 };
+    expect(behindPlan(last, planOccurrence(last))).toBeUndefined();
+    const ending = { def: def({ endAt: T0 + 500 }), trigger: sec, fireAt: T0, now: T0 + 5000, fired: 0 };
+    expect(behindPlan(ending, planOccurrence(ending))).toBeUndefined();
+    // the walk stops at endAt: the latest occurrence inside it comes next
+    const bounded = { def: def({ endAt: T0 + 2000 }), trigger: sec, fireAt: T0, now: T0 + 5000, fired: 0 };
+    expect(behindPlan(bounded, planOccurrence(bounded))).toMatchObject({
+      coalesced: { count: 2 },
+      next: T0 + 2000,
+    });
+  });
+
+  it('past the misfire grace the misfire policy decides, not backpressure', () => {
+    const input = { def: def({ misfireGraceMs: 100 }), trigger: sec, fireAt: T0, now: T0 + 5000, fired: 0 };
+    const plan = planOccurrence(input);
+    expect(plan.enqueue).toBeUndefined(); // misfire 'once': coalesced into one catch-up run
+    expect(behindPlan(input, plan)).toBeUndefined();
+  });
+
+  it('bounds the walk', () => {
+    const input = { def: def(), trigger: everyMs(1), fireAt: T0, now: T0 + 50_000, fired: 0 };
+    const p = behindPlan(input, planOccurrence(input));
+    expect(p?.coalesced?.count).toBe(10_000);
+    expect(p?.next).toBe(T0 + 10_000);
   });
 });
