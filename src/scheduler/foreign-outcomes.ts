@@ -1,7 +1,7 @@
 import { type ConnectionOptions, QueueEvents, QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type ForeignOutcome, recordForeignOutcome } from '../store/foreign-outcome-script.js';
+import { type ForeignOutcome, ForeignOutcomeRecorder } from '../store/foreign-outcome-script.js';
 import { occurrenceJobId } from '../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField, type RecordLane } from '../store/keys.js';
 import { bullConnection, queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
@@ -19,6 +19,14 @@ export interface ForeignOutcomesHost {
   options: ResolvedForeignOutcomesOptions;
   /** What QueueEvents connect with. */
   connection: RedisTarget;
+}
+
+/** A `completed` / `failed` event, waiting for its batch. */
+interface FinishedEvent {
+  queue: string;
+  jobId: string;
+  state: 'completed' | 'failed';
+  failedReason?: string | undefined;
 }
 
 /** The BullMQ job fields an outcome is read from. */
@@ -52,8 +60,15 @@ export class ForeignOutcomes {
   private scanPartition = 0;
   private stopped = false;
   private startedAt = 0;
+  private readonly recorder: ForeignOutcomeRecorder;
+  /** Events not yet looked at, and whether a batch of them is being looked at now. */
+  private finished: FinishedEvent[] = [];
+  private flushing = false;
+  private flushSoon = false;
 
-  constructor(private readonly host: ForeignOutcomesHost) {}
+  constructor(private readonly host: ForeignOutcomesHost) {
+    this.recorder = new ForeignOutcomeRecorder(host.redis, host.keys, host.historyLimit);
+  }
 
   /** A BullMQ key of a queue, under the queue's prefix (`{bull:<queue>}` on a cluster). */
   private bullKey(queue: string, type: string): string {
@@ -95,9 +110,9 @@ export class ForeignOutcomes {
     events.on('error', (err) =>
       this.host.logger.warn({ err: err.message, queue }, 'bullbeat: queue events error'),
     );
-    events.on('completed', ({ jobId }) => this.track(this.onFinished(queue, jobId, 'completed')));
+    events.on('completed', ({ jobId }) => this.onFinished({ queue, jobId, state: 'completed' }));
     events.on('failed', ({ jobId, failedReason }) =>
-      this.track(this.onFinished(queue, jobId, 'failed', failedReason)),
+      this.onFinished({ queue, jobId, state: 'failed', failedReason }),
     );
     await events.waitUntilReady().catch(() => undefined);
   }
@@ -111,7 +126,7 @@ export class ForeignOutcomes {
     this.listeners.clear();
     await Promise.all(listeners.map((l) => l.close().catch(() => undefined)));
     await this.passing;
-    await Promise.allSettled([...this.pending]);
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
   /** One bounded reconciliation pass over the next batch of schedules; returns how many it recorded. */
@@ -189,15 +204,16 @@ export class ForeignOutcomes {
       jobs.hmget(this.bullKey(c.queue, c.jobId), ...JOB_FIELDS);
     }
     const res = (await jobs.exec()) ?? [];
-    let recorded = 0;
     const found = new Set<string>();
+    const writes: Promise<boolean>[] = [];
     for (const [i, c] of candidates.entries()) {
       const completed = res[3 * i]?.[1] !== null && res[3 * i]?.[1] !== undefined;
       const failed = res[3 * i + 1]?.[1] !== null && res[3 * i + 1]?.[1] !== undefined;
       if (!completed && !failed) continue;
       if (!this.listeners.has(c.queue)) found.add(c.queue);
       const job = jobFields(res[3 * i + 2]?.[1]);
-      const written = await recordForeignOutcome(redis, k, this.host.historyLimit, {
+      // written together: one script call per partition
+      const written = this.recorder.record({
         ...outcomeOf(job, completed ? 'completed' : 'failed', undefined),
         scheduleId: c.record.scheduleId,
         fireAt: c.record.fireAt,
@@ -206,8 +222,9 @@ export class ForeignOutcomes {
         jobId: c.jobId,
         kind: c.record.kind ?? 'scheduled',
       });
-      if (written) recorded++;
+      writes.push(written);
     }
+    const recorded = (await Promise.all(writes)).filter(Boolean).length;
     for (const queue of found) await this.discover(queue);
     return recorded;
   }
@@ -249,35 +266,83 @@ export class ForeignOutcomes {
     void tracked.finally(() => this.pending.delete(tracked));
   }
 
-  /** A `completed` / `failed` event: record it unless a bullbeat worker wrote the outcome already. */
-  private async onFinished(
-    queue: string,
-    jobId: string,
-    state: 'completed' | 'failed',
-    failedReason?: string,
-  ): Promise<void> {
-    const occ = parseOccurrenceJobId(jobId);
-    if (!occ) return;
-    const { redis, keys: k } = this.host;
-    const field = occurrenceField(occ.fireAt, occ.manual);
-    const current = parseRecord(await redis.hget(k.runs(occ.scheduleId), field));
-    // The usual case for bullbeat's own workers: their outcome is there already; nothing more to read.
-    if (current && (current.outcome !== 'enqueued' || (current.jobId && current.jobId !== jobId))) return;
-    const job = jobFields(await redis.hmget(this.bullKey(queue, jobId), ...JOB_FIELDS));
-    // With no record yet, only the job's data tells which deployment enqueued it.
-    if (!current && (!job.prefix || hashTag(job.prefix) !== hashTag(this.host.prefix))) return;
-    await recordForeignOutcome(redis, k, this.host.historyLimit, {
-      ...outcomeOf(job, state, failedReason),
-      scheduleId: occ.scheduleId,
-      fireAt: occ.fireAt,
-      field,
-      queue,
-      jobId,
-      kind:
-        current?.kind ??
-        job.kind ??
-        (occ.manual === 'backfill' ? 'backfill' : occ.manual ? 'manual' : 'scheduled'),
+  /**
+   * A `completed` / `failed` event: looked at with the others of its read (a `QueueEvents` read carries
+   * many), at the end of the tick, or after the batch being looked at now.
+   */
+  private onFinished(event: FinishedEvent): void {
+    this.finished.push(event);
+    if (this.flushing || this.flushSoon) return;
+    this.flushSoon = true;
+    setImmediate(() => {
+      this.flushSoon = false;
+      this.flush();
     });
+  }
+
+  private flush(): void {
+    if (this.flushing || this.finished.length === 0) return;
+    const batch = this.finished.splice(0, 1000);
+    this.flushing = true;
+    this.track(
+      this.recordFinished(batch).finally(() => {
+        this.flushing = false;
+        this.flush();
+      }),
+    );
+  }
+
+  /**
+   * Record the events' outcomes unless a bullbeat worker wrote them already: one pipelined read of their
+   * records, one of the jobs still to read, then the writes (one script call per partition).
+   */
+  private async recordFinished(events: readonly FinishedEvent[]): Promise<void> {
+    const { redis, keys: k } = this.host;
+    const found = events.flatMap((e) => {
+      const occ = parseOccurrenceJobId(e.jobId);
+      return occ ? [{ ...e, occ, field: occurrenceField(occ.fireAt, occ.manual) }] : [];
+    });
+    if (found.length === 0) return;
+    const reads = redis.pipeline();
+    for (const f of found) reads.hget(k.runs(f.occ.scheduleId), f.field);
+    const records = (await reads.exec()) ?? [];
+    // The usual case for bullbeat's own workers: their outcome is there already; nothing more to read.
+    const open = found.flatMap((f, i) => {
+      const [err, raw] = records[i] ?? [];
+      if (err) return [];
+      const current = parseRecord(raw as string | null);
+      if (current && (current.outcome !== 'enqueued' || (current.jobId && current.jobId !== f.jobId)))
+        return [];
+      return [{ ...f, current }];
+    });
+    if (open.length === 0) return;
+    const jobs = redis.pipeline();
+    for (const o of open) jobs.hmget(this.bullKey(o.queue, o.jobId), ...JOB_FIELDS);
+    const fields = (await jobs.exec()) ?? [];
+    const writes = open.map((o, i) => {
+      const [err, raw] = fields[i] ?? [];
+      if (err) return Promise.resolve(false);
+      const job = jobFields(raw);
+      // With no record yet, only the job's data tells which deployment enqueued it.
+      if (!o.current && (!job.prefix || hashTag(job.prefix) !== hashTag(this.host.prefix))) {
+        return Promise.resolve(false);
+      }
+      const { occ } = o;
+      return this.recorder.record({
+        ...outcomeOf(job, o.state, o.failedReason),
+        scheduleId: occ.scheduleId,
+        fireAt: occ.fireAt,
+        field: o.field,
+        queue: o.queue,
+        jobId: o.jobId,
+        kind:
+          o.current?.kind ??
+          job.kind ??
+          (occ.manual === 'backfill' ? 'backfill' : occ.manual ? 'manual' : 'scheduled'),
+      });
+    });
+    const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.js';
 import type { RunRecord } from './run-record.js';
+import { ScriptBatcher } from './script-batcher.js';
 import { defineStoreScripts } from './scripts.js';
 
 /** One finished occurrence as BullMQ tells it. */
@@ -25,43 +26,49 @@ export interface ForeignOutcome {
 }
 
 /**
- * Record, once, the outcome of an occurrence a consumer other than bullbeat's worker runtime ran
- * (`lua/foreign-outcome-5.lua`: only over an `enqueued` record of the same job, or as a first record
- * the history would keep): true when written and counted, false when left alone.
+ * Records, once each, the outcomes of occurrences a consumer other than bullbeat's worker runtime ran
+ * (`lua/foreign-outcomes-2.lua`: only over an `enqueued` record of the same job, or as a first record
+ * the history would keep). The outcomes recorded together (a `QueueEvents` read carries many) go in one
+ * script call per partition (`ScriptBatcher`), not one call each.
  */
-export async function recordForeignOutcome(
-  redis: Redis,
-  k: Keys,
-  historyLimit: number,
-  o: ForeignOutcome,
-): Promise<boolean> {
-  defineStoreScripts(redis);
-  const patch: Partial<RunRecord> = {
-    scheduleId: o.scheduleId,
-    fireAt: o.fireAt,
-    outcome: o.outcome,
-    consumer: 'foreign',
-    queue: o.queue,
-    jobId: o.jobId,
-    ...(o.startedAt !== undefined && { startedAt: o.startedAt }),
-    ...(o.finishedAt !== undefined && { finishedAt: o.finishedAt }),
-    ...(o.attempts !== undefined && { attempts: o.attempts }),
-    ...(o.error !== undefined && { error: o.error }),
-  };
-  const written = await redis.bbForeignOutcome(
-    k.runs(o.scheduleId),
-    k.runIndex(o.scheduleId),
-    k.counts(o.scheduleId),
-    k.of(o.scheduleId).totals,
-    k.of(o.scheduleId).schedules,
-    o.field,
-    o.fireAt,
-    o.scheduleId,
-    o.jobId,
-    JSON.stringify(patch),
-    historyLimit,
-    o.outcome === 'failed' ? 'runs,errors' : 'runs',
-    o.kind,
-  );
-  return written === 1;
+export class ForeignOutcomeRecorder {
+  private readonly batcher: ScriptBatcher;
+
+  constructor(
+    redis: Redis,
+    private readonly keys: Keys,
+    historyLimit: number,
+  ) {
+    defineStoreScripts(redis);
+    this.batcher = new ScriptBatcher((lane, outcomes) => {
+      const k = keys.partition(lane);
+      return redis.bbForeignOutcomes(k.totals, k.schedules, k.base, historyLimit, ...outcomes);
+    }, 2);
+  }
+
+  /** True when written and counted, false when left alone. */
+  async record(o: ForeignOutcome): Promise<boolean> {
+    const patch: Partial<RunRecord> = {
+      scheduleId: o.scheduleId,
+      fireAt: o.fireAt,
+      outcome: o.outcome,
+      consumer: 'foreign',
+      queue: o.queue,
+      jobId: o.jobId,
+      ...(o.startedAt !== undefined && { startedAt: o.startedAt }),
+      ...(o.finishedAt !== undefined && { finishedAt: o.finishedAt }),
+      ...(o.attempts !== undefined && { attempts: o.attempts }),
+      ...(o.error !== undefined && { error: o.error }),
+    };
+    const [written] = await this.batcher.call(this.keys.partitionOf(o.scheduleId), [
+      o.scheduleId,
+      o.field,
+      o.fireAt,
+      o.jobId,
+      JSON.stringify(patch),
+      o.outcome === 'failed' ? 'runs,errors' : 'runs',
+      o.kind,
+    ]);
+    return written === 1;
+  }
 }

@@ -107,7 +107,8 @@ declare module 'ioredis' {
     bbMarkErrored(...args: Args): Result<number, Context>;
     bbClearError(...args: Args): Result<number, Context>;
     bbMergeRun(...args: Args): Result<number, Context>;
-    bbForeignOutcome(...args: Args): Result<number, Context>;
+    /** A batch of outcomes of one partition (see foreign-outcomes-2.lua): 2 values out per outcome. */
+    bbForeignOutcomes(...args: Args): Result<(number | string)[], Context>;
     bbAcquireSlot(...args: Args): Result<[number, number], Context>;
     bbRenewLease(...args: Args): Result<number, Context>;
     /** A batch of runs of one partition (see start-runs-1.lua): 4 values out per run. */

@@ -1,6 +1,6 @@
-// foreign-outcome-5.lua through recordForeignOutcome: an outcome read from BullMQ is counted once.
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ForeignOutcome, recordForeignOutcome } from '../../src/store/foreign-outcome-script.js';
+// foreign-outcomes-2.lua through ForeignOutcomeRecorder: an outcome read from BullMQ is counted once.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type ForeignOutcome, ForeignOutcomeRecorder } from '../../src/store/foreign-outcome-script.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;
@@ -33,10 +33,37 @@ describe('foreign-outcome', () => {
     bed = new StoreBed();
     // 21 records with a limit of 20: the completion trims with slack (limit / 10), so this is a kept shape.
     await history(bed, 21);
+    const recorder = new ForeignOutcomeRecorder(bed.redis, bed.k, 20);
     for (let i = 0; i < 2; i++) {
-      expect(await recordForeignOutcome(bed.redis, bed.k, 20, outcome(1500))).toBe(false);
+      expect(await recorder.record(outcome(1500))).toBe(false);
     }
     expect(await bed.redis.hget(bed.k.counts('s'), 'runs')).toBeNull();
     expect(await bed.redis.hexists(bed.k.runs('s'), '1500')).toBe(0);
+  });
+
+  it('outcomes recorded together go in one call: each written and counted once, whatever else the batch holds', async () => {
+    bed = new StoreBed();
+    await history(bed, 3, 'enqueued');
+    const recorder = new ForeignOutcomeRecorder(bed.redis, bed.k, 20);
+    await bed.redis.hset(bed.k.runs('s'), '2000', 'not json'); // a record no script may overwrite
+    const calls = vi.spyOn(bed.redis, 'bbForeignOutcomes'); // the real script, counted
+    const results = await Promise.all([
+      recorder.record({ ...outcome(1000), jobId: 'j1000' }),
+      recorder.record(outcome(2000)),
+      recorder.record({ ...outcome(3000), outcome: 'failed', error: 'boom' }),
+      recorder.record({ ...outcome(4000), scheduleId: 'gone' }), // no such schedule: no first record
+    ]);
+    expect(calls).toHaveBeenCalledTimes(1);
+    expect(results).toEqual([true, false, true, false]);
+    // seen again (another replica, a reconciliation pass): left alone, not counted twice
+    expect(await recorder.record(outcome(1000))).toBe(false);
+    expect(await bed.redis.hgetall(bed.k.counts('s'))).toEqual({ runs: '2', errors: '1' });
+    expect(JSON.parse((await bed.redis.hget(bed.k.runs('s'), '3000'))!)).toMatchObject({
+      outcome: 'failed',
+      error: 'boom',
+      consumer: 'foreign',
+    });
+    expect(await bed.redis.hget(bed.k.runs('s'), '2000')).toBe('not json');
+    expect(await bed.redis.exists(bed.k.runs('gone'))).toBe(0);
   });
 });
