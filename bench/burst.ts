@@ -14,6 +14,8 @@
 //   npm run bench:burst                               (node --import tsx bench/burst.ts)
 //   node --import tsx bench/burst.ts --n 1000 --seconds 5 --overload 0      (quicker)
 //   --n '' skips the aligned rows, --overload 0 the overload row, --columns runtime,plain,bullmq,limit
+//   env: BURST_BATCH the scheduler's claimBatch (500, the default); BURST_DEBUG=1 prints when each
+//   claim came; BENCH_CHILD_ARGS node flags for the child processes (`--cpu-prof --cpu-prof-dir=DIR`)
 //
 // Prints Markdown, ready for BENCHMARKS.md.
 // It runs the built code (dist/, what users run; tsx's transform of src/ adds a cost of its own to
@@ -150,7 +152,9 @@ async function runtimeWorker(prefix: string, queue: string, from: number, to: nu
 }
 
 function spawnChild(script: string, vars: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], {
+  // BENCH_CHILD_ARGS: node flags for the child processes (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles them)
+  const flags = (process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...flags, '--import', 'tsx', script], {
     env: { ...process.env, REDIS_URL, KEEP_SEC: String(KEEP_SEC), ...vars },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -225,7 +229,12 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
       ? await runtimeWorker(prefix, queue, from, to)
       : plainWorker(queue, (job) => (job.data as { fireAt: number }).fireAt, from, to);
   // the manager's default claim batch (500): a burst is claimed in several batches, four in flight
-  const sched = spawnChild(SCHEDULER, { PREFIX: prefix, FROM: String(from), TO: String(to), BATCH: '500' });
+  const sched = spawnChild(SCHEDULER, {
+    PREFIX: prefix,
+    FROM: String(from),
+    TO: String(to),
+    BATCH: process.env.BURST_BATCH ?? '500',
+  });
   await sched.ready;
   const cpu = await cpuOver(from, to);
   const q = new Queue(queue, { connection: { url: REDIS_URL } });
