@@ -108,9 +108,11 @@ export interface SchedulerManagerOptions {
   /**
    * Backpressure per schedule: an occurrence that comes due while the schedule's previous one is
    * still waiting in its queue (enqueued, not started by any consumer) is not enqueued but counted as
-   * `coalesced`, so a slow or stopped consumer leaves at most one waiting job per schedule. A schedule
-   * with `misfire: 'all'` and `coalesce: false` always enqueues. `false` enqueues every occurrence
-   * (the behaviour before backpressure).
+   * `coalesced`, so a slow or stopped consumer leaves at most one waiting job per schedule. Likewise an
+   * occurrence claimed after its schedule's next one came due already (the scheduler ran behind) is
+   * coalesced, with those due since, into the latest one. A schedule with `misfire: 'all'` and
+   * `coalesce: false` always enqueues. `false` enqueues every occurrence (the behaviour before
+   * backpressure).
    * @defaultValue `true`
    */
   backpressure?: boolean;

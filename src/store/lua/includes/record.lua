@@ -1,12 +1,12 @@
 --[[
   The one merge rule of a run record (JSON in `runs:<id>`, under its occurrence field), used by every
-  script that writes one (merge-run, complete, foreign-outcome):
+  script that writes one (merge-run, complete, foreign-outcomes):
     - the patch is merged field by field into the record (a new record when there is none);
     - a field given as JSON null is removed;
     - an `enqueued` outcome never replaces an outcome already there: enqueuing is a run's first step,
       so whoever writes it last (the completion after a worker started the job, a manual run's record
       after its worker started, a take-over) does not move the run back; its other fields are merged.
-  A script may guard a write before calling it (foreign-outcome writes only over `enqueued`), never
+  A script may guard a write before calling it (foreign-outcomes writes only over `enqueued`), never
   merge differently.
 ]]
 --- @include "history"
