@@ -100,7 +100,7 @@ export function announce(
       name: def.name,
       reason: 'coalesced',
       count: plan.coalesced.count,
-      fireAts: [plan.coalesced.fireAt],
+      fireAts: plan.coalesced.fireAts,
     });
   }
   if (plan.missed.length === 0) return;

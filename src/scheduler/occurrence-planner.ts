@@ -33,9 +33,10 @@ export interface OccurrencePlan {
   /**
    * Backpressure: the claimed occurrence was not enqueued because the schedule's previous one was
    * still waiting in its queue (see `coalescedPlan`), or because a later one was due already when it
-   * was claimed (see `behindPlan`); `count` occurrences counted as `coalesced`, no record.
+   * was claimed (see `behindPlan`); `count` occurrences counted as `coalesced`, no record. `fireAts`:
+   * the newest of them (at most 100), `fireAt` the claimed one.
    */
-  coalesced?: { fireAt: number; count: number };
+  coalesced?: { fireAt: number; count: number; fireAts: number[] };
 }
 
 /**
@@ -160,7 +161,12 @@ export function coalescedPlan(input: PlanInput, plan: OccurrencePlan): Occurrenc
     next = checkedNextFire(trigger, fire, now);
     if (next !== null && def.endAt !== undefined && next > def.endAt) next = null;
   }
-  return { missed: plan.missed, next, lateMs: plan.lateMs, coalesced: { fireAt: fire, count: 1 } };
+  return {
+    missed: plan.missed,
+    next,
+    lateMs: plan.lateMs,
+    coalesced: { fireAt: fire, count: 1, fireAts: [fire] },
+  };
 }
 
 /**
@@ -176,11 +182,14 @@ export function coalescedPlan(input: PlanInput, plan: OccurrencePlan): Occurrenc
 export function behindPlan(input: PlanInput, plan: OccurrencePlan): OccurrencePlan | undefined {
   const { def, trigger, now } = input;
   if (!plan.enqueue || plan.next === null || plan.next > now) return undefined;
+  const fireAts = [plan.enqueue.fireAt];
   let latest = plan.next;
   let count = 1;
   while (count < MAX_WALK) {
     const n = checkedNextFire(trigger, latest, now);
     if (n === null || n > now || (def.endAt !== undefined && n > def.endAt)) break;
+    fireAts.push(latest);
+    if (fireAts.length > 100) fireAts.shift();
     latest = n;
     count++;
   }
@@ -188,6 +197,6 @@ export function behindPlan(input: PlanInput, plan: OccurrencePlan): OccurrencePl
     missed: plan.missed,
     next: latest,
     lateMs: plan.lateMs,
-    coalesced: { fireAt: plan.enqueue.fireAt, count },
+    coalesced: { fireAt: plan.enqueue.fireAt, count, fireAts },
   };
 }

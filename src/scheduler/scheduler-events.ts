@@ -12,7 +12,8 @@ export interface FiredEvent {
 
 /**
  * Occurrences recorded as missed (misfire policy, catch-up window, maxCatchUp), or `coalesced`: not
- * enqueued because the schedule's previous occurrence was still waiting in its queue (backpressure).
+ * enqueued because the schedule's previous occurrence was still waiting in its queue, or because a later
+ * one was due already when they were claimed (backpressure).
  */
 export interface MissedEvent {
   scheduleId: string;

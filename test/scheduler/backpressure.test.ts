@@ -219,6 +219,10 @@ describe('backpressure', () => {
     define(second);
     const fired: FiredEvent[] = [];
     second.on('fired', (e) => fired.push(e));
+    const coalesced: MissedEvent[] = [];
+    second.on('missed', (e) => {
+      if (e.reason === 'coalesced') coalesced.push(e);
+    });
     const restartAt = await redisNow(env.redis);
     await second.start();
     await until(() => fired.length >= 3, 10_000);
@@ -230,6 +234,13 @@ describe('backpressure', () => {
     const stats = second.loopStats!;
     expect(stats.coalescedBehind).toBeGreaterThanOrEqual(4);
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
+    // the events name them: as many as counted, each before the restart's latest due time, none enqueued
+    expect(coalesced.reduce((n, e) => n + e.count, 0)).toBe(stats.coalesced);
+    const runs = new Set(fired.map((e) => e.fireAt));
+    for (const e of coalesced) for (const at of e.fireAts) expect(runs.has(at)).toBe(false);
+    const behind = coalesced.filter((e) => e.count > 1); // the outage's, coalesced at the first claim
+    expect(behind.length).toBeGreaterThan(0);
+    expect(Math.max(...behind.flatMap((e) => e.fireAts))).toBeLessThan(Math.min(...runs));
     const { per, totals } = await counters(env.prefix, ['b']);
     expect(Number(per[0]!.coalesced)).toBe(stats.coalesced + (first.loopStats?.coalesced ?? 0));
     expect(Number(totals.coalesced)).toBe(Number(per[0]!.coalesced));

@@ -122,7 +122,7 @@ describe('coalescedPlan (backpressure)', () => {
     const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 3, fired: 4 };
     const p = coalescedPlan(input, planOccurrence(input));
     expect(p.enqueue).toBeUndefined();
-    expect(p.coalesced).toEqual({ fireAt: T0, count: 1 });
+    expect(p.coalesced).toEqual({ fireAt: T0, count: 1, fireAts: [T0] });
     expect(p.next).toBe(T0 + 1000);
   });
 
@@ -150,7 +150,7 @@ describe('behindPlan (backpressure while the scheduler runs behind)', () => {
     const p = behindPlan(input, planOccurrence(input));
     expect(p?.enqueue).toBeUndefined();
     // T0, T0 + 1 s and T0 + 2 s are coalesced; T0 + 3 s is due and is the next due time
-    expect(p?.coalesced).toEqual({ fireAt: T0, count: 3 });
+    expect(p?.coalesced).toEqual({ fireAt: T0, count: 3, fireAts: [T0, T0 + 1000, T0 + 2000] });
     expect(p?.next).toBe(T0 + 3000);
     expect(p?.missed).toEqual([]);
   });
@@ -194,6 +194,8 @@ describe('behindPlan (backpressure while the scheduler runs behind)', () => {
     const input = { def: def(), trigger: everyMs(1), fireAt: T0, now: T0 + 50_000, fired: 0 };
     const p = behindPlan(input, planOccurrence(input));
     expect(p?.coalesced?.count).toBe(10_000);
+    expect(p?.coalesced?.fireAts).toHaveLength(100); // the newest hundred
+    expect(p?.coalesced?.fireAts.at(-1)).toBe(T0 + 9_999);
     expect(p?.next).toBe(T0 + 10_000);
   });
 });
