@@ -56,7 +56,7 @@ export class SchedulerMetrics {
     });
     const missed = new Counter({
       name: 'bullbeat_misfires_total',
-      help: 'Occurrences recorded as not run by this replica, by reason (misfire: missed or coalesced into one run by the misfire policy; catch-up-window; max-catch-up; paused; coalesced: not enqueued while the previous occurrence still waited in its queue)',
+      help: 'Occurrences recorded as not run by this replica, by reason (misfire: missed or coalesced into one run by the misfire policy; catch-up-window; max-catch-up; paused; coalesced: not enqueued while the previous occurrence still waited in its queue, or coalesced into a later one already due when the scheduler ran behind)',
       labelNames: ['reason'],
       registers,
     });

@@ -125,6 +125,7 @@ export class ForeignOutcomes {
     const listeners = [...this.listeners.values()];
     this.listeners.clear();
     await Promise.all(listeners.map((l) => l.close().catch(() => undefined)));
+    this.flush(); // the events received before the listeners closed
     await this.passing;
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
