@@ -21,16 +21,22 @@ export function coalesceBehind(items: readonly Item[], now: number, deps: Deps):
   for (const item of items) {
     const def = item.cached.def;
     if (item.claim.reclaimed || !backpressureApplies(def)) continue;
-    const plan = behindPlan(
-      {
-        def,
-        trigger: item.cached.trigger,
-        fireAt: item.claim.fireAt,
-        now,
-        fired: item.claim.state?.fired ?? 0,
-      },
-      item.plan,
-    );
+    const input = {
+      def,
+      trigger: item.cached.trigger,
+      fireAt: item.claim.fireAt,
+      now,
+      fired: item.claim.state?.fired ?? 0,
+    };
+    let plan: ReturnType<typeof behindPlan>;
+    try {
+      plan = behindPlan(input, item.plan);
+    } catch (err) {
+      // a trigger that throws further on: the claimed occurrence was planned, it is enqueued as planned
+      // (and the next claim's planning marks the schedule errored)
+      deps.logger.warn({ err, scheduleId: def.id }, 'bullbeat: trigger failed walking a backlog; enqueueing');
+      continue;
+    }
     if (!plan) continue;
     item.plan = plan;
     item.batch.left--;
