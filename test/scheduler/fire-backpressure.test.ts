@@ -7,28 +7,13 @@ import type { Batch, FireLoopDeps, Item } from '../../src/scheduler/fire-loop-ty
 import { planOccurrence } from '../../src/scheduler/occurrence-planner.js';
 import type { ScheduleDefinition } from '../../src/store/schedule-definition.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
-import { everyMs } from './helpers.js';
+import { definition, everyMs } from './helpers.js';
 
 const T0 = 1_800_000_000_000;
 const logs: unknown[] = [];
 const logger = pino({ level: 'warn' }, { write: (line: string) => logs.push(JSON.parse(line)) });
 
-function def(id: string, over: Partial<ScheduleDefinition> = {}): ScheduleDefinition {
-  return {
-    id,
-    name: id,
-    queue: 'q',
-    source: 'code',
-    trigger: { type: 'custom', kind: 'Object' },
-    args: [],
-    run: { maxInstances: 1, coalesce: true },
-    attempts: 1,
-    misfire: 'once',
-    misfireGraceMs: 60_000,
-    maxCatchUp: 1000,
-    ...over,
-  };
-}
+const def = (id: string, over: Partial<ScheduleDefinition> = {}) => definition({ id, name: id, ...over });
 
 function item(batch: Batch, d: ScheduleDefinition, trigger: Trigger, now: number, reclaimed = false): Item {
   const fireAt = T0;

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import type { SchedulerManagerOptions } from '../../src/scheduler/scheduler-manager-options.js';
+import type { ScheduleDefinition } from '../../src/store/schedule-definition.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { REDIS_URL } from '../redis-url.js';
 
@@ -85,4 +86,22 @@ export async function until(
 export async function redisNow(redis: Redis): Promise<number> {
   const [s, us] = await redis.time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+
+/** A resolved schedule definition with the defaults (a custom trigger), for the pure planning tests. */
+export function definition(over: Partial<ScheduleDefinition> = {}): ScheduleDefinition {
+  return {
+    id: 's',
+    name: 's',
+    queue: 'q',
+    source: 'code',
+    trigger: { type: 'custom', kind: 'Object' },
+    args: [],
+    run: { maxInstances: 1, coalesce: true },
+    attempts: 1,
+    misfire: 'once',
+    misfireGraceMs: 60_000,
+    maxCatchUp: 1000,
+    ...over,
+  };
 }

@@ -5,27 +5,11 @@ import {
   coalescedPlan,
   planOccurrence,
 } from '../../src/scheduler/occurrence-planner.js';
-import type { ScheduleDefinition } from '../../src/store/schedule-definition.js';
-import { everyMs } from './helpers.js';
+import { definition, everyMs } from './helpers.js';
 
 const T0 = 1_800_000_000_000; // a fixed reference instant, on the 1 s grid
 
-function def(over: Partial<ScheduleDefinition> = {}): ScheduleDefinition {
-  return {
-    id: 's',
-    name: 's',
-    queue: 'q',
-    source: 'code',
-    trigger: { type: 'custom', kind: 'Object' },
-    args: [],
-    run: { maxInstances: 1, coalesce: true },
-    attempts: 1,
-    misfire: 'once',
-    misfireGraceMs: 60_000,
-    maxCatchUp: 1000,
-    ...over,
-  };
-}
+const def = definition;
 const sec = everyMs(1000);
 
 describe('planOccurrence', () => {
