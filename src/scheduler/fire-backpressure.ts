@@ -1,9 +1,33 @@
 import { occurrenceJobId } from '../store/job-payload.js';
 import { type PreviousJob, stillWaiting } from './backpressure.js';
 import type { FireLoopDeps, Item } from './fire-loop-types.js';
-import { backpressureApplies, behindPlan, coalescedPlan } from './occurrence-planner.js';
+import { backpressureApplies, behindPlan, coalescedPlan, type PlanInput } from './occurrence-planner.js';
 
 type Deps = Pick<FireLoopDeps, 'options' | 'queue' | 'logger'>;
+
+/** The planner's input for a claimed item, at `now`. */
+function planInput(item: Item, now: number): PlanInput {
+  const { def, trigger } = item.cached;
+  return { def, trigger, fireAt: item.claim.fireAt, now, fired: item.claim.state?.fired ?? 0 };
+}
+
+/**
+ * Backpressure on one planned claim batch: the occurrences due now whose schedule's next one is due too
+ * (`coalesceBehind`), then the look-up of the previous jobs for the rest (`holdBackAtClaim`). Returns
+ * every item held back, each moved to its batch's ready list.
+ */
+export async function holdBack(
+  dueNow: readonly Item[],
+  later: readonly Item[],
+  now: number,
+  deps: Deps,
+): Promise<Set<Item>> {
+  const behind = coalesceBehind(dueNow, now, deps);
+  const rest = behind.size > 0 ? dueNow.filter((i) => !behind.has(i)) : dueNow;
+  const held = await holdBackAtClaim([...rest, ...later], now, deps);
+  for (const item of behind) held.add(item);
+  return held;
+}
 
 /**
  * Backpressure when this replica itself runs behind: a claimed occurrence that is due already and
@@ -21,16 +45,9 @@ export function coalesceBehind(items: readonly Item[], now: number, deps: Deps):
   for (const item of items) {
     const def = item.cached.def;
     if (item.claim.reclaimed || !backpressureApplies(def)) continue;
-    const input = {
-      def,
-      trigger: item.cached.trigger,
-      fireAt: item.claim.fireAt,
-      now,
-      fired: item.claim.state?.fired ?? 0,
-    };
     let plan: ReturnType<typeof behindPlan>;
     try {
-      plan = behindPlan(input, item.plan);
+      plan = behindPlan(planInput(item, now), item.plan);
     } catch (err) {
       // a trigger that throws further on: the claimed occurrence was planned, it is enqueued as planned
       // (and the next claim's planning marks the schedule errored)
@@ -101,16 +118,7 @@ async function coalesceWaiting(
     return new Set();
   }
   for (const item of held) {
-    item.plan = coalescedPlan(
-      {
-        def: item.cached.def,
-        trigger: item.cached.trigger,
-        fireAt: item.claim.fireAt,
-        now,
-        fired: item.claim.state?.fired ?? 0,
-      },
-      item.plan,
-    );
+    item.plan = coalescedPlan(planInput(item, now), item.plan);
     item.batch.left--;
     item.batch.ready.push(item);
   }

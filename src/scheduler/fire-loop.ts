@@ -7,7 +7,7 @@ import type { Claim, ClaimResult } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
-import { coalesceBehind, holdBackAtClaim, holdBackWhenDue } from './fire-backpressure.js';
+import { holdBack, holdBackWhenDue } from './fire-backpressure.js';
 import { markClaimErrored } from './fire-errors.js';
 import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
@@ -314,14 +314,8 @@ export class FireLoop {
     }
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
     if (poisoned.length > 0) await Promise.all(poisoned);
-    const behind = coalesceBehind(dueNow, now, this.deps);
-    const held = await holdBackAtClaim(
-      behind.size > 0 ? [...dueNow.filter((i) => !behind.has(i)), ...later] : [...dueNow, ...later],
-      now,
-      this.deps,
-    );
+    const held = await holdBack(dueNow, later, now, this.deps);
     this.learnPrep(performance.now() - sentAt);
-    for (const item of behind) held.add(item);
     if (held.size > 0) {
       for (const list of [dueNow, later]) {
         const kept = list.filter((i) => !held.has(i));
