@@ -51,6 +51,13 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     await Promise.all([a.start(), b.start()]);
     const t0 = await redisNow(env.redis);
     await until(async () => (await redisNow(env.redis)) > t0 + 3500, 30_000, 100);
+    // Both replicas fire, but not necessarily within the first seconds: a replica whose claim finds
+    // every occurrence of a partition claimed by the other (at start, when the first claim takes all
+    // that came due meanwhile) claims that partition again only when that claim's lease would lapse
+    // (claimLeaseMs, 5 s). So run until each has enqueued, within a few leases.
+    await until(() => a.loopStats!.enqueued > 0 && b.loopStats!.enqueued > 0, 15_000, 100).catch(
+      () => undefined,
+    );
     await Promise.all([a.stop(), b.stop()]);
     await until(
       () => [...runs.keys()].filter((k) => Number(k.split('@')[1]) < t0 + 3000).length >= 360,
