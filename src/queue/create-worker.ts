@@ -1,4 +1,4 @@
-import { EventEmitter, setMaxListeners } from 'node:events';
+import { EventEmitter } from 'node:events';
 import { type ConnectionOptions, Job, Worker } from 'bullmq';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
@@ -77,7 +77,6 @@ export async function createWorker(
   const bullClients: { disconnect(): void }[] = [];
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
   const shutdown = new AbortController();
-  setMaxListeners(0, shutdown.signal); // every run under way listens to it (up to `concurrency` at once)
   const events = new EventEmitter();
   const byQueue = new Map<string, Worker>();
   // The next in line for a slot that just freed waits in the delayed set: start it now.

@@ -28,7 +28,8 @@ import {
   pauseNote,
   type SkippedResult,
 } from './run-results.js';
-import { attemptsAllowed, linkAborts, lostAttempts, serializable, untilAborted } from './runner-helpers.js';
+import { RunStop } from './run-stop.js';
+import { attemptsAllowed, lostAttempts, serializable } from './runner-helpers.js';
 import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
@@ -74,6 +75,8 @@ export class OccurrenceRunner {
   private readonly histories = new Map<string, DeploymentStores>();
   private readonly cancels: CancelWatch;
   private readonly workerId = `${hostname()}:${process.pid}`;
+  /** The runs under way, stopped together when the shutdown's grace period has passed. */
+  private readonly live = new Set<RunStop>();
 
   constructor(
     private readonly scheduler: WorkerScheduler,
@@ -88,6 +91,29 @@ export class OccurrenceRunner {
   ) {
     this.leases = new LeaseStore(redis, options.leaseTtlMs);
     this.cancels = new CancelWatch(redis, options.logger);
+    shutdown.addEventListener(
+      'abort',
+      () => {
+        for (const run of this.live) run.stop(shutdown.reason);
+      },
+      { once: true },
+    );
+  }
+
+  /**
+   * Count `stop` among the runs under way (stopped at once when the shutdown came already), stopped
+   * too by BullMQ's job signal. Returns the untrack, to call when the run ends.
+   */
+  private track(stop: RunStop, jobSignal: AbortSignal | undefined): () => void {
+    if (this.shutdown.aborted) stop.stop(this.shutdown.reason);
+    this.live.add(stop);
+    const onJobAbort = jobSignal && (() => stop.stop(jobSignal.reason));
+    if (jobSignal?.aborted) stop.stop(jobSignal.reason);
+    else if (onJobAbort) jobSignal.addEventListener('abort', onJobAbort, { once: true });
+    return () => {
+      this.live.delete(stop);
+      if (onJobAbort) jobSignal.removeEventListener('abort', onJobAbort);
+    };
   }
 
   /** Close the cancel channel's connection. */
@@ -121,10 +147,10 @@ export class OccurrenceRunner {
     let logger = this.logger(occurrence, job, state);
 
     const rule = slotRule(occurrence.run);
-    // The run's signal: aborted by the shutdown, by BullMQ's job signal, or by a lease lost or asked
-    // to stop (one controller linked to its sources, cheaper than `AbortSignal.any` on this hot path).
-    const stop = new AbortController();
-    const unlink = linkAborts(stop, this.shutdown, jobSignal);
+    // The run's stop: by the shutdown (see `live`), by BullMQ's job signal, or by a lease lost or asked
+    // to stop.
+    const stop = new RunStop();
+    const unlink = this.track(stop, jobSignal);
     const signal = stop.signal;
     const held = new HeldLeases(
       this.leases,
@@ -132,9 +158,7 @@ export class OccurrenceRunner {
       this.options.leaseRenewMs,
       logger,
       occurrence.scheduleId,
-      (reason) => {
-        if (!signal.aborted) stop.abort(reason);
-      },
+      (reason) => stop.stop(reason),
     );
     const ticket: RunTicket = { leaseId: undefined, fencingToken: undefined };
     let unwatch: (() => void) | undefined;
@@ -253,7 +277,7 @@ export class OccurrenceRunner {
         timeoutMs && timeoutMs > 0
           ? withDeadline(pipeline, ctx, timeoutMs, this.options.clock, occurrence.scheduleId)
           : pipeline(ctx);
-      const result = await untilAborted(running, signal);
+      const result = await stop.race(running);
       await this.finish(
         occurrence,
         job,

@@ -23,39 +23,3 @@ export function serializable(result: unknown, logger: Logger): unknown {
     return undefined;
   }
 }
-
-/** `promise`, or a rejection with the signal's reason as soon as it aborts (a handler that ignores it). */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-/**
- * Abort `target` when any of `sources` aborts (with its reason), at once for one aborted already.
- * Returns the unlink, to call when the run ends (the sources outlive it).
- */
-export function linkAborts(target: AbortController, ...sources: (AbortSignal | undefined)[]): () => void {
-  const linked: [AbortSignal, () => void][] = [];
-  for (const source of sources) {
-    if (!source) continue;
-    if (source.aborted) {
-      if (!target.signal.aborted) target.abort(source.reason);
-      continue;
-    }
-    const onAbort = () => {
-      if (!target.signal.aborted) target.abort(source.reason);
-    };
-    source.addEventListener('abort', onAbort, { once: true });
-    linked.push([source, onAbort]);
-  }
-  return () => {
-    for (const [source, onAbort] of linked) source.removeEventListener('abort', onAbort);
-  };
-}

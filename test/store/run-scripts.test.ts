@@ -87,6 +87,32 @@ describe('start-runs / finish-runs', () => {
     expect(await history.counts('s')).toMatchObject({ skipped: 1 });
   });
 
+  it('a lease set made by a start expires by itself; lapsed leases and owed claims count for nothing', async () => {
+    bed = new StoreBed();
+    const slots = new RunSlots(bed.redis, bed.k, 10_000, 100);
+    const a = { ...run, fireAt: 2000 };
+    expect(
+      await slots.start(a, { mode: 'skip', cap: 1 }, { leaseId: 'a', jobId: 'ja' }, running, skipped),
+    ).toMatchObject({ status: 'started', live: 0 });
+    const ttl = await bed.redis.pttl(bed.k.lease('s'));
+    expect(ttl).toBeGreaterThan(10_000); // twice the lease's ttl, set on the new set
+    expect(ttl).toBeLessThanOrEqual(20_000);
+    // the run's worker died: its lease lapsed, and so did a retry's claim on the slot
+    await bed.redis.zadd(bed.k.lease('s'), 1, 'a');
+    await bed.redis.zadd(bed.k.leaseOwed('s'), 1, 'job-gone');
+    const b = { ...run, fireAt: 3000 };
+    expect(
+      await slots.start(b, { mode: 'skip', cap: 1 }, { leaseId: 'b', jobId: 'jb' }, running, skipped),
+    ).toMatchObject({ status: 'started', live: 0 });
+    expect(await bed.redis.zrange(bed.k.lease('s'), 0, -1)).toEqual(['b']);
+    expect(await bed.redis.exists(bed.k.leaseOwed('s'))).toBe(0);
+    // a live lease counts: the next occurrence is skipped, the live one reported
+    const c = { ...run, fireAt: 4000 };
+    expect(
+      await slots.start(c, { mode: 'skip', cap: 1 }, { leaseId: 'c', jobId: 'jc' }, running, skipped),
+    ).toMatchObject({ status: 'skipped', live: 1 });
+  });
+
   it('runs starting and finishing together go in batches per partition, under the names keys.ts gives, one failing alone', async () => {
     bed = new StoreBed();
     const k = keys(bed.prefix, 4); // partitioned keys work on a standalone Redis too

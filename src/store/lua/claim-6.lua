@@ -27,7 +27,8 @@
 
 local now = redisNow()
 local batch = tonumber(ARGV[1])
-local expiry = now + tonumber(ARGV[2])
+-- a string, formatted once: a number passed to redis.call is formatted (snprintf) at every use
+local expiry = tostring(now + tonumber(ARGV[2]))
 local token = ARGV[3]
 local horizon = now + (tonumber(ARGV[4]) or 0)
 local ids, ats, again = {}, {}, {}
@@ -79,8 +80,8 @@ if #ids > 0 then
     out[#out + 1] = states[i] or ''
   end
 end
-local d = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local d = redis.call('ZRANGE', KEYS[1], '0', '0', 'WITHSCORES')
 if d[2] then out[2] = d[2] end
-local l = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+local l = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')
 if l[2] then out[3] = l[2] end
 return out

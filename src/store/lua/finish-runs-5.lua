@@ -78,7 +78,7 @@ local function finishRun(K, A)
     if A[9] == 'ok' then
       redis.call('HDEL', K[7], 'failstreak')
     elseif A[9] == 'failed' then
-      local streak = redis.call('HINCRBY', K[7], 'failstreak', 1)
+      local streak = redis.call('HINCRBY', K[7], 'failstreak', '1')
       local max = tonumber(A[10])
       if max > 0 and streak >= max and pauseActive(K[9], K[10], K[11], id) then
         redis.call('HSET', K[12], id, A[11])

@@ -69,6 +69,18 @@
 --- @include "includes/record"
 --- @include "includes/run-slot"
 
+-- Redis TIME, read once per call (the batch is one atomic step), and the numbers every run of the
+-- batch writes, formatted once (a number passed to redis.call is formatted with snprintf each time).
+local clock, expiry, keepFor
+local function batchNow(ttl)
+  if not clock then
+    clock = redisNow()
+    expiry = tostring(clock + ttl)
+    keepFor = tostring(ttl * 2)
+  end
+  return clock
+end
+
 local function startRun(K, A)
   local now = 0
   local leaseId, ttl, mode = A[1], tonumber(A[2]), A[3]
@@ -111,13 +123,10 @@ local function startRun(K, A)
   end
 
   if mode ~= 'none' then
-    now = redisNow()
-    if mode == 'skip' then
-      dropLapsed(K[1], K[2], nil, nil, now)
-    else
-      dropLapsed(K[1], K[2], K[3], K[4], now)
-    end
-    live = redis.call('ZCARD', K[1])
+    now = batchNow(ttl)
+    live = liveIn(K[1], now)
+    local owing = liveIn(K[2], now)
+    if mode ~= 'skip' then dropLapsedWaiters(K[3], K[4], now) end
     if owed ~= '' then
       if live >= math.max(1, tonumber(A[4])) then
         redis.call('ZADD', K[2], now + ttl, owed)
@@ -126,7 +135,7 @@ local function startRun(K, A)
       end
       redis.call('ZREM', K[2], owed)
     elseif mode == 'skip' then
-      if live + redis.call('ZCARD', K[2]) >= tonumber(A[4]) then return skip('overlap') end
+      if live + owing >= tonumber(A[4]) then return skip('overlap') end
     else
       if mode == 'cancelOther' then
         local newest = tonumber(redis.call('HGET', K[7], 'newest') or '-1')
@@ -144,8 +153,8 @@ local function startRun(K, A)
         end
       end
       buffered = redis.call('ZSCORE', K[3], jobId) ~= false
-      local first = redis.call('ZRANGE', K[3], 0, 0)[1]
-      local free = live + redis.call('ZCARD', K[2]) == 0
+      local first = redis.call('ZRANGE', K[3], '0', '0')[1]
+      local free = live + owing == 0
       if not (free and (first == nil or first == jobId)) then
         if mode == 'bufferOne' and not buffered and first ~= nil then return skip('buffer-full') end
         if mode == 'cancelOther' then
@@ -163,11 +172,15 @@ local function startRun(K, A)
         redis.call('ZREM', K[4], jobId)
       end
     end
-    redis.call('ZADD', K[1], now + ttl, leaseId)
-    keepAlive(K[1], ttl * 2)
+    redis.call('ZADD', K[1], expiry, leaseId)
+    if live == 0 then
+      redis.call('PEXPIRE', K[1], keepFor) -- a set made just now: it has no expiry yet
+    else
+      keepAlive(K[1], ttl * 2)
+    end
   end
 
-  local token = redis.call('HINCRBY', K[7], 'fence', 1)
+  local token = redis.call('HINCRBY', K[7], 'fence', '1')
   if mode == 'cancelOther' then
     local newest = tonumber(redis.call('HGET', K[7], 'newest') or '-1')
     if fireAt > newest then redis.call('HSET', K[7], 'newest', A[8]) end

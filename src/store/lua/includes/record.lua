@@ -59,7 +59,7 @@ end
 -- Bump each counter named in `names` (comma-separated, may be empty) per schedule and in total.
 local function bumpCounters(counts, totals, names)
   for name in string.gmatch(names, '[^,]+') do
-    redis.call('HINCRBY', counts, name, 1)
-    redis.call('HINCRBY', totals, name, 1)
+    redis.call('HINCRBY', counts, name, '1') -- '1', not 1: a number argument costs an snprintf
+    redis.call('HINCRBY', totals, name, '1')
   end
 end

@@ -6,10 +6,16 @@
   waiters only under a policy that buffers: `skip` never reads them).
 ]]
 
-local function dropLapsed(lease, owed, waiters, beats, now)
-  redis.call('ZREMRANGEBYSCORE', lease, '-inf', now)
-  redis.call('ZREMRANGEBYSCORE', owed, '-inf', now)
-  if not waiters then return end
+-- The live entries of `set` (leases, or retries owed a slot) at `now`, the lapsed ones dropped first.
+-- An empty set, the common case (no run under way), costs one ZCARD.
+local function liveIn(set, now)
+  local n = redis.call('ZCARD', set)
+  if n == 0 then return 0 end
+  return n - redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
+end
+
+-- Forget the buffered occurrences whose job stopped asking (their heartbeat lapsed).
+local function dropLapsedWaiters(waiters, beats, now)
   local dead = redis.call('ZRANGEBYSCORE', beats, '-inf', now, 'LIMIT', 0, 1000)
   if #dead > 0 then
     redis.call('ZREM', waiters, unpack(dead))
@@ -25,7 +31,7 @@ end
 -- The job id that should ask for the slot next: the oldest retry owed one, else the first waiter
 -- (`waiters` nil: the policy buffers none).
 local function nextInLine(owed, waiters)
-  local o = redis.call('ZRANGE', owed, 0, 0)[1]
+  local o = redis.call('ZRANGE', owed, '0', '0')[1]
   if o or not waiters then return o or '' end
-  return redis.call('ZRANGE', waiters, 0, 0)[1] or ''
+  return redis.call('ZRANGE', waiters, '0', '0')[1] or ''
 end

@@ -1,0 +1,44 @@
+/**
+ * One run's stop: the `AbortController` behind the handler's `ctx.signal`, and the runner's own wait
+ * on it. Whatever stops a run (the worker's shutdown, BullMQ's job signal, a lease lost or asked to
+ * stop) calls `stop(reason)`; `race` settles the run at once then, whether or not the handler heeds its
+ * signal.
+ *
+ * Why not `AbortSignal.any` or a listener per source: on the hot path of a busy worker (thousands of
+ * runs a second) Node's `EventTarget` listeners cost more than the rest of the runner's JavaScript, and
+ * a listener on the shared shutdown signal per run scans every other run's listener when added. So the
+ * shutdown is one listener for the whole runner (`OccurrenceRunner` stops each live run), and the
+ * runner's wait is a plain callback here.
+ */
+export class RunStop {
+  private readonly controller = new AbortController();
+  private onStop: ((reason: unknown) => void) | undefined;
+
+  /** The handler's signal: aborts with the reason of the first `stop`. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get stopped(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Stop the run with `reason` (the first call wins; later ones do nothing). */
+  stop(reason: unknown): void {
+    if (this.controller.signal.aborted) return;
+    this.controller.abort(reason);
+    this.onStop?.(reason);
+  }
+
+  /** `promise`, or a rejection with the stop's reason as soon as the run is stopped. One race per run. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    if (this.stopped) {
+      promise.catch(() => {});
+      return Promise.reject(this.controller.signal.reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.onStop = reject;
+      promise.then(resolve, reject);
+    });
+  }
+}
