@@ -8,13 +8,21 @@
 //
 //   npm run bench:run                           (node --import tsx bench/run.ts)
 //   node --import tsx bench/run.ts --jobs 2000 --concurrency 50 --schedules 500 --rounds 3
+//   node --import tsx bench/run.ts --callgrind --jobs 3000 --rounds 1
+//     each private redis-server runs under valgrind's callgrind, zeroed when the drain starts and dumped
+//     when it ends: a column of Redis's instructions per run, the same from run to run whatever else
+//     the box is doing (CPU time on this shared 2-core box moves by ±20 %). Redis runs ~50x slower under
+//     it, so use fewer jobs; the time columns mean nothing then.
 //
 // Rows: the plain Worker; the runtime with the default overlap rule (one run at a time: a lease per
 // run); the runtime with `maxInstances: 0, coalesce: false` (allowAll: no lease). Prints Markdown.
 // It runs the built code (dist/, what users run; tsx's transform of src/ adds a cost of its own to
 // every function it creates): the npm script builds first, `npm run build` does it by hand.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { type Command, Redis } from 'ioredis';
 import pino from 'pino';
@@ -32,6 +40,7 @@ const CONCURRENCY = Number(arg('concurrency', '50'));
 const SCHEDULES = Number(arg('schedules', '1000'));
 const ROUNDS = Number(arg('rounds', '3'));
 const LABEL = arg('label', 'bullbeat runtime');
+const CALLGRIND = argv.includes('--callgrind');
 const silent = pino({ level: 'silent' });
 
 interface Cost {
@@ -47,6 +56,8 @@ interface Cost {
   skipped: number;
   /** The consumer's own CPU (this process: user + system, µs) over the drain. */
   nodeUs: number;
+  /** Redis's instructions over the drain (`--callgrind`), else 0. */
+  instructions: number;
 }
 
 // Count every command the clients of this process send (ioredis: BullMQ's connections too).
@@ -61,12 +72,14 @@ Redis.prototype.sendCommand = function (this: Redis, command: Command, ...rest: 
 /** A private redis-server on a free port. */
 async function startRedis(): Promise<{ port: number; child: ChildProcess }> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const server = ['redis-server', '--port', String(port), '--save', '', '--appendonly', 'no'];
+  const command = CALLGRIND
+    ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${callgrindFile(port)}`, ...server]
+    : server;
+  const child = spawn(command[0]!, command.slice(1), { stdio: 'ignore' });
   const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
   probe.on('error', () => {});
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < (CALLGRIND ? 400 : 100); i++) {
     try {
       await probe.connect();
       await probe.ping();
@@ -77,6 +90,25 @@ async function startRedis(): Promise<{ port: number; child: ChildProcess }> {
   }
   await probe.quit();
   return { port, child };
+}
+
+function callgrindFile(port: number): string {
+  return join(tmpdir(), `bench-run-callgrind.${port}`);
+}
+
+/** Callgrind of a server: `zero` its counters now, or `dump` them and read the instructions since. */
+function callgrind(child: ChildProcess, port: number, what: 'zero' | 'dump'): number {
+  if (!CALLGRIND) return 0;
+  execFileSync('callgrind_control', [what === 'zero' ? '-z' : '-d', String(child.pid)], { stdio: 'ignore' });
+  if (what === 'zero') return 0;
+  // dumps are numbered from 1: the newest is the drain's
+  const dumps = readdirSync(tmpdir())
+    .filter((f) => f.startsWith(`bench-run-callgrind.${port}.`))
+    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+  const text = readFileSync(join(tmpdir(), dumps.at(-1)!), 'utf8');
+  const summary = text.match(/^(?:summary|totals): (\d+)/m);
+  if (!summary) throw new Error('callgrind: no totals in its dump');
+  return Number(summary[1]);
 }
 
 async function stats(
@@ -98,7 +130,7 @@ function delta(
   a: Awaited<ReturnType<typeof stats>>,
   b: Awaited<ReturnType<typeof stats>>,
   counted: Map<string, number>,
-): Omit<Cost, 'skipped' | 'nodeUs'> {
+): Omit<Cost, 'skipped' | 'nodeUs' | 'instructions'> {
   const usecOf = (name: string) => (b.cmd.get(name)?.usec ?? 0) - (a.cmd.get(name)?.usec ?? 0);
   const byCommand = new Map([...counted].filter(([n]) => !IGNORED.has(n)));
   let total = 0;
@@ -149,6 +181,7 @@ async function measure(side: Side): Promise<Cost> {
     };
     let close: () => Promise<void>;
     const before = await stats(redis);
+    callgrind(child, port, 'zero');
     const cpu0 = process.cpuUsage();
     sent = new Map();
     if (side === 'plain') {
@@ -179,13 +212,18 @@ async function measure(side: Side): Promise<Cost> {
     const cpu1 = process.cpuUsage(cpu0);
     const counted = sent;
     sent = new Map();
+    const instructions = callgrind(child, port, 'dump');
     const after = await stats(redis);
     await close();
-    return { ...delta(before, after, counted), skipped, nodeUs: cpu1.user + cpu1.system };
+    return { ...delta(before, after, counted), skipped, nodeUs: cpu1.user + cpu1.system, instructions };
   } finally {
     await queue.close();
     await redis.quit();
     child.kill('SIGKILL');
+    if (CALLGRIND) {
+      for (const f of readdirSync(tmpdir()).filter((f) => f.startsWith(`bench-run-callgrind.${port}`)))
+        rmSync(join(tmpdir(), f), { force: true });
+    }
   }
 }
 
@@ -207,6 +245,7 @@ async function main() {
     scriptUsec: per('plain', (c) => c.scriptUsec),
     cpu: per('plain', (c) => c.cpuUs),
     node: per('plain', (c) => c.nodeUs),
+    instructions: per('plain', (c) => c.instructions),
   };
   console.log(
     `\n${JOBS} jobs, concurrency ${CONCURRENCY}, ${SCHEDULES} schedules, median of ${ROUNDS} rounds, a private redis-server per row\n`,
@@ -215,6 +254,7 @@ async function main() {
     '| consumer | commands sent / run | ratio | script calls / run | script µs / run (commandstats) | Redis CPU µs / run (INFO cpu) | ratio | extra CPU µs / run | consumer process CPU µs / run | ratio | skipped |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  const rows: string[] = [];
   const names: Record<Side, string> = {
     plain: 'plain BullMQ Worker',
     lease: `${LABEL}, one run at a time (lease)`,
@@ -225,9 +265,21 @@ async function main() {
     const cpu = per(side, (c) => c.cpuUs);
     const skipped = median(results.get(side)!.map((c) => c.skipped));
     const node = per(side, (c) => c.nodeUs);
+    const instructions = per(side, (c) => c.instructions);
+    if (CALLGRIND) {
+      rows.push(
+        `| ${names[side]} | ${Math.round(instructions).toLocaleString('en')} | ${(instructions / base.instructions).toFixed(2)}x | ${Math.round(instructions - base.instructions).toLocaleString('en')} |`,
+      );
+    }
     console.log(
       `| ${names[side]} | ${sentPer.toFixed(2)} | ${(sentPer / base.sent).toFixed(2)}x | ${per(side, (c) => c.scripts).toFixed(2)} | ${per(side, (c) => c.scriptUsec).toFixed(1)} | ${cpu.toFixed(1)} | ${(cpu / base.cpu).toFixed(2)}x | ${(cpu - base.cpu).toFixed(1)} | ${node.toFixed(0)} | ${(node / base.node).toFixed(2)}x | ${skipped} |`,
     );
+  }
+  if (CALLGRIND) {
+    console.log('\nRedis instructions per run (callgrind, over the drain):\n');
+    console.log('| consumer | instructions / run | ratio | extra over the plain Worker |');
+    console.log('|---|---|---|---|');
+    for (const row of rows) console.log(row);
   }
   console.log('\nCommands sent per run (last round):\n');
   for (const side of sides) {
