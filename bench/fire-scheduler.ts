@@ -16,6 +16,7 @@ const manager = new SchedulerManager({
   claimBatch: Number(process.env.BATCH ?? 1000),
   ...(process.env.PARTITIONS && { partitions: Number(process.env.PARTITIONS) }),
   ...(process.env.FOREIGN === '0' && { foreignOutcomes: false }),
+  ...(process.env.GATHER && { foreignOutcomes: { gatherMs: Number(process.env.GATHER) } }),
   ...(process.env.BACKPRESSURE === '0' && { backpressure: false }),
 });
 const from = Number(process.env.FROM ?? 0);

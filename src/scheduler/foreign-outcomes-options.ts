@@ -13,6 +13,13 @@ export interface ForeignOutcomesOptions {
   reconcileBatch?: number;
   /** The newest records of each schedule a pass looks at. Default: `20`. */
   reconcileRecent?: number;
+  /**
+   * How long the reader of a queue's events waits before its next read, after a read that did not fill
+   * its batch (ms): a steady trickle of finishing jobs is then read and recorded in batches (one
+   * `XREAD` and three round trips per batch, not per event); outcomes are recorded that much later.
+   * `0`: read again at once. Default: `100`.
+   */
+  gatherMs?: number;
 }
 
 export interface ResolvedForeignOutcomesOptions {
@@ -21,6 +28,7 @@ export interface ResolvedForeignOutcomesOptions {
   reconcileMinAgeMs: number;
   reconcileBatch: number;
   reconcileRecent: number;
+  gatherMs: number;
 }
 
 /** Apply the defaults once: `true` or `undefined` = on with the defaults, `false` = off. */
@@ -49,5 +57,6 @@ export function resolveForeignOutcomesOptions(
     reconcileMinAgeMs: int('reconcileMinAgeMs', 5_000, 0),
     reconcileBatch: int('reconcileBatch', 200, 1),
     reconcileRecent: int('reconcileRecent', 20, 1),
+    gatherMs: int('gatherMs', 100, 0),
   };
 }

@@ -1,12 +1,13 @@
-import { type ConnectionOptions, QueueEvents, QueueKeys } from 'bullmq';
+import { QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type ForeignOutcome, ForeignOutcomeRecorder } from '../store/foreign-outcome-script.js';
 import { occurrenceJobId } from '../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField, type RecordLane } from '../store/keys.js';
-import { bullConnection, queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
+import { queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
 import { parseRecord, type RunRecord } from '../store/run-record.js';
 import { peekNameAndQueue } from '../store/schedule-definition.js';
+import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
 import type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 
 /** What `ForeignOutcomes` needs from its manager. */
@@ -17,16 +18,8 @@ export interface ForeignOutcomesHost {
   historyLimit: number;
   logger: Logger;
   options: ResolvedForeignOutcomesOptions;
-  /** What QueueEvents connect with. */
+  /** The deployment's Redis (its queues' key prefixes). */
   connection: RedisTarget;
-}
-
-/** A `completed` / `failed` event, waiting for its batch. */
-interface FinishedEvent {
-  queue: string;
-  jobId: string;
-  state: 'completed' | 'failed';
-  failedReason?: string | undefined;
 }
 
 /** The BullMQ job fields an outcome is read from. */
@@ -37,8 +30,8 @@ const JOB_FIELDS = ['processedOn', 'finishedOn', 'atm', 'attemptsMade', 'failedR
  * BullMQ `Worker`, a service in another language), so that counters, the dashboard and the CLI show
  * what happened instead of `enqueued` forever. Runs in each scheduler replica:
  *
- * - **events**: a BullMQ `QueueEvents` per queue where a reconciliation pass found a foreign consumer
- *   (then a one-time catch-up over the kept history of that queue's schedules) turns `completed` /
+ * - **events**: a reader of the event stream of each queue where a reconciliation pass found a foreign
+ *   consumer (then a one-time catch-up over the kept history of that queue's schedules) turns `completed` /
  *   `failed` into a record (`consumer: 'foreign'`, `startedAt` = `processedOn`, `finishedAt` = `finishedOn`,
  *   `attempts`, `error` = `failedReason`) and counts it;
  * - **reconciliation**: every `reconcileIntervalMs`, the newest records of the next `reconcileBatch`
@@ -50,7 +43,7 @@ const JOB_FIELDS = ['processedOn', 'finishedOn', 'atm', 'attemptsMade', 'failedR
  * job count it once. The fire path is unchanged.
  */
 export class ForeignOutcomes {
-  private readonly listeners = new Map<string, QueueEvents>();
+  private readonly listeners = new Map<string, FinishedEventsReader>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly bullKeys = new Map<string, QueueKeys>();
   private timer: NodeJS.Timeout | undefined;
@@ -91,30 +84,33 @@ export class ForeignOutcomes {
     this.arm(0);
   }
 
-  /** Listen to `queue`'s events too (idempotent). Resolves when the listener is connected. */
+  /**
+   * Follow `queue`'s `completed` / `failed` events too (idempotent), on a connection of its own, read in
+   * batches gathered over `gatherMs` (see FinishedEventsReader). Resolves once the reader knows where the
+   * stream ends (it follows from there); a reader that cannot start is dropped, and the next pass that
+   * finds a foreign outcome on the queue tries again.
+   */
   async watch(queue: string): Promise<void> {
     if (this.stopped || this.listeners.has(queue)) return;
-    const connection = bullConnection(this.host.connection);
-    const prefix = queuePrefixFor(this.host.connection, queue);
-    const events = new QueueEvents(queue, {
-      connection: connection as ConnectionOptions,
-      ...(prefix !== undefined && { prefix }),
-    });
-    if (connection !== this.host.connection) {
-      // a cluster client made for it: closed with it
-      const client = connection as unknown as { disconnect(): void };
-      const close = events.close.bind(events);
-      events.close = () => close().finally(() => client.disconnect());
+    const { logger, options } = this.host;
+    const reader = new FinishedEventsReader(
+      this.host.redis.duplicate(),
+      this.bullKey(queue, 'events'),
+      queue,
+      options.gatherMs,
+      (events) => {
+        for (const e of events) this.onFinished(e);
+      },
+      (err) => logger.warn({ err: errorText(err), queue }, 'bullbeat: queue events error'),
+    );
+    this.listeners.set(queue, reader);
+    try {
+      await reader.start();
+    } catch (err) {
+      logger.warn({ err: errorText(err), queue }, 'bullbeat: could not follow the queue events');
+      if (this.listeners.get(queue) === reader) this.listeners.delete(queue);
+      await reader.close();
     }
-    this.listeners.set(queue, events);
-    events.on('error', (err) =>
-      this.host.logger.warn({ err: err.message, queue }, 'bullbeat: queue events error'),
-    );
-    events.on('completed', ({ jobId }) => this.onFinished({ queue, jobId, state: 'completed' }));
-    events.on('failed', ({ jobId, failedReason }) =>
-      this.onFinished({ queue, jobId, state: 'failed', failedReason }),
-    );
-    await events.waitUntilReady().catch(() => undefined);
   }
 
   /** Stop listening and reconciling; waits for the writes in flight. Safe to call twice. */
@@ -268,7 +264,7 @@ export class ForeignOutcomes {
   }
 
   /**
-   * A `completed` / `failed` event: looked at with the others of its read (a `QueueEvents` read carries
+   * A `completed` / `failed` event: looked at with the others of its read (a gathered read carries
    * many), at the end of the tick, or after the batch being looked at now.
    */
   private onFinished(event: FinishedEvent): void {
@@ -396,6 +392,10 @@ function outcomeOf(
     ...(job.attempts !== undefined && { attempts: job.attempts }),
     ...(error !== undefined && { error }),
   };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** The occurrence a job id names (`occurrenceJobId`), or null for any other job. */
