@@ -104,7 +104,7 @@ describe('start-runs / finish-runs', () => {
     expect(
       await slots.start(b, { mode: 'skip', cap: 1 }, { leaseId: 'b', jobId: 'jb' }, running, skipped),
     ).toMatchObject({ status: 'started', live: 0 });
-    expect(await bed.redis.zrange(bed.k.lease('s'), 0, -1)).toEqual(['b']);
+    expect(await bed.redis.zrange(bed.k.lease('s'), '0', '-1')).toEqual(['b']);
     expect(await bed.redis.exists(bed.k.leaseOwed('s'))).toBe(0);
     // a live lease counts: the next occurrence is skipped, the live one reported
     const c = { ...run, fireAt: 4000 };
