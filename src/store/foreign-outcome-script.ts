@@ -28,7 +28,7 @@ export interface ForeignOutcome {
 /**
  * Records, once each, the outcomes of occurrences a consumer other than bullbeat's worker runtime ran
  * (`lua/foreign-outcomes-2.lua`: only over an `enqueued` record of the same job, or as a first record
- * the history would keep). The outcomes recorded together (a `QueueEvents` read carries many) go in one
+ * the history would keep). The outcomes recorded together (a read of a queue's events carries many) go in one
  * script call per partition (`ScriptBatcher`), not one call each.
  */
 export class ForeignOutcomeRecorder {
