@@ -28,7 +28,7 @@ import {
   pauseNote,
   type SkippedResult,
 } from './run-results.js';
-import { RunStop } from './run-stop.js';
+import { LiveRuns } from './run-stop.js';
 import { attemptsAllowed, lostAttempts, serializable } from './runner-helpers.js';
 import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
@@ -75,15 +75,15 @@ export class OccurrenceRunner {
   private readonly histories = new Map<string, DeploymentStores>();
   private readonly cancels: CancelWatch;
   private readonly workerId = `${hostname()}:${process.pid}`;
-  /** The runs under way, stopped together when the shutdown's grace period has passed. */
-  private readonly live = new Set<RunStop>();
+  /** The runs under way, stopped when the shutdown's grace period has passed. */
+  private readonly live: LiveRuns;
 
   constructor(
     private readonly scheduler: WorkerScheduler,
     private readonly redis: Redis,
     private readonly options: ResolvedWorkerOptions,
     /** Aborts (with a `WorkerShutdownError`) when the grace period of a shutdown has passed. */
-    private readonly shutdown: AbortSignal,
+    shutdown: AbortSignal,
     /** Where `pausedOnFailure` is emitted for this process (the handle's `events`: metrics). */
     private readonly events?: EventEmitter,
     /** Moves a delayed job of `queue` to wait at once (the next in line for a slot that just freed). */
@@ -91,29 +91,7 @@ export class OccurrenceRunner {
   ) {
     this.leases = new LeaseStore(redis, options.leaseTtlMs);
     this.cancels = new CancelWatch(redis, options.logger);
-    shutdown.addEventListener(
-      'abort',
-      () => {
-        for (const run of this.live) run.stop(shutdown.reason);
-      },
-      { once: true },
-    );
-  }
-
-  /**
-   * Count `stop` among the runs under way (stopped at once when the shutdown came already), stopped
-   * too by BullMQ's job signal. Returns the untrack, to call when the run ends.
-   */
-  private track(stop: RunStop, jobSignal: AbortSignal | undefined): () => void {
-    if (this.shutdown.aborted) stop.stop(this.shutdown.reason);
-    this.live.add(stop);
-    const onJobAbort = jobSignal && (() => stop.stop(jobSignal.reason));
-    if (jobSignal?.aborted) stop.stop(jobSignal.reason);
-    else if (onJobAbort) jobSignal.addEventListener('abort', onJobAbort, { once: true });
-    return () => {
-      this.live.delete(stop);
-      if (onJobAbort) jobSignal.removeEventListener('abort', onJobAbort);
-    };
+    this.live = new LiveRuns(shutdown);
   }
 
   /** Close the cancel channel's connection. */
@@ -147,10 +125,8 @@ export class OccurrenceRunner {
     let logger = this.logger(occurrence, job, state);
 
     const rule = slotRule(occurrence.run);
-    // The run's stop: by the shutdown (see `live`), by BullMQ's job signal, or by a lease lost or asked
-    // to stop.
-    const stop = new RunStop();
-    const unlink = this.track(stop, jobSignal);
+    // The run's stop: by the shutdown, by BullMQ's job signal, or by a lease lost or asked to stop.
+    const { stop, end: unlink } = this.live.begin(jobSignal);
     const signal = stop.signal;
     const held = new HeldLeases(
       this.leases,

@@ -7,8 +7,8 @@
  * Why not `AbortSignal.any` or a listener per source: on the hot path of a busy worker (thousands of
  * runs a second) Node's `EventTarget` listeners cost more than the rest of the runner's JavaScript, and
  * a listener on the shared shutdown signal per run scans every other run's listener when added. So the
- * shutdown is one listener for the whole runner (`OccurrenceRunner` stops each live run), and the
- * runner's wait is a plain callback here.
+ * shutdown is one listener for all the runs under way (`LiveRuns`), and the runner's wait is a plain
+ * callback here.
  */
 export class RunStop {
   private readonly controller = new AbortController();
@@ -40,5 +40,46 @@ export class RunStop {
       this.onStop = reject;
       promise.then(resolve, reject);
     });
+  }
+}
+
+/**
+ * The runs under way in one worker handle: each stopped when the shutdown's grace period has passed
+ * (one listener on the shutdown signal for all of them), and by BullMQ's signal of its own job.
+ */
+export class LiveRuns {
+  private readonly runs = new Set<RunStop>();
+
+  constructor(
+    /** Aborts (with a `WorkerShutdownError`) when the grace period of a shutdown has passed. */
+    private readonly shutdown: AbortSignal,
+  ) {
+    shutdown.addEventListener(
+      'abort',
+      () => {
+        for (const run of this.runs) run.stop(shutdown.reason);
+      },
+      { once: true },
+    );
+  }
+
+  /**
+   * A run begins: its stop, stopped at once when the shutdown came already, or when BullMQ aborts
+   * `jobSignal` (`Worker.cancelJob`). Call `end` when the run is over.
+   */
+  begin(jobSignal: AbortSignal | undefined): { stop: RunStop; end(): void } {
+    const stop = new RunStop();
+    if (this.shutdown.aborted) stop.stop(this.shutdown.reason);
+    this.runs.add(stop);
+    const onJobAbort = jobSignal && (() => stop.stop(jobSignal.reason));
+    if (jobSignal?.aborted) stop.stop(jobSignal.reason);
+    else if (onJobAbort) jobSignal.addEventListener('abort', onJobAbort, { once: true });
+    return {
+      stop,
+      end: () => {
+        this.runs.delete(stop);
+        if (onJobAbort) jobSignal.removeEventListener('abort', onJobAbort);
+      },
+    };
   }
 }

@@ -1,6 +1,7 @@
-// A run's stop: the handler's signal and the runner's wait settle together, with the first reason.
+// A run's stop: the handler's signal and the runner's wait settle together, with the first reason; the
+// runs under way are stopped by the shutdown (one listener for all) and each by its own job's signal.
 import { describe, expect, it } from 'vitest';
-import { RunStop } from '../../src/queue/run-stop.js';
+import { LiveRuns, RunStop } from '../../src/queue/run-stop.js';
 
 describe('RunStop', () => {
   it('race settles with the run while nothing stops it', async () => {
@@ -36,5 +37,36 @@ describe('RunStop', () => {
       }),
     ).rejects.toBe(first);
     expect(settled).toBe(true);
+  });
+});
+
+describe('LiveRuns', () => {
+  it('the shutdown stops every run under way, not one that ended; a run begun after it is stopped at once', () => {
+    const shutdown = new AbortController();
+    const live = new LiveRuns(shutdown.signal);
+    const a = live.begin(undefined);
+    const b = live.begin(undefined);
+    const done = live.begin(undefined);
+    done.end();
+    const reason = new Error('grace period over');
+    shutdown.abort(reason);
+    expect(a.stop.signal.reason).toBe(reason);
+    expect(b.stop.signal.reason).toBe(reason);
+    expect(done.stop.stopped).toBe(false);
+    expect(live.begin(undefined).stop.signal.reason).toBe(reason);
+  });
+
+  it("a job's own signal stops its run alone, until the run ends", () => {
+    const live = new LiveRuns(new AbortController().signal);
+    const job1 = new AbortController();
+    const job2 = new AbortController();
+    const one = live.begin(job1.signal);
+    const two = live.begin(job2.signal);
+    job1.abort('cancelled by the worker');
+    expect(one.stop.signal.reason).toBe('cancelled by the worker');
+    expect(two.stop.stopped).toBe(false);
+    two.end();
+    job2.abort('too late');
+    expect(two.stop.stopped).toBe(false);
   });
 });
