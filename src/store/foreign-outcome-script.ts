@@ -28,9 +28,13 @@ export interface ForeignOutcome {
 /**
  * Records, once each, the outcomes of occurrences a consumer other than bullbeat's worker runtime ran
  * (`lua/foreign-outcomes-2.lua`: only over an `enqueued` record of the same job, or as a first record
- * the history would keep). The outcomes recorded together (a read of a queue's events carries many) go in one
- * script call per partition (`ScriptBatcher`), not one call each.
+ * the history would keep). The outcomes recorded together (a read of a queue's events carries many) go
+ * in script calls per partition (`ScriptBatcher`), not one call each, of at most OUTCOMES_PER_CALL: a call
+ * runs atomically (~50 µs an outcome), and a fire due meanwhile waits for it.
  */
+/** The most outcomes one script call writes (~1 ms of Redis). */
+const OUTCOMES_PER_CALL = 20;
+
 export class ForeignOutcomeRecorder {
   private readonly batcher: ScriptBatcher;
 
@@ -40,10 +44,14 @@ export class ForeignOutcomeRecorder {
     historyLimit: number,
   ) {
     defineStoreScripts(redis);
-    this.batcher = new ScriptBatcher((lane, outcomes) => {
-      const k = keys.partition(lane);
-      return redis.bbForeignOutcomes(k.totals, k.schedules, k.base, historyLimit, ...outcomes);
-    }, 2);
+    this.batcher = new ScriptBatcher(
+      (lane, outcomes) => {
+        const k = keys.partition(lane);
+        return redis.bbForeignOutcomes(k.totals, k.schedules, k.base, historyLimit, ...outcomes);
+      },
+      2,
+      OUTCOMES_PER_CALL,
+    );
   }
 
   /** True when written and counted, false when left alone. */
