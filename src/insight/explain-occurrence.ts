@@ -1,4 +1,4 @@
-import type { RunRecord } from '../store/run-record.js';
+import type { CoalesceCause, RunRecord } from '../store/run-record.js';
 import type { WhyCause, WhyFact, WhyFacts, WhyReport } from './why-types.js';
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -155,6 +155,19 @@ function explainUnrecorded(f: WhyFacts, from: number, to: number, facts: WhyFact
       `older than the kept history (the ${f.historyLimit} newest records, from ${iso(oldest.fireAt)})`,
     );
   }
+  const standIn = f.records.find((o) => o.standsFor && o.standsFor.from <= to && o.standsFor.to >= from);
+  if (standIn?.standsFor) {
+    const { cause, count } = standIn.standsFor;
+    facts.push({
+      link: 'enqueue',
+      text: `coalesced (${COALESCE_CAUSE[cause]}): the run of ${iso(standIn.fireAt)} stands for it and ${count - 1} other(s)`,
+      ok: false,
+    });
+    return done(
+      'coalesced',
+      `coalesced by backpressure: ${COALESCE_CAUSE[cause]}; the run of ${iso(standIn.fireAt)} (${standIn.outcome ?? 'pending'}) stands for it`,
+    );
+  }
   if (s.status === 'completed' || s.status === 'cancelled') {
     return done('completed', `the schedule is ${s.status}, and nothing recorded this occurrence`);
   }
@@ -197,6 +210,14 @@ function explainRecord(f: WhyFacts, r: RunRecord, facts: WhyFact[], done: Done):
     facts.push({
       link: 'claim',
       text: `one catch-up run for ${r.coalesced} late occurrences (misfire: once)`,
+      ok: true,
+    });
+  }
+  if (r.standsFor) {
+    const { from, to, count, cause } = r.standsFor;
+    facts.push({
+      link: 'claim',
+      text: `this run stands for ${count} occurrence(s) coalesced from ${iso(from)} to ${iso(to)} (${COALESCE_CAUSE[cause]})`,
       ok: true,
     });
   }
@@ -335,6 +356,7 @@ function explainSkipped(
   d: (cause: WhyCause | null, summary: string) => WhyReport,
 ): WhyReport {
   const s = f.schedule;
+  if (r.reason === 'coalesced') return explainCoalesced(f, r, facts, d);
   if (r.reason === 'exclusion-group') {
     facts.push({
       link: 'worker',
@@ -410,4 +432,26 @@ function explainWaiting(
     'waiting',
     `waiting on queue ${queue} (BullMQ: ${job?.state ?? '?'})${workers}: none has taken it yet (all busy, or rate-limited)`,
   );
+}
+
+/** What each backpressure cause means, in a sentence a reader of `why` understands. */
+const COALESCE_CAUSE: Record<CoalesceCause, string> = {
+  'consumer-behind':
+    'the consumer was behind: the job of the previous occurrence was still waiting in the queue, a run that stands for this one',
+  'scheduler-behind':
+    'no scheduler replica claimed it before a later occurrence was due too (the deployment was down or overloaded): the latest one ran for them all',
+};
+
+function explainCoalesced(
+  f: WhyFacts,
+  r: RunRecord,
+  facts: WhyFact[],
+  d: (cause: WhyCause | null, summary: string) => WhyReport,
+): WhyReport {
+  const cause = r.coalescedBy ?? 'consumer-behind';
+  const standIn = r.standIn !== undefined ? f.records.find((o) => o.fireAt === r.standIn) : undefined;
+  const at = r.standIn !== undefined ? iso(r.standIn) : '?';
+  const state = standIn ? ` (${standIn.outcome ?? 'pending'})` : '';
+  facts.push({ link: 'enqueue', text: `coalesced: ${COALESCE_CAUSE[cause]}`, ok: false });
+  return d('coalesced', `coalesced by backpressure (${cause}): the run of ${at}${state} stands for it`);
 }

@@ -7,9 +7,8 @@ export interface PreviousJob<T> {
   queue: string;
   jobId: string;
   /**
-   * How long (ms) it must have waited already to count: as long as the occurrence about to fire is
-   * still ahead (its fire time minus now). Judged at claim time, a job enqueued a moment ago has not
-   * yet had a consumer's chance to take it; one that waited as long as the new occurrence's lead did.
+   * How long (ms) it must have waited already (now minus its BullMQ `timestamp`) to count as waiting:
+   * a job added a moment ago has not yet had a consumer's chance to take it (see `holdBackAtClaim`).
    */
   minWaitedMs: number;
 }

@@ -68,14 +68,19 @@ export function coalesceBehind(items: readonly Item[], now: number, deps: Deps):
  * still waiting in its queue (enqueued, not started by any consumer) is not enqueued but counted as
  * `coalesced`, unless the schedule asks for every occurrence (`misfire: 'all'`, `coalesce: false`).
  * Looked up once per claim batch, when claimed (before its fire time), so the burst itself pays
- * nothing. A reclaimed occurrence is left alone (its own job may be in the queue already). A previous
- * job enqueued only a moment before the claim (it has waited less than the new occurrence's lead) is
- * marked `recheck`: `holdBackWhenDue` looks again. Returns the items held back, moved to their batch's
- * ready list.
+ * nothing. A reclaimed occurrence is left alone (its own job may be in the queue already).
+ *
+ * A consumer is behind when the previous job, not started, has waited at least half the gap between
+ * the two fire times (on time, it was added a whole gap before the new one is due). A previous job
+ * added late (a replica died holding it and another took it over, a deployment back after an outage)
+ * has not had that chance: the new occurrence is enqueued too, never coalesced in its place. A previous
+ * job still waiting at the claim that has not waited that long yet is marked `recheck`:
+ * `holdBackWhenDue` looks again when the new occurrence is due. Returns the items held back, moved to
+ * their batch's ready list.
  */
 export function holdBackAtClaim(items: readonly Item[], now: number, deps: Deps): Promise<Set<Item>> {
   if (!deps.options.backpressure) return Promise.resolve(new Set());
-  const candidates: PreviousJob<Item>[] = [];
+  const candidates: (PreviousJob<Item> & { behindAfterMs: number })[] = [];
   for (const item of items) {
     const last = item.claim.state?.lastFireAt;
     const def = item.cached.def;
@@ -84,10 +89,11 @@ export function holdBackAtClaim(items: readonly Item[], now: number, deps: Deps)
     }
     const fireAt = item.plan.enqueue?.fireAt ?? item.claim.fireAt;
     const jobId = occurrenceJobId(def.id, last);
-    candidates.push({ tag: item, queue: def.queue, jobId, minWaitedMs: Math.max(0, fireAt - now) });
+    const behindAfterMs = Math.floor((fireAt - last) / 2);
+    candidates.push({ tag: item, queue: def.queue, jobId, minWaitedMs: behindAfterMs, behindAfterMs });
   }
   return coalesceWaiting(candidates, now, deps, (c) => {
-    c.tag.recheck = { queue: c.queue, jobId: c.jobId };
+    c.tag.recheck = { queue: c.queue, jobId: c.jobId, minWaitedMs: c.behindAfterMs };
   });
 }
 
@@ -96,16 +102,16 @@ export function holdBackAtClaim(items: readonly Item[], now: number, deps: Deps)
  * job still waits (one pipelined look-up, for those only). Returns the ones coalesced.
  */
 export function holdBackWhenDue(items: readonly Item[], now: number, deps: Deps): Promise<Set<Item>> {
-  const candidates = items.flatMap((i) => (i.recheck ? [{ tag: i, ...i.recheck, minWaitedMs: 0 }] : []));
+  const candidates = items.flatMap((i) => (i.recheck ? [{ tag: i, ...i.recheck }] : []));
   return coalesceWaiting(candidates, now, deps);
 }
 
 /** Look the previous jobs up; coalesce the occurrences whose job still waits. A failed look-up holds none. */
-async function coalesceWaiting(
-  candidates: readonly PreviousJob<Item>[],
+async function coalesceWaiting<C extends PreviousJob<Item>>(
+  candidates: readonly C[],
   now: number,
   deps: Deps,
-  onYoung?: (candidate: PreviousJob<Item>) => void,
+  onYoung?: (candidate: C) => void,
 ): Promise<Set<Item>> {
   if (candidates.length === 0) return new Set();
   let held: Set<Item>;
@@ -118,7 +124,11 @@ async function coalesceWaiting(
     return new Set();
   }
   for (const item of held) {
-    item.plan = coalescedPlan(planInput(item, now), item.plan);
+    item.plan = coalescedPlan(
+      planInput(item, now),
+      item.plan,
+      item.claim.state?.lastFireAt ?? item.claim.fireAt,
+    );
     item.batch.left--;
     item.batch.ready.push(item);
   }

@@ -74,10 +74,11 @@ export interface Item {
   /** Redis time of its claim (kept on its records). */
   claimedAt: number;
   /**
-   * Backpressure: its schedule's previous job was waiting at the claim but had only just been enqueued;
-   * looked at again when this occurrence is enqueued (coalesced if still waiting then).
+   * Backpressure: its schedule's previous job was waiting at the claim but had not waited long enough
+   * to say its consumer is behind; looked at again when this occurrence is enqueued (coalesced if it
+   * still waits then, and has waited `minWaitedMs`).
    */
-  recheck?: { queue: string; jobId: string };
+  recheck?: { queue: string; jobId: string; minWaitedMs: number };
 }
 
 /** The items of one claim call: they share its token, and are completed once enqueued. */

@@ -5,6 +5,7 @@ import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
+import { ClaimRenewer } from './claim-renewer.js';
 import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
 import { holdBack, holdBackWhenDue } from './fire-backpressure.js';
@@ -20,6 +21,9 @@ export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from '
 
 /** Claim cycles one replica runs at once when batches come full (pipelining claim, enqueue, complete). */
 const PARALLEL_CYCLES = 4;
+
+/** How far ahead claims reach at most (ms), whatever the recent claims took to plan (see `aheadMs`). */
+const MAX_HORIZON_MS = 1250;
 
 /**
  * The timers and the claim → enqueue → complete cycle of one replica.
@@ -79,11 +83,19 @@ export class FireLoop {
 
   /** `replicaAcks`: WAIT after each enqueue's adds (see replica-acker.ts). */
   private readonly acker: ReplicaAcker | undefined;
+  /** Extends the leases of the claims held here while they wait or are enqueued (see claim-renewer.ts). */
+  private readonly renewer: ClaimRenewer;
 
   constructor(private readonly deps: FireLoopDeps) {
     this.cache = new DefinitionCache(deps.localTrigger, deps.logger);
     const acks = deps.options.replicaAcks;
     this.acker = acks && new ReplicaAcker(acks, (q) => deps.queue(q), this.stats, deps.logger);
+    this.renewer = new ClaimRenewer(
+      deps.options.claimLeaseMs,
+      (ids, token) => deps.store.renewClaims(ids, token, deps.options.claimLeaseMs),
+      (err) =>
+        deps.logger.warn({ err }, 'bullbeat: claim renewal failed; the claims may lapse and be taken over'),
+    );
     this.claimTimer = new ClaimTimer(
       deps.options,
       (late) => this.launch(late),
@@ -120,6 +132,7 @@ export class FireLoop {
     }
     if (this.fireTimer) clearTimeout(this.fireTimer);
     this.fireTimer = undefined;
+    this.renewer.stop();
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     await unsubscribe?.().catch(() => undefined);
@@ -129,13 +142,14 @@ export class FireLoop {
    * How far ahead claims reach: `claimAheadMs`, plus the time recent claims took from being sent to
    * being planned (the claim's round trip, decoding, planning and the backpressure look-up, which
    * grow with the size of a burst and with the load), so that a burst is planned before its fire
-   * instant rather than after it. The extension is at most what keeps the whole below a quarter of
-   * the claim lease, and none with `claimAheadMs: 0` (claim only what is due).
+   * instant rather than after it. The whole is at most `MAX_HORIZON_MS` (or a quarter of the claim
+   * lease if longer; held claims are renewed, so a horizon longer than the lease is safe), and none
+   * with `claimAheadMs: 0` (claim only what is due).
    */
   private aheadMs(): number {
     const { claimAheadMs, claimLeaseMs } = this.deps.options;
     if (claimAheadMs === 0) return 0;
-    const room = Math.max(0, Math.floor(claimLeaseMs / 4) - claimAheadMs);
+    const room = Math.max(0, Math.max(MAX_HORIZON_MS, Math.floor(claimLeaseMs / 4)) - claimAheadMs);
     return claimAheadMs + Math.min(room, Math.ceil(this.prepMs));
   }
 
@@ -281,6 +295,7 @@ export class FireLoop {
     const dueNow: Item[] = [];
     const later: Item[] = [];
     let unplanned = false;
+    const planned: string[] = [];
     const poisoned: Promise<void>[] = [];
     for (const claim of claims) {
       if (claim.reclaimed) this.stats.reclaimed++;
@@ -306,6 +321,7 @@ export class FireLoop {
         continue;
       }
       const item: Item = { claim, cached, plan, batch, stopSeq, claimedAt: now };
+      planned.push(claim.id);
       if (!plan.enqueue) batch.ready.push(item);
       else {
         batch.left++;
@@ -313,6 +329,7 @@ export class FireLoop {
       }
     }
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
+    this.renewer.hold(batch, planned);
     if (poisoned.length > 0) await Promise.all(poisoned);
     const held = await holdBack(dueNow, later, now, this.deps);
     this.learnPrep(performance.now() - sentAt);
@@ -435,13 +452,17 @@ export class FireLoop {
       if (out.size > 0) items = items.filter((i) => !out.has(i));
       for (const { tag: item, err } of refused) {
         item.batch.left--;
+        this.renewer.release(item.batch, [item.claim.id]);
         poisoned.push(this.markErrored(item.claim, item.cached.def, err));
       }
       await hooks?.afterEnqueue?.(items.map((i) => i.claim));
     } catch (err) {
       // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
       this.failed(err, 'bullbeat: enqueue failed; the occurrences are claimed again when their lease lapses');
-      for (const item of items) item.batch.left--;
+      for (const item of items) {
+        item.batch.left--;
+        this.renewer.release(item.batch, [item.claim.id]);
+      }
       this.arm(this.deps.options.claimLeaseMs);
       await Promise.all(poisoned);
       await Promise.all(uniqueBatches(all).map((b) => (b.left === 0 ? this.complete(b) : undefined)));
@@ -481,6 +502,10 @@ export class FireLoop {
     try {
       await this.deps.store.complete(completions, now, batch.token);
     } catch (err) {
+      this.renewer.release(
+        batch,
+        items.map((i) => i.claim.id),
+      );
       this.failed(
         err,
         'bullbeat: completion failed; the occurrences are claimed again when their lease lapses',
@@ -488,6 +513,10 @@ export class FireLoop {
       this.arm(this.deps.options.claimLeaseMs);
       return;
     }
+    this.renewer.release(
+      batch,
+      items.map((i) => i.claim.id),
+    );
     let soonest: number | null = null;
     for (const c of completions) {
       if (c.next === null)

@@ -20,7 +20,8 @@ export interface ClaimFacts {
 /**
  * The completion of one planned claim: the `enqueued` record (when it enqueued), the missed
  * occurrences' records (the newest `historyLimit`; the rest only counted), the pre-record of a
- * coalesced catch-up, and the next due time.
+ * coalesced catch-up, the records of occurrences backpressure coalesced and the `standsFor` of the run
+ * that stands for them, and the next due time.
  */
 export function completionOf(
   claim: Claim,
@@ -45,6 +46,31 @@ export function completionOf(
     },
     counter: 'missed',
   }));
+  if (plan.coalesced) {
+    // each occurrence coalesced (the newest historyLimit; all are counted), and the run standing for them
+    const { cause, standIn, span } = plan.coalesced;
+    for (const fireAt of plan.coalesced.fireAts.slice(-historyLimit)) {
+      records.push({
+        fireAt,
+        field: occurrenceField(fireAt),
+        patch: {
+          scheduleId: def.id,
+          fireAt,
+          kind: 'scheduled',
+          outcome: 'skipped',
+          reason: 'coalesced',
+          coalescedBy: cause,
+          standIn,
+          ...facts,
+        },
+      });
+    }
+    records.push({
+      fireAt: standIn,
+      field: occurrenceField(standIn),
+      patch: { scheduleId: def.id, fireAt: standIn, standsFor: { ...span, cause } },
+    });
+  }
   if (plan.coalesceInto) {
     const c = plan.coalesceInto;
     records.push({

@@ -1,4 +1,4 @@
-import type { SkipReason } from '../store/run-record.js';
+import type { CoalesceCause, SkipReason } from '../store/run-record.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
@@ -32,11 +32,20 @@ export interface OccurrencePlan {
   lateMs: number;
   /**
    * Backpressure: the claimed occurrence was not enqueued because the schedule's previous one was
-   * still waiting in its queue (see `coalescedPlan`), or because a later one was due already when it
-   * was claimed (see `behindPlan`); `count` occurrences counted as `coalesced`, no record. `fireAts`:
-   * the newest of them (at most 100), `fireAt` the claimed one.
+   * still waiting in its queue (`consumer-behind`, see `coalescedPlan`), or because a later one was
+   * due already when it was claimed (`scheduler-behind`, see `behindPlan`); `count` occurrences counted
+   * as `coalesced`, each recorded (the newest `historyLimit`). `fireAts`: the newest of them (at most
+   * 100), `fireAt` the claimed one. `standIn`: the occurrence whose run stands for them (the waiting
+   * job's, or the latest one's, which the next claim enqueues); `span`: every occurrence it stands for.
    */
-  coalesced?: { fireAt: number; count: number; fireAts: number[] };
+  coalesced?: {
+    fireAt: number;
+    count: number;
+    fireAts: number[];
+    cause: CoalesceCause;
+    standIn: number;
+    span: { from: number; to: number; count: number };
+  };
 }
 
 /**
@@ -151,9 +160,10 @@ export function backpressureApplies(def: ScheduleDefinition): boolean {
 /**
  * The plan of a claimed occurrence that backpressure coalesces: nothing enqueued, counted as
  * `coalesced`, and the next due time as if this occurrence had not counted for `maxRuns` (it did
- * not run).
+ * not run). `waiting`: the fire time of the previous occurrence, whose job still waits and stands for
+ * this one.
  */
-export function coalescedPlan(input: PlanInput, plan: OccurrencePlan): OccurrencePlan {
+export function coalescedPlan(input: PlanInput, plan: OccurrencePlan, waiting: number): OccurrencePlan {
   const { def, trigger, fireAt, now } = input;
   const fire = plan.enqueue?.fireAt ?? fireAt;
   let next = plan.next;
@@ -161,11 +171,31 @@ export function coalescedPlan(input: PlanInput, plan: OccurrencePlan): Occurrenc
     next = checkedNextFire(trigger, fire, now);
     if (next !== null && def.endAt !== undefined && next > def.endAt) next = null;
   }
+  // the waiting job stands for every occurrence since it (each coalesced in turn while it waited)
+  let from = fire;
+  let count = 1;
+  try {
+    for (let o = checkedNextFire(trigger, waiting, now); o !== null && o < fire && count < MAX_WALK; ) {
+      if (count === 1) from = o;
+      count++;
+      o = checkedNextFire(trigger, o, now);
+    }
+  } catch {
+    // a trigger that throws walking back: the span is this occurrence (its next claim errors it)
+    [from, count] = [fire, 1];
+  }
   return {
     missed: plan.missed,
     next,
     lateMs: plan.lateMs,
-    coalesced: { fireAt: fire, count: 1, fireAts: [fire] },
+    coalesced: {
+      fireAt: fire,
+      count: 1,
+      fireAts: [fire],
+      cause: 'consumer-behind',
+      standIn: waiting,
+      span: { from, to: fire, count },
+    },
   };
 }
 
@@ -197,6 +227,13 @@ export function behindPlan(input: PlanInput, plan: OccurrencePlan): OccurrencePl
     missed: plan.missed,
     next: latest,
     lateMs: plan.lateMs,
-    coalesced: { fireAt: plan.enqueue.fireAt, count, fireAts },
+    coalesced: {
+      fireAt: plan.enqueue.fireAt,
+      count,
+      fireAts,
+      cause: 'scheduler-behind',
+      standIn: latest,
+      span: { from: plan.enqueue.fireAt, to: fireAts[fireAts.length - 1]!, count },
+    },
   };
 }

@@ -26,7 +26,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
   const role = o.role ?? 'scheduler';
   if (role !== 'scheduler' && role !== 'client')
     fail('role', `must be "scheduler" or "client", got ${String(role)}`);
-  const claimLeaseMs = int('claimLeaseMs', o.claimLeaseMs, 5000, 100);
+  const claimLeaseMs = int('claimLeaseMs', o.claimLeaseMs, 1000, 100);
   const claimAheadMs = int('claimAheadMs', o.claimAheadMs, Math.min(50, Math.floor(claimLeaseMs / 4)), 0);
   if (claimAheadMs > claimLeaseMs / 4) {
     fail(

@@ -67,8 +67,11 @@ export interface SchedulerManagerOptions {
    */
   claimBatch?: number;
   /**
-   * Lease of a claim (ms): a replica that dies between claiming and enqueueing is taken over after it.
-   * @defaultValue `5000`
+   * Lease of a claim (ms). The replica holding a claim extends it every quarter lease while it works
+   * on it (its occurrences wait for their fire time or are being enqueued); a replica that dies holding
+   * claims loses them to the others within one lease, so its occurrences run at most about a lease
+   * late, once, and are never coalesced away.
+   * @defaultValue `1000`
    */
   claimLeaseMs?: number;
   /**
@@ -77,7 +80,8 @@ export interface SchedulerManagerOptions {
    * off the critical path and one claim covers many fire times. Pauses and removals reach the held
    * occurrences (they are dropped); an update made less than this before an occurrence does not
    * change that one. `0` claims only what is due. At most a quarter of `claimLeaseMs`. A replica
-   * reaches further by what its recent claims took to plan (a burst, a loaded box), within that quarter.
+   * reaches further by what its recent claims took to plan (a burst, a loaded box), within 1.25 s (or a
+   * quarter of `claimLeaseMs` if longer).
    * @defaultValue `50` (or `claimLeaseMs / 4` if lower)
    */
   claimAheadMs?: number;

@@ -18,7 +18,16 @@ export type SkipReason =
   | 'misfire' // late, and the misfire policy did not run it
   | 'catch-up-window' // older than catchUpWindowMs
   | 'max-catch-up' // beyond maxCatchUp under misfire 'all'
-  | 'paused'; // claimed, then its schedule was paused or removed before it was enqueued
+  | 'paused' // claimed, then its schedule was paused or removed before it was enqueued
+  | 'coalesced'; // backpressure: another run stands for it (`coalescedBy` says why, `standIn` which)
+
+/**
+ * Why backpressure coalesced an occurrence: its consumer was behind (the previous occurrence's job was
+ * still waiting in the queue, having waited half a period or more), or the scheduler was (no replica
+ * claimed it until a later occurrence was due too: the deployment was down, or overloaded). Never a
+ * replica's death: a claim it held is taken over and run.
+ */
+export type CoalesceCause = 'consumer-behind' | 'scheduler-behind';
 
 /** One occurrence, as kept in the bounded per-schedule history. Times are epoch ms. */
 export interface RunRecord {
@@ -36,6 +45,15 @@ export interface RunRecord {
   group?: string;
   /** For `catch-up` under misfire `once`: how many missed occurrences this one run stands for. */
   coalesced?: number;
+  /** Skipped as `coalesced`: why (see `CoalesceCause`). */
+  coalescedBy?: CoalesceCause;
+  /** Skipped as `coalesced`: the fire time of the occurrence whose run stands for this one. */
+  standIn?: number;
+  /**
+   * The run that stands for occurrences backpressure coalesced: the first and last of them, how many,
+   * and why (the latest coalescing written).
+   */
+  standsFor?: { from: number; to: number; count: number; cause: CoalesceCause };
   enqueuedAt?: number;
   startedAt?: number;
   finishedAt?: number;

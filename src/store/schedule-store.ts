@@ -240,6 +240,23 @@ export class ScheduleStore {
     return n;
   }
 
+  /**
+   * Extend the leases of the claims `ids` still held by `token` to `leaseMs` from now (Redis TIME):
+   * one script per partition touched. Answers how many were extended (a claim completed or taken over
+   * meanwhile is not).
+   */
+  async renewClaims(ids: readonly string[], token: string, leaseMs: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    const groups = this.byPartition(ids, (id) => id);
+    const done = await Promise.all(
+      [...groups.values()].map((part) => {
+        const k = this.keys.of(part[0]!);
+        return this.redis.bbRenewClaims(k.inflight, k.claim, leaseMs, token, ...part);
+      }),
+    );
+    return done.reduce((a, b) => a + b, 0);
+  }
+
   /** Complete claims of one partition (one complete-n script). */
   private completeOne(completions: readonly Completion[], now: number, token: string): Promise<number> {
     const k = this.keys.of(completions[0]!.claim.id);

@@ -111,6 +111,7 @@ declare module 'ioredis' {
     bbForeignOutcomes(...args: Args): Result<(number | string)[], Context>;
     bbAcquireSlot(...args: Args): Result<[number, number], Context>;
     bbRenewLease(...args: Args): Result<number, Context>;
+    bbRenewClaims(...args: Args): Result<number, Context>;
     /** A batch of runs of one partition (see start-runs-1.lua): 4 values out per run. */
     bbStartRuns(...args: Args): Result<(number | string)[], Context>;
     /** A batch of runs of one partition (see finish-runs-5.lua): 3 values out per run. */

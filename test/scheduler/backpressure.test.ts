@@ -175,7 +175,7 @@ describe('backpressure', () => {
     env = testEnv('bp-ahead');
     // the next occurrence is within the claim horizon as soon as the previous one is enqueued, so it is
     // claimed a moment after: its predecessor is "waiting" then only because no consumer had a chance yet
-    const m = env.manager({ backpressure: true, claimAheadMs: 600 });
+    const m = env.manager({ backpressure: true, claimAheadMs: 600, claimLeaseMs: 2400 }); // claimAheadMs <= a quarter lease
     for (let i = 0; i < 5; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(0.5), { id: `h${i}` });
     let ran = 0;
     worker = new Worker(

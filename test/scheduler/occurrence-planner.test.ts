@@ -104,18 +104,33 @@ describe('planOccurrence', () => {
 describe('coalescedPlan (backpressure)', () => {
   it('enqueues nothing, counts the occurrence and keeps the next due time', () => {
     const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 3, fired: 4 };
-    const p = coalescedPlan(input, planOccurrence(input));
+    const p = coalescedPlan(input, planOccurrence(input), T0 - 1000);
     expect(p.enqueue).toBeUndefined();
-    expect(p.coalesced).toEqual({ fireAt: T0, count: 1, fireAts: [T0] });
+    expect(p.coalesced).toEqual({
+      fireAt: T0,
+      count: 1,
+      fireAts: [T0],
+      cause: 'consumer-behind',
+      standIn: T0 - 1000,
+      span: { from: T0, to: T0, count: 1 },
+    });
     expect(p.next).toBe(T0 + 1000);
+  });
+
+  it('names the waiting run as the stand-in of every occurrence since it', () => {
+    // the job of T0 - 3 s still waits: T0 - 2 s and T0 - 1 s were coalesced before, T0 is now
+    const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 3, fired: 4 };
+    const p = coalescedPlan(input, planOccurrence(input), T0 - 3000);
+    expect(p.coalesced?.standIn).toBe(T0 - 3000);
+    expect(p.coalesced?.span).toEqual({ from: T0 - 2000, to: T0, count: 3 });
   });
 
   it('a coalesced occurrence does not count for maxRuns: the schedule goes on', () => {
     const input = { def: def({ maxRuns: 5 }), trigger: sec, fireAt: T0, now: T0 + 3, fired: 4 };
     expect(planOccurrence(input).next).toBeNull(); // had it run, it would have been the last
-    expect(coalescedPlan(input, planOccurrence(input)).next).toBe(T0 + 1000);
+    expect(coalescedPlan(input, planOccurrence(input), T0 - 1000).next).toBe(T0 + 1000);
     const ending = { ...input, def: def({ maxRuns: 5, endAt: T0 + 500 }) };
-    expect(coalescedPlan(ending, planOccurrence(ending)).next).toBeNull(); // endAt still ends it
+    expect(coalescedPlan(ending, planOccurrence(ending), T0 - 1000).next).toBeNull(); // endAt still ends it
   });
 
   it("applies unless the schedule asks for every occurrence (misfire 'all', coalesce false)", () => {
@@ -134,7 +149,14 @@ describe('behindPlan (backpressure while the scheduler runs behind)', () => {
     const p = behindPlan(input, planOccurrence(input));
     expect(p?.enqueue).toBeUndefined();
     // T0, T0 + 1 s and T0 + 2 s are coalesced; T0 + 3 s is due and is the next due time
-    expect(p?.coalesced).toEqual({ fireAt: T0, count: 3, fireAts: [T0, T0 + 1000, T0 + 2000] });
+    expect(p?.coalesced).toEqual({
+      fireAt: T0,
+      count: 3,
+      fireAts: [T0, T0 + 1000, T0 + 2000],
+      cause: 'scheduler-behind',
+      standIn: T0 + 3000,
+      span: { from: T0, to: T0 + 2000, count: 3 },
+    });
     expect(p?.next).toBe(T0 + 3000);
     expect(p?.missed).toEqual([]);
   });

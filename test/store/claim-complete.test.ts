@@ -183,3 +183,23 @@ describe('upsert and remove', () => {
     expect(left).toEqual([]);
   });
 });
+
+describe('renew-claims', () => {
+  it('extends only the claims still held by the token; a completed or taken-over claim is left alone', async () => {
+    const keys = setup();
+    const now = await bed.now();
+    for (const id of ['a', 'b', 'c']) await schedule(id, now - 10);
+    await bed.redis.bbClaim(...keys.claim, 10, 200, 'tok', '');
+    const before = Number(await bed.redis.zscore(bed.k.inflight, 'a'));
+    // b is taken over by another claim (its lease lapsed), c completed
+    await bed.redis.hset(bed.k.claim, 'b', `${now - 10}|other`);
+    await bed.redis.hdel(bed.k.claim, 'c');
+    await bed.redis.zrem(bed.k.inflight, 'c');
+    const renewed = await bed.redis.bbRenewClaims(bed.k.inflight, bed.k.claim, 5000, 'tok', 'a', 'b', 'c');
+    expect(renewed).toBe(1);
+    const after = Number(await bed.redis.zscore(bed.k.inflight, 'a'));
+    expect(after).toBeGreaterThanOrEqual(before - 200 + 5000);
+    expect(Number(await bed.redis.zscore(bed.k.inflight, 'b'))).toBe(before);
+    expect(await bed.redis.zscore(bed.k.inflight, 'c')).toBeNull(); // XX: never re-adds a completed claim
+  });
+});

@@ -25,7 +25,7 @@
     then per item j, 7 values from ARGV[4 + 7j]:
       id, fireAt, next ('-1' = none: complete), the `enqueued` record JSON ('' = not enqueued),
       other records (JSON array of [field, score, patch, counter] or ''), missed occurrences beyond the records,
-      occurrences coalesced by backpressure (counted as `coalesced`, no record)
+      occurrences coalesced by backpressure (counted as `coalesced`; their records are among the others)
     The `enqueued` record is written with HSETNX; only when a record is there already (a worker started
     the job first, or a take-over) is it merged (includes/record: it never replaces a worker's outcome).
 

@@ -1,0 +1,68 @@
+// ClaimRenewer on its own: which claims it extends, when, and that it stops holding what is released.
+import { describe, expect, it } from 'vitest';
+import { ClaimRenewer } from '../../src/scheduler/claim-renewer.js';
+import type { Batch } from '../../src/scheduler/fire-loop-types.js';
+
+const batch = (token: string): Batch => ({ token, left: 0, ready: [] });
+
+describe('ClaimRenewer', () => {
+  it('renews a batch held for a quarter lease or more, with its token and the ids still held', async () => {
+    let t = 0;
+    const calls: [string[], string][] = [];
+    const r = new ClaimRenewer(
+      1000,
+      async (ids, token) => {
+        calls.push([ids, token]);
+      },
+      () => undefined,
+      () => t,
+    );
+    const a = batch('A');
+    const b = batch('B');
+    r.hold(a, ['x', 'y']);
+    t = 100;
+    r.hold(b, ['z']);
+    t = 249;
+    await r.tick();
+    expect(calls).toEqual([]); // neither is a quarter lease old
+    t = 260;
+    r.release(a, ['y']);
+    await r.tick();
+    expect(calls).toEqual([[['x'], 'A']]);
+    t = 360;
+    await r.tick();
+    expect(calls.slice(1)).toEqual([[['z'], 'B']]); // A was renewed at 260: not again yet
+    r.release(a, ['x']);
+    r.release(b, ['z']);
+    expect(r.size).toBe(0);
+    t = 10_000;
+    await r.tick();
+    expect(calls).toHaveLength(2);
+    r.stop();
+  });
+
+  it('a failed renewal is reported, and the batch is tried again at the next tick', async () => {
+    let t = 0;
+    let fail = true;
+    const errors: unknown[] = [];
+    let renewed = 0;
+    const r = new ClaimRenewer(
+      400,
+      async () => {
+        if (fail) throw new Error('connection is closed');
+        renewed++;
+      },
+      (err) => errors.push(err),
+      () => t,
+    );
+    r.hold(batch('A'), ['x']);
+    t = 100;
+    await r.tick();
+    expect(errors).toHaveLength(1);
+    fail = false;
+    t = 101;
+    await r.tick();
+    expect(renewed).toBe(1);
+    r.stop();
+  });
+});

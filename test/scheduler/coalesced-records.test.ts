@@ -1,0 +1,97 @@
+// What backpressure does not run is visible occurrence by occurrence: each coalesced occurrence has a
+// record that names the cause and the run standing for it, that run says what it stands for, and
+// `why` at a coalesced instant explains the coalescing (never "the schedule was paused").
+import { type Job, Worker } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { whyDidntItRun } from '../../src/insight/why.js';
+import type { RunRecord } from '../../src/store/run-record.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { REDIS_URL, testEnv, until } from './helpers.js';
+
+let env: ReturnType<typeof testEnv>;
+let worker: Worker | undefined;
+afterEach(async () => {
+  await worker?.close();
+  worker = undefined;
+  await env.cleanup();
+});
+
+describe('coalesced occurrences are recorded', () => {
+  it('consumer behind: each coalesced occurrence names the waiting run, which stands for them all', async () => {
+    env = testEnv('coalesced-consumer');
+    const m = env.manager({ backpressure: true }); // the default, said here because helpers turn it off
+    m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'c' });
+    await m.start();
+    // no consumer: the first job waits, every later occurrence is coalesced into it
+    await until(async () => (m.loopStats?.coalesced ?? 0) >= 5, 10_000);
+    await m.stop();
+    const records = await m.history('c');
+    const ran = records.filter((r) => r.outcome === 'enqueued');
+    const coalesced = records.filter((r) => r.reason === 'coalesced');
+    expect(ran).toHaveLength(1);
+    const standIn = ran[0]!;
+    expect(coalesced.length).toBe(m.loopStats!.coalesced);
+    for (const r of coalesced) {
+      expect(r).toMatchObject({
+        outcome: 'skipped',
+        coalescedBy: 'consumer-behind',
+        standIn: standIn.fireAt,
+      });
+    }
+    const fireAts = coalesced.map((r) => r.fireAt).sort((a, b) => a - b);
+    expect(standIn.standsFor).toEqual({
+      from: fireAts[0],
+      to: fireAts[fireAts.length - 1],
+      count: coalesced.length,
+      cause: 'consumer-behind',
+    });
+    const why = await whyDidntItRun(m, 'c', { at: fireAts[1]! });
+    expect(why.cause).toBe('coalesced');
+    expect(why.summary).toContain('consumer-behind');
+    expect(why.summary).toContain(new Date(standIn.fireAt).toISOString());
+  });
+
+  it('scheduler behind (every replica down for 1.5 s): the latest occurrence runs and stands for the outage', async () => {
+    env = testEnv('coalesced-behind');
+    const runs: number[] = [];
+    worker = new Worker(
+      env.queue,
+      async (job: Job<{ fireAt: number }>) => {
+        runs.push(job.data.fireAt);
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 5 },
+    );
+    await worker.waitUntilReady();
+    const define = (m: ReturnType<typeof env.manager>) =>
+      m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'b' });
+    const first = env.manager({ backpressure: true });
+    define(first);
+    await first.start();
+    await until(() => runs.length >= 2, 10_000);
+    await first.stop();
+    await new Promise((r) => setTimeout(r, 1500));
+    const second = env.manager({ backpressure: true });
+    define(second);
+    await second.start();
+    await until(
+      () => (second.loopStats?.coalesced ?? 0) > 0 && (second.loopStats?.enqueued ?? 0) >= 2,
+      10_000,
+    );
+    await second.stop();
+    const records = await second.history('b');
+    const coalesced = records.filter((r) => r.reason === 'coalesced');
+    expect(coalesced.length).toBe(second.loopStats!.coalesced);
+    const standInAt = coalesced[0]!.standIn!;
+    for (const r of coalesced)
+      expect(r).toMatchObject({ coalescedBy: 'scheduler-behind', standIn: standInAt });
+    const standIn = records.find((r) => r.fireAt === standInAt) as RunRecord;
+    expect(standIn.standsFor).toMatchObject({ count: coalesced.length, cause: 'scheduler-behind' });
+    expect(standIn.outcome).not.toBe('skipped');
+    await until(() => runs.includes(standInAt), 5000);
+    const oldest = Math.min(...coalesced.map((r) => r.fireAt));
+    const why = await whyDidntItRun(second, 'b', { at: oldest });
+    expect(why.cause).toBe('coalesced');
+    expect(why.summary).toContain('scheduler-behind');
+    expect(why.summary).not.toContain('paused');
+  });
+});
