@@ -22,8 +22,11 @@ export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from '
 /** Claim cycles one replica runs at once when batches come full (pipelining claim, enqueue, complete). */
 const PARALLEL_CYCLES = 4;
 
-/** How far ahead claims reach at most (ms), whatever the recent claims took to plan (see `aheadMs`). */
-const MAX_HORIZON_MS = 1250;
+/**
+ * How far ahead claims reach at most (ms), whatever the recent claims took to plan (see `aheadMs`), unless
+ * a quarter of the claim lease is longer; also the longest a claim cycle waits for a slow partition.
+ */
+export const MAX_HORIZON_MS = 1250;
 
 /**
  * The timers and the claim → enqueue → complete cycle of one replica.

@@ -4,7 +4,13 @@ import type { Logger } from 'pino';
 import type { Keys } from '../store/keys.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Trigger } from '../triggers/trigger.js';
-import { type FireHooks, FireLoop, type FireLoopFootprint, type FireLoopStats } from './fire-loop.js';
+import {
+  type FireHooks,
+  FireLoop,
+  type FireLoopFootprint,
+  type FireLoopStats,
+  MAX_HORIZON_MS,
+} from './fire-loop.js';
 import { type ForeignOutcomesManager, startForeignOutcomes } from './foreign-outcomes-hook.js';
 import type { ManagerConnections } from './manager-connections.js';
 import type { ScheduledJob } from './scheduled-job.js';
@@ -79,7 +85,7 @@ export class ReplicaRole {
     const store = connections.store;
     const fanOut = store.claimEveryPartition({
       recheckMs: options.maxSleepMs,
-      maxWaitMs: Math.max(1, Math.floor(options.claimLeaseMs / 4)),
+      maxWaitMs: Math.max(MAX_HORIZON_MS, Math.floor(options.claimLeaseMs / 4)),
       stuckMs: options.claimLeaseMs,
       onError: (err) => {
         logger.error({ err }, 'bullbeat: claim of a partition failed; retrying it in 1 s');

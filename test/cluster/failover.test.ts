@@ -3,6 +3,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ChaosPlan, describeChaos, runChaos } from '../chaos/default-chaos.js';
+import { expectKept } from '../chaos/expect-kept.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { clusterEnv, redisNow, until } from './helpers.js';
 
@@ -115,48 +117,19 @@ describe('exactly once on a Redis Cluster', () => {
     expect(lost).toEqual([]);
   }, 90_000);
 
-  it(`chaos: 3 replicas, 120 schedules every second, one SIGKILLed every 1-2 s for ${CHAOS_SECONDS} s`, async () => {
-    let kills = 0;
-    env = clusterEnv(cluster, 'chaos');
-    const { runs } = env.consumer();
-    const vars = {
-      PREFIX: env.prefix,
-      QUEUE: env.queue,
-      SCHEDULES: '120',
-      LEASE_MS: '1000',
-      KEEP_SEC: '30',
-      STEP_DELAY_MS: '40',
+  it(`chaos in the default configuration: 3 replicas, 120 schedules every second, one SIGKILLed every 1-2 s for ${CHAOS_SECONDS} s`, async () => {
+    const plan: ChaosPlan = {
+      where: { clusterNodes: cluster.nodesText },
+      replicas: 3,
+      schedules: 120,
+      aligned: false,
+      seconds: CHAOS_SECONDS,
+      kills: 'churn',
     };
-    const live: Replica[] = [];
-    const launch = () => {
-      const r = spawnReplica(vars);
-      replicas.push(r);
-      live.push(r);
-    };
-    for (let i = 0; i < 3; i++) launch();
-    await until(() => live.every((r) => r.out.includes('ready')), 30_000, 50);
-    const t0 = await redisNow(env.redis);
-    while ((await redisNow(env.redis)) < t0 + CHAOS_SECONDS * 1000) {
-      await new Promise((r) => setTimeout(r, 1000 + Math.random() * 1000));
-      const ready = live.filter((r) => r.out.includes('ready'));
-      const pool = ready.length > 0 ? ready : live;
-      const victim = pool[Math.floor(Math.random() * pool.length)]!;
-      live.splice(live.indexOf(victim), 1);
-      victim.child.kill('SIGKILL');
-      await victim.exited;
-      kills++;
-      launch();
-    }
-    const t1 = await redisNow(env.redis);
-    const chaosWant = expected(120, t0, t1);
-    await until(() => check(runs, chaosWant).lost.length === 0, 30_000, 100).catch(() => undefined);
-    for (const r of live) r.child.kill('SIGTERM');
-    await Promise.all(live.map((r) => r.exited));
-    const result = check(runs, chaosWant);
-    console.log(`cluster chaos: ${kills} kills, ${chaosWant.length} occurrences`);
-    expect(kills).toBeGreaterThanOrEqual(Math.floor(CHAOS_SECONDS / 2) - 1);
-    expect(result.twice).toEqual([]);
-    expect(result.lost).toEqual([]);
+    const r = await runChaos(plan);
+    console.log(`cluster chaos: ${describeChaos(plan, r)}`);
+    expect(r.kills).toBeGreaterThanOrEqual(Math.floor(CHAOS_SECONDS / 3));
+    expectKept(plan, r);
   }, 150_000);
 
   it('a graceful CLUSTER FAILOVER on a replica mid-run: 0 lost, 0 twice', async () => {
