@@ -21,10 +21,10 @@ export class ClaimRenewer {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** `batch` holds the claims `ids` from now on. */
-  hold(batch: Batch, ids: Iterable<string>): void {
+  /** `batch` holds the claims `ids`, made (their leases started) no later than `since` (this clock). */
+  hold(batch: Batch, ids: Iterable<string>, since = this.now()): void {
     let entry = this.held.get(batch);
-    if (!entry) this.held.set(batch, (entry = { ids: new Set(), since: this.now() }));
+    if (!entry) this.held.set(batch, (entry = { ids: new Set(), since }));
     for (const id of ids) entry.ids.add(id);
     if (entry.ids.size === 0) this.held.delete(batch);
     else this.arm();

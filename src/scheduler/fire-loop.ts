@@ -332,7 +332,7 @@ export class FireLoop {
       }
     }
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
-    this.renewer.hold(batch, planned);
+    this.renewer.hold(batch, planned, sentAt); // leased from the claim, not from its planning
     if (poisoned.length > 0) await Promise.all(poisoned);
     const held = await holdBack(dueNow, later, now, this.deps);
     this.learnPrep(performance.now() - sentAt);

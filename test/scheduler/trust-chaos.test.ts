@@ -141,10 +141,16 @@ describe('trust chaos', () => {
         [...runs].filter(([, n]) => n > 1).map(([key]) => key),
         'ran twice',
       ).toEqual([]);
-      expect(
-        want.filter((w) => !runs.has(w)),
-        'healthy occurrences lost',
-      ).toEqual([]);
+      // with the defaults, backpressure may coalesce an occurrence whose consumer was behind (a loaded
+      // box): recorded, with the run that stood for it; anything else not run is lost
+      const lost: string[] = [];
+      for (const w of want.filter((k) => !runs.has(k))) {
+        const [id, at] = w.split('@') as [string, string];
+        const rec = (await client.history(id)).find((r) => r.fireAt === Number(at));
+        if (rec?.coalescedBy !== 'consumer-behind') lost.push(`${w}: ${rec?.outcome ?? 'no record'}`);
+      }
+      expect(lost, 'healthy occurrences lost').toEqual([]);
+      expect(want.filter((w) => runs.has(w)).length / want.length).toBeGreaterThanOrEqual(0.995);
       // No schedule went back in time: in the order BullMQ received them, fire times only increase.
       const rewinds: string[] = [];
       for (const [id, list] of order) {
