@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
 import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
@@ -93,6 +93,66 @@ describe('failover', () => {
     const next = firedByB.find((e) => e.fireAt > stoppedAt)!;
     expect(next.lateMs, 'the survivor took over late').toBeLessThanOrEqual(opts.claimAheadMs + 1000);
   });
+
+  it('defaults: a replica dies holding claims; each is taken over within about a lease, and the next occurrence is not coalesced in its place', async () => {
+    env = testEnv('failover-held');
+    const runs = new Map<string, number>();
+    const worker = new Worker<{ scheduleId: string; fireAt: number }>(
+      env.queue,
+      async (job) => {
+        const k = `${job.data.scheduleId}@${job.data.fireAt}`;
+        runs.set(k, (runs.get(k) ?? 0) + 1);
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 50 },
+    );
+    await worker.waitUntilReady();
+    // the defaults (helpers turn backpressure off: it is on here, as users run it)
+    const define = (m: SchedulerManager) => {
+      for (let i = 0; i < 20; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(1), { id: `h${i}` });
+    };
+    const a = env.manager({ backpressure: true });
+    define(a);
+    let armed = false;
+    let held: readonly { id: string; fireAt: number }[] = [];
+    let release!: () => void;
+    const stalled = new Promise<void>((r) => {
+      release = r;
+    });
+    a.hooks = {
+      afterClaim: async (claims) => {
+        if (!armed || claims.length === 0 || held.length > 0) return;
+        held = claims.map((c) => ({ id: c.id, fireAt: c.fireAt }));
+        void a.stop(); // it claims no more
+        await stalled; // and neither enqueues nor renews these: dead, as far as Redis can tell
+      },
+    };
+    await a.start();
+    await until(() => runs.size >= 20, 10_000);
+    const b = env.manager({ backpressure: true });
+    define(b);
+    await b.start();
+    armed = true;
+    await until(() => held.length > 0, 10_000);
+    const last = Math.max(...held.map((h) => h.fireAt));
+    // each held occurrence, and the one after it, ran once
+    const want = held.flatMap((h) => [`${h.id}@${h.fireAt}`, `${h.id}@${h.fireAt + 1000}`]);
+    await until(() => want.every((k) => runs.has(k)), 15_000).catch(() => undefined);
+    const stats = { ...b.loopStats! };
+    await b.stop();
+    release(); // the stale claimant wakes: its completion is refused, its adds are BullMQ no-ops
+    await worker.close();
+    expect(
+      want.filter((k) => runs.get(k) !== 1),
+      `held ${held.length} claims up to ${last}; runs ${JSON.stringify([...runs].filter(([k]) => want.includes(k)))}`,
+    ).toEqual([]);
+    expect(stats.reclaimed).toBeGreaterThanOrEqual(held.length);
+    const coalesced = await Promise.all(
+      held.map(async (h) =>
+        (await b.history(h.id)).filter((r) => r.reason === 'coalesced').map((r) => r.fireAt),
+      ),
+    );
+    expect(coalesced.flat()).toEqual([]);
+  }, 60_000);
 
   /** A replica process of the exactly-once fixture (each schedule every second, phases spread). */
   function spawnReplica(vars: Record<string, string>) {
