@@ -230,8 +230,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return scheduleDecorator((fn, t, o) => this.schedule(fn, t, o), trigger, options);
   }
 
-  private persist(job: ScheduledJob): Promise<void> {
-    return saveSchedule(this.writes, job);
+  private persist(job: ScheduledJob, ifCreatedAt?: number): Promise<void> {
+    return saveSchedule(this.writes, job, ifCreatedAt);
   }
 
   private get writes(): WriteContext {
@@ -331,7 +331,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * when a field is bad), then saved by the same upsert as `schedule()`, so an update while an
    * occurrence is claimed or running never sends it back in time, and a changed timing recomputes its
    * next fire time (an unchanged one keeps it). A paused schedule stays paused. A code schedule is
-   * refused (`source`): the next start of its code would overwrite the update; change the code.
+   * refused (`source`): the next start of its code would overwrite the update; change the code. The
+   * write happens only over the schedule read: one removed meanwhile stays removed (the update fails
+   * with `ScheduleNotFoundError`), one created again under the same id is left alone.
    */
   async update(id: string, patch: SchedulePatch): Promise<ScheduledJob> {
     const row = await this.store.get(id);
@@ -360,7 +362,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       mine?.fn,
       mine?.middleware ?? resolved.middleware,
     );
-    await this.persist(job);
+    // only over the schedule read above: one removed meanwhile stays removed
+    await this.persist(job, row.state.createdAt);
     if (mine) {
       this.local.set(id, job);
       if (this.byName.get(mine.name) === mine) this.byName.delete(mine.name);
