@@ -334,6 +334,7 @@ export class ScheduleStore {
       k.runIndex(id),
       k.counts(id),
       k.errors,
+      k.totals,
       id,
       onlyIf,
     );
