@@ -35,7 +35,7 @@ async function bullbeat(args: string[], env: Record<string, string> = { BULLBEAT
 }
 
 describe('BULLBEAT_PARTITIONS other than the deployment recorded', () => {
-  it('schedule:add exits 2 naming both counts and writes nothing; schedule:list exits 2', async () => {
+  it('schedule:add exits 2 naming both counts and writes nothing; schedule:list, why and status exit 2', async () => {
     const add = await bullbeat(['schedule:add', '--name', 'nightly', '--every', '60']);
     expect(add.code, add.output).toBe(2);
     expect(add.output).toContain('BULLBEAT_PARTITIONS');
@@ -45,7 +45,12 @@ describe('BULLBEAT_PARTITIONS other than the deployment recorded', () => {
     const list = await bullbeat(['schedule:list']);
     expect(list.code, list.output).toBe(2);
     expect(list.output).toContain('BULLBEAT_PARTITIONS');
-  });
+    for (const args of [['schedule:why', 'nightly'], ['status']]) {
+      const read = await bullbeat(args);
+      expect(read.code, `${args.join(' ')}: ${read.output}`).toBe(2);
+      expect(read.output).toContain('BULLBEAT_PARTITIONS');
+    }
+  }, 90_000);
 
   it('a worker exits 2 before taking any job', async () => {
     // the test jobs module takes its prefix from BB_TEST_PREFIX, its partition count from the environment
@@ -57,5 +62,5 @@ describe('BULLBEAT_PARTITIONS other than the deployment recorded', () => {
     );
     expect(worker.code, worker.output).toBe(2);
     expect(worker.output).toContain('BULLBEAT_PARTITIONS');
-  });
+  }, 60_000);
 });
