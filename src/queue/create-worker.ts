@@ -8,6 +8,7 @@ import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
+import { failedBeforeProcessing } from './runner-helpers.js';
 import { systemClock } from './worker-clock.js';
 import type { CreateWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
@@ -130,6 +131,16 @@ export async function createWorker(
       },
     );
     worker.on('error', (err) => resolved.logger.error({ err, queue }, 'worker error'));
+    // a job failed before any processor saw it (stalled too often): its run is recorded here
+    worker.on('failed', (job, err) => {
+      if (!job || !failedBeforeProcessing(job, err)) return;
+      runner.recordFailedBeforeProcessing(job, err).catch((error: unknown) => {
+        resolved.logger.error(
+          { err: error, queue, jobId: job.id },
+          'could not record a job failed by BullMQ',
+        );
+      });
+    });
     byQueue.set(queue, worker);
     return worker;
   });
