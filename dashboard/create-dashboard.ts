@@ -16,6 +16,7 @@ import {
 } from '../src/errors/index.js';
 import { FleetReader } from '../src/ops/index.js';
 import { ScheduleIndex } from '../src/store/index.js';
+import { checkPartitionCount } from '../src/store/partition-count.js';
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
@@ -148,6 +149,19 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   // Everything below needs credentials.
   app.use(auth.middleware((req) => `${baseOf(req)}/login?next=${encodeURIComponent(publicUrlOf(req))}`));
   if (o.metricsAuth) app.get('/metrics', metricsHandler);
+  // Schedules are found by their partition: with another count than the deployment recorded, every page
+  // would show an empty deployment. Checked until the deployment holds this count (a read records none).
+  let partitionsChecked = false;
+  app.use(async (_req, _res, next) => {
+    try {
+      if (!partitionsChecked) {
+        partitionsChecked = await checkPartitionCount(scheduler.redis, scheduler.keys, false);
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
 
   if (o.readOnly) {
     app.use((req, res, next) => {

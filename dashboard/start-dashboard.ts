@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { SchedulerManagerOptions } from '../src/scheduler/index.js';
 import { SchedulerManager } from '../src/scheduler/index.js';
+import { checkPartitionCount } from '../src/store/partition-count.js';
 import { createDashboard, type Dashboard } from './create-dashboard.js';
 import type { DashboardOptions } from './dashboard-options.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';
@@ -35,7 +36,7 @@ const LOOPBACK = '127.0.0.1';
 
 /**
  * Serve the dashboard on its own. Refuses to start (throws `ConfigError`) without credentials unless
- * told to run open; open, it binds to 127.0.0.1 only and logs a warning saying so. Never exits the process.
+ * told to run open, and with a partition count other than the one its deployment recorded; open, it binds to 127.0.0.1 only and logs a warning saying so. Never exits the process.
  */
 export async function startDashboard(options: StartDashboardOptions = {}): Promise<DashboardServer> {
   const { port = 3000, host: wantedHost, scheduler: given, schedulerOptions, ...rest } = options;
@@ -44,6 +45,8 @@ export async function startDashboard(options: StartDashboardOptions = {}): Promi
   let app: Dashboard;
   try {
     const resolved = resolveDashboardOptions({ ...rest, scheduler });
+    // refuses a partition count other than the deployment's (a ConfigError naming both)
+    await checkPartitionCount(scheduler.redis, scheduler.keys, false);
     app = createDashboard({ ...rest, scheduler });
     const host = resolved.open ? LOOPBACK : (wantedHost ?? '0.0.0.0');
     if (resolved.open) {

@@ -251,6 +251,8 @@ function explainRecord(f: WhyFacts, r: RunRecord, facts: WhyFact[], done: Done):
       });
       return d(null, `it ran: succeeded${took}${lateClaim ? ` (late: ${lateClaim})` : ''}`);
     case 'running':
+      if (f.run && (f.run.lease === 'lapsed' || f.run.jobState !== 'active'))
+        return explainLost(r, f.run, facts, d);
       return d('running', `running now on ${r.worker ?? 'a worker'}`);
     case 'retrying':
       facts.push({
@@ -454,4 +456,24 @@ function explainCoalesced(
   const state = standIn ? ` (${standIn.outcome ?? 'pending'})` : '';
   facts.push({ link: 'enqueue', text: `coalesced: ${COALESCE_CAUSE[cause]}`, ok: false });
   return d('coalesced', `coalesced by backpressure (${cause}): the run of ${at}${state} stands for it`);
+}
+
+/** A `running` record whose run is not going on: its worker died (or stalled) mid-run. */
+function explainLost(
+  r: RunRecord,
+  run: NonNullable<WhyFacts['run']>,
+  facts: WhyFact[],
+  d: (cause: WhyCause | null, summary: string) => WhyReport,
+): WhyReport {
+  const lost = `attempt ${r.attempts ?? 1} was lost with its worker (${r.worker ?? 'a worker'})`;
+  const next =
+    run.jobState === null
+      ? 'its job is gone from BullMQ'
+      : run.jobState === 'active'
+        ? 'its slot lease lapsed; BullMQ gives the job back once its lock expires (the stalled check)'
+        : run.jobState === 'failed'
+          ? 'BullMQ failed its job (stalled too often); a bullbeat worker records the failure when it takes it'
+          : `its job is ${run.jobState} in BullMQ, to run again`;
+  facts.push({ link: 'outcome', text: `${lost}: ${next}`, ok: false });
+  return d('lost', `not running: ${lost}; ${next}`);
 }

@@ -16,6 +16,7 @@ import type { ExpectedOccurrence } from './expected-occurrence.js';
  * - `no-worker`: waiting on a queue no worker consumes; `no-handler`: the worker that took it has no
  *   handler for its job name; `waiting`: on the queue, workers connected but none took it yet
  * - `running`, `retrying`, `failed`, `job-gone` (enqueued, its job no longer in BullMQ)
+ * - `lost`: recorded running, but its worker died (its slot lease lapsed, or its job is no longer active)
  * - `unrecorded`: no record (older than the kept history, or the schedule was paused or re-timed then)
  */
 export type WhyCause =
@@ -39,6 +40,7 @@ export type WhyCause =
   | 'no-handler'
   | 'waiting'
   | 'running'
+  | 'lost'
   | 'retrying'
   | 'failed'
   | 'job-gone'
@@ -113,6 +115,12 @@ export interface WhyFacts {
   claim: { fireAt: number; replica: string | null; leaseExpiresAt: number } | null;
   /** The BullMQ job of the occurrence: its state, or null when it is gone; undefined when not looked up. */
   job?: { state: string; failedReason?: string | undefined } | null | undefined;
+  /**
+   * The run of a `running` record (undefined: not looked up): its slot lease (`lapsed` also when its
+   * run takes one and none is left: dropped after lapsing; `none` when it takes none) and its BullMQ
+   * job's state (null: the job is gone).
+   */
+  run?: { lease: 'live' | 'lapsed' | 'none'; jobState: string | null } | undefined;
   /** BullMQ workers connected to the queue (undefined: not looked up). */
   queueWorkers?: number | undefined;
   /** A claim later than this after its fire time means no replica took it sooner (ms). */

@@ -1,6 +1,9 @@
 import { ScheduleNotFoundError } from '../errors/index.js';
 import type { ScheduledJob } from '../scheduler/scheduled-job.js';
 import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import { type OccurrenceJobData, resolveRunOptions } from '../store/job-payload.js';
+import { runLease } from '../store/lease-store.js';
+import { slotRule } from '../store/overlap-policy.js';
 import { describeTrigger } from '../triggers/describe-trigger.js';
 import { expectedAtOrBefore } from './expected-occurrence.js';
 import { explainOccurrence } from './explain-occurrence.js';
@@ -69,6 +72,19 @@ export async function whyDidntItRun(
   };
   // A record still `enqueued` (or none, with nothing else to say): look at the job and the queue.
   const first = explainOccurrence(facts);
+  // A record `running`: is its run going on (its slot lease renewed, its job active)?
+  if (first.cause === 'running' && first.record?.jobId) {
+    const jobId = first.record.jobId;
+    const bull = await manager.queue(first.record.queue ?? job.queue).getJob(jobId);
+    const data = bull?.data as Partial<OccurrenceJobData> | undefined;
+    const takesLease = slotRule(resolveRunOptions(data?.run)).mode !== 'none';
+    const lease = await runLease(manager.redis, manager.keys, id, jobId);
+    facts.run = {
+      lease: lease === 'none' && takesLease && bull ? 'lapsed' : lease,
+      jobState: bull ? await bull.getState() : null,
+    };
+    return explainOccurrence(facts);
+  }
   if (first.cause !== 'waiting' || !first.record?.jobId) return first;
   const queue = manager.queue(first.record.queue ?? job.queue);
   const bull = await queue.getJob(first.record.jobId);

@@ -3,9 +3,12 @@ import { type ConnectionOptions, Job, Worker } from 'bullmq';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
+import { keys } from '../store/keys.js';
+import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
+import { failedBeforeProcessing } from './runner-helpers.js';
 import { systemClock } from './worker-clock.js';
 import type { CreateWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
@@ -64,6 +67,10 @@ export interface WorkerHandle extends AsyncDisposable {
  *   kept in `previousAttempts`, and a run that succeeded carries no `error`. `failed` and `skipped`
  *   are also emitted on the scheduler when it has `emit`.
  *
+ * A scheduler whose partition count is not the one its deployment recorded (`BULLBEAT_PARTITIONS`) is
+ * refused with a `ConfigError` naming both, before any job is taken; the first process of a deployment
+ * records its count.
+ *
  * Installs no signal handlers (the entry point in `workers/` does). Resolves once the workers exist;
  * `ready()` waits for their connections.
  */
@@ -76,6 +83,14 @@ export async function createWorker(
   // BullMQ needs a client instance on a cluster (one per worker; closed with it)
   const bullClients: { disconnect(): void }[] = [];
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
+  // Leases and records are found by hashing a schedule id over the deployment's partition count: with
+  // another one this worker would run jobs outside every overlap rule, its records read by no one.
+  try {
+    await checkPartitionCount(redis, keys(scheduler.prefix, scheduler.partitions ?? 1), true);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
   const shutdown = new AbortController();
   const events = new EventEmitter();
   const byQueue = new Map<string, Worker>();
@@ -116,6 +131,16 @@ export async function createWorker(
       },
     );
     worker.on('error', (err) => resolved.logger.error({ err, queue }, 'worker error'));
+    // a job failed before any processor saw it (stalled too often): its run is recorded here
+    worker.on('failed', (job, err) => {
+      if (!job || !failedBeforeProcessing(job, err)) return;
+      runner.recordFailedBeforeProcessing(job, err).catch((error: unknown) => {
+        resolved.logger.error(
+          { err: error, queue, jobId: job.id },
+          'could not record a job failed by BullMQ',
+        );
+      });
+    });
     byQueue.set(queue, worker);
     return worker;
   });

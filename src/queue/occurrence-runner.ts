@@ -299,6 +299,33 @@ export class OccurrenceRunner {
   }
 
   /**
+   * Record a job that BullMQ failed before the processor saw it (`failedBeforeProcessing`: its workers
+   * died mid-run more often than `maxStalledCount`). Its record still says `running` for the attempt
+   * lost with its worker: the run is recorded `failed`, that attempt listed as lost, and counted as a
+   * final failure (`pauseOnFailure`), fenced by the lost attempt's token (a newer run's record is
+   * left alone). A record of another job, or one not in flight, is left alone.
+   */
+  async recordFailedBeforeProcessing(job: Job, error: Error): Promise<void> {
+    const occurrence = this.occurrence(job);
+    const record = await this.readRecord(occurrence);
+    if (!record || record.jobId !== job.id) return;
+    if (record.outcome !== 'running' && record.outcome !== 'retrying') return;
+    const state = attemptState(job, record, this.options.clock.now());
+    // the attempt that ended is the lost one (or the one that failed, while `retrying`)
+    const ended = { ...state, attempt: record.attempts ?? Math.max(1, state.attempt - 1) };
+    const why = state.lost
+      ? `${state.lost.error}, and BullMQ failed its job: ${error.message}`
+      : error.message;
+    const ticket: RunTicket = {
+      leaseId: undefined,
+      fencingToken: record.fencingToken,
+      mode: slotRule(occurrence.run).mode,
+    };
+    const logger = this.logger(occurrence, job, ended);
+    await this.recordFailure(occurrence, job, ended, ticket, undefined, new UnrecoverableError(why), logger);
+  }
+
+  /**
    * Take the run's exclusion group, if it has one (waiting in line up to the bound). Returns why the
    * occurrence must be skipped, or undefined when it may run.
    */

@@ -23,3 +23,16 @@ export function serializable(result: unknown, logger: Logger): unknown {
     return undefined;
   }
 }
+
+/**
+ * BullMQ failed this job without handing it to the processor: it stalled more often than its
+ * `maxStalledCount` (a deferred failure, applied when a worker next takes it) or started more than
+ * `maxStartedAttempts` times. The processor never saw it, so its record is not written yet.
+ */
+export function failedBeforeProcessing(job: Job, error: Error): boolean {
+  return (
+    error.name === 'UnrecoverableError' &&
+    ((job.deferredFailure !== undefined && error.message === job.deferredFailure) ||
+      error.message === 'job started more than allowable limit')
+  );
+}

@@ -2,6 +2,7 @@ import { type ConnectionOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Keys } from '../store/keys.js';
+import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis, queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
 import { RunHistory } from '../store/run-history.js';
 import { ScheduleStore } from '../store/schedule-store.js';
@@ -22,6 +23,8 @@ export class ManagerConnections {
   /** Listeners of the wake channel: one subscriber connection serves them all. */
   private readonly wakeListeners = new Set<(message: string) => void>();
   private subscribing: Promise<Redis> | undefined;
+  /** The deployment holds this manager's partition count (checked until it does). */
+  private partitionsChecked = false;
   /** Cluster clients made for BullMQ queues (BullMQ does not close a connection it was given). */
   private readonly bullClients: { disconnect(): void; quit(): Promise<unknown> }[] = [];
 
@@ -51,6 +54,17 @@ export class ManagerConnections {
       this._redis.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis error'));
     }
     return this._redis;
+  }
+
+  /**
+   * Check the deployment's partition count before a use of its schedules (a `ConfigError` when it
+   * recorded another; see `checkPartitionCount`): `write` records this one when none is. Once it
+   * holds this count, no more round trips.
+   */
+  async checkPartitions(write: boolean): Promise<void> {
+    if (!this.partitionsChecked) {
+      this.partitionsChecked = await checkPartitionCount(this.redis, this.keys, write);
+    }
   }
 
   get store(): ScheduleStore {

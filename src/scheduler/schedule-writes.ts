@@ -31,9 +31,14 @@ export interface WriteContext {
  * Save a definition. A trigger whose first fire time cannot be planned stores it errored; saving an
  * errored schedule again clears its error and plans it from now. A re-timed schedule claimed at or
  * after its new first time starts after that occurrence (it never goes back in time), and a
- * code-defined one-shot that already ran stays completed.
+ * code-defined one-shot that already ran stays completed. `ifCreatedAt` (an update): only over the
+ * schedule created then; one removed (or created again) meanwhile is a `ScheduleNotFoundError`.
  */
-export async function saveSchedule(ctx: WriteContext, job: ScheduledJob): Promise<void> {
+export async function saveSchedule(
+  ctx: WriteContext,
+  job: ScheduledJob,
+  ifCreatedAt?: number,
+): Promise<void> {
   const { store, logger } = ctx;
   const now = await store.time();
   const def = job.def;
@@ -51,11 +56,13 @@ export async function saveSchedule(ctx: WriteContext, job: ScheduledJob): Promis
     }
   };
   plan(now);
-  let result = await store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
+  const upsert = () => store.upsert(def, timingFingerprint(def), next, now, { keepCompleted, ifCreatedAt });
+  let result = await upsert();
   for (let i = 0; i < 5 && result.startsWith('claimed:'); i++) {
     plan(Math.max(now, Number(result.slice('claimed:'.length))));
-    result = await store.upsert(def, timingFingerprint(def), next, now, keepCompleted);
+    result = await upsert();
   }
+  if (result === 'missing') throw new ScheduleNotFoundError(job.id);
   if (result.startsWith('claimed:')) throw new Error(`schedule ${job.id}: kept being claimed while re-timed`);
   if (problem) {
     const info: ScheduleErrorInfo = { reason: problem.message, at: now, fireAt: null };

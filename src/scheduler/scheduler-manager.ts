@@ -230,8 +230,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return scheduleDecorator((fn, t, o) => this.schedule(fn, t, o), trigger, options);
   }
 
-  private persist(job: ScheduledJob): Promise<void> {
-    return saveSchedule(this.writes, job);
+  private async persist(job: ScheduledJob, ifCreatedAt?: number): Promise<void> {
+    await this.connections.checkPartitions(true);
+    return saveSchedule(this.writes, job, ifCreatedAt);
   }
 
   private get writes(): WriteContext {
@@ -297,6 +298,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** Every queue the schedules use: this process's and every one stored in Redis. */
   async queueNames(): Promise<string[]> {
+    await this.connections.checkPartitions(false);
     const names = new Set<string>([this.options.defaultQueue]);
     for (const job of this.local.values()) names.add(job.queue);
     const defs = await Promise.all(this.keys.all().map((k) => this.redis.hgetall(k.schedules)));
@@ -311,6 +313,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** Remove (cancel) a schedule and forget its history. False if there was none. */
   async remove(id: string): Promise<boolean> {
+    await this.connections.checkPartitions(true);
     const job = this.local.get(id);
     if (job) {
       job.status = JobStatus.CANCELLED;
@@ -331,9 +334,12 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * when a field is bad), then saved by the same upsert as `schedule()`, so an update while an
    * occurrence is claimed or running never sends it back in time, and a changed timing recomputes its
    * next fire time (an unchanged one keeps it). A paused schedule stays paused. A code schedule is
-   * refused (`source`): the next start of its code would overwrite the update; change the code.
+   * refused (`source`): the next start of its code would overwrite the update; change the code. The
+   * write happens only over the schedule read: one removed meanwhile stays removed (the update fails
+   * with `ScheduleNotFoundError`), one created again under the same id is left alone.
    */
   async update(id: string, patch: SchedulePatch): Promise<ScheduledJob> {
+    await this.connections.checkPartitions(true);
     const row = await this.store.get(id);
     if (!row) throw new ScheduleNotFoundError(id);
     if (row.def.source === 'code') {
@@ -360,7 +366,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       mine?.fn,
       mine?.middleware ?? resolved.middleware,
     );
-    await this.persist(job);
+    // only over the schedule read above: one removed meanwhile stays removed
+    await this.persist(job, row.state.createdAt);
     if (mine) {
       this.local.set(id, job);
       if (this.byName.get(mine.name) === mine) this.byName.delete(mine.name);
@@ -371,6 +378,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** A fresh handle on a stored schedule, or undefined. */
   async get(id: string): Promise<ScheduledJob | undefined> {
+    await this.connections.checkPartitions(false);
     const row = await this.store.get(id);
     if (!row) return undefined;
     const [job] = await materialize(this.reads, [row]);
@@ -383,7 +391,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /** A page of schedules sorted by id, with the total that matched (for dashboards). */
-  listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
+  async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
+    await this.connections.checkPartitions(false);
     return listPage(this.reads, query);
   }
 
@@ -398,6 +407,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         ? { field: 'options', reason: 'must be an object { note?, by? }' }
         : pauseNoteProblem(options.note, options.by);
     if (problem) throw new ScheduleOptionsError(id, problem.field, problem.reason);
+    await this.connections.checkPartitions(true);
     const at = await this.store.time();
     const r = await this.store.setStatus(id, 'a', 'p');
     if (r === 0) throw new ScheduleNotFoundError(id);
@@ -421,7 +431,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * `maxCatchUp` (default 100; more is refused, nothing changed); they are recorded as `catch-up`.
    * An unknown policy is refused (`policy`). Its pause note is dropped.
    */
-  resume(id: string, options?: ResumeOptions): Promise<boolean> {
+  async resume(id: string, options?: ResumeOptions): Promise<boolean> {
+    await this.connections.checkPartitions(true);
     return resumeWithPolicy({ ...this.enqueueContext, notes: this.pauseNotes }, id, options, () =>
       resumeSchedule(this.writes, id),
     );
@@ -450,7 +461,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
-  triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
+  async triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
+    await this.connections.checkPartitions(true);
     return enqueueNow(this.enqueueContext, id);
   }
 
@@ -459,7 +471,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * computed by the schedule's own trigger, at a bounded rate, each recorded with kind `backfill`
    * under its own job id; `dryRun` lists them and enqueues nothing. See `BackfillOptions`.
    */
-  backfill(id: string, options: BackfillOptions): Promise<BackfillResult> {
+  async backfill(id: string, options: BackfillOptions): Promise<BackfillResult> {
+    await this.connections.checkPartitions(true);
     return runBackfill(this.backfills, id, options);
   }
 
@@ -467,7 +480,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * `backfill()` without waiting for the enqueueing: resolves once the range is checked and judged
    * (every error is thrown by then, nothing enqueued), with `done` settling when it is all enqueued.
    */
-  startBackfill(id: string, options: BackfillOptions): Promise<BackfillRun> {
+  async startBackfill(id: string, options: BackfillOptions): Promise<BackfillRun> {
+    await this.connections.checkPartitions(true);
     return startBackfill(this.backfills, id, options);
   }
 
@@ -489,6 +503,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** Sillo's stats, over the deployment. */
   async stats(): Promise<SchedulerStats> {
+    await this.connections.checkPartitions(false);
     const states = await this.store.states();
     const uptime = this.started ? (this.options.clock() - this.startedAt) / 1000 : 0;
     const totals = await this.history.rawTotals();
@@ -498,6 +513,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** Reload a handle from Redis. */
   async refreshJob(job: ScheduledJob): Promise<boolean> {
+    await this.connections.checkPartitions(false);
     const row = await this.store.get(job.id);
     if (!row) {
       job.status = JobStatus.CANCELLED;
@@ -522,7 +538,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private async doStart(): Promise<void> {
     await this.stopping;
-    await checkPartitions(this.redis, this.keys);
+    await this.connections.checkPartitions(true);
     const code = [...this.local.values()].filter((j) => j.def.source === 'code');
     for (let i = 0; i < code.length; i += 500) {
       await Promise.all(code.slice(i, i + 500).map((j) => (j.saved = this.persist(j))));
@@ -623,22 +639,5 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       handle: (def, trigger) => new ScheduledJob(this, def, trigger, undefined, []),
       pauseNotes: (ids) => this.pauseNotes.getMany(ids),
     };
-  }
-}
-
-/**
- * Record the deployment's partition count at its first start, and refuse to start with another one:
- * a schedule's keys are found by hashing its id over that count, so two counts would split it.
- */
-async function checkPartitions(redis: Redis, k: Keys): Promise<void> {
-  await redis.set(k.partitionCount, String(k.partitions), 'NX');
-  const stored = Number(await redis.get(k.partitionCount));
-  if (stored !== k.partitions) {
-    throw new ScheduleOptionsError(
-      undefined,
-      'partitions',
-      `this deployment's schedules are spread over ${stored} partitions (${k.partitionCount}); got ${k.partitions}: ` +
-        `set partitions: ${stored} (changing the count needs the schedules moved, which bullbeat does not do)`,
-    );
   }
 }

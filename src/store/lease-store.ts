@@ -102,3 +102,29 @@ export async function activeRuns(
   });
   return result;
 }
+
+/**
+ * The slot lease of one job's run (lease ids are `<worker>:<job id>:<random>`): `live` while one of its
+ * leases is renewed (judged by Redis `TIME`), `lapsed` when its leases stopped being renewed (its
+ * worker died or stalled), `none` when the set holds none (never taken: `allowAll`; or dropped after
+ * lapsing). For `schedule:why`.
+ */
+export async function runLease(
+  redis: Redis,
+  keys: Keys,
+  scheduleId: string,
+  jobId: string,
+): Promise<'live' | 'lapsed' | 'none'> {
+  const [[seconds, micros], members] = await Promise.all([
+    redis.time(),
+    redis.zrange(keys.lease(scheduleId), '0', '-1', 'WITHSCORES'),
+  ]);
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  let found: 'lapsed' | 'none' = 'none';
+  for (let i = 0; i + 1 < members.length; i += 2) {
+    if (!members[i]!.includes(`:${jobId}:`)) continue;
+    if (Number(members[i + 1]) > now) return 'live';
+    found = 'lapsed';
+  }
+  return found;
+}

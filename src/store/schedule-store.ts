@@ -68,7 +68,20 @@ export type UpsertResult =
   | 'unchanged'
   | 'restored'
   | 'kept-completed'
+  /** Nothing written: `ifCreatedAt` was given and that schedule is gone (removed, or created again). */
+  | 'missing'
   | `claimed:${number}`;
+
+/** How `ScheduleStore.upsert` writes. */
+export interface UpsertOptions {
+  /** A completed schedule stays completed even if its timing changed. Default: false. */
+  keepCompleted?: boolean;
+  /**
+   * An update: write only over the schedule created at this time (its state row's `createdAt`, as
+   * read before the update), else answer `missing`. Default: none (a missing schedule is created).
+   */
+  ifCreatedAt?: number;
+}
 
 /** One claimed occurrence, as the claim script returns it. */
 export interface Claim {
@@ -143,14 +156,14 @@ export class ScheduleStore {
   /**
    * Create or update a definition. `next` is its first due time if it is new or its timing changed.
    * `claimed:<fireAt>` means nothing was written: the schedule is claimed at or after `next`; call
-   * again with a time after that occurrence. `keepCompleted`: a completed schedule is not re-armed.
+   * again with a time after that occurrence. `missing`: an update (`ifCreatedAt`) found its schedule gone.
    */
   upsert(
     def: ScheduleDefinition,
     fingerprint: string,
     next: number | null,
     now: number,
-    keepCompleted = false,
+    options: UpsertOptions = {},
   ): Promise<UpsertResult> {
     const k = this.keys.of(def.id);
     return this.redis.bbUpsert(
@@ -167,7 +180,8 @@ export class ScheduleStore {
       next === null ? '' : next,
       now,
       def.source === 'code' ? 'c' : 'r',
-      keepCompleted ? '1' : '',
+      options.keepCompleted ? '1' : '',
+      options.ifCreatedAt === undefined ? '' : options.ifCreatedAt,
     ) as Promise<UpsertResult>;
   }
 
@@ -337,6 +351,7 @@ export class ScheduleStore {
       k.runIndex(id),
       k.counts(id),
       k.errors,
+      k.totals,
       id,
       onlyIf,
     );

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../src/errors/index.js';
 import { keys } from '../../src/store/keys.js';
+import { ScheduleStore } from '../../src/store/schedule-store.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { testEnv } from './helpers.js';
@@ -115,5 +116,44 @@ describe('update(id, patch)', () => {
     expect(err.field).toBe('source');
     expect(err.message).toContain('defined in code');
     expect(await stored('fromCode')).toEqual(was);
+  });
+  it('an update racing a remove never brings the schedule back: it fails with ScheduleNotFoundError or lands before the remove', async () => {
+    env = testEnv('update-remove-race');
+    const updater = env.manager({ role: 'client' });
+    const remover = env.manager({ role: 'client' });
+    for (let trial = 0; trial < 60; trial++) {
+      const id = `race-${trial}`;
+      await updater.schedule({ name: 'r' }, new IntervalTrigger(60), { id }).saved;
+      const update = updater.update(id, { trigger: new IntervalTrigger(120) }).catch((e: unknown) => e);
+      await new Promise((resolve) => setTimeout(resolve, trial % 5));
+      expect(await remover.remove(id)).toBe(true);
+      const result = await update;
+      if (result instanceof Error) {
+        expect(result, `trial ${trial}`).toBeInstanceOf(ScheduleNotFoundError);
+      }
+      expect(await stored(id), `trial ${trial}: the removed schedule is back`).toEqual({
+        def: null,
+        state: null,
+        due: null,
+      });
+    }
+  });
+
+  it('an update whose schedule was removed and created again meanwhile leaves the new one alone', async () => {
+    env = testEnv('update-recreated');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'old' }, new IntervalTrigger(60), { id: 'x' }).saved;
+    const store = new ScheduleStore(env.redis, keys(env.prefix), 100);
+    const row = (await store.get('x'))!;
+    await m.remove('x');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await m.schedule({ name: 'new' }, new IntervalTrigger(90), { id: 'x' }).saved;
+    const was = await stored('x');
+    const def = { ...row.def, name: 'patched' };
+    const result = await store.upsert(def, 'other', Date.now() + 1000, Date.now(), {
+      ifCreatedAt: row.state.createdAt,
+    });
+    expect(result).toBe('missing');
+    expect(await stored('x')).toEqual(was);
   });
 });

@@ -69,6 +69,7 @@ export function scheduleScriptKeys(k: Keys) {
       k.runIndex(id),
       k.counts(id),
       k.errors,
+      k.totals,
     ],
   };
 }

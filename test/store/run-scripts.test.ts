@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { RunHistory } from '../../src/store/run-history.js';
 import { RunSlots } from '../../src/store/run-slots.js';
+import { decodeDefinition } from '../../src/store/schedule-definition.js';
+import { ScheduleStore } from '../../src/store/schedule-store.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;
@@ -52,6 +54,41 @@ describe('start-runs / finish-runs', () => {
     expect(await history.get('s', 1000)).toMatchObject({ outcome: 'succeeded', fencingToken: 2 });
     expect(await history.counts('s')).toMatchObject({ runs: 1 });
     expect(await bed.redis.exists(bed.k.lease('s'))).toBe(0);
+  });
+
+  it('the fencing token keeps rising across a remove and a re-creation of the same id: the old run stays fenced off', async () => {
+    bed = new StoreBed();
+    const slots = new RunSlots(bed.redis, bed.k, 10_000, 100);
+    const store = new ScheduleStore(bed.redis, bed.k, 100);
+    const history = new RunHistory(bed.redis, bed.k);
+    const { def } = decodeDefinition(
+      's',
+      '{"name":"s","queue":"q","trigger":{"type":"interval","seconds":60}}',
+    );
+    const create = async () => store.upsert(def, 'fp', 5000, await bed.now());
+    const start = (leaseId: string) =>
+      slots.start(run, { mode: 'skip', cap: 1 }, { leaseId, jobId: 'j' }, running, skipped);
+    expect(await create()).toBe('created');
+    expect(await start('a')).toMatchObject({ status: 'started', fencingToken: 1 });
+    await bed.redis.zadd(bed.k.lease('s'), 1, 'a'); // lapsed
+    expect(await start('b')).toMatchObject({ status: 'started', fencingToken: 2 });
+
+    // Removed while run `b` (token 2) is under way, then created again under the same id, twice.
+    for (const [i, leaseId] of ['c', 'd'].entries()) {
+      expect(await store.remove('s')).toBe(true);
+      expect(await create()).toBe('created');
+      await bed.redis.del(bed.k.lease('s'));
+      expect(await start(leaseId), `re-creation ${i + 1}`).toMatchObject({
+        status: 'started',
+        fencingToken: 3 + i,
+      });
+    }
+
+    // The run of the removed schedule ends: the new schedule's record is not its to write.
+    const stale = await slots.finish(run, 'b', 2, { outcome: 'succeeded' }, ['runs'], 'ok', noPause);
+    expect(stale.written).toBe(false);
+    expect(await history.get('s', 1000)).toMatchObject({ outcome: 'running', fencingToken: 4 });
+    expect(await history.counts('s')).toMatchObject({ runs: 0 });
   });
 
   it('a record of the previous release (no token) takes the outcome; skip refuses a second live run', async () => {

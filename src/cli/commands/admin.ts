@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
 import type { PauseNote, ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
+import { checkPartitionCount } from '../../store/partition-count.js';
 import { describeTrigger } from '../../triggers/index.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
@@ -26,6 +27,8 @@ export async function withManager<T>(
     logger: ctx.logger,
   });
   try {
+    // before any command reads or writes: another partition count than the deployment's is exit 2
+    await checkPartitionCount(manager.redis, manager.keys, false);
     return await fn(manager);
   } finally {
     await manager.close();

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../errors/index.js';
 import { FleetReader } from '../../ops/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
+import { checkPartitionCount } from '../../store/partition-count.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -32,6 +33,7 @@ export function statusCommand(io: CliIO) {
       logger: ctx.logger,
     });
     try {
+      await checkPartitionCount(manager.redis, manager.keys, false);
       const [{ ScheduleIndex }, { ScheduleReader }, { DeploymentHealthReader }] = await Promise.all([
         import('../../store/index.js'),
         import('../../../dashboard/schedule-reader.js'),

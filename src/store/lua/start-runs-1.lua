@@ -21,7 +21,10 @@
   refused it claims the next free slot in `owed:<id>` (fresh occurrences are refused while it waits).
 
   The fencing token is `HINCRBY counts:<id> fence 1`: it increases with every run started of the
-  schedule; it is written into the record as `fencingToken`, and finish-runs compares it.
+  schedule; it is written into the record as `fencingToken`, and finish-runs compares it. A schedule's
+  first token starts above the partition's `totals` `fence` (the highest token of a removed schedule,
+  kept by remove-12), so a schedule removed and created again under the same id never hands out a
+  token that a run of the removed one holds.
 
   Input:
     KEYS[1] totals              hash: counters summed over every schedule (the partition's)
@@ -181,6 +184,13 @@ local function startRun(K, A)
   end
 
   local token = redis.call('HINCRBY', K[7], 'fence', '1')
+  if token == 1 then
+    local floor = redis.call('HGET', K[8], 'fence')
+    if floor then
+      token = tonumber(floor) + 1
+      redis.call('HSET', K[7], 'fence', token)
+    end
+  end
   if mode == 'cancelOther' then
     local newest = tonumber(redis.call('HGET', K[7], 'newest') or '-1')
     if fireAt > newest then redis.call('HSET', K[7], 'newest', A[8]) end

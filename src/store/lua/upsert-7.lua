@@ -18,9 +18,13 @@
     ARGV[6] source: 'c' (code) or 'r' (runtime)
     ARGV[7] keepCompleted: '1' = a completed schedule stays completed even if its timing changed
             (a code one-shot that ran is never re-armed by a start)
+    ARGV[8] createdAt of the schedule an update read ('' or absent = create it if it is missing): an
+            update writes only over that schedule, never over a missing one (removed meanwhile) or
+            one created again since under the same id
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
+    'missing' without writing anything when ARGV[8] is set and the schedule it names is gone,
     or 'claimed:<fireAt>' without writing anything when a re-timed active schedule is claimed at or
     after ARGV[4]: the caller computes a next time after that occurrence and calls again (a schedule
     never goes back to, or before, an occurrence it claimed). A re-time while claimed goes to `resched`,
@@ -31,6 +35,10 @@
 
 local id = ARGV[1]
 local row = redis.call('HGET', KEYS[4], id)
+local expected = ARGV[8] or ''
+if expected ~= '' and (not row or (tonumber(parseState(row).created) or 0) ~= tonumber(expected)) then
+  return 'missing'
+end
 if not row then
   redis.call('HSET', KEYS[1], id, ARGV[2])
   local status = 'a'

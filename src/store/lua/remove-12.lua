@@ -1,13 +1,15 @@
 --[[
   Delete a schedule: its definition, state, due entry, claim, pending re-schedule, completion entry,
   error reason, history and counters (the totals keep what it contributed). Deleting the claim makes
-  a claimant's completion fail its compare-and-set.
+  a claimant's completion fail its compare-and-set. Its last fencing token is kept in the partition's
+  `totals` (`fence`, the highest of the schedules removed): a schedule created again under the same id
+  hands out tokens above it (start-runs-1), so a run of the removed one stays fenced off.
 
   Input:
     KEYS[1] schedules   KEYS[2] due        KEYS[3] inflight   KEYS[4] claim
     KEYS[5] state       KEYS[6] resched    KEYS[7] completed
     KEYS[8] runs:<id>   KEYS[9] runidx:<id>   KEYS[10] counts:<id>
-    KEYS[11] errors
+    KEYS[11] errors     KEYS[12] totals (the partition's)
 
     ARGV[1] id
     ARGV[2] required status ('' = any): removed only if its state row has it
@@ -26,6 +28,10 @@ redis.call('HDEL', KEYS[4], id)
 redis.call('HDEL', KEYS[5], id)
 redis.call('HDEL', KEYS[6], id)
 redis.call('ZREM', KEYS[7], id)
+local fence = tonumber(redis.call('HGET', KEYS[10], 'fence') or '0')
+if fence > tonumber(redis.call('HGET', KEYS[12], 'fence') or '0') then
+  redis.call('HSET', KEYS[12], 'fence', fence)
+end
 redis.call('DEL', KEYS[8], KEYS[9], KEYS[10])
 redis.call('HDEL', KEYS[11], id)
 return existed

@@ -1,0 +1,66 @@
+// The CLI checks the deployment's recorded partition count: `schedule:add` (or any command) with
+// another BULLBEAT_PARTITIONS exits 2 naming both counts, and writes nothing; so does a worker.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../src/store/keys.js';
+import { REDIS_URL } from '../redis-url.js';
+import { spawnBullbeat } from './spawn-bullbeat.js';
+
+const prefix = `cli-partitions-${randomUUID()}`;
+let redis: Redis;
+
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL);
+  await redis.set(keys(prefix).partitionCount, '1');
+});
+
+afterAll(async () => {
+  const found = await redis.keys(`{${prefix}*`);
+  if (found.length) await redis.del(...found);
+  await redis.quit();
+});
+
+/** `bullbeat ...args` from the sources, with the deployment's prefix and `BULLBEAT_PARTITIONS=4`. */
+async function bullbeat(args: string[], env: Record<string, string> = { BULLBEAT_PREFIX: prefix }) {
+  const run = spawnBullbeat([], {
+    command: ['--import', 'tsx', 'src/cli/main.ts', ...args],
+    env: { ...env, BULLBEAT_PARTITIONS: '4' },
+  });
+  // a process that does not refuse keeps running: killed after 15 s (its code is then null)
+  const timer = setTimeout(() => run.kill(), 15_000);
+  const { code } = await run.exited;
+  clearTimeout(timer);
+  return { code, output: run.output() };
+}
+
+describe('BULLBEAT_PARTITIONS other than the deployment recorded', () => {
+  it('schedule:add exits 2 naming both counts and writes nothing; schedule:list, why and status exit 2', async () => {
+    const add = await bullbeat(['schedule:add', '--name', 'nightly', '--every', '60']);
+    expect(add.code, add.output).toBe(2);
+    expect(add.output).toContain('BULLBEAT_PARTITIONS');
+    expect(add.output).toMatch(/\b1 partition/);
+    expect(add.output).toMatch(/\b4\b/);
+    expect((await redis.keys(`{${prefix}*`)).sort()).toEqual([keys(prefix).partitionCount]);
+    const list = await bullbeat(['schedule:list']);
+    expect(list.code, list.output).toBe(2);
+    expect(list.output).toContain('BULLBEAT_PARTITIONS');
+    for (const args of [['schedule:why', 'nightly'], ['status']]) {
+      const read = await bullbeat(args);
+      expect(read.code, `${args.join(' ')}: ${read.output}`).toBe(2);
+      expect(read.output).toContain('BULLBEAT_PARTITIONS');
+    }
+  }, 90_000);
+
+  it('a worker exits 2 before taking any job', async () => {
+    // the test jobs module takes its prefix from BB_TEST_PREFIX, its partition count from the environment
+    const worker = await bullbeat(
+      ['worker', 'test/queue/fixtures/worker-jobs.ts', '--queues', `q-${prefix}`],
+      {
+        BB_TEST_PREFIX: prefix,
+      },
+    );
+    expect(worker.code, worker.output).toBe(2);
+    expect(worker.output).toContain('BULLBEAT_PARTITIONS');
+  }, 60_000);
+});
