@@ -10,6 +10,12 @@ import type { OccurrencePlan } from './occurrence-planner.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 
+/**
+ * What the wake listeners hear when the subscriber reconnected: messages published while it was away
+ * (a `stop:<id>`) were lost.
+ */
+export const RESUBSCRIBED = 'resubscribed';
+
 /** Test hooks, called between the steps of a fire (a test kills the process in one). */
 export interface FireHooks {
   afterClaim?: (claims: readonly Claim[]) => void | Promise<void>;

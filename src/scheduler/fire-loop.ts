@@ -10,7 +10,14 @@ import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
 import { holdBack, holdBackWhenDue } from './fire-backpressure.js';
 import { markClaimErrored } from './fire-errors.js';
-import type { Batch, FireLoopDeps, FireLoopFootprint, FireLoopStats, Item } from './fire-loop-types.js';
+import {
+  type Batch,
+  type FireLoopDeps,
+  type FireLoopFootprint,
+  type FireLoopStats,
+  type Item,
+  RESUBSCRIBED,
+} from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
@@ -119,6 +126,7 @@ export class FireLoop {
     this.running = true;
     this.unsubscribe = await this.deps.subscribe((message) => {
       if (message.startsWith('stop:')) this.stopSchedule(message.slice('stop:'.length));
+      else if (message === RESUBSCRIBED) void this.recheckHeld();
       else this.poke();
     });
     this.launch(0);
@@ -182,6 +190,26 @@ export class FireLoop {
     for (const item of dropped) this.notRun(item);
     for (const batch of uniqueBatches(dropped)) {
       if (batch.left === 0) void this.track(this.complete(batch));
+    }
+  }
+
+  /**
+   * The wake subscriber reconnected: a stop notice published while it was away was lost, so the
+   * schedules of the occurrences waiting here for their fire time are read again (one read), and those
+   * no longer active (paused, removed, orphaned, errored) are stopped as the notice would have. Without
+   * it, a replica whose subscriber was reconnecting when a pause was published would enqueue an
+   * occurrence it claimed ahead, due after the pause.
+   */
+  private async recheckHeld(): Promise<void> {
+    this.poke();
+    const ids = [...new Set(this.pending.map((i) => i.claim.id))];
+    if (ids.length === 0) return;
+    try {
+      const rows = await this.deps.store.getMany(ids);
+      const active = new Set(rows.filter((r) => r.state.status === 'a').map((r) => r.def.id));
+      for (const id of ids) if (!active.has(id)) this.stopSchedule(id);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'bullbeat: could not re-read held schedules after a reconnect');
     }
   }
 

@@ -6,6 +6,7 @@ import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis, queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
 import { RunHistory } from '../store/run-history.js';
 import { ScheduleStore } from '../store/schedule-store.js';
+import { RESUBSCRIBED } from './fire-loop-types.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
 import type { HistoryAccess } from './scheduler-manager-types.js';
 
@@ -113,6 +114,13 @@ export class ManagerConnections {
       this.subscriber = sub;
       sub.on('message', (_channel, message: string) => {
         for (const l of this.wakeListeners) l(message);
+      });
+      // after a reconnect (ioredis subscribes again by itself), what was published meanwhile is lost:
+      // the listeners hear `resubscribed` and look again at what a lost notice would have changed
+      let connected = false;
+      sub.on('ready', () => {
+        if (connected) for (const l of this.wakeListeners) l(RESUBSCRIBED);
+        connected = true;
       });
       await sub.subscribe(this.keys.wake);
       return sub;

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
 import { occurrenceJobId } from '../../src/store/job-payload.js';
@@ -113,6 +114,34 @@ describe('claim ahead', () => {
     expect(await env.redis.zscore(`${k}:due`, 'p')).toBeNull(); // and it stays paused
     expect(await admin.resume('p')).toBe(true);
     await until(() => fired.some((e) => e.fireAt > fireAt), 15_000);
+    await m.stop();
+  });
+
+  it('a pause published while the subscriber was reconnecting still drops the occurrence claimed ahead', async () => {
+    env = testEnv('ahead-pause-lost');
+    const m = env.manager({ claimLeaseMs: 20_000, claimAheadMs: 2000 });
+    m.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' }); // claimed 2 s ahead
+    const claimed: Claim[] = [];
+    m.hooks = { afterClaim: (c) => void claimed.push(...c) };
+    const fired: FiredEvent[] = [];
+    m.on('fired', (e) => fired.push(e));
+    await m.start();
+    const admin = env.manager({ role: 'client' });
+    let target: Claim | undefined;
+    await until(async () => {
+      const now = await redisNow(env.redis);
+      target = claimed.find((c) => c.fireAt > now + 1000);
+      return target !== undefined;
+    }, 10_000);
+    // the replica's subscriber drops its connection (a network blip): the pause's notice is published
+    // while it reconnects, and lost
+    const sub = (m as unknown as { connections: { subscriber: Redis } }).connections.subscriber;
+    sub.disconnect(true);
+    expect(await admin.pause('p')).toBe(true);
+    const fireAt = target!.fireAt;
+    await until(async () => (await redisNow(env.redis)) > fireAt + 500, 10_000);
+    expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
+    expect(await env.jobIds()).not.toContain(occurrenceJobId('p', fireAt));
     await m.stop();
   });
 
