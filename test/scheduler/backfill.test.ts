@@ -219,6 +219,46 @@ describe('backfill', () => {
     // every backfilled occurrence once, and the catch-up ran only those after them
     expect(times.length).toBeGreaterThan(bf.enqueued);
     expect(new Set(times).size).toBe(times.length);
+    expect(await env.redis.zcard(m.keys.partition(0).owedRuns)).toBe(0); // nothing left owed
+  });
+
+  it('resume(once) after a backfill of part of the paused span: its run stands only for what the backfill left', async () => {
+    env = testEnv('bf-once');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'o' }, new IntervalTrigger(0.1), { id: 'o' }).saved;
+    await m.pause('o');
+    const pausedAt = (await m.get('o'))!.pauseNote!.at;
+    await new Promise((r) => setTimeout(r, 600));
+    const mid = await redisNow(env.redis);
+    const bf = await m.backfill('o', { from: pausedAt, to: mid, ratePerSecond: 1000 });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await m.resume('o', { policy: 'once' })).toBe(true);
+    const [run] = (await m.history('o')).filter((r) => r.kind === 'catch-up');
+    expect(run!.fireAt).toBeGreaterThan(mid);
+    const missedAll = (run!.fireAt - Math.ceil((pausedAt + 1) / 100) * 100) / 100 + 1;
+    expect(run!.coalesced).toBe(missedAll - bf.enqueued);
+  });
+
+  it('a backfill that stops after judging (its process died): a scheduler replica enqueues what it took', async () => {
+    env = testEnv('bf-crash');
+    const crashed = env.manager({ role: 'client', claimLeaseMs: 400 });
+    await crashed.schedule({ name: 'k' }, new IntervalTrigger(3600), { id: 'k' }).saved;
+    await crashed.pause('k');
+    const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
+    crashed.queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    const { result } = await crashed.startBackfill('k', { from: to - 3 * HOUR, to });
+    expect(result.enqueued).toBe(3);
+    expect(await env.jobIds()).toEqual([]);
+    const replica = env.manager({ claimLeaseMs: 400 });
+    await replica.start();
+    await until(async () => (await env.jobIds()).length >= 3, 10_000);
+    expect((await env.jobIds()).sort()).toEqual(result.occurrences.map((o) => o.jobId).sort());
+    await until(async () => (await replica.history('k')).length === 3);
+    for (const rec of await replica.history('k'))
+      expect(rec).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
+    expect(await env.redis.zcard(replica.keys.partition(0).owedRuns)).toBe(0);
+    // and it stays backfilled: a new backfill runs none of them
+    expect((await replica.backfill('k', { from: to - 3 * HOUR, to })).enqueued).toBe(0);
   });
 
   it('resume(all), then a backfill of the same span: none again, though the records were trimmed', async () => {
@@ -231,10 +271,15 @@ describe('backfill', () => {
     expect(await m.resume('r', { policy: 'all' })).toBe(true);
     const caughtUp = (await env.jobIds()).length;
     expect(caughtUp).toBeGreaterThanOrEqual(5);
+    const lastCaughtUp = Math.max(...fireTimesOf(await env.jobIds()));
     await m.pause('r');
-    const r = await m.backfill('r', { from: pausedAt, to: await redisNow(env.redis) });
+    const r = await m.backfill('r', { from: pausedAt, to: lastCaughtUp + 1 });
     expect(r.enqueued).toBe(0);
     expect(await env.jobIds()).toHaveLength(caughtUp);
+    // remove forgets the ledger and the paused spans with the schedule
+    expect(await env.redis.exists(m.keys.backfills('r'), m.keys.pausedSpans('r'))).toBe(2);
+    await m.remove('r');
+    expect(await env.redis.exists(m.keys.backfills('r'), m.keys.pausedSpans('r'))).toBe(0);
   });
 
   it('occurrences that ran and whose records were trimmed are not run again; a paused span after them is', async () => {
@@ -292,8 +337,10 @@ describe('backfill', () => {
       await until(() => ran.length >= 10, 20_000);
       expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => from + i * 60_000));
       expect(most).toBe(1);
-      const records = (await m.history('slow')).filter((x) => x.kind === 'backfill');
-      expect(records.map((x) => x.outcome)).toEqual(Array(10).fill('succeeded'));
+      const outcomes = async () =>
+        (await m.history('slow')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
+      await until(async () => (await outcomes()).every((o) => o === 'succeeded'));
+      expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
     });
   }
 
@@ -321,8 +368,10 @@ describe('backfill', () => {
     });
     expect(r.enqueued).toBe(10);
     await until(() => ran.length >= 10, 20_000);
-    const records = (await m.history('wide')).filter((x) => x.kind === 'backfill');
-    expect(records.map((x) => x.outcome)).toEqual(Array(10).fill('succeeded'));
+    const outcomes = async () =>
+      (await m.history('wide')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
+    await until(async () => (await outcomes()).every((o) => o === 'succeeded'));
+    expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
   });
 
   it('bad inputs: a clear error naming the field, nothing enqueued or written', async () => {

@@ -162,7 +162,7 @@ describe('pause with a note, resume with a policy', () => {
 
   it('a crash right after the status change: the owed catch-up runs are enqueued by a replica', async () => {
     env = testEnv('resume-crash');
-    const crashed = env.manager({ role: 'client' });
+    const crashed = env.manager({ role: 'client', claimLeaseMs: 400 });
     await crashed.schedule({ name: 'c' }, new IntervalTrigger(0.1), { id: 'c' }).saved;
     await crashed.pause('c');
     await sleep(450);
@@ -179,5 +179,6 @@ describe('pause with a note, resume with a policy', () => {
     expect(records.length).toBeGreaterThanOrEqual(4);
     expect(new Set(await env.jobIds())).toEqual(new Set(records.map((r) => r.jobId)));
     expect(records.every((r) => r.outcome === 'enqueued')).toBe(true);
+    expect(await env.redis.zcard(replica.keys.partition(0).owedRuns)).toBe(0);
   });
 });
