@@ -87,9 +87,9 @@ export interface Keys {
    */
   pauseNotes: string;
   /**
-   * Sorted set: fire time → fire time of each occurrence a backfill enqueued (the backfill ledger),
-   * so that no backfill runs one twice, however long ago; expires `BACKFILL_LEDGER_TTL_MS` after the
-   * last backfill of the schedule, and goes with the schedule.
+   * Sorted set: fire time → fire time of each occurrence a backfill or a resume's catch-up took to run
+   * (the ledger), so that none of them runs one twice, however long ago; expires
+   * `BACKFILL_LEDGER_TTL_MS` after its last write (or the paused spans'), and goes with the schedule.
    */
   backfills(scheduleId: string): string;
   /**
