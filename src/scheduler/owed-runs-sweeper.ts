@@ -46,31 +46,44 @@ export class OwedRunsSweeper {
     await this.sweeping;
   }
 
-  /** One sweep over every partition. */
+  /** One sweep over every partition (one that fails is reported; the others are swept). */
   async sweep(): Promise<void> {
     for (let i = 0; i < this.partitions; i++) {
-      const lapsed = await this.ctx.ledger.takeLapsed(i, this.leaseMs, SWEEP_BATCH);
-      const bySchedule = new Map<string, { definition: string; runs: OwedRun[] }>();
-      for (const { run, definition } of lapsed) {
-        const entry = bySchedule.get(run.scheduleId) ?? { definition, runs: [] };
-        entry.runs.push(run);
-        bySchedule.set(run.scheduleId, entry);
-      }
-      for (const [id, { definition, runs }] of bySchedule) {
-        const { def, problem } = decodeDefinition(id, definition);
-        if (problem) {
-          this.logger.error(
-            { scheduleId: id, problem },
-            'bullbeat: owed runs of a schedule whose definition cannot be read',
-          );
-          continue;
-        }
-        await enqueueOwed(this.ctx, def, runs);
-        this.logger.warn(
-          { scheduleId: id, fireAts: runs.map((r) => r.fireAt) },
-          'bullbeat: enqueued catch-up/backfill runs that their taker did not enqueue in time',
+      await this.sweepPartition(i).catch((err: unknown) =>
+        this.logger.warn({ err, partition: i }, 'bullbeat: owed catch-up/backfill runs: sweep failed'),
+      );
+    }
+  }
+
+  private async sweepPartition(i: number): Promise<void> {
+    const lapsed = await this.ctx.ledger.takeLapsed(i, this.leaseMs, SWEEP_BATCH);
+    const bySchedule = new Map<string, { definition: string; runs: OwedRun[] }>();
+    for (const { run, definition } of lapsed) {
+      const entry = bySchedule.get(run.scheduleId) ?? { definition, runs: [] };
+      entry.runs.push(run);
+      bySchedule.set(run.scheduleId, entry);
+    }
+    for (const [id, { definition, runs }] of bySchedule) {
+      const { def, problem } = decodeDefinition(id, definition);
+      if (problem) {
+        this.logger.error(
+          { scheduleId: id, problem },
+          'bullbeat: owed runs of a schedule whose definition cannot be read',
         );
+        continue;
       }
+      const fireAts = runs.map((r) => r.fireAt);
+      try {
+        await enqueueOwed(this.ctx, def, runs);
+      } catch (err) {
+        // one schedule's refused job (or a lost connection) leaves the others: it is owed again a lease later
+        this.logger.error({ err, scheduleId: id, fireAts }, 'bullbeat: could not enqueue owed runs');
+        continue;
+      }
+      this.logger.warn(
+        { scheduleId: id, fireAts },
+        'bullbeat: enqueued catch-up/backfill runs that their taker did not enqueue in time',
+      );
     }
   }
 }
