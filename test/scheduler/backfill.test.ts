@@ -309,7 +309,7 @@ describe('backfill', () => {
     expect(enqueued.filter((t) => t >= span - 300 && t <= span).length).toBeGreaterThanOrEqual(3);
   });
 
-  for (const overlap of ['cancelOther', 'skip', 'bufferOne'] as const) {
+  for (const overlap of ['cancelOther', 'skip', 'bufferOne', 'bufferAll'] as const) {
     it(`a schedule with overlap ${overlap}: its backfilled runs go one after another, all of them (real worker)`, async () => {
       env = testEnv(`bf-${overlap}`);
       const m = env.manager({ role: 'client' });

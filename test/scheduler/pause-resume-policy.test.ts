@@ -137,9 +137,13 @@ describe('pause with a note, resume with a policy', () => {
     env = testEnv('resume-all-run');
     const m = env.manager({ role: 'client' });
     const ran: number[] = [];
+    let live = 0;
+    let most = 0;
     m.schedule(
       async function tick(ctx: { fireAt: number; kind: string }) {
+        most = Math.max(most, ++live);
         await new Promise((r) => setTimeout(r, 30));
+        live--;
         if (ctx.kind === 'catch-up') ran.push(ctx.fireAt);
       },
       new IntervalTrigger(0.1),
@@ -155,6 +159,7 @@ describe('pause with a note, resume with a policy', () => {
     expect(records.length).toBeGreaterThanOrEqual(10);
     await until(() => ran.length >= records.length, 20_000);
     expect(ran.sort((a, b) => a - b)).toEqual(records.map((r) => r.fireAt).sort((a, b) => a - b));
+    expect(most).toBe(1);
     await until(async () =>
       (await m.history('tick')).filter((r) => r.kind === 'catch-up').every((r) => r.outcome === 'succeeded'),
     );
