@@ -161,8 +161,16 @@ export class BackfillLedger {
     return taken;
   }
 
-  /** Forget a schedule's ledger and paused spans (when it is removed). */
+  /**
+   * Forget a schedule's ledger, paused spans and owed runs (when it is removed), so that a schedule
+   * re-created under its id inherits none of them. The owed set holds only what is being enqueued:
+   * reading it whole is cheap.
+   */
   async clear(scheduleId: string): Promise<void> {
-    await this.redis.del(this.keys.backfills(scheduleId), this.keys.pausedSpans(scheduleId));
+    const k = this.keys.of(scheduleId);
+    await this.redis.del(k.backfills(scheduleId), k.pausedSpans(scheduleId));
+    const owed = await this.redis.zrange(k.owedRuns, '0', '-1');
+    const mine = owed.filter((m) => parseOwedMember(m)?.scheduleId === scheduleId);
+    if (mine.length > 0) await this.redis.zrem(k.owedRuns, ...mine);
   }
 }

@@ -261,6 +261,22 @@ describe('backfill', () => {
     expect((await replica.backfill('k', { from: to - 3 * HOUR, to })).enqueued).toBe(0);
   });
 
+  it('remove strikes what a dead backfill left owed: a schedule re-created under its id inherits nothing', async () => {
+    env = testEnv('bf-removed');
+    const crashed = env.manager({ role: 'client', claimLeaseMs: 400 });
+    await crashed.schedule({ name: 'g' }, new IntervalTrigger(3600), { id: 'g' }).saved;
+    await crashed.pause('g');
+    const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
+    const hang = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    const realQueue = crashed.queue.bind(crashed);
+    crashed.queue = hang;
+    await crashed.startBackfill('g', { from: to - 2 * HOUR, to });
+    crashed.queue = realQueue;
+    expect(await env.redis.zcard(crashed.keys.partition(0).owedRuns)).toBe(2);
+    expect(await crashed.remove('g')).toBe(true);
+    expect(await env.redis.zcard(crashed.keys.partition(0).owedRuns)).toBe(0);
+  });
+
   it('resume(all), then a backfill of the same span: none again, though the records were trimmed', async () => {
     env = testEnv('bf-after-resume');
     const m = env.manager({ role: 'client', historyLimit: 2 });
