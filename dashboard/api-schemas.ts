@@ -139,7 +139,7 @@ export const backfillBody = z
         status: z
           .enum(['enqueued', 'to-enqueue', 'ran', 'backfilled', 'scheduled', 'future'])
           .describe(
-            '`enqueued` (dry run: `to-enqueue`); not run: `ran` (its scheduled record shows it enqueued or run), `backfilled` (a backfill enqueued it), `scheduled` (the schedule fires it itself), `future`',
+            "`enqueued` (dry run: `to-enqueue`); not run: `ran` (its scheduled record shows it enqueued or run, or the schedule's own firing passed over it), `backfilled` (a backfill or a resume's catch-up took it), `scheduled` (the schedule fires it itself), `future`",
           ),
         jobId: z.string().optional(),
       }),

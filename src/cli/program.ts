@@ -295,8 +295,8 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .addOption(
       new Option(
         '--overlap <policy>',
-        "skip = the schedule's own maxInstances/coalesce (default); allowAll = backfilled runs may overlap",
-      ).choices(['skip', 'allowAll']),
+        'bufferAll = backfilled runs go one after another (default); allowAll = they may overlap',
+      ).choices(['bufferAll', 'allowAll']),
     )
     .option('--json', 'print JSON (once everything is enqueued)')
     .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));

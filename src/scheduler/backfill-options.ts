@@ -7,11 +7,12 @@ import { instantProblem } from '../triggers/instant-bounds.js';
 
 /**
  * How a backfilled run treats a run of the same schedule still going (Temporal's overlap policy of a
- * backfill request). `skip`: the schedule's own rules (`maxInstances`, `coalesce`: an occurrence that
- * finds the cap reached is recorded `skipped: overlap`); `allowAll`: no cap, backfilled runs may
- * overlap each other and the scheduled ones.
+ * backfill request). `bufferAll`: the backfilled runs go one after another in fire-time order, each
+ * waiting for any run of the schedule still going, whatever the schedule's own policy (enqueued
+ * together, they would otherwise skip or supersede each other); `allowAll`: no cap, whatever the
+ * schedule's own policy: backfilled runs may overlap each other and the scheduled ones.
  */
-export const BACKFILL_OVERLAP = ['skip', 'allowAll'] as const;
+export const BACKFILL_OVERLAP = ['bufferAll', 'allowAll'] as const;
 export type BackfillOverlap = (typeof BACKFILL_OVERLAP)[number];
 
 /** Defaults of `backfill()`. */
@@ -27,9 +28,9 @@ export interface BackfillOptions {
   /** The end of the range, exclusive (same forms). Required; after `from`. */
   to: number | Date | string;
   /**
-   * Overlap with runs still going: `skip` follows the schedule's own `maxInstances`/`coalesce`,
-   * `allowAll` lifts the cap for the backfilled runs.
-   * @defaultValue the schedule's own rules (`skip`)
+   * Overlap with runs still going: `bufferAll` runs the backfilled occurrences one after another,
+   * `allowAll` lifts any cap for them (see `BACKFILL_OVERLAP`).
+   * @defaultValue 'bufferAll'
    */
   overlap?: BackfillOverlap;
   /**
@@ -65,8 +66,8 @@ export interface BackfillProgress {
 export type BackfillStatus =
   | 'enqueued' // enqueued by this backfill (`to-enqueue` in a dry run)
   | 'to-enqueue'
-  | 'ran' // its scheduled record shows it enqueued or run: not run again
-  | 'backfilled' // an earlier (or concurrent) backfill enqueued it
+  | 'ran' // its scheduled record shows it enqueued or run, or the fire loop passed over it: not run again
+  | 'backfilled' // an earlier (or concurrent) backfill, or a resume's catch-up, took it
   | 'scheduled' // at or after the schedule's next due (or claimed) time: its own firing runs it
   | 'future'; // after now
 
@@ -97,7 +98,7 @@ export interface BackfillResult {
 export interface ResolvedBackfillOptions {
   from: number;
   to: number;
-  overlap: BackfillOverlap | undefined;
+  overlap: BackfillOverlap;
   dryRun: boolean;
   ratePerSecond: number;
   maxOccurrences: number;
@@ -193,7 +194,7 @@ export function resolveBackfillOptions(scheduleId: string, options: unknown): Re
   return {
     from: o.from,
     to: o.to,
-    overlap: o.overlap,
+    overlap: o.overlap ?? 'bufferAll',
     dryRun: o.dryRun ?? false,
     ratePerSecond: o.ratePerSecond ?? BACKFILL_DEFAULTS.ratePerSecond,
     maxOccurrences: o.maxOccurrences ?? BACKFILL_DEFAULTS.maxOccurrences,

@@ -1,9 +1,8 @@
-import type { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JobsOptions, Queue } from 'bullmq';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
-import type { BackfillLedger, BackfillVerdict } from '../store/backfill-ledger.js';
-import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
+import type { BackfillVerdict } from '../store/backfill-ledger.js';
+import { occurrenceJobId } from '../store/job-payload.js';
+import type { OwedRun } from '../store/owed-run.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleStore } from '../store/schedule-store.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
@@ -20,16 +19,13 @@ import {
   type ResolvedBackfillOptions,
   resolveBackfillOptions,
 } from './backfill-options.js';
-import type { SchedulerEvents } from './scheduler-events.js';
+import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
 
 /** What a backfill needs from the manager. */
-export interface BackfillContext {
+export interface BackfillContext extends OwedRunsContext {
   store: ScheduleStore;
-  ledger: BackfillLedger;
-  prefix: string;
-  events: EventEmitter<SchedulerEvents>;
-  queue(name: string): Queue;
-  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+  /** How long past its planned time a taken occurrence may wait before a replica enqueues it (ms). */
+  owedGraceMs: number;
   /** The trigger of a stored definition (a custom one only if this process defines it). */
   triggerOf(def: ScheduleDefinition): Trigger | undefined;
 }
@@ -95,10 +91,12 @@ const STATUS: Record<BackfillVerdict, BackfillStatus> = {
 /**
  * Backfill a schedule (Temporal's schedule backfill): the occurrences of `[from, to)` that nothing
  * ran are enqueued, at most `ratePerSecond`, each with its own job id (`bb-<id>-b<fireAt>`) and an
- * `enqueued` record of kind `backfill` (field `b<fireAt>`). An occurrence whose scheduled record shows
- * it enqueued or run, one that a backfill already enqueued (the ledger), one the schedule's own firing
- * has ahead and one in the future are listed, not enqueued. Bad options, an unknown schedule, a
- * trigger that cannot be walked or a range over `maxOccurrences` throw before anything is enqueued.
+ * `enqueued` record of kind `backfill` (field `b<fireAt>`). Only an occurrence that the schedule's fire
+ * loop never judged (before the schedule was created, or while it was paused) or that it recorded as
+ * not run (`missed`, `skipped`) may run; one in the ledger (a backfill or a resume's catch-up took it),
+ * one the schedule's own firing has ahead and one in the future are listed, not enqueued (see
+ * `lua/backfill-take-9.lua`). Bad options, an unknown schedule, a trigger that cannot be walked or a
+ * range over `maxOccurrences` throw before anything is enqueued.
  */
 export async function runBackfill(
   ctx: BackfillContext,
@@ -132,11 +130,16 @@ export async function startBackfill(
   const def = row.def;
   const instants = backfillInstants(def, walkTrigger(ctx, def), o.from, o.to, o.maxOccurrences);
   const occurrences: BackfillOccurrence[] = [];
+  const take = o.dryRun ? undefined : { overlap: o.overlap };
   for (let i = 0; i < instants.length; i += CHECK_BATCH) {
-    const batch = instants.slice(i, i + CHECK_BATCH);
-    const checked = await ctx.ledger.check(id, batch);
+    const batch = instants.slice(i, i + CHECK_BATCH).map((fireAt, j) => ({
+      fireAt,
+      // when the paced enqueue reaches it at the latest (it enqueues no more than this one's index)
+      withinMs: ((i + j) / o.ratePerSecond) * 1000 + ctx.owedGraceMs,
+    }));
+    const checked = await ctx.ledger.judge(id, batch, take);
     if (!checked) throw new ScheduleNotFoundError(id);
-    batch.forEach((fireAt, j) => {
+    batch.forEach(({ fireAt }, j) => {
       const verdict = checked.verdicts[j] ?? 'ran';
       const status = verdict === 'run' && o.dryRun ? 'to-enqueue' : STATUS[verdict];
       occurrences.push({
@@ -161,17 +164,18 @@ export async function startBackfill(
   return { result, done };
 }
 
-/** Enqueue at most `ratePerSecond`, in batches of a tenth of it, recording each batch and reporting progress. */
+/**
+ * Enqueue the taken occurrences at most `ratePerSecond`, in batches of a tenth of it, recording each
+ * batch and reporting progress. Each was taken into the ledger when judged: a backfill that stops here
+ * leaves the rest owed, and a scheduler replica enqueues them once their time has passed.
+ */
 async function enqueuePaced(
   ctx: BackfillContext,
   def: ScheduleDefinition,
   toRun: readonly BackfillOccurrence[],
   o: ResolvedBackfillOptions,
 ): Promise<void> {
-  const runDef: ScheduleDefinition =
-    o.overlap === 'allowAll' ? { ...def, run: { ...def.run, maxInstances: 0, coalesce: false } } : def;
   const batchSize = Math.max(1, Math.min(1000, Math.floor(o.ratePerSecond / 10)));
-  const queue = ctx.queue(def.queue);
   const started = performance.now();
   let sent = 0;
   const report = (done: boolean) => {
@@ -183,22 +187,13 @@ async function enqueuePaced(
     const wait = started + (sent / o.ratePerSecond) * 1000 - performance.now();
     if (wait > 0) await sleep(wait);
     const batch = toRun.slice(i, i + batchSize);
-    await queue.addBulk(
-      batch.map((x) => ({
-        name: def.name,
-        data: occurrenceJobData(runDef, x.fireAt, 'backfill', ctx.prefix),
-        opts: ctx.jobOptions(def, x.jobId as string),
-      })),
-    );
-    const enqueuedAt = await ctx.store.time();
-    const recorded = await ctx.ledger.mark(
-      def.id,
-      batch.map((x) => ({
-        fireAt: x.fireAt,
-        patch: { kind: 'backfill', outcome: 'enqueued', enqueuedAt, queue: def.queue, jobId: x.jobId },
-      })),
-    );
-    if (!recorded) throw new ScheduleNotFoundError(def.id);
+    const runs: OwedRun[] = batch.map((x) => ({
+      scheduleId: def.id,
+      fireAt: x.fireAt,
+      lane: 'backfill',
+      overlap: o.overlap,
+    }));
+    if (!(await enqueueOwed(ctx, def, runs))) throw new ScheduleNotFoundError(def.id);
     sent += batch.length;
     report(sent === toRun.length);
   }

@@ -1,23 +1,26 @@
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
-import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
+import type { ResumeTake } from '../store/backfill-ledger.js';
 import type { PauseNotes } from '../store/pause-note.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
+import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
 import {
   DEFAULT_RESUME_MAX_CATCH_UP,
   RESUME_POLICIES,
   type ResumeOptions,
   type ResumePolicy,
 } from './resume-options.js';
-import type { EnqueueContext } from './schedule-writes.js';
+import { type EnqueueContext, resumeSchedule } from './schedule-writes.js';
 
 /** Under `once`, missed occurrences are counted up to this many (the record's `coalesced`). */
 export const ONCE_COUNT_CAP = 10_000;
 
-/** What a resume with a policy needs: a manual run's context plus the pause notes. */
-export interface ResumeContext extends EnqueueContext {
+/** What a resume with a policy needs: a manual run's context, the pause notes and the ledger. */
+export interface ResumeContext extends EnqueueContext, OwedRunsContext {
   notes: PauseNotes;
+  /** How long the catch-up runs may wait to be enqueued before a replica enqueues them (ms). */
+  owedGraceMs: number;
 }
 
 /** The checked policy and bound; a `ScheduleOptionsError` naming `policy` or `maxCatchUp` otherwise. */
@@ -76,17 +79,19 @@ export function missedBetween(
 /**
  * Resume a paused schedule with a policy for what was due while it was paused. The missed
  * occurrences are those after the pause (its note's `at`) and after its last run or claimed
- * occurrence; `all` beyond `maxCatchUp` is refused before anything changes. The status change is
- * the commit (`resume`, one winner among concurrent resumes); the winner then enqueues the runs, each
- * with the job id of its occurrence, recorded with kind `catch-up` (`once`: one run, the latest
- * missed occurrence, `coalesced` = how many it stands for). The note is dropped. A schedule that is
- * errored (or not paused) goes to `resume` unchanged: the policy applies to a pause only.
+ * occurrence; `all` beyond `maxCatchUp` is refused before anything changes. One script
+ * (`lua/resume-9.lua`) changes the status (one winner among concurrent resumes), records the span
+ * paused over (a backfill may run what nothing ran there) and takes the catch-up runs into the
+ * schedule's ledger, leaving out those a backfill took (`once`: one run, the latest missed occurrence
+ * left, `coalesced` = how many it stands for). The winner then enqueues them, each with the job id of
+ * its occurrence, recorded with kind `catch-up`, one after another (`bufferAll`); if it crashes first,
+ * a scheduler replica enqueues them once `owedGraceMs` has passed. The note is dropped. A schedule
+ * that is errored (or not paused) goes to `resume` unchanged: the policy applies to a pause only.
  */
 export async function resumeWithPolicy(
   ctx: ResumeContext,
   id: string,
   options: ResumeOptions | undefined,
-  resume: () => Promise<boolean>,
 ): Promise<boolean> {
   const { policy, maxCatchUp } = checkResumeOptions(id, options);
   const row = await ctx.store.get(id);
@@ -119,52 +124,20 @@ export async function resumeWithPolicy(
       );
     }
   }
-  const resumed = await resume();
+  let taken: ResumeTake['runs'] = [];
+  const resumed = await resumeSchedule(ctx, id, async (next) => {
+    const r = await ctx.ledger.resume(id, next, policy, missed, ctx.owedGraceMs);
+    taken = r.runs;
+    return r.code;
+  });
   if (!resumed) return false;
   await ctx.notes.clear(id);
-  if (missed.length > 0) await enqueueCatchUp(ctx, row.def, policy, missed);
+  const runs = taken.map((r) => ({
+    ...r,
+    scheduleId: id,
+    lane: 'catch-up' as const,
+    overlap: 'bufferAll' as const,
+  }));
+  await enqueueOwed(ctx, row.def, runs);
   return true;
-}
-
-async function enqueueCatchUp(
-  ctx: ResumeContext,
-  def: ScheduleDefinition,
-  policy: ResumePolicy,
-  missed: readonly number[],
-): Promise<void> {
-  const runs =
-    policy === 'once'
-      ? [{ fireAt: missed[missed.length - 1] as number, coalesced: missed.length }]
-      : missed.map((fireAt) => ({ fireAt, coalesced: undefined }));
-  const jobs = runs.map((r) => {
-    const jobId = occurrenceJobId(def.id, r.fireAt);
-    return {
-      ...r,
-      jobId,
-      name: def.name,
-      data: occurrenceJobData(def, r.fireAt, 'catch-up', ctx.prefix),
-      opts: ctx.jobOptions(def, jobId),
-    };
-  });
-  await ctx.queue(def.queue).addBulk(jobs.map(({ name, data, opts }) => ({ name, data, opts })));
-  const enqueuedAt = await ctx.store.time();
-  for (const j of jobs) {
-    await ctx.history.merge(def.id, j.fireAt, false, {
-      kind: 'catch-up',
-      outcome: 'enqueued',
-      enqueuedAt,
-      queue: def.queue,
-      jobId: j.jobId,
-      ...(j.coalesced !== undefined && { coalesced: j.coalesced }),
-    });
-    ctx.events.emit('fired', {
-      scheduleId: def.id,
-      name: def.name,
-      queue: def.queue,
-      fireAt: j.fireAt,
-      kind: 'catch-up',
-      jobId: j.jobId,
-      lateMs: Math.max(0, enqueuedAt - j.fireAt),
-    });
-  }
 }

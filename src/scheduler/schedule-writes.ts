@@ -100,9 +100,15 @@ export async function saveSchedule(
 /**
  * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any occurrence
  * still claimed from before the pause; retry an errored one (its error cleared, planned from now: a
- * trigger that still fails throws and leaves it errored). False if it was neither.
+ * trigger that still fails throws and leaves it errored). False if it was neither. `activate` makes a
+ * paused one active from `next` (as `set-status-5` answers: 1 done, -2 claimed at or after `next`);
+ * by default the bare status change.
  */
-export async function resumeSchedule(ctx: WriteContext, id: string): Promise<boolean> {
+export async function resumeSchedule(
+  ctx: WriteContext,
+  id: string,
+  activate: (next: number) => Promise<number> = (next) => ctx.store.setStatus(id, 'po', 'a', next),
+): Promise<boolean> {
   const { store } = ctx;
   for (let attempt = 0; ; attempt++) {
     const row = await store.get(id);
@@ -132,7 +138,7 @@ export async function resumeSchedule(ctx: WriteContext, id: string): Promise<boo
     let next = checkedNextFire(trigger, after, now);
     if (next !== null && next <= now && after !== null)
       next = checkedNextFire(trigger, null, Math.max(now, after));
-    const r = await store.setStatus(id, 'po', 'a', next ?? now);
+    const r = await activate(next ?? now);
     if (r === -2 && attempt < 5) continue; // claimed meanwhile at or after `next`: read it again
     if (r === 1) {
       await ctx.publish(String(next ?? now));

@@ -26,6 +26,8 @@ import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js
 import type { HandleOptions } from './handle-options.js';
 import { ManagerConnections } from './manager-connections.js';
 import { NamedHandler } from './named-handler.js';
+import type { OwedRunsContext } from './owed-runs.js';
+import { OwedRunsSweeper } from './owed-runs-sweeper.js';
 import type { PauseOptions } from './pause-options.js';
 import { customTriggerOf, ReplicaRole } from './replica-role.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
@@ -41,13 +43,7 @@ import type {
 } from './schedule-options.js';
 import { applyPatch, type SchedulePatch } from './schedule-patch.js';
 import { fillCounters, listPage, materialize, type ReadContext } from './schedule-reads.js';
-import {
-  type EnqueueContext,
-  enqueueNow,
-  resumeSchedule,
-  saveSchedule,
-  type WriteContext,
-} from './schedule-writes.js';
+import { type EnqueueContext, enqueueNow, saveSchedule, type WriteContext } from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import { statsOf } from './scheduler-helpers.js';
@@ -92,6 +88,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private readonly connections: ManagerConnections;
   private replica: ReplicaRole | undefined;
   private lastLoopStats: FireLoopStats | undefined;
+  /** Enqueues the catch-up and backfill runs whose taker did not (scheduler role). */
+  private owedSweeper: OwedRunsSweeper | undefined;
   private started = false;
   private startedAt = 0;
   private starting: Promise<void> | undefined;
@@ -433,8 +431,15 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    */
   async resume(id: string, options?: ResumeOptions): Promise<boolean> {
     await this.connections.checkPartitions(true);
-    return resumeWithPolicy({ ...this.enqueueContext, notes: this.pauseNotes }, id, options, () =>
-      resumeSchedule(this.writes, id),
+    return resumeWithPolicy(
+      {
+        ...this.enqueueContext,
+        ...this.owedRunsContext,
+        notes: this.pauseNotes,
+        owedGraceMs: this.options.claimLeaseMs,
+      },
+      id,
+      options,
     );
   }
 
@@ -487,13 +492,22 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private get backfills(): BackfillContext {
     return {
+      ...this.owedRunsContext,
       store: this.store,
+      owedGraceMs: this.options.claimLeaseMs,
+      triggerOf: (def) => this.triggerOf(def),
+    };
+  }
+
+  /** What enqueueing the occurrences a backfill or a catch-up took needs (the sweeper's too). */
+  private get owedRunsContext(): OwedRunsContext {
+    return {
       ledger: this.backfillLedger,
       prefix: this.prefix,
       events: this,
+      time: () => this.store.time(),
       queue: (name) => this.queue(name),
       jobOptions: (def, jobId) => this.jobOptions(def, jobId),
-      triggerOf: (def) => this.triggerOf(def),
     };
   }
 
@@ -557,6 +571,15 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         hooks: this.hooks,
       });
       await this.replica.start();
+      const lease = this.options.claimLeaseMs;
+      this.owedSweeper = new OwedRunsSweeper(
+        this.owedRunsContext,
+        this.keys.partitions,
+        lease,
+        lease,
+        this.logger,
+      );
+      this.owedSweeper.start();
     }
     this.started = true;
     this.startedAt = this.options.clock();
@@ -578,6 +601,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private async doStop(): Promise<void> {
     await this.starting?.catch(() => undefined);
     this.started = false;
+    await this.owedSweeper?.stop();
+    this.owedSweeper = undefined;
     await this.replica?.stop();
     this.lastLoopStats = this.replica?.stats;
     this.replica = undefined;

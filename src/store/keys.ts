@@ -87,11 +87,23 @@ export interface Keys {
    */
   pauseNotes: string;
   /**
-   * Sorted set: fire time → fire time of each occurrence a backfill enqueued (the backfill ledger),
-   * so that no backfill runs one twice, however long ago; expires `BACKFILL_LEDGER_TTL_MS` after the
-   * last backfill of the schedule, and goes with the schedule.
+   * Sorted set: fire time → fire time of each occurrence a backfill or a resume's catch-up took to run
+   * (the ledger), so that none of them runs one twice, however long ago; expires
+   * `BACKFILL_LEDGER_TTL_MS` after its last write (or the paused spans'), and goes with the schedule.
    */
   backfills(scheduleId: string): string;
+  /**
+   * Sorted set: the spans of a schedule's trigger that its fire loop passed over while it was paused,
+   * `from:to` (`[from, to)`, ms) scored by `to`, written by each resume: a backfill may run an
+   * occurrence there that nothing else ran. Expires with the schedule's ledger (`backfills`).
+   */
+  pausedSpans(scheduleId: string): string;
+  /**
+   * Sorted set: occurrences taken (put in a schedule's ledger) by a resume's catch-up or a backfill
+   * and not yet enqueued, `<fireAt>|<lane b or c>|<overlap>|<coalesced>|<id>`, scored by the Redis
+   * time by which their taker should have enqueued them; past it, any scheduler replica does.
+   */
+  owedRuns: string;
   /** String: the deployment's partition count, written by the first manager that starts (see `partitions`). */
   partitionCount: string;
 }
@@ -161,6 +173,7 @@ const PARTITION_FIELDS = [
   'completed',
   'errors',
   'pauseNotes',
+  'owedRuns',
 ] as const;
 
 function partitionKeys(
@@ -200,6 +213,8 @@ function partitionKeys(
     runWaiterBeats: (id) => `${ofId(id).base}:waiters:${id}:beats`,
     cancelled: (id) => `${ofId(id).base}:cancelled:${id}`,
     backfills: (id) => `${ofId(id).base}:backfills:${id}`,
+    pausedSpans: (id) => `${ofId(id).base}:paused:${id}`,
+    owedRuns: `${base}:owed-runs`,
     pauseNotes: `${base}:notes`,
     group: (name) => `${globalBase}:group:${name}`,
     groupQueue: (name) => `${globalBase}:group:${name}:queue`,

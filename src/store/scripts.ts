@@ -120,7 +120,11 @@ declare module 'ioredis' {
     bbTryGroup(...args: Args): Result<number, Context>;
     bbLeaveGroupQueue(...args: Args): Result<number, Context>;
     bbPauseNote(...args: Args): Result<number, Context>;
-    bbBackfillCheck(...args: Args): Result<number[], Context>;
-    bbBackfillMark(...args: Args): Result<number, Context>;
+    bbBackfillTake(...args: Args): Result<number[], Context>;
+    /** `{ code }`, or `{ 1, then fire time, coalesced per catch-up run taken }` (see resume-9.lua). */
+    bbResume(...args: Args): Result<(number | string)[], Context>;
+    bbOwedDone(...args: Args): Result<number, Context>;
+    /** Pairs: owed member, definition JSON (see owed-take-2.lua). */
+    bbOwedTake(...args: Args): Result<string[], Context>;
   }
 }

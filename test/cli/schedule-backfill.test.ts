@@ -154,7 +154,7 @@ describe('schedule:backfill', () => {
         /^bullbeat: --max: must be a whole number from 1/,
       ],
       [['--from', String(to - HOUR)], /required option '--to <instant>'/],
-      [['--from', String(to - HOUR), '--to', String(to), '--overlap', 'bufferAll'], /--overlap/],
+      [['--from', String(to - HOUR), '--to', String(to), '--overlap', 'skip'], /--overlap/],
     ];
     for (const [flags, message] of cases) {
       const run = await runBullbeat(['schedule:backfill', 'hourly', ...flags], { env });

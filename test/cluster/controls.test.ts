@@ -83,4 +83,31 @@ describe('schedule controls on a Redis Cluster (24 partitions)', () => {
     expect(tokens.slice(0, 2)).toEqual([...tokens.slice(0, 2)].sort((a, b) => a - b));
     expect(tokens[1]!).toBeGreaterThan(tokens[0]!);
   }, 60_000);
+
+  it('catch-up and backfill runs taken by a process that died are enqueued by a replica, partition by partition', async () => {
+    env = clusterEnv(cluster, 'owed', 24);
+    const crashed = env.manager({ role: 'client', claimLeaseMs: 400 });
+    const ids = Array.from({ length: 6 }, (_, i) => `o${i}`);
+    for (const id of ids) await crashed.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id }).saved;
+    expect(new Set(ids.map((id) => env.keys.partitionOf(id))).size).toBeGreaterThan(1);
+    for (const id of ids) await crashed.pause(id);
+    await new Promise((r) => setTimeout(r, 350));
+    const to = await redisNow(env.redis);
+    // it stops for good right after each script: nothing reaches BullMQ
+    crashed.queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    for (const id of ids.slice(0, 3)) void crashed.resume(id, { policy: 'all' });
+    for (const id of ids.slice(3)) await crashed.startBackfill(id, { from: to - 300, to });
+    await until(async () => (await crashed.get('o2'))?.status === 'active');
+    const replica = env.manager({ claimLeaseMs: 400 });
+    await replica.start();
+    const enqueued = async (id: string) =>
+      (await replica.history(id)).filter((r) => r.kind !== 'scheduled' && r.outcome === 'enqueued').length;
+    await until(async () => (await Promise.all(ids.map(enqueued))).every((n) => n >= 2), 15_000, 100);
+    for (const id of ids.slice(0, 3)) {
+      expect((await replica.history(id)).some((r) => r.kind === 'catch-up')).toBe(true);
+    }
+    for (const id of ids.slice(3)) {
+      expect((await replica.history(id)).some((r) => r.kind === 'backfill')).toBe(true);
+    }
+  }, 60_000);
 });

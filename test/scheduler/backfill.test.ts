@@ -201,6 +201,195 @@ describe('backfill', () => {
     expect(again.enqueued).toBe(0);
   });
 
+  /** Fire time of each occurrence job on the queue (scheduled, catch-up and backfilled lanes alike). */
+  const fireTimesOf = (ids: string[]) => ids.map((id) => Number(/-b?(\d+)$/.exec(id)?.[1]));
+
+  it('a backfill of a paused range, then resume(all): each occurrence is enqueued once (one ledger)', async () => {
+    env = testEnv('bf-resume');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'p' }, new IntervalTrigger(0.1), { id: 'p', overlap: 'allowAll' }).saved;
+    await m.pause('p');
+    const pausedAt = (await m.get('p'))!.pauseNote!.at;
+    await new Promise((r) => setTimeout(r, 600));
+    const bf = await m.backfill('p', { from: pausedAt, to: await redisNow(env.redis), ratePerSecond: 1000 });
+    expect(bf.enqueued).toBeGreaterThanOrEqual(4);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await m.resume('p', { policy: 'all' })).toBe(true);
+    const times = fireTimesOf(await env.jobIds());
+    // every backfilled occurrence once, and the catch-up ran only those after them
+    expect(times.length).toBeGreaterThan(bf.enqueued);
+    expect(new Set(times).size).toBe(times.length);
+    expect(await env.redis.zcard(m.keys.partition(0).owedRuns)).toBe(0); // nothing left owed
+  });
+
+  it('resume(once) after a backfill of part of the paused span: its run stands only for what the backfill left', async () => {
+    env = testEnv('bf-once');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'o' }, new IntervalTrigger(0.1), { id: 'o' }).saved;
+    await m.pause('o');
+    const pausedAt = (await m.get('o'))!.pauseNote!.at;
+    await new Promise((r) => setTimeout(r, 600));
+    const mid = await redisNow(env.redis);
+    const bf = await m.backfill('o', { from: pausedAt, to: mid, ratePerSecond: 1000 });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await m.resume('o', { policy: 'once' })).toBe(true);
+    const [run] = (await m.history('o')).filter((r) => r.kind === 'catch-up');
+    expect(run!.fireAt).toBeGreaterThan(mid);
+    const missedAll = (run!.fireAt - Math.ceil((pausedAt + 1) / 100) * 100) / 100 + 1;
+    expect(run!.coalesced).toBe(missedAll - bf.enqueued);
+  });
+
+  it('a backfill that stops after judging (its process died): a scheduler replica enqueues what it took', async () => {
+    env = testEnv('bf-crash');
+    const crashed = env.manager({ role: 'client', claimLeaseMs: 400 });
+    await crashed.schedule({ name: 'k' }, new IntervalTrigger(3600), { id: 'k' }).saved;
+    await crashed.pause('k');
+    const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
+    crashed.queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    const { result } = await crashed.startBackfill('k', { from: to - 3 * HOUR, to });
+    expect(result.enqueued).toBe(3);
+    expect(await env.jobIds()).toEqual([]);
+    const replica = env.manager({ claimLeaseMs: 400 });
+    await replica.start();
+    await until(async () => (await env.jobIds()).length >= 3, 10_000);
+    expect((await env.jobIds()).sort()).toEqual(result.occurrences.map((o) => o.jobId).sort());
+    await until(async () => (await replica.history('k')).length === 3);
+    for (const rec of await replica.history('k'))
+      expect(rec).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
+    expect(await env.redis.zcard(replica.keys.partition(0).owedRuns)).toBe(0);
+    // and it stays backfilled: a new backfill runs none of them
+    expect((await replica.backfill('k', { from: to - 3 * HOUR, to })).enqueued).toBe(0);
+  });
+
+  it('remove strikes what a dead backfill left owed: a schedule re-created under its id inherits nothing', async () => {
+    env = testEnv('bf-removed');
+    const crashed = env.manager({ role: 'client', claimLeaseMs: 400 });
+    await crashed.schedule({ name: 'g' }, new IntervalTrigger(3600), { id: 'g' }).saved;
+    await crashed.pause('g');
+    const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
+    const hang = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    const realQueue = crashed.queue.bind(crashed);
+    crashed.queue = hang;
+    await crashed.startBackfill('g', { from: to - 2 * HOUR, to });
+    crashed.queue = realQueue;
+    expect(await env.redis.zcard(crashed.keys.partition(0).owedRuns)).toBe(2);
+    expect(await crashed.remove('g')).toBe(true);
+    expect(await env.redis.zcard(crashed.keys.partition(0).owedRuns)).toBe(0);
+  });
+
+  it('resume(all), then a backfill of the same span: none again, though the records were trimmed', async () => {
+    env = testEnv('bf-after-resume');
+    const m = env.manager({ role: 'client', historyLimit: 2 });
+    await m.schedule({ name: 'r' }, new IntervalTrigger(0.1), { id: 'r', overlap: 'allowAll' }).saved;
+    await m.pause('r');
+    const pausedAt = (await m.get('r'))!.pauseNote!.at;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await m.resume('r', { policy: 'all' })).toBe(true);
+    const caughtUp = (await env.jobIds()).length;
+    expect(caughtUp).toBeGreaterThanOrEqual(5);
+    const lastCaughtUp = Math.max(...fireTimesOf(await env.jobIds()));
+    await m.pause('r');
+    const r = await m.backfill('r', { from: pausedAt, to: lastCaughtUp + 1 });
+    expect(r.enqueued).toBe(0);
+    expect(await env.jobIds()).toHaveLength(caughtUp);
+    // remove forgets the ledger and the paused spans with the schedule
+    expect(await env.redis.exists(m.keys.backfills('r'), m.keys.pausedSpans('r'))).toBe(2);
+    await m.remove('r');
+    expect(await env.redis.exists(m.keys.backfills('r'), m.keys.pausedSpans('r'))).toBe(0);
+  });
+
+  it('occurrences that ran and whose records were trimmed are not run again; a paused span after them is', async () => {
+    env = testEnv('bf-trimmed');
+    const m = env.manager({ historyLimit: 10, claimAheadMs: 0 });
+    await m.schedule({ name: 't' }, new IntervalTrigger(0.1), { id: 't' }).saved;
+    const createdAt = await redisNow(env.redis);
+    await m.start();
+    await until(async () => ((await m.get('t'))?.fired ?? 0) >= 30, 20_000);
+    await m.pause('t');
+    await m.stop();
+    const ran = new Set(fireTimesOf(await env.jobIds()));
+    expect(ran.size).toBeGreaterThanOrEqual(30);
+    expect((await m.history('t')).length).toBeLessThanOrEqual(11); // the rest were trimmed
+    await new Promise((r) => setTimeout(r, 500)); // a paused span: nothing judged it
+    const span = await redisNow(env.redis);
+    await new Promise((r) => setTimeout(r, 100));
+    const r = await m.backfill('t', {
+      from: createdAt - 1000,
+      to: await redisNow(env.redis),
+      ratePerSecond: 1000,
+    });
+    const enqueued = r.occurrences.filter((o) => o.status === 'enqueued').map((o) => o.fireAt);
+    for (const t of enqueued) expect(ran.has(t), `ran already at ${t}`).toBe(false);
+    // before the schedule existed (10 of them), and its paused span, are backfilled
+    expect(enqueued.filter((t) => t < createdAt).length).toBeGreaterThanOrEqual(9);
+    expect(enqueued.filter((t) => t >= span - 300 && t <= span).length).toBeGreaterThanOrEqual(3);
+  });
+
+  for (const overlap of ['cancelOther', 'skip', 'bufferOne', 'bufferAll'] as const) {
+    it(`a schedule with overlap ${overlap}: its backfilled runs go one after another, all of them (real worker)`, async () => {
+      env = testEnv(`bf-${overlap}`);
+      const m = env.manager({ role: 'client' });
+      const ran: number[] = [];
+      let live = 0;
+      let most = 0;
+      m.schedule(
+        async function slow(ctx: { fireAt: number; kind: string }) {
+          live++;
+          most = Math.max(most, live);
+          await new Promise((r) => setTimeout(r, 30));
+          live--;
+          if (ctx.kind === 'backfill') ran.push(ctx.fireAt);
+        },
+        new IntervalTrigger(60),
+        { id: 'slow', overlap },
+      );
+      await m.start();
+      await m.pause('slow');
+      worker = await createWorker(m, { logger: silent, concurrency: 10 });
+      const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
+      const from = to - 10 * 60_000;
+      const r = await m.backfill('slow', { from, to, ratePerSecond: 1000 });
+      expect(r.enqueued).toBe(10);
+      await until(() => ran.length >= 10, 20_000);
+      expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => from + i * 60_000));
+      expect(most).toBe(1);
+      const outcomes = async () =>
+        (await m.history('slow')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
+      await until(async () => (await outcomes()).every((o) => o === 'succeeded'));
+      expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
+    });
+  }
+
+  it('allowAll lifts an explicit overlap policy for the backfilled runs (real worker)', async () => {
+    env = testEnv('bf-allow');
+    const m = env.manager({ role: 'client' });
+    const ran: number[] = [];
+    m.schedule(
+      async function wide(ctx: { fireAt: number }) {
+        await new Promise((r) => setTimeout(r, 30));
+        ran.push(ctx.fireAt);
+      },
+      new IntervalTrigger(60),
+      { id: 'wide', overlap: 'cancelOther' },
+    );
+    await m.start();
+    await m.pause('wide');
+    worker = await createWorker(m, { logger: silent, concurrency: 10 });
+    const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
+    const r = await m.backfill('wide', {
+      from: to - 10 * 60_000,
+      to,
+      ratePerSecond: 1000,
+      overlap: 'allowAll',
+    });
+    expect(r.enqueued).toBe(10);
+    await until(() => ran.length >= 10, 20_000);
+    const outcomes = async () =>
+      (await m.history('wide')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
+    await until(async () => (await outcomes()).every((o) => o === 'succeeded'));
+    expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
+  });
+
   it('bad inputs: a clear error naming the field, nothing enqueued or written', async () => {
     env = testEnv('bf-bad');
     const m = env.manager({ role: 'client' });
@@ -218,7 +407,7 @@ describe('backfill', () => {
       [{ from: now - 1000, to: 1e20 }, 'to', /out of range/],
       [{ from: now - 100_000, to: now, maxOccurrences: 50 }, 'to', /more than 50 occurrences/],
       [{ from: now - 1000, to: now, ratePerSecond: 0 }, 'ratePerSecond', /from 1 to 100000/],
-      [{ from: now - 1000, to: now, overlap: 'sometimes' }, 'overlap', /"skip", "allowAll"/],
+      [{ from: now - 1000, to: now, overlap: 'sometimes' }, 'overlap', /"bufferAll", "allowAll"/],
       [{ from: now - 1000, to: now, dryrun: true }, 'dryrun', /unknown option/],
     ];
     for (const [options, field, reason] of cases) {

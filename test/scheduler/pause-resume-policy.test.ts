@@ -1,12 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
+import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import { keys } from '../../src/store/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { redisNow, testEnv } from './helpers.js';
+import { redisNow, silent, testEnv, until } from './helpers.js';
 
 describe('pause with a note, resume with a policy', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let worker: WorkerHandle | undefined;
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+    await env.cleanup();
+  });
 
   const notes = () => keys(env.prefix).pauseNotes;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -125,5 +131,59 @@ describe('pause with a note, resume with a policy', () => {
     // resumed: a second resume is a no-op and enqueues nothing more
     expect(await m.resume('a', { policy: 'all' })).toBe(false);
     expect(await env.jobIds()).toHaveLength(records.length);
+  });
+
+  it('all, with the default overlap: the catch-up runs go one after another, every one runs (real worker)', async () => {
+    env = testEnv('resume-all-run');
+    const m = env.manager({ role: 'client' });
+    const ran: number[] = [];
+    let live = 0;
+    let most = 0;
+    m.schedule(
+      async function tick(ctx: { fireAt: number; kind: string }) {
+        most = Math.max(most, ++live);
+        await new Promise((r) => setTimeout(r, 30));
+        live--;
+        if (ctx.kind === 'catch-up') ran.push(ctx.fireAt);
+      },
+      new IntervalTrigger(0.1),
+      { id: 'tick' },
+    );
+    await m.start();
+    await m.pause('tick');
+    worker = await createWorker(m, { logger: silent, concurrency: 10 });
+    await sleep(1050);
+    expect(await m.resume('tick', { policy: 'all' })).toBe(true);
+    await m.pause('tick'); // nothing else of it runs meanwhile (a client fires nothing anyway)
+    const records = (await m.history('tick')).filter((r) => r.kind === 'catch-up');
+    expect(records.length).toBeGreaterThanOrEqual(10);
+    await until(() => ran.length >= records.length, 20_000);
+    expect(ran.sort((a, b) => a - b)).toEqual(records.map((r) => r.fireAt).sort((a, b) => a - b));
+    expect(most).toBe(1);
+    await until(async () =>
+      (await m.history('tick')).filter((r) => r.kind === 'catch-up').every((r) => r.outcome === 'succeeded'),
+    );
+  });
+
+  it('a crash right after the status change: the owed catch-up runs are enqueued by a replica', async () => {
+    env = testEnv('resume-crash');
+    const crashed = env.manager({ role: 'client', claimLeaseMs: 400 });
+    await crashed.schedule({ name: 'c' }, new IntervalTrigger(0.1), { id: 'c' }).saved;
+    await crashed.pause('c');
+    await sleep(450);
+    // the process stops for good right after the status change: its enqueue never happens
+    crashed.queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    void crashed.resume('c', { policy: 'all' });
+    await until(async () => (await crashed.get('c'))?.status === 'active');
+    expect(await env.jobIds()).toEqual([]);
+    await crashed.pause('c'); // keep the fire loop from adding scheduled runs: only the catch-up counts
+    const replica = env.manager({ claimLeaseMs: 400 });
+    await replica.start();
+    await until(async () => (await env.jobIds()).length >= 4, 10_000);
+    const records = (await replica.history('c')).filter((r) => r.kind === 'catch-up');
+    expect(records.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(await env.jobIds())).toEqual(new Set(records.map((r) => r.jobId)));
+    expect(records.every((r) => r.outcome === 'enqueued')).toBe(true);
+    expect(await env.redis.zcard(replica.keys.partition(0).owedRuns)).toBe(0);
   });
 });
