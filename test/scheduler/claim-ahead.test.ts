@@ -145,6 +145,43 @@ describe('claim ahead', () => {
     await m.stop();
   });
 
+  it('an occurrence claimed before a pause by a replica that then died is not taken over after the resume', async () => {
+    env = testEnv('ahead-pause-dead');
+    // the claim is made 250 ms ahead and leased 1 s: the pause and the resume both land inside its lease
+    const dying = env.manager({ claimAheadMs: 250 });
+    dying.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' });
+    let held: Claim | undefined;
+    let release!: () => void;
+    const stalled = new Promise<void>((r) => {
+      release = r;
+    });
+    dying.hooks = {
+      afterClaim: async (c) => {
+        if (held || c.length === 0) return;
+        held = c[0];
+        void dying.stop();
+        await stalled; // dead: it neither enqueues nor renews this claim
+      },
+    };
+    await dying.start();
+    await until(() => held !== undefined, 10_000);
+    const admin = env.manager({ role: 'client' });
+    expect(await admin.pause('p')).toBe(true);
+    const fireAt = held!.fireAt;
+    await until(async () => (await redisNow(env.redis)) > fireAt + 50, 5000);
+    expect(await admin.resume('p')).toBe(true); // before the dead claim's lease lapses
+    const survivor = env.manager();
+    survivor.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' });
+    const fired: FiredEvent[] = [];
+    survivor.on('fired', (e) => fired.push(e));
+    await survivor.start();
+    await until(async () => (await redisNow(env.redis)) > fireAt + 2000, 10_000);
+    await survivor.stop();
+    release();
+    expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
+    expect(await env.jobIds()).not.toContain(occurrenceJobId('p', fireAt));
+  });
+
   it('claimAheadMs: 0 claims only what is due, and still fires each occurrence on time', async () => {
     env = testEnv('ahead-zero');
     const m = env.manager({ claimAheadMs: 0 });

@@ -2,7 +2,10 @@
   Resume a paused (or orphaned) schedule and take its catch-up runs, in one step: the status change,
   the span it was paused over (for backfills) and the occurrences its catch-up runs (into the ledger,
   and owed until they are enqueued: includes/ledger). A crash after this script loses nothing: a
-  replica enqueues what is owed once its time has passed.
+  replica enqueues what is owed once its time has passed. A claim made before the pause whose
+  occurrence came due while paused (at or after the pause note's `at`) is dropped, so that the claim
+  of a replica that died holding it is not taken over after the resume (a live claimant dropped that
+  occurrence at the pause's notice already).
 
   The span recorded is `[from, next)`, `from` as includes/ledger's pauseSpanFrom. The catch-up runs are
   taken from the candidates (the missed occurrences by the trigger, oldest first): those after the
@@ -43,6 +46,15 @@ local st = string.sub(row, 1, 1)
 if st ~= 'p' and st ~= 'o' then return { -1 } end
 local nextAt = tonumber(ARGV[2])
 local claimed = claimedFireAt(KEYS[5], id)
+-- A claim made before the pause whose occurrence came due while paused is dropped: a live claimant
+-- dropped that occurrence at the pause's notice; a dead one's claim must not be taken over (and run,
+-- inside the pause) once this resume makes the schedule active again.
+local paused = pausedAt(KEYS[9], id)
+if claimed and paused and claimed >= paused and claimed < nextAt then
+  redis.call('HDEL', KEYS[5], id)
+  redis.call('ZREM', KEYS[3], id)
+  claimed = nil
+end
 if redis.call('ZSCORE', KEYS[3], id) then
   if claimed and nextAt <= claimed then return { -2 } end
   redis.call('HSET', KEYS[4], id, ARGV[2])

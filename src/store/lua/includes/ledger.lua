@@ -34,6 +34,15 @@ end
 -- Where the span of a paused schedule's current pause begins: after everything its fire loop judged
 -- (its last enqueued and its claimed occurrence, the spans recorded before), not before its creation
 -- nor before the pause (its note's `at`, when there is one).
+-- When the schedule was paused (its pause note's `at`, Redis ms), or nil without a readable note.
+local function pausedAt(notesKey, id)
+  local note = redis.call('HGET', notesKey, id)
+  if not note then return nil end
+  local ok, n = pcall(cjson.decode, note)
+  if ok and type(n) == 'table' and type(n.at) == 'number' then return n.at end
+  return nil
+end
+
 local function pauseSpanFrom(row, claimKey, notesKey, spans, id)
   local s = parseState(row)
   local lo = tonumber(s.created) or 0
@@ -43,10 +52,7 @@ local function pauseSpanFrom(row, claimKey, notesKey, spans, id)
   if claimed then lo = math.max(lo, claimed + 1) end
   local prev = redis.call('ZRANGE', spans, -1, -1, 'WITHSCORES')
   if prev[2] then lo = math.max(lo, tonumber(prev[2])) end
-  local note = redis.call('HGET', notesKey, id)
-  if note then
-    local ok, n = pcall(cjson.decode, note)
-    if ok and type(n) == 'table' and type(n.at) == 'number' then lo = math.max(lo, n.at) end
-  end
+  local at = pausedAt(notesKey, id)
+  if at then lo = math.max(lo, at) end
   return lo
 end
