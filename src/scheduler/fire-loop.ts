@@ -440,7 +440,7 @@ export class FireLoop {
    * WAIT and completion).
    */
   private async enqueue(all: Item[], added?: () => void): Promise<void> {
-    const { history, hooks } = this.deps;
+    const { hooks } = this.deps;
     const startedAt = this.clock.now();
     const stopped = new Set<Item>();
     let items = all;
@@ -449,20 +449,19 @@ export class FireLoop {
       const coalesced = await holdBackWhenDue(items, Math.floor(this.clock.now()), this.deps);
       if (coalesced.size > 0) items = items.filter((i) => !coalesced.has(i));
       // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
-      // may be gone already under removeOnComplete).
+      // may be gone already under removeOnComplete). Their records are read at once: one at a time,
+      // the take-over of a dead replica's hundreds of claims made the occurrences after them late.
+      const started = await this.startedAlready(items);
       const byQueue = new Map<string, { tag: Item; job: BulkJob }[]>();
       for (const item of items) {
-        const { claim, cached } = item;
+        const { cached } = item;
         if (this.stoppedSinceClaim(item)) {
           stopped.add(item);
           continue;
         }
         const fireAt = fireTime(item);
         item.lateMs = Math.round(startedAt - fireAt);
-        if (claim.reclaimed) {
-          const rec = await history.get(claim.id, claim.fireAt);
-          if (rec?.outcome !== undefined && rec.outcome !== 'enqueued') continue;
-        }
+        if (started.has(item)) continue;
         const def = cached.def;
         const data = occurrenceJobData(def, fireAt, item.plan.enqueue!.kind, this.deps.options.prefix);
         let list = byQueue.get(def.queue);
@@ -515,6 +514,21 @@ export class FireLoop {
     // A batch completes once all its occurrences are enqueued, or now if one is due again soon.
     await Promise.all(
       uniqueBatches(all).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
+    );
+  }
+
+  /** The reclaimed items whose record shows a worker started them already (their records read at once). */
+  private async startedAlready(items: readonly Item[]): Promise<Set<Item>> {
+    const reclaimed = items.filter((i) => i.claim.reclaimed);
+    if (reclaimed.length === 0) return new Set();
+    const records = await Promise.all(
+      reclaimed.map((i) => this.deps.history.get(i.claim.id, i.claim.fireAt)),
+    );
+    return new Set(
+      reclaimed.filter((_, n) => {
+        const outcome = records[n]?.outcome;
+        return outcome !== undefined && outcome !== 'enqueued';
+      }),
     );
   }
 
