@@ -48,6 +48,8 @@ export interface ChaosResult {
   lateMax: number;
   /** Of the first occurrence due after every replica said ready: start lateness, ms (-1: it did not run). */
   firstLateMs: number;
+  /** Its enqueue lateness (the scheduler's part), ms. */
+  firstAddedLateMs: number;
   kills: number;
 }
 
@@ -105,6 +107,8 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
   // The consumers: each run counted, with its start lateness.
   const runs = new Map<string, number>();
   const late = new Map<string, number>();
+  /** Enqueue lateness (BullMQ's `timestamp` - fire time): the scheduler's part of `late`. */
+  const added = new Map<string, number>();
   const consumers: Worker[] = [];
   const connections: ConnectionOptions[] = [];
   for (let i = 0; i < (plan.consumers ?? 2); i++) {
@@ -116,7 +120,10 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
         const { scheduleId, fireAt } = job.data;
         const k = `${scheduleId}@${fireAt}`;
         runs.set(k, (runs.get(k) ?? 0) + 1);
-        if (!late.has(k)) late.set(k, (job.processedOn ?? Date.now()) - fireAt);
+        if (!late.has(k)) {
+          late.set(k, (job.processedOn ?? Date.now()) - fireAt);
+          added.set(k, job.timestamp - fireAt);
+        }
       },
       { connection: connection as ConnectionOptions, prefix: queuePrefixFor(target, queue), concurrency: 50 },
     );
@@ -232,6 +239,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
       lateP99: q(0.99),
       lateMax: lateness[lateness.length - 1] ?? -1,
       firstLateMs: late.get(firstKey.k) ?? -1,
+      firstAddedLateMs: added.get(firstKey.k) ?? -1,
       kills,
     };
   } finally {
@@ -266,6 +274,6 @@ export function describeChaos(plan: ChaosPlan, r: ChaosResult): string {
     `${plan.replicas} replicas, ${plan.schedules} ${plan.aligned ? 'aligned' : 'spread'}, kills ${plan.kills} ` +
     `(${r.kills}): ran ${r.ran}/${r.expected} (${((100 * r.ran) / Math.max(1, r.expected)).toFixed(1)} %), ` +
     `twice ${r.twice.length}, not run: ${why}; start late p50 ${r.lateP50} p99 ${r.lateP99} max ${r.lateMax} ms; ` +
-    `first due after start ${r.firstLateMs} ms late`
+    `first due after start ${r.firstLateMs} ms late (enqueued ${r.firstAddedLateMs} ms late)`
   );
 }
