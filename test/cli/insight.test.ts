@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 
 const prefix = `cli-insight-${randomUUID()}`;
@@ -12,7 +13,7 @@ let redis: Redis;
 
 beforeAll(async () => {
   assertBuilt();
-  redis = new Redis('redis://127.0.0.1:6379');
+  redis = new Redis(REDIS_URL);
   for (const args of [
     ['--name', 'nightly', '--cron', '0 2 * * *', '--tz', 'Europe/Berlin', '--queue', qa],
     ['--name', 'hourly', '--every', '3600', '--queue', qb],

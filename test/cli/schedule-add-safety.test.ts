@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 
 const prefix = `cli-add-${randomUUID()}`;
@@ -10,7 +11,7 @@ let redis: Redis;
 
 beforeAll(() => {
   assertBuilt();
-  redis = new Redis('redis://127.0.0.1:6379');
+  redis = new Redis(REDIS_URL);
 });
 
 afterAll(async () => {
