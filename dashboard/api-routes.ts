@@ -16,7 +16,7 @@ import {
   toTrigger,
   updateSchema,
 } from './schedule-input.js';
-import type { ScheduleStatus } from './schedule-view.js';
+import type { ScheduleStatus, ScheduleView } from './schedule-view.js';
 import { durationOf, latenessOf } from './views/schedule-page.js';
 
 const STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed', 'cancelled', 'errored'];
@@ -143,6 +143,18 @@ async function mustGet(ctx: DashboardContext, id: string) {
   return view;
 }
 
+/**
+ * Why a create may not overwrite the schedule already stored under its id, or undefined when it may
+ * (`replace` given, and the schedule is a runtime one: code owns a code schedule).
+ */
+function createConflict(existing: ScheduleView, replace: boolean): string | undefined {
+  if (existing.source === 'code') {
+    return `schedule "${existing.id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`;
+  }
+  if (replace) return undefined;
+  return `a schedule "${existing.id}" already exists (${existing.description}, queue "${existing.queue}"): send "replace": true to overwrite it`;
+}
+
 /** The JSON API under `/api`. Writes answer 405 in read-only mode (checked before this router). */
 export function apiRoutes(ctx: DashboardContext): Router {
   const r = Router();
@@ -182,12 +194,20 @@ export function apiRoutes(ctx: DashboardContext): Router {
   r.post('/schedules', async (req, res) => {
     const input = parseInput(createSchema, req.body);
     const trigger = toTrigger(input.trigger);
-    const { name, trigger: _t, queue, ...rest } = input;
+    const { name, trigger: _t, queue, replace, ...rest } = input;
+    const existing = await ctx.reader.one(rest.id ?? name);
+    if (existing) {
+      const conflict = createConflict(existing, replace === true);
+      if (conflict !== undefined) {
+        res.status(409).json({ error: conflict, id: existing.id });
+        return;
+      }
+    }
     const job = m.schedule({ name, ...(queue !== undefined && { queue }) }, trigger, inputOptions(rest));
     await job.saved;
-    ctx.index.invalidate();
+    ctx.index.invalidate(existing ? { full: true } : undefined);
     ctx.board.refresh(true).catch(() => undefined);
-    res.status(201).json(await mustGet(ctx, job.id));
+    res.status(existing ? 200 : 201).json(await mustGet(ctx, job.id));
   });
 
   r.patch('/schedules/:id', async (req, res) => {

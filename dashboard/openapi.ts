@@ -89,7 +89,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'a write without the CSRF token (cookie sessions, basic auth, open mode) or from another origin',
   404: 'no schedule with that id',
   405: 'the dashboard is read-only',
-  409: 'a schedule defined in code cannot be changed here',
+  409: 'a schedule defined in code cannot be changed here; on create: the id exists (send `replace: true`)',
 };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const query = (name: string, description: string, type = 'string') => ({
@@ -145,7 +145,11 @@ export function openApiDocument(version: string): Json {
             required: true,
             content: { 'application/json': { schema: withTrigger(input(createSchema), true) } },
           },
-          responses: { ...ok('created', s.scheduleView, '201'), ...errors(400, 403, 405) },
+          responses: {
+            ...ok('replaced (`replace: true` and a runtime schedule had this id)', s.scheduleView),
+            ...ok('created', s.scheduleView, '201'),
+            ...errors(400, 403, 405, 409),
+          },
         }),
       },
       '/schedules/{id}': {

@@ -26,12 +26,19 @@ const { name: nameField, ...optionsShape } = scheduleFields;
 const TRIGGER_REQUIRED =
   'required: a built-in trigger, e.g. { "type": "cron", "expression": "0 9 * * *" }, { "type": "interval", "seconds": 60 } or { "type": "date", "at": "2030-01-01T09:00:00Z" }';
 
-/** `POST /api/schedules`: a queue target (job name) on a built-in trigger. */
+/**
+ * `POST /api/schedules`: a queue target (job name) on a built-in trigger. An id already there is
+ * replaced only with `replace` (as `schedule:add --replace`), never when it is defined in code.
+ */
 export const createSchema = z.strictObject(
   {
     name: nameField.unwrap(),
     trigger: z.unknown().nonoptional({ error: TRIGGER_REQUIRED }),
     ...optionsShape,
+    replace: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe('replace a runtime schedule with this id (default false: 409 when the id exists)'),
   },
   { error: unknownKey('field') },
 );

@@ -216,7 +216,8 @@ export function extras(def: ScheduleDefinition): string {
 
 /**
  * `schedule:add --name N (--cron E | --every S | --at T) ...`: a runtime schedule targeting a queue.
- * An id already in Redis is replaced only with --replace, and the change is printed.
+ * An id already in Redis is replaced only with --replace, and the change is printed; a schedule
+ * defined in code never is (its jobs module owns it).
  */
 export function addCommand(io: CliIO) {
   return async (options: AddOptions, command: Command): Promise<number> => {
@@ -227,6 +228,12 @@ export function addCommand(io: CliIO) {
     const id = options.id ?? options.name;
     const { job, before } = await withManager(ctx, async (m) => {
       const existing = await m.get(id);
+      if (existing?.def.source === 'code') {
+        throw new ConfigError(
+          '--id',
+          `schedule "${id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`,
+        );
+      }
       if (existing && !options.replace) {
         throw new ConfigError(
           '--id',
