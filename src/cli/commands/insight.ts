@@ -7,6 +7,7 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
 
 function instant(flag: string, text: string): number {
@@ -28,14 +29,14 @@ export function whyCommand(io: CliIO) {
   };
 }
 
-/** The report as text: the chain, one line per link (✓ / ✗), then the answer. */
+/** The report as text: the chain, one line per link (✓ / ✗), then the answer; each line `shown`. */
 export function formatWhy(r: WhyReport): string {
   const lines = [
     `${r.scheduleId} (job name ${r.name}, queue ${r.queue}), at or before ${new Date(r.at).toISOString()}:`,
   ];
   for (const f of r.facts) lines.push(`  ${f.ok ? '✓' : '✗'} ${f.link.padEnd(8)} ${f.text}`);
   lines.push('', `${r.ran ? 'ran' : r.cause === 'running' ? 'running' : 'did not run'}: ${r.summary}`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(shown).join('\n')}\n`;
 }
 
 /** `agenda [--next 24h] [--queue Q] [--limit N] [--json]`. */
@@ -62,7 +63,7 @@ export function agendaCommand(io: CliIO) {
     }
     const window = `${new Date(a.from).toISOString()} to ${new Date(a.to).toISOString()}`;
     if (a.entries.length === 0) {
-      io.stdout(`nothing fires from ${window}${options.queue ? ` on queue ${options.queue}` : ''}\n`);
+      io.stdout(`nothing fires from ${window}${options.queue ? ` on queue ${shown(options.queue)}` : ''}\n`);
     } else {
       const rows = a.entries.map((e) => [
         new Date(e.at).toISOString(),
@@ -77,14 +78,16 @@ export function agendaCommand(io: CliIO) {
     const queues = Object.entries(a.perQueue)
       .map(([q, n]) => `${q} ${n}`)
       .join(', ');
-    io.stdout(`\n${total} fire${total === 1 ? '' : 's'} from ${window}${queues ? ` (${queues})` : ''}`);
+    io.stdout(
+      `\n${total} fire${total === 1 ? '' : 's'} from ${window}${queues ? ` (${shown(queues)})` : ''}`,
+    );
     io.stdout(a.truncated ? `; the first ${a.entries.length} shown (--limit)\n` : '\n');
     const burst = busiestMinute(a.entries);
     if (burst && burst.count > 1) {
       io.stdout(`busiest minute: ${new Date(burst.at).toISOString().slice(0, 16)}Z, ${burst.count} fires\n`);
     }
     if (a.unknown.length > 0) {
-      io.stdout(`not shown (custom triggers defined in code only): ${a.unknown.join(', ')}\n`);
+      io.stdout(`not shown (custom triggers defined in code only): ${shown(a.unknown.join(', '))}\n`);
     }
     return ExitCode.ok;
   };

@@ -10,6 +10,7 @@ import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
 import { describeChanges } from '../schedule-changes.js';
+import { shown } from '../terminal-text.js';
 import { triggerWords, withManager } from './admin.js';
 
 export interface AddOptions {
@@ -254,9 +255,9 @@ export function addCommand(io: CliIO) {
       return ExitCode.ok;
     }
     io.stdout(
-      `${before ? 'replaced' : 'added'} ${json.id}: ${triggerWords(json)}; jobs "${json.name}" on queue "${json.queue}"${extras(job.def)}; next run ${shortInstant(json.nextRunTime)}\n`,
+      `${before ? 'replaced' : 'added'} ${shown(json.id)}: ${triggerWords(json)}; jobs "${shown(json.name)}" on queue "${shown(json.queue)}"${extras(job.def)}; next run ${shortInstant(json.nextRunTime)}\n`,
     );
-    if (before) io.stdout(`changed: ${describeChanges(before, job.def, defWords)}\n`);
+    if (before) io.stdout(`changed: ${shown(describeChanges(before, job.def, defWords))}\n`);
     return ExitCode.ok;
   };
 }

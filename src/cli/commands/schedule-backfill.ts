@@ -11,6 +11,7 @@ import {
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
+import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
 
 export interface BackfillFlags {
@@ -118,7 +119,7 @@ export function backfillCommand(io: CliIO) {
         );
       });
       lines.push('');
-      io.stdout(`${lines.join('\n')}\n`);
+      io.stdout(`${lines.map(shown).join('\n')}\n`);
       if (r.dryRun) {
         io.stdout(`dry run: ${r.enqueued} to enqueue, ${r.skipped} not to run; nothing enqueued\n`);
         return ExitCode.ok;

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { CronParser, describeCron } from '../../cron/index.js';
 import { ConfigError } from '../../errors/index.js';
+import { shown } from '../terminal-text.js';
 
 /** Options of `bullbeat schedule:next`. */
 export interface ScheduleNextOptions {
@@ -54,5 +55,5 @@ export function scheduleNext(
   rows.forEach((r, i) => {
     lines.push(`${String(i + 1).padStart(3)}  ${r.iso}  ${r.display}`);
   });
-  write(`${lines.join('\n')}\n`);
+  write(`${lines.map(shown).join('\n')}\n`);
 }

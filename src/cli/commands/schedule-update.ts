@@ -7,6 +7,7 @@ import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
 import { describeChanges } from '../schedule-changes.js';
+import { shown } from '../terminal-text.js';
 import { triggerWords, withManager } from './admin.js';
 import { type AddOptions, defWords, extras, flagOf, numeric, triggerFromFlags } from './schedule-add.js';
 
@@ -84,9 +85,9 @@ export function updateCommand(io: CliIO) {
       return ExitCode.ok;
     }
     io.stdout(
-      `updated ${json.id}: ${triggerWords(json)}; jobs "${json.name}" on queue "${json.queue}"${extras(job.def)}; ${json.status === 'active' ? `next run ${shortInstant(json.nextRunTime)}` : json.status}\n`,
+      `updated ${shown(json.id)}: ${triggerWords(json)}; jobs "${shown(json.name)}" on queue "${shown(json.queue)}"${extras(job.def)}; ${json.status === 'active' ? `next run ${shortInstant(json.nextRunTime)}` : json.status}\n`,
     );
-    if (before) io.stdout(`changed: ${describeChanges(before, job.def, defWords)}\n`);
+    if (before) io.stdout(`changed: ${shown(describeChanges(before, job.def, defWords))}\n`);
     return ExitCode.ok;
   };
 }

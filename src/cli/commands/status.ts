@@ -8,6 +8,7 @@ import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
+import { shown } from '../terminal-text.js';
 
 /**
  * `bullbeat status [--json] [--late-threshold-ms N]`: the fleet (scheduler replicas and workers,
@@ -73,7 +74,7 @@ export function statusCommand(io: CliIO) {
         ...(health.erroredIds.length ? [`  errored: ${health.erroredIds.join(', ')}`] : []),
         problems.length > 0 ? `NOT OK: ${problems.join('; ')}` : 'OK',
       ];
-      io.stdout(`${out.join('\n')}\n`);
+      io.stdout(`${out.map(shown).join('\n')}\n`);
       return code;
     } finally {
       await manager.close();
