@@ -215,6 +215,11 @@ describe('schedule:add --except', () => {
         /^bullbeat: --except "61 \* \* \* \*": cron "61 \* \* \* \*": minute "61": out of range 0-59/,
       ],
       ['* * * * *', /^bullbeat: --except: excludes every occurrence/],
+      [
+        '2026-12-01..9999-12-31',
+        /^bullbeat: --except "2026-12-01\.\.9999-12-31": "2026-12-01\.\.9999-12-31" reaches 9999/,
+      ],
+      ['9999-01-01', /^bullbeat: --except "9999-01-01": "9999-01-01" reaches 9999/],
     ];
     for (const [entry, message] of cases) {
       const run = await runBullbeat(
