@@ -82,6 +82,16 @@ describe('schedule:why', () => {
     });
   });
 
+  it.each(['99999999999999999999', '-5', '10000-01-01T00:00:00Z'])(
+    '--at %s, past the instants a schedule may use: a usage error naming the flag (exit 2)',
+    async (at) => {
+      const run = await runBullbeat(['schedule:why', 'nightly', '--at', at], { env });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/^bullbeat: --at: /);
+      expect(run.stderr).not.toContain('unexpected error');
+    },
+  );
+
   it('an unknown id exits 4', async () => {
     const run = await runBullbeat(['schedule:why', 'nope'], { env });
     expect(run.code).toBe(4);

@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { ConfigError } from '../../errors/index.js';
 import type { WhyReport } from '../../insight/index.js';
 import { agenda, parseWindow, whyDidntItRun } from '../../insight/index.js';
+import { instantProblem } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -10,12 +11,19 @@ import { formatTable } from '../format-table.js';
 import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
 
+/** An ISO 8601 instant or epoch ms, inside the range of instants a schedule may use. */
 function instant(flag: string, text: string): number {
   const trimmed = text.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const t = DateTime.fromISO(trimmed, { setZone: true });
-  if (!t.isValid) throw new ConfigError(flag, `expected an ISO 8601 instant or epoch ms (got "${text}")`);
-  return t.toMillis();
+  let t: number;
+  if (/^\d+$/.test(trimmed)) t = Number(trimmed);
+  else {
+    const dt = DateTime.fromISO(trimmed, { setZone: true });
+    if (!dt.isValid) throw new ConfigError(flag, `expected an ISO 8601 instant or epoch ms (got "${text}")`);
+    t = dt.toMillis();
+  }
+  const problem = instantProblem(t);
+  if (problem !== undefined) throw new ConfigError(flag, `"${text}": ${problem}`);
+  return t;
 }
 
 /** `schedule:why <id> [--at ISO] [--json]`: exit 0 with the answer, 4 when there is no such schedule. */
