@@ -232,6 +232,30 @@ export function openApiDocument(version: string): Json {
           },
         }),
       },
+      '/schedules/{id}/why': {
+        get: {
+          summary:
+            'Why an occurrence did or did not run (the chain trigger → claim → enqueue → worker → outcome)',
+          parameters: [idParam, query('at', 'an ISO 8601 instant or epoch ms; default now')],
+          responses: { ...ok('the answer', s.whyBody), ...errors(400, 404) },
+        },
+      },
+      '/agenda': {
+        get: {
+          summary: 'Every fire instant of the next window, all schedules merged in time order',
+          parameters: [
+            query('next', 'the window: 30m, 24h, 7d (at most 31d; default 24h)'),
+            query('queue', 'only this queue'),
+          ],
+          responses: { ...ok('the agenda', s.agendaBody), ...errors(400) },
+        },
+      },
+      '/fleet': {
+        get: {
+          summary: 'The processes of the deployment and the health of its schedules',
+          responses: ok('the fleet', s.fleetBody),
+        },
+      },
       '/stats': {
         get: { summary: "Sillo's stats over the deployment", responses: ok('stats', s.statsBody) },
       },
