@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDashboard, type TestDashboard } from './harness.js';
+
+// What POST /api/schedules refuses, each naming the field at fault.
+
+/** `{ a: { a: ... { a: 1 } } }`, `depth` objects deep. */
+function nested(depth: number): unknown {
+  let v: unknown = 1;
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+}
+
+describe('POST /api/schedules: input refused at the door', () => {
+  let t: TestDashboard;
+  beforeAll(async () => {
+    t = await startTestDashboard();
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  const create = (over: Record<string, unknown>) =>
+    t.api('POST', '/api/schedules', {
+      name: 'door',
+      queue: t.queue,
+      trigger: { type: 'interval', seconds: 60 },
+      ...over,
+    });
+
+  /** A create body whose `field` is `depth` objects deep, as text (too deep for JSON.stringify here). */
+  const deepBody = (field: 'data' | 'args', depth: number) => {
+    const value = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const trigger = '{"type":"interval","seconds":60}';
+    return `{"name":"door","queue":"${t.queue}","trigger":${trigger},"${field}":${field === 'args' ? `[${value}]` : value}}`;
+  };
+
+  it('deeply nested data is a 400 naming data (not args); nested args one naming args', async () => {
+    const data = await t.api('POST', '/api/schedules', deepBody('data', 20_000));
+    expect(data.status).toBe(400);
+    expect(data.body.field).toBe('data');
+    expect(data.body.error).toMatch(/^data: .*nested/);
+    const args = await t.api('POST', '/api/schedules', deepBody('args', 20_000));
+    expect(args.status).toBe(400);
+    expect(args.body.field).toBe('args');
+    expect((await t.api('GET', '/api/schedules/door')).status).toBe(404);
+  });
+
+  it('data nested within the limit is kept as given', async () => {
+    const ok = await create({ id: 'nested-ok', data: nested(50) });
+    expect(ok.status).toBe(201);
+    expect(ok.body.definition.data).toEqual(nested(50));
+  });
+});
