@@ -147,11 +147,15 @@ describe('schedule:backfill', () => {
       [['--from', '0', '--to', String(to)], /^bullbeat: --to: the range holds more than 10000 occurrences/],
       [
         ['--from', String(to - HOUR), '--to', String(to), '--rate', 'fast'],
-        /^bullbeat: --rate: must be a number/,
+        /^bullbeat: --rate: "fast" is not a decimal number/,
       ],
       [
         ['--from', String(to - HOUR), '--to', String(to), '--max', '0'],
         /^bullbeat: --max: must be a whole number from 1/,
+      ],
+      [
+        ['--from', String(to - HOUR), '--to', String(to), '--rate', '0x10'],
+        /^bullbeat: --rate: "0x10" is not a decimal number/,
       ],
       [['--from', String(to - HOUR)], /required option '--to <instant>'/],
       [['--from', String(to - HOUR), '--to', String(to), '--overlap', 'bufferAll'], /--overlap/],

@@ -8,6 +8,7 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { numericFlag } from '../numeric-flag.js';
 import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
 
@@ -57,7 +58,7 @@ export function agendaCommand(io: CliIO) {
     if (nextMs === undefined) {
       throw new ConfigError('--next', `expected a window such as 30m, 24h, 7d (got "${options.next}")`);
     }
-    const limit = options.limit === undefined ? 1000 : Number(options.limit);
+    const limit = numericFlag('--limit', options.limit) ?? 1000;
     if (!Number.isInteger(limit) || limit < 1) {
       throw new ConfigError('--limit', `expected a whole number from 1 (got "${options.limit}")`);
     }

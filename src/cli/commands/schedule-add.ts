@@ -9,6 +9,7 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
+import { numericFlag } from '../numeric-flag.js';
 import { describeChanges } from '../schedule-changes.js';
 import { shown } from '../terminal-text.js';
 import { triggerWords, withManager } from './admin.js';
@@ -36,13 +37,6 @@ export interface AddOptions {
   immediately?: boolean;
   json?: boolean;
 }
-
-/**
- * A numeric flag as the schemas judge it: the number it spells, or the text itself, so that a bad
- * value is refused by the same rule as in the library and the API, quoted as given.
- */
-export const numeric = (text: string | undefined): number | string | undefined =>
-  text === undefined ? undefined : text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 
 /** The flag that gave each schedule option or trigger field, to name it in errors. */
 const FLAG: Record<string, string> = {
@@ -110,7 +104,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
       `give exactly one (got ${given.length === 0 ? 'none' : given.map((g) => `--${g}`).join(' and ')})`,
     );
   }
-  const jitter = numeric(o.jitter);
+  const jitter = numericFlag('--jitter', o.jitter);
   if (o.tz !== undefined && o.every !== undefined) {
     throw new ConfigError(
       '--tz',
@@ -130,7 +124,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
   if (o.every !== undefined) {
     return checkedTrigger({
       type: 'interval',
-      seconds: numeric(o.every),
+      seconds: numericFlag('--every', o.every),
       ...(jitter !== undefined && { jitter }),
     });
   }
@@ -159,12 +153,12 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
   const given: Record<string, unknown> = {
     id: o.id,
     data,
-    attempts: numeric(o.attempts),
-    maxInstances: numeric(o.maxInstances),
-    timeoutMs: numeric(o.timeoutMs),
+    attempts: numericFlag('--attempts', o.attempts),
+    maxInstances: numericFlag('--max-instances', o.maxInstances),
+    timeoutMs: numericFlag('--timeout-ms', o.timeoutMs),
     misfire: o.misfire,
     overlap: o.overlap,
-    pauseOnFailure: numeric(o.pauseOnFailure),
+    pauseOnFailure: numericFlag('--pause-on-failure', o.pauseOnFailure),
     immediately: o.immediately,
     except: o.except,
   };

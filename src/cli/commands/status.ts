@@ -7,6 +7,7 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
+import { numericFlag } from '../numeric-flag.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
 import { shown } from '../terminal-text.js';
 
@@ -18,7 +19,7 @@ import { shown } from '../terminal-text.js';
 export function statusCommand(io: CliIO) {
   return async (options: { json?: boolean; lateThresholdMs?: string }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
-    const lateThresholdMs = Number(options.lateThresholdMs ?? '1000');
+    const lateThresholdMs = numericFlag('--late-threshold-ms', options.lateThresholdMs) ?? 1000;
     if (!Number.isInteger(lateThresholdMs) || lateThresholdMs < 0) {
       throw new ConfigError(
         '--late-threshold-ms',
