@@ -45,6 +45,18 @@ describe('POST /api/schedules: input refused at the door', () => {
     expect((await t.api('GET', '/api/schedules/door')).status).toBe(404);
   });
 
+  it('an interval under a millisecond is a 400 naming the value and the minimum, not rounded to 1 ms', async () => {
+    for (const seconds of [0.0005, 0.0009]) {
+      const r = await create({ id: 'sub-ms', trigger: { type: 'interval', seconds } });
+      expect(r.status, String(seconds)).toBe(400);
+      expect(r.body.field).toBe('trigger.seconds');
+      expect(r.body.error).toContain(`got ${seconds}`);
+      expect(r.body.error).toContain('at least 0.001');
+    }
+    expect((await create({ id: 'one-ms', trigger: { type: 'interval', seconds: 0.001 } })).status).toBe(201);
+    await t.api('DELETE', '/api/schedules/one-ms');
+  });
+
   it('data nested within the limit is kept as given', async () => {
     const ok = await create({ id: 'nested-ok', data: nested(50) });
     expect(ok.status).toBe(201);
