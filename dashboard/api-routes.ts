@@ -7,6 +7,7 @@ import { backfillHandler } from './backfill-route.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
 import {
+  checkPast,
   createSchema,
   InputError,
   inputOptions,
@@ -194,7 +195,8 @@ export function apiRoutes(ctx: DashboardContext): Router {
   r.post('/schedules', async (req, res) => {
     const input = parseInput(createSchema, req.body);
     const trigger = toTrigger(input.trigger);
-    const { name, trigger: _t, queue, replace, ...rest } = input;
+    const { name, trigger: _t, queue, replace, allowPast, ...rest } = input;
+    checkPast(trigger, allowPast, ctx.now());
     const existing = await ctx.reader.one(rest.id ?? name);
     if (existing) {
       const conflict = createConflict(existing, replace === true);
@@ -223,11 +225,11 @@ export function apiRoutes(ctx: DashboardContext): Router {
     if (input.trigger === undefined && def.trigger.type === 'custom') {
       throw new InputError('trigger', 'the schedule has a custom trigger: give a built-in one to update it');
     }
+    const { allowPast, ...changes } = input;
+    const trigger = changes.trigger === undefined ? undefined : toTrigger(changes.trigger);
+    checkPast(trigger, allowPast, ctx.now());
     // merged with what is stored and checked by the schedule schema in `update()`
-    await m.update(def.id, {
-      ...inputOptions(input),
-      ...(input.trigger !== undefined && { trigger: toTrigger(input.trigger) }),
-    });
+    await m.update(def.id, { ...inputOptions(changes), ...(trigger !== undefined && { trigger }) });
     ctx.index.invalidate({ full: true });
     ctx.board.refresh(true).catch(() => undefined);
     res.json(await mustGet(ctx, def.id));

@@ -57,6 +57,27 @@ describe('POST /api/schedules: input refused at the door', () => {
     await t.api('DELETE', '/api/schedules/one-ms');
   });
 
+  it('a date in the past is a 400 naming trigger.at unless the request says allowPast (as --allow-past)', async () => {
+    const past = { type: 'date', at: '2019-03-01T09:00:00Z' };
+    const refused = await create({ id: 'late', trigger: past });
+    expect(refused.status).toBe(400);
+    expect(refused.body.field).toBe('trigger.at');
+    expect(refused.body.error).toMatch(
+      /^trigger\.at: 2019-03-01T09:00:00\.000Z is in the past \(by \d+ days\): send "allowPast": true to run it once, now$/,
+    );
+    expect((await t.api('GET', '/api/schedules/late')).status).toBe(404);
+    const allowed = await create({ id: 'late', trigger: past, allowPast: true });
+    expect(allowed.status).toBe(201);
+    const future = await create({ id: 'soon', trigger: { type: 'date', at: Date.now() + 3_600_000 } });
+    expect(future.status).toBe(201);
+    const patched = await t.api('PATCH', '/api/schedules/soon', { trigger: past });
+    expect(patched).toMatchObject({ status: 400, body: { field: 'trigger.at' } });
+    const patchedOk = await t.api('PATCH', '/api/schedules/soon', { trigger: past, allowPast: true });
+    expect(patchedOk.status).toBe(200);
+    const notDate = await create({ id: 'x', allowPast: true });
+    expect(notDate).toMatchObject({ status: 400, body: { field: 'allowPast' } });
+  });
+
   it('data nested within the limit is kept as given', async () => {
     const ok = await create({ id: 'nested-ok', data: nested(50) });
     expect(ok.status).toBe(201);
