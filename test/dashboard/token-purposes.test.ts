@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASIC, BEARER, startTestDashboard, type TestDashboard, TOKEN } from './harness.js';
+import { BASIC, BEARER, PASSWORD, startTestDashboard, type TestDashboard, TOKEN, USER } from './harness.js';
 
 // Each token the dashboard hands out or accepts has one purpose: the session cookie signs a browser
 // in, the CSRF token proves a write came from one of its pages, the bearer token is the configured
-// secret. Each kind is tried in each role; only its own role accepts it.
+// secret, the password is basic auth's. Each kind is tried in each role; only its own role accepts it.
 
-type Kind = 'session' | 'csrf' | 'bearer';
-type Role = 'session cookie (read)' | 'session cookie (write)' | 'bearer header' | 'csrf token';
+type Kind = 'session' | 'csrf' | 'bearer' | 'password';
+type Role =
+  | 'session cookie (read)'
+  | 'session cookie (write)'
+  | 'bearer header'
+  | 'basic password'
+  | 'csrf token';
 
 describe('dashboard tokens are not interchangeable', () => {
   let t: TestDashboard;
@@ -30,6 +35,7 @@ describe('dashboard tokens are not interchangeable', () => {
     tokens.csrf = csrf!;
     csrfCookie = `bb_csrf=${encodeURIComponent(csrf!)}`;
     tokens.bearer = TOKEN;
+    tokens.password = PASSWORD;
     const created = await t.api('POST', '/api/schedules', {
       name: 'target',
       queue: t.queue,
@@ -56,6 +62,10 @@ describe('dashboard tokens are not interchangeable', () => {
         ).status;
       case 'bearer header':
         return (await t.api('GET', '/api/schedules', undefined, { authorization: `Bearer ${value}` })).status;
+      case 'basic password': {
+        const basic = Buffer.from(`${USER}:${value}`).toString('base64');
+        return (await t.api('GET', '/api/schedules', undefined, { authorization: `Basic ${basic}` })).status;
+      }
       case 'csrf token':
         return (
           await t.api('POST', '/api/schedules/target/resume', undefined, {
@@ -71,17 +81,19 @@ describe('dashboard tokens are not interchangeable', () => {
     'session cookie (read)': 'session',
     'session cookie (write)': 'session',
     'bearer header': 'bearer',
+    'basic password': 'password',
     'csrf token': 'csrf',
   };
   const REFUSED: Record<Role, number> = {
     'session cookie (read)': 401,
     'session cookie (write)': 401,
     'bearer header': 401,
+    'basic password': 401,
     'csrf token': 403,
   };
 
   for (const role of Object.keys(OWN) as Role[]) {
-    for (const kind of ['session', 'csrf', 'bearer'] as const) {
+    for (const kind of ['session', 'csrf', 'bearer', 'password'] as const) {
       const own = OWN[role] === kind;
       it(`a ${kind} token as the ${role}: ${own ? 'accepted' : 'refused'}`, async () => {
         expect(await tryAs(role, tokens[kind])).toBe(own ? 200 : REFUSED[role]);
