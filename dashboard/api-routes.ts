@@ -227,7 +227,10 @@ export function apiRoutes(ctx: DashboardContext): Router {
     }
     const { allowPast, ...changes } = input;
     const trigger = changes.trigger === undefined ? undefined : toTrigger(changes.trigger);
-    checkPast(trigger, allowPast, ctx.now());
+    // the edit form sends the trigger back as it is: a date kept unchanged is no new past date
+    const given = trigger?.toJSON();
+    const sameDate = given?.type === 'date' && def.trigger.type === 'date' && def.trigger.at === given.at;
+    if (!sameDate) checkPast(trigger, allowPast, ctx.now());
     // merged with what is stored and checked by the schedule schema in `update()`
     await m.update(def.id, { ...inputOptions(changes), ...(trigger !== undefined && { trigger }) });
     ctx.index.invalidate({ full: true });

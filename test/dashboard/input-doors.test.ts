@@ -74,6 +74,9 @@ describe('POST /api/schedules: input refused at the door', () => {
     expect(patched).toMatchObject({ status: 400, body: { field: 'trigger.at' } });
     const patchedOk = await t.api('PATCH', '/api/schedules/soon', { trigger: past, allowPast: true });
     expect(patchedOk.status).toBe(200);
+    // the edit form sends the stored (now past) date back with a new name: not a new past date
+    const renamed = await t.api('PATCH', '/api/schedules/soon', { trigger: past, name: 'renamed' });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     const notDate = await create({ id: 'x', allowPast: true });
     expect(notDate).toMatchObject({ status: 400, body: { field: 'allowPast' } });
   });
