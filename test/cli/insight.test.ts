@@ -65,6 +65,12 @@ describe('agenda', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--next');
   });
+
+  it('a window past the year 9999 is a usage error naming the flag, not an unexpected error', async () => {
+    const run = await runBullbeat(['agenda', '--next', '99999999999999999999d'], { env });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/^bullbeat: --next: /);
+  });
 });
 
 describe('schedule:why', () => {

@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { ConfigError } from '../../errors/index.js';
 import type { WhyReport } from '../../insight/index.js';
 import { agenda, parseWindow, whyDidntItRun } from '../../insight/index.js';
-import { instantProblem } from '../../triggers/index.js';
+import { instantProblem, MAX_PERIOD_SECONDS } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -11,6 +11,9 @@ import { formatTable } from '../format-table.js';
 import { numericFlag } from '../numeric-flag.js';
 import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
+
+/** The longest agenda window: 100 years, the longest period a trigger may have. */
+const MAX_WINDOW_MS = MAX_PERIOD_SECONDS * 1000;
 
 /** An ISO 8601 instant or epoch ms, inside the range of instants a schedule may use. */
 function instant(flag: string, text: string): number {
@@ -57,6 +60,12 @@ export function agendaCommand(io: CliIO) {
     const nextMs = parseWindow(options.next ?? '24h');
     if (nextMs === undefined) {
       throw new ConfigError('--next', `expected a window such as 30m, 24h, 7d (got "${options.next}")`);
+    }
+    if (nextMs > MAX_WINDOW_MS) {
+      throw new ConfigError(
+        '--next',
+        `"${options.next}" is longer than 100 years (36525d), the longest window`,
+      );
     }
     const limit = numericFlag('--limit', options.limit) ?? 1000;
     if (!Number.isInteger(limit) || limit < 1) {
