@@ -7,6 +7,7 @@ import { backfillHandler } from './backfill-route.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
 import {
+  checkPast,
   createSchema,
   InputError,
   inputOptions,
@@ -16,7 +17,7 @@ import {
   toTrigger,
   updateSchema,
 } from './schedule-input.js';
-import type { ScheduleStatus } from './schedule-view.js';
+import type { ScheduleStatus, ScheduleView } from './schedule-view.js';
 import { durationOf, latenessOf } from './views/schedule-page.js';
 
 const STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed', 'cancelled', 'errored'];
@@ -143,6 +144,18 @@ async function mustGet(ctx: DashboardContext, id: string) {
   return view;
 }
 
+/**
+ * Why a create may not overwrite the schedule already stored under its id, or undefined when it may
+ * (`replace` given, and the schedule is a runtime one: code owns a code schedule).
+ */
+function createConflict(existing: ScheduleView, replace: boolean): string | undefined {
+  if (existing.source === 'code') {
+    return `schedule "${existing.id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`;
+  }
+  if (replace) return undefined;
+  return `a schedule "${existing.id}" already exists (${existing.description}, queue "${existing.queue}"): send "replace": true to overwrite it`;
+}
+
 /** The JSON API under `/api`. Writes answer 405 in read-only mode (checked before this router). */
 export function apiRoutes(ctx: DashboardContext): Router {
   const r = Router();
@@ -182,12 +195,21 @@ export function apiRoutes(ctx: DashboardContext): Router {
   r.post('/schedules', async (req, res) => {
     const input = parseInput(createSchema, req.body);
     const trigger = toTrigger(input.trigger);
-    const { name, trigger: _t, queue, ...rest } = input;
+    const { name, trigger: _t, queue, replace, allowPast, ...rest } = input;
+    checkPast(trigger, allowPast, ctx.now());
+    const existing = await ctx.reader.one(rest.id ?? name);
+    if (existing) {
+      const conflict = createConflict(existing, replace === true);
+      if (conflict !== undefined) {
+        res.status(409).json({ error: conflict, id: existing.id });
+        return;
+      }
+    }
     const job = m.schedule({ name, ...(queue !== undefined && { queue }) }, trigger, inputOptions(rest));
     await job.saved;
-    ctx.index.invalidate();
+    ctx.index.invalidate(existing ? { full: true } : undefined);
     ctx.board.refresh(true).catch(() => undefined);
-    res.status(201).json(await mustGet(ctx, job.id));
+    res.status(existing ? 200 : 201).json(await mustGet(ctx, job.id));
   });
 
   r.patch('/schedules/:id', async (req, res) => {
@@ -203,11 +225,14 @@ export function apiRoutes(ctx: DashboardContext): Router {
     if (input.trigger === undefined && def.trigger.type === 'custom') {
       throw new InputError('trigger', 'the schedule has a custom trigger: give a built-in one to update it');
     }
+    const { allowPast, ...changes } = input;
+    const trigger = changes.trigger === undefined ? undefined : toTrigger(changes.trigger);
+    // the edit form sends the trigger back as it is: a date kept unchanged is no new past date
+    const given = trigger?.toJSON();
+    const sameDate = given?.type === 'date' && def.trigger.type === 'date' && def.trigger.at === given.at;
+    if (!sameDate) checkPast(trigger, allowPast, ctx.now());
     // merged with what is stored and checked by the schedule schema in `update()`
-    await m.update(def.id, {
-      ...inputOptions(input),
-      ...(input.trigger !== undefined && { trigger: toTrigger(input.trigger) }),
-    });
+    await m.update(def.id, { ...inputOptions(changes), ...(trigger !== undefined && { trigger }) });
     ctx.index.invalidate({ full: true });
     ctx.board.refresh(true).catch(() => undefined);
     res.json(await mustGet(ctx, def.id));

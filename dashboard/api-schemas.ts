@@ -148,3 +148,100 @@ export const backfillBody = z
     skipped: z.number().int(),
   })
   .describe('The occurrences of [from, to) by the schedule’s own trigger, and what became of each');
+
+export const whyBody = z
+  .object({
+    scheduleId: z.string(),
+    name: z.string(),
+    queue: z.string(),
+    at: ms.describe('the instant asked about (`at`; default now)'),
+    now: ms.describe('Redis time of the answer'),
+    occurrence: z
+      .object({})
+      .loose()
+      .nullable()
+      .describe('the occurrence the trigger gives at or before `at`'),
+    fireAt: nullableMs.describe('its fire time as recorded (with jitter), when a record was found'),
+    record: z.object({}).loose().nullable().describe('its run record, when one was found'),
+    facts: z.array(
+      z
+        .object({
+          link: z.enum(['trigger', 'claim', 'enqueue', 'worker', 'outcome', 'schedule']),
+          at: ms.optional(),
+          text: z.string(),
+          ok: z.boolean().describe('false for a link that is missing or went wrong'),
+        })
+        .loose(),
+    ),
+    ran: z.boolean().describe('true when it ran to completion (succeeded)'),
+    cause: z
+      .string()
+      .nullable()
+      .describe('the first missing link (`not-due-yet`, `paused`, ...), null when it ran'),
+    summary: z.string().describe('one sentence: what happened, or what is missing'),
+  })
+  .loose()
+  .describe('Why an occurrence did or did not run: the chain trigger → claim → enqueue → worker → outcome');
+
+export const agendaBody = z
+  .object({
+    from: ms,
+    to: ms,
+    entries: z.array(
+      z
+        .object({
+          at: ms,
+          scheduleId: z.string(),
+          name: z.string(),
+          queue: z.string(),
+          zone: z.string().describe("the schedule's zone (UTC unless a cron trigger has one)"),
+          local: z.string().describe('the instant as wall time in that zone, with its offset (ISO 8601)'),
+          jitterMs: z.number().optional().describe('the instant may be up to this much later'),
+        })
+        .loose(),
+    ),
+    truncated: z.boolean().describe('true when the limit (5000) cut the list'),
+    perQueue: z.record(z.string(), z.number().int()).describe('instants per queue in the window'),
+    unknown: z
+      .array(z.string())
+      .describe('active schedules with a custom trigger this process does not define'),
+  })
+  .describe('Every fire instant of the window, all schedules merged in time order');
+
+export const fleetBody = z
+  .object({
+    now: ms.describe('Redis time of the reading'),
+    members: z.array(
+      z
+        .object({
+          id: z.string(),
+          role: z.string(),
+          host: z.string(),
+          pid: z.number().int(),
+          version: z.string(),
+          queues: z.array(z.string()),
+          handlers: z.array(z.string()),
+          startedAt: ms,
+          lastBeat: ms,
+          heartbeatMs: z.number(),
+          alive: z.boolean(),
+        })
+        .loose(),
+    ),
+    replicas: z.number().int().describe('alive scheduler replicas'),
+    workers: z.number().int().describe('alive workers'),
+    served: z.record(z.string(), z.array(z.string())).describe('queue → job names a live worker handles'),
+    health: z
+      .object({
+        now: ms,
+        late: z.number().int(),
+        failing: z.number().int(),
+        errored: z.number().int(),
+        lateIds: z.array(z.string()),
+        failingIds: z.array(z.string()),
+        erroredIds: z.array(z.string()),
+      })
+      .loose()
+      .describe('schedules late, failing (or served by no worker) and errored: counts and up to 20 ids each'),
+  })
+  .describe('The processes of the deployment (scheduler replicas, workers) and the health of its schedules');

@@ -54,18 +54,29 @@ export function cookies(req: Request): Record<string, string> {
 }
 
 /**
+ * What a signed token is for. Each purpose signs with its own key, derived from the process secret,
+ * so a token of one purpose never verifies as another: a CSRF token (readable by the page's scripts)
+ * is not a session, and a session is not a CSRF token.
+ */
+export type TokenPurpose = 'session' | 'csrf';
+
+/**
  * Authentication: a bearer token, basic auth, or a session cookie handed out by the login form
  * (for token-only setups, so a browser can sign in with the token). Sessions are stateless: the
  * cookie is `<random>.<HMAC>` keyed by a per-process secret, so they end when the process restarts.
  */
 export class Auth {
-  /** Signs sessions and CSRF tokens; random per process. */
-  readonly secret = randomBytes(32);
+  /** The signing key of each token purpose: HMAC(random per-process secret, purpose). */
+  private readonly keys: Record<TokenPurpose, Buffer>;
 
   /** Failed attempts per client address (bearer, basic and the sign-in form share one count). */
   readonly limiter: FailureLimiter;
 
   constructor(private readonly options: ResolvedDashboardOptions) {
+    const secret = randomBytes(32);
+    const keyOf = (purpose: TokenPurpose) =>
+      createHmac('sha256', secret).update(`bullbeat ${purpose}`).digest();
+    this.keys = { session: keyOf('session'), csrf: keyOf('csrf') };
     this.limiter = new FailureLimiter({
       limit: options.authFailureLimit,
       windowMs: options.authFailureWindowMs,
@@ -78,21 +89,23 @@ export class Auth {
     return this.options.user !== undefined;
   }
 
-  sign(value: string): string {
-    return `${value}.${createHmac('sha256', this.secret).update(value).digest('base64url')}`;
+  /** `<value>.<HMAC>` with the key of `purpose`. */
+  sign(purpose: TokenPurpose, value: string): string {
+    return `${value}.${createHmac('sha256', this.keys[purpose]).update(value).digest('base64url')}`;
   }
 
-  verify(signed: string | undefined): string | undefined {
+  /** The value of a token signed for `purpose` by this process, or undefined (forged, or another purpose). */
+  verify(purpose: TokenPurpose, signed: string | undefined): string | undefined {
     if (!signed) return undefined;
     const dot = signed.lastIndexOf('.');
     if (dot <= 0) return undefined;
     const value = signed.slice(0, dot);
-    return safeEqual(this.sign(value), signed) ? value : undefined;
+    return safeEqual(this.sign(purpose, value), signed) ? value : undefined;
   }
 
   /** A new session cookie value, for a browser that proved it knows the token or password. */
   newSession(): string {
-    return this.sign(`s-${randomBytes(16).toString('base64url')}`);
+    return this.sign('session', `s-${randomBytes(16).toString('base64url')}`);
   }
 
   /** True when `secret` is the token, or the password of basic auth (the login form takes either). */
@@ -121,7 +134,7 @@ export class Auth {
       const okPassword = safeEqual(decoded.slice(colon + 1), password);
       return okUser && okPassword ? 'basic' : undefined;
     }
-    return this.verify(cookies(req)[SESSION_COOKIE]) ? 'session' : undefined;
+    return this.verify('session', cookies(req)[SESSION_COOKIE]) ? 'session' : undefined;
   }
 
   /** The kind of secret the request's `Authorization` header presents, if any (right or wrong). */

@@ -27,8 +27,8 @@ export class Csrf {
   /** The request's token, issuing a cookie with a new one when it has none (or a forged one). */
   token(req: Request, res: Response): string {
     const current = cookies(req)[CSRF_COOKIE];
-    if (current !== undefined && this.auth.verify(current)) return current;
-    const fresh = this.auth.sign(`c-${randomBytes(16).toString('base64url')}`);
+    if (current !== undefined && this.auth.verify('csrf', current)) return current;
+    const fresh = this.auth.sign('csrf', `c-${randomBytes(16).toString('base64url')}`);
     res.cookie(CSRF_COOKIE, fresh, { path: this.cookiePath(req), sameSite: 'strict', httpOnly: false });
     return fresh;
   }
@@ -98,7 +98,7 @@ export class Csrf {
     return (
       cookie !== undefined &&
       sent !== undefined &&
-      this.auth.verify(cookie) !== undefined &&
+      this.auth.verify('csrf', cookie) !== undefined &&
       safeEqual(cookie, sent)
     );
   }

@@ -1,5 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import { agenda, parseWindow, whyDidntItRun } from '../src/insight/index.js';
+import { instantProblem } from '../src/triggers/index.js';
 import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { pageContextOf, sendPage } from './page-response.js';
@@ -8,13 +9,15 @@ import { agendaPage } from './views/agenda-page.js';
 import type { PageContext } from './views/layout.js';
 import { whyPage } from './views/why-page.js';
 
-/** The `at` query parameter: ISO 8601 or epoch ms. */
+/** The `at` query parameter: ISO 8601 or epoch ms, inside the range of instants a schedule may use. */
 function atParam(req: Request): number | undefined {
   const text = strParam(req, 'at');
   if (text === undefined) return undefined;
   const t = /^\d+$/.test(text.trim()) ? Number(text) : Date.parse(text);
   if (!Number.isFinite(t))
     throw new InputError('at', `must be an ISO 8601 instant or epoch ms, got "${text}"`);
+  const problem = instantProblem(t);
+  if (problem !== undefined) throw new InputError('at', `"${text}": ${problem}`);
   return t;
 }
 

@@ -89,7 +89,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'a write without the CSRF token (cookie sessions, basic auth, open mode) or from another origin',
   404: 'no schedule with that id',
   405: 'the dashboard is read-only',
-  409: 'a schedule defined in code cannot be changed here',
+  409: 'a schedule defined in code cannot be changed here; on create: the id exists (send `replace: true`)',
 };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const query = (name: string, description: string, type = 'string') => ({
@@ -145,7 +145,11 @@ export function openApiDocument(version: string): Json {
             required: true,
             content: { 'application/json': { schema: withTrigger(input(createSchema), true) } },
           },
-          responses: { ...ok('created', s.scheduleView, '201'), ...errors(400, 403, 405) },
+          responses: {
+            ...ok('replaced (`replace: true` and a runtime schedule had this id)', s.scheduleView),
+            ...ok('created', s.scheduleView, '201'),
+            ...errors(400, 403, 405, 409),
+          },
         }),
       },
       '/schedules/{id}': {
@@ -227,6 +231,30 @@ export function openApiDocument(version: string): Json {
             ...errors(400, 403, 404, 405),
           },
         }),
+      },
+      '/schedules/{id}/why': {
+        get: {
+          summary:
+            'Why an occurrence did or did not run (the chain trigger → claim → enqueue → worker → outcome)',
+          parameters: [idParam, query('at', 'an ISO 8601 instant or epoch ms; default now')],
+          responses: { ...ok('the answer', s.whyBody), ...errors(400, 404) },
+        },
+      },
+      '/agenda': {
+        get: {
+          summary: 'Every fire instant of the next window, all schedules merged in time order',
+          parameters: [
+            query('next', 'the window: 30m, 24h, 7d (at most 31d; default 24h)'),
+            query('queue', 'only this queue'),
+          ],
+          responses: { ...ok('the agenda', s.agendaBody), ...errors(400) },
+        },
+      },
+      '/fleet': {
+        get: {
+          summary: 'The processes of the deployment and the health of its schedules',
+          responses: ok('the fleet', s.fleetBody),
+        },
       },
       '/stats': {
         get: { summary: "Sillo's stats over the deployment", responses: ok('stats', s.statsBody) },

@@ -26,12 +26,27 @@ const { name: nameField, ...optionsShape } = scheduleFields;
 const TRIGGER_REQUIRED =
   'required: a built-in trigger, e.g. { "type": "cron", "expression": "0 9 * * *" }, { "type": "interval", "seconds": 60 } or { "type": "date", "at": "2030-01-01T09:00:00Z" }';
 
-/** `POST /api/schedules`: a queue target (job name) on a built-in trigger. */
+const ALLOW_PAST = z
+  .boolean({ error: 'must be true or false' })
+  .optional()
+  .describe(
+    'a date trigger in the past runs once, now (default false: 400, as the CLI without --allow-past)',
+  );
+
+/**
+ * `POST /api/schedules`: a queue target (job name) on a built-in trigger. An id already there is
+ * replaced only with `replace` (as `schedule:add --replace`), never when it is defined in code.
+ */
 export const createSchema = z.strictObject(
   {
     name: nameField.unwrap(),
     trigger: z.unknown().nonoptional({ error: TRIGGER_REQUIRED }),
     ...optionsShape,
+    replace: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe('replace a runtime schedule with this id (default false: 409 when the id exists)'),
+    allowPast: ALLOW_PAST,
   },
   { error: unknownKey('field') },
 );
@@ -43,6 +58,7 @@ export const updateSchema = z.strictObject(
     trigger: z.unknown().optional(),
     ...optionsShape,
     id: z.undefined({ error: 'cannot be changed (create a new schedule instead)' }).optional(),
+    allowPast: ALLOW_PAST,
   },
   { error: unknownKey('field') },
 );
@@ -101,6 +117,43 @@ export function toTrigger(json: unknown, field = 'trigger'): SerializableTrigger
       throw new InputError(err.field === '(root)' ? field : `${field}.${err.field}`, err.reason);
     }
     throw err;
+  }
+}
+
+/** `3 days`, `5 hours`, `12 minutes`, `40 seconds`: how long ago, in the largest whole unit. */
+function howLong(ms: number): string {
+  for (const [unit, size] of [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ] as const) {
+    const n = Math.floor(ms / size);
+    if (n >= 1) return `${n} ${unit}${n === 1 ? '' : 's'}`;
+  }
+  const s = Math.max(1, Math.round(ms / 1000));
+  return `${s} second${s === 1 ? '' : 's'}`;
+}
+
+/**
+ * A date trigger before `now` would run at once as a late occurrence: the request must say
+ * `allowPast` (the rule of `schedule:add --allow-past`), so a typo in a year is not a surprise.
+ * `allowPast` applies to a date trigger only.
+ */
+export function checkPast(
+  trigger: SerializableTrigger | undefined,
+  allowPast: boolean | undefined,
+  now: number,
+) {
+  const json = trigger?.toJSON();
+  if (json?.type !== 'date') {
+    if (allowPast !== undefined) throw new InputError('allowPast', 'only applies to a date trigger');
+    return;
+  }
+  if (json.at < now && allowPast !== true) {
+    throw new InputError(
+      'trigger.at',
+      `${new Date(json.at).toISOString()} is in the past (by ${howLong(now - json.at)}): send "allowPast": true to run it once, now`,
+    );
   }
 }
 

@@ -8,6 +8,7 @@ import { createLogger } from './create-logger.js';
 import { type HeldLogger, heldLogger } from './held-logger.js';
 import { type LoadedJobsModule, loadJobsModule } from './load-jobs-module.js';
 import { probeRedis } from './redis-probe.js';
+import { shown } from './terminal-text.js';
 
 /** What every command that talks to Redis starts from: its validated settings and its logger. */
 export interface CommandContext {
@@ -34,7 +35,7 @@ export function commandContext(io: CliIO, command: Command, role: string): Comma
     sources,
     config,
     logger: createLogger(config, role, io.env),
-    note: (line) => io.stderr(`bullbeat: ${line}\n`),
+    note: (line) => io.stderr(`bullbeat: ${shown(line)}\n`),
   };
 }
 

@@ -1,7 +1,11 @@
-/** Text columns padded to the widest cell; the last column is not padded. Cells are single-line. */
+import { shown } from './terminal-text.js';
+
+/**
+ * Text columns padded to the widest cell; the last column is not padded. Cells are single-line: their
+ * control characters (a newline too) are shown escaped (`shown`).
+ */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const clean = (cell: string) => cell.replace(/\s+/g, ' ');
-  const all = [header, ...rows].map((r) => r.map(clean));
+  const all = [header, ...rows].map((r) => r.map(shown));
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   return all
     .map((r) =>

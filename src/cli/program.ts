@@ -4,6 +4,7 @@ import { packageVersion } from '../package-version.js';
 import { MISFIRE_POLICIES } from '../store/index.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
+import { shownLines } from './terminal-text.js';
 
 /** The exit code the action of the command that ran asked for (commander actions return nothing). */
 export interface ProgramResult {
@@ -43,10 +44,13 @@ Environment (flags win):
   BULLBEAT_METRICS_PORT, BULLBEAT_METRICS_HOST, BULLBEAT_HEARTBEAT_MS,
   BULLBEAT_METRICS_SCHEDULES                      scheduler, worker and dev: metrics and fleet`;
 
-/** Where commander writes; its parse errors start with `bullbeat:` like every other error, not `error:`. */
+/**
+ * Where commander writes; its parse errors start with `bullbeat:` like every other error, not `error:`,
+ * and quote what was typed with its control characters escaped.
+ */
 const output = (io: CliIO) => ({
   writeOut: io.stdout,
-  writeErr: io.stderr,
+  writeErr: (text: string) => io.stderr(shownLines(text)),
   outputError: (text: string, write: (text: string) => void) => write(text.replace(/^error: /, 'bullbeat: ')),
 });
 

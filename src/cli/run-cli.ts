@@ -2,10 +2,12 @@ import type { CliIO } from './cli-io.js';
 import { outcomeOf } from './exit-code-for.js';
 import { ExitCode } from './exit-codes.js';
 import { createProgram, type ProgramResult } from './program.js';
+import { shown, shownLines } from './terminal-text.js';
 
 /**
  * Runs `bullbeat` with `argv` (without the node and script entries) and resolves with the exit code.
- * Errors become one line on stderr (`bullbeat: ...`); a stack trace only with LOG_LEVEL=debug or trace.
+ * Errors become one line on stderr (`bullbeat: ...`, its control characters escaped: an id or a name
+ * in it came from someone else); a stack trace only with LOG_LEVEL=debug or trace.
  */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   const result: ProgramResult = { code: ExitCode.ok };
@@ -19,10 +21,10 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return result.code;
   } catch (error) {
     const { code, message } = outcomeOf(error);
-    if (message) io.stderr(`bullbeat: ${message}\n`);
+    if (message) io.stderr(`bullbeat: ${shown(message)}\n`);
     const level = (io.env.LOG_LEVEL ?? '').toLowerCase();
     if (code === ExitCode.failure && (level === 'debug' || level === 'trace') && error instanceof Error) {
-      io.stderr(`${error.stack ?? ''}\n`);
+      io.stderr(`${shownLines(error.stack ?? '')}\n`);
     } else if (code === ExitCode.failure && !message.startsWith('shutdown')) {
       io.stderr('bullbeat: (set LOG_LEVEL=debug for the stack trace)\n');
     }

@@ -219,15 +219,35 @@ function crossChecks(
   if (o.startAt !== undefined && o.endAt !== undefined && o.endAt < o.startAt) {
     ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'must not be before startAt' });
   }
-  try {
-    JSON.stringify([o.args, o.data]);
-  } catch (err) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['args'],
-      message: `args and data must be JSON-serializable (${(err as Error).message})`,
-    });
+  for (const field of ['args', 'data'] as const) {
+    const problem = jsonProblem(o[field]);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: problem });
   }
+}
+
+/** How deep `args` and `data` may nest (arrays and objects): far past any payload, short of a stack. */
+export const MAX_JSON_DEPTH = 100;
+
+/** Why a value cannot be stored as JSON (nested too deep, or not serializable), or undefined. */
+function jsonProblem(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  // depth first, without recursion: a value nested thousands deep must not overflow the stack here
+  const stack: [unknown, number][] = [[value, 1]];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > MAX_JSON_DEPTH) return `is nested more than ${MAX_JSON_DEPTH} levels deep`;
+    if (seen.has(v)) continue; // a cycle: JSON.stringify below names it
+    seen.add(v);
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  try {
+    JSON.stringify(value);
+  } catch (err) {
+    return `must be JSON-serializable (${(err as Error).message})`;
+  }
+  return undefined;
 }
 
 /** Unknown keys name themselves: `maxInstance: unknown option`. */

@@ -2,6 +2,7 @@ import { daysFromCivil, MS_PER_DAY } from '../cron/calendar.js';
 import { CronParser } from '../cron/cron-parser.js';
 import { TimeZone } from '../cron/time-zone.js';
 import { CronSyntaxError, InvalidTimezoneError, TriggerError } from '../errors/index.js';
+import { MAX_INSTANT_MS } from './instant-bounds.js';
 import type { Trigger, TriggerJSON } from './trigger.js';
 import { show } from './trigger-helpers.js';
 
@@ -31,6 +32,15 @@ export interface Exclusion {
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * The last year of `MAX_INSTANT_MS`, and its first day: a date entry may not reach it. An exclusion
+ * to its end leaves no instant to fire at, and one inside it leaves next to none; refused where the
+ * trigger is defined, naming the entry, rather than met as an out-of-range fire time that errors the
+ * schedule after it was saved.
+ */
+const LAST_YEAR = new Date(MAX_INSTANT_MS).getUTCFullYear();
+const LAST_YEAR_FIRST_DAY = daysFromCivil(LAST_YEAR, 1, 1);
 
 /** Days since the epoch of a `YYYY-MM-DD` text, or undefined when it is not a real date. */
 function dayNumber(text: string): number | undefined {
@@ -140,6 +150,13 @@ export function compileExclusion(entry: unknown, timezone: string, index: number
       }
       if (last < first) {
         throw new TriggerError('ExceptTrigger', field, `${show(entry)}: the range ends before it starts`);
+      }
+      if (last >= LAST_YEAR_FIRST_DAY) {
+        throw new TriggerError(
+          'ExceptTrigger',
+          field,
+          `${show(entry)} reaches ${LAST_YEAR}, the last year a schedule may use (instants end at ${new Date(MAX_INSTANT_MS).toISOString()}): an exclusion there leaves no occurrence after it; end it in ${LAST_YEAR - 1} at the latest`,
+        );
       }
       return dateExclusion(text, first, last, TimeZone.of(timezone));
     }

@@ -11,7 +11,7 @@ export {
   MAX_EXCLUDED_IN_A_ROW,
 } from './except-trigger.js';
 export type { ExceptEntry, ExceptEntryJSON } from './exclusion.js';
-export { MAX_INSTANT_MS, MAX_PERIOD_SECONDS, MIN_INSTANT_MS } from './instant-bounds.js';
+export { instantProblem, MAX_INSTANT_MS, MAX_PERIOD_SECONDS, MIN_INSTANT_MS } from './instant-bounds.js';
 export { IntervalTrigger } from './interval-trigger.js';
 export type { IntervalTriggerOptions } from './interval-trigger-options.js';
 export { isSerializableTrigger } from './is-serializable-trigger.js';

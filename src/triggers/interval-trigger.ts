@@ -5,9 +5,12 @@ import type { IntervalTriggerOptions } from './interval-trigger-options.js';
 import type { IntervalTriggerJSON, SerializableTrigger } from './trigger.js';
 import { jitterOffset, show, toEpochMs } from './trigger-helpers.js';
 
+/** The shortest period: one millisecond, the resolution of a fire time. */
+const MIN_SECONDS = 0.001;
+
 /**
  * Fires every `seconds` on a fixed grid `anchor + k * period` (period = `seconds` rounded to whole
- * milliseconds), so it never drifts: each planned time is computed from the grid, not from when the
+ * milliseconds; under one millisecond is refused), so it never drifts: each planned time is computed from the grid, not from when the
  * previous run happened or how much jitter it got.
  *
  * - Never fired: the first grid point strictly after `now`.
@@ -40,7 +43,8 @@ export class IntervalTrigger implements SerializableTrigger, DueAware {
     const tooLong = periodProblem(seconds, 0, true);
     if (tooLong !== undefined) throw new TriggerError('IntervalTrigger', 'seconds', tooLong);
     const periodMs = Math.round(seconds * 1000);
-    if (periodMs < 1) {
+    // compared as given, not once rounded: 0.0005 s would round to 1 ms, twice what was asked
+    if (seconds < MIN_SECONDS) {
       throw new TriggerError(
         'IntervalTrigger',
         'seconds',

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 
 const prefix = `cli-insight-${randomUUID()}`;
@@ -12,7 +13,7 @@ let redis: Redis;
 
 beforeAll(async () => {
   assertBuilt();
-  redis = new Redis('redis://127.0.0.1:6379');
+  redis = new Redis(REDIS_URL);
   for (const args of [
     ['--name', 'nightly', '--cron', '0 2 * * *', '--tz', 'Europe/Berlin', '--queue', qa],
     ['--name', 'hourly', '--every', '3600', '--queue', qb],
@@ -64,6 +65,12 @@ describe('agenda', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--next');
   });
+
+  it('a window past the year 9999 is a usage error naming the flag, not an unexpected error', async () => {
+    const run = await runBullbeat(['agenda', '--next', '99999999999999999999d'], { env });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/^bullbeat: --next: /);
+  });
 });
 
 describe('schedule:why', () => {
@@ -80,6 +87,16 @@ describe('schedule:why', () => {
       ran: false,
     });
   });
+
+  it.each(['99999999999999999999', '-5', '10000-01-01T00:00:00Z'])(
+    '--at %s, past the instants a schedule may use: a usage error naming the flag (exit 2)',
+    async (at) => {
+      const run = await runBullbeat(['schedule:why', 'nightly', '--at', at], { env });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/^bullbeat: --at: /);
+      expect(run.stderr).not.toContain('unexpected error');
+    },
+  );
 
   it('an unknown id exits 4', async () => {
     const run = await runBullbeat(['schedule:why', 'nope'], { env });

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt } from './run-bullbeat.js';
 import { spawnBullbeat } from './spawn-bullbeat.js';
 
@@ -29,7 +30,7 @@ function topLevelKeys(line: string): string[] {
 
 beforeAll(() => {
   assertBuilt();
-  redis = new Redis('redis://127.0.0.1:6379');
+  redis = new Redis(REDIS_URL);
 });
 
 afterAll(async () => {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 
 const prefix = `cli-add-${randomUUID()}`;
@@ -10,7 +12,7 @@ let redis: Redis;
 
 beforeAll(() => {
   assertBuilt();
-  redis = new Redis('redis://127.0.0.1:6379');
+  redis = new Redis(REDIS_URL);
 });
 
 afterAll(async () => {
@@ -62,6 +64,23 @@ describe('schedule:add safety', () => {
     );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('changed: nothing\n');
+  });
+
+  it('--replace never overwrites a schedule defined in code: exit 2, naming the id and source: code', async () => {
+    const code = new SchedulerManager({ prefix, role: 'client', connection: REDIS_URL, defaultQueue: queue });
+    code.every(3600, { id: 'coded' })(async function coded() {});
+    await code.start();
+    await code.close();
+    const was = await stored('coded');
+    const run = await runBullbeat(
+      ['schedule:add', '--name', 'coded', '--every', '60', '--queue', queue, '--replace'],
+      { env },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'bullbeat: --id: schedule "coded" is defined in code (source: code): it is never replaced from outside; change it in the jobs module\n',
+    );
+    expect(await stored('coded')).toEqual(was);
   });
 
   it('--at in the past is refused unless --allow-past, which runs it once now', async () => {

@@ -167,6 +167,14 @@ describe('schedule:add, list, pause, resume, trigger, remove', () => {
     ],
     [['--name', 'x', '--cron', '0 9 * * *', '--tz', 'Nowhere/City'], 'Nowhere/City'],
     [['--every', '5'], "required option '--name <name>' not specified"],
+    [
+      ['--name', 'x', '--every', '0x10'],
+      '--every: "0x10" is not a decimal number (write it in digits, e.g. 60 or 0.5)',
+    ],
+    [['--name', 'x', '--every', '1_000'], '--every: "1_000" is not a decimal number'],
+    [['--name', 'x', '--every', '0b11'], '--every: "0b11" is not a decimal number'],
+    [['--name', 'x', '--every', '60', '--attempts', '0o7'], '--attempts: "0o7" is not a decimal number'],
+    [['--name', 'x', '--every', '60', '--jitter', '0x1'], '--jitter: "0x1" is not a decimal number'],
   ])('schedule:add %j: exit 2, "%s"', async (args, message) => {
     const run = await runBullbeat(['schedule:add', ...args], { env });
     expect(run.code).toBe(2);

@@ -147,11 +147,15 @@ describe('schedule:backfill', () => {
       [['--from', '0', '--to', String(to)], /^bullbeat: --to: the range holds more than 10000 occurrences/],
       [
         ['--from', String(to - HOUR), '--to', String(to), '--rate', 'fast'],
-        /^bullbeat: --rate: must be a number/,
+        /^bullbeat: --rate: "fast" is not a decimal number/,
       ],
       [
         ['--from', String(to - HOUR), '--to', String(to), '--max', '0'],
         /^bullbeat: --max: must be a whole number from 1/,
+      ],
+      [
+        ['--from', String(to - HOUR), '--to', String(to), '--rate', '0x10'],
+        /^bullbeat: --rate: "0x10" is not a decimal number/,
       ],
       [['--from', String(to - HOUR)], /required option '--to <instant>'/],
       [['--from', String(to - HOUR), '--to', String(to), '--overlap', 'skip'], /--overlap/],
@@ -215,6 +219,11 @@ describe('schedule:add --except', () => {
         /^bullbeat: --except "61 \* \* \* \*": cron "61 \* \* \* \*": minute "61": out of range 0-59/,
       ],
       ['* * * * *', /^bullbeat: --except: excludes every occurrence/],
+      [
+        '2026-12-01..9999-12-31',
+        /^bullbeat: --except "2026-12-01\.\.9999-12-31": "2026-12-01\.\.9999-12-31" reaches 9999/,
+      ],
+      ['9999-01-01', /^bullbeat: --except "9999-01-01": "9999-01-01" reaches 9999/],
     ];
     for (const [entry, message] of cases) {
       const run = await runBullbeat(

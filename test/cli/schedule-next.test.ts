@@ -70,6 +70,12 @@ describe('bullbeat schedule:next', () => {
     expect(run.stderr).toContain('expected a whole number from 1');
   });
 
+  it('a --from past the year 9999: exit 2 naming the flag, not an unexpected error', async () => {
+    const run = await runBullbeat(['schedule:next', '@daily', '--from', '99999999999999999999']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/^bullbeat: --from: "99999999999999999999": /);
+  });
+
   it('a bad --from: exit 2 naming the flag', async () => {
     const run = await runBullbeat(['schedule:next', '@daily', '--from', 'yesterday']);
     expect(run.code).toBe(2);

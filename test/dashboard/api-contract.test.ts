@@ -1,25 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { apiRoutes } from '../../dashboard/api-routes.js';
-import type { DashboardContext } from '../../dashboard/dashboard-context.js';
 import { startTestDashboard, type TestDashboard } from './harness.js';
 
 type Json = Record<string, unknown>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-/** Every route of the API router as `METHOD /path` (Express's `:id` written as OpenAPI's `{id}`). */
-function realRoutes(): string[] {
-  const router = apiRoutes({ scheduler: {} } as unknown as DashboardContext) as unknown as {
-    stack: { route?: { path: string; methods: Record<string, boolean> } }[];
-  };
-  return router.stack
-    .flatMap((layer) =>
-      layer.route
-        ? Object.keys(layer.route.methods)
-            .filter((m) => METHODS.includes(m))
-            .map((m) => `${m.toUpperCase()} ${layer.route?.path.replace(/:(\w+)/g, '{$1}')}`)
-        : [],
-    )
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+  rawPath?: string;
+  handle?: { stack?: Layer[] };
+}
+
+/** Every route under a router's stack as `METHOD /path`, mounted routers included. */
+function routesOf(stack: readonly Layer[], prefix = ''): string[] {
+  return stack.flatMap((layer) => {
+    if (layer.route) {
+      const path = `${prefix}${layer.route.path}`;
+      return Object.keys(layer.route.methods)
+        .filter((m) => METHODS.includes(m))
+        .map((m) => `${m.toUpperCase()} ${path}`);
+    }
+    const inner = layer.handle?.stack;
+    if (!inner) return [];
+    const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+    return routesOf(inner, `${prefix}${mount}`);
+  });
+}
+
+/**
+ * Every JSON API route the dashboard app answers, whichever router holds it, as `METHOD /path`
+ * relative to `/api` (Express's `:id` written as OpenAPI's `{id}`).
+ */
+function realRoutes(app: unknown): string[] {
+  const stack = (app as { router: { stack: Layer[] } }).router.stack;
+  return routesOf(stack)
+    .filter((r) => / \/api\//.test(r))
+    .map((r) => r.replace(' /api/', ' /').replace(/:(\w+)/g, '{$1}'))
     .sort();
 }
 
@@ -51,7 +67,7 @@ describe('the JSON API and its OpenAPI description', () => {
     expect(doc.servers).toEqual([{ url: './api' }]);
   });
 
-  it('documents exactly the routes the API router has (paths and methods)', () => {
+  it('documents exactly the JSON API routes the dashboard app has, in every router (paths and methods)', () => {
     const documented = Object.entries(doc.paths)
       .flatMap(([path, ops]) =>
         Object.keys(ops)
@@ -59,7 +75,9 @@ describe('the JSON API and its OpenAPI description', () => {
           .map((m) => `${m.toUpperCase()} ${path}`),
       )
       .sort();
-    expect(documented).toEqual(realRoutes());
+    const real = realRoutes(t.server.app);
+    expect(real).toContain('GET /agenda');
+    expect(documented).toEqual(real);
   });
 
   it('real responses match the documented shapes', async () => {
@@ -77,6 +95,9 @@ describe('the JSON API and its OpenAPI description', () => {
       ['/api/stats', '/stats', 'get'],
       ['/api/preview?cron=*/5+*+*+*+*&tz=Asia/Tokyo', '/preview', 'get'],
       ['/api/queues', '/queues', 'get'],
+      ['/api/schedules/contract-job/why', '/schedules/{id}/why', 'get'],
+      ['/api/agenda?next=7d', '/agenda', 'get'],
+      ['/api/fleet', '/fleet', 'get'],
     ];
     for (const [url, path, method] of checks) {
       const r = await t.api('GET', url);

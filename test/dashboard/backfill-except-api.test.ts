@@ -129,6 +129,7 @@ describe('API: POST /api/schedules/:id/backfill and except', () => {
       ['2026-12-25', 'except', /must be an array/],
       [[{ type: 'cron', expression: '0 9 * * *', jitter: 60 }], 'except[0]', /no jitter/],
       [['* * * * *'], 'except', /excludes every occurrence/],
+      [['2026-12-25', '2026-12-01..9999-12-31'], 'except[1]', /"2026-12-01\.\.9999-12-31" reaches 9999/],
     ];
     for (const [except, field, reason] of cases) {
       const r = await t.api('POST', '/api/schedules', {

@@ -29,6 +29,9 @@ describe('dashboard: why and agenda', () => {
     expect((await t.api('GET', '/api/schedules/nope/why')).status).toBe(404);
     const bad = await t.api('GET', '/api/schedules/poll/why?at=yesterday');
     expect(bad).toMatchObject({ status: 400, body: { field: 'at' } });
+    const far = await t.api('GET', '/api/schedules/poll/why?at=99999999999999999999');
+    expect(far).toMatchObject({ status: 400, body: { field: 'at' } });
+    expect(far.body.error).toContain('out of range');
   });
 
   it('the schedule page links to its why page, which shows the chain', async () => {

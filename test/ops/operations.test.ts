@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { IntervalTrigger, SchedulerManager } from '../../src/index.js';
 import { assertBuilt, root, runBullbeat } from '../cli/run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
+import { REDIS_URL } from '../redis-url.js';
 import { metricNamesIn, parseExposition, type Sample, total } from './scrape.js';
 
 // The compose shape: a scheduler replica, a worker and the dashboard as separate processes, each
@@ -49,7 +50,7 @@ describe('operations: metrics from every process, fleet, status', () => {
   let schedulerUrl: string;
   let workerUrl: string;
   let dashboardUrl: string;
-  const client = new SchedulerManager({ role: 'client', prefix });
+  const client = new SchedulerManager({ role: 'client', prefix, connection: REDIS_URL });
   const scraped: Sample[] = [];
 
   beforeAll(async () => {
@@ -74,13 +75,13 @@ describe('operations: metrics from every process, fleet, status', () => {
 
   afterAll(async () => {
     for (const p of [scheduler, worker, dashboard]) p?.kill();
-    const redis = new Redis();
+    const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`{${prefix}}*`);
     if (keys.length) await redis.del(...keys);
     await redis.quit();
     await client.close();
     for (const name of [queue, orphanQueue]) {
-      const q = new Queue(name, { connection: { host: '127.0.0.1', port: 6379 } });
+      const q = new Queue(name, { connection: { url: REDIS_URL } });
       await q.obliterate({ force: true }).catch(() => undefined);
       await q.close();
     }

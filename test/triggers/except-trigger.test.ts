@@ -111,6 +111,8 @@ describe('ExceptTrigger', () => {
       [['2026-01-01', ''], /except\[1\]: must be a date/],
       [[{}], /except\[0\]: must be a date/],
       [[new CronTrigger('0 9 * * *', { jitter: 60 })], /no jitter/],
+      [['2026-12-01..9999-12-31'], /except\[0\]: "2026-12-01\.\.9999-12-31" reaches 9999, the last year/],
+      [['2026-01-01', '9999-06-01'], /except\[1\]: "9999-06-01" reaches 9999/],
     ];
     for (const [except, message] of bad) {
       expect(() => new ExceptTrigger(inner, except as never), JSON.stringify(except)).toThrow(message);

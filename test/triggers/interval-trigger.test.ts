@@ -134,6 +134,13 @@ describe('IntervalTrigger: bad input is a clear error at construction', () => {
     ['negative', () => new IntervalTrigger(-5), 'seconds', /greater than 0, got -5/],
     ['a string', () => new IntervalTrigger('5' as unknown as number), 'seconds', /got "5"/],
     ['under a millisecond', () => new IntervalTrigger(0.0004), 'seconds', /at least 0\.001.*got 0\.0004/],
+    ['half a millisecond', () => new IntervalTrigger(0.0005), 'seconds', /at least 0\.001.*got 0\.0005/],
+    [
+      'just under a millisecond',
+      () => new IntervalTrigger(0.00099),
+      'seconds',
+      /at least 0\.001.*got 0\.00099/,
+    ],
     ['negative jitter', () => new IntervalTrigger(60, { jitter: -1 }), 'jitter', />= 0, got -1/],
     ['NaN jitter', () => new IntervalTrigger(60, { jitter: Number.NaN }), 'jitter', /got NaN/],
     ['jitter = seconds', () => new IntervalTrigger(60, { jitter: 60 }), 'jitter', /jitter 60 >= seconds 60/],

@@ -12,6 +12,7 @@ import { resolvePrefix } from '../discover-prefix.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
+import { shown } from '../terminal-text.js';
 
 /** Runs `fn` with a client-role manager on the configured Redis and prefix; closes it after. */
 export async function withManager<T>(
@@ -35,13 +36,13 @@ export async function withManager<T>(
   }
 }
 
-/** The trigger of a stored schedule in words. */
+/** The trigger of a stored schedule in words (a custom trigger's kind escaped: code named it). */
 export function triggerWords(job: ScheduledJobJSON): string {
-  if (job.spec.type === 'custom') return `custom trigger (${job.spec.kind}, defined in code)`;
+  if (job.spec.type === 'custom') return `custom trigger (${shown(job.spec.kind)}, defined in code)`;
   try {
     return describeTrigger(job.spec);
   } catch {
-    return job.trigger;
+    return shown(job.trigger);
   }
 }
 
@@ -55,7 +56,7 @@ export function listCommand(io: CliIO) {
       return ExitCode.ok;
     }
     if (jobs.length === 0) {
-      io.stdout(`no schedules under prefix "${ctx.config.prefix}"\n`);
+      io.stdout(`no schedules under prefix "${shown(ctx.config.prefix)}"\n`);
       return ExitCode.ok;
     }
     const rows = jobs.map((j) => [
@@ -72,16 +73,18 @@ export function listCommand(io: CliIO) {
     io.stdout(
       `${formatTable(['ID', 'NAME', 'QUEUE', 'STATUS', 'NEXT RUN', 'LAST RUN', 'RUNS', 'ERRORS', 'TRIGGER'], rows)}\n`,
     );
-    io.stdout(`${jobs.length} schedule${jobs.length === 1 ? '' : 's'} under prefix "${ctx.config.prefix}"\n`);
+    io.stdout(
+      `${jobs.length} schedule${jobs.length === 1 ? '' : 's'} under prefix "${shown(ctx.config.prefix)}"\n`,
+    );
     const noted = jobs.filter((j) => j.pauseNote && j.pauseNote.note !== '');
     if (noted.length > 0) {
       io.stdout(`\npaused with a note:\n`);
-      for (const j of noted) io.stdout(`  ${j.id}: ${noteLine(j.pauseNote!)}\n`);
+      for (const j of noted) io.stdout(`  ${shown(j.id)}: ${noteLine(j.pauseNote!)}\n`);
     }
     const errored = jobs.filter((j) => j.error !== null);
     if (errored.length > 0) {
       io.stdout(`\n${errored.length} errored (fix or remove them: they fire no more):\n`);
-      for (const j of errored) io.stdout(`  ${j.id}: ${j.error?.reason}\n`);
+      for (const j of errored) io.stdout(`  ${shown(j.id)}: ${shown(j.error?.reason ?? '')}\n`);
     }
     return ExitCode.ok;
   };
@@ -89,9 +92,9 @@ export function listCommand(io: CliIO) {
 
 type Action = 'schedule:pause' | 'schedule:resume' | 'schedule:trigger' | 'schedule:remove';
 
-/** `"why" (by who, when)`: a pause note in one line. */
+/** `"why" (by who, when)`: a pause note in one line, its control characters escaped. */
 export function noteLine(n: PauseNote): string {
-  return `${n.note === '' ? '(no note)' : JSON.stringify(n.note)} (by ${n.by}, ${shortInstant(n.at)})`;
+  return shown(`${n.note === '' ? '(no note)' : `"${n.note}"`} (by ${n.by}, ${shortInstant(n.at)})`);
 }
 
 /** Who pauses from this CLI: `cli:<user>@<host>`. */
@@ -123,7 +126,7 @@ export function actionCommand(io: CliIO, action: Action) {
             by: cliUser(),
             ...(options?.note !== undefined && { note: options.note }),
           }))
-            ? `paused ${id}${options?.note ? `: ${JSON.stringify(options.note)}` : ''}`
+            ? `paused ${id}${options?.note ? `: "${options.note}"` : ''}`
             : `${id} was not active (${await statusOf(m, id)}): nothing to do`;
         case 'schedule:resume': {
           let caughtUp = 0;
@@ -155,7 +158,7 @@ export function actionCommand(io: CliIO, action: Action) {
           return `removed ${id}`;
       }
     });
-    io.stdout(`${line}\n`);
+    io.stdout(`${shown(line)}\n`);
     return ExitCode.ok;
   };
 }

@@ -14,6 +14,7 @@ import { type CommandContext, commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
+import { shown } from '../terminal-text.js';
 
 interface ImportOptions {
   queue: string;
@@ -174,7 +175,7 @@ const LABEL: Record<Action, string> = {
 
 function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): string {
   const q = options.queue;
-  if (outcomes.length === 0) return `no job schedulers or repeatable jobs in BullMQ queue "${q}"\n`;
+  if (outcomes.length === 0) return `no job schedulers or repeatable jobs in BullMQ queue "${shown(q)}"\n`;
   const lines: string[] = [];
   const count = (a: Action) => outcomes.filter((o) => o.action === a).length;
   lines.push(
@@ -209,7 +210,7 @@ function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): st
     `The BullMQ originals are untouched: once the bullbeat schedules run, remove them ` +
       `(queue.removeJobScheduler(id)), or both will enqueue jobs.`,
   );
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(shown).join('\n')}\n`;
 }
 
 function toJSON(options: ImportOptions, outcomes: Outcome[]) {

@@ -3,18 +3,31 @@ import { DateTime } from 'luxon';
 import { ConfigError } from '../../errors/index.js';
 import type { WhyReport } from '../../insight/index.js';
 import { agenda, parseWindow, whyDidntItRun } from '../../insight/index.js';
+import { instantProblem, MAX_PERIOD_SECONDS } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { numericFlag } from '../numeric-flag.js';
+import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
 
+/** The longest agenda window: 100 years, the longest period a trigger may have. */
+const MAX_WINDOW_MS = MAX_PERIOD_SECONDS * 1000;
+
+/** An ISO 8601 instant or epoch ms, inside the range of instants a schedule may use. */
 function instant(flag: string, text: string): number {
   const trimmed = text.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const t = DateTime.fromISO(trimmed, { setZone: true });
-  if (!t.isValid) throw new ConfigError(flag, `expected an ISO 8601 instant or epoch ms (got "${text}")`);
-  return t.toMillis();
+  let t: number;
+  if (/^\d+$/.test(trimmed)) t = Number(trimmed);
+  else {
+    const dt = DateTime.fromISO(trimmed, { setZone: true });
+    if (!dt.isValid) throw new ConfigError(flag, `expected an ISO 8601 instant or epoch ms (got "${text}")`);
+    t = dt.toMillis();
+  }
+  const problem = instantProblem(t);
+  if (problem !== undefined) throw new ConfigError(flag, `"${text}": ${problem}`);
+  return t;
 }
 
 /** `schedule:why <id> [--at ISO] [--json]`: exit 0 with the answer, 4 when there is no such schedule. */
@@ -28,14 +41,14 @@ export function whyCommand(io: CliIO) {
   };
 }
 
-/** The report as text: the chain, one line per link (✓ / ✗), then the answer. */
+/** The report as text: the chain, one line per link (✓ / ✗), then the answer; each line `shown`. */
 export function formatWhy(r: WhyReport): string {
   const lines = [
     `${r.scheduleId} (job name ${r.name}, queue ${r.queue}), at or before ${new Date(r.at).toISOString()}:`,
   ];
   for (const f of r.facts) lines.push(`  ${f.ok ? '✓' : '✗'} ${f.link.padEnd(8)} ${f.text}`);
   lines.push('', `${r.ran ? 'ran' : r.cause === 'running' ? 'running' : 'did not run'}: ${r.summary}`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(shown).join('\n')}\n`;
 }
 
 /** `agenda [--next 24h] [--queue Q] [--limit N] [--json]`. */
@@ -48,7 +61,13 @@ export function agendaCommand(io: CliIO) {
     if (nextMs === undefined) {
       throw new ConfigError('--next', `expected a window such as 30m, 24h, 7d (got "${options.next}")`);
     }
-    const limit = options.limit === undefined ? 1000 : Number(options.limit);
+    if (nextMs > MAX_WINDOW_MS) {
+      throw new ConfigError(
+        '--next',
+        `"${options.next}" is longer than 100 years (36525d), the longest window`,
+      );
+    }
+    const limit = numericFlag('--limit', options.limit) ?? 1000;
     if (!Number.isInteger(limit) || limit < 1) {
       throw new ConfigError('--limit', `expected a whole number from 1 (got "${options.limit}")`);
     }
@@ -62,7 +81,7 @@ export function agendaCommand(io: CliIO) {
     }
     const window = `${new Date(a.from).toISOString()} to ${new Date(a.to).toISOString()}`;
     if (a.entries.length === 0) {
-      io.stdout(`nothing fires from ${window}${options.queue ? ` on queue ${options.queue}` : ''}\n`);
+      io.stdout(`nothing fires from ${window}${options.queue ? ` on queue ${shown(options.queue)}` : ''}\n`);
     } else {
       const rows = a.entries.map((e) => [
         new Date(e.at).toISOString(),
@@ -77,14 +96,16 @@ export function agendaCommand(io: CliIO) {
     const queues = Object.entries(a.perQueue)
       .map(([q, n]) => `${q} ${n}`)
       .join(', ');
-    io.stdout(`\n${total} fire${total === 1 ? '' : 's'} from ${window}${queues ? ` (${queues})` : ''}`);
+    io.stdout(
+      `\n${total} fire${total === 1 ? '' : 's'} from ${window}${queues ? ` (${shown(queues)})` : ''}`,
+    );
     io.stdout(a.truncated ? `; the first ${a.entries.length} shown (--limit)\n` : '\n');
     const burst = busiestMinute(a.entries);
     if (burst && burst.count > 1) {
       io.stdout(`busiest minute: ${new Date(burst.at).toISOString().slice(0, 16)}Z, ${burst.count} fires\n`);
     }
     if (a.unknown.length > 0) {
-      io.stdout(`not shown (custom triggers defined in code only): ${a.unknown.join(', ')}\n`);
+      io.stdout(`not shown (custom triggers defined in code only): ${shown(a.unknown.join(', '))}\n`);
     }
     return ExitCode.ok;
   };

@@ -9,7 +9,9 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
+import { numericFlag } from '../numeric-flag.js';
 import { describeChanges } from '../schedule-changes.js';
+import { shown } from '../terminal-text.js';
 import { triggerWords, withManager } from './admin.js';
 
 export interface AddOptions {
@@ -35,13 +37,6 @@ export interface AddOptions {
   immediately?: boolean;
   json?: boolean;
 }
-
-/**
- * A numeric flag as the schemas judge it: the number it spells, or the text itself, so that a bad
- * value is refused by the same rule as in the library and the API, quoted as given.
- */
-export const numeric = (text: string | undefined): number | string | undefined =>
-  text === undefined ? undefined : text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 
 /** The flag that gave each schedule option or trigger field, to name it in errors. */
 const FLAG: Record<string, string> = {
@@ -109,7 +104,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
       `give exactly one (got ${given.length === 0 ? 'none' : given.map((g) => `--${g}`).join(' and ')})`,
     );
   }
-  const jitter = numeric(o.jitter);
+  const jitter = numericFlag('--jitter', o.jitter);
   if (o.tz !== undefined && o.every !== undefined) {
     throw new ConfigError(
       '--tz',
@@ -129,7 +124,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
   if (o.every !== undefined) {
     return checkedTrigger({
       type: 'interval',
-      seconds: numeric(o.every),
+      seconds: numericFlag('--every', o.every),
       ...(jitter !== undefined && { jitter }),
     });
   }
@@ -158,12 +153,12 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
   const given: Record<string, unknown> = {
     id: o.id,
     data,
-    attempts: numeric(o.attempts),
-    maxInstances: numeric(o.maxInstances),
-    timeoutMs: numeric(o.timeoutMs),
+    attempts: numericFlag('--attempts', o.attempts),
+    maxInstances: numericFlag('--max-instances', o.maxInstances),
+    timeoutMs: numericFlag('--timeout-ms', o.timeoutMs),
     misfire: o.misfire,
     overlap: o.overlap,
-    pauseOnFailure: numeric(o.pauseOnFailure),
+    pauseOnFailure: numericFlag('--pause-on-failure', o.pauseOnFailure),
     immediately: o.immediately,
     except: o.except,
   };
@@ -216,7 +211,8 @@ export function extras(def: ScheduleDefinition): string {
 
 /**
  * `schedule:add --name N (--cron E | --every S | --at T) ...`: a runtime schedule targeting a queue.
- * An id already in Redis is replaced only with --replace, and the change is printed.
+ * An id already in Redis is replaced only with --replace, and the change is printed; a schedule
+ * defined in code never is (its jobs module owns it).
  */
 export function addCommand(io: CliIO) {
   return async (options: AddOptions, command: Command): Promise<number> => {
@@ -227,6 +223,12 @@ export function addCommand(io: CliIO) {
     const id = options.id ?? options.name;
     const { job, before } = await withManager(ctx, async (m) => {
       const existing = await m.get(id);
+      if (existing?.def.source === 'code') {
+        throw new ConfigError(
+          '--id',
+          `schedule "${id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`,
+        );
+      }
       if (existing && !options.replace) {
         throw new ConfigError(
           '--id',
@@ -247,9 +249,9 @@ export function addCommand(io: CliIO) {
       return ExitCode.ok;
     }
     io.stdout(
-      `${before ? 'replaced' : 'added'} ${json.id}: ${triggerWords(json)}; jobs "${json.name}" on queue "${json.queue}"${extras(job.def)}; next run ${shortInstant(json.nextRunTime)}\n`,
+      `${before ? 'replaced' : 'added'} ${shown(json.id)}: ${triggerWords(json)}; jobs "${shown(json.name)}" on queue "${shown(json.queue)}"${extras(job.def)}; next run ${shortInstant(json.nextRunTime)}\n`,
     );
-    if (before) io.stdout(`changed: ${describeChanges(before, job.def, defWords)}\n`);
+    if (before) io.stdout(`changed: ${shown(describeChanges(before, job.def, defWords))}\n`);
     return ExitCode.ok;
   };
 }

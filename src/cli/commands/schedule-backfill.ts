@@ -11,6 +11,8 @@ import {
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
+import { numericFlag } from '../numeric-flag.js';
+import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
 
 export interface BackfillFlags {
@@ -34,8 +36,6 @@ const FLAG: Record<string, string> = {
 
 /** Epoch ms as a number, anything else as given (the library's rule reads ISO 8601 and judges it). */
 const instantFlag = (text: string): number | string => (/^\d+$/.test(text.trim()) ? Number(text) : text);
-const numberFlag = (text: string | undefined): number | string | undefined =>
-  text === undefined ? undefined : text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 
 const WORDS: Record<BackfillOccurrence['status'], string> = {
   enqueued: 'enqueued',
@@ -85,8 +85,8 @@ export function backfillCommand(io: CliIO) {
       to: instantFlag(flags.to),
       ...(flags.dryRun && { dryRun: true }),
       ...(flags.overlap !== undefined && { overlap: flags.overlap }),
-      ...(flags.rate !== undefined && { ratePerSecond: numberFlag(flags.rate) as number }),
-      ...(flags.max !== undefined && { maxOccurrences: numberFlag(flags.max) as number }),
+      ...(flags.rate !== undefined && { ratePerSecond: numericFlag('--rate', flags.rate) as number }),
+      ...(flags.max !== undefined && { maxOccurrences: numericFlag('--max', flags.max) as number }),
     };
     const asFlag = (err: unknown): never => {
       if (err instanceof ScheduleOptionsError && FLAG[err.field] !== undefined) {
@@ -118,7 +118,7 @@ export function backfillCommand(io: CliIO) {
         );
       });
       lines.push('');
-      io.stdout(`${lines.join('\n')}\n`);
+      io.stdout(`${lines.map(shown).join('\n')}\n`);
       if (r.dryRun) {
         io.stdout(`dry run: ${r.enqueued} to enqueue, ${r.skipped} not to run; nothing enqueued\n`);
         return ExitCode.ok;

@@ -1,6 +1,8 @@
 import { DateTime } from 'luxon';
 import { CronParser, describeCron } from '../../cron/index.js';
 import { ConfigError } from '../../errors/index.js';
+import { MAX_INSTANT_MS } from '../../triggers/index.js';
+import { shown } from '../terminal-text.js';
 
 /** Options of `bullbeat schedule:next`. */
 export interface ScheduleNextOptions {
@@ -14,12 +16,24 @@ export interface ScheduleNextOptions {
   json?: boolean;
 }
 
+/** An ISO 8601 instant or epoch ms (before 1970 too), no later than the last instant a schedule may use. */
 function parseInstant(text: string): number {
   const trimmed = text.trim();
-  if (/^-?\d+$/.test(trimmed)) return Number(trimmed);
-  const t = DateTime.fromISO(trimmed, { setZone: true });
-  if (!t.isValid) throw new ConfigError('--from', `expected an ISO 8601 instant or epoch ms (got "${text}")`);
-  return t.toMillis();
+  let t: number;
+  if (/^-?\d+$/.test(trimmed)) t = Number(trimmed);
+  else {
+    const dt = DateTime.fromISO(trimmed, { setZone: true });
+    if (!dt.isValid)
+      throw new ConfigError('--from', `expected an ISO 8601 instant or epoch ms (got "${text}")`);
+    t = dt.toMillis();
+  }
+  if (Math.abs(t) > MAX_INSTANT_MS) {
+    throw new ConfigError(
+      '--from',
+      `"${text}": out of range (at most ${MAX_INSTANT_MS}, ${new Date(MAX_INSTANT_MS).toISOString()})`,
+    );
+  }
+  return t;
 }
 
 /** `schedule:next <expression>`: the expression in words and its next fire times, as instants and in its zone. */
@@ -54,5 +68,5 @@ export function scheduleNext(
   rows.forEach((r, i) => {
     lines.push(`${String(i + 1).padStart(3)}  ${r.iso}  ${r.display}`);
   });
-  write(`${lines.join('\n')}\n`);
+  write(`${lines.map(shown).join('\n')}\n`);
 }

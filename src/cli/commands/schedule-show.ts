@@ -4,6 +4,7 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
+import { shown } from '../terminal-text.js';
 import { noteLine, triggerWords, withManager } from './admin.js';
 
 /** `schedule:show <id> [--json]`: one schedule in full, its pause note and error included. */
@@ -37,7 +38,7 @@ export function showCommand(io: CliIO) {
     if (j.pauseNote) rows.push(['paused', noteLine(j.pauseNote)]);
     if (j.error) rows.push(['error', j.error.reason]);
     const width = Math.max(...rows.map(([k]) => k.length));
-    for (const [k, v] of rows) io.stdout(`${k.padEnd(width)}  ${v}\n`);
+    for (const [k, v] of rows) io.stdout(`${k.padEnd(width)}  ${shown(v)}\n`);
     return ExitCode.ok;
   };
 }

@@ -6,9 +6,11 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
+import { numericFlag } from '../numeric-flag.js';
 import { describeChanges } from '../schedule-changes.js';
+import { shown } from '../terminal-text.js';
 import { triggerWords, withManager } from './admin.js';
-import { type AddOptions, defWords, extras, flagOf, numeric, triggerFromFlags } from './schedule-add.js';
+import { type AddOptions, defWords, extras, flagOf, triggerFromFlags } from './schedule-add.js';
 
 /** `schedule:update`'s flags: those of `schedule:add`, every one optional. */
 export interface UpdateOptions extends Omit<AddOptions, 'name' | 'id' | 'replace'> {
@@ -43,9 +45,9 @@ export function patchFromFlags(o: UpdateOptions, now: number): SchedulePatch {
     name: o.name,
     queue: o.queue,
     data,
-    attempts: numeric(o.attempts),
-    maxInstances: numeric(o.maxInstances),
-    timeoutMs: numeric(o.timeoutMs),
+    attempts: numericFlag('--attempts', o.attempts),
+    maxInstances: numericFlag('--max-instances', o.maxInstances),
+    timeoutMs: numericFlag('--timeout-ms', o.timeoutMs),
     misfire: o.misfire,
   };
   for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
@@ -84,9 +86,9 @@ export function updateCommand(io: CliIO) {
       return ExitCode.ok;
     }
     io.stdout(
-      `updated ${json.id}: ${triggerWords(json)}; jobs "${json.name}" on queue "${json.queue}"${extras(job.def)}; ${json.status === 'active' ? `next run ${shortInstant(json.nextRunTime)}` : json.status}\n`,
+      `updated ${shown(json.id)}: ${triggerWords(json)}; jobs "${shown(json.name)}" on queue "${shown(json.queue)}"${extras(job.def)}; ${json.status === 'active' ? `next run ${shortInstant(json.nextRunTime)}` : json.status}\n`,
     );
-    if (before) io.stdout(`changed: ${describeChanges(before, job.def, defWords)}\n`);
+    if (before) io.stdout(`changed: ${shown(describeChanges(before, job.def, defWords))}\n`);
     return ExitCode.ok;
   };
 }

@@ -13,6 +13,7 @@ import {
   probeSchedulerRedis,
 } from '../command-context.js';
 import { resolvePrefix } from '../discover-prefix.js';
+import { numericFlag } from '../numeric-flag.js';
 import { checkOpsConfig, processOpsFor } from '../process-ops-for.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
 import { runUntilSignal } from '../run-until-signal.js';
@@ -188,7 +189,7 @@ export function workerCommand(io: CliIO) {
   return async (specifier: string, options: { graceMs?: string }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'worker');
     resolveWorkerConfig(ctx.sources);
-    const graceMs = Number(options.graceMs ?? '30000');
+    const graceMs = numericFlag('--grace-ms', options.graceMs) ?? 30_000;
     if (!Number.isInteger(graceMs) || graceMs < 0) {
       throw new ConfigError(
         '--grace-ms',

@@ -8,7 +8,9 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
+import { numericFlag } from '../numeric-flag.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
+import { shown } from '../terminal-text.js';
 
 /**
  * `bullbeat status [--json] [--late-threshold-ms N]`: the fleet (scheduler replicas and workers,
@@ -18,7 +20,7 @@ import { cliTarget, probeRedis } from '../redis-probe.js';
 export function statusCommand(io: CliIO) {
   return async (options: { json?: boolean; lateThresholdMs?: string }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
-    const lateThresholdMs = Number(options.lateThresholdMs ?? '1000');
+    const lateThresholdMs = numericFlag('--late-threshold-ms', options.lateThresholdMs) ?? 1000;
     if (!Number.isInteger(lateThresholdMs) || lateThresholdMs < 0) {
       throw new ConfigError(
         '--late-threshold-ms',
@@ -75,7 +77,7 @@ export function statusCommand(io: CliIO) {
         ...(health.erroredIds.length ? [`  errored: ${health.erroredIds.join(', ')}`] : []),
         problems.length > 0 ? `NOT OK: ${problems.join('; ')}` : 'OK',
       ];
-      io.stdout(`${out.join('\n')}\n`);
+      io.stdout(`${out.map(shown).join('\n')}\n`);
       return code;
     } finally {
       await manager.close();
