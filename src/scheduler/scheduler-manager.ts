@@ -562,7 +562,13 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       // the queues of its code schedules are connected before the first claim: the first occurrence
       // after a start is not late by a connection's set-up (hundreds of ms on a cluster)
       const queues = new Set([...this.local.values()].map((j) => j.def.queue));
-      await Promise.all([...queues].map((q) => this.queue(q).waitUntilReady().catch(() => undefined)));
+      await Promise.all(
+        [...queues].map((q) =>
+          this.queue(q)
+            .waitUntilReady()
+            .catch(() => undefined),
+        ),
+      );
       this.replica = new ReplicaRole({
         manager: this,
         connections: this.connections,
