@@ -195,6 +195,8 @@ export class OccurrenceRunner {
         this.emitSkip(occurrence, job, skipped);
         return skipped;
       }
+      // the record's start instant is Redis TIME, read by the start script (see start-runs-1.lua)
+      startedAt = start.at;
       ticket.fencingToken = start.fencingToken;
       ticket.mode = rule.mode;
       if (rule.mode !== 'none') {
@@ -205,7 +207,8 @@ export class OccurrenceRunner {
           unwatch = this.cancels.watch(occurrence.keys.cancel, held.leaseId, () => held.cancel());
         }
       }
-      const skipped = await this.takeGroup(occurrence, held, signal, logger);
+      const group = await this.takeGroup(occurrence, held, signal, logger);
+      const skipped = group && 'skipped' in group ? group : undefined;
       if (skipped) {
         startedAt = undefined;
         await this.finish(
@@ -226,9 +229,9 @@ export class OccurrenceRunner {
         this.emitSkip(occurrence, job, skipped);
         return skipped;
       }
-      if (occurrence.run.exclusionGroup) {
-        // It starts now, once its group is taken (the wait is not part of the run).
-        startedAt = this.options.clock.now();
+      if (group && 'takenAt' in group) {
+        // It starts once its group is taken (the wait is not part of the run), by Redis TIME.
+        startedAt = group.takenAt;
         await this.record(occurrence, { startedAt }, [], logger);
       }
       const ctx: RunContext = {
@@ -300,14 +303,14 @@ export class OccurrenceRunner {
 
   /**
    * Take the run's exclusion group, if it has one (waiting in line up to the bound). Returns why the
-   * occurrence must be skipped, or undefined when it may run.
+   * occurrence must be skipped, the Redis TIME the group was taken at, or undefined (no group).
    */
   private async takeGroup(
     occurrence: Occurrence,
     held: HeldLeases,
     signal: AbortSignal,
     logger: Logger,
-  ): Promise<SkippedResult | undefined> {
+  ): Promise<SkippedResult | { takenAt: number } | undefined> {
     const { keys: k, run } = occurrence;
     const group = run.exclusionGroup;
     if (!group) return undefined;
@@ -315,9 +318,10 @@ export class OccurrenceRunner {
     const waitMs = run.exclusionWaitMs ?? this.options.exclusionWaitMs;
     const deadline = this.options.clock.now() + waitMs;
     for (;;) {
-      if (await this.leases.tryGroup(k, group, held.leaseId)) {
+      const takenAt = await this.leases.tryGroupAt(k, group, held.leaseId);
+      if (takenAt !== undefined) {
         held.add(k.group(group));
-        return undefined;
+        return { takenAt };
       }
       const left = deadline - this.options.clock.now();
       if (left <= 0 || signal.aborted) break;

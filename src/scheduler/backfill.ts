@@ -183,6 +183,8 @@ async function enqueuePaced(
     const wait = started + (sent / o.ratePerSecond) * 1000 - performance.now();
     if (wait > 0) await sleep(wait);
     const batch = toRun.slice(i, i + batchSize);
+    // read before the add: a worker's start (Redis TIME) is never before the record's `enqueuedAt`
+    const enqueuedAt = await ctx.store.time();
     await queue.addBulk(
       batch.map((x) => ({
         name: def.name,
@@ -190,7 +192,6 @@ async function enqueuePaced(
         opts: ctx.jobOptions(def, x.jobId as string),
       })),
     );
-    const enqueuedAt = await ctx.store.time();
     const recorded = await ctx.ledger.mark(
       def.id,
       batch.map((x) => ({

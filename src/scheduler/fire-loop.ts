@@ -411,6 +411,7 @@ export class FireLoop {
         }
         const fireAt = fireTime(item);
         item.lateMs = Math.round(startedAt - fireAt);
+        item.enqueuedAt = Math.floor(startedAt);
         if (claim.reclaimed) {
           const rec = await history.get(claim.id, claim.fireAt);
           if (rec?.outcome !== undefined && rec.outcome !== 'enqueued') continue;
@@ -472,10 +473,14 @@ export class FireLoop {
     if (items.length === 0) return;
     const limit = this.deps.options.historyLimit;
     const completions = items.map((item) =>
-      completionOf(item.claim, item.cached.def, item.plan, limit, {
-        replica: this.replicaId,
-        claimedAt: item.claimedAt,
-      }),
+      completionOf(
+        item.claim,
+        item.cached.def,
+        item.plan,
+        limit,
+        { replica: this.replicaId, claimedAt: item.claimedAt },
+        item.enqueuedAt,
+      ),
     );
     const now = Math.floor(this.clock.now());
     try {

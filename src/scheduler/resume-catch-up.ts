@@ -146,8 +146,9 @@ async function enqueueCatchUp(
       opts: ctx.jobOptions(def, jobId),
     };
   });
-  await ctx.queue(def.queue).addBulk(jobs.map(({ name, data, opts }) => ({ name, data, opts })));
+  // read before the add: a worker's start (Redis TIME) is never before the record's `enqueuedAt`
   const enqueuedAt = await ctx.store.time();
+  await ctx.queue(def.queue).addBulk(jobs.map(({ name, data, opts }) => ({ name, data, opts })));
   for (const j of jobs) {
     await ctx.history.merge(def.id, j.fireAt, false, {
       kind: 'catch-up',
