@@ -9,6 +9,7 @@ export { RunCancelledError } from './run-cancelled-error.js';
 export { ScheduleNotFoundError } from './schedule-not-found-error.js';
 export { ScheduleOptionsError } from './schedule-options-error.js';
 export { TimeoutError } from './timeout-error.js';
+export { TriggerBudgetError } from './trigger-budget-error.js';
 export { TriggerError } from './trigger-error.js';
 export { UnknownHandlerError } from './unknown-handler-error.js';
 export { WorkerShutdownError } from './worker-shutdown-error.js';
