@@ -1,5 +1,5 @@
 import { CronSyntaxError } from '../errors/cron-syntax-error.js';
-import { popCount60 } from './bits.js';
+import { popCount, popCount60 } from './bits.js';
 import type { CronOptions } from './cron-options.js';
 import { type CronPattern, parsePattern } from './pattern.js';
 import { TimeZone } from './time-zone.js';
@@ -37,6 +37,8 @@ export class CronParser {
   readonly hasSeconds: boolean;
   /** Every minute (and second) of the hour matches: a wall-clock hour matches whole or not at all. */
   readonly wholeHours: boolean;
+  /** Every instant matches (`* * * * *`). */
+  readonly always: boolean;
   /** Single values in second, minute and hour: the fixed-time DST rules apply by default. */
   readonly fixedTime: boolean;
   readonly dayMatch: 'or' | 'and';
@@ -55,6 +57,12 @@ export class CronParser {
     const p = this.pattern;
     this.wholeHours =
       popCount60(p.minLo, p.minHi) === 60 && (!p.hasSeconds || popCount60(p.secLo, p.secHi) === 60);
+    this.always =
+      this.wholeHours &&
+      popCount(p.hours) === 24 &&
+      popCount(p.months) === 12 &&
+      popCount(p.domMask) === 31 &&
+      popCount(p.dowMask) === 7;
     this.fixedTime = this.pattern.fixedTime;
     const dayMatch = options.dayMatch ?? 'or';
     if (dayMatch !== 'or' && dayMatch !== 'and') {

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
+import { withTimeBudget } from '../triggers/time-budget.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
@@ -294,13 +295,12 @@ export class FireLoop {
           unplanned = true; // left claimed: the lease lapses and a replica that can fire it takes over
           continue;
         }
-        plan = planOccurrence({
-          def: cached.def,
-          trigger: cached.trigger,
-          fireAt: claim.fireAt,
-          now,
-          fired: claim.state?.fired ?? 0,
-        });
+        const { def, trigger } = cached;
+        const fired = claim.state?.fired ?? 0;
+        // a plan that overruns the trigger budget throws (TriggerBudgetError): errored alone, below
+        plan = withTimeBudget(this.deps.options.triggerBudgetMs, () =>
+          planOccurrence({ def, trigger, fireAt: claim.fireAt, now, fired }),
+        );
       } catch (err) {
         poisoned.push(this.markErrored(claim, cached?.def, err));
         continue;

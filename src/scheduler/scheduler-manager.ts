@@ -176,6 +176,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       targetQueue: target?.queue,
       trigger,
       source,
+      triggerBudgetMs: this.options.triggerBudgetMs,
     });
     const job = new ScheduledJob(
       this,
@@ -352,6 +353,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       defaultQueue: this.options.defaultQueue,
       trigger,
       source: 'runtime',
+      triggerBudgetMs: this.options.triggerBudgetMs,
     });
     const job = new ScheduledJob(
       this,

@@ -53,6 +53,8 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
   readonly #zoneGiven: boolean;
   /** The entry that excluded the last instant asked about (where `excludedUntil` looks first). */
   #lastHit = 0;
+  /** An entry excludes every instant: `nextFire` says so at once. */
+  readonly #excludesAll: boolean;
   /** The steps the span `excludedUntil` last found took (see `Exclusion.steps`). */
   #steps = 1;
 
@@ -87,6 +89,7 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
     this.#zoneGiven = given !== undefined && given !== zoneOfTrigger(trigger);
     this.except = Object.freeze([...except]);
     this.#exclusions = this.except.map((e, i) => compileExclusion(e, this.timezone, i));
+    this.#excludesAll = this.#exclusions.some((e) => e.always === true);
   }
 
   /**
@@ -113,6 +116,7 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
   }
 
   nextFire(lastFire: number | null, now: number): number | null {
+    if (this.#excludesAll) return this.tooMany(lastFire ?? now);
     let last = lastFire;
     for (let i = 0, checked = 0; i < MAX_EXCLUDED_IN_A_ROW; checked++) {
       if ((checked & 63) === 63) checkTimeBudget('ExceptTrigger');
@@ -128,6 +132,7 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
 
   /** Inside an AND: the wrapped trigger's earliest due instant that is not excluded. */
   [earliestDue](x: number, ctx: DueContext): number | null {
+    if (this.#excludesAll) return this.tooMany(x);
     let from = x;
     for (let i = 0, checked = 0; i < MAX_EXCLUDED_IN_A_ROW; checked++) {
       if ((checked & 63) === 63) checkTimeBudget('ExceptTrigger');

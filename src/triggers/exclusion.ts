@@ -33,6 +33,8 @@ export interface Exclusion {
    * of matching units): a walk counts them against its bound, so a long span costs what its steps did.
    */
   readonly steps?: number;
+  /** It excludes every instant (a cron entry `* * * * *`): nothing is left to walk to. */
+  readonly always?: boolean;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -113,6 +115,7 @@ function cronExclusion(source: string, timezone: string, field: string): Exclusi
   const exclusion = {
     source,
     steps: 1,
+    always: parser.always,
     spanEnd(t: number): number | undefined {
       exclusion.steps = 1;
       const start = Math.floor(t / unit) * unit;
