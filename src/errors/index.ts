@@ -1,3 +1,4 @@
+export { AmbiguousHandlerError } from './ambiguous-handler-error.js';
 export { BullbeatError } from './bullbeat-error.js';
 export { ConfigError } from './config-error.js';
 export { type CronField, CronSyntaxError } from './cron-syntax-error.js';

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { AmbiguousHandlerError } from '../errors/ambiguous-handler-error.js';
 import { RunCancelledError } from '../errors/run-cancelled-error.js';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
 import {
@@ -102,10 +103,12 @@ export class OccurrenceRunner {
   /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`/`CancelledResult`. */
   async process(job: Job, token?: string, jobSignal?: AbortSignal): Promise<unknown> {
     const occurrence = this.occurrence(job);
-    const entry = this.scheduler.handlerFor(job.name);
-    if (!entry) {
+    const entry = this.scheduler.handlerFor(job.name, occurrence.scheduleId);
+    if (!entry || entry.ambiguous) {
       const state: AttemptState = { attempt: job.attemptsMade + 1, owed: false, previous: [] };
-      const error = new UnknownHandlerError(job.name, job.queueName);
+      const error = entry?.ambiguous
+        ? new AmbiguousHandlerError(job.name, entry.ambiguous)
+        : new UnknownHandlerError(job.name, job.queueName);
       const ticket = { leaseId: undefined, fencingToken: undefined };
       await this.recordFailure(
         occurrence,
@@ -348,7 +351,7 @@ export class OccurrenceRunner {
 
   private occurrence(job: Job): Occurrence {
     const data = (job.data ?? {}) as Partial<OccurrenceJobData>;
-    const entry = this.scheduler.handlerFor(job.name);
+    const entry = this.scheduler.handlerFor(job.name, data.scheduleId);
     const prefix = data.prefix ?? this.scheduler.prefix;
     const kind = data.kind ?? 'scheduled';
     const { history, slots, keys } = this.stores(prefix);
