@@ -43,8 +43,9 @@ function recentCpu(wall: number): number {
 /**
  * Run `fn` (a `nextFire`, or a plan that walks a trigger) under a time budget: the walks of the
  * built-in triggers call `checkTimeBudget`, which throws a `TriggerBudgetError` once `fn` has used
- * `budgetMs` of CPU (this thread's where Node tells it, else the process's). CPU, not wall time, so a loaded box (this process descheduled)
- * never errors a healthy trigger; a walk still stops after `WALL_BUDGETS` budgets of wall time.
+ * `budgetMs` of CPU (this thread's where Node tells it, else the process's). CPU, not wall time, so
+ * a loaded box (this process descheduled) never errors a healthy trigger; a walk still stops after
+ * `WALL_BUDGETS` budgets of wall time.
  * Nested calls run under the outer budget. A custom trigger's own loop is not interrupted: it is
  * judged when it returns (`checkedNextFire`).
  */
