@@ -1,8 +1,15 @@
 import { type Request, type Response, Router } from 'express';
-import { ScheduleNotFoundError, TriggerError } from '../src/errors/index.js';
+import { ScheduleNotFoundError, TriggerBudgetError, TriggerError } from '../src/errors/index.js';
 import { packageVersion } from '../src/index.js';
 import type { ResumeOptions } from '../src/scheduler/index.js';
-import { describeTrigger, ExceptTrigger, type SerializableTrigger } from '../src/triggers/index.js';
+import {
+  checkTimeBudget,
+  DEFAULT_TRIGGER_BUDGET_MS,
+  describeTrigger,
+  ExceptTrigger,
+  type SerializableTrigger,
+  withTimeBudget,
+} from '../src/triggers/index.js';
 import { backfillHandler } from './backfill-route.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
@@ -54,6 +61,8 @@ export function statusParam(req: Request): ScheduleStatus | undefined {
 export function preview(
   req: Request,
   now: number,
+  /** The CPU time (ms) the preview's walk may take (the scheduler's `triggerBudgetMs`). */
+  budgetMs = DEFAULT_TRIGGER_BUDGET_MS,
 ): { description: string; next: number[]; trigger: unknown } {
   const n = Math.max(1, intParam(req, 'n', 5, 50));
   const tz = strParam(req, 'tz') ?? 'UTC';
@@ -87,16 +96,34 @@ export function preview(
     }
     throw err;
   }
-  trigger = withExceptParam(req, trigger);
+  const shown = withExceptParam(req, trigger);
   const next: number[] = [];
-  let last: number | null = null;
-  while (next.length < n) {
-    const t = trigger.nextFire(last, now);
-    if (t === null || t <= now || (last !== null && t <= last)) break;
-    next.push(t);
-    last = t;
+  try {
+    // the whole walk under one budget: a list that cannot be walked in time is refused, and the
+    // process (its /healthz, the other requests) is never held longer than that
+    withTimeBudget(budgetMs, () => {
+      let last: number | null = null;
+      while (next.length < n) {
+        const t = shown.nextFire(last, now);
+        if (t === null || t <= now || (last !== null && t <= last)) break;
+        next.push(t);
+        last = t;
+        checkTimeBudget();
+      }
+    });
+  } catch (err) {
+    if (err instanceof TriggerBudgetError) {
+      throw new InputError(
+        shown === trigger ? field : 'except',
+        `the next fire times cannot be computed within the trigger time budget (${budgetMs} ms of CPU, triggerBudgetMs)`,
+      );
+    }
+    if (err instanceof TriggerError && err.trigger === 'ExceptTrigger' && err.field === 'except') {
+      throw new InputError('except', err.reason); // it excludes every occurrence
+    }
+    throw err;
   }
-  return { description: describeTrigger(trigger.toJSON()), next, trigger: trigger.toJSON() };
+  return { description: describeTrigger(shown.toJSON()), next, trigger: shown.toJSON() };
 }
 
 /** `except=<entries, one per line>`: the preview's trigger minus them (as the schedule option does). */
@@ -109,9 +136,7 @@ function withExceptParam(req: Request, trigger: SerializableTrigger): Serializab
     .filter((l) => l !== '');
   if (entries.length === 0) return trigger;
   try {
-    const wrapped = new ExceptTrigger(trigger, entries);
-    wrapped.nextFire(null, Date.now());
-    return wrapped;
+    return new ExceptTrigger(trigger, entries);
   } catch (err) {
     if (err instanceof TriggerError && err.trigger === 'ExceptTrigger') {
       const line = /^except\[(\d+)\]/.exec(err.field)?.[1];
@@ -270,7 +295,7 @@ export function apiRoutes(ctx: DashboardContext): Router {
   });
 
   r.get('/preview', (req, res) => {
-    res.json(preview(req, ctx.now()));
+    res.json(preview(req, ctx.now(), ctx.scheduler.options.triggerBudgetMs));
   });
 
   r.get('/openapi.json', (_req, res) => {

@@ -1,4 +1,5 @@
 import { CronSyntaxError } from '../errors/cron-syntax-error.js';
+import { popCount, popCount60 } from './bits.js';
 import type { CronOptions } from './cron-options.js';
 import { type CronPattern, parsePattern } from './pattern.js';
 import { TimeZone } from './time-zone.js';
@@ -34,6 +35,10 @@ export class CronParser {
   /** The IANA name of the zone the expression is read in, as given (default `UTC`). */
   readonly timezone: string;
   readonly hasSeconds: boolean;
+  /** Every minute (and second) of the hour matches: a wall-clock hour matches whole or not at all. */
+  readonly wholeHours: boolean;
+  /** Every instant matches (`* * * * *`). */
+  readonly always: boolean;
   /** Single values in second, minute and hour: the fixed-time DST rules apply by default. */
   readonly fixedTime: boolean;
   readonly dayMatch: 'or' | 'and';
@@ -49,6 +54,15 @@ export class CronParser {
     this.zone = TimeZone.of(options.timezone ?? 'UTC');
     this.timezone = this.zone.name;
     this.hasSeconds = this.pattern.hasSeconds;
+    const p = this.pattern;
+    this.wholeHours =
+      popCount60(p.minLo, p.minHi) === 60 && (!p.hasSeconds || popCount60(p.secLo, p.secHi) === 60);
+    this.always =
+      this.wholeHours &&
+      popCount(p.hours) === 24 &&
+      popCount(p.months) === 12 &&
+      popCount(p.domMask) === 31 &&
+      popCount(p.dowMask) === 7;
     this.fixedTime = this.pattern.fixedTime;
     const dayMatch = options.dayMatch ?? 'or';
     if (dayMatch !== 'or' && dayMatch !== 'and') {

@@ -1,3 +1,4 @@
+export { AmbiguousHandlerError } from './ambiguous-handler-error.js';
 export { BullbeatError } from './bullbeat-error.js';
 export { ConfigError } from './config-error.js';
 export { type CronField, CronSyntaxError } from './cron-syntax-error.js';
@@ -9,6 +10,7 @@ export { RunCancelledError } from './run-cancelled-error.js';
 export { ScheduleNotFoundError } from './schedule-not-found-error.js';
 export { ScheduleOptionsError } from './schedule-options-error.js';
 export { TimeoutError } from './timeout-error.js';
+export { TriggerBudgetError } from './trigger-budget-error.js';
 export { TriggerError } from './trigger-error.js';
 export { UnknownHandlerError } from './unknown-handler-error.js';
 export { WorkerShutdownError } from './worker-shutdown-error.js';

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { AmbiguousHandlerError } from '../errors/ambiguous-handler-error.js';
 import { RunCancelledError } from '../errors/run-cancelled-error.js';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
 import {
@@ -102,10 +103,12 @@ export class OccurrenceRunner {
   /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`/`CancelledResult`. */
   async process(job: Job, token?: string, jobSignal?: AbortSignal): Promise<unknown> {
     const occurrence = this.occurrence(job);
-    const entry = this.scheduler.handlerFor(job.name);
-    if (!entry) {
+    const entry = this.scheduler.handlerFor(job.name, occurrence.scheduleId);
+    if (!entry || entry.ambiguous) {
       const state: AttemptState = { attempt: job.attemptsMade + 1, owed: false, previous: [] };
-      const error = new UnknownHandlerError(job.name, job.queueName);
+      const error = entry?.ambiguous
+        ? new AmbiguousHandlerError(job.name, entry.ambiguous)
+        : new UnknownHandlerError(job.name, job.queueName);
       const ticket = { leaseId: undefined, fencingToken: undefined };
       await this.recordFailure(
         occurrence,
@@ -195,6 +198,8 @@ export class OccurrenceRunner {
         this.emitSkip(occurrence, job, skipped);
         return skipped;
       }
+      // the record's start instant is Redis TIME, read by the start script (see start-runs-1.lua)
+      startedAt = start.at;
       ticket.fencingToken = start.fencingToken;
       ticket.mode = rule.mode;
       if (rule.mode !== 'none') {
@@ -205,7 +210,8 @@ export class OccurrenceRunner {
           unwatch = this.cancels.watch(occurrence.keys.cancel, held.leaseId, () => held.cancel());
         }
       }
-      const skipped = await this.takeGroup(occurrence, held, signal, logger);
+      const group = await this.takeGroup(occurrence, held, signal, logger);
+      const skipped = group && 'skipped' in group ? group : undefined;
       if (skipped) {
         startedAt = undefined;
         await this.finish(
@@ -226,9 +232,9 @@ export class OccurrenceRunner {
         this.emitSkip(occurrence, job, skipped);
         return skipped;
       }
-      if (occurrence.run.exclusionGroup) {
-        // It starts now, once its group is taken (the wait is not part of the run).
-        startedAt = this.options.clock.now();
+      if (group && 'takenAt' in group) {
+        // It starts once its group is taken (the wait is not part of the run), by Redis TIME.
+        startedAt = group.takenAt;
         await this.record(occurrence, { startedAt }, [], logger);
       }
       const ctx: RunContext = {
@@ -327,14 +333,14 @@ export class OccurrenceRunner {
 
   /**
    * Take the run's exclusion group, if it has one (waiting in line up to the bound). Returns why the
-   * occurrence must be skipped, or undefined when it may run.
+   * occurrence must be skipped, the Redis TIME the group was taken at, or undefined (no group).
    */
   private async takeGroup(
     occurrence: Occurrence,
     held: HeldLeases,
     signal: AbortSignal,
     logger: Logger,
-  ): Promise<SkippedResult | undefined> {
+  ): Promise<SkippedResult | { takenAt: number } | undefined> {
     const { keys: k, run } = occurrence;
     const group = run.exclusionGroup;
     if (!group) return undefined;
@@ -342,9 +348,10 @@ export class OccurrenceRunner {
     const waitMs = run.exclusionWaitMs ?? this.options.exclusionWaitMs;
     const deadline = this.options.clock.now() + waitMs;
     for (;;) {
-      if (await this.leases.tryGroup(k, group, held.leaseId)) {
+      const takenAt = await this.leases.tryGroupAt(k, group, held.leaseId);
+      if (takenAt !== undefined) {
         held.add(k.group(group));
-        return undefined;
+        return { takenAt };
       }
       const left = deadline - this.options.clock.now();
       if (left <= 0 || signal.aborted) break;
@@ -371,7 +378,7 @@ export class OccurrenceRunner {
 
   private occurrence(job: Job): Occurrence {
     const data = (job.data ?? {}) as Partial<OccurrenceJobData>;
-    const entry = this.scheduler.handlerFor(job.name);
+    const entry = this.scheduler.handlerFor(job.name, data.scheduleId);
     const prefix = data.prefix ?? this.scheduler.prefix;
     const kind = data.kind ?? 'scheduled';
     const { history, slots, keys } = this.stores(prefix);

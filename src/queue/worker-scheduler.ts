@@ -11,6 +11,11 @@ export interface HandlerEntry {
   middleware?: readonly Middleware[];
   /** The schedule, as its middleware sees it, and the queue its jobs go to (what a worker serves). */
   job: ScheduledJobLike & { queue?: string };
+  /**
+   * Asked by name only, the name is that of several different functions here: these schedules'. A job
+   * that names none of them is refused (`AmbiguousHandlerError`), never run with one of them.
+   */
+  ambiguous?: readonly string[];
 }
 
 /**
@@ -22,8 +27,12 @@ export interface WorkerScheduler {
   readonly prefix: string;
   /** What BullMQ workers connect with. */
   connectionOptions(): RedisOptions;
-  /** The handler registered in code for a BullMQ job name. */
-  handlerFor(name: string): HandlerEntry | undefined;
+  /**
+   * The handler registered in code for a BullMQ job name: the function of schedule `scheduleId` when it
+   * is defined here under that name (schedules on functions of the same name each run their own),
+   * else the one for the name.
+   */
+  handlerFor(name: string, scheduleId?: string): HandlerEntry | undefined;
   /** Every job name `handlerFor` answers (their queues are the default of `queues`). */
   handlerNames(): string[];
   /** The stored schedules (runtime ones too): a queue of one whose name has a handler is served. */

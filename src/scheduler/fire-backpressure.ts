@@ -1,4 +1,5 @@
 import { occurrenceJobId } from '../store/job-payload.js';
+import { withTimeBudget } from '../triggers/time-budget.js';
 import { type PreviousJob, stillWaiting } from './backpressure.js';
 import type { FireLoopDeps, Item } from './fire-loop-types.js';
 import { backpressureApplies, behindPlan, coalescedPlan, type PlanInput } from './occurrence-planner.js';
@@ -47,7 +48,7 @@ export function coalesceBehind(items: readonly Item[], now: number, deps: Deps):
     if (item.claim.reclaimed || !backpressureApplies(def)) continue;
     let plan: ReturnType<typeof behindPlan>;
     try {
-      plan = behindPlan(planInput(item, now), item.plan);
+      plan = withTimeBudget(deps.options.triggerBudgetMs, () => behindPlan(planInput(item, now), item.plan));
     } catch (err) {
       // a trigger that throws further on: the claimed occurrence was planned, it is enqueued as planned
       // (and the next claim's planning marks the schedule errored)
@@ -123,12 +124,22 @@ async function coalesceWaiting<C extends PreviousJob<Item>>(
     deps.logger.warn({ err }, 'bullbeat: backpressure look-up failed; enqueueing as usual');
     return new Set();
   }
-  for (const item of held) {
-    item.plan = coalescedPlan(
-      planInput(item, now),
-      item.plan,
-      item.claim.state?.lastFireAt ?? item.claim.fireAt,
-    );
+  for (const item of [...held]) {
+    try {
+      const input = planInput(item, now);
+      item.plan = withTimeBudget(deps.options.triggerBudgetMs, () =>
+        coalescedPlan(input, item.plan, item.claim.state?.lastFireAt ?? item.claim.fireAt),
+      );
+    } catch (err) {
+      // as in coalesceBehind: a trigger that throws (or overruns its budget) further on leaves the
+      // claimed occurrence to be enqueued as planned, and the next claim's planning errors the schedule
+      deps.logger.warn(
+        { err, scheduleId: item.cached.def.id },
+        'bullbeat: trigger failed coalescing; enqueueing',
+      );
+      held.delete(item);
+      continue;
+    }
     item.batch.left--;
     item.batch.ready.push(item);
   }

@@ -77,6 +77,11 @@ export interface Item {
   stopSeq: number;
   /** Enqueue lateness (estimated Redis time when its enqueue started, minus its fire time). */
   lateMs?: number;
+  /**
+   * Redis time when its enqueue started (the lower bound `RedisClock` gives, read before the job was
+   * added): its record's `enqueuedAt`, never after a worker's Redis TIME of the run's start.
+   */
+  enqueuedAt?: number;
   /** Redis time of its claim (kept on its records). */
   claimedAt: number;
   /**

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
+import { withTimeBudget } from '../triggers/time-budget.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import { ClaimRenewer } from './claim-renewer.js';
 import { ClaimTimer } from './claim-timer.js';
@@ -340,13 +341,12 @@ export class FireLoop {
           unplanned = true; // left claimed: the lease lapses and a replica that can fire it takes over
           continue;
         }
-        plan = planOccurrence({
-          def: cached.def,
-          trigger: cached.trigger,
-          fireAt: claim.fireAt,
-          now,
-          fired: claim.state?.fired ?? 0,
-        });
+        const { def, trigger } = cached;
+        const fired = claim.state?.fired ?? 0;
+        // a plan that overruns the trigger budget throws (TriggerBudgetError): errored alone, below
+        plan = withTimeBudget(this.deps.options.triggerBudgetMs, () =>
+          planOccurrence({ def, trigger, fireAt: claim.fireAt, now, fired }),
+        );
       } catch (err) {
         poisoned.push(this.markErrored(claim, cached?.def, err));
         continue;
@@ -461,6 +461,7 @@ export class FireLoop {
         }
         const fireAt = fireTime(item);
         item.lateMs = Math.round(startedAt - fireAt);
+        item.enqueuedAt = Math.floor(startedAt);
         if (started.has(item)) continue;
         const def = cached.def;
         const data = occurrenceJobData(def, fireAt, item.plan.enqueue!.kind, this.deps.options.prefix);
@@ -538,10 +539,14 @@ export class FireLoop {
     if (items.length === 0) return;
     const limit = this.deps.options.historyLimit;
     const completions = items.map((item) =>
-      completionOf(item.claim, item.cached.def, item.plan, limit, {
-        replica: this.replicaId,
-        claimedAt: item.claimedAt,
-      }),
+      completionOf(
+        item.claim,
+        item.cached.def,
+        item.plan,
+        limit,
+        { replica: this.replicaId, claimedAt: item.claimedAt },
+        item.enqueuedAt,
+      ),
     );
     const now = Math.floor(this.clock.now());
     try {

@@ -29,6 +29,8 @@ export function completionOf(
   plan: OccurrencePlan,
   historyLimit: number,
   by?: ClaimFacts,
+  /** Redis time when its enqueue started (the record's `enqueuedAt`; the completion's time without it). */
+  enqueuedAt?: number,
 ): Completion {
   // who claimed it and when (for `schedule:why`): a few bytes in records written anyway, no round trip
   const facts: ClaimFacts = by ? { ...by, ...(claim.reclaimed && { reclaimed: true }) } : {};
@@ -86,6 +88,7 @@ export function completionOf(
         kind: plan.enqueue.kind,
         queue: def.queue,
         jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
+        ...(enqueuedAt !== undefined && { enqueuedAt }),
         ...facts,
       },
     }),

@@ -51,10 +51,11 @@ export async function enqueueOwed(
     const kind = r.lane === 'backfill' ? 'backfill' : 'catch-up';
     return { r, jobId, name: def.name, data: occurrenceJobData(runDef, r.fireAt, kind, ctx.prefix) };
   });
+  // read before the add: a worker's start (Redis TIME) is never before the record's `enqueuedAt`
+  const enqueuedAt = await ctx.time();
   await ctx
     .queue(def.queue)
     .addBulk(jobs.map((j) => ({ name: j.name, data: j.data, opts: ctx.jobOptions(def, j.jobId) })));
-  const enqueuedAt = await ctx.time();
   const recorded = await ctx.ledger.done(
     def.id,
     jobs.map(({ r, jobId }) => ({

@@ -1,6 +1,7 @@
 import { ScheduleOptionsError } from '../errors/index.js';
 import { DEFAULT_CLUSTER_PARTITIONS } from '../store/partitions.js';
 import { isCluster, type RedisTarget, redisTarget, targetOfCluster } from '../store/redis-target.js';
+import { DEFAULT_TRIGGER_BUDGET_MS } from '../triggers/time-budget.js';
 import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
 import { resolveReplicaAcks } from './replica-acks-options.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
@@ -32,6 +33,15 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     fail(
       'claimAheadMs',
       `must be at most a quarter of claimLeaseMs (${claimLeaseMs} ms), got ${claimAheadMs}`,
+    );
+  }
+  // a plan that could take longer than a claim lease would let another replica take the claim over
+  // and block on it in turn
+  const triggerBudgetMs = int('triggerBudgetMs', o.triggerBudgetMs, DEFAULT_TRIGGER_BUDGET_MS, 1);
+  if (role === 'scheduler' && triggerBudgetMs > claimLeaseMs / 4) {
+    fail(
+      'triggerBudgetMs',
+      `must be at most a quarter of claimLeaseMs (${claimLeaseMs} ms) on a scheduler, got ${triggerBudgetMs}`,
     );
   }
   // a claim moves its ids with one ZADD/HSET of 2 arguments per id: Lua's unpack stops at 8,000
@@ -79,6 +89,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     claimBatch,
     claimLeaseMs,
     claimAheadMs,
+    triggerBudgetMs,
     maxSleepMs: int('maxSleepMs', o.maxSleepMs, 30_000, 1),
     lateThresholdMs: int('lateThresholdMs', o.lateThresholdMs, 1000, 0),
     keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),

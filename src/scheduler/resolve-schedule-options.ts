@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ScheduleOptionsError, TriggerError } from '../errors/index.js';
+import { ScheduleOptionsError, TriggerBudgetError, TriggerError } from '../errors/index.js';
 import type { Middleware } from '../queue/pipeline.js';
 import {
   type CustomTriggerJSON,
@@ -9,9 +9,11 @@ import {
   type ScheduleSource,
   scheduleOptionsSchema,
 } from '../store/definition-schema.js';
+import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { ExceptEntry } from '../triggers/exclusion.js';
 import { isSerializableTrigger } from '../triggers/is-serializable-trigger.js';
+import { DEFAULT_TRIGGER_BUDGET_MS, withTimeBudget } from '../triggers/time-budget.js';
 import type { Trigger, TriggerJSON } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import type { ScheduleOptions } from './schedule-options.js';
@@ -30,6 +32,8 @@ export interface ResolveInput {
   targetQueue?: string | undefined;
   trigger: Trigger;
   source: ScheduleSource;
+  /** The CPU time (ms) a built-in trigger's first fire time may take (default `DEFAULT_TRIGGER_BUDGET_MS`). */
+  triggerBudgetMs?: number;
 }
 
 /** A definition plus the process-local parts that never go to Redis. */
@@ -67,6 +71,13 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
   if (typeof input.trigger?.nextFire !== 'function')
     fail('trigger', 'must be an object with a nextFire method');
   const fires = o.except === undefined ? input.trigger : withExceptions(input.trigger, o.except, fail);
+  probeFirstFire(
+    o.id as string,
+    fires,
+    input.triggerBudgetMs ?? DEFAULT_TRIGGER_BUDGET_MS,
+    o.except !== undefined,
+    fail,
+  );
   const trigger = serializeTrigger(fires);
   const { except: _, ...rest } = o;
   const def = definitionFrom(
@@ -107,15 +118,38 @@ function withExceptions(
     if (err instanceof TriggerError && err.trigger === 'ExceptTrigger') return fail(err.field, err.reason);
     throw err;
   }
+  return wrapped;
+}
+
+/**
+ * A built-in trigger's first fire time, computed once under the trigger time budget: one that cannot be
+ * computed within it is refused (a scheduler would error it at its first claim), as is an exclusion that
+ * leaves no occurrence at all (probed from now). A custom trigger is left to the fire path, which
+ * records what it does.
+ */
+function probeFirstFire(
+  id: string,
+  trigger: Trigger,
+  budgetMs: number,
+  byExcept: boolean,
+  fail: (field: string, reason: string) => never,
+): void {
+  if (!isSerializableTrigger(trigger)) return;
   try {
-    wrapped.nextFire(null, Date.now());
+    withTimeBudget(budgetMs, () => checkedNextFire(trigger, null, Date.now()));
   } catch (err) {
+    if (err instanceof TriggerBudgetError) {
+      fail(
+        byExcept ? 'except' : 'trigger',
+        `the next fire time of "${id}" cannot be computed within the trigger time budget (${budgetMs} ms of CPU, triggerBudgetMs)`,
+      );
+    }
     // only the exclusions' own verdict; a wrapped trigger that throws is the fire path's to record
-    if (err instanceof TriggerError && err.trigger === 'ExceptTrigger' && err.field === 'except') {
-      return fail('except', err.reason);
+    const cause = err instanceof TriggerError ? err.cause : undefined;
+    if (cause instanceof TriggerError && cause.trigger === 'ExceptTrigger' && cause.field === 'except') {
+      fail('except', cause.reason);
     }
   }
-  return wrapped;
 }
 
 /** A built-in trigger's JSON, or the custom marker. */

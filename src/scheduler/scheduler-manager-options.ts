@@ -86,6 +86,15 @@ export interface SchedulerManagerOptions {
    */
   claimAheadMs?: number;
   /**
+   * The CPU time (ms) one schedule's next fire time may take to compute: planning a claim that
+   * overruns it errors that schedule alone (`TriggerBudgetError`: its exclusions or walk cannot be
+   * computed in time), and a definition whose first fire time overruns it is refused. Measured in
+   * this process's CPU, so a loaded box does not trip it; a built-in trigger's walk stops at it. At
+   * most a quarter of `claimLeaseMs` on a scheduler.
+   * @defaultValue `50`
+   */
+  triggerBudgetMs?: number;
+  /**
    * The fire loop never sleeps longer than this without asking Redis (ms).
    * @defaultValue `30000`
    */
@@ -148,6 +157,7 @@ export interface ResolvedManagerOptions {
   claimBatch: number;
   claimLeaseMs: number;
   claimAheadMs: number;
+  triggerBudgetMs: number;
   maxSleepMs: number;
   lateThresholdMs: number;
   keepFinishedJobsSec: number;

@@ -174,6 +174,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       targetQueue: target?.queue,
       trigger,
       source,
+      triggerBudgetMs: this.options.triggerBudgetMs,
     });
     const job = new ScheduledJob(
       this,
@@ -280,13 +281,38 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     this.handlers.set(checked, new NamedHandler(checked, queue, fn, options.middleware ?? [], this.logger));
   }
 
-  /** The handler for a BullMQ job name: a code schedule's function, else one registered with `handle()`. */
-  handlerFor(name: string): (HandlerEntry & { job: ScheduledJob | NamedHandler }) | undefined {
+  /**
+   * The handler for a BullMQ job: schedule `scheduleId`'s own function when it is defined here under
+   * `name`; else, by name, a code schedule's function, or one registered with `handle()`. Code schedules
+   * on different functions of one name each run their own; a job that names none of them gets the
+   * `handle()` one, or an entry marked `ambiguous` (the worker refuses it).
+   */
+  handlerFor(
+    name: string,
+    scheduleId?: string,
+  ): (HandlerEntry & { job: ScheduledJob | NamedHandler }) | undefined {
+    const own = scheduleId === undefined ? undefined : this.local.get(scheduleId);
+    if (own?.fn && own.name === name)
+      return { fn: own.fn, args: own.args, middleware: own.middleware, job: own };
     const job = this.byName.get(name);
-    if (job?.fn) return { fn: job.fn, args: job.args, middleware: job.middleware, job };
     const named = this.handlers.get(name);
+    if (job?.fn) {
+      const sharing = this.sameName(name, job.fn);
+      if (sharing.length === 0) return { fn: job.fn, args: job.args, middleware: job.middleware, job };
+      if (!named) {
+        const ids = [job.id, ...sharing].sort();
+        return { fn: job.fn, args: job.args, middleware: job.middleware, job, ambiguous: ids };
+      }
+    }
     if (named) return { fn: named.fn, middleware: named.middleware, job: named };
     return undefined;
+  }
+
+  /** The code schedules of `name` here whose function is not `fn`. */
+  private sameName(name: string, fn: (...args: never[]) => unknown): string[] {
+    const ids: string[] = [];
+    for (const j of this.local.values()) if (j.name === name && j.fn && j.fn !== fn) ids.push(j.id);
+    return ids;
   }
 
   /** Names with a handler in this process (code schedules' and `handle()`'s). */
@@ -356,6 +382,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       defaultQueue: this.options.defaultQueue,
       trigger,
       source: 'runtime',
+      triggerBudgetMs: this.options.triggerBudgetMs,
     });
     const job = new ScheduledJob(
       this,

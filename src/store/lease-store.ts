@@ -52,6 +52,11 @@ export class LeaseStore {
 
   /** Join the line of `group` (once) and take the group if it is free and this lease is first. */
   async tryGroup(keys: Keys, group: string, leaseId: string): Promise<boolean> {
+    return (await this.tryGroupAt(keys, group, leaseId)) !== undefined;
+  }
+
+  /** `tryGroup`, answering the Redis TIME at which the group was taken (undefined: waiting in line). */
+  async tryGroupAt(keys: Keys, group: string, leaseId: string): Promise<number | undefined> {
     const taken = await this.redis.bbTryGroup(
       keys.group(group),
       keys.groupQueue(group),
@@ -60,7 +65,7 @@ export class LeaseStore {
       leaseId,
       this.ttlMs,
     );
-    return taken === 1;
+    return Number(taken) > 0 ? Number(taken) : undefined;
   }
 
   /** Leave the line of `group` (after giving up waiting). */

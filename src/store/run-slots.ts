@@ -16,8 +16,10 @@ export interface RunTarget {
 
 /** What `start` decided. */
 export type RunStart =
-  | { status: 'started'; live: number; fencingToken: number }
-  | { status: 'skipped'; live: number; reason: SkipReason }
+  /** `at`: Redis TIME of the start (the record's `startedAt`). */
+  | { status: 'started'; live: number; fencingToken: number; at: number }
+  /** `at`: Redis TIME of the skip (the record's `finishedAt`). */
+  | { status: 'skipped'; live: number; reason: SkipReason; at: number }
   /** Not now: a retry owed its run, or an occurrence buffered for the slot, asks again later. */
   | { status: 'wait'; live: number }
   /** Asked as a first delivery, but the record shows an earlier attempt of this job: read it, ask again. */
@@ -57,7 +59,7 @@ export class RunSlots {
     this.starts = new ScriptBatcher((lane, runs) => {
       const k = keys.partition(lane);
       return redis.bbStartRuns(k.totals, k.base, ttlMs, historyLimit, k.cancel, ...runs);
-    }, 4);
+    }, 5);
     this.finishes = new ScriptBatcher((lane, runs) => {
       const k = keys.partition(lane);
       return redis.bbFinishRuns(
@@ -82,7 +84,7 @@ export class RunSlots {
     skipped: RunPatch,
   ): Promise<RunStart> {
     const id = run.scheduleId;
-    const [status, live, token, reason] = (await this.starts.call(this.keys.partitionOf(id), [
+    const [status, live, token, at, reason] = (await this.starts.call(this.keys.partitionOf(id), [
       id,
       ids.leaseId,
       rule.mode,
@@ -94,10 +96,10 @@ export class RunSlots {
       JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...running }),
       JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...skipped }),
       ids.firstDelivery ? '1' : '0',
-    ])) as [number, number, number, string];
+    ])) as [number, number, number, number, string];
     if (status === 3) return { status: 'reread' };
-    if (status === 1) return { status: 'started', live, fencingToken: Number(token) };
-    if (status === 0) return { status: 'skipped', live, reason: reason as SkipReason };
+    if (status === 1) return { status: 'started', live, fencingToken: Number(token), at: Number(at) };
+    if (status === 0) return { status: 'skipped', live, reason: reason as SkipReason, at: Number(at) };
     return { status: 'wait', live };
   }
 

@@ -121,6 +121,8 @@ export interface Completion {
     kind: 'scheduled' | 'catch-up';
     queue: string;
     jobId: string;
+    /** Redis time when it was handed to BullMQ, read before the add (the completion's `now` without it). */
+    enqueuedAt?: number;
     /** Who claimed it and when (see `RunRecord.replica`). */
     replica?: string;
     claimedAt?: number;
@@ -300,7 +302,7 @@ export class ScheduleStore {
               fireAt: c.claim.fireAt,
               kind: e.kind,
               outcome: 'enqueued',
-              enqueuedAt: now,
+              enqueuedAt: e.enqueuedAt ?? now,
               queue: e.queue,
               jobId: e.jobId,
               ...(e.replica !== undefined && { replica: e.replica }),

@@ -1,5 +1,7 @@
+import { TriggerBudgetError } from '../errors/trigger-budget-error.js';
 import { TriggerError } from '../errors/trigger-error.js';
 import { instantProblem } from './instant-bounds.js';
+import { checkTimeBudget, withTimeBudget } from './time-budget.js';
 import type { Trigger } from './trigger.js';
 import { show } from './trigger-helpers.js';
 
@@ -13,13 +15,24 @@ export function triggerName(trigger: Trigger): string {
  * `trigger.nextFire(lastFire, now)`, holding it to the contract: `null` (exhausted) or an integer
  * epoch ms in range, after `lastFire` when it has fired. Anything else, or a throw, is a
  * `TriggerError` (field `nextFire`) naming the trigger and the value, with what was thrown as `cause`.
+ * Under a time budget (`budgetMs`, or the `withTimeBudget` in progress) a call that overruns it is a
+ * `TriggerBudgetError`: a built-in walk is stopped at the budget, a custom trigger judged on return.
  */
-export function checkedNextFire(trigger: Trigger, lastFire: number | null, now: number): number | null {
+export function checkedNextFire(
+  trigger: Trigger,
+  lastFire: number | null,
+  now: number,
+  budgetMs?: number,
+): number | null {
+  if (budgetMs !== undefined) return withTimeBudget(budgetMs, () => checkedNextFire(trigger, lastFire, now));
   const call = `nextFire(${lastFire}, ${now})`;
   let next: unknown;
   try {
     next = trigger.nextFire(lastFire, now);
+    checkTimeBudget();
   } catch (err) {
+    if (err instanceof TriggerBudgetError)
+      throw new TriggerBudgetError(triggerName(trigger), err.budgetMs, call);
     const what = err instanceof Error ? `${err.name}: ${err.message}` : show(err);
     throw new TriggerError(triggerName(trigger), 'nextFire', `${call} threw ${what}`, { cause: err });
   }

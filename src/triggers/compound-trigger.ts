@@ -1,6 +1,7 @@
 import { TriggerError } from '../errors/index.js';
 import { CompoundLogic } from './compound-logic.js';
 import { type DueAware, type DueContext, earliestDue, isDueAware } from './earliest-due.js';
+import { checkTimeBudget } from './time-budget.js';
 import type { CompoundTriggerJSON, SerializableTrigger, Trigger, TriggerJSON } from './trigger.js';
 import { show } from './trigger-helpers.js';
 
@@ -100,6 +101,7 @@ export class CompoundTrigger implements SerializableTrigger, DueAware {
     let candidate = x;
     for (;;) {
       if (ctx.roundsLeft-- <= 0 || candidate > ctx.horizon) return null;
+      if ((ctx.roundsLeft & 63) === 0) checkTimeBudget('CompoundTrigger');
       let agreed = true;
       for (let i = 0; i < this.triggers.length; i++) {
         const due = dueOf(this.triggers[i]!, i, candidate, ctx);

@@ -8,13 +8,15 @@ import {
   type Exclusion,
   wallDay,
 } from './exclusion.js';
+import { checkTimeBudget } from './time-budget.js';
 import type { ExceptTriggerJSON, SerializableTrigger, Trigger, TriggerJSON } from './trigger.js';
 import { show } from './trigger-helpers.js';
 import { triggerTimezone } from './trigger-timezone.js';
 
 /**
- * How many excluded candidates in a row one `nextFire` walks past before it gives up with a
- * `TriggerError` (an exclusion that leaves nothing: the schedule becomes errored, saying so).
+ * How many excluded steps in a row (candidates, and the units or hours a cron entry's span was extended
+ * over) one `nextFire` walks past before it gives up with a `TriggerError` (an exclusion that leaves
+ * nothing: the schedule becomes errored, saying so).
  */
 export const MAX_EXCLUDED_IN_A_ROW = 100_000;
 
@@ -49,6 +51,12 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
   readonly #exclusions: readonly Exclusion[];
   readonly #zone: TimeZone;
   readonly #zoneGiven: boolean;
+  /** The entry that excluded the last instant asked about (where `excludedUntil` looks first). */
+  #lastHit = 0;
+  /** An entry excludes every instant: `nextFire` says so at once. */
+  readonly #excludesAll: boolean;
+  /** The steps the span `excludedUntil` last found took (see `Exclusion.steps`). */
+  #steps = 1;
 
   constructor(trigger: Trigger, except: readonly ExceptEntry[], options: ExceptTriggerOptions = {}) {
     if (typeof trigger !== 'object' || trigger === null || typeof trigger.nextFire !== 'function') {
@@ -81,36 +89,53 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
     this.#zoneGiven = given !== undefined && given !== zoneOfTrigger(trigger);
     this.except = Object.freeze([...except]);
     this.#exclusions = this.except.map((e, i) => compileExclusion(e, this.timezone, i));
+    this.#excludesAll = this.#exclusions.some((e) => e.always === true);
   }
 
-  /** The last instant of the excluded span holding `t` (the latest over the entries), or undefined. */
+  /**
+   * The last instant of an excluded span holding `t` (that of the first entry found excluding it), or
+   * undefined. The search starts at the entry that excluded the previous instant and goes round: the
+   * next excluded span of a long list in date order is usually the next entry.
+   */
   excludedUntil(t: number): number | undefined {
-    let end: number | undefined;
-    if (this.#exclusions.length === 0) return undefined;
+    const list = this.#exclusions;
+    const n = list.length;
+    if (n === 0) return undefined;
     const day = wallDay(this.#zone, t);
-    for (const e of this.#exclusions) {
+    for (let k = 0; k < n; k++) {
+      const i = (this.#lastHit + k) % n;
+      const e = list[i]!;
       const span = e.spanEnd(t, day);
-      if (span !== undefined && (end === undefined || span > end)) end = span;
+      if (span !== undefined) {
+        this.#lastHit = i;
+        this.#steps = e.steps ?? 1;
+        return span;
+      }
     }
-    return end;
+    return undefined;
   }
 
   nextFire(lastFire: number | null, now: number): number | null {
+    if (this.#excludesAll) return this.tooMany(lastFire ?? now);
     let last = lastFire;
-    for (let i = 0; i < MAX_EXCLUDED_IN_A_ROW; i++) {
+    for (let i = 0, checked = 0; i < MAX_EXCLUDED_IN_A_ROW; checked++) {
+      if ((checked & 63) === 63) checkTimeBudget('ExceptTrigger');
       const candidate = this.trigger.nextFire(last, now);
       if (candidate === null || typeof candidate !== 'number') return candidate;
       const end = this.excludedUntil(candidate);
       if (end === undefined) return candidate;
       last = Math.max(candidate, end);
+      i += this.#steps;
     }
     return this.tooMany(lastFire ?? now);
   }
 
   /** Inside an AND: the wrapped trigger's earliest due instant that is not excluded. */
   [earliestDue](x: number, ctx: DueContext): number | null {
+    if (this.#excludesAll) return this.tooMany(x);
     let from = x;
-    for (let i = 0; i < MAX_EXCLUDED_IN_A_ROW; i++) {
+    for (let i = 0, checked = 0; i < MAX_EXCLUDED_IN_A_ROW; checked++) {
+      if ((checked & 63) === 63) checkTimeBudget('ExceptTrigger');
       let due: number | null;
       if (isDueAware(this.trigger)) due = this.trigger[earliestDue](from, ctx);
       else due = this.trigger.nextFire(from - 1, ctx.now);
@@ -118,6 +143,7 @@ export class ExceptTrigger implements SerializableTrigger, DueAware {
       const end = this.excludedUntil(due);
       if (end === undefined) return due;
       from = Math.max(due, end) + 1;
+      i += this.#steps;
     }
     return this.tooMany(x);
   }

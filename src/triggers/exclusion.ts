@@ -29,6 +29,13 @@ export interface Exclusion {
    * zone (`wallDay`), computed once for every entry.
    */
   spanEnd(t: number, day: number): number | undefined;
+  /**
+   * The steps the last `spanEnd` took (1, or more for a cron entry that extended its span over a run
+   * of matching units): a walk counts them against its bound, so a long span costs what its steps did.
+   */
+  readonly steps?: number;
+  /** It excludes every instant (a cron entry `* * * * *`): nothing is left to walk to. */
+  readonly always?: boolean;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -95,14 +102,50 @@ function cronExclusion(source: string, timezone: string, field: string): Exclusi
     throw err;
   }
   const unit = parser.hasSeconds ? 1000 : 60_000;
-  return {
+  // `parser.next(from)` remembered: no unit in (from, next) matches, so every instant before `next` is
+  // answered without a search (a walk asks about each candidate in turn, most of them not excluded)
+  let from = Number.NaN;
+  let next: number | null = null;
+  const nextAfter = (x: number): number | null => {
+    if (x >= from && (next === null || x < next)) return next;
+    from = x;
+    next = parser.next(x);
+    return next;
+  };
+  // A matching unit of an expression that matches every minute of its hours (`* 12-13 * * *`) stands
+  // for the rest of its wall-clock hour, unless the zone's offset changes inside it.
+  const zone = TimeZone.of(timezone);
+  const spanOf = (u: number): number => {
+    if (!parser.wholeHours) return u + unit - 1;
+    const offset = zone.offsetAt(u);
+    const wall = u + offset;
+    const end = wall - (((wall % HOUR_MS) + HOUR_MS) % HOUR_MS) + HOUR_MS - 1 - offset;
+    return zone.offsetAt(end) === offset ? end : u + unit - 1;
+  };
+  const exclusion = {
     source,
-    spanEnd(t) {
+    steps: 1,
+    always: parser.always,
+    spanEnd(t: number): number | undefined {
+      exclusion.steps = 1;
       const start = Math.floor(t / unit) * unit;
-      return parser.matches(start) ? start + unit - 1 : undefined;
+      if (nextAfter(start - 1) !== start) return undefined;
+      // the whole run of matching units (`* 12-13 * * *`: to 13:59), so that a walk steps over it at
+      // once rather than unit by unit; at most MAX_RUN_STEPS steps per call
+      let end = spanOf(start);
+      while (exclusion.steps < MAX_RUN_STEPS && nextAfter(end) === end + 1) {
+        end = spanOf(end + 1);
+        exclusion.steps++;
+      }
+      return end;
     },
   };
+  return exclusion;
 }
+
+/** How many further steps (units, or hours) one `spanEnd` of a cron entry extends its span by. */
+const MAX_RUN_STEPS = 1440;
+const HOUR_MS = 3_600_000;
 
 function triggerExclusion(trigger: Trigger, field: string): Exclusion {
   const jitter = (trigger as { jitterMs?: unknown }).jitterMs;

@@ -15,6 +15,7 @@ export { instantProblem, MAX_INSTANT_MS, MAX_PERIOD_SECONDS, MIN_INSTANT_MS } fr
 export { IntervalTrigger } from './interval-trigger.js';
 export type { IntervalTriggerOptions } from './interval-trigger-options.js';
 export { isSerializableTrigger } from './is-serializable-trigger.js';
+export { checkTimeBudget, DEFAULT_TRIGGER_BUDGET_MS, withTimeBudget } from './time-budget.js';
 export type {
   CompoundTriggerJSON,
   CronTriggerJSON,

@@ -50,6 +50,30 @@ describe('createWorker with a SchedulerManager', () => {
     expect(failures).toEqual([]);
   }, 60_000);
 
+  it('a record never says its run started before it was enqueued, however late the completion comes', async () => {
+    bed = new TestBed();
+    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    scheduler.every(0.2, { id: 'quick' })(async function quick() {});
+    // The completion (which writes the `enqueued` record) comes well after a worker took the job.
+    scheduler.hooks = { afterEnqueue: () => new Promise((r) => setTimeout(r, 300)) };
+    handle = await createWorker(scheduler, { logger: silent });
+    await handle.ready();
+    await scheduler.start();
+    const records = await waitFor(
+      async () => {
+        const list = await scheduler.history.list('quick');
+        const done = list.filter((r) => r.outcome === 'succeeded' && r.enqueuedAt !== undefined);
+        return done.length >= 3 ? done : undefined;
+      },
+      20_000,
+      'three runs recorded by both sides',
+    );
+    for (const r of records) {
+      expect(r.startedAt, JSON.stringify(r)).toBeGreaterThanOrEqual(r.enqueuedAt as number);
+      expect(r.finishedAt, JSON.stringify(r)).toBeGreaterThanOrEqual(r.startedAt as number);
+    }
+  }, 60_000);
+
   it('emits failed on the scheduler for a run that fails for good', async () => {
     bed = new TestBed();
     scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });

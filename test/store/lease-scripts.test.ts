@@ -59,14 +59,14 @@ describe('try-group and leave-group-queue', () => {
     defineStoreScripts(bed.redis);
     const g = [bed.k.group('g'), bed.k.groupQueue('g'), bed.k.groupWaiters('g'), bed.k.groupTicket('g')];
     const [holder, queue, waiters] = g as [string, string, string, string];
-    expect(await bed.redis.bbTryGroup(...g, 'a', 10_000)).toBe(1);
+    expect(await bed.redis.bbTryGroup(...g, 'a', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
     expect(await bed.redis.bbTryGroup(...g, 'b', 10_000)).toBe(0);
     expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(0);
     expect(await bed.redis.zrange(queue, '0', '-1')).toEqual(['b', 'c']);
     await bed.redis.zadd(holder, 1, 'a'); // a's lease lapses
     expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(0); // b is first in line
     expect(await bed.redis.bbLeaveGroupQueue(queue, waiters, 'b')).toBe(1);
-    expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(1);
+    expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
     expect(await bed.redis.zrange(holder, '0', '-1')).toEqual(['c']);
     expect(await bed.redis.zcard(queue)).toBe(0);
   });
@@ -80,6 +80,6 @@ describe('try-group and leave-group-queue', () => {
     await bed.redis.bbTryGroup(...g, 'next', 10_000);
     await bed.redis.zadd(g[2] as string, 1, 'gone');
     await bed.redis.zadd(g[0] as string, 1, 'holder');
-    expect(await bed.redis.bbTryGroup(...g, 'next', 10_000)).toBe(1);
+    expect(await bed.redis.bbTryGroup(...g, 'next', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
   });
 });

@@ -7,6 +7,7 @@ import { RunHistory } from '../../src/store/run-history.js';
 import { RunSlots } from '../../src/store/run-slots.js';
 import { decodeDefinition } from '../../src/store/schedule-definition.js';
 import { ScheduleStore } from '../../src/store/schedule-store.js';
+import { redisNow } from '../scheduler/helpers.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;
@@ -113,14 +114,22 @@ describe('start-runs / finish-runs', () => {
     expect(
       await slots.start(a, { mode: 'skip', cap: 1 }, { leaseId: 'a', jobId: 'ja' }, running, skipped),
     ).toMatchObject({ status: 'started' });
-    expect(
-      await slots.start(b, { mode: 'skip', cap: 1 }, { leaseId: 'b', jobId: 'jb' }, running, skipped),
-    ).toEqual({
-      status: 'skipped',
-      live: 1,
-      reason: 'overlap',
+    const before = await redisNow(bed.redis);
+    const skip = await slots.start(b, { mode: 'skip', cap: 1 }, { leaseId: 'b', jobId: 'jb' }, running, {
+      ...skipped,
+      finishedAt: 1, // the caller's clock: replaced
     });
-    expect(await history.get('s', 3000)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
+    const after = await redisNow(bed.redis);
+    expect(skip).toEqual({ status: 'skipped', live: 1, reason: 'overlap', at: expect.any(Number) });
+    // the record's instant is the script's Redis TIME, whatever the caller's patch said
+    const at = (skip as { at: number }).at;
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(after);
+    expect(await history.get('s', 3000)).toMatchObject({
+      outcome: 'skipped',
+      reason: 'overlap',
+      finishedAt: at,
+    });
     expect(await history.counts('s')).toMatchObject({ skipped: 1 });
   });
 

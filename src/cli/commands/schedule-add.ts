@@ -1,10 +1,17 @@
 import type { Command } from 'commander';
-import { ConfigError, TriggerError } from '../../errors/index.js';
+import { ConfigError, TriggerBudgetError, TriggerError } from '../../errors/index.js';
 import type { MisfirePolicy, ScheduleOptions } from '../../scheduler/index.js';
 import type { ScheduleDefinition } from '../../store/index.js';
 import { firstProblem, scheduleOptionsSchema } from '../../store/index.js';
 import type { Trigger } from '../../triggers/index.js';
-import { DateTrigger, describeTrigger, ExceptTrigger, triggerFromJSON } from '../../triggers/index.js';
+import {
+  DateTrigger,
+  DEFAULT_TRIGGER_BUDGET_MS,
+  describeTrigger,
+  ExceptTrigger,
+  triggerFromJSON,
+  withTimeBudget,
+} from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -172,12 +179,23 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
   return given as ScheduleOptions;
 }
 
-/** Each --except read as the library will, before connecting; errors name the flag and the entry. */
-function checkExceptFlags(trigger: Trigger, except: string[] | undefined): void {
+/**
+ * Each --except read as the library will, before connecting; errors name the flag and the entry. The
+ * first fire time is computed under the trigger time budget, as a scheduler will.
+ */
+function checkExceptFlags(trigger: Trigger, except: string[] | undefined, id: string): void {
   if (except === undefined) return;
   try {
-    new ExceptTrigger(trigger, except).nextFire(null, Date.now());
+    const wrapped = new ExceptTrigger(trigger, except);
+    withTimeBudget(DEFAULT_TRIGGER_BUDGET_MS, () => wrapped.nextFire(null, Date.now()));
   } catch (err) {
+    if (err instanceof TriggerBudgetError) {
+      throw new ConfigError(
+        '--except',
+        `the next fire time of "${id}" cannot be computed within the trigger time budget (${err.budgetMs} ms of CPU, triggerBudgetMs)`,
+        { cause: err },
+      );
+    }
     if (err instanceof TriggerError && err.trigger === 'ExceptTrigger') {
       const index = /^except\[(\d+)\]/.exec(err.field)?.[1];
       throw new ConfigError(
@@ -219,8 +237,8 @@ export function addCommand(io: CliIO) {
     const ctx = commandContext(io, command, 'cli');
     const trigger = triggerFromFlags(options, io.now());
     const scheduleOptions = scheduleOptionsFrom(options);
-    checkExceptFlags(trigger, options.except);
     const id = options.id ?? options.name;
+    checkExceptFlags(trigger, options.except, id);
     const { job, before } = await withManager(ctx, async (m) => {
       const existing = await m.get(id);
       if (existing?.def.source === 'code') {

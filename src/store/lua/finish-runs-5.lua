@@ -54,9 +54,18 @@
   Output, per run (3 values each, in the batch's order): as above; { -1, '', error } for a run whose
   step failed (the others are unaffected).
 ]]
+--- @include "includes/now"
 --- @include "includes/record"
 --- @include "includes/pause"
 --- @include "includes/run-slot"
+
+-- Redis TIME, read once per call: a `finishedAt` in an outcome patch is replaced by it (the clock of
+-- `enqueuedAt` and `startedAt`, see start-runs-1.lua), so no record ends before it started.
+local clock
+local function finishedNow()
+  if not clock then clock = redisNow() end
+  return clock
+end
 
 local function finishRun(K, A)
   local leaseId, field, id = A[1], A[2], A[8]
@@ -69,6 +78,7 @@ local function finishRun(K, A)
 
   if written == 1 then
     local patch = cjson.decode(A[4])
+    if patch.finishedAt ~= nil and patch.finishedAt ~= cjson.null then patch.finishedAt = finishedNow() end
     if rec then
       writeReadRecord(K[5], K[6], field, A[3], rec, patch, tonumber(A[5]))
     else

@@ -63,10 +63,14 @@
 
   Output:
     { 1 started | 0 skipped | 2 wait | 3 read the record first, live leases before this one, fencing token (0 unless started),
-      skip reason ('' unless skipped) }
+      Redis TIME of the start or skip (0 otherwise), skip reason ('' unless skipped) }
 
-  Output, per run (4 values each, in the batch's order): as above; { -1, '', '', error } for a run whose
+  Output, per run (5 values each, in the batch's order): as above; { -1, '', '', 0, error } for a run whose
   step failed (the others are unaffected).
+
+  The record's instants are Redis TIME, the clock `enqueuedAt` is read from (a lower bound of it, read
+  before the job was added): a `startedAt` in the `running` patch, a `finishedAt` in the `skipped` one,
+  are replaced by this call's TIME, so no record says a run started before it was enqueued.
 ]]
 --- @include "includes/now"
 --- @include "includes/record"
@@ -96,7 +100,7 @@ local function startRun(K, A)
   if A[13] == '1' then
     rec = readRecord(K[5], field)
     if rec and rec.outcome ~= nil and rec.outcome ~= 'enqueued' then
-      return { 3, 0, 0, '' }
+      return { 3, 0, 0, 0, '' }
     end
   end
 
@@ -112,9 +116,11 @@ local function startRun(K, A)
   local function skip(reason)
     local patch = cjson.decode(A[10])
     patch.reason = reason
+    local at = batchNow(ttl)
+    if patch.finishedAt ~= nil then patch.finishedAt = at end
     write(patch)
     bumpCounters(K[7], K[8], 'skipped')
-    return { 0, live, 0, reason }
+    return { 0, live, 0, at, reason }
   end
 
   local function wait()
@@ -122,7 +128,7 @@ local function startRun(K, A)
     redis.call('ZADD', K[4], now + ttl, jobId)
     keepAlive(K[3], ttl * 3)
     keepAlive(K[4], ttl * 3)
-    return { 2, live, 0, '' }
+    return { 2, live, 0, 0, '' }
   end
 
   if mode ~= 'none' then
@@ -134,7 +140,7 @@ local function startRun(K, A)
       if live >= math.max(1, tonumber(A[4])) then
         redis.call('ZADD', K[2], now + ttl, owed)
         keepAlive(K[2], ttl * 2)
-        return { 2, live, 0, '' }
+        return { 2, live, 0, 0, '' }
       end
       redis.call('ZREM', K[2], owed)
     elseif mode == 'skip' then
@@ -196,10 +202,12 @@ local function startRun(K, A)
     if fireAt > newest then redis.call('HSET', K[7], 'newest', A[8]) end
   end
   local patch = cjson.decode(A[9])
+  local at = batchNow(ttl)
+  if patch.startedAt ~= nil then patch.startedAt = at end
   patch.fencingToken = token
   if buffered then patch.buffered = true end
   write(patch)
-  return { 1, live, token, '' }
+  return { 1, live, token, at, '' }
 end
 
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
@@ -217,7 +225,7 @@ for i = 5, #ARGV, 11 do
     ARGV[i + 8], ARGV[i + 9], limit, channel, ARGV[i + 10],
   }
   local ok, r = pcall(startRun, K, A)
-  if not ok then r = { -1, '', '', type(r) == 'table' and tostring(r.err) or tostring(r) } end
-  for j = 1, 4 do out[#out + 1] = r[j] end
+  if not ok then r = { -1, '', '', 0, type(r) == 'table' and tostring(r.err) or tostring(r) } end
+  for j = 1, 5 do out[#out + 1] = r[j] end
 end
 return out

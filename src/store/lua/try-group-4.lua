@@ -13,7 +13,7 @@
     ARGV[2] ttl ms
 
   Output:
-    1 when taken, else 0
+    Redis TIME when taken (the run's start instant on the clock of its record), else 0
 ]]
 --- @include "includes/now"
 
@@ -36,6 +36,6 @@ if redis.call('ZCARD', KEYS[1]) == 0 and redis.call('ZRANGE', KEYS[2], 0, 0)[1] 
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZADD', KEYS[1], now + ttl, id)
   redis.call('PEXPIRE', KEYS[1], ttl * 2)
-  return 1
+  return now
 end
 return 0
