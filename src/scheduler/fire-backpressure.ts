@@ -6,6 +6,15 @@ import { backpressureApplies, behindPlan, coalescedPlan, type PlanInput } from '
 
 type Deps = Pick<FireLoopDeps, 'options' | 'queue' | 'logger'>;
 
+/**
+ * How late an occurrence may be claimed before the scheduler counts as behind (`coalesceBehind`): a
+ * claim lease, the longest a take-over makes a schedule wait, plus the time a survivor takes to look
+ * (see fire-loop.ts, HELD_RECHECK_MS) and to plan. Later than that, no live replica was claiming it.
+ */
+export function takeOverGraceMs(claimLeaseMs: number): number {
+  return claimLeaseMs + 250;
+}
+
 /** The planner's input for a claimed item, at `now`. */
 function planInput(item: Item, now: number): PlanInput {
   const { def, trigger } = item.cached;
@@ -32,7 +41,8 @@ export async function holdBack(
 
 /**
  * Backpressure when this replica itself runs behind: a claimed occurrence that is due already and
- * whose schedule's next occurrence is due too (see `behindPlan`) is not enqueued, but coalesced with
+ * whose schedule's next occurrence is due too, and that is later than a take-over explains
+ * (`takeOverGraceMs`: a claim lease and a little), is not enqueued (see `behindPlan`), but coalesced with
  * the others due since into the latest one, which the completion puts back in `due` for the next claim
  * to enqueue. Without it a scheduler that falls behind (more due than the box can enqueue, a replica
  * back after a pause) enqueues its whole backlog, each occurrence later than the last, and never
@@ -48,7 +58,9 @@ export function coalesceBehind(items: readonly Item[], now: number, deps: Deps):
     if (item.claim.reclaimed || !backpressureApplies(def)) continue;
     let plan: ReturnType<typeof behindPlan>;
     try {
-      plan = withTimeBudget(deps.options.triggerBudgetMs, () => behindPlan(planInput(item, now), item.plan));
+      plan = withTimeBudget(deps.options.triggerBudgetMs, () =>
+        behindPlan(planInput(item, now), item.plan, takeOverGraceMs(deps.options.claimLeaseMs)),
+      );
     } catch (err) {
       // a trigger that throws further on: the claimed occurrence was planned, it is enqueued as planned
       // (and the next claim's planning marks the schedule errored)

@@ -36,6 +36,9 @@ const PARALLEL_CYCLES = 4;
  */
 export const MAX_HORIZON_MS = 1250;
 
+/** While claims are in flight, the longest a replica goes without claiming (ms; see `runCycle`). */
+const HELD_RECHECK_MS = 100;
+
 /**
  * The timers and the claim → enqueue → complete cycle of one replica.
  *
@@ -265,7 +268,12 @@ export class FireLoop {
       } else {
         if (res.nextDue !== null) this.armFor(res.nextDue, res.now);
         else this.arm(options.maxSleepMs);
-        if (res.nextLease !== null) this.arm(res.nextLease - res.now);
+        // Claims are in flight (another replica's, often): when it completes them, their schedules'
+        // next occurrences go back to `due` at times this replica cannot know, and if it dies right
+        // after, nobody claims them until this replica looks. So it looks again soon, not only when
+        // the lease it saw would lapse: an occurrence left in `due` by a replica that died after its
+        // completion is claimed within HELD_RECHECK_MS of its claim time.
+        if (res.nextLease !== null) this.arm(Math.min(res.nextLease - res.now, HELD_RECHECK_MS));
       }
       if (res.claims.length === 0 && res.nextDue !== null && res.nextDue > res.now + options.claimAheadMs) {
         this.stats.earlyWakeups++;

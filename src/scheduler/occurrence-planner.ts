@@ -207,11 +207,15 @@ export function coalescedPlan(input: PlanInput, plan: OccurrencePlan, waiting: n
  * since but the latest, which becomes the next due time (the next claim enqueues it, at once): a replica
  * that runs behind catches up in one claim instead of enqueueing its whole backlog late. Nothing is
  * enqueued by this plan, so a re-plan of the claim (a take-over) cannot enqueue a different occurrence.
- * Undefined when the plan does not enqueue, or when its next occurrence is not due yet.
+ * Undefined when the plan does not enqueue, when its next occurrence is not due yet, or when it is late
+ * by `graceMs` or less: the delay a take-over explains (a replica died holding the schedule's previous
+ * claim; its lease lapsed and another took it over, and the occurrences after it come due together),
+ * which is caught up by enqueueing them, never by coalescing them in place of the take-over.
  */
-export function behindPlan(input: PlanInput, plan: OccurrencePlan): OccurrencePlan | undefined {
+export function behindPlan(input: PlanInput, plan: OccurrencePlan, graceMs = 0): OccurrencePlan | undefined {
   const { def, trigger, now } = input;
   if (!plan.enqueue || plan.next === null || plan.next > now) return undefined;
+  if (now - plan.enqueue.fireAt <= graceMs) return undefined;
   const fireAts = [plan.enqueue.fireAt];
   let latest = plan.next;
   let count = 1;
