@@ -15,8 +15,7 @@ import {
   TriggerError,
 } from '../src/errors/index.js';
 import { FleetReader } from '../src/ops/index.js';
-import { ScheduleIndex } from '../src/store/index.js';
-import { checkPartitionCount } from '../src/store/partition-count.js';
+import { checkPartitionCount, ScheduleIndex } from '../src/store/index.js';
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';

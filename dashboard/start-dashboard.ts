@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { SchedulerManagerOptions } from '../src/scheduler/index.js';
 import { SchedulerManager } from '../src/scheduler/index.js';
-import { checkPartitionCount } from '../src/store/partition-count.js';
+import { checkPartitionCount } from '../src/store/index.js';
 import { createDashboard, type Dashboard } from './create-dashboard.js';
 import type { DashboardOptions } from './dashboard-options.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';

@@ -25,6 +25,7 @@ export { hashTag, type Keys, keys, laneOf, occurrenceField, type RecordLane } fr
 export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
 export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule, slotRule } from './overlap-policy.js';
+export { checkPartitionCount } from './partition-count.js';
 export {
   PAUSE_BY_MAX,
   PAUSE_NOTE_MAX,

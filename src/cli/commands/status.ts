@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../errors/index.js';
 import { FleetReader } from '../../ops/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
-import { checkPartitionCount } from '../../store/partition-count.js';
+import { checkPartitionCount } from '../../store/index.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
