@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { root } from '../cli/run-bullbeat.js';
 
@@ -28,22 +28,36 @@ describe('the repository as a user finds it', () => {
     expect(files).toContain('LICENSE');
   });
 
-  it("README's links stay inside the repository: relative paths exist, anchors name a heading", () => {
-    const readme = read('README.md');
-    const headings = new Set([...readme.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1] as string)));
-    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string);
-    expect(targets.length).toBeGreaterThan(0);
-    const local = targets.filter((t) => !/^[a-z]+:/.test(t));
-    // The first link of the README is to a page of this repository.
-    expect(/^[a-z]+:/.test(targets[0] as string)).toBe(false);
-    for (const target of local) {
-      if (target.startsWith('#')) {
-        expect(headings.has(target.slice(1)), target).toBe(true);
-      } else {
-        const path = join(root, target.split('#')[0] as string);
-        expect(path.startsWith(root), target).toBe(true);
-        expect(existsSync(path), target).toBe(true);
+  it("README's and docs' links stay inside the repository: relative paths exist, anchors name a heading", () => {
+    const pages = ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)];
+    for (const page of pages) {
+      const text = read(page);
+      const headings = new Set([...text.matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1] as string)));
+      const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string);
+      for (const target of targets.filter((t) => !/^[a-z]+:/.test(t))) {
+        if (target.startsWith('#')) {
+          expect(headings.has(target.slice(1)), `${page}: ${target}`).toBe(true);
+        } else {
+          const path = join(root, dirname(page), target.split('#')[0] as string);
+          expect(path.startsWith(root), `${page}: ${target}`).toBe(true);
+          expect(existsSync(path), `${page}: ${target}`).toBe(true);
+        }
       }
+    }
+    // The first link of the README is to a page of this repository.
+    const first = read('README.md').match(/\]\(([^)\s]+)\)/)?.[1] as string;
+    expect(/^[a-z]+:/.test(first)).toBe(false);
+  });
+
+  it('the README is one page: every docs page is linked from it and starts with the question it answers', () => {
+    const readme = read('README.md');
+    expect(readme.split('\n').length).toBeLessThan(250);
+    for (const file of readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md'))) {
+      expect(readme, `README links docs/${file}`).toContain(`](docs/${file})`);
+      const [title, blank, question] = read(`docs/${file}`).split('\n');
+      expect(title, `docs/${file} has a title`).toMatch(/^# \S/);
+      expect(blank).toBe('');
+      expect(question, `docs/${file} opens with its question`).toMatch(/^\*.+\?\*$/);
     }
   });
 });
