@@ -1,11 +1,3 @@
-export {
-  DEFAULT_RUN_OPTIONS,
-  type OccurrenceJobData,
-  type OccurrenceRunOptions,
-  occurrenceJobId,
-  resolveRunOptions,
-} from '../store/job-payload.js';
-export { activeRuns, LeaseStore, type SlotGrant } from '../store/lease-store.js';
 export { createWorker, resolveWorkerOptions, type WorkerHandle } from './create-worker.js';
 export {
   createWorkerFromModule,

@@ -1,15 +1,3 @@
-export { JobStatus } from '../store/job-status.js';
-export { type Keys, keys } from '../store/keys.js';
-export type { PauseNote } from '../store/pause-note.js';
-export {
-  type ClusterConnection,
-  openRedis,
-  queuePrefixFor,
-  type RedisTarget,
-} from '../store/redis-target.js';
-export { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
-export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from '../store/run-record.js';
-export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
 export { type BackfillRun, backfillInstants } from './backfill.js';
 export {
   BACKFILL_DEFAULTS,
