@@ -37,11 +37,12 @@ function rootExports(): string[] {
     .sort();
 }
 
-/** The JSDoc tags on a member of a class of a source file. */
+/** The JSDoc tags on a member of a class or an interface of a source file. */
 function tagsOf(path: string, className: string, member: string): string[] {
   const source = program.getSourceFile(join(ROOT, path))!;
   const cls = source.statements.find(
-    (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === className,
+    (s): s is ts.ClassDeclaration | ts.InterfaceDeclaration =>
+      (ts.isClassDeclaration(s) || ts.isInterfaceDeclaration(s)) && s.name?.text === className,
   );
   const node = cls?.members.find(
     (m) => m.name !== undefined && ts.isIdentifier(m.name) && m.name.text === member,
@@ -66,9 +67,10 @@ describe('the public API', () => {
     expect(Object.keys(pkg.exports).sort()).toEqual(['.', './dashboard', './nest', './package.json']);
   });
 
-  it('keeps the manager’s test hooks out of the published types', () => {
+  it('keeps the test seams (the manager’s hooks, the worker’s clock) out of the published types', () => {
     // `npm run build` leaves what is tagged @internal out of the .d.ts files it writes.
     expect(compilerOptions().stripInternal).toBe(true);
     expect(tagsOf('src/scheduler/scheduler-manager.ts', 'SchedulerManager', 'hooks')).toContain('internal');
+    expect(tagsOf('src/queue/worker-options.ts', 'CreateWorkerOptions', 'clock')).toContain('internal');
   });
 });
