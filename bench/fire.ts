@@ -324,7 +324,7 @@ async function memory(n: number) {
 
 /**
  * What BullMQ itself costs here, with no scheduler at all: `addBulk` of 1,000-job batches into a
- * queue (four in flight: DESIGN.md's dispatch ceiling), then the bench's worker draining it. The Redis CPU per job of both together bounds the
+ * queue (four in flight: the fire loop's dispatch ceiling), then the bench's worker draining it. The Redis CPU per job of both together bounds the
  * end-to-end rate of any scheduler that enqueues one BullMQ job per occurrence on one Redis core.
  */
 async function ceiling(jobs: number) {

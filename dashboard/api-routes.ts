@@ -1,6 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError, TriggerBudgetError, TriggerError } from '../src/errors/index.js';
-import { packageVersion } from '../src/index.js';
+import { packageVersion } from '../src/package-version.js';
 import type { ResumeOptions } from '../src/scheduler/index.js';
 import {
   checkTimeBudget,

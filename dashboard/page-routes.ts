@@ -89,7 +89,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
     );
   });
 
-  // -- schedule controls (issue 14: update from the dashboard) --
+  // -- schedule controls: update from the dashboard --
   r.get('/schedules/:id/edit', async (req, res) => {
     const id = String(req.params.id);
     const view = await ctx.reader.one(id);

@@ -169,7 +169,7 @@ export function inputOptions(input: Record<string, unknown>): ScheduleOptions {
 
 export type { TriggerJSON };
 
-// -- schedule controls (issue 14: pause with a note, resume with a policy) --
+// -- schedule controls: pause with a note, resume with a policy --
 // Shapes only (unknown fields refused); the values are judged by the library (`pause`, `resume`),
 // so the API, the CLI and the library refuse a note or a policy with the same words.
 

@@ -3,8 +3,7 @@
 // logging, exit codes: 3 when Redis is unreachable, 0 after a clean SIGTERM/SIGINT shutdown).
 //   node workers/worker.js <jobs-module> [--queues a,b] [--concurrency 10] [--grace-ms 30000] ...
 // Global flags (--redis-url, --prefix, --log-level, ...) may come before or after the jobs module.
-import { processIO } from '../src/cli/cli-io.js';
-import { runCli } from '../src/cli/run-cli.js';
+import { processIO, runCli } from '../src/cli/index.js';
 
 const code = await runCli(['worker', ...process.argv.slice(2)], processIO());
 const drained = (stream: NodeJS.WriteStream) =>

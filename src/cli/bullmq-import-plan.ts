@@ -1,10 +1,5 @@
-import {
-  CronTrigger,
-  IntervalTrigger,
-  type PassthroughJobOptions,
-  type ScheduleOptions,
-  type SerializableTrigger,
-} from '../index.js';
+import type { PassthroughJobOptions, ScheduleOptions } from '../scheduler/index.js';
+import { CronTrigger, IntervalTrigger, type SerializableTrigger } from '../triggers/index.js';
 
 /** One BullMQ schedule as stored in a queue: a job scheduler, or a legacy repeatable job (BullMQ 5 and older). */
 export interface BullmqSchedule {

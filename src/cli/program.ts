@@ -193,7 +193,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     ['schedule:remove', 'remove a schedule (cancelled; its pending occurrence is not enqueued)'],
   ] as const) {
     const c = command(name, verb).argument('<id>', 'the schedule id (see schedule:list)');
-    // -- schedule controls (issue 14: pause with a note, resume with a policy) --
+    // -- schedule controls: pause with a note, resume with a policy --
     if (name === 'schedule:pause')
       c.option('--note <text>', 'why (at most 500 characters), shown until resumed');
     if (name === 'schedule:resume') {
@@ -265,7 +265,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print the stored schedule as JSON')
     .action(run(async () => (await import('./commands/schedule-add.js')).addCommand(io)));
 
-  // -- schedule controls (issue 14: update) --
+  // -- schedule controls: update --
   command('schedule:update', "change a runtime schedule's trigger or options; the rest is kept")
     .argument('<id>', 'the schedule id (see schedule:list)')
     .option('--name <name>', 'a new BullMQ job name')
@@ -305,7 +305,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print JSON (once everything is enqueued)')
     .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));
 
-  // -- schedule:why and agenda (issue 13) --
+  // -- schedule:why and agenda --
   command(
     'schedule:why',
     "why didn't it run: the chain of facts of one occurrence, or its first missing link",

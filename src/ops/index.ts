@@ -1,7 +1,4 @@
-export type { FleetKeys } from './fleet-keys.js';
-export { fleetKeys } from './fleet-keys.js';
-export type { FleetMember, FleetMemberInfo, FleetRole, FleetSnapshot } from './fleet-member.js';
-export { isServed } from './fleet-member.js';
+export type { FleetRole, FleetSnapshot } from './fleet-member.js';
 export type { FleetMembership, JoinFleetOptions } from './fleet-options.js';
 export { FleetReader, joinFleet } from './fleet-registry.js';
 export type { ProcessMetricsOptions } from './metrics-options.js';

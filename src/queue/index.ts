@@ -1,29 +1,5 @@
-export {
-  DEFAULT_RUN_OPTIONS,
-  type OccurrenceJobData,
-  type OccurrenceRunOptions,
-  occurrenceJobId,
-  resolveRunOptions,
-} from '../store/job-payload.js';
-export { activeRuns, LeaseStore, type SlotGrant } from '../store/lease-store.js';
-export { createWorker, resolveWorkerOptions, type WorkerHandle } from './create-worker.js';
-export {
-  createWorkerFromModule,
-  loadJobsModule,
-  type ModuleWorkerHandle,
-} from './create-worker-from-module.js';
-export { handledQueues } from './handled-queues.js';
+export { createWorker, type WorkerHandle } from './create-worker.js';
 export * from './middleware/index.js';
-export {
-  composePipeline,
-  type Middleware,
-  type MiddlewareStage,
-  type NextHandler,
-  type RunContext,
-  type RunHandler,
-  type ScheduledJobLike,
-} from './pipeline.js';
+export type { Middleware, NextHandler, RunContext, RunHandler } from './pipeline.js';
 export type { CancelledResult, PausedOnFailureEvent, SkippedResult } from './run-results.js';
-export { sleep, systemClock, type WorkerClock } from './worker-clock.js';
-export type { CreateWorkerOptions, QueueRateLimit, ResolvedWorkerOptions } from './worker-options.js';
-export type { HandlerEntry, WorkerScheduler } from './worker-scheduler.js';
+export type { CreateWorkerOptions, QueueRateLimit } from './worker-options.js';

@@ -73,7 +73,8 @@ export interface CreateWorkerOptions {
    */
   logger?: Logger;
   /**
-   * Time source for record times and timeouts.
+   * @internal Time source for record times and timeouts (tests pass a manual one); left out of the
+   * published types.
    * @defaultValue the system clock
    */
   clock?: WorkerClock;

@@ -1,19 +1,5 @@
-export { JobStatus } from '../store/job-status.js';
-export { type Keys, keys } from '../store/keys.js';
-export type { PauseNote } from '../store/pause-note.js';
+export type { BackfillRun } from './backfill.js';
 export {
-  type ClusterConnection,
-  openRedis,
-  queuePrefixFor,
-  type RedisTarget,
-} from '../store/redis-target.js';
-export { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
-export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from '../store/run-record.js';
-export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
-export { type BackfillRun, backfillInstants } from './backfill.js';
-export {
-  BACKFILL_DEFAULTS,
-  BACKFILL_OVERLAP,
   type BackfillOccurrence,
   type BackfillOptions,
   type BackfillOverlap,
@@ -24,15 +10,8 @@ export {
   resolveBackfillOptions,
 } from './backfill-options.js';
 export type { HandleOptions } from './handle-options.js';
-export { NamedHandler } from './named-handler.js';
-export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 export type { PauseOptions } from './pause-options.js';
-export {
-  DEFAULT_RESUME_MAX_CATCH_UP,
-  RESUME_POLICIES,
-  type ResumeOptions,
-  type ResumePolicy,
-} from './resume-options.js';
+export type { ResumeOptions, ResumePolicy } from './resume-options.js';
 export type {
   CronScheduleOptions,
   EveryOptions,
@@ -42,7 +21,7 @@ export type {
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
-export { optionsOfDefinition, type SchedulePatch } from './schedule-patch.js';
+export type { SchedulePatch } from './schedule-patch.js';
 export { ScheduledJob, type ScheduledJobJSON } from './scheduled-job.js';
 export type {
   FailedEvent,

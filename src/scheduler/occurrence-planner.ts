@@ -49,7 +49,7 @@ export interface OccurrencePlan {
 }
 
 /**
- * Decide one claim (pure; see DESIGN.md "Misfires"). Only the claimed occurrence `fireAt` is ever
+ * Decide one claim (pure; the misfire policy: `skip`, `once` or `all` past `misfireGraceMs`). Only the claimed occurrence `fireAt` is ever
  * enqueued: occurrences that must not run are recorded as missed and the due time advances to the
  * next candidate, which a following claim decides. With jitter the walk is random, but the enqueued
  * job is always the claimed one, so a crashed claim that is re-planned cannot enqueue a different one.

@@ -190,7 +190,8 @@ export interface CronScheduleOptions extends ScheduleOptions {
   dayMatch?: 'or' | 'and';
   /**
    * DST overrides.
-   * @defaultValue the DESIGN.md rules for fixed-time and interval expressions
+   * @defaultValue a fixed-time expression (single second, minute and hour) `{ gap: 'shift', overlap: 'first' }`;
+   * an interval expression `{ gap: 'skip', overlap: 'both' }` (the Vixie cron / croner rules)
    */
   dst?: { gap?: 'shift' | 'skip'; overlap?: 'first' | 'both' };
 }

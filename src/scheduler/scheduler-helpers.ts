@@ -1,26 +1,9 @@
-import type { RedisOptions } from 'ioredis';
-import { parseURL } from 'ioredis/built/utils/index.js';
 import type { RunCounter } from '../store/run-history.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleState } from '../store/schedule-state.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { SchedulerStats } from './scheduler-manager-types.js';
-
-/** ioredis options from a URL or options: `maxRetriesPerRequest: null`, as BullMQ workers need. */
-export function redisOptionsFrom(c: string | RedisOptions): RedisOptions {
-  if (typeof c !== 'string') return { maxRetriesPerRequest: null, ...c };
-  // ioredis's own URL parser: IPv6 hosts in brackets, `?family=6` and the other query options
-  const parsed = parseURL(c) as RedisOptions & { db?: number | string; port?: number | string };
-  const { db, port, ...rest } = parsed;
-  return {
-    ...rest,
-    ...(port !== undefined && { port: Number(port) }),
-    ...(db !== undefined && { db: Number(db) }),
-    ...(c.startsWith('rediss:') && { tls: {} }),
-    maxRetriesPerRequest: null,
-  };
-}
 
 /** Sillo's stats from every schedule's state and the deployment's run counters. */
 export function statsOf(

@@ -77,7 +77,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   readonly prefix: string;
   readonly keys: Keys;
   readonly logger: pino.Logger;
-  /** Test hooks between the steps of a fire. */
+  /** @internal Test hooks between the steps of a fire; left out of the published types (`stripInternal`). */
   hooks: FireHooks | undefined;
 
   private readonly local = new Map<string, ScheduledJob>();

@@ -22,7 +22,7 @@ export {
 } from './job-payload.js';
 export { JobStatus } from './job-status.js';
 export { hashTag, type Keys, keys, laneOf, occurrenceField, type RecordLane } from './keys.js';
-export { activeRuns, LeaseStore, type SlotGrant } from './lease-store.js';
+export { activeRuns, LeaseStore } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
 export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule, slotRule } from './overlap-policy.js';
 export { checkPartitionCount } from './partition-count.js';

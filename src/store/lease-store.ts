@@ -2,17 +2,10 @@ import type { Redis } from 'ioredis';
 import type { Keys } from './keys.js';
 import { defineStoreScripts } from './scripts.js';
 
-/** The outcome of asking for a run slot. */
-export interface SlotGrant {
-  granted: boolean;
-  /** Live runs of the schedule before this one (lapsed leases not counted). */
-  live: number;
-}
-
 /**
- * Leases in Redis: run slots per schedule (maxInstances / coalesce across the cluster) and exclusion
- * groups (one holder, a fair line of waiters). Each call is one atomic script; every expiry is judged
- * by Redis `TIME`.
+ * Leases in Redis: exclusion groups (one holder, a fair line of waiters), and renewing or giving back a
+ * lease (run slots are taken by `RunSlots`). Each call is one atomic script; every expiry is judged by
+ * Redis `TIME`.
  */
 export class LeaseStore {
   constructor(
@@ -21,33 +14,6 @@ export class LeaseStore {
     readonly ttlMs: number,
   ) {
     defineStoreScripts(redis);
-  }
-
-  /**
-   * Take a run slot of `scheduleId` under `leaseId`, unless the schedule's overlap rules forbid it.
-   * With `owedId` (the job id of a retry owed its run: an attempt after one that started), the slot
-   * is asked for on that retry's behalf: refused, the retry claims the next free slot for
-   * `ttlMs` (fresh occurrences are refused while it is claimed); granted, the claim is dropped.
-   */
-  async acquireSlot(
-    keys: Keys,
-    scheduleId: string,
-    leaseId: string,
-    maxInstances: number,
-    coalesce: boolean,
-    owedId?: string,
-  ): Promise<SlotGrant> {
-    const [granted, live] = await this.redis.bbAcquireSlot(
-      keys.lease(scheduleId),
-      keys.leaseOwed(scheduleId),
-      leaseId,
-      this.ttlMs,
-      maxInstances,
-      coalesce ? '1' : '0',
-      owedId ?? '',
-      this.ttlMs,
-    );
-    return { granted: granted === 1, live };
   }
 
   /** Join the line of `group` (once) and take the group if it is free and this lease is first. */

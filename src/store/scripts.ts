@@ -109,7 +109,6 @@ declare module 'ioredis' {
     bbMergeRun(...args: Args): Result<number, Context>;
     /** A batch of outcomes of one partition (see foreign-outcomes-2.lua): 2 values out per outcome. */
     bbForeignOutcomes(...args: Args): Result<(number | string)[], Context>;
-    bbAcquireSlot(...args: Args): Result<[number, number], Context>;
     bbRenewLease(...args: Args): Result<number, Context>;
     bbRenewClaims(...args: Args): Result<number, Context>;
     /** A batch of runs of one partition (see start-runs-1.lua): 4 values out per run. */

@@ -1,17 +1,12 @@
-export { checkedNextFire } from './checked-next-fire.js';
 export { CompoundLogic } from './compound-logic.js';
 export { CompoundTrigger } from './compound-trigger.js';
 export { CronTrigger } from './cron-trigger.js';
 export type { CronTriggerOptions } from './cron-trigger-options.js';
 export { DateTrigger } from './date-trigger.js';
 export { describeTrigger } from './describe-trigger.js';
-export {
-  ExceptTrigger,
-  type ExceptTriggerOptions,
-  MAX_EXCLUDED_IN_A_ROW,
-} from './except-trigger.js';
+export { ExceptTrigger, type ExceptTriggerOptions } from './except-trigger.js';
 export type { ExceptEntry, ExceptEntryJSON } from './exclusion.js';
-export { instantProblem, MAX_INSTANT_MS, MAX_PERIOD_SECONDS, MIN_INSTANT_MS } from './instant-bounds.js';
+export { instantProblem, MAX_INSTANT_MS, MAX_PERIOD_SECONDS } from './instant-bounds.js';
 export { IntervalTrigger } from './interval-trigger.js';
 export type { IntervalTriggerOptions } from './interval-trigger-options.js';
 export { isSerializableTrigger } from './is-serializable-trigger.js';
@@ -28,4 +23,3 @@ export type {
 } from './trigger.js';
 export { triggerFromJSON } from './trigger-from-json.js';
 export { triggerTimezone } from './trigger-timezone.js';
-export { withoutJitter } from './without-jitter.js';

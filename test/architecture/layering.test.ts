@@ -3,67 +3,137 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
+// The order of the house, as src/README.md draws it: every room stands on a floor and imports only
+// rooms on the floors below it. The rooms above the library (the dashboard, the CLI, the worker
+// entry) come in through the rooms' doors; the Nest module and the examples use the public API only.
+
 const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), '../..'));
+
+/** Floor of each room, from the ground up. Rooms on one floor do not import each other. */
+const FLOORS: readonly (readonly string[])[] = [
+  ['errors', 'logging', 'package-version'],
+  ['cron'],
+  ['triggers'],
+  ['store'], // stores triggers: a definition's trigger is decoded and checked where it is read
+  ['queue'], // the worker runtime: it runs what the store hands it, and knows no manager
+  ['scheduler'], // names the runtime's handler types, and is the WorkerScheduler the runtime asks
+  ['insight', 'ops'],
+  ['api'], // src/index.ts: the package's public API
+  ['dashboard', 'nest'],
+  ['cli'],
+  ['workers'],
+];
+
+/** Rooms that are not the product: they may import anything, and nothing imports them. */
+const HARNESS = ['test', 'bench', 'scripts'];
+
+/** Rooms that use the public API only, as a user's code does. */
+const PUBLIC_ONLY: Record<string, readonly string[]> = { nest: ['api'], examples: ['api'] };
+
+/** Rooms above the library: they enter another room through its door only, never past it. */
+const ENTERS_BY_DOORS = ['dashboard', 'cli', 'workers', 'nest', 'examples'];
+
+/** A room's doors: `index.ts`, except where named here. */
+const DOORS: Record<string, readonly string[]> = {
+  api: ['src/index.ts'],
+  'package-version': ['src/package-version.ts'],
+  // index.ts is `bullbeat/dashboard`; internal.ts is what the CLI uses beyond it
+  dashboard: ['dashboard/index.ts', 'dashboard/internal.ts'],
+};
+
+const floorOf = new Map(FLOORS.flatMap((rooms, floor) => rooms.map((room) => [room, floor] as const)));
+
+/** The room a path belongs to: `src/store/keys.ts` → `store`, `src/index.ts` → `api`, `dashboard/x.ts` → `dashboard`. */
+function roomOf(path: string): string {
+  if (path === 'src/index.ts') return 'api';
+  const inSrc = /^src\/([^/]+?)(?:\.ts)?(?:\/|$)/.exec(path);
+  if (inSrc) return inSrc[1]!;
+  return path.split('/')[0]!;
+}
+
+function doorsOf(room: string): readonly string[] {
+  return (
+    DOORS[room] ?? [room === 'cli' || floorOf.get(room)! <= 6 ? `src/${room}/index.ts` : `${room}/index.ts`]
+  );
+}
 
 function files(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(join(ROOT, path)).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+    if (statSync(join(ROOT, path)).isDirectory()) return files(path);
+    return /\.(ts|mts|mjs|js)$/.test(name) ? [path] : [];
   });
 }
 
-/** Every relative import of a file, resolved to a path from the repository's root. */
+/** Every relative import of a file (static, dynamic, re-export), resolved to a path from the root. */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+  for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
     out.push(relative(ROOT, join(ROOT, dirname(file), m[1]!)).replace(/\.js$/, '.ts'));
   }
   return out;
 }
 
-/** The folder of src/ a path belongs to (`src/store/keys.ts` → `store`), or null. */
-const folderOf = (path: string) => /^src\/([a-z-]+)\//.exec(path)?.[1] ?? null;
+/** Every way a file of the product breaks the order; `[]` when it keeps it. */
+function violations(file: string, imports: readonly string[]): string[] {
+  const from = roomOf(file);
+  const wrong: string[] = [];
+  for (const target of imports) {
+    const to = roomOf(target);
+    if (to === from) continue;
+    const why = (rule: string) => wrong.push(`${file} imports ${target}: ${rule}`);
+    if (HARNESS.includes(to)) why(`the product does not import ${to}/`);
+    else if (PUBLIC_ONLY[from]) {
+      if (!PUBLIC_ONLY[from].includes(to)) why(`${from} uses the public API (src/index.ts) only`);
+    } else if (!floorOf.has(to)) why(`${to} is on no floor`);
+    else if (floorOf.get(to)! >= floorOf.get(from)!) {
+      why(
+        `${from} (floor ${floorOf.get(from)}) may import only rooms below it; ${to} is on floor ${floorOf.get(to)}`,
+      );
+    } else if (to === 'api') why('the public API is for users; the code inside uses the rooms’ doors');
+    else if (ENTERS_BY_DOORS.includes(from) && !doorsOf(to).includes(target)) {
+      why(`${from} enters ${to} by its door (${doorsOf(to).join(', ')})`);
+    }
+  }
+  return wrong;
+}
 
-/**
- * DESIGN.md: imports go one way, `cron <- triggers <- scheduler -> store <- queue`; `cli` and
- * `dashboard` sit on top and use the folders' `index.ts` surfaces only.
- */
-const MAY_NOT_IMPORT: Record<string, readonly string[]> = {
-  cron: ['triggers', 'store', 'scheduler', 'queue', 'cli', 'ops', 'insight'],
-  triggers: ['store', 'scheduler', 'queue', 'cli', 'ops', 'insight'],
-  store: ['scheduler', 'queue', 'cli', 'ops', 'insight'],
-  queue: ['scheduler', 'cli', 'ops', 'insight'],
-  scheduler: ['cli', 'ops', 'insight'],
-};
+/** The product's rooms: every folder and file of src/, and every folder beside it that holds code. */
+function productFiles(): string[] {
+  const top = readdirSync(ROOT).filter(
+    (name) =>
+      !name.startsWith('.') &&
+      !['node_modules', 'dist', ...HARNESS].includes(name) &&
+      statSync(join(ROOT, name)).isDirectory(),
+  );
+  return top.flatMap(files);
+}
 
 describe('layering', () => {
-  it('imports go one way: cron <- triggers <- scheduler -> store <- queue', () => {
-    const wrong: string[] = [];
-    for (const file of files('src')) {
-      const from = folderOf(file);
-      const banned = from ? MAY_NOT_IMPORT[from] : undefined;
-      if (!banned) continue;
-      for (const target of importsOf(file)) {
-        const to = folderOf(target);
-        if (to && banned.includes(to)) wrong.push(`${file} imports ${target}`);
-      }
-      if (importsOf(file).some((t) => t.startsWith('dashboard/')))
-        wrong.push(`${file} imports the dashboard`);
-    }
+  it('every room of the product stands on a floor (a new folder is placed in FLOORS on purpose)', () => {
+    const unplaced = new Set(
+      productFiles()
+        .map(roomOf)
+        .filter((room) => !floorOf.has(room) && !PUBLIC_ONLY[room]),
+    );
+    expect([...unplaced]).toEqual([]);
+  });
+
+  it('imports run down the floors, through the doors, and the Nest module and the examples use the public API only', () => {
+    const wrong = productFiles().flatMap((file) => violations(file, importsOf(file)));
     expect(wrong).toEqual([]);
   });
 
-  it('the CLI and the dashboard use the folders’ index.ts surfaces only', () => {
-    const wrong: string[] = [];
-    for (const file of [...files('dashboard'), ...files('src/cli')]) {
-      const own = folderOf(file);
-      for (const target of importsOf(file)) {
-        const to = folderOf(target);
-        if (!to || to === own) continue;
-        if (!target.endsWith('/index.ts')) wrong.push(`${file} imports ${target}`);
-      }
-    }
-    expect(wrong).toEqual([]);
+  it('catches an import that runs back up, one past a door, and one into the public API from inside', () => {
+    expect(violations('src/store/keys.ts', ['src/scheduler/scheduler-manager.ts'])).toHaveLength(1);
+    expect(violations('src/insight/why.ts', ['src/ops/fleet-registry.ts'])).toHaveLength(1);
+    expect(violations('src/cli/commands/status.ts', ['dashboard/schedule-reader.ts'])).toHaveLength(1);
+    expect(violations('src/cli/commands/status.ts', ['src/index.ts'])).toHaveLength(1);
+    expect(violations('nest/bullbeat-module.ts', ['src/scheduler/index.ts'])).toHaveLength(1);
+    expect(violations('src/queue/pipeline.ts', ['test/setup/redis-cluster.ts'])).toHaveLength(1);
+    expect(violations('src/cli/commands/status.ts', ['dashboard/internal.ts', 'src/store/index.ts'])).toEqual(
+      [],
+    );
   });
 });

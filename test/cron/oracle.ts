@@ -2,7 +2,7 @@
  * A brute-force cron oracle for tests and the benchmark only. It shares no code with src/cron/: it
  * parses the expression itself and walks the time line instant by instant (minute by minute, or
  * second by second for six fields), reading each instant's wall clock from a per-zone offset table
- * built with Intl, and applies the DST rules of DESIGN.md "Time zones and DST" literally:
+ * built with Intl, and applies the Vixie cron / croner DST rules (as bullbeat documents them) literally:
  *
  * - instant u fires when its wall time matches, unless u is the second pass of a repeated wall time
  *   and the overlap policy is 'first';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDashboard, type TestDashboard } from './harness.js';
 
-/** Issue 14's controls through the JSON API: update, pause with a note, resume with a policy, immediately. */
+/** The schedule controls through the JSON API: update, pause with a note, resume with a policy, immediately. */
 describe('schedule controls over the JSON API', () => {
   let t: TestDashboard;
   beforeAll(async () => {

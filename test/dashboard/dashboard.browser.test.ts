@@ -236,7 +236,7 @@ describe('dashboard in headless Chromium', () => {
     expect(dialogs.filter((d) => d.startsWith('alert'))).toEqual([]);
   });
 
-  it('pauses with a note, shows it, and resumes with a catch-up policy (issue 14)', async () => {
+  it('pauses with a note, shows it, and resumes with a catch-up policy', async () => {
     const ran: number[] = [];
     t.scheduler.handle('pausable', async () => {
       ran.push(Date.now());
@@ -275,7 +275,7 @@ describe('dashboard in headless Chromium', () => {
     await t.scheduler.remove('pausable');
   });
 
-  it('edits a runtime schedule from its page: the form is filled, the change is saved by update() (issue 14)', async () => {
+  it('edits a runtime schedule from its page: the form is filled, the change is saved by update()', async () => {
     await t.scheduler.schedule({ name: 'editable' }, new IntervalTrigger(600), { attempts: 3 }).saved;
     await page.goto(`${t.url}/schedules/editable`);
     await page.locator('a[data-edit]').click();

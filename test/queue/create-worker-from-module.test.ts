@@ -1,39 +1,16 @@
-import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobsModuleError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
-import { createWorkerFromModule, loadJobsModule } from '../../src/queue/create-worker-from-module.js';
 import { REDIS } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
-const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const silent = pino({ level: 'silent' });
 let handle: WorkerHandle | undefined;
 
 afterEach(async () => {
   await handle?.close({ graceMs: 100 });
   handle = undefined;
-});
-
-describe('createWorkerFromModule', () => {
-  it('loads a .ts jobs module whose default export is a function returning the scheduler', async () => {
-    const moduleHandle = await createWorkerFromModule(fixture('factory-jobs.ts'), { logger: silent });
-    handle = moduleHandle;
-    expect(moduleHandle.queues).toEqual(['factory-queue']);
-    expect(moduleHandle.scheduler.handlerFor('hello')).toBeDefined();
-  });
-
-  it('rejects a module that exports no scheduler, naming it', async () => {
-    const error = await loadJobsModule(fixture('not-a-scheduler.ts')).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(JobsModuleError);
-    expect((error as Error).message).toContain('not-a-scheduler.ts');
-  });
-
-  it('rejects a module that cannot be imported', async () => {
-    await expect(loadJobsModule(fixture('missing.ts'))).rejects.toBeInstanceOf(JobsModuleError);
-  });
 });
 
 describe('createWorker queues', () => {

@@ -1,4 +1,4 @@
-// acquire-slot-2, renew-lease-1, try-group-4 and leave-group-queue-2 on their own against Redis.
+// renew-lease-1, try-group-4 and leave-group-queue-2 on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineStoreScripts } from '../../src/store/scripts.js';
 import { StoreBed } from './helpers.js';
@@ -13,33 +13,6 @@ function setup() {
   defineStoreScripts(bed.redis);
   return { lease: bed.k.lease('s'), owed: bed.k.leaseOwed('s') };
 }
-
-describe('acquire-slot', () => {
-  it('grants up to maxInstances, drops lapsed leases first, reports the live ones before', async () => {
-    const { lease, owed } = setup();
-    const acquire = (id: string, max: number, coalesce = '0') =>
-      bed.redis.bbAcquireSlot(lease, owed, id, 10_000, max, coalesce, '', 10_000);
-    await bed.redis.zadd(lease, 1, 'dead');
-    expect(await acquire('a', 2)).toEqual([1, 0]);
-    expect(await acquire('b', 2)).toEqual([1, 1]);
-    expect(await acquire('c', 2)).toEqual([0, 2]);
-    expect(await acquire('c', 0)).toEqual([1, 2]);
-    expect(await acquire('d', 0, '1')).toEqual([0, 3]);
-    expect(await bed.redis.zscore(lease, 'dead')).toBeNull();
-    expect(await bed.redis.pttl(lease)).toBeGreaterThan(10_000);
-  });
-
-  it('a refused retry claims the owed slot; a fresh occurrence then counts it; the retry gets it', async () => {
-    const { lease, owed } = setup();
-    await bed.redis.bbAcquireSlot(lease, owed, 'run', 10_000, 1, '1', '', 10_000);
-    expect(await bed.redis.bbAcquireSlot(lease, owed, 'r', 10_000, 1, '1', 'job-1', 10_000)).toEqual([0, 1]);
-    expect(await bed.redis.zscore(owed, 'job-1')).not.toBeNull();
-    await bed.redis.zrem(lease, 'run');
-    expect(await bed.redis.bbAcquireSlot(lease, owed, 'fresh', 10_000, 1, '0', '', 10_000)).toEqual([0, 0]);
-    expect(await bed.redis.bbAcquireSlot(lease, owed, 'r', 10_000, 1, '1', 'job-1', 10_000)).toEqual([1, 0]);
-    expect(await bed.redis.zcard(owed)).toBe(0);
-  });
-});
 
 describe('renew-lease', () => {
   it('extends a held lease by Redis time; 0 once it is gone', async () => {

@@ -301,6 +301,5 @@ describe('exports', () => {
     expect(root.CompoundTrigger).toBe(CompoundTrigger);
     expect(root.CompoundLogic).toBe(CompoundLogic);
     expect(root.triggerFromJSON).toBe(triggerFromJSON);
-    expect(root.isSerializableTrigger).toBe(isSerializableTrigger);
   });
 });

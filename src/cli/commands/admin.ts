@@ -1,9 +1,9 @@
 import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
-import type { PauseNote, ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
+import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
-import { checkPartitionCount } from '../../store/index.js';
+import { checkPartitionCount, type PauseNote } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';

@@ -1,7 +1,10 @@
 import { Queue } from 'bullmq';
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
-import { ConfigError, CronParser, describeTrigger, SchedulerManager } from '../../index.js';
+import { CronParser } from '../../cron/index.js';
+import { ConfigError } from '../../errors/index.js';
+import { SchedulerManager } from '../../scheduler/index.js';
+import { describeTrigger } from '../../triggers/index.js';
 import {
   type BullmqSchedule,
   type ImportPlanItem,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DashboardServer } from '../../../dashboard/start-dashboard.js';
+import type { DashboardServer } from '../../../dashboard/index.js';
 import { ConfigError } from '../../errors/index.js';
 import { createWorker, type WorkerHandle } from '../../queue/index.js';
 import type { SchedulerManager } from '../../scheduler/index.js';
@@ -71,7 +71,7 @@ async function startDashboardServer(
 ): Promise<DashboardServer> {
   const dash = resolveDashboardConfig(ctx.sources);
   if (options.open) dash.open = true;
-  const { startDashboard } = await import('../../../dashboard/start-dashboard.js');
+  const { startDashboard } = await import('../../../dashboard/index.js');
   const portSetting = ctx.sources.flags.port !== undefined ? '--port' : 'PORT';
   // Open, the dashboard binds to loopback whatever the host asked for.
   await assertPortFree(dash.open ? '127.0.0.1' : (dash.host ?? '0.0.0.0'), dash.port, portSetting);
@@ -116,7 +116,7 @@ export function devCommand(io: CliIO) {
     const openByDefault = options.dashboard !== false && devOpensByDefault(ctx);
     if (options.dashboard !== false) {
       // Credentials (or --open) are checked before anything starts.
-      const { resolveDashboardOptions } = await import('../../../dashboard/resolve-dashboard-options.js');
+      const { resolveDashboardOptions } = await import('../../../dashboard/internal.js');
       const dash = resolveDashboardConfig(ctx.sources);
       resolveDashboardOptions({
         scheduler,

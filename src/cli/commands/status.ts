@@ -36,10 +36,9 @@ export function statusCommand(io: CliIO) {
     });
     try {
       await checkPartitionCount(manager.redis, manager.keys, false);
-      const [{ ScheduleIndex }, { ScheduleReader }, { DeploymentHealthReader }] = await Promise.all([
+      const [{ ScheduleIndex }, { ScheduleReader, DeploymentHealthReader }] = await Promise.all([
         import('../../store/index.js'),
-        import('../../../dashboard/schedule-reader.js'),
-        import('../../../dashboard/deployment-health.js'),
+        import('../../../dashboard/internal.js'),
       ]);
       const index = new ScheduleIndex(manager.redis, manager.keys, 0);
       const reader = new ScheduleReader(manager.redis, manager.keys, manager.options.historyLimit);
