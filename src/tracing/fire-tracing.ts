@@ -7,7 +7,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { ATTR, SYSTEM } from './attributes.js';
-import { type TelemetryOptions, withSpanContext } from './job-context.js';
+import { withSpanContext } from './job-context.js';
 import { tracer } from './tracer.js';
 
 /**
@@ -89,7 +89,7 @@ export function start(
 }
 
 /** The job options of a traced occurrence: its `create` span's context in `telemetry.metadata`. */
-export function carry<T extends TelemetryOptions>(opts: T, spans: OccurrenceTrace | undefined): T {
+export function carry<T extends object>(opts: T, spans: OccurrenceTrace | undefined): T {
   return spans ? withSpanContext(opts, spans.create) : opts;
 }
 

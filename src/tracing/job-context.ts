@@ -12,12 +12,13 @@ export interface TelemetryOptions {
  * parent from there; `Queue.addBulk` keeps metadata a job brings rather than putting its own. Options
  * that ask to omit the context (`telemetry.omitContext`) or bring their own metadata are left alone.
  */
-export function withSpanContext<T extends TelemetryOptions>(opts: T, span: Span): T {
-  if (opts.telemetry?.omitContext || opts.telemetry?.metadata !== undefined) return opts;
+export function withSpanContext<T extends object>(opts: T, span: Span): T {
+  const telemetry = (opts as TelemetryOptions).telemetry;
+  if (telemetry?.omitContext || telemetry?.metadata !== undefined) return opts;
   const carrier: Record<string, string> = {};
   propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
   if (Object.keys(carrier).length === 0) return opts; // no propagator registered: nothing to carry
-  return { ...opts, telemetry: { ...opts.telemetry, metadata: JSON.stringify(carrier) } };
+  return { ...opts, telemetry: { ...telemetry, metadata: JSON.stringify(carrier) } };
 }
 
 /**
