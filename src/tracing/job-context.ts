@@ -1,4 +1,12 @@
-import { type Context, context, propagation, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api';
+import {
+  type Context,
+  context,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  trace,
+} from '@opentelemetry/api';
 
 /** The part of BullMQ's job options that carries a trace context (`JobsOptions.telemetry`). */
 export interface TelemetryOptions {
@@ -37,4 +45,14 @@ export function contextOfJob(opts: TelemetryOptions | undefined): Context | unde
   if (typeof carrier !== 'object' || carrier === null) return undefined;
   const extracted = propagation.extract(context.active(), carrier);
   return trace.getSpanContext(extracted) ? extracted : undefined;
+}
+
+/**
+ * The job options of a run asked for now (`trigger`): the caller's active span's context, when there
+ * is one, so that the run joins the trace of what asked for it (an instrumented HTTP request to the
+ * dashboard's API, a span of the caller's own). Unchanged with none.
+ */
+export function withCallerContext<T extends object>(opts: T): T {
+  const span = trace.getActiveSpan();
+  return span && isSpanContextValid(span.spanContext()) ? withSpanContext(opts, span) : opts;
 }
