@@ -180,6 +180,11 @@ describe('OpenTelemetry traces', () => {
       expect(s.attributes).toMatchObject({ 'bullbeat.reason': 'overlap', 'bullbeat.attempt': 1 });
       expect(fired.find((f) => f.traceId === s.traceId && f.name === 'fire slow')).toBeDefined();
     }
+    // a run triggered now joins the trace of the caller's span
+    const caller = fired.find((s) => s.name === 'caller request') as DumpedSpan;
+    const manual = ran.find((s) => s.name === `process ${queue}` && s.parentSpanId === caller.spanId);
+    expect(manual?.attributes).toMatchObject({ 'bullbeat.kind': 'manual', 'bullbeat.schedule.id': 'tick' });
+    expect(manual?.traceId).toBe(caller.traceId);
     // coalesced in the scheduler (its previous job still waits): a span of its own with the reason
     const coalesced = fired.filter(
       (s) => s.name === 'fire idle' && attr(s, 'bullbeat.outcome') === 'skipped',
