@@ -1,5 +1,4 @@
 import { type Tracer, trace } from '@opentelemetry/api';
-import { packageVersion } from '../package-version.js';
 
 let cached: Tracer | undefined;
 
@@ -9,6 +8,6 @@ let cached: Tracer | undefined;
  * proxy it returns follows a provider registered later, so a process may register one after import.
  */
 export function tracer(): Tracer {
-  cached ??= trace.getTracer('bullbeat', packageVersion());
+  cached ??= trace.getTracer('bullbeat');
   return cached;
 }
