@@ -6,6 +6,7 @@ import { uniqueKeys } from '../logging/unique-keys.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
+import { traceRun } from '../tracing/run-tracing.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
 import { failedBeforeProcessing } from './runner-helpers.js';
@@ -117,7 +118,7 @@ export async function createWorker(
       async (job, token, signal) => {
         active++;
         try {
-          return await runner.process(job, token, signal);
+          return await traceRun(job, () => runner.process(job, token, signal));
         } finally {
           active--;
         }

@@ -18,6 +18,7 @@ import { type SlotRule, slotRule } from '../store/overlap-policy.js';
 import { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
 import type { RunRecord } from '../store/run-record.js';
 import { RunSlots, type RunStart } from '../store/run-slots.js';
+import { traceSteps } from '../tracing/run-tracing.js';
 import { type AttemptState, attemptState } from './attempt-state.js';
 import { CancelWatch } from './cancel-watch.js';
 import { HeldLeases } from './held-leases.js';
@@ -459,7 +460,10 @@ export class OccurrenceRunner {
       stores = {
         keys: k,
         history: new RunHistory(this.redis, k, this.options.historyLimit),
-        slots: new RunSlots(this.redis, k, this.options.leaseTtlMs, this.options.historyLimit),
+        slots: traceSteps(new RunSlots(this.redis, k, this.options.leaseTtlMs, this.options.historyLimit), {
+          start: 'bullbeat.start',
+          finish: 'bullbeat.record',
+        }),
       };
       this.histories.set(prefix, stores);
     }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { middlewareName, traceStage } from '../tracing/stage-tracing.js';
 
 /** What a handler and every middleware receive for one run of a schedule. */
 export interface RunContext {
@@ -71,11 +72,13 @@ export async function composePipeline(
 ): Promise<RunHandler> {
   // Without middleware nothing calls a stage without its ctx: no AsyncLocalStorage (in Node 20 its
   // first `run` turns promise hooks on for the whole process, a cost every promise pays from then on).
-  if (middleware.length === 0) return bare(fn, args);
-  let handler = stage(async (ctx) => fn(...args, ctx));
+  // A traced run (see src/tracing) wraps each stage in a span; an untraced one gets the stages as they are.
+  const handlerSpan = `handler ${job.name}`;
+  if (middleware.length === 0) return traceStage(bare(fn, args), handlerSpan) as NextHandler;
+  let handler = stage(traceStage(async (ctx: RunContext) => fn(...args, ctx), handlerSpan));
   for (let i = middleware.length - 1; i >= 0; i--) {
     const factory = middleware[i] as Middleware;
-    handler = stage(await factory(handler, job));
+    handler = stage(traceStage(await factory(handler, job), `middleware ${middlewareName(factory, i)}`));
   }
   return handler;
 }

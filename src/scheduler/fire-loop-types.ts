@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { RunHistory } from '../store/run-history.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ScheduleStore } from '../store/schedule-store.js';
+import type { OccurrenceTrace } from '../tracing/fire-tracing.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { CachedDefinition } from './definition-cache.js';
 import type { OccurrencePlan } from './occurrence-planner.js';
@@ -90,6 +91,8 @@ export interface Item {
    * still waits then, and has waited `minWaitedMs`).
    */
   recheck?: { queue: string; jobId: string; minWaitedMs: number };
+  /** Its spans while its job is added and its claim completed, when tracing is on (see src/tracing). */
+  trace?: OccurrenceTrace;
 }
 
 /** The items of one claim call: they share its token, and are completed once enqueued. */

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
+import * as occurrenceTrace from '../tracing/fire-tracing.js';
 import { withTimeBudget } from '../triggers/time-budget.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import { ClaimRenewer } from './claim-renewer.js';
@@ -476,12 +477,15 @@ export class FireLoop {
         let list = byQueue.get(def.queue);
         if (!list) byQueue.set(def.queue, (list = []));
         cached.opts ??= this.deps.jobOptions(def, '');
-        const opts = { ...cached.opts, jobId: occurrenceJobId(def.id, fireAt) };
+        const jobId = occurrenceJobId(def.id, fireAt);
+        item.trace = occurrenceTrace.start(item, def, fireAt, jobId, this.replicaId);
+        const opts = occurrenceTrace.carry({ ...cached.opts, jobId }, item.trace);
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
       // others of its queue still go. A connection failure throws: nothing is blamed.
       const refused = await addBulkByQueue(byQueue, (q) => this.deps.queue(q));
+      occurrenceTrace.added(items, refused);
       // replicaAcks: the adds are on the queues' replicas before any completion says "enqueued"
       if (this.acker) {
         added?.();
@@ -497,6 +501,7 @@ export class FireLoop {
       await hooks?.afterEnqueue?.(items.map((i) => i.claim));
     } catch (err) {
       // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
+      occurrenceTrace.failed(items, err);
       this.failed(err, 'bullbeat: enqueue failed; the occurrences are claimed again when their lease lapses');
       for (const item of items) {
         item.batch.left--;
@@ -560,6 +565,7 @@ export class FireLoop {
     try {
       await this.deps.store.complete(completions, now, batch.token);
     } catch (err) {
+      occurrenceTrace.failed(items, err);
       this.renewer.release(
         batch,
         items.map((i) => i.claim.id),
@@ -587,7 +593,9 @@ export class FireLoop {
     for (const item of items) this.emitDone(item);
   }
 
-  private emitDone({ cached, plan, lateMs }: Item): void {
+  private emitDone(item: Item): void {
+    const { cached, plan, lateMs } = item;
+    occurrenceTrace.completed(item, cached.def, this.replicaId);
     if (plan.enqueue) this.stats.enqueued++;
     if (plan.coalesced) {
       this.stats.coalesced += plan.coalesced.count;

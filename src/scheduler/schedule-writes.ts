@@ -8,6 +8,7 @@ import type { Keys } from '../store/keys.js';
 import type { RunHistory } from '../store/run-history.js';
 import { type ScheduleDefinition, timingFingerprint } from '../store/schedule-definition.js';
 import type { ScheduleErrorInfo, ScheduleStore } from '../store/schedule-store.js';
+import { withCallerContext } from '../tracing/job-context.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { ScheduledJob } from './scheduled-job.js';
@@ -167,7 +168,7 @@ export async function enqueueNow(
   const fireAt = await ctx.store.time();
   const jobId = occurrenceJobId(id, fireAt, true);
   const data = occurrenceJobData(def, fireAt, 'manual', ctx.prefix);
-  await ctx.queue(def.queue).add(def.name, data, ctx.jobOptions(def, jobId));
+  await ctx.queue(def.queue).add(def.name, data, withCallerContext(ctx.jobOptions(def, jobId)));
   await ctx.history.merge(id, fireAt, true, {
     kind: 'manual',
     outcome: 'enqueued',

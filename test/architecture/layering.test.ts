@@ -11,7 +11,7 @@ const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), '../..'));
 
 /** Floor of each room, from the ground up. Rooms on one floor do not import each other. */
 const FLOORS: readonly (readonly string[])[] = [
-  ['errors', 'logging', 'package-version'],
+  ['errors', 'logging', 'package-version', 'tracing'], // tracing: spans only; the fire loop and the runtime call it
   ['cron'],
   ['triggers'],
   ['store'], // stores triggers: a definition's trigger is decoded and checked where it is read

@@ -39,7 +39,7 @@ function makeRateLimit(options: RateLimitMiddlewareOptions): Middleware {
   const rate = options.maxPerSecond ?? 10;
   const clock = options.clock ?? systemClock;
   const buckets = new Map<string, Bucket>();
-  return (handler, job) => async (ctx) => {
+  const rateLimit: Middleware = (handler, job) => async (ctx) => {
     let bucket = buckets.get(job.id);
     if (!bucket) {
       bucket = { tokens: rate, refilledAt: clock.now() };
@@ -60,4 +60,5 @@ function makeRateLimit(options: RateLimitMiddlewareOptions): Middleware {
     }
     return handler(ctx);
   };
+  return rateLimit;
 }

@@ -30,7 +30,7 @@ function makeRetry(options: RetryMiddlewareOptions): Middleware {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
   const baseDelayMs = options.baseDelayMs ?? 1000;
   const clock = options.clock ?? systemClock;
-  return (handler, job) => async (ctx) => {
+  const retry: Middleware = (handler, job) => async (ctx) => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await handler(ctx);
@@ -45,4 +45,5 @@ function makeRetry(options: RetryMiddlewareOptions): Middleware {
       }
     }
   };
+  return retry;
 }

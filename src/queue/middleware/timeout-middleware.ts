@@ -37,7 +37,8 @@ export function timeoutMiddleware(
 function makeTimeout(options: TimeoutMiddlewareOptions): Middleware {
   const ms = (options.seconds ?? 30) * 1000;
   const clock = options.clock ?? systemClock;
-  return (handler, job) => (ctx) => withDeadline(handler, ctx, ms, clock, job.id);
+  const timeout: Middleware = (handler, job) => (ctx) => withDeadline(handler, ctx, ms, clock, job.id);
+  return timeout;
 }
 
 /**

@@ -1,0 +1,173 @@
+import {
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { ATTR, SYSTEM } from './attributes.js';
+import { withSpanContext } from './job-context.js';
+import { tracer } from './tracer.js';
+
+/**
+ * The scheduler's spans of one occurrence (the fire loop imports this module as `occurrenceTrace`) being enqueued: `fire <name>`, the root of the occurrence's
+ * trace, from its claim to its completion, and `create <queue>`, its job being added (the context the
+ * job carries to the worker).
+ */
+export interface OccurrenceTrace {
+  root: Span;
+  create: Span;
+}
+
+/** What the fire loop knows of a schedule (its definition). */
+interface ScheduleFacts {
+  id: string;
+  name: string;
+  queue: string;
+}
+
+/** A claimed occurrence as the fire loop holds it. */
+interface ClaimedItem {
+  claim: { reclaimed?: boolean };
+  /** Redis time of the claim (ms). */
+  claimedAt: number;
+  plan: {
+    enqueue?: { fireAt: number; kind: string };
+    missed: readonly { fireAt: number; reason: string }[];
+    coalesceInto?: { count: number };
+    coalesced?: { fireAt: number; fireAts: readonly number[]; cause: string; standIn: number };
+  };
+  lateMs?: number;
+  trace?: OccurrenceTrace;
+}
+
+/** The most occurrences of one claim that get a span each when they do not run (the newest). */
+const MAX_NOT_RUN_SPANS = 100;
+
+/**
+ * Start the trace of an occurrence whose job is about to be added: undefined when tracing is off (no
+ * tracer provider: the no-op tracer's span has no valid context, and nothing else is made).
+ */
+export function start(
+  item: ClaimedItem,
+  def: ScheduleFacts,
+  fireAt: number,
+  jobId: string,
+  replica: string,
+): OccurrenceTrace | undefined {
+  const t = tracer();
+  const root = t.startSpan(`fire ${def.name}`, { root: true, startTime: item.claimedAt });
+  if (!isSpanContextValid(root.spanContext())) return undefined;
+  root.setAttributes({
+    [ATTR.scheduleId]: def.id,
+    [ATTR.scheduleName]: def.name,
+    [ATTR.destination]: def.queue,
+    [ATTR.fireAt]: fireAt,
+    [ATTR.kind]: item.plan.enqueue?.kind ?? 'scheduled',
+    [ATTR.replica]: replica,
+    [ATTR.claimedAt]: item.claimedAt,
+    [ATTR.reclaimed]: item.claim.reclaimed === true,
+    ...(item.lateMs !== undefined && { [ATTR.latenessMs]: item.lateMs }),
+  });
+  const create = t.startSpan(
+    `create ${def.queue}`,
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        [ATTR.system]: SYSTEM,
+        [ATTR.operationType]: 'create',
+        [ATTR.operationName]: 'addBulk',
+        [ATTR.destination]: def.queue,
+        [ATTR.messageId]: jobId,
+        [ATTR.clientId]: replica,
+      },
+    },
+    trace.setSpan(ROOT_CONTEXT, root),
+  );
+  return { root, create };
+}
+
+/** The job options of a traced occurrence: its `create` span's context in `telemetry.metadata`. */
+export function carry<T extends object>(opts: T, spans: OccurrenceTrace | undefined): T {
+  return spans ? withSpanContext(opts, spans.create) : opts;
+}
+
+/** The adds are done: each job's `create` span ends; a job BullMQ refused ends its trace in error. */
+export function added(
+  items: readonly ClaimedItem[],
+  refused: readonly { tag: ClaimedItem; err: unknown }[],
+): void {
+  for (const { tag, err } of refused) failed([tag], err, 'refused');
+  for (const item of items) item.trace?.create.end();
+}
+
+/**
+ * The enqueue or the completion failed: the occurrences are claimed again when their lease lapses (a
+ * new trace, then). Their traces end here, in error.
+ */
+export function failed(items: readonly ClaimedItem[], err: unknown, outcome = 'retried'): void {
+  for (const item of items) {
+    const spans = item.trace;
+    if (!spans) continue;
+    item.trace = undefined;
+    const status = { code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) };
+    if (err instanceof Error) spans.create.recordException(err);
+    spans.create.setStatus(status);
+    spans.create.end();
+    spans.root.setAttribute(ATTR.outcome, outcome);
+    spans.root.setStatus(status);
+    spans.root.end();
+  }
+}
+
+/**
+ * A claim's completion is written: the trace of the occurrence it enqueued ends (`enqueued`), and each
+ * occurrence it recorded as not run (missed, or coalesced into another's run) leaves a span of its
+ * own with the reason, the root of its own trace (the newest `MAX_NOT_RUN_SPANS` of them).
+ */
+export function completed(item: ClaimedItem, def: ScheduleFacts, replica: string): void {
+  const { plan } = item;
+  const spans = item.trace;
+  if (spans) {
+    item.trace = undefined;
+    spans.root.setAttribute(ATTR.outcome, 'enqueued');
+    if (plan.coalesceInto) spans.root.setAttribute(ATTR.coalescedCount, plan.coalesceInto.count);
+    spans.root.end();
+  }
+  if (plan.missed.length === 0 && !plan.coalesced) return;
+  const t = tracer();
+  const missed = plan.missed.slice(-MAX_NOT_RUN_SPANS);
+  const coalesced = plan.coalesced;
+  const notRun: { fireAt: number; outcome: string; reason: string }[] = missed.map((m) => ({
+    fireAt: m.fireAt,
+    outcome: 'missed',
+    reason: m.reason,
+  }));
+  if (coalesced) {
+    const fireAts = new Set([...coalesced.fireAts.slice(-MAX_NOT_RUN_SPANS), coalesced.fireAt]);
+    for (const fireAt of fireAts) notRun.push({ fireAt, outcome: 'skipped', reason: 'coalesced' });
+  }
+  for (const n of notRun) {
+    const span = t.startSpan(`fire ${def.name}`, { root: true, startTime: item.claimedAt });
+    if (!span.isRecording()) {
+      span.end();
+      if (!isSpanContextValid(span.spanContext())) return; // tracing off
+      continue;
+    }
+    span.setAttributes({
+      [ATTR.scheduleId]: def.id,
+      [ATTR.scheduleName]: def.name,
+      [ATTR.destination]: def.queue,
+      [ATTR.fireAt]: n.fireAt,
+      [ATTR.kind]: 'scheduled',
+      [ATTR.replica]: replica,
+      [ATTR.claimedAt]: item.claimedAt,
+      [ATTR.outcome]: n.outcome,
+      [ATTR.reason]: n.reason,
+      ...(n.reason === 'coalesced' &&
+        coalesced && { [ATTR.coalescedBy]: coalesced.cause, [ATTR.standIn]: coalesced.standIn }),
+    });
+    span.end();
+  }
+}
