@@ -70,8 +70,9 @@ const withRedis = { globalSetup: ['test/setup/redis-server.ts'], setupFiles: ['t
 export default defineConfig({
   test: {
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // bounds against a hang, with room for a busy box (a property test, a take-over under load)
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     projects: [
       {
         extends: true,
