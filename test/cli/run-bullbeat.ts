@@ -37,12 +37,12 @@ export function childEnv(env: Record<string, string | undefined> = {}): NodeJS.P
 export interface RunOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
-  /** Spawned: killed after it (default 20 s); in process: rejects after it. */
+  /** Spawned: killed after it; in process: rejects after it (default 60 s: a node start-up on a busy box). */
   timeoutMs?: number;
   /**
    * Run the built CLI in its own process, as a user does (`node dist/src/cli/main.js`), for what only
    * a process shows (its exit, signals, its own streams). Default: in this process, through `runCli`,
-   * except for the services (`dev`, `scheduler`, `worker`, `dashboard`), always spawned.
+   * except for the services (`dev`, `scheduler`, `worker`, `dashboard`; their `--help` aside), spawned.
    */
   spawn?: boolean;
 }
@@ -52,11 +52,11 @@ export interface RunOptions {
  * env (see `childEnv`), or spawned with `{ spawn: true }`.
  */
 export function runBullbeat(args: readonly string[], options: RunOptions = {}): Promise<CliRun> {
-  const spawned = options.spawn ?? SERVICES.has(args[0] ?? '');
+  const spawned = options.spawn ?? (SERVICES.has(args[0] ?? '') && !args.includes('--help'));
   return spawned ? spawnToEnd(args, options) : runInProcess(args, options);
 }
 
-/** Commands that run until a signal (they own the process: its signals and its exit) are always spawned. */
+/** Commands that run until a signal (they own the process: its signals and its exit): spawned, but for `--help`. */
 const SERVICES = new Set(['dev', 'scheduler', 'worker', 'dashboard']);
 
 async function runInProcess(args: readonly string[], options: RunOptions): Promise<CliRun> {
@@ -75,7 +75,7 @@ async function runInProcess(args: readonly string[], options: RunOptions): Promi
     now: () => Date.now(),
   });
   let timer: NodeJS.Timeout | undefined;
-  const timeoutMs = options.timeoutMs ?? 20_000;
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () => reject(new Error(`bullbeat ${args.join(' ')}: still running after ${timeoutMs} ms`)),
@@ -91,6 +91,7 @@ async function runInProcess(args: readonly string[], options: RunOptions): Promi
 }
 
 function spawnToEnd(args: readonly string[], options: RunOptions): Promise<CliRun> {
+  assertBuilt();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], {
       cwd: options.cwd ?? root,
@@ -105,7 +106,7 @@ function spawnToEnd(args: readonly string[], options: RunOptions): Promise<CliRu
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
