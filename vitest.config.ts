@@ -1,13 +1,118 @@
 import { defineConfig } from 'vitest/config';
 
+// The test tiers (vitest projects). `npm test` runs them all: first unit, redis and process side by
+// side in one pool of WORKERS forks, then chaos alone. `npm run test:fast` runs unit only.
+// A new test file lands in `redis` unless it is listed below.
+
+/** Pure code: no Redis, no processes, no real waits of note. `npm run test:fast`. */
+const UNIT = [
+  'test/architecture/layering.test.ts',
+  'test/cron/**/*.test.ts',
+  'test/triggers/**/*.test.ts',
+  'test/insight/explain-lost.test.ts',
+  'test/queue/middleware/**/*.test.ts',
+  'test/queue/pipeline.test.ts',
+  'test/queue/run-stop.test.ts',
+  'test/scheduler/claim-renewer.test.ts',
+  'test/scheduler/claim-timer.test.ts',
+  'test/scheduler/redis-clock.test.ts',
+  'test/store/owed-run.test.ts',
+  'test/store/partitions.test.ts',
+  'test/store/script-batcher.test.ts',
+];
+
+/** Tests that start processes: the CLI's services, worker processes, clusters, packs, a browser. */
+const PROCESS = [
+  'test/cli/help-and-usage.test.ts',
+  'test/cli/jobs-module.test.ts',
+  'test/cli/logs.test.ts',
+  'test/cli/npm-start.test.ts',
+  'test/cli/output-hygiene.test.ts',
+  'test/cli/own-project.test.ts',
+  'test/cli/partition-count.test.ts',
+  'test/cli/redis-unreachable.test.ts',
+  'test/cli/services.test.ts',
+  'test/cluster/**/*.test.ts',
+  'test/dashboard/*.browser.test.ts',
+  'test/dashboard/browser-missing.test.ts',
+  'test/dashboard/mount.test.ts',
+  'test/deploy/**/*.test.ts',
+  'test/ops/**/*.test.ts',
+  'test/pack/**/*.test.ts',
+  'test/queue/exclusion-group.test.ts',
+  'test/queue/fencing.test.ts',
+  'test/queue/lost-attempt.test.ts',
+  'test/queue/overlap.test.ts',
+  'test/queue/shutdown.test.ts',
+  'test/scheduler/redis-outage.test.ts',
+  'test/setup/redis-server.test.ts',
+];
+
+/** Timing-sensitive chaos and failover tests: run alone, after the others, one file at a time. */
+const CHAOS = [
+  'test/chaos/**/*.test.ts',
+  'test/cluster/failover.test.ts',
+  'test/scheduler/failover.test.ts',
+  'test/scheduler/trust-chaos.test.ts',
+  'test/scheduler/exactly-once.test.ts',
+];
+
+/**
+ * Forks beside each other. Most of a Redis or process test's time is spent waiting (on Redis, on
+ * timers, on a child), so more forks than the 2 cores of a small CI box still pay; vitest's default
+ * (cores - 1) would run one file at a time there. Every test has its own key prefix or Redis.
+ */
+const WORKERS = Number(process.env.BULLBEAT_TEST_WORKERS) || 4;
+
+// The test Redis: REDIS_URL, else 127.0.0.1:6379, else a private redis-server (test/setup/redis-server.ts).
+const withRedis = { globalSetup: ['test/setup/redis-server.ts'], setupFiles: ['test/setup/redis-env.ts'] };
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
     pool: 'forks',
-    // The test Redis: REDIS_URL, else 127.0.0.1:6379, else a private redis-server (test/setup/redis-server.ts).
-    globalSetup: ['test/setup/redis-server.ts'],
-    setupFiles: ['test/setup/redis-env.ts'],
+    // bounds against a hang, with room for a busy box (a property test, a take-over under load)
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, maxWorkers: WORKERS },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'redis',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNIT, ...PROCESS, ...CHAOS],
+          maxWorkers: WORKERS,
+          ...withRedis,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'process',
+          include: PROCESS,
+          exclude: CHAOS,
+          maxWorkers: WORKERS,
+          // a child's start-up (node, a build, a browser, a cluster) is slow on a busy box
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+          ...withRedis,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'chaos',
+          include: CHAOS,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          ...withRedis,
+        },
+      },
+    ],
   },
 });

@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { type FireClock, monotonicClock } from './fire-clock.js';
 
 /** The least time ahead of its fire time an occurrence is claimed, when claims are paced (ms). */
 const MIN_LEAD_MS = 5;
@@ -8,8 +8,8 @@ const MIN_LEAD_MS = 5;
  * than `maxSleepMs`, and paced so that claims come at most every half horizon (`claimAheadMs / 2`).
  */
 export class ClaimTimer {
-  private timer: NodeJS.Timeout | undefined;
-  /** performance.now() at which the timer is due, when armed. */
+  private timer: unknown;
+  /** The clock's `now()` at which the timer is due, when armed. */
   private armedAt: number | undefined;
   /** Redis time (ms) of the latest claim: claims are paced from it. */
   private lastClaimAt = Number.NEGATIVE_INFINITY;
@@ -21,6 +21,7 @@ export class ClaimTimer {
     private readonly onClaim: (lateMs: number) => void,
     /** How much further than `claimAheadMs` claims reach now (ms; see FireLoop's `aheadMs`). */
     private readonly extraAheadMs: () => number = () => 0,
+    private readonly clock: FireClock = monotonicClock,
   ) {}
 
   /** A claim was made at Redis time `now`. */
@@ -32,12 +33,12 @@ export class ClaimTimer {
   arm(delayMs: number): void {
     if (this.stopped) return;
     const delay = Math.max(0, Math.min(delayMs, this.options.maxSleepMs));
-    const target = performance.now() + delay;
+    const target = this.clock.now() + delay;
     if (this.timer && this.armedAt !== undefined && this.armedAt <= target) return;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.armedAt = target;
-    this.timer = setTimeout(() => {
-      const late = this.armedAt === undefined ? 0 : performance.now() - this.armedAt;
+    this.timer = this.clock.setTimeout(() => {
+      const late = this.armedAt === undefined ? 0 : this.clock.now() - this.armedAt;
       this.timer = undefined;
       this.armedAt = undefined;
       this.onClaim(late);
@@ -59,7 +60,7 @@ export class ClaimTimer {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 }

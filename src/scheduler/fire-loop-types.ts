@@ -7,6 +7,7 @@ import type { Claim, ScheduleStore } from '../store/schedule-store.js';
 import type { OccurrenceTrace } from '../tracing/fire-tracing.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { CachedDefinition } from './definition-cache.js';
+import type { FireClock } from './fire-clock.js';
 import type { OccurrencePlan } from './occurrence-planner.js';
 import type { SchedulerEvents } from './scheduler-events.js';
 import type { ResolvedManagerOptions } from './scheduler-manager-options.js';
@@ -38,6 +39,8 @@ export interface FireLoopDeps {
   /** Subscribe to the wake channel (see `Keys.wake`); returns the unsubscribe. */
   subscribe(onMessage: (message: string) => void): Promise<() => Promise<void>>;
   hooks?: FireHooks | undefined;
+  /** This process's monotonic clock and timers (default: the real ones; a manual one in tests). */
+  clock?: FireClock | undefined;
 }
 
 /** Counters of this replica's fire loop. */

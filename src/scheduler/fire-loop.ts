@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
@@ -11,6 +10,7 @@ import { ClaimRenewer } from './claim-renewer.js';
 import { ClaimTimer } from './claim-timer.js';
 import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
 import { holdBack, holdBackWhenDue } from './fire-backpressure.js';
+import { type FireClock, monotonicClock } from './fire-clock.js';
 import { markClaimErrored } from './fire-errors.js';
 import {
   type Batch,
@@ -79,10 +79,12 @@ export class FireLoop {
   private readonly cycles = new Set<Promise<void>>();
   private again = false;
   /** Redis's clock, learnt from each claim's TIME (never ahead of Redis). */
-  private readonly clock = new RedisClock();
+  private readonly clock: RedisClock;
+  /** This process's monotonic clock and timers (a manual one in tests). */
+  private readonly timers: FireClock;
   /** Claimed occurrences waiting for their fire time, by fire time. */
   private pending: Item[] = [];
-  private fireTimer: NodeJS.Timeout | undefined;
+  private fireTimer: unknown;
   /** The fire time (Redis ms) the fire timer is armed for. */
   private fireArmedFor: number | undefined;
   /** An enqueue of the fire timer is in flight; `tickAgain`: the timer went off meanwhile. */
@@ -102,6 +104,8 @@ export class FireLoop {
   private readonly renewer: ClaimRenewer;
 
   constructor(private readonly deps: FireLoopDeps) {
+    const timers = (this.timers = deps.clock ?? monotonicClock);
+    this.clock = new RedisClock(() => timers.now());
     this.cache = new DefinitionCache(deps.localTrigger, deps.logger);
     const acks = deps.options.replicaAcks;
     this.acker = acks && new ReplicaAcker(acks, (q) => deps.queue(q), this.stats, deps.logger);
@@ -110,11 +114,13 @@ export class FireLoop {
       (ids, token) => deps.store.renewClaims(ids, token, deps.options.claimLeaseMs),
       (err) =>
         deps.logger.warn({ err }, 'bullbeat: claim renewal failed; the claims may lapse and be taken over'),
+      () => timers.now(),
     );
     this.claimTimer = new ClaimTimer(
       deps.options,
       (late) => this.launch(late),
       () => this.aheadMs() - deps.options.claimAheadMs,
+      timers,
     );
   }
 
@@ -146,7 +152,7 @@ export class FireLoop {
       if (busy.length > 0) await Promise.all(busy);
       else await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    if (this.fireTimer) clearTimeout(this.fireTimer);
+    if (this.fireTimer) this.timers.clearTimeout(this.fireTimer);
     this.fireTimer = undefined;
     this.renewer.stop();
     const unsubscribe = this.unsubscribe;
@@ -259,7 +265,7 @@ export class FireLoop {
     try {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
       const stopSeq = this.stops.seq;
-      const sentAt = performance.now();
+      const sentAt = this.timers.now();
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, this.aheadMs());
       this.clock.sync(res.now);
       this.claimTimer.claimed(res.now);
@@ -372,7 +378,7 @@ export class FireLoop {
     this.renewer.hold(batch, planned, sentAt); // leased from the claim, not from its planning
     if (poisoned.length > 0) await Promise.all(poisoned);
     const held = await holdBack(dueNow, later, now, this.deps);
-    this.learnPrep(performance.now() - sentAt);
+    this.learnPrep(this.timers.now() - sentAt);
     if (held.size > 0) {
       for (const list of [dueNow, later]) {
         const kept = list.filter((i) => !held.has(i));
@@ -400,9 +406,12 @@ export class FireLoop {
     if (!first) return;
     const at = fireTime(first);
     if (this.fireTimer && this.fireArmedFor !== undefined && this.fireArmedFor <= at) return;
-    if (this.fireTimer) clearTimeout(this.fireTimer);
+    if (this.fireTimer) this.timers.clearTimeout(this.fireTimer);
     this.fireArmedFor = at;
-    this.fireTimer = setTimeout(() => this.fireDue(), Math.max(0, Math.ceil(this.clock.until(at))));
+    this.fireTimer = this.timers.setTimeout(
+      () => this.fireDue(),
+      Math.max(0, Math.ceil(this.clock.until(at))),
+    );
   }
 
   /**

@@ -1,19 +1,14 @@
 // `bullbeat agenda` and `bullbeat schedule:why`, spawned as a user runs them.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_URL } from '../redis-url.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliTestBed } from './cli-test-bed.js';
+import { runBullbeat } from './run-bullbeat.js';
 
-const prefix = `cli-insight-${randomUUID()}`;
 const qa = `cli-insight-a-${randomUUID().slice(0, 8)}`;
 const qb = `cli-insight-b-${randomUUID().slice(0, 8)}`;
-const env = { BULLBEAT_PREFIX: prefix };
-let redis: Redis;
+const { env } = cliTestBed('insight');
 
 beforeAll(async () => {
-  assertBuilt();
-  redis = new Redis(REDIS_URL);
   for (const args of [
     ['--name', 'nightly', '--cron', '0 2 * * *', '--tz', 'Europe/Berlin', '--queue', qa],
     ['--name', 'hourly', '--every', '3600', '--queue', qb],
@@ -21,12 +16,6 @@ beforeAll(async () => {
     const run = await runBullbeat(['schedule:add', ...args], { env });
     expect(run.code).toBe(0);
   }
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
 });
 
 interface Entry {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../../src/cli/run-cli.js';
 import { REDIS_URL } from '../redis-url.js';
 
 /** The repository root and the built CLI, run as a user would: `node dist/src/cli/main.js`. */
@@ -33,11 +34,64 @@ export function childEnv(env: Record<string, string | undefined> = {}): NodeJS.P
   return merged;
 }
 
-/** Runs `bullbeat ...args` to completion (killed after `timeoutMs`, default 20 s). */
-export function runBullbeat(
-  args: readonly string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
-): Promise<CliRun> {
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Spawned: killed after it; in process: rejects after it (default 60 s: a node start-up on a busy box). */
+  timeoutMs?: number;
+  /**
+   * Run the built CLI in its own process, as a user does (`node dist/src/cli/main.js`), for what only
+   * a process shows (its exit, signals, its own streams). Default: in this process, through `runCli`,
+   * except for the services (`dev`, `scheduler`, `worker`, `dashboard`; their `--help` aside), spawned.
+   */
+  spawn?: boolean;
+}
+
+/**
+ * Runs `bullbeat ...args` to completion: in this process through `runCli(argv, io)` with the child's
+ * env (see `childEnv`), or spawned with `{ spawn: true }`.
+ */
+export function runBullbeat(args: readonly string[], options: RunOptions = {}): Promise<CliRun> {
+  const spawned = options.spawn ?? (SERVICES.has(args[0] ?? '') && !args.includes('--help'));
+  return spawned ? spawnToEnd(args, options) : runInProcess(args, options);
+}
+
+/** Commands that run until a signal (they own the process: its signals and its exit): spawned, but for `--help`. */
+const SERVICES = new Set(['dev', 'scheduler', 'worker', 'dashboard']);
+
+async function runInProcess(args: readonly string[], options: RunOptions): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const run = runCli(args, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: childEnv(options.env),
+    cwd: options.cwd ?? root,
+    stdoutIsTTY: false,
+    now: () => Date.now(),
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`bullbeat ${args.join(' ')}: still running after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    const code = await Promise.race([run, timedOut]);
+    return { code, signal: null, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function spawnToEnd(args: readonly string[], options: RunOptions): Promise<CliRun> {
+  assertBuilt();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], {
       cwd: options.cwd ?? root,
@@ -52,7 +106,7 @@ export function runBullbeat(
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);

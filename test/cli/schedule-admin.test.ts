@@ -1,28 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS, REDIS_URL } from '../redis-url.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+import { describe, expect, it } from 'vitest';
+import { REDIS } from '../redis-url.js';
+import { cliTestBed } from './cli-test-bed.js';
+import { runBullbeat } from './run-bullbeat.js';
 
-const prefix = `cli-admin-${randomUUID()}`;
-const queue = `cli-admin-q-${randomUUID()}`;
-const env = { BULLBEAT_PREFIX: prefix };
-let redis: Redis;
-
-beforeAll(() => {
-  assertBuilt();
-  redis = new Redis(REDIS_URL);
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  const q = new Queue(queue, { connection: REDIS });
-  await q.obliterate({ force: true });
-  await q.close();
-  await redis.quit();
-});
+const { prefix, queue, env } = cliTestBed('admin');
 
 interface Listed {
   id: string;

@@ -1,26 +1,8 @@
-// schedule:add --overlap / --pause-on-failure: checked by the library's one schema before connecting
-// (errors name the flag, nothing is stored), stored on the schedule's run options otherwise.
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_URL } from '../redis-url.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+import { describe, expect, it } from 'vitest';
+import { cliTestBed } from './cli-test-bed.js';
+import { runBullbeat } from './run-bullbeat.js';
 
-const prefix = `cli-overlap-${randomUUID()}`;
-const queue = `cli-overlap-q-${randomUUID()}`;
-const env = { BULLBEAT_PREFIX: prefix };
-let redis: Redis;
-
-beforeAll(() => {
-  assertBuilt();
-  redis = new Redis(REDIS_URL);
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+const { prefix, queue, env, redis } = cliTestBed('overlap');
 
 describe('schedule:add --overlap --pause-on-failure', () => {
   it('stores both on the schedule and prints them', async () => {

@@ -1,24 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_URL } from '../redis-url.js';
+import { describe, expect, it } from 'vitest';
 import { writeBadRows } from '../scheduler/bad-rows.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+import { cliTestBed } from './cli-test-bed.js';
+import { runBullbeat } from './run-bullbeat.js';
 
-const prefix = `cli-poison-${randomUUID()}`;
-const env = { BULLBEAT_PREFIX: prefix };
-let redis: Redis;
-
-beforeAll(() => {
-  assertBuilt();
-  redis = new Redis(REDIS_URL);
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+const { prefix, env, redis } = cliTestBed('poison');
 
 describe('schedule:add and schedule:list against out-of-range numbers', () => {
   it('schedule:add --every 1e13 is refused as a usage error, saying the bounds, and stores nothing', async () => {
