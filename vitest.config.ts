@@ -46,6 +46,7 @@ const PROCESS = [
   'test/queue/shutdown.test.ts',
   'test/scheduler/redis-outage.test.ts',
   'test/setup/redis-server.test.ts',
+  'test/tracing/traces.test.ts',
 ];
 
 /** Timing-sensitive chaos and failover tests: run alone, after the others, one file at a time. */
