@@ -19,6 +19,7 @@ const UNIT = [
   'test/store/owed-run.test.ts',
   'test/store/partitions.test.ts',
   'test/store/script-batcher.test.ts',
+  'test/tracing/tracing-off.test.ts',
 ];
 
 /** Tests that start processes: the CLI's services, worker processes, clusters, packs, a browser. */
