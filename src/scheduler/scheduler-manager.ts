@@ -1,16 +1,17 @@
 import { EventEmitter } from 'node:events';
-import { hostname } from 'node:os';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { type AuditActor, type AuditEntry, CODE_ACTOR } from '../store/audit-entry.js';
+import { type AuditQuery, AuditTrail } from '../store/audit-trail.js';
 import { BackfillLedger } from '../store/backfill-ledger.js';
 import { jobOptionsFor } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
-import { PauseNotes, pauseNoteProblem } from '../store/pause-note.js';
+import { PauseNotes } from '../store/pause-note.js';
 import type { RedisTarget } from '../store/redis-target.js';
 import { countsFrom } from '../store/run-history.js';
 import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
@@ -21,6 +22,7 @@ import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { type BackfillContext, type BackfillRun, runBackfill, startBackfill } from './backfill.js';
 import type { BackfillOptions, BackfillResult } from './backfill-options.js';
+import { actorOf, type ChangeOptions } from './change-options.js';
 import { checkHandleOptions } from './check-handle-options.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js';
 import type { HandleOptions } from './handle-options.js';
@@ -29,6 +31,7 @@ import { NamedHandler } from './named-handler.js';
 import type { OwedRunsContext } from './owed-runs.js';
 import { OwedRunsSweeper } from './owed-runs-sweeper.js';
 import type { PauseOptions } from './pause-options.js';
+import { pauseSchedule } from './pause-schedule.js';
 import { customTriggerOf, ReplicaRole } from './replica-role.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
@@ -156,6 +159,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     fnOrTarget: AnyFn | ScheduleTarget,
     trigger: Trigger,
     options: ScheduleOptions = {},
+    change?: ChangeOptions,
   ): ScheduledJob {
     const isFn = typeof fnOrTarget === 'function';
     const target = isFn ? undefined : (fnOrTarget as ScheduleTarget);
@@ -194,7 +198,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     this.local.set(job.id, job);
     if (job.fn) this.byName.set(job.name, job);
     if (this.started || !isFn) {
-      const saved = this.persist(job);
+      const saved = this.persist(job, undefined, actorOf(job.id, change));
       saved.catch((err) =>
         this.logger.error({ err, scheduleId: job.id }, 'bullbeat: saving schedule failed'),
       );
@@ -229,9 +233,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return scheduleDecorator((fn, t, o) => this.schedule(fn, t, o), trigger, options);
   }
 
-  private async persist(job: ScheduledJob, ifCreatedAt?: number): Promise<void> {
+  private async persist(job: ScheduledJob, ifCreatedAt: number | undefined, by: AuditActor): Promise<void> {
     await this.connections.checkPartitions(true);
-    return saveSchedule(this.writes, job, ifCreatedAt);
+    return saveSchedule(this.writes, job, ifCreatedAt, by);
   }
 
   private get writes(): WriteContext {
@@ -335,8 +339,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   // ── managing schedules ───────────────────────────────────────────────────────────────
 
-  /** Remove (cancel) a schedule and forget its history. False if there was none. */
-  async remove(id: string): Promise<boolean> {
+  /** Remove (cancel) a schedule and forget its history (its audit trail is kept `auditRetentionMs`). False if there was none. */
+  async remove(id: string, change?: ChangeOptions): Promise<boolean> {
+    const by = actorOf(id, change);
     await this.connections.checkPartitions(true);
     const job = this.local.get(id);
     if (job) {
@@ -345,7 +350,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       this.local.delete(id);
       if (this.byName.get(job.name) === job) this.byName.delete(job.name);
     }
-    const removed = await this.store.remove(id);
+    const removed = await this.store.remove(id, '', by);
     await this.pauseNotes.delete(id);
     if (removed) await this.publishStop(id);
     if (removed) await this.backfillLedger.clear(id);
@@ -362,7 +367,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * write happens only over the schedule read: one removed meanwhile stays removed (the update fails
    * with `ScheduleNotFoundError`), one created again under the same id is left alone.
    */
-  async update(id: string, patch: SchedulePatch): Promise<ScheduledJob> {
+  async update(id: string, patch: SchedulePatch, change?: ChangeOptions): Promise<ScheduledJob> {
+    const by = actorOf(id, change);
     await this.connections.checkPartitions(true);
     const row = await this.store.get(id);
     if (!row) throw new ScheduleNotFoundError(id);
@@ -392,7 +398,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       mine?.middleware ?? resolved.middleware,
     );
     // only over the schedule read above: one removed meanwhile stays removed
-    await this.persist(job, row.state.createdAt);
+    await this.persist(job, row.state.createdAt, by);
     if (mine) {
       this.local.set(id, job);
       if (this.byName.get(mine.name) === mine) this.byName.delete(mine.name);
@@ -427,25 +433,18 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * characters is refused (`note`), nothing changed. False if it was not active (its note unchanged).
    */
   async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
-    const problem =
-      typeof options !== 'object' || options === null
-        ? { field: 'options', reason: 'must be an object { note?, by? }' }
-        : pauseNoteProblem(options.note, options.by);
-    if (problem) throw new ScheduleOptionsError(id, problem.field, problem.reason);
     await this.connections.checkPartitions(true);
-    const at = await this.store.time();
-    const r = await this.store.setStatus(id, 'a', 'p');
-    if (r === 0) throw new ScheduleNotFoundError(id);
-    if (r === 1) {
-      await this.pauseNotes.set(id, { note: options.note ?? '', by: options.by ?? this.who, at });
-      await this.publishStop(id);
-    }
-    const job = this.local.get(id);
-    if (job && r === 1) {
-      job.status = JobStatus.PAUSED;
-      job.nextRunTime = null;
-    }
-    return r === 1;
+    return pauseSchedule(
+      {
+        store: this.store,
+        notes: this.pauseNotes,
+        audit: this.connections.audit,
+        local: this.local,
+        publishStop: (x) => this.publishStop(x),
+      },
+      id,
+      options,
+    );
   }
 
   /**
@@ -477,11 +476,6 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return this.notesStore;
   }
 
-  /** Who this process is, in pause notes: `host:pid`. */
-  private get who(): string {
-    return `${hostname()}:${process.pid}`;
-  }
-
   private get enqueueContext(): EnqueueContext {
     return {
       ...this.writes,
@@ -489,13 +483,27 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       history: this.history,
       queue: (name) => this.queue(name),
       jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+      manualRuns: {
+        ...this.connections.audit,
+        redis: this.redis,
+        keys: this.keys,
+        historyLimit: this.options.historyLimit,
+        audit: this.connections.audit,
+      },
     };
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
-  async triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
+  async triggerNow(id: string, change?: ChangeOptions): Promise<{ jobId: string; fireAt: number }> {
+    const by = actorOf(id, change);
     await this.connections.checkPartitions(true);
-    return enqueueNow(this.enqueueContext, id);
+    return enqueueNow(this.enqueueContext, id, by);
+  }
+
+  /** Who changed schedule `id`, what and when: its audit trail, newest first (see `AuditQuery`). */
+  async auditTrail(id: string, query?: AuditQuery): Promise<AuditEntry[]> {
+    await this.connections.checkPartitions(false);
+    return new AuditTrail(this.redis, this.keys).list(id, query);
   }
 
   /**
@@ -539,7 +547,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   private get backfillLedger(): BackfillLedger {
-    return new BackfillLedger(this.redis, this.keys, this.options.historyLimit);
+    return new BackfillLedger(this.redis, this.keys, this.options.historyLimit, this.connections.audit);
   }
 
   /** Sillo's stats, over the deployment. */
@@ -582,7 +590,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     await this.connections.checkPartitions(true);
     const code = [...this.local.values()].filter((j) => j.def.source === 'code');
     for (let i = 0; i < code.length; i += 500) {
-      await Promise.all(code.slice(i, i + 500).map((j) => (j.saved = this.persist(j))));
+      await Promise.all(
+        code.slice(i, i + 500).map((j) => (j.saved = this.persist(j, undefined, CODE_ACTOR))),
+      );
     }
     await Promise.allSettled([...this.local.values()].map((j) => j.saved));
     if (this.options.role === 'scheduler') {
