@@ -1,3 +1,11 @@
+export {
+  AUDIT_SOURCES,
+  type AuditChange,
+  type AuditEntry,
+  type AuditOp,
+  type AuditSource,
+} from '../store/audit-entry.js';
+export type { AuditQuery } from '../store/audit-trail.js';
 export { JobStatus } from '../store/job-status.js';
 export { type Keys, keys } from '../store/keys.js';
 export type { PauseNote } from '../store/pause-note.js';
@@ -23,6 +31,7 @@ export {
   backfillFields,
   resolveBackfillOptions,
 } from './backfill-options.js';
+export type { ChangeOptions } from './change-options.js';
 export type { HandleOptions } from './handle-options.js';
 export { NamedHandler } from './named-handler.js';
 export { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
