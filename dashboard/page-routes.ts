@@ -133,8 +133,11 @@ export function pageRoutes(ctx: DashboardContext): Router {
       );
       return;
     }
-    const runs = await ctx.scheduler.history(id, 100);
-    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req)));
+    const [runs, audit] = await Promise.all([
+      ctx.scheduler.history(id, 100),
+      ctx.scheduler.auditTrail(id, { limit: 20 }),
+    ]);
+    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req), audit));
   });
 
   r.post('/schedules/:id/:action', async (req, res) => {

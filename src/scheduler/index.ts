@@ -18,6 +18,7 @@ export {
 export { type RunCounter, RunHistory, type RunPatch } from '../store/run-history.js';
 export type { PreviousAttempt, RunOutcome, RunRecord, SkipReason } from '../store/run-record.js';
 export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from '../store/schedule-definition.js';
+export { auditDetails, changeWords, fieldValue } from './audit-words.js';
 export { type BackfillRun, backfillInstants } from './backfill.js';
 export {
   BACKFILL_DEFAULTS,
