@@ -14,7 +14,7 @@ import { type Keys, keys } from '../store/keys.js';
 import { PauseNotes } from '../store/pause-note.js';
 import type { RedisTarget } from '../store/redis-target.js';
 import { countsFrom } from '../store/run-history.js';
-import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleStore } from '../store/schedule-store.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
@@ -31,12 +31,12 @@ import { NamedHandler } from './named-handler.js';
 import type { OwedRunsContext } from './owed-runs.js';
 import { OwedRunsSweeper } from './owed-runs-sweeper.js';
 import type { PauseOptions } from './pause-options.js';
-import { pauseSchedule } from './pause-schedule.js';
 import { customTriggerOf, ReplicaRole } from './replica-role.js';
 import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
 import { resumeWithPolicy } from './resume-catch-up.js';
 import type { ResumeOptions } from './resume-options.js';
+import { type ControlContext, pauseSchedule, removeSchedule } from './schedule-controls.js';
 import { handlerDecorator, scheduleDecorator } from './schedule-decorator.js';
 import type {
   CronScheduleOptions,
@@ -45,7 +45,7 @@ import type {
   ScheduleTarget,
 } from './schedule-options.js';
 import { applyPatch, type SchedulePatch } from './schedule-patch.js';
-import { fillCounters, listPage, materialize, type ReadContext } from './schedule-reads.js';
+import { fillCounters, listPage, materialize, queueNamesOf, type ReadContext } from './schedule-reads.js';
 import { type EnqueueContext, enqueueNow, saveSchedule, type WriteContext } from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
@@ -327,34 +327,15 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Every queue the schedules use: this process's and every one stored in Redis. */
   async queueNames(): Promise<string[]> {
     await this.connections.checkPartitions(false);
-    const names = new Set<string>([this.options.defaultQueue]);
-    for (const job of this.local.values()) names.add(job.queue);
-    const defs = await Promise.all(this.keys.all().map((k) => this.redis.hgetall(k.schedules)));
-    for (const [id, json] of defs.flatMap((d) => Object.entries(d))) {
-      const { queue } = decodeDefinition(id, json).def;
-      if (queue !== '') names.add(queue);
-    }
-    return [...names].sort();
+    return queueNamesOf(this.reads, this.options.defaultQueue);
   }
 
   // ── managing schedules ───────────────────────────────────────────────────────────────
 
   /** Remove (cancel) a schedule and forget its history (its audit trail is kept `auditRetentionMs`). False if there was none. */
   async remove(id: string, change?: ChangeOptions): Promise<boolean> {
-    const by = actorOf(id, change);
     await this.connections.checkPartitions(true);
-    const job = this.local.get(id);
-    if (job) {
-      job.status = JobStatus.CANCELLED;
-      job.nextRunTime = null;
-      this.local.delete(id);
-      if (this.byName.get(job.name) === job) this.byName.delete(job.name);
-    }
-    const removed = await this.store.remove(id, '', by);
-    await this.pauseNotes.delete(id);
-    if (removed) await this.publishStop(id);
-    if (removed) await this.backfillLedger.clear(id);
-    return removed;
+    return removeSchedule(this.controls, id, change);
   }
 
   /**
@@ -434,17 +415,21 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    */
   async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
     await this.connections.checkPartitions(true);
-    return pauseSchedule(
-      {
-        store: this.store,
-        notes: this.pauseNotes,
-        audit: this.connections.audit,
-        local: this.local,
-        publishStop: (x) => this.publishStop(x),
-      },
-      id,
-      options,
-    );
+    return pauseSchedule(this.controls, id, options);
+  }
+
+  private get controls(): ControlContext {
+    const { store, local, byName, backfillLedger: ledger } = this;
+    const publishStop = (x: string) => this.publishStop(x);
+    return {
+      store,
+      notes: this.pauseNotes,
+      audit: this.connections.audit,
+      ledger,
+      local,
+      byName,
+      publishStop,
+    };
   }
 
   /**
