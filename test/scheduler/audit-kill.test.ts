@@ -66,11 +66,12 @@ describe('audit trail: a change and its entry are one script', () => {
       hooks += lines.length;
 
       const job = await m.get('k');
-      const stored = Number((job?.def.data as { n: number }).n);
+      const nOf = (data: unknown) => Number((data as { n?: number } | undefined)?.n);
+      const stored = nOf(job?.def.data);
       const trail = (await m.auditTrail('k', { limit: 10_000 })).reverse(); // oldest first
       const updates = trail.filter((e) => e.op === 'update');
       // every update that changed the definition has its entry, in order, once; none without its change
-      expect(updates.map((e) => (e.definition?.data as { n: number }).n)).toEqual(
+      expect(updates.map((e) => nOf(e.definition?.data))).toEqual(
         Array.from({ length: stored }, (_, i) => i + 1),
       );
       for (const u of updates) expect(u.changes?.map((c) => c.field)).toEqual(['data']);
@@ -79,7 +80,7 @@ describe('audit trail: a change and its entry are one script', () => {
       const last = controls.at(-1);
       expect(job?.status).toBe(last?.op === 'pause' ? 'paused' : 'active');
       // pauses and resumes alternate (a pause entry only with its pause, a resume only with its resume)
-      controls.forEach((e, i) => expect(e.op).toBe(i % 2 === 0 ? 'pause' : 'resume'));
+      expect(controls.map((e) => e.op)).toEqual(controls.map((_, i) => (i % 2 === 0 ? 'pause' : 'resume')));
       // a pause's note and entry agree
       if (job?.status === 'paused') expect(job.pauseNote?.note).toBe(last?.note);
       // the last hook line seen: an `after` line's change is in the trail
