@@ -10,7 +10,9 @@ import {
   type SerializableTrigger,
   withTimeBudget,
 } from '../src/triggers/index.js';
+import { auditHistory } from './audit-route.js';
 import { backfillHandler } from './backfill-route.js';
+import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
 import {
@@ -158,11 +160,6 @@ export async function schedulerStats(ctx: DashboardContext) {
   return { ...s, uptime: ctx.scheduler.running ? s.uptime : null };
 }
 
-/** Who pauses from the dashboard or its API: `dashboard:<basic-auth user>`, or `dashboard`. */
-export function dashboardUser(ctx: DashboardContext): string {
-  return ctx.options.user ? `dashboard:${ctx.options.user}` : 'dashboard';
-}
-
 async function mustGet(ctx: DashboardContext, id: string) {
   const view = await ctx.reader.one(id);
   if (!view) throw new ScheduleNotFoundError(id);
@@ -217,6 +214,8 @@ export function apiRoutes(ctx: DashboardContext): Router {
     });
   });
 
+  r.get('/schedules/:id/history', auditHistory(ctx));
+
   r.post('/schedules', async (req, res) => {
     const input = parseInput(createSchema, req.body);
     const trigger = toTrigger(input.trigger);
@@ -230,7 +229,8 @@ export function apiRoutes(ctx: DashboardContext): Router {
         return;
       }
     }
-    const job = m.schedule({ name, ...(queue !== undefined && { queue }) }, trigger, inputOptions(rest));
+    const target = { name, ...(queue !== undefined && { queue }) };
+    const job = m.schedule(target, trigger, inputOptions(rest), changeBy(ctx, req));
     await job.saved;
     ctx.index.invalidate(existing ? { full: true } : undefined);
     ctx.board.refresh(true).catch(() => undefined);
@@ -257,7 +257,8 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const sameDate = given?.type === 'date' && def.trigger.type === 'date' && def.trigger.at === given.at;
     if (!sameDate) checkPast(trigger, allowPast, ctx.now());
     // merged with what is stored and checked by the schedule schema in `update()`
-    await m.update(def.id, { ...inputOptions(changes), ...(trigger !== undefined && { trigger }) });
+    const patch = { ...inputOptions(changes), ...(trigger !== undefined && { trigger }) };
+    await m.update(def.id, patch, changeBy(ctx, req));
     ctx.index.invalidate({ full: true });
     ctx.board.refresh(true).catch(() => undefined);
     res.json(await mustGet(ctx, def.id));
@@ -265,27 +266,28 @@ export function apiRoutes(ctx: DashboardContext): Router {
 
   r.post('/schedules/:id/pause', async (req, res) => {
     const input = parseInput(pauseSchema, req.body);
-    const changed = await m.pause(id(req), { ...input, by: input.by ?? dashboardUser(ctx) });
+    const who = changeBy(ctx, req);
+    const changed = await m.pause(id(req), { ...input, ...who, by: input.by ?? who.by });
     ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });
 
   r.post('/schedules/:id/resume', async (req, res) => {
     const input = parseInput(resumeSchema, req.body);
-    const changed = await m.resume(id(req), input as ResumeOptions);
+    const changed = await m.resume(id(req), { ...(input as ResumeOptions), ...changeBy(ctx, req) });
     ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });
 
   r.post('/schedules/:id/trigger', async (req, res) => {
-    const { jobId, fireAt } = await m.triggerNow(id(req));
+    const { jobId, fireAt } = await m.triggerNow(id(req), changeBy(ctx, req));
     res.status(202).json({ id: id(req), jobId, fireAt });
   });
 
   r.post('/schedules/:id/backfill', backfillHandler(ctx));
 
   r.delete('/schedules/:id', async (req, res) => {
-    if (!(await m.remove(id(req)))) throw new ScheduleNotFoundError(id(req));
+    if (!(await m.remove(id(req), changeBy(ctx, req)))) throw new ScheduleNotFoundError(id(req));
     ctx.index.invalidate();
     res.json({ id: id(req), removed: true });
   });

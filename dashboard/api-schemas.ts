@@ -90,6 +90,46 @@ export const runRecord = z
 
 export const runsBody = z.object({ items: z.array(runRecord) });
 
+const auditEntry = z
+  .object({
+    id: z.string().describe('the entry id (`<ms>-<seq>`): `before` for the next page'),
+    at: ms.describe('when (Redis time)'),
+    op: z
+      .string()
+      .describe(
+        'create, update, restore, orphan, pause, resume, remove, trigger, backfill, errored, cleared',
+      ),
+    actor: z
+      .string()
+      .describe('who: `dashboard:<user>`, `api:<token name>`, `cli:<user>@<host>`, `code`, `bullbeat`'),
+    source: z.string().describe('dashboard, api, cli, code or runtime'),
+    note: z.string().optional().describe('pause: why'),
+    policy: z.string().optional().describe('resume: skip, once or all'),
+    runs: z.number().int().optional().describe('resume: catch-up runs; backfill: occurrences taken'),
+    from: ms.optional().describe('backfill: the range [from, to)'),
+    to: ms.optional(),
+    reason: z.string().optional().describe('errored: why'),
+    fireAt: ms.optional().describe('errored: the occurrence; trigger: the manual run'),
+    jobId: z.string().optional().describe('trigger: the BullMQ job id'),
+    next: nullableMs.optional().describe('cleared: the next due time (null: completed)'),
+    changes: z
+      .array(z.object({ field: z.string(), before: z.unknown().optional(), after: z.unknown().optional() }))
+      .optional()
+      .describe('create, update, restore, remove: the definition fields before and after (absent: not set)'),
+    definition: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('the definition after (remove: the one removed)'),
+  })
+  .loose();
+
+export const historyBody = z.object({
+  id: z.string(),
+  removed: z.boolean().describe('the schedule is gone; its trail is kept a while after the remove'),
+  keptUntil: nullableMs.describe('a removed schedule: when its trail goes (null while it exists)'),
+  items: z.array(auditEntry).describe('newest first'),
+});
+
 export const actionBody = z.object({ id: z.string(), changed: z.boolean(), schedule: scheduleView });
 
 export const triggerBody = z.object({ id: z.string(), jobId: z.string(), fireAt: ms });

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { backfillFields } from '../src/scheduler/index.js';
 import { unknownKey } from '../src/store/index.js';
+import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { parseInput } from './schedule-input.js';
 
@@ -18,7 +19,7 @@ export function backfillHandler(ctx: DashboardContext) {
   return async (req: Request, res: Response): Promise<void> => {
     const id = String(req.params.id);
     const input = parseInput(backfillSchema, req.body);
-    const run = await ctx.scheduler.startBackfill(id, input);
+    const run = await ctx.scheduler.startBackfill(id, { ...input, ...changeBy(ctx, req) });
     run.done.catch((err: unknown) =>
       ctx.options.logger.error({ err, scheduleId: id }, 'bullbeat: backfill stopped before the end'),
     );

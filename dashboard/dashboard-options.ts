@@ -11,6 +11,11 @@ export interface DashboardOptions {
    */
   token?: string;
   /**
+   * The token's name: who a change made with it is in a schedule's audit trail (`api:<name>`).
+   * @defaultValue `BULLBEAT_DASHBOARD_TOKEN_NAME`, else `token`
+   */
+  tokenName?: string;
+  /**
    * Basic-auth user name.
    * @defaultValue `BULLBEAT_DASHBOARD_USER`
    */
@@ -90,6 +95,7 @@ export interface DashboardOptions {
 export interface ResolvedDashboardOptions {
   scheduler: SchedulerManager;
   token: string | undefined;
+  tokenName: string;
   user: string | undefined;
   password: string | undefined;
   open: boolean;

@@ -180,6 +180,18 @@ export function openApiDocument(version: string): Json {
           responses: { ...ok('runs', s.runsBody), ...errors(400, 404) },
         },
       },
+      '/schedules/{id}/history': {
+        get: {
+          summary:
+            'Who changed the schedule, what and when (its audit trail), newest first; a removed one while its trail is kept',
+          parameters: [
+            idParam,
+            query('limit', 'default 50, at most 500', 'integer'),
+            query('before', 'an entry id: only older entries (the next page)'),
+          ],
+          responses: { ...ok('the audit trail', s.historyBody), ...errors(400, 404) },
+        },
+      },
       '/schedules/{id}/pause': {
         post: write({
           summary: 'Pause, with an optional note (why; who and when are kept beside it until resumed)',

@@ -1,7 +1,8 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import type { ResumePolicy } from '../src/scheduler/index.js';
-import { dashboardUser, intParam, statusParam, strParam } from './api-routes.js';
+import { intParam, statusParam, strParam } from './api-routes.js';
+import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';
 import { pageContextOf, sendPage } from './page-response.js';
@@ -132,8 +133,11 @@ export function pageRoutes(ctx: DashboardContext): Router {
       );
       return;
     }
-    const runs = await ctx.scheduler.history(id, 100);
-    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req)));
+    const [runs, audit] = await Promise.all([
+      ctx.scheduler.history(id, 100),
+      ctx.scheduler.auditTrail(id, { limit: 20 }),
+    ]);
+    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req), audit));
   });
 
   r.post('/schedules/:id/:action', async (req, res) => {
@@ -147,13 +151,14 @@ export function pageRoutes(ctx: DashboardContext): Router {
     if (!view) throw new ScheduleNotFoundError(id);
     const m = ctx.scheduler;
     const form = (req.body ?? {}) as { note?: unknown; policy?: unknown };
+    const who = changeBy(ctx, req);
     if (action === 'pause') {
       const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note.trim() : undefined;
-      await m.pause(id, { by: dashboardUser(ctx), ...(note !== undefined && { note }) });
+      await m.pause(id, { ...who, ...(note !== undefined && { note }) });
     } else if (action === 'resume') {
-      await m.resume(id, form.policy ? { policy: String(form.policy) as ResumePolicy } : {});
-    } else if (action === 'trigger') await m.triggerNow(id);
-    else await m.remove(id);
+      await m.resume(id, { ...who, ...(form.policy ? { policy: String(form.policy) as ResumePolicy } : {}) });
+    } else if (action === 'trigger') await m.triggerNow(id, who);
+    else await m.remove(id, who);
     ctx.index.invalidate();
     const base = baseOf(req);
     const body = req.body as { back?: unknown } | undefined;

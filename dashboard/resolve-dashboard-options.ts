@@ -61,6 +61,7 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   return {
     scheduler: options.scheduler,
     token,
+    tokenName: nonEmpty(options.tokenName ?? env.BULLBEAT_DASHBOARD_TOKEN_NAME) ?? 'token',
     user,
     password,
     open,

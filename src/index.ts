@@ -99,6 +99,7 @@ export {
   type BackfillResult,
   type BackfillRun,
   type BackfillStatus,
+  type ChangeOptions,
   type CronScheduleOptions,
   type EveryOptions,
   type ExpressLike,
@@ -131,7 +132,18 @@ export {
   setupScheduler,
   type WakeEvent,
 } from './scheduler/index.js';
-export type { PreviousAttempt, RunCounter, RunOutcome, RunRecord, SkipReason } from './store/index.js';
+export type {
+  AuditChange,
+  AuditEntry,
+  AuditOp,
+  AuditQuery,
+  AuditSource,
+  PreviousAttempt,
+  RunCounter,
+  RunOutcome,
+  RunRecord,
+  SkipReason,
+} from './store/index.js';
 export { type ClusterConnection, JobStatus, type PauseNote } from './store/index.js';
 // -- triggers: when a schedule fires ---------------------------------------------------------------
 export {

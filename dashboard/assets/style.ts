@@ -63,6 +63,8 @@ td.error { color: var(--bad); max-width: 380px; white-space: pre-wrap; word-brea
 dl.def { display: grid; grid-template-columns: 128px 1fr; gap: 6px 16px; margin: 0; }
 dl.def dt { color: var(--muted); }
 dl.def dd { margin: 0; word-break: break-word; }
+.changes { margin: 0; padding-left: 1.1em; }
+.changes code { font-size: 12px; word-break: break-all; }
 pre { background: #f8f9fb; border: 1px solid var(--line); border-radius: 7px; padding: 10px; overflow: auto; margin: 0; font-size: 12px; }
 .flash { padding: 10px 14px; border-radius: 8px; margin-bottom: 14px; }
 .flash.ok { background: var(--ok-soft); color: var(--ok); }

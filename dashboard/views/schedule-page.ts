@@ -1,6 +1,8 @@
+import type { AuditEntry } from '../../src/store/index.js';
 import type { RunRecord } from '../../src/store/index.js';
 import { laneOf, occurrenceJobId } from '../../src/store/index.js';
 import type { ScheduleView } from '../schedule-view.js';
+import { auditPanel } from './audit-panel.js';
 import { backfillPanel } from './backfill-panel.js';
 import { fireTimes } from './fire-times.js';
 import { formatDuration, formatTime, html, raw, type SafeHtml } from './html.js';
@@ -39,6 +41,7 @@ export function schedulePage(
   s: ScheduleView,
   runs: RunRecord[],
   flash?: { ok: boolean; text: string },
+  audit: readonly AuditEntry[] = [],
 ): string {
   const d = s.definition;
   const chartData = runs
@@ -82,6 +85,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
         ? html`<div class="panel empty">No occurrence recorded yet.</div>`
         : html`<table id="runs"><thead><tr><th>Fire time (UTC)</th><th>Outcome</th><th>Lateness</th><th>Duration</th><th>Attempts</th><th>Error</th><th>Bull Board</th></tr></thead><tbody>${rows}</tbody></table>`
     }
+    ${auditPanel(audit, `${ctx.base}/api/schedules/${encodeURIComponent(s.id)}/history`)}
   </section>
   <aside>
     <h2>Definition</h2>

@@ -213,6 +213,12 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/schedule-show.js')).showCommand(io)));
 
+  command('schedule:history', 'who changed a schedule, what and when (its audit trail), newest first')
+    .argument('<id>', 'the schedule id (a removed one while its trail is kept)')
+    .option('--limit <n>', 'at most this many entries (default 50)', positiveInt('a whole number from 1'))
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/schedule-history.js')).historyCommand(io)));
+
   command('schedule:next', 'preview an expression: in words, and its next fire times')
     .argument('<expression>', 'a cron expression, quoted: "0 9 * * 1-5"')
     .option('--tz <zone>', 'IANA time zone the expression is read in', 'UTC')

@@ -3,6 +3,7 @@ import { type ConnectionOptions, Job, Worker } from 'bullmq';
 import pino from 'pino';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
+import { DEFAULT_AUDIT } from '../store/audit-trail.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
@@ -215,6 +216,7 @@ export async function resolveWorkerOptions(
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
     slotWaitPollMs: options.slotWaitPollMs ?? 1000,
     historyLimit: options.historyLimit ?? 100,
+    auditLimit: scheduler.options?.auditLimit ?? DEFAULT_AUDIT.limit,
     logger: options.logger ?? scheduler.logger ?? pino({ level: 'info', hooks: { logMethod: uniqueKeys } }),
     clock: options.clock ?? systemClock,
     bullmq: options.bullmq ?? {},

@@ -457,10 +457,11 @@ export class OccurrenceRunner {
     let stores = this.histories.get(prefix);
     if (!stores) {
       const k = this.keysOf(prefix);
+      const { leaseTtlMs, historyLimit, auditLimit } = this.options;
       stores = {
         keys: k,
-        history: new RunHistory(this.redis, k, this.options.historyLimit),
-        slots: traceSteps(new RunSlots(this.redis, k, this.options.leaseTtlMs, this.options.historyLimit), {
+        history: new RunHistory(this.redis, k, historyLimit),
+        slots: traceSteps(new RunSlots(this.redis, k, leaseTtlMs, historyLimit, auditLimit), {
           start: 'bullbeat.start',
           finish: 'bullbeat.record',
         }),

@@ -94,6 +94,8 @@ export interface ResolvedWorkerOptions {
   exclusionWaitMs: number;
   slotWaitPollMs: number;
   historyLimit: number;
+  /** Audit entries kept per schedule (the scheduler's `auditLimit`). */
+  auditLimit: number;
   logger: Logger;
   clock: WorkerClock;
   bullmq: NonNullable<CreateWorkerOptions['bullmq']>;

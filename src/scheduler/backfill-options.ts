@@ -1,9 +1,11 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ScheduleOptionsError } from '../errors/index.js';
+import { AUDIT_SOURCES, type AuditActor } from '../store/audit-entry.js';
 import { firstProblem, unknownKey } from '../store/definition-schema.js';
 import { showValue as show } from '../store/show-value.js';
 import { instantProblem } from '../triggers/instant-bounds.js';
+import { actorOf, CHANGE_BY_MAX, type ChangeOptions } from './change-options.js';
 
 /**
  * How a backfilled run treats a run of the same schedule still going (Temporal's overlap policy of a
@@ -22,7 +24,7 @@ export const BACKFILL_DEFAULTS = {
 } as const;
 
 /** `scheduler.backfill(id, options)`. */
-export interface BackfillOptions {
+export interface BackfillOptions extends ChangeOptions {
   /** The start of the range, inclusive: epoch ms, a `Date` or an ISO 8601 date-time (UTC without an offset). Required. */
   from: number | Date | string;
   /** The end of the range, exclusive (same forms). Required; after `from`. */
@@ -103,6 +105,8 @@ export interface ResolvedBackfillOptions {
   ratePerSecond: number;
   maxOccurrences: number;
   onProgress: ((progress: BackfillProgress) => void) | undefined;
+  /** Who backfills: its audit entries name them. */
+  by: AuditActor;
 }
 
 const instant = z
@@ -162,6 +166,12 @@ const optionsSchema = z
   .strictObject(
     {
       ...backfillFields,
+      by: z
+        .string({ error: 'must be a string' })
+        .min(1, { error: 'must not be empty' })
+        .max(CHANGE_BY_MAX)
+        .optional(),
+      via: z.enum(AUDIT_SOURCES, { error: `must be one of ${AUDIT_SOURCES.join(', ')}` }).optional(),
       onProgress: z
         .custom<(p: BackfillProgress) => void>((f) => typeof f === 'function', {
           error: 'must be a function',
@@ -199,5 +209,9 @@ export function resolveBackfillOptions(scheduleId: string, options: unknown): Re
     ratePerSecond: o.ratePerSecond ?? BACKFILL_DEFAULTS.ratePerSecond,
     maxOccurrences: o.maxOccurrences ?? BACKFILL_DEFAULTS.maxOccurrences,
     onProgress: o.onProgress,
+    by: actorOf(scheduleId, {
+      ...(o.by !== undefined && { by: o.by }),
+      ...(o.via !== undefined && { via: o.via }),
+    }),
   };
 }

@@ -130,7 +130,7 @@ export async function startBackfill(
   const def = row.def;
   const instants = backfillInstants(def, walkTrigger(ctx, def), o.from, o.to, o.maxOccurrences);
   const occurrences: BackfillOccurrence[] = [];
-  const take = o.dryRun ? undefined : { overlap: o.overlap };
+  const take = o.dryRun ? undefined : { overlap: o.overlap, from: o.from, to: o.to, by: o.by };
   for (let i = 0; i < instants.length; i += CHECK_BATCH) {
     const batch = instants.slice(i, i + CHECK_BATCH).map((fireAt, j) => ({
       fireAt,

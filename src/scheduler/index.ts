@@ -1,3 +1,4 @@
+export { auditDetails, changeWords, fieldValue } from './audit-words.js';
 export type { BackfillRun } from './backfill.js';
 export {
   type BackfillOccurrence,
@@ -9,6 +10,7 @@ export {
   backfillFields,
   resolveBackfillOptions,
 } from './backfill-options.js';
+export type { ChangeOptions } from './change-options.js';
 export type { HandleOptions } from './handle-options.js';
 export type { PauseOptions } from './pause-options.js';
 export type { ResumeOptions, ResumePolicy } from './resume-options.js';

@@ -1,7 +1,9 @@
 import { type ConnectionOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { AuditConfig } from '../store/audit-trail.js';
 import type { Keys } from '../store/keys.js';
+import type { ManualRunStore } from '../store/manual-run.js';
 import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis, queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
 import { RunHistory } from '../store/run-history.js';
@@ -69,8 +71,18 @@ export class ManagerConnections {
   }
 
   get store(): ScheduleStore {
-    this._store ??= new ScheduleStore(this.redis, this.keys, this.options.historyLimit);
+    this._store ??= new ScheduleStore(this.redis, this.keys, this.options.historyLimit, this.audit);
     return this._store;
+  }
+
+  /** The audit trails' bounds (`auditLimit`, `auditRetentionMs`). */
+  get audit(): AuditConfig {
+    return { limit: this.options.auditLimit, retentionMs: this.options.auditRetentionMs };
+  }
+
+  /** Where a manual run is recorded with its audit entry. */
+  get manualRunStore(): ManualRunStore {
+    return { redis: this.redis, keys: this.keys, historyLimit: this.options.historyLimit, audit: this.audit };
   }
 
   /** The bounded run history; also callable: `history(id, limit?)` → newest records first. */

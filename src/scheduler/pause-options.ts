@@ -1,5 +1,7 @@
+import type { ChangeOptions } from './change-options.js';
+
 /** Options of `pause(id, options)`. */
-export interface PauseOptions {
+export interface PauseOptions extends ChangeOptions {
   /**
    * Why it is paused, shown beside it (`list()`, `get()`, the CLI, the dashboard) until it is
    * resumed. At most 500 characters (`PAUSE_NOTE_MAX`).
@@ -7,7 +9,7 @@ export interface PauseOptions {
    */
   note?: string;
   /**
-   * Who paused it.
+   * Who paused it (shown with the note, and in the audit trail).
    * @defaultValue this process, `host:pid`
    */
   by?: string;

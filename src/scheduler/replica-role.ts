@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
+import { CODE_ACTOR } from '../store/audit-entry.js';
 import type { Keys } from '../store/keys.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Trigger } from '../triggers/trigger.js';
@@ -157,7 +158,7 @@ export class ReplicaRole {
     const store = connections.store;
     for (const [id, s] of await store.states()) {
       if (s.source !== 'code' || s.status !== 'a' || local.has(id)) continue;
-      if ((await store.setStatus(id, 'a', 'o')) === 1) {
+      if ((await store.setStatus(id, 'a', 'o', null, { op: 'orphan', by: CODE_ACTOR })) === 1) {
         await this.deps.publishStop(id);
         logger.warn(
           { scheduleId: id },

@@ -1,4 +1,5 @@
 import { ScheduleOptionsError } from '../errors/index.js';
+import { DEFAULT_AUDIT } from '../store/audit-trail.js';
 import { DEFAULT_CLUSTER_PARTITIONS } from '../store/partitions.js';
 import { isCluster, type RedisTarget, redisTarget, targetOfCluster } from '../store/redis-target.js';
 import { DEFAULT_TRIGGER_BUDGET_MS } from '../triggers/time-budget.js';
@@ -85,6 +86,8 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     clock: o.clock ?? Date.now,
     role,
     historyLimit: int('historyLimit', o.historyLimit, 100, 1),
+    auditLimit: int('auditLimit', o.auditLimit, DEFAULT_AUDIT.limit, 0),
+    auditRetentionMs: int('auditRetentionMs', o.auditRetentionMs, DEFAULT_AUDIT.retentionMs, 0),
     completedRetentionMs: int('completedRetentionMs', o.completedRetentionMs, 3_600_000, 0),
     claimBatch,
     claimLeaseMs,

@@ -1,9 +1,11 @@
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
+import type { AuditActor } from '../store/audit-entry.js';
 import type { ResumeTake } from '../store/backfill-ledger.js';
 import type { PauseNotes } from '../store/pause-note.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import { checkedNextFire } from '../triggers/checked-next-fire.js';
 import type { Trigger } from '../triggers/trigger.js';
+import { actorOf } from './change-options.js';
 import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
 import {
   DEFAULT_RESUME_MAX_CATCH_UP,
@@ -12,6 +14,8 @@ import {
   type ResumePolicy,
 } from './resume-options.js';
 import { type EnqueueContext, resumeSchedule } from './schedule-writes.js';
+
+const RESUME_KEYS = ['policy', 'maxCatchUp', 'by', 'via'];
 
 /** Under `once`, missed occurrences are counted up to this many (the record's `coalesced`). */
 export const ONCE_COUNT_CAP = 10_000;
@@ -27,14 +31,15 @@ export interface ResumeContext extends EnqueueContext, OwedRunsContext {
 export function checkResumeOptions(
   id: string,
   options: ResumeOptions | undefined,
-): { policy: ResumePolicy; maxCatchUp: number } {
+): { policy: ResumePolicy; maxCatchUp: number; by: AuditActor } {
   const o = options ?? {};
   if (typeof o !== 'object' || o === null || Array.isArray(o)) {
-    throw new ScheduleOptionsError(id, 'options', 'must be an object { policy?, maxCatchUp? }');
+    throw new ScheduleOptionsError(id, 'options', 'must be an object { policy?, maxCatchUp?, by?, via? }');
   }
   for (const k of Object.keys(o)) {
-    if (k !== 'policy' && k !== 'maxCatchUp') throw new ScheduleOptionsError(id, k, 'unknown resume option');
+    if (!RESUME_KEYS.includes(k)) throw new ScheduleOptionsError(id, k, 'unknown resume option');
   }
+  const by = actorOf(id, o);
   const policy = o.policy ?? 'skip';
   if (!RESUME_POLICIES.includes(policy)) {
     throw new ScheduleOptionsError(
@@ -51,7 +56,7 @@ export function checkResumeOptions(
       `must be an integer >= 0, got ${JSON.stringify(maxCatchUp)}`,
     );
   }
-  return { policy, maxCatchUp };
+  return { policy, maxCatchUp, by };
 }
 
 /**
@@ -80,7 +85,7 @@ export function missedBetween(
  * Resume a paused schedule with a policy for what was due while it was paused. The missed
  * occurrences are those after the pause (its note's `at`) and after its last run or claimed
  * occurrence; `all` beyond `maxCatchUp` is refused before anything changes. One script
- * (`lua/resume-9.lua`) changes the status (one winner among concurrent resumes), records the span
+ * (`lua/resume-10.lua`) changes the status (one winner among concurrent resumes), records the span
  * paused over (a backfill may run what nothing ran there) and takes the catch-up runs into the
  * schedule's ledger, leaving out those a backfill took (`once`: one run, the latest missed occurrence
  * left, `coalesced` = how many it stands for). The winner then enqueues them, each with the job id of
@@ -93,7 +98,7 @@ export async function resumeWithPolicy(
   id: string,
   options: ResumeOptions | undefined,
 ): Promise<boolean> {
-  const { policy, maxCatchUp } = checkResumeOptions(id, options);
+  const { policy, maxCatchUp, by } = checkResumeOptions(id, options);
   const row = await ctx.store.get(id);
   if (!row) throw new ScheduleNotFoundError(id);
   const paused = row.state.status === 'p' || row.state.status === 'o';
@@ -125,11 +130,16 @@ export async function resumeWithPolicy(
     }
   }
   let taken: ResumeTake['runs'] = [];
-  const resumed = await resumeSchedule(ctx, id, async (next) => {
-    const r = await ctx.ledger.resume(id, next, policy, missed, ctx.owedGraceMs);
-    taken = r.runs;
-    return r.code;
-  });
+  const resumed = await resumeSchedule(
+    ctx,
+    id,
+    async (next) => {
+      const r = await ctx.ledger.resume(id, next, policy, missed, ctx.owedGraceMs, by);
+      taken = r.runs;
+      return r.code;
+    },
+    by,
+  );
   if (!resumed) return false;
   await ctx.notes.clear(id);
   const runs = taken.map((r) => ({

@@ -1,3 +1,5 @@
+import type { ChangeOptions } from './change-options.js';
+
 /**
  * What a resume does with the occurrences due while the schedule was paused (Temporal's
  * `catchupWindow`/`overlap` on unpause have no direct twin; Quartz calls these misfire instructions):
@@ -6,8 +8,8 @@
 export const RESUME_POLICIES = ['skip', 'once', 'all'] as const;
 export type ResumePolicy = (typeof RESUME_POLICIES)[number];
 
-/** Options of `resume(id, options)`. */
-export interface ResumeOptions {
+/** Options of `resume(id, options)`; `by` and `via` name who resumes it, in its audit trail. */
+export interface ResumeOptions extends ChangeOptions {
   /**
    * The occurrences due while it was paused (after the pause, and after its last run): `skip` none,
    * `once` one run enqueued at resume standing for all of them (its record's `coalesced` says how

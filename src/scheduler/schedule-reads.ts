@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { PauseNote } from '../store/pause-note.js';
-import type { ScheduleDefinition } from '../store/schedule-definition.js';
+import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
 import { ScheduleIndex } from '../store/schedule-index.js';
 import { countersOf, withTriggerChecked } from '../store/schedule-listing.js';
 import type { ScheduleStore, StoredSchedule } from '../store/schedule-store.js';
@@ -73,4 +73,16 @@ export async function fillCounters(
     const paused = row.state.status === 'p' || row.state.status === 'o';
     job.pauseNote = paused ? (notes[i] ?? null) : null;
   });
+}
+
+/** Every queue the schedules use: `defaultQueue`, this process's and every one stored in Redis. */
+export async function queueNamesOf(ctx: ReadContext, defaultQueue: string): Promise<string[]> {
+  const names = new Set<string>([defaultQueue]);
+  for (const job of ctx.local.values()) names.add(job.queue);
+  const defs = await Promise.all(ctx.keys.all().map((k) => ctx.redis.hgetall(k.schedules)));
+  for (const [id, json] of defs.flatMap((d) => Object.entries(d))) {
+    const { queue } = decodeDefinition(id, json).def;
+    if (queue !== '') names.add(queue);
+  }
+  return [...names].sort();
 }

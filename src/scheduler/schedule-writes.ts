@@ -2,9 +2,11 @@ import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
+import { type AuditActor, RUNTIME_ACTOR } from '../store/audit-entry.js';
 import { dueEarlier } from '../store/due-earlier.js';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { Keys } from '../store/keys.js';
+import { type ManualRunStore, recordManualRun } from '../store/manual-run.js';
 import type { RunHistory } from '../store/run-history.js';
 import { type ScheduleDefinition, timingFingerprint } from '../store/schedule-definition.js';
 import type { ScheduleErrorInfo, ScheduleStore } from '../store/schedule-store.js';
@@ -38,7 +40,9 @@ export interface WriteContext {
 export async function saveSchedule(
   ctx: WriteContext,
   job: ScheduledJob,
-  ifCreatedAt?: number,
+  ifCreatedAt: number | undefined,
+  /** Who saves it: its audit entries (create, update, errored, cleared) name them. */
+  by: AuditActor,
 ): Promise<void> {
   const { store, logger } = ctx;
   const now = await store.time();
@@ -57,7 +61,8 @@ export async function saveSchedule(
     }
   };
   plan(now);
-  const upsert = () => store.upsert(def, timingFingerprint(def), next, now, { keepCompleted, ifCreatedAt });
+  const upsert = () =>
+    store.upsert(def, timingFingerprint(def), next, now, { keepCompleted, ifCreatedAt, by });
   let result = await upsert();
   for (let i = 0; i < 5 && result.startsWith('claimed:'); i++) {
     plan(Math.max(now, Number(result.slice('claimed:'.length))));
@@ -67,7 +72,7 @@ export async function saveSchedule(
   if (result.startsWith('claimed:')) throw new Error(`schedule ${job.id}: kept being claimed while re-timed`);
   if (problem) {
     const info: ScheduleErrorInfo = { reason: problem.message, at: now, fireAt: null };
-    if (await store.markErrored(job.id, '', info, now)) {
+    if (await store.markErrored(job.id, '', info, now, by)) {
       job.applyState({ ...(await store.get(job.id))!.state, status: 'e' }, null, info);
       logger.error({ err: problem, scheduleId: job.id }, 'bullbeat: schedule errored at definition');
       ctx.events.emit('errored', {
@@ -94,7 +99,7 @@ export async function saveSchedule(
     const at = Math.max(now, def.startAt ?? now);
     if (at < next && (await dueEarlier(store.redis, ctx.keys, job.id, at))) next = at;
   }
-  const cleared = await store.clearError(job.id, next, now);
+  const cleared = await store.clearError(job.id, next, now, by);
   if ((result !== 'unchanged' || cleared) && next !== null) await ctx.publish(String(next));
 }
 
@@ -109,6 +114,8 @@ export async function resumeSchedule(
   ctx: WriteContext,
   id: string,
   activate: (next: number) => Promise<number> = (next) => ctx.store.setStatus(id, 'po', 'a', next),
+  /** Who resumes it: the audit entry of clearing an errored one names them. */
+  by: AuditActor = RUNTIME_ACTOR,
 ): Promise<boolean> {
   const { store } = ctx;
   for (let attempt = 0; ; attempt++) {
@@ -126,7 +133,7 @@ export async function resumeSchedule(
     const now = await store.time();
     if (status === 'e') {
       const next = firstFire(row.def, trigger, Math.max(now, row.claimedFireAt ?? now));
-      if (!(await store.clearError(id, next, now))) return false;
+      if (!(await store.clearError(id, next, now, by))) return false;
       await ctx.publish(String(next ?? now));
       ctx.local.get(id)?.applyState({ ...row.state, status: next === null ? 'c' : 'a' }, next);
       return true;
@@ -155,12 +162,15 @@ export interface EnqueueContext extends WriteContext {
   history: { merge: RunHistory['merge'] };
   queue(name: string): Queue;
   jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+  /** Where a manual run is recorded with its audit entry. */
+  manualRuns: ManualRunStore;
 }
 
 /** Enqueue one run of a schedule now, recorded as manual (its own job id: it never replaces a scheduled one). */
 export async function enqueueNow(
   ctx: EnqueueContext,
   id: string,
+  by: AuditActor = RUNTIME_ACTOR,
 ): Promise<{ jobId: string; fireAt: number }> {
   const row = await ctx.store.get(id);
   if (!row) throw new ScheduleNotFoundError(id);
@@ -169,13 +179,8 @@ export async function enqueueNow(
   const jobId = occurrenceJobId(id, fireAt, true);
   const data = occurrenceJobData(def, fireAt, 'manual', ctx.prefix);
   await ctx.queue(def.queue).add(def.name, data, withCallerContext(ctx.jobOptions(def, jobId)));
-  await ctx.history.merge(id, fireAt, true, {
-    kind: 'manual',
-    outcome: 'enqueued',
-    enqueuedAt: fireAt,
-    queue: def.queue,
-    jobId,
-  });
+  const patch = { kind: 'manual', outcome: 'enqueued', enqueuedAt: fireAt, queue: def.queue, jobId } as const;
+  await recordManualRun(ctx.manualRuns, id, fireAt, patch, by);
   ctx.events.emit('fired', {
     scheduleId: id,
     name: def.name,

@@ -56,6 +56,18 @@ export interface SchedulerManagerOptions {
    */
   historyLimit?: number;
   /**
+   * Audit entries kept per schedule (`auditTrail(id)`: who changed what, and when), newest first;
+   * 0 keeps none.
+   * @defaultValue `100`
+   */
+  auditLimit?: number;
+  /**
+   * How long a removed schedule's audit trail is kept, so that the remove can be investigated (ms);
+   * 0 deletes it with the schedule.
+   * @defaultValue `604800000` (7 days)
+   */
+  auditRetentionMs?: number;
+  /**
    * How long a completed schedule stays before it is pruned (ms).
    * @defaultValue `3600000` (1 h)
    */
@@ -153,6 +165,8 @@ export interface ResolvedManagerOptions {
   clock: () => number;
   role: SchedulerRole;
   historyLimit: number;
+  auditLimit: number;
+  auditRetentionMs: number;
   completedRetentionMs: number;
   claimBatch: number;
   claimLeaseMs: number;

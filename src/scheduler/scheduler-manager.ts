@@ -1,19 +1,20 @@
 import { EventEmitter } from 'node:events';
-import { hostname } from 'node:os';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import type { HandlerEntry } from '../queue/worker-scheduler.js';
+import { type AuditActor, type AuditEntry, CODE_ACTOR } from '../store/audit-entry.js';
+import { type AuditQuery, AuditTrail } from '../store/audit-trail.js';
 import { BackfillLedger } from '../store/backfill-ledger.js';
 import { jobOptionsFor } from '../store/job-payload.js';
 import { JobStatus } from '../store/job-status.js';
 import { type Keys, keys } from '../store/keys.js';
-import { PauseNotes, pauseNoteProblem } from '../store/pause-note.js';
+import { PauseNotes } from '../store/pause-note.js';
 import type { RedisTarget } from '../store/redis-target.js';
 import { countsFrom } from '../store/run-history.js';
-import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { ScheduleStore } from '../store/schedule-store.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../triggers/interval-trigger.js';
@@ -21,6 +22,7 @@ import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { type BackfillContext, type BackfillRun, runBackfill, startBackfill } from './backfill.js';
 import type { BackfillOptions, BackfillResult } from './backfill-options.js';
+import { actorOf, type ChangeOptions } from './change-options.js';
 import { checkHandleOptions } from './check-handle-options.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from './fire-loop.js';
 import type { HandleOptions } from './handle-options.js';
@@ -34,6 +36,7 @@ import { resolveManagerOptions } from './resolve-manager-options.js';
 import { resolveScheduleOptions } from './resolve-schedule-options.js';
 import { resumeWithPolicy } from './resume-catch-up.js';
 import type { ResumeOptions } from './resume-options.js';
+import { type ControlContext, pauseSchedule, removeSchedule } from './schedule-controls.js';
 import { handlerDecorator, scheduleDecorator } from './schedule-decorator.js';
 import type {
   CronScheduleOptions,
@@ -42,7 +45,7 @@ import type {
   ScheduleTarget,
 } from './schedule-options.js';
 import { applyPatch, type SchedulePatch } from './schedule-patch.js';
-import { fillCounters, listPage, materialize, type ReadContext } from './schedule-reads.js';
+import { fillCounters, listPage, materialize, queueNamesOf, type ReadContext } from './schedule-reads.js';
 import { type EnqueueContext, enqueueNow, saveSchedule, type WriteContext } from './schedule-writes.js';
 import { ScheduledJob } from './scheduled-job.js';
 import type { SchedulerEvents } from './scheduler-events.js';
@@ -156,6 +159,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     fnOrTarget: AnyFn | ScheduleTarget,
     trigger: Trigger,
     options: ScheduleOptions = {},
+    change?: ChangeOptions,
   ): ScheduledJob {
     const isFn = typeof fnOrTarget === 'function';
     const target = isFn ? undefined : (fnOrTarget as ScheduleTarget);
@@ -194,7 +198,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     this.local.set(job.id, job);
     if (job.fn) this.byName.set(job.name, job);
     if (this.started || !isFn) {
-      const saved = this.persist(job);
+      const saved = this.persist(job, undefined, actorOf(job.id, change));
       saved.catch((err) =>
         this.logger.error({ err, scheduleId: job.id }, 'bullbeat: saving schedule failed'),
       );
@@ -229,9 +233,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return scheduleDecorator((fn, t, o) => this.schedule(fn, t, o), trigger, options);
   }
 
-  private async persist(job: ScheduledJob, ifCreatedAt?: number): Promise<void> {
+  private async persist(job: ScheduledJob, ifCreatedAt: number | undefined, by: AuditActor): Promise<void> {
     await this.connections.checkPartitions(true);
-    return saveSchedule(this.writes, job, ifCreatedAt);
+    return saveSchedule(this.writes, job, ifCreatedAt, by);
   }
 
   private get writes(): WriteContext {
@@ -323,33 +327,15 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Every queue the schedules use: this process's and every one stored in Redis. */
   async queueNames(): Promise<string[]> {
     await this.connections.checkPartitions(false);
-    const names = new Set<string>([this.options.defaultQueue]);
-    for (const job of this.local.values()) names.add(job.queue);
-    const defs = await Promise.all(this.keys.all().map((k) => this.redis.hgetall(k.schedules)));
-    for (const [id, json] of defs.flatMap((d) => Object.entries(d))) {
-      const { queue } = decodeDefinition(id, json).def;
-      if (queue !== '') names.add(queue);
-    }
-    return [...names].sort();
+    return queueNamesOf(this.reads, this.options.defaultQueue);
   }
 
   // ── managing schedules ───────────────────────────────────────────────────────────────
 
-  /** Remove (cancel) a schedule and forget its history. False if there was none. */
-  async remove(id: string): Promise<boolean> {
+  /** Remove (cancel) a schedule and forget its history (its audit trail is kept `auditRetentionMs`). False if there was none. */
+  async remove(id: string, change?: ChangeOptions): Promise<boolean> {
     await this.connections.checkPartitions(true);
-    const job = this.local.get(id);
-    if (job) {
-      job.status = JobStatus.CANCELLED;
-      job.nextRunTime = null;
-      this.local.delete(id);
-      if (this.byName.get(job.name) === job) this.byName.delete(job.name);
-    }
-    const removed = await this.store.remove(id);
-    await this.pauseNotes.delete(id);
-    if (removed) await this.publishStop(id);
-    if (removed) await this.backfillLedger.clear(id);
-    return removed;
+    return removeSchedule(this.controls, id, change);
   }
 
   /**
@@ -362,7 +348,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * write happens only over the schedule read: one removed meanwhile stays removed (the update fails
    * with `ScheduleNotFoundError`), one created again under the same id is left alone.
    */
-  async update(id: string, patch: SchedulePatch): Promise<ScheduledJob> {
+  async update(id: string, patch: SchedulePatch, change?: ChangeOptions): Promise<ScheduledJob> {
+    const by = actorOf(id, change);
     await this.connections.checkPartitions(true);
     const row = await this.store.get(id);
     if (!row) throw new ScheduleNotFoundError(id);
@@ -392,7 +379,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       mine?.middleware ?? resolved.middleware,
     );
     // only over the schedule read above: one removed meanwhile stays removed
-    await this.persist(job, row.state.createdAt);
+    await this.persist(job, row.state.createdAt, by);
     if (mine) {
       this.local.set(id, job);
       if (this.byName.get(mine.name) === mine) this.byName.delete(mine.name);
@@ -427,25 +414,22 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * characters is refused (`note`), nothing changed. False if it was not active (its note unchanged).
    */
   async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
-    const problem =
-      typeof options !== 'object' || options === null
-        ? { field: 'options', reason: 'must be an object { note?, by? }' }
-        : pauseNoteProblem(options.note, options.by);
-    if (problem) throw new ScheduleOptionsError(id, problem.field, problem.reason);
     await this.connections.checkPartitions(true);
-    const at = await this.store.time();
-    const r = await this.store.setStatus(id, 'a', 'p');
-    if (r === 0) throw new ScheduleNotFoundError(id);
-    if (r === 1) {
-      await this.pauseNotes.set(id, { note: options.note ?? '', by: options.by ?? this.who, at });
-      await this.publishStop(id);
-    }
-    const job = this.local.get(id);
-    if (job && r === 1) {
-      job.status = JobStatus.PAUSED;
-      job.nextRunTime = null;
-    }
-    return r === 1;
+    return pauseSchedule(this.controls, id, options);
+  }
+
+  private get controls(): ControlContext {
+    const { store, local, byName, backfillLedger: ledger } = this;
+    const publishStop = (x: string) => this.publishStop(x);
+    return {
+      store,
+      notes: this.pauseNotes,
+      audit: this.connections.audit,
+      ledger,
+      local,
+      byName,
+      publishStop,
+    };
   }
 
   /**
@@ -477,11 +461,6 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return this.notesStore;
   }
 
-  /** Who this process is, in pause notes: `host:pid`. */
-  private get who(): string {
-    return `${hostname()}:${process.pid}`;
-  }
-
   private get enqueueContext(): EnqueueContext {
     return {
       ...this.writes,
@@ -489,13 +468,27 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       history: this.history,
       queue: (name) => this.queue(name),
       jobOptions: (def, jobId) => this.jobOptions(def, jobId),
+      manualRuns: {
+        ...this.connections.audit,
+        redis: this.redis,
+        keys: this.keys,
+        historyLimit: this.options.historyLimit,
+        audit: this.connections.audit,
+      },
     };
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
-  async triggerNow(id: string): Promise<{ jobId: string; fireAt: number }> {
+  async triggerNow(id: string, change?: ChangeOptions): Promise<{ jobId: string; fireAt: number }> {
+    const by = actorOf(id, change);
     await this.connections.checkPartitions(true);
-    return enqueueNow(this.enqueueContext, id);
+    return enqueueNow(this.enqueueContext, id, by);
+  }
+
+  /** Who changed schedule `id`, what and when: its audit trail, newest first (see `AuditQuery`). */
+  async auditTrail(id: string, query?: AuditQuery): Promise<AuditEntry[]> {
+    await this.connections.checkPartitions(false);
+    return new AuditTrail(this.redis, this.keys).list(id, query);
   }
 
   /**
@@ -539,7 +532,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   private get backfillLedger(): BackfillLedger {
-    return new BackfillLedger(this.redis, this.keys, this.options.historyLimit);
+    return new BackfillLedger(this.redis, this.keys, this.options.historyLimit, this.connections.audit);
   }
 
   /** Sillo's stats, over the deployment. */
@@ -582,7 +575,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     await this.connections.checkPartitions(true);
     const code = [...this.local.values()].filter((j) => j.def.source === 'code');
     for (let i = 0; i < code.length; i += 500) {
-      await Promise.all(code.slice(i, i + 500).map((j) => (j.saved = this.persist(j))));
+      await Promise.all(
+        code.slice(i, i + 500).map((j) => (j.saved = this.persist(j, undefined, CODE_ACTOR))),
+      );
     }
     await Promise.allSettled([...this.local.values()].map((j) => j.saved));
     if (this.options.role === 'scheduler') {

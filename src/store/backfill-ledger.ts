@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import type { AuditActor } from './audit-entry.js';
+import { type AuditConfig, auditArgs, DEFAULT_AUDIT } from './audit-trail.js';
 import { type Keys, occurrenceField } from './keys.js';
 import { type OwedOverlap, type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
 import type { RunPatch } from './run-history.js';
@@ -7,7 +9,7 @@ import { defineStoreScripts } from './scripts.js';
 /** How long a schedule's ledger (and its paused spans) is kept after its last write: 90 days. */
 export const BACKFILL_LEDGER_TTL_MS = 90 * 24 * 3600 * 1000;
 
-/** What a backfill finds about one occurrence (`lua/backfill-take-9.lua`). */
+/** What a backfill finds about one occurrence (`lua/backfill-take-10.lua`). */
 export type BackfillVerdict =
   | 'run' // nothing ran it: taken, to enqueue
   | 'ran' // its scheduled record shows it enqueued or run, or the fire loop passed over it
@@ -42,6 +44,8 @@ export class BackfillLedger {
     private readonly keys: Keys,
     /** How many records each schedule keeps (`historyLimit`). */
     private readonly historyLimit = 100,
+    /** The audit trails' bounds: a backfill's and a resume's entries are written by their scripts. */
+    private readonly audit: AuditConfig = DEFAULT_AUDIT,
   ) {
     defineStoreScripts(redis);
   }
@@ -53,7 +57,7 @@ export class BackfillLedger {
   async judge(
     scheduleId: string,
     occurrences: readonly { fireAt: number; withinMs: number }[],
-    take: { overlap: OwedOverlap } | undefined,
+    take: { overlap: OwedOverlap; from: number; to: number; by?: AuditActor | undefined } | undefined,
   ): Promise<{ now: number; verdicts: BackfillVerdict[] } | null> {
     const k = this.keys.of(scheduleId); // its partition's keys (one slot)
     const args: (string | number)[] = [];
@@ -68,10 +72,14 @@ export class BackfillLedger {
       k.schedules,
       k.state,
       k.pauseNotes,
+      k.audit(scheduleId),
       scheduleId,
       take ? '1' : '',
       BACKFILL_LEDGER_TTL_MS,
       `b|${take?.overlap ?? 'bufferAll'}|`,
+      ...auditArgs(this.audit, take?.by),
+      take?.from ?? '',
+      take?.to ?? '',
       ...args,
     );
     if (out[0] === -1) return null;
@@ -80,7 +88,7 @@ export class BackfillLedger {
 
   /**
    * Resume a paused schedule from `next`, record the span it was paused over, and take its catch-up
-   * runs among `candidates` (`lua/resume-9.lua`), owed for `withinMs`.
+   * runs among `candidates` (`lua/resume-10.lua`), owed for `withinMs`.
    */
   async resume(
     scheduleId: string,
@@ -88,6 +96,7 @@ export class BackfillLedger {
     policy: 'skip' | 'once' | 'all',
     candidates: readonly number[],
     withinMs: number,
+    by?: AuditActor,
   ): Promise<ResumeTake> {
     const k = this.keys.of(scheduleId);
     const out = await this.redis.bbResume(
@@ -100,12 +109,14 @@ export class BackfillLedger {
       k.pausedSpans(scheduleId),
       k.owedRuns,
       k.pauseNotes,
+      k.audit(scheduleId),
       scheduleId,
       next,
       policy,
       BACKFILL_LEDGER_TTL_MS,
       Math.ceil(withinMs),
       'bufferAll',
+      ...auditArgs(this.audit, by),
       ...candidates,
     );
     const code = Number(out[0]);

@@ -2,6 +2,14 @@
 // the Redis contract. Everything bullbeat writes to or reads from Redis is decoded in this folder.
 
 export {
+  AUDIT_SOURCES,
+  type AuditChange,
+  type AuditEntry,
+  type AuditOp,
+  type AuditSource,
+} from './audit-entry.js';
+export type { AuditQuery } from './audit-trail.js';
+export {
   BACKFILL_LEDGER_TTL_MS,
   BackfillLedger,
   type BackfillVerdict,

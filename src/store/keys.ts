@@ -99,6 +99,12 @@ export interface Keys {
    */
   pausedSpans(scheduleId: string): string;
   /**
+   * Stream: a schedule's audit trail, one entry per change (`op`, `actor`, `source` and the change's own
+   * fields, see audit-entry.ts), its id Redis's clock; the newest `auditLimit` kept (XADD MAXLEN),
+   * written by the script that makes the change, and kept `auditRetentionMs` after a remove.
+   */
+  audit(scheduleId: string): string;
+  /**
    * Sorted set: occurrences taken (put in a schedule's ledger) by a resume's catch-up or a backfill
    * and not yet enqueued, `<fireAt>|<lane b or c>|<overlap>|<coalesced>|<id>`, scored by the Redis
    * time by which their taker should have enqueued them; past it, any scheduler replica does.
@@ -214,6 +220,7 @@ function partitionKeys(
     cancelled: (id) => `${ofId(id).base}:cancelled:${id}`,
     backfills: (id) => `${ofId(id).base}:backfills:${id}`,
     pausedSpans: (id) => `${ofId(id).base}:paused:${id}`,
+    audit: (id) => `${ofId(id).base}:audit:${id}`,
     owedRuns: `${base}:owed-runs`,
     pauseNotes: `${base}:notes`,
     group: (name) => `${globalBase}:group:${name}`,

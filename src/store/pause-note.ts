@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import type { AuditActor } from './audit-entry.js';
+import { type AuditConfig, auditArgs } from './audit-trail.js';
 import type { Keys } from './keys.js';
 import { defineStoreScripts } from './scripts.js';
 
@@ -69,6 +71,18 @@ export class PauseNotes {
       JSON.stringify(note),
     );
     return n === 1;
+  }
+
+  /**
+   * Pause an active schedule with its note and its audit entry, in one script (`lua/pause-5.lua`):
+   * 1 paused, 0 no such schedule, -1 not active (nothing written).
+   */
+  pause(id: string, note: PauseNote, audit: AuditConfig, by: AuditActor): Promise<number> {
+    const k = this.keys.of(id);
+    return this.redis.bbPause(
+      ...[k.state, k.due, k.resched, k.pauseNotes, k.audit(id), id, JSON.stringify(note), note.note],
+      ...auditArgs(audit, by),
+    );
   }
 
   /** Drop the note of a schedule that is no longer paused (a new pause's note is kept). */

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { DEFAULT_AUDIT } from './audit-trail.js';
 import { type Keys, occurrenceField, type RecordLane } from './keys.js';
 import type { SlotRule } from './overlap-policy.js';
 import type { RunCounter, RunPatch } from './run-history.js';
@@ -53,6 +54,8 @@ export class RunSlots {
     readonly ttlMs: number,
     /** Records kept per schedule. */
     historyLimit: number,
+    /** Audit entries kept per schedule (a pause on failure writes one). */
+    auditLimit = DEFAULT_AUDIT.limit,
   ) {
     defineStoreScripts(redis);
     // a batch is of one partition: its shared keys and values first, then each run's (see the scripts)
@@ -71,6 +74,7 @@ export class RunSlots {
         k.base,
         historyLimit,
         k.wake,
+        auditLimit,
         ...runs,
       );
     }, 3);

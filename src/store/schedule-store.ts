@@ -1,142 +1,32 @@
 import type { Redis } from 'ioredis';
-import { instantProblem } from '../triggers/instant-bounds.js';
+import type { AuditActor } from './audit-entry.js';
+import { type AuditConfig, auditArgs, DEFAULT_AUDIT } from './audit-trail.js';
 import type { Keys } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
-import type { RunRecord } from './run-record.js';
-import { decodeDefinition, encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import { encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
+import type {
+  Claim,
+  ClaimResult,
+  Completion,
+  ScheduleErrorInfo,
+  StoredSchedule,
+  UpsertOptions,
+  UpsertResult,
+} from './schedule-store-types.js';
+import { decodeRow } from './schedule-store-types.js';
 import { defineStoreScripts } from './scripts.js';
 
-/** Why a schedule is errored: it cannot be planned or enqueued (or its stored row cannot be read). */
-export interface ScheduleErrorInfo {
-  reason: string;
-  /** When it was marked (Redis ms); null for a row found unreadable by a reader. */
-  at: number | null;
-  /** The occurrence it failed on, if any. */
-  fireAt: number | null;
-}
-
-/** A stored schedule as every reader sees it: a bad row is decoded as errored, never thrown. */
-export interface StoredSchedule {
-  def: ScheduleDefinition;
-  state: ScheduleState;
-  next: number | null;
-  /** Set when errored: stored (`e`), or a row a reader cannot use (status then reported `e`). */
-  error: ScheduleErrorInfo | null;
-  /** The fire time of its occurrence claimed right now, if any (read by `get()` only). */
-  claimedFireAt?: number | null;
-}
-
-/** One row from its raw parts (definition JSON, state, due score or claim, error JSON). */
-export function decodeRow(
-  id: string,
-  defJSON: string,
-  state: ScheduleState,
-  nextRaw: number | null,
-  errorJSON: string | null | undefined,
-): StoredSchedule {
-  const { def, problem } = decodeDefinition(id, defJSON);
-  let next = nextRaw;
-  let reason = problem;
-  if (reason === undefined && next !== null && instantProblem(next) !== undefined) {
-    reason = `its next due time ${instantProblem(next)}`;
-  }
-  if (reason !== undefined) {
-    next = null;
-    return { def, state: { ...state, status: 'e' }, next, error: { reason, at: null, fireAt: null } };
-  }
-  if (state.status !== 'e') return { def, state, next, error: null };
-  let error: ScheduleErrorInfo = { reason: 'errored (no reason stored)', at: null, fireAt: null };
-  try {
-    const e = JSON.parse(errorJSON ?? '') as Partial<ScheduleErrorInfo>;
-    if (typeof e.reason === 'string') {
-      error = {
-        reason: e.reason,
-        at: typeof e.at === 'number' ? e.at : null,
-        fireAt: typeof e.fireAt === 'number' ? e.fireAt : null,
-      };
-    }
-  } catch {
-    // keep the placeholder reason
-  }
-  return { def, state, next: null, error };
-}
-
-export type UpsertResult =
-  | 'created'
-  | 'updated'
-  | 'unchanged'
-  | 'restored'
-  | 'kept-completed'
-  /** Nothing written: `ifCreatedAt` was given and that schedule is gone (removed, or created again). */
-  | 'missing'
-  | `claimed:${number}`;
-
-/** How `ScheduleStore.upsert` writes. */
-export interface UpsertOptions {
-  /** A completed schedule stays completed even if its timing changed. Default: false. */
-  keepCompleted?: boolean;
-  /**
-   * An update: write only over the schedule created at this time (its state row's `createdAt`, as
-   * read before the update), else answer `missing`. Default: none (a missing schedule is created).
-   */
-  ifCreatedAt?: number;
-}
-
-/** One claimed occurrence, as the claim script returns it. */
-export interface Claim {
-  id: string;
-  fireAt: number;
-  /** The claim string the completion compares against (`fireAt|token`). */
-  claim: string;
-  /** True when a previous claim of this occurrence lapsed (its replica died or stalled). */
-  reclaimed: boolean;
-  /** The definition JSON ('' when it vanished). */
-  defJSON: string;
-  state: ScheduleState | null;
-}
-
-export interface ClaimResult {
-  /** Redis time at the claim (ms). */
-  now: number;
-  /** The earliest due time left in `due`, or null. */
-  nextDue: number | null;
-  /** The earliest lease expiry in `inflight`, or null. */
-  nextLease: number | null;
-  claims: Claim[];
-  /** A batch came full (more is due now); when absent: `claims.length` reached the batch. */
-  full?: boolean;
-  /**
-   * Claims over every partition (see partition-claims.ts): the partitions that had not answered when
-   * the cycle went on without them, each settling with its own claims (same token) when it answers.
-   */
-  late?: Promise<ClaimResult>[];
-}
-
-/** One completion: the records to write and where the schedule goes next. */
-export interface Completion {
-  claim: Claim;
-  /** The claimed occurrence was enqueued (its record is written, and it counts for `maxRuns`). */
-  enqueued?: {
-    kind: 'scheduled' | 'catch-up';
-    queue: string;
-    jobId: string;
-    /** Redis time when it was handed to BullMQ, read before the add (the completion's `now` without it). */
-    enqueuedAt?: number;
-    /** Who claimed it and when (see `RunRecord.replica`). */
-    replica?: string;
-    claimedAt?: number;
-    reclaimed?: boolean;
-  };
-  /** The next due time, or null: completed. */
-  next: number | null;
-  /** Other records (missed occurrences, the pre-record of a coalesced catch-up). */
-  records: { fireAt: number; field: string; patch: Partial<RunRecord>; counter?: 'missed' }[];
-  /** Missed occurrences beyond the written records (counted, not recorded). */
-  missedUncounted: number;
-  /** Occurrences coalesced by backpressure (counted as `coalesced`, not recorded). */
-  coalesced?: number;
-}
+export type {
+  Claim,
+  ClaimResult,
+  Completion,
+  ScheduleErrorInfo,
+  StoredSchedule,
+  UpsertOptions,
+  UpsertResult,
+} from './schedule-store-types.js';
+export { decodeRow } from './schedule-store-types.js';
 
 /** The schedules in Redis: definitions, due times, claims and states, each change one Lua script. */
 export class ScheduleStore {
@@ -145,6 +35,8 @@ export class ScheduleStore {
     readonly keys: Keys,
     /** Records kept per schedule. */
     private readonly historyLimit: number,
+    /** The audit trails' bounds. */
+    readonly audit: AuditConfig = DEFAULT_AUDIT,
   ) {
     defineStoreScripts(redis);
   }
@@ -176,6 +68,7 @@ export class ScheduleStore {
       k.resched,
       k.completed,
       k.claim,
+      k.audit(def.id),
       def.id,
       encodeDefinition(def),
       fingerprint,
@@ -184,6 +77,7 @@ export class ScheduleStore {
       def.source === 'code' ? 'c' : 'r',
       options.keepCompleted ? '1' : '',
       options.ifCreatedAt === undefined ? '' : options.ifCreatedAt,
+      ...auditArgs(this.audit, options.by),
     ) as Promise<UpsertResult>;
   }
 
@@ -323,23 +217,36 @@ export class ScheduleStore {
    * Move a schedule between statuses: 1 done, 0 no such schedule, -1 not in one of `from`, -2 nothing
    * written: it is claimed at or after `next` (re-read it and resume after the claimed occurrence).
    */
-  setStatus(id: string, from: string, to: StateCode, next: number | null = null): Promise<number> {
+  setStatus(
+    id: string,
+    from: string,
+    to: StateCode,
+    next: number | null = null,
+    entry: { op: 'orphan' | 'resume'; by?: AuditActor } = { op: to === 'a' ? 'resume' : 'orphan' },
+  ): Promise<number> {
     const k = this.keys.of(id);
+    const at = next === null ? '' : next;
+    const [limit, actor, source] = auditArgs(this.audit, entry.by);
     return this.redis.bbSetStatus(
       k.state,
       k.due,
       k.inflight,
       k.resched,
       k.claim,
+      k.audit(id),
       id,
       from,
       to,
-      next === null ? '' : next,
+      at,
+      limit,
+      actor,
+      source,
+      entry.op,
     );
   }
 
   /** Delete a schedule with its history (only if its status is `onlyIf`, when given). */
-  async remove(id: string, onlyIf: StateCode | '' = ''): Promise<boolean> {
+  async remove(id: string, onlyIf: StateCode | '' = '', by?: AuditActor): Promise<boolean> {
     const k = this.keys.of(id);
     const n = await this.redis.bbRemove(
       k.schedules,
@@ -354,8 +261,11 @@ export class ScheduleStore {
       k.counts(id),
       k.errors,
       k.totals,
+      k.audit(id),
       id,
       onlyIf,
+      ...auditArgs(this.audit, by),
+      this.audit.retentionMs,
     );
     return n === 1;
   }
@@ -364,7 +274,13 @@ export class ScheduleStore {
    * Mark a schedule errored (see `lua/mark-errored-8.lua`): from its claim (`claim` = `fireAt|token`, only if
    * still ours), or at definition (`claim` = ''). True if it is now errored.
    */
-  async markErrored(id: string, claim: string, error: ScheduleErrorInfo, now: number): Promise<boolean> {
+  async markErrored(
+    id: string,
+    claim: string,
+    error: ScheduleErrorInfo,
+    now: number,
+    by?: AuditActor,
+  ): Promise<boolean> {
     const k = this.keys.of(id);
     const n = await this.redis.bbMarkErrored(
       k.state,
@@ -375,26 +291,25 @@ export class ScheduleStore {
       k.completed,
       k.errors,
       k.totals,
+      k.audit(id),
       id,
       claim,
       JSON.stringify(error),
       now,
+      ...auditArgs(this.audit, by),
+      error.reason,
+      error.fireAt ?? '',
     );
     return n === 1;
   }
 
   /** Clear an errored schedule: active from `next` (or completed when null). True if it was errored. */
-  async clearError(id: string, next: number | null, now: number): Promise<boolean> {
+  async clearError(id: string, next: number | null, now: number, by?: AuditActor): Promise<boolean> {
     const k = this.keys.of(id);
+    const at = next === null ? '' : next;
     const n = await this.redis.bbClearError(
-      k.state,
-      k.due,
-      k.inflight,
-      k.completed,
-      k.errors,
-      id,
-      next === null ? '' : next,
-      now,
+      ...[k.state, k.due, k.inflight, k.completed, k.errors, k.audit(id), id, at, now],
+      ...auditArgs(this.audit, by),
     );
     return n === 1;
   }
@@ -470,7 +385,9 @@ export class ScheduleStore {
   /** The store of one partition (itself with one partition): what one fire loop claims from. */
   partition(i: number): ScheduleStore {
     if (this.keys.partitions === 1) return this;
-    this.parts ??= this.keys.all().map((k) => new ScheduleStore(this.redis, k, this.historyLimit));
+    this.parts ??= this.keys
+      .all()
+      .map((k) => new ScheduleStore(this.redis, k, this.historyLimit, this.audit));
     const p = this.parts[i];
     if (!p) throw new RangeError(`ScheduleStore.partition: no partition ${i}`);
     return p;

@@ -119,6 +119,10 @@ declare module 'ioredis' {
     bbTryGroup(...args: Args): Result<number, Context>;
     bbLeaveGroupQueue(...args: Args): Result<number, Context>;
     bbPauseNote(...args: Args): Result<number, Context>;
+    /** 1 paused, 0 no such schedule, -1 not active (see pause-5.lua). */
+    bbPause(...args: Args): Result<number, Context>;
+    /** A manual run's record and its audit entry (see manual-run-5.lua). */
+    bbManualRun(...args: Args): Result<number, Context>;
     bbBackfillTake(...args: Args): Result<number[], Context>;
     /** `{ code }`, or `{ 1, then fire time, coalesced per catch-up run taken }` (see resume-9.lua). */
     bbResume(...args: Args): Result<(number | string)[], Context>;

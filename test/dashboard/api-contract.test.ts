@@ -92,6 +92,7 @@ describe('the JSON API and its OpenAPI description', () => {
       ['/api/schedules', '/schedules', 'get'],
       ['/api/schedules/contract-job', '/schedules/{id}', 'get'],
       ['/api/schedules/contract-job/runs', '/schedules/{id}/runs', 'get'],
+      ['/api/schedules/contract-job/history', '/schedules/{id}/history', 'get'],
       ['/api/stats', '/stats', 'get'],
       ['/api/preview?cron=*/5+*+*+*+*&tz=Asia/Tokyo', '/preview', 'get'],
       ['/api/queues', '/queues', 'get'],
@@ -111,6 +112,13 @@ describe('the JSON API and its OpenAPI description', () => {
     responseSchema('/schedules/{id}', 'get', '404').parse(missing.body);
     const removed = await t.api('DELETE', '/api/schedules/contract-job');
     responseSchema('/schedules/{id}', 'delete', '200').parse(removed.body);
+    // a removed schedule's trail is still there to investigate the remove
+    const history = await t.api('GET', '/api/schedules/contract-job/history');
+    expect(history.status).toBe(200);
+    responseSchema('/schedules/{id}/history', 'get', '200').parse(history.body);
+    const none = await t.api('GET', '/api/schedules/never-was/history');
+    expect(none.status).toBe(404);
+    responseSchema('/schedules/{id}/history', 'get', '404').parse(none.body);
   });
 
   it('/api/stats is camelCase like the rest of the API', async () => {

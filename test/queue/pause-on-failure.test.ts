@@ -10,6 +10,7 @@ import { WorkerMetrics } from '../../src/ops/worker-metrics.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import type { PausedOnFailureEvent } from '../../src/queue/run-results.js';
+import { AuditTrail } from '../../src/store/audit-trail.js';
 import { keys } from '../../src/store/keys.js';
 import { RunHistory } from '../../src/store/run-history.js';
 import { formatState, parseState, StateCode } from '../../src/store/schedule-state.js';
@@ -90,6 +91,10 @@ describe('pauseOnFailure', () => {
       by: 'pauseOnFailure',
       at: expect.any(Number),
     });
+    // its audit entry, written by the same script as the pause
+    expect(await new AuditTrail(bed.redis, k).list('p')).toEqual([
+      expect.objectContaining({ op: 'pause', actor: 'bullbeat', source: 'runtime', note: note.note }),
+    ]);
     expect(await history.get('p', 4)).toMatchObject({ outcome: 'failed', error: 'boom 4', attempts: 2 });
     expect(events).toEqual([
       expect.objectContaining({

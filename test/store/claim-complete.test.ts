@@ -1,4 +1,4 @@
-// claim-6.lua, complete-n.lua, upsert-7.lua and remove-12.lua on their own against Redis.
+// claim-6.lua, complete-n.lua, upsert-8.lua and remove-13.lua on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineStoreScripts } from '../../src/store/scripts.js';
 import { item, row, StoreBed, scheduleScriptKeys } from './helpers.js';

@@ -40,10 +40,12 @@ export function row(
 
 /** Call a store script by hand: its keys for a schedule store (the order of each script's header). */
 export function scheduleScriptKeys(k: Keys) {
+  // the audit trail's key: these tests pass no audit ARGV (limit absent: nothing is written to it)
+  const audit = k.audit('_');
   return {
-    upsert: [k.schedules, k.due, k.inflight, k.state, k.resched, k.completed, k.claim],
+    upsert: [k.schedules, k.due, k.inflight, k.state, k.resched, k.completed, k.claim, audit],
     claim: [k.due, k.inflight, k.claim, k.schedules, k.state, k.totals],
-    setStatus: [k.state, k.due, k.inflight, k.resched, k.claim],
+    setStatus: [k.state, k.due, k.inflight, k.resched, k.claim, audit],
     complete: (ids: string[]) => [
       7 + 3 * ids.length,
       k.due,
@@ -55,8 +57,8 @@ export function scheduleScriptKeys(k: Keys) {
       k.totals,
       ...ids.flatMap((id) => [k.runs(id), k.runIndex(id), k.counts(id)]),
     ],
-    markErrored: [k.state, k.due, k.inflight, k.claim, k.resched, k.completed, k.errors, k.totals],
-    clearError: [k.state, k.due, k.inflight, k.completed, k.errors],
+    markErrored: [k.state, k.due, k.inflight, k.claim, k.resched, k.completed, k.errors, k.totals, audit],
+    clearError: [k.state, k.due, k.inflight, k.completed, k.errors, audit],
     remove: (id: string) => [
       k.schedules,
       k.due,
@@ -70,6 +72,7 @@ export function scheduleScriptKeys(k: Keys) {
       k.counts(id),
       k.errors,
       k.totals,
+      k.audit(id),
     ],
   };
 }

@@ -1,10 +1,10 @@
-import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
 import { checkPartitionCount, type PauseNote } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
+import { cliChange } from '../cli-actor.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
@@ -97,17 +97,6 @@ export function noteLine(n: PauseNote): string {
   return shown(`${n.note === '' ? '(no note)' : `"${n.note}"`} (by ${n.by}, ${shortInstant(n.at)})`);
 }
 
-/** Who pauses from this CLI: `cli:<user>@<host>`. */
-function cliUser(): string {
-  let user = 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {
-    // no user name on this system
-  }
-  return `cli:${user}@${hostname()}`;
-}
-
 /** Flags of `schedule:pause` (`--note`) and `schedule:resume` (`--policy`, `--max-catch-up`). */
 export interface ActionOptions {
   note?: string;
@@ -123,7 +112,7 @@ export function actionCommand(io: CliIO, action: Action) {
       switch (action) {
         case 'schedule:pause':
           return (await m.pause(id, {
-            by: cliUser(),
+            ...cliChange(),
             ...(options?.note !== undefined && { note: options.note }),
           }))
             ? `paused ${id}${options?.note ? `: "${options.note}"` : ''}`
@@ -135,6 +124,7 @@ export function actionCommand(io: CliIO, action: Action) {
           });
           const maxCatchUp = options?.maxCatchUp;
           const resumed = await m.resume(id, {
+            ...cliChange(),
             ...(options?.policy !== undefined && { policy: options.policy as ResumePolicy }),
             ...(maxCatchUp !== undefined && {
               maxCatchUp: /^\d+$/.test(maxCatchUp) ? Number(maxCatchUp) : (maxCatchUp as unknown as number),
@@ -150,11 +140,11 @@ export function actionCommand(io: CliIO, action: Action) {
           return `resumed ${id}${runs}; next run ${shortInstant(job?.nextRunTime)}`;
         }
         case 'schedule:trigger': {
-          const { jobId, fireAt } = await m.triggerNow(id);
+          const { jobId, fireAt } = await m.triggerNow(id, cliChange());
           return `triggered ${id}: job ${jobId} enqueued at ${new Date(fireAt).toISOString()}`;
         }
         case 'schedule:remove':
-          if (!(await m.remove(id))) throw new ScheduleNotFoundError(id);
+          if (!(await m.remove(id, cliChange()))) throw new ScheduleNotFoundError(id);
           return `removed ${id}`;
       }
     });

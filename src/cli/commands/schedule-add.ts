@@ -12,6 +12,7 @@ import {
   triggerFromJSON,
   withTimeBudget,
 } from '../../triggers/index.js';
+import { cliChange } from '../cli-actor.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -257,6 +258,7 @@ export function addCommand(io: CliIO) {
         { name: options.name, ...(options.queue !== undefined && { queue: options.queue }) },
         trigger,
         scheduleOptions,
+        cliChange(),
       );
       await created.saved;
       return { job: (await m.get(created.id)) ?? created, before: existing?.def };

@@ -8,6 +8,7 @@ import {
   type BackfillProgress,
   resolveBackfillOptions,
 } from '../../scheduler/index.js';
+import { cliChange } from '../cli-actor.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -100,7 +101,7 @@ export function backfillCommand(io: CliIO) {
       asFlag(err);
     }
     return withManager(ctx, async (m) => {
-      const run = await m.startBackfill(id, options).catch(asFlag);
+      const run = await m.startBackfill(id, { ...options, ...cliChange() }).catch(asFlag);
       const r = run.result;
       if (flags.json) {
         await run.done;

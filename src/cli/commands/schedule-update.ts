@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../errors/index.js';
 import type { MisfirePolicy, SchedulePatch } from '../../scheduler/index.js';
 import { firstProblem, scheduleOptionsSchema } from '../../store/index.js';
+import { cliChange } from '../cli-actor.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -77,7 +78,7 @@ export function updateCommand(io: CliIO) {
     const patch = patchFromFlags(options, io.now());
     const { job, before } = await withManager(ctx, async (m) => {
       const existing = await m.get(id);
-      const updated = await m.update(id, patch);
+      const updated = await m.update(id, patch, cliChange());
       return { job: updated, before: existing?.def };
     });
     const json = job.toJSON();

@@ -3,7 +3,8 @@
   path). For each run: write its outcome unless a newer run of the same occurrence took its record
   over (fencing), give its lease back, keep the schedule's consecutive-failure count, and pause the
   schedule after `pauseOnFailure` failures in a row (includes/pause, a note in `notes`, `stop:<id>`
-  published on the wake channel).
+  published on the wake channel, and the `pause` entry on its audit trail: includes/audit, actor
+  `bullbeat`, source `runtime`).
 
   The runs' own keys are built here from the partition's key base, as keys.ts names them (see
   start-runs-n.lua). The per-run names below (K[i], A[i] in the code) are one run's keys and values.
@@ -21,6 +22,7 @@
     ARGV[1] the partition's key base (`{tag}:bb`)
     ARGV[2] history limit
     ARGV[3] wake channel (pub/sub)
+    ARGV[4] audit entries kept per schedule (includes/audit)
     then 11 values per run: A[8] (schedule id), A[1], A[2], A[3], A[4], A[6], A[7], A[9], A[10], A[11], A[13]
 
   One run's keys and values:
@@ -32,6 +34,7 @@
     K[6] runidx:<id>         zset: occurrence field -> fire time
     K[7] counts:<id>         hash: the schedule's counters (and `failstreak`: final failures in a row)
     K[8..12] KEYS[1..5]
+    K[13] audit:<id>         stream: the schedule's audit trail
 
     A[1] lease id ('' = the run held no slot)
     A[2] occurrence field
@@ -45,6 +48,7 @@
     A[10] pauseOnFailure: failures in a row that pause the schedule (0 = never)
     A[11] the pause note JSON (written when it pauses)
     A[12] wake channel (ARGV[3])
+    A[14] audit entries kept (ARGV[4])
     A[13] the run's slot policy (start-runs's A[3]): only `cancelOther` marks leases, only the
           buffering ones and `cancelOther` have waiters
 
@@ -58,6 +62,7 @@
 --- @include "includes/record"
 --- @include "includes/pause"
 --- @include "includes/run-slot"
+--- @include "includes/audit"
 
 -- Redis TIME, read once per call: a `finishedAt` in an outcome patch is replaced by it (the clock of
 -- `enqueuedAt` and `startedAt`, see start-runs-1.lua), so no record ends before it started.
@@ -94,6 +99,10 @@ local function finishRun(K, A)
         redis.call('HSET', K[12], id, A[11])
         redis.call('HDEL', K[7], 'failstreak')
         redis.call('PUBLISH', A[12], 'stop:' .. id)
+        -- the note's text, decoded only here (a pause is rare; the run path decodes no note)
+        local ok, note = pcall(cjson.decode, A[11])
+        appendAudit(K[13], A[14], 'bullbeat', 'runtime', 'pause',
+          { 'note', ok and type(note) == 'table' and type(note.note) == 'string' and note.note or '' })
         paused = 1
       end
     end
@@ -110,18 +119,18 @@ local function finishRun(K, A)
 end
 
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
-local base, limit, channel = ARGV[1], ARGV[2], ARGV[3]
+local base, limit, channel, auditLimit = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local out = {}
-for i = 4, #ARGV, 11 do
+for i = 5, #ARGV, 11 do
   local id = ARGV[i]
   local K = {
     base .. ':lease:' .. id, base .. ':owed:' .. id, base .. ':waiters:' .. id,
     base .. ':cancelled:' .. id, base .. ':runs:' .. id, base .. ':runidx:' .. id,
-    base .. ':counts:' .. id, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5],
+    base .. ':counts:' .. id, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], base .. ':audit:' .. id,
   }
   local A = {
     ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], limit, ARGV[i + 5], ARGV[i + 6], id,
-    ARGV[i + 7], ARGV[i + 8], ARGV[i + 9], channel, ARGV[i + 10],
+    ARGV[i + 7], ARGV[i + 8], ARGV[i + 9], channel, ARGV[i + 10], auditLimit,
   }
   local ok, r = pcall(finishRun, K, A)
   if not ok then r = { -1, '', type(r) == 'table' and tostring(r.err) or tostring(r) } end

@@ -8,15 +8,18 @@
     KEYS[3] inflight    zset: id -> claim lease expiry
     KEYS[4] completed   zset: id -> completion time
     KEYS[5] errors      hash: id -> reason JSON
+    KEYS[6] audit:<id>  stream: the schedule's audit trail (includes/audit)
 
     ARGV[1] id
     ARGV[2] next due time ('' = none: completed)
     ARGV[3] now (ms)
+    ARGV[4..6] the audit entry's limit, actor, source: `cleared`, with `next` ('' = completed)
 
   Output:
     1 if it was errored, else 0
 ]]
 --- @include "includes/state"
+--- @include "includes/audit"
 
 local id = ARGV[1]
 redis.call('HDEL', KEYS[5], id)
@@ -29,4 +32,5 @@ else
   if not redis.call('ZSCORE', KEYS[3], id) then redis.call('ZADD', KEYS[2], ARGV[2], id) end
   redis.call('HSET', KEYS[1], id, withStatus(row, 'a'))
 end
+audit(KEYS[6], 4, 'cleared', { 'next', ARGV[2] })
 return 1

@@ -8,11 +8,14 @@
     KEYS[3] inflight    zset: id -> claim lease expiry
     KEYS[4] resched     hash: id -> next due time decided while claimed
     KEYS[5] claim       hash: id -> `fireAt|token`
+    KEYS[6] audit:<id>  stream: the schedule's audit trail (includes/audit)
 
     ARGV[1] id
     ARGV[2] from: the statuses it may be in (e.g. 'a', 'po')
     ARGV[3] to: the new status
     ARGV[4] next due time when `to` is 'a' ('' = leave `due` alone)
+    ARGV[5..7] the audit entry's limit, actor, source
+    ARGV[8] the audit entry's `op` (e.g. `orphan`, `resume`)
 
   Output:
     1 done, 0 no such schedule, -1 not in one of `from`, -2 nothing written: it is claimed at or after
@@ -21,6 +24,7 @@
 ]]
 --- @include "includes/state"
 --- @include "includes/claim"
+--- @include "includes/audit"
 
 local id = ARGV[1]
 local row = redis.call('HGET', KEYS[1], id)
@@ -41,4 +45,5 @@ else
   redis.call('HDEL', KEYS[4], id)
 end
 redis.call('HSET', KEYS[1], id, withStatus(row, ARGV[3]))
+audit(KEYS[6], 5, ARGV[8], {})
 return 1

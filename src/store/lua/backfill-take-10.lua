@@ -24,18 +24,23 @@
     KEYS[7] schedules       hash: schedule id -> definition
     KEYS[8] state           hash: schedule id -> state row
     KEYS[9] notes           hash: schedule id -> pause note JSON (its `at`: when the current pause began)
+    KEYS[10] audit:<id>     stream: the schedule's audit trail (includes/audit)
 
     ARGV[1] schedule id
     ARGV[2] '1' to take the ones to run, '' to judge only
     ARGV[3] ledger expiry (ms)
     ARGV[4] the owed member's middle: `<lane>|<overlap>|<coalesced>` (e.g. `b|bufferAll|`)
-    ARGV[5..] pairs: fire time (ascending), ms after now by which it is enqueued
+    ARGV[5..7] the audit entry's limit, actor, source: `backfill`, with the range `from`, `to` and
+            `runs` (taken by this call), written when it takes at least one
+    ARGV[8] ARGV[9] the backfill's range [from, to) (ms)
+    ARGV[10..] pairs: fire time (ascending), ms after now by which it is enqueued
 
   Output:
     { -1 } when the schedule does not exist; else { now, code per fire time } (codes above)
 ]]
 --- @include "includes/now"
 --- @include "includes/ledger"
+--- @include "includes/audit"
 
 local id = ARGV[1]
 if redis.call('HEXISTS', KEYS[7], id) == 0 then return { -1 } end
@@ -49,7 +54,7 @@ local pausedFrom = (st == 'p' or st == 'o') and pauseSpanFrom(row, KEYS[6], KEYS
 local take = ARGV[2] == '1'
 local out = { now }
 local taken = 0
-for i = 5, #ARGV, 2 do
+for i = 10, #ARGV, 2 do
   local f = ARGV[i]
   local t = tonumber(f)
   local code = 1
@@ -75,5 +80,8 @@ for i = 5, #ARGV, 2 do
   end
   out[#out + 1] = code
 end
-if taken > 0 then keepLedger(KEYS[2], KEYS[3], ARGV[3]) end
+if taken > 0 then
+  keepLedger(KEYS[2], KEYS[3], ARGV[3])
+  audit(KEYS[10], 5, 'backfill', { 'from', ARGV[8], 'to', ARGV[9], 'runs', tostring(taken) })
+end
 return out

@@ -22,6 +22,7 @@
     KEYS[7] paused:<id>     zset: spans paused over, `from:to` by `to`
     KEYS[8] owed-runs       zset: owed member -> the time by which its taker enqueues it
     KEYS[9] notes           hash: id -> pause note JSON
+    KEYS[10] audit:<id>     stream: the schedule's audit trail (includes/audit)
 
     ARGV[1] id
     ARGV[2] next due time
@@ -29,7 +30,9 @@
     ARGV[4] ledger expiry (ms)
     ARGV[5] ms after now by which the catch-up runs are enqueued (else a replica does)
     ARGV[6] the owed member's overlap (e.g. `bufferAll`)
-    ARGV[7..] candidate fire times, ascending
+    ARGV[7..9] the audit entry's limit, actor, source: `resume`, with `policy` and `runs` (the
+            catch-up runs taken)
+    ARGV[10..] candidate fire times, ascending
 
   Output:
     { 0 } no such schedule, { -1 } not paused, { -2 } nothing written: it is claimed at or after
@@ -38,6 +41,7 @@
 ]]
 --- @include "includes/now"
 --- @include "includes/ledger"
+--- @include "includes/audit"
 
 local id = ARGV[1]
 local row = redis.call('HGET', KEYS[1], id)
@@ -68,7 +72,7 @@ if from < nextAt then redis.call('ZADD', KEYS[7], nextAt, from .. ':' .. nextAt)
 local s = parseState(row)
 local after = math.max(tonumber(s.last) or -1, claimed or -1)
 local left = {}
-for i = 7, #ARGV do
+for i = 10, #ARGV do
   local t = tonumber(ARGV[i])
   if t > after and t < nextAt and not inLedger(KEYS[6], ARGV[i]) then left[#left + 1] = ARGV[i] end
 end
@@ -88,4 +92,5 @@ if #left > 0 and ARGV[3] ~= 'skip' then
 end
 keepLedger(KEYS[6], KEYS[7], ARGV[4])
 redis.call('HSET', KEYS[1], id, withStatus(row, 'a'))
+audit(KEYS[10], 7, 'resume', { 'policy', ARGV[3], 'runs', tostring((#out - 1) / 2) })
 return out

@@ -10,17 +10,22 @@
     KEYS[5] state       KEYS[6] resched    KEYS[7] completed
     KEYS[8] runs:<id>   KEYS[9] runidx:<id>   KEYS[10] counts:<id>
     KEYS[11] errors     KEYS[12] totals (the partition's)
+    KEYS[13] audit:<id> (includes/audit)
 
     ARGV[1] id
     ARGV[2] required status ('' = any): removed only if its state row has it
+    ARGV[3..5] the audit entry's limit, actor, source: `remove`, with `before` (the definition removed)
+    ARGV[6] how long the trail is kept after the remove (ms; 0 = deleted with the schedule)
 
   Output:
     1 if removed, 0 if there was no definition or its status did not match
 ]]
+--- @include "includes/audit"
 
 local id = ARGV[1]
 local row = redis.call('HGET', KEYS[5], id)
 if ARGV[2] ~= '' and (not row or string.sub(row, 1, 1) ~= ARGV[2]) then return 0 end
+local def = redis.call('HGET', KEYS[1], id)
 local existed = redis.call('HDEL', KEYS[1], id)
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
@@ -34,4 +39,9 @@ if fence > tonumber(redis.call('HGET', KEYS[12], 'fence') or '0') then
 end
 redis.call('DEL', KEYS[8], KEYS[9], KEYS[10])
 redis.call('HDEL', KEYS[11], id)
+if existed == 1 then
+  audit(KEYS[13], 3, 'remove', { 'before', def })
+  local keep = tonumber(ARGV[6]) or 0
+  if keep > 0 then redis.call('PEXPIRE', KEYS[13], keep) else redis.call('DEL', KEYS[13]) end
+end
 return existed

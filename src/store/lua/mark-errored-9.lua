@@ -17,16 +17,21 @@
     KEYS[6] completed   zset: id -> completion time
     KEYS[7] errors      hash: id -> `{ reason, at, fireAt }` JSON
     KEYS[8] totals      hash: its `errored` field counts markings
+    KEYS[9] audit:<id>  stream: the schedule's audit trail (includes/audit)
 
     ARGV[1] id
     ARGV[2] claim `fireAt|token` ('' = none)
     ARGV[3] error JSON `{ reason, at, fireAt }`
     ARGV[4] now (ms)
+    ARGV[5..7] the audit entry's limit, actor, source: `errored`, with `reason` and `fireAt`
+    ARGV[8] the reason (text)
+    ARGV[9] the occurrence it failed on ('' = none)
 
   Output:
     1 marked errored; 0 not (claim lost, schedule gone, not active, re-defined meanwhile)
 ]]
 --- @include "includes/state"
+--- @include "includes/audit"
 
 local id = ARGV[1]
 local fromClaim = ARGV[2] ~= ''
@@ -56,4 +61,7 @@ redis.call('ZREM', KEYS[6], id)
 redis.call('HSET', KEYS[7], id, ARGV[3])
 redis.call('HSET', KEYS[1], id, withStatus(row, 'e'))
 redis.call('HINCRBY', KEYS[8], 'errored', 1)
+local fields = { 'reason', ARGV[8] }
+if ARGV[9] ~= '' then fields = { 'reason', ARGV[8], 'fireAt', ARGV[9] } end
+audit(KEYS[9], 5, 'errored', fields)
 return 1

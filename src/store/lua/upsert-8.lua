@@ -9,6 +9,7 @@
     KEYS[5] resched     hash: id -> next due time decided while claimed ('-1' = none: complete)
     KEYS[6] completed   zset: id -> completion time
     KEYS[7] claim       hash: id -> `fireAt|token`
+    KEYS[8] audit:<id>  stream: the schedule's audit trail (includes/audit)
 
     ARGV[1] id
     ARGV[2] definition JSON
@@ -21,6 +22,10 @@
     ARGV[8] createdAt of the schedule an update read ('' or absent = create it if it is missing): an
             update writes only over that schedule, never over a missing one (removed meanwhile) or
             one created again since under the same id
+    ARGV[9..11] the audit entry's limit, actor, source (includes/audit): `create` (with `after`, the
+            definition), `update` or `restore` (`before` and `after` when the definition changed); none
+            when nothing changed or nothing was written. A create keeps a trail left by a removed
+            schedule of the same id (it no longer expires)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -32,6 +37,7 @@
 ]]
 --- @include "includes/state"
 --- @include "includes/claim"
+--- @include "includes/audit"
 
 local id = ARGV[1]
 local row = redis.call('HGET', KEYS[4], id)
@@ -50,11 +56,14 @@ if not row then
   end
   redis.call('HSET', KEYS[4], id, formatState({ status = status, fired = '0', last = '', created = ARGV[5],
     fp = ARGV[3], source = ARGV[6] }))
+  audit(KEYS[8], 9, 'create', { 'after', ARGV[2] })
+  redis.call('PERSIST', KEYS[8])
   return 'created'
 end
 local s = parseState(row)
 local result = 'unchanged'
-if redis.call('HGET', KEYS[1], id) ~= ARGV[2] then result = 'updated' end
+local before = redis.call('HGET', KEYS[1], id)
+if before ~= ARGV[2] then result = 'updated' end
 local retime = s.fp ~= ARGV[3]
 if s.status == 'o' then
   s.status = 'a'
@@ -90,4 +99,10 @@ end
 s.fp = ARGV[3]
 s.source = ARGV[6]
 redis.call('HSET', KEYS[4], id, formatState(s))
+local changed = before ~= ARGV[2]
+if result == 'updated' or result == 'restored' or changed then
+  local fields = {}
+  if changed then fields = { 'before', before or '', 'after', ARGV[2] } end
+  audit(KEYS[8], 9, result == 'restored' and 'restore' or 'update', fields)
+end
 return result

@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+import { type AuditActor, type AuditEntry, decodeAuditEntry, RUNTIME_ACTOR } from './audit-entry.js';
+import type { Keys } from './keys.js';
+
+/** How a deployment keeps its audit trails (see `SchedulerManagerOptions.auditLimit`). */
+export interface AuditConfig {
+  /** Entries kept per schedule, newest first (0: no trail). */
+  limit: number;
+  /** How long a removed schedule's trail is kept (ms; 0: deleted with it). */
+  retentionMs: number;
+}
+
+/** The defaults: 100 entries per schedule, kept 7 days after a remove. */
+export const DEFAULT_AUDIT: AuditConfig = { limit: 100, retentionMs: 7 * 24 * 3600 * 1000 };
+
+/** The three audit ARGV every change script takes (includes/audit.lua): limit, actor, source. */
+export function auditArgs(config: AuditConfig, who: AuditActor = RUNTIME_ACTOR): [number, string, string] {
+  return [config.limit, who.actor, who.source];
+}
+
+/** A page of a trail: `before` an entry id (exclusive), newest first. */
+export interface AuditQuery {
+  /** At most this many entries. Default 50. */
+  limit?: number;
+  /** Only entries older than this entry id (the `id` of the last entry of the previous page). */
+  before?: string;
+}
+
+/** The readers of the audit trails; the writes are the change scripts' own. */
+export class AuditTrail {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+  ) {}
+
+  /** A schedule's entries, newest first (a removed schedule's while its trail is kept). */
+  async list(scheduleId: string, query: AuditQuery = {}): Promise<AuditEntry[]> {
+    const limit = query.limit ?? 50;
+    const end = query.before === undefined ? '+' : `(${query.before}`;
+    const raw = (await this.redis.xrevrange(this.keys.audit(scheduleId), end, '-', 'COUNT', limit)) as [
+      string,
+      string[],
+    ][];
+    return raw.map(([id, flat]) => decodeAuditEntry(scheduleId, id, flat));
+  }
+
+  /** How long (ms) a removed schedule's trail is still kept: null while it has no expiry, or none. */
+  async expiresInMs(scheduleId: string): Promise<number | null> {
+    const ms = await this.redis.pttl(this.keys.audit(scheduleId));
+    return ms >= 0 ? ms : null;
+  }
+}

@@ -1,0 +1,62 @@
+// GET /api/schedules/{id}/history: the audit trail over the JSON API, with the token's name as the
+// actor of the changes made with it; a removed schedule's trail answers while it is kept.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestDashboard, type TestDashboard } from './harness.js';
+
+let t: TestDashboard;
+afterEach(async () => {
+  await t?.cleanup();
+});
+
+describe('GET /api/schedules/{id}/history', () => {
+  it('lists every change made through the API, newest first, by the token’s name, and pages', async () => {
+    t = await startTestDashboard({ tokenName: 'deploy-bot' });
+    const base = '/api/schedules/nightly';
+    const created = await t.api('POST', '/api/schedules', {
+      name: 'nightly',
+      queue: t.queue,
+      trigger: { type: 'cron', expression: '0 2 * * *' },
+    });
+    expect(created.status).toBe(201);
+    expect((await t.api('PATCH', base, { trigger: { type: 'cron', expression: '30 2 * * *' } })).status).toBe(
+      200,
+    );
+    expect((await t.api('POST', `${base}/pause`, { note: 'db migration' })).body.changed).toBe(true);
+    expect((await t.api('POST', `${base}/resume`, { policy: 'skip' })).body.changed).toBe(true);
+    expect((await t.api('POST', `${base}/trigger`)).status).toBe(202);
+
+    const h = await t.api('GET', `${base}/history`);
+    expect(h.status).toBe(200);
+    expect(h.body.removed).toBe(false);
+    expect(h.body.keptUntil).toBeNull();
+    const items = h.body.items as { op: string; actor: string; source: string }[];
+    expect(items.map((e) => e.op)).toEqual(['trigger', 'resume', 'pause', 'update', 'create']);
+    for (const e of items) expect(e).toMatchObject({ actor: 'api:deploy-bot', source: 'api' });
+    expect(h.body.items[2].note).toBe('db migration');
+    expect(h.body.items[1].policy).toBe('skip');
+    expect(h.body.items[3].changes).toEqual([
+      {
+        field: 'trigger',
+        before: { type: 'cron', expression: '0 2 * * *' },
+        after: { type: 'cron', expression: '30 2 * * *' },
+      },
+    ]);
+
+    const page1 = await t.api('GET', `${base}/history?limit=2`);
+    expect(page1.body.items.map((e: { op: string }) => e.op)).toEqual(['trigger', 'resume']);
+    const page2 = await t.api('GET', `${base}/history?limit=2&before=${page1.body.items[1].id}`);
+    expect(page2.body.items.map((e: { op: string }) => e.op)).toEqual(['pause', 'update']);
+    const bad = await t.api('GET', `${base}/history?before=yesterday`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('before');
+
+    // removed: the trail stays, to investigate the remove
+    expect((await t.api('DELETE', base)).status).toBe(200);
+    const after = await t.api('GET', `${base}/history`);
+    expect(after.status).toBe(200);
+    expect(after.body.removed).toBe(true);
+    expect(after.body.items[0]).toMatchObject({ op: 'remove', actor: 'api:deploy-bot', source: 'api' });
+    expect(after.body.keptUntil).toBe(after.body.items[0].at + t.scheduler.options.auditRetentionMs);
+    expect((await t.api('GET', '/api/schedules/never-was/history')).status).toBe(404);
+  });
+});
