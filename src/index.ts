@@ -9,7 +9,7 @@
  * removed here is a change to that snapshot too, made on purpose.
  */
 
-// -- cron expressions on their own ---------------------------------------------------------------
+// cron expressions on their own: next/prev/matches, and a description in words
 export {
   type CronOptions,
   CronParser,
@@ -17,7 +17,8 @@ export {
   type DstPolicy,
   describeCron,
 } from './cron/index.js';
-// -- errors: one class per failure, all extending BullbeatError -----------------------------------
+
+// errors: one class per failure, all extending BullbeatError
 export {
   AmbiguousHandlerError,
   BullbeatError,
@@ -37,7 +38,8 @@ export {
   UnknownHandlerError,
   WorkerShutdownError,
 } from './errors/index.js';
-// -- insight: the agenda and "why didn't it run?" -----------------------------------------------
+
+// insight: the agenda, and why an occurrence did not run
 export {
   type Agenda,
   type AgendaEntry,
@@ -49,8 +51,11 @@ export {
   type WhyReport,
   whyDidntItRun,
 } from './insight/index.js';
+
+// logging: the pino hook that keeps a log line's keys unique
 export { uniqueKeys } from './logging/index.js';
-// -- operations: metrics, the fleet, logs ----------------------------------------------------------
+
+// operations: Prometheus metrics, the metrics server, joining the fleet
 export {
   type FleetMembership,
   type FleetRole,
@@ -68,7 +73,8 @@ export {
   WorkerMetrics,
   type WorkerMetricsSource,
 } from './ops/index.js';
-// -- the worker: handlers, their context, middleware ----------------------------------------------
+
+// the worker: createWorker, what a handler is given, middleware
 export {
   type CancelledResult,
   type CreateWorkerOptions,
@@ -88,9 +94,8 @@ export {
   timeoutMiddleware,
   type WorkerHandle,
 } from './queue/index.js';
-// -- the manager: schedules, handlers, runs, control ---------------------------------------------
-// -- what a schedule is given, and how it is changed ---------------------------------------------
-// -- what a run leaves: records and the manager's events -----------------------------------------
+
+// the manager: its options, schedules and what they are given, changes, backfill, its events
 export {
   type BackfillOccurrence,
   type BackfillOptions,
@@ -132,6 +137,8 @@ export {
   setupScheduler,
   type WakeEvent,
 } from './scheduler/index.js';
+
+// the store: run records and counters, the audit trail, a schedule's status and pause note, a cluster connection
 export type {
   AuditChange,
   AuditEntry,
@@ -145,7 +152,8 @@ export type {
   SkipReason,
 } from './store/index.js';
 export { type ClusterConnection, JobStatus, type PauseNote } from './store/index.js';
-// -- triggers: when a schedule fires ---------------------------------------------------------------
+
+// triggers: when a schedule fires, and their JSON form
 export {
   CompoundLogic,
   CompoundTrigger,
