@@ -13,6 +13,8 @@
 //     when it ends: a column of Redis's instructions per run, the same from run to run whatever else
 //     the box is doing (CPU time on this shared 2-core box moves by ±20 %). Redis runs ~50x slower under
 //     it, so use fewer jobs; the time columns mean nothing then.
+//     --profile DIR keeps each row's drain dump as DIR/<row>.callgrind (callgrind_annotate reads it:
+//     where Redis's instructions go, by function); --sides plain,lease,allowAll picks the rows.
 //
 // Rows: the plain Worker; the runtime with the default overlap rule (one run at a time: a lease per
 // run); the runtime with `maxInstances: 0, coalesce: false` (allowAll: no lease). Prints Markdown.
@@ -20,7 +22,7 @@
 // every function it creates): the npm script builds first, `npm run build` does it by hand.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
@@ -41,6 +43,7 @@ const SCHEDULES = Number(arg('schedules', '1000'));
 const ROUNDS = Number(arg('rounds', '3'));
 const LABEL = arg('label', 'bullbeat runtime');
 const CALLGRIND = argv.includes('--callgrind');
+const PROFILE = arg('profile', '');
 const silent = pino({ level: 'silent' });
 
 interface Cost {
@@ -58,6 +61,8 @@ interface Cost {
   nodeUs: number;
   /** Redis's instructions over the drain (`--callgrind`), else 0. */
   instructions: number;
+  /** Every command Redis ran over the drain, the ones scripts call included (commandstats). */
+  inRedis?: Map<string, number>;
 }
 
 // Count every command the clients of this process send (ioredis: BullMQ's connections too).
@@ -97,7 +102,7 @@ function callgrindFile(port: number): string {
 }
 
 /** Callgrind of a server: `zero` its counters now, or `dump` them and read the instructions since. */
-function callgrind(child: ChildProcess, port: number, what: 'zero' | 'dump'): number {
+function callgrind(child: ChildProcess, port: number, what: 'zero' | 'dump', side = ''): number {
   if (!CALLGRIND) return 0;
   execFileSync('callgrind_control', [what === 'zero' ? '-z' : '-d', String(child.pid)], { stdio: 'ignore' });
   if (what === 'zero') return 0;
@@ -106,6 +111,7 @@ function callgrind(child: ChildProcess, port: number, what: 'zero' | 'dump'): nu
     .filter((f) => f.startsWith(`bench-run-callgrind.${port}.`))
     .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
   const text = readFileSync(join(tmpdir(), dumps.at(-1)!), 'utf8');
+  if (PROFILE) copyFileSync(join(tmpdir(), dumps.at(-1)!), join(PROFILE, `${side}.callgrind`));
   const summary = text.match(/^(?:summary|totals): (\d+)/m);
   if (!summary) throw new Error('callgrind: no totals in its dump');
   return Number(summary[1]);
@@ -212,10 +218,21 @@ async function measure(side: Side): Promise<Cost> {
     const cpu1 = process.cpuUsage(cpu0);
     const counted = sent;
     sent = new Map();
-    const instructions = callgrind(child, port, 'dump');
+    const instructions = callgrind(child, port, 'dump', side);
     const after = await stats(redis);
     await close();
-    return { ...delta(before, after, counted), skipped, nodeUs: cpu1.user + cpu1.system, instructions };
+    const inRedis = new Map<string, number>();
+    for (const [name, { calls }] of after.cmd) {
+      const n = calls - (before.cmd.get(name)?.calls ?? 0);
+      if (n > 0 && !IGNORED.has(name.split('|')[0]!)) inRedis.set(name, n);
+    }
+    return {
+      ...delta(before, after, counted),
+      skipped,
+      nodeUs: cpu1.user + cpu1.system,
+      instructions,
+      inRedis,
+    };
   } finally {
     await queue.close();
     await redis.quit();
@@ -233,7 +250,7 @@ function median(xs: number[]): number {
 }
 
 async function main() {
-  const sides: Side[] = ['plain', 'lease', 'allowAll'];
+  const sides = arg('sides', 'plain,lease,allowAll').split(',') as Side[];
   const results = new Map<Side, Cost[]>(sides.map((s) => [s, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of sides) results.get(side)!.push(await measure(side));
@@ -280,6 +297,15 @@ async function main() {
     console.log('| consumer | instructions / run | ratio | extra over the plain Worker |');
     console.log('|---|---|---|---|');
     for (const row of rows) console.log(row);
+  }
+  console.log('\nCommands Redis ran per run, those scripts call included (INFO commandstats, last round):\n');
+  for (const side of sides) {
+    const last = results.get(side)!.at(-1)!;
+    const all = [...(last.inRedis ?? new Map()).entries()].sort((a, b) => b[1] - a[1]);
+    const total = all.reduce((a, [, n]) => a + n, 0);
+    console.log(
+      `- ${names[side]}: ${(total / JOBS).toFixed(1)} in all: ${all.map(([n, c]) => `${n} ${(c / JOBS).toFixed(2)}`).join(', ')}`,
+    );
   }
   console.log('\nCommands sent per run (last round):\n');
   for (const side of sides) {

@@ -3,8 +3,8 @@ import type { Keys, RunCounter, RunRecord, ScheduleDefinition } from '../src/sto
 import {
   countsFrom,
   parsePauseNote,
-  parseRecord,
   RunHistory,
+  readRecords,
   type ScheduleErrorInfo,
   type ScheduleState,
   ScheduleStore,
@@ -102,20 +102,15 @@ export class ScheduleReader {
       parsePauseNote((res[2 * rows.length + i]?.[1] ?? null) as string | null),
     );
     const fieldLists = rows.map((_, i) => (res[2 * i + 1]?.[1] ?? []) as string[]);
-    const pipe2 = this.redis.pipeline();
-    rows.forEach(({ def }, i) => {
-      const fields = fieldLists[i] ?? [];
-      if (fields.length > 0) pipe2.hmget(this.keys.runs(def.id), ...fields);
-      else pipe2.echo('');
-    });
-    const res2 = (await pipe2.exec()) ?? [];
+    const recordLists = await readRecords(
+      this.redis,
+      this.keys,
+      rows.map(({ def }, i) => ({ scheduleId: def.id, fields: fieldLists[i] ?? [] })),
+    );
     const now = this.now();
     return rows.map(({ def, state, next, error }, i) => {
       const counts = countsFrom((res[2 * i]?.[1] ?? {}) as Record<string, string>);
-      const values = res2[i]?.[1];
-      const records = (Array.isArray(values) ? values : []).flatMap(
-        (v: unknown) => (typeof v === 'string' && parseRecord(v)) || [],
-      );
+      const records = (recordLists[i] ?? []).flatMap((r) => r ?? []);
       const paused = state.status === 'p' || state.status === 'o';
       return {
         ...this.view(def, state, next, error, counts, records, now),

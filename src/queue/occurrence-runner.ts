@@ -192,6 +192,12 @@ export class OccurrenceRunner {
         startedAt = undefined;
         return await this.waitForSlot(occurrence, job, token, state, logger);
       }
+      if (start.status === 'ran') {
+        logger.info(
+          'not run again: this occurrence ran already (its job was enqueued again after it left BullMQ)',
+        );
+        return { ranAlready: true };
+      }
       if (start.status === 'skipped') {
         startedAt = undefined;
         const skipped: SkippedResult = { skipped: start.reason };

@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import { type ForeignOutcome, ForeignOutcomeRecorder } from '../store/foreign-outcome-script.js';
 import { occurrenceJobId } from '../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField, type RecordLane } from '../store/keys.js';
+import { readRecords } from '../store/record-reads.js';
 import { queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
-import { parseRecord, type RunRecord } from '../store/run-record.js';
+import type { RunRecord } from '../store/run-record.js';
 import { peekNameAndQueue } from '../store/schedule-definition.js';
 import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
 import type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
@@ -173,19 +174,16 @@ export class ForeignOutcomes {
     const idx = redis.pipeline();
     for (const id of ids) idx.zrevrange(k.runIndex(id), 0, depth - 1);
     const fieldLists = ((await idx.exec()) ?? []).map((r) => (r[1] ?? []) as string[]);
-    const recs = redis.pipeline();
-    ids.forEach((id, i) => {
-      const fields = fieldLists[i] ?? [];
-      if (fields.length > 0) recs.hmget(k.runs(id), ...fields);
-      else recs.echo('');
-    });
+    const recordLists = await readRecords(
+      redis,
+      k,
+      ids.map((scheduleId, i) => ({ scheduleId, fields: fieldLists[i] ?? [] })),
+    );
     const [s, us] = await redis.time();
     const cutoff = Number(s) * 1000 + Math.floor(Number(us) / 1000) - options.reconcileMinAgeMs;
     const candidates: { record: RunRecord; field: string; queue: string; jobId: string }[] = [];
-    ((await recs.exec()) ?? []).forEach((r, i) => {
-      const values = Array.isArray(r[1]) ? (r[1] as (string | null)[]) : [];
-      values.forEach((v, j) => {
-        const record = parseRecord(v);
+    recordLists.forEach((records, i) => {
+      records.forEach((record, j) => {
         if (record?.outcome !== 'enqueued' || !record.queue || !record.jobId) return;
         // young records of a queue whose events are followed are left to the events
         if (!all && this.listeners.has(record.queue) && (record.enqueuedAt ?? record.fireAt) > cutoff) return;
@@ -300,14 +298,21 @@ export class ForeignOutcomes {
       return occ ? [{ ...e, occ, field: occurrenceField(occ.fireAt, occ.manual) }] : [];
     });
     if (found.length === 0) return;
-    const reads = redis.pipeline();
-    for (const f of found) reads.hget(k.runs(f.occ.scheduleId), f.field);
-    const records = (await reads.exec()) ?? [];
+    let records: (RunRecord | null)[];
+    try {
+      records = (
+        await readRecords(
+          redis,
+          k,
+          found.map((f) => ({ scheduleId: f.occ.scheduleId, fields: [f.field] })),
+        )
+      ).map((r) => r[0] ?? null);
+    } catch {
+      return;
+    }
     // The usual case for bullbeat's own workers: their outcome is there already; nothing more to read.
     const open = found.flatMap((f, i) => {
-      const [err, raw] = records[i] ?? [];
-      if (err) return [];
-      const current = parseRecord(raw as string | null);
+      const current = records[i] ?? null;
       if (current && (current.outcome !== 'enqueued' || (current.jobId && current.jobId !== f.jobId)))
         return [];
       return [{ ...f, current }];

@@ -117,9 +117,9 @@ export interface SchedulerManagerOptions {
    */
   lateThresholdMs?: number;
   /**
-   * Minimum time BullMQ keeps a finished occurrence job (s), so that a retried enqueue of the same
-   * job id stays a no-op; `removeOnComplete`/`removeOnFail` given as `true` or a count are raised to
-   * at least this age.
+   * How long BullMQ keeps a finished occurrence job (s) when the schedule's `jobOptions` give no
+   * `removeOnComplete` (then also at most 1,000 per queue) or `removeOnFail`. A schedule's own
+   * retention is used as given: exactly once rests on bullbeat's records and claims, not on kept jobs.
    * @defaultValue `3600`
    */
   keepFinishedJobsSec?: number;

@@ -3,6 +3,7 @@ import type { AuditActor } from './audit-entry.js';
 import { type AuditConfig, auditArgs, DEFAULT_AUDIT } from './audit-trail.js';
 import { type Keys, occurrenceField } from './keys.js';
 import { type OwedOverlap, type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
+import { counted, patchArgs } from './record-form.js';
 import type { RunPatch } from './run-history.js';
 import { defineStoreScripts } from './scripts.js';
 
@@ -139,12 +140,7 @@ export class BackfillLedger {
     const args: (string | number)[] = [];
     for (const { run, patch } of entries) {
       const field = occurrenceField(run.fireAt, run.lane === 'backfill' ? 'backfill' : false);
-      args.push(
-        owedMember(run),
-        field,
-        run.fireAt,
-        JSON.stringify({ scheduleId, fireAt: run.fireAt, ...patch }),
-      );
+      args.push(owedMember(run), field, run.fireAt, ...counted(patchArgs(patch).set));
     }
     const written = await this.redis.bbOwedDone(
       k.runs(scheduleId),

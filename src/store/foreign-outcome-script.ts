@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.js';
+import { counted, patchArgs } from './record-form.js';
 import type { RunRecord } from './run-record.js';
 import { ScriptBatcher } from './script-batcher.js';
 import { defineStoreScripts } from './scripts.js';
@@ -57,8 +58,6 @@ export class ForeignOutcomeRecorder {
   /** True when written and counted, false when left alone. */
   async record(o: ForeignOutcome): Promise<boolean> {
     const patch: Partial<RunRecord> = {
-      scheduleId: o.scheduleId,
-      fireAt: o.fireAt,
       outcome: o.outcome,
       consumer: 'foreign',
       queue: o.queue,
@@ -73,9 +72,9 @@ export class ForeignOutcomeRecorder {
       o.field,
       o.fireAt,
       o.jobId,
-      JSON.stringify(patch),
       o.outcome === 'failed' ? 'runs,errors' : 'runs',
       o.kind,
+      ...counted(patchArgs(patch).set),
     ]);
     return written === 1;
   }

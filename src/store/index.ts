@@ -42,6 +42,8 @@ export {
   parsePauseNote,
   pauseNoteProblem,
 } from './pause-note.js';
+export { patchArgs, recordFromHash } from './record-form.js';
+export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export {
   bullConnection,
   type ClusterConnection,

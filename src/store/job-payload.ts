@@ -66,25 +66,27 @@ export function occurrenceJobId(scheduleId: string, fireAt: number, manual: Reco
 }
 
 /**
- * An occurrence's BullMQ options: the schedule's passthrough, attempts/backoff, and a floor on how long
- * finished jobs are kept (`keepSec`), so that a retried enqueue of the same job id stays a no-op.
+ * An occurrence's BullMQ options: the schedule's passthrough, attempts/backoff, and its retention:
+ * `removeOnComplete`/`removeOnFail` as the schedule gives them. Without one, a finished job is kept
+ * `keepSec` (an hour by default) and at most 1,000 per queue; a failed one a week. Exactly once does not
+ * rest on keeping jobs: an occurrence enqueued again after its job was removed is refused by the
+ * records (a take-over reads the record first; the worker runtime refuses a job whose record says it
+ * ran, start-runs-1).
  */
 export function jobOptionsFor(def: ScheduleDefinition, jobId: string, keepSec: number): JobsOptions {
-  const floor = (v: JobsOptions['removeOnComplete'], dflt: number): JobsOptions['removeOnComplete'] => {
-    if (v === undefined) return { age: dflt };
-    if (v === true) return { age: keepSec };
-    if (typeof v === 'object' && 'age' in v && v.age < keepSec) return { ...v, age: keepSec };
-    return v;
-  };
+  const given = def.jobOptions;
   return {
-    ...def.jobOptions,
+    ...given,
     jobId,
     attempts: def.attempts,
     ...(def.backoff !== undefined && { backoff: def.backoff }),
-    removeOnComplete: floor(def.jobOptions?.removeOnComplete, keepSec),
-    removeOnFail: floor(def.jobOptions?.removeOnFail, Math.max(keepSec, 7 * 24 * 3600)),
+    removeOnComplete: given?.removeOnComplete ?? { age: keepSec, count: KEPT_FINISHED_JOBS },
+    removeOnFail: given?.removeOnFail ?? { age: Math.max(keepSec, 7 * 24 * 3600) },
   };
 }
+
+/** Finished jobs kept per queue when the schedule says nothing (`removeOnComplete`). */
+const KEPT_FINISHED_JOBS = 1000;
 
 /** The data of the BullMQ job of one occurrence of `def`. */
 export function occurrenceJobData(

@@ -34,8 +34,13 @@ export interface Keys {
   counts(scheduleId: string): string;
   /** Hash of counters summed over every schedule (same fields as `counts`). */
   totals: string;
-  /** Hash: occurrence field (see `occurrenceField`) → run record (JSON), bounded. */
+  /**
+   * Hash: occurrence field (see `occurrenceField`) → run record JSON, as earlier releases wrote it
+   * (read, trimmed and deleted; never written now: see `record`).
+   */
   runs(scheduleId: string): string;
+  /** Hash: one occurrence's run record, one field per fact (`record-form.ts`); bounded by `runIndex`. */
+  record(scheduleId: string, field: string): string;
   /** Sorted set: occurrence field scored by fire time; orders and bounds `runs`. */
   runIndex(scheduleId: string): string;
   /** Sorted set: schedule id scored by the expiry of its claim's lease (claimed, being enqueued). */
@@ -203,6 +208,8 @@ function partitionKeys(
     counts: (id) => `${ofId(id).base}:counts:${id}`,
     totals: `${base}:totals`,
     runs: (id) => `${ofId(id).base}:runs:${id}`,
+    // the occurrence field (digits, `m` or `b` then digits) holds no `:`: no two (id, field) share a key
+    record: (id, field) => `${ofId(id).base}:rec:${id}:${field}`,
     runIndex: (id) => `${ofId(id).base}:runidx:${id}`,
     inflight: `${base}:inflight`,
     claim: `${base}:claim`,

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { AuditActor } from './audit-entry.js';
 import { type AuditConfig, auditArgs } from './audit-trail.js';
 import { type Keys, occurrenceField } from './keys.js';
+import { counted, patchArgs } from './record-form.js';
 import type { RunPatch } from './run-history.js';
 import { defineStoreScripts } from './scripts.js';
 
@@ -30,9 +31,10 @@ export async function recordManualRun(
     ...[k.runs(scheduleId), k.runIndex(scheduleId), k.counts(scheduleId), k.totals, k.audit(scheduleId)],
     occurrenceField(fireAt, true),
     fireAt,
-    JSON.stringify({ scheduleId, fireAt, ...patch }),
+    scheduleId,
     s.historyLimit,
     ...auditArgs(s.audit, by),
     patch.jobId ?? '',
+    ...counted(patchArgs(patch).set),
   );
 }

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { type Keys, occurrenceField, type RecordLane } from './keys.js';
-import { parseRecord, type RunRecord } from './run-record.js';
+import { counted, patchArgs } from './record-form.js';
+import { readHistories, readRecords, recordKeysOf } from './record-reads.js';
+import type { RunRecord } from './run-record.js';
 import { defineStoreScripts } from './scripts.js';
 
 /** A change to a run record: fields to set, and fields to remove (given as `null`). */
@@ -14,7 +16,7 @@ export type RunCounter = 'runs' | 'errors' | 'skipped' | 'missed' | 'coalesced';
  * The bounded per-schedule history of occurrences. The scheduler writes `enqueued`, `missed` and
  * `skipped` records; workers write `running`, `succeeded`, `failed` and overlap skips. Each write is
  * a merge into the occurrence's record by the one merge rule (`lua/includes/record.lua`: a `null`
- * removes a field, `enqueued` never replaces an outcome), trimmed by the one trim rule
+ * removes a fact, `enqueued` never replaces an outcome; the record is a hash of facts, `record-form.ts`), trimmed by the one trim rule
  * (`lua/includes/history.lua`), so writers never overwrite each other's fields.
  */
 export class RunHistory {
@@ -40,6 +42,7 @@ export class RunHistory {
     counters: readonly RunCounter[] = [],
   ): Promise<void> {
     const k = this.keys.of(scheduleId);
+    const p = patchArgs(patch);
     await this.redis.bbMergeRun(
       k.runs(scheduleId),
       k.runIndex(scheduleId),
@@ -47,24 +50,23 @@ export class RunHistory {
       k.totals,
       occurrenceField(fireAt, manual),
       fireAt,
-      JSON.stringify({ scheduleId, fireAt, ...patch }),
+      scheduleId,
       this.limit,
       counters.join(','),
+      p.drop,
+      ...counted(p.set),
     );
   }
 
   /** The newest `limit` records of a schedule, newest first. */
   async list(scheduleId: string, limit = this.limit): Promise<RunRecord[]> {
-    const fields = await this.redis.zrevrange(this.keys.runIndex(scheduleId), 0, limit - 1);
-    if (fields.length === 0) return [];
-    const values = await this.redis.hmget(this.keys.runs(scheduleId), ...fields);
-    return values.flatMap((v) => parseRecord(v) ?? []);
+    return (await readHistories(this.redis, this.keys, [scheduleId], limit))[0] ?? [];
   }
 
   /** One occurrence's record, or null. */
   async get(scheduleId: string, fireAt: number, manual: RecordLane = false): Promise<RunRecord | null> {
-    const v = await this.redis.hget(this.keys.runs(scheduleId), occurrenceField(fireAt, manual));
-    return parseRecord(v);
+    const fields = [occurrenceField(fireAt, manual)];
+    return (await readRecords(this.redis, this.keys, [{ scheduleId, fields }]))[0]?.[0] ?? null;
   }
 
   /** A schedule's counters (missing ones are 0). */
@@ -91,7 +93,8 @@ export class RunHistory {
   /** Forget a schedule's history and counters (the totals keep what it contributed). */
   async clear(scheduleId: string): Promise<void> {
     const k = this.keys;
-    await this.redis.del(k.runs(scheduleId), k.runIndex(scheduleId), k.counts(scheduleId));
+    const records = await recordKeysOf(this.redis, k, scheduleId);
+    await this.redis.del(...records, k.runs(scheduleId), k.runIndex(scheduleId), k.counts(scheduleId));
   }
 }
 

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { DEFAULT_AUDIT } from './audit-trail.js';
 import { type Keys, occurrenceField, type RecordLane } from './keys.js';
 import type { SlotRule } from './overlap-policy.js';
+import { counted, patchArgs } from './record-form.js';
 import type { RunCounter, RunPatch } from './run-history.js';
 import type { SkipReason } from './run-record.js';
 import { ScriptBatcher } from './script-batcher.js';
@@ -24,7 +25,12 @@ export type RunStart =
   /** Not now: a retry owed its run, or an occurrence buffered for the slot, asks again later. */
   | { status: 'wait'; live: number }
   /** Asked as a first delivery, but the record shows an earlier attempt of this job: read it, ask again. */
-  | { status: 'reread' };
+  | { status: 'reread' }
+  /**
+   * Asked as a first delivery, but the record shows this job succeeded, was skipped or cancelled: the
+   * same occurrence enqueued again after its job left BullMQ. Nothing was taken or written.
+   */
+  | { status: 'ran' };
 
 /** What `finish` did. */
 export interface RunFinish {
@@ -88,6 +94,10 @@ export class RunSlots {
     skipped: RunPatch,
   ): Promise<RunStart> {
     const id = run.scheduleId;
+    // the instants are the script's Redis TIME (`startedAt`, a skip's `finishedAt`): not sent
+    const { startedAt: _s, ...runningFacts } = running;
+    const { finishedAt: _f, ...skippedFacts } = skipped;
+    const r = patchArgs(runningFacts);
     const [status, live, token, at, reason] = (await this.starts.call(this.keys.partitionOf(id), [
       id,
       ids.leaseId,
@@ -97,10 +107,12 @@ export class RunSlots {
       ids.jobId,
       occurrenceField(run.fireAt, run.manual),
       run.fireAt,
-      JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...running }),
-      JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...skipped }),
       ids.firstDelivery ? '1' : '0',
+      ...counted(r.set),
+      r.drop,
+      ...counted(patchArgs(skippedFacts).set),
     ])) as [number, number, number, number, string];
+    if (status === 4) return { status: 'ran' };
     if (status === 3) return { status: 'reread' };
     if (status === 1) return { status: 'started', live, fencingToken: Number(token), at: Number(at) };
     if (status === 0) return { status: 'skipped', live, reason: reason as SkipReason, at: Number(at) };
@@ -120,18 +132,23 @@ export class RunSlots {
     mode: SlotRule['mode'] = 'skip',
   ): Promise<RunFinish> {
     const id = run.scheduleId;
+    // a `finishedAt` is the script's Redis TIME: not sent
+    const { finishedAt, ...facts } = outcome;
+    const p = patchArgs(facts);
     const [written, paused, next] = (await this.finishes.call(this.keys.partitionOf(id), [
       id,
       leaseId ?? '',
       occurrenceField(run.fireAt, run.manual),
       run.fireAt,
-      JSON.stringify({ scheduleId: id, fireAt: run.fireAt, ...outcome }),
+      finishedAt === null ? '' : finishedAt === undefined ? '' : '1',
       counters.join(','),
       fencingToken ?? '',
       streak ?? '',
       pause.afterFailures,
       pause.afterFailures > 0 ? JSON.stringify({ note: pause.note, by: 'pauseOnFailure', at: pause.at }) : '',
       mode,
+      ...counted(p.set),
+      finishedAt === null ? (p.drop ? `${p.drop},finishedAt` : 'finishedAt') : p.drop,
     ])) as [number, number, string];
     return { written: written === 1, paused: paused === 1, ...(next ? { next } : {}) };
   }

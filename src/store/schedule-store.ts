@@ -3,7 +3,9 @@ import type { AuditActor } from './audit-entry.js';
 import { type AuditConfig, auditArgs, DEFAULT_AUDIT } from './audit-trail.js';
 import type { Keys } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
-import { encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import { counted, enqueuedFacts, patchArgs } from './record-form.js';
+import type { RunRecord } from './run-record.js';
+import { decodeDefinition, encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
 import type {
   Claim,
@@ -184,31 +186,17 @@ export class ScheduleStore {
     for (const c of completions) args.push(k.runs(c.claim.id), k.runIndex(c.claim.id), k.counts(c.claim.id));
     args.push(this.historyLimit, now, token);
     for (const c of completions) {
-      const e = c.enqueued;
       args.push(
         c.claim.id,
         c.claim.fireAt,
         c.next === null ? '-1' : c.next,
-        e === undefined
-          ? ''
-          : JSON.stringify({
-              scheduleId: c.claim.id,
-              fireAt: c.claim.fireAt,
-              kind: e.kind,
-              outcome: 'enqueued',
-              enqueuedAt: e.enqueuedAt ?? now,
-              queue: e.queue,
-              jobId: e.jobId,
-              ...(e.replica !== undefined && { replica: e.replica }),
-              ...(e.claimedAt !== undefined && { claimedAt: e.claimedAt }),
-              ...(e.reclaimed && { reclaimed: true }),
-            }),
-        c.records.length === 0
-          ? ''
-          : JSON.stringify(c.records.map((r) => [r.field, String(r.fireAt), r.patch, r.counter ?? ''])),
         c.missedUncounted,
         c.coalesced ?? 0,
       );
+      args.push(...counted(c.enqueued === undefined ? [] : enqueuedFacts(c.enqueued, now)));
+      args.push(c.records.length);
+      for (const r of c.records)
+        args.push(r.field, r.fireAt, r.counter ?? '', ...counted(patchArgs(r.patch).set));
     }
     return this.redis.bbComplete(...args);
   }

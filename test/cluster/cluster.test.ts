@@ -110,7 +110,14 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     expect(slots.size).toBe(24);
     const id = 'daily-report';
     const own = k.of(id);
-    for (const key of [k.runs(id), k.runIndex(id), k.counts(id), k.lease(id), k.leaseOwed(id)])
+    for (const key of [
+      k.runs(id),
+      k.record(id, '1000'),
+      k.runIndex(id),
+      k.counts(id),
+      k.lease(id),
+      k.leaseOwed(id),
+    ])
       expect(keySlot(key)).toBe(keySlot(own.due));
     expect(keySlot(k.group('g'))).toBe(keySlot(k.wake));
     expect(keySlot(k.groupQueue('g'))).toBe(keySlot('{app}'));

@@ -1,7 +1,7 @@
 // claim-6.lua, complete-n.lua, upsert-8.lua and remove-13.lua on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineStoreScripts } from '../../src/store/scripts.js';
-import { item, row, StoreBed, scheduleScriptKeys } from './helpers.js';
+import { item, row, StoreBed, scheduleScriptKeys, storedRecord } from './helpers.js';
 
 let bed: StoreBed;
 afterEach(async () => {
@@ -102,7 +102,7 @@ describe('complete', () => {
       ),
     ).toBe(0);
     expect(await bed.redis.hget(bed.k.claim, 's')).toBe('5000|new');
-    expect(await bed.redis.exists(bed.k.runs('s'))).toBe(0);
+    expect(await bed.redis.exists(bed.k.record('s', '5000'))).toBe(0);
     expect(
       await bed.redis.bbComplete(
         ...keys.complete(['s']),
@@ -116,7 +116,7 @@ describe('complete', () => {
     expect(await bed.redis.zscore(bed.k.due, 's')).toBe('6000');
     expect(await bed.redis.hget(bed.k.claim, 's')).toBeNull();
     expect(await bed.redis.zscore(bed.k.inflight, 's')).toBeNull();
-    expect(JSON.parse((await bed.redis.hget(bed.k.runs('s'), '5000')) as string)).toEqual(enq);
+    expect(await storedRecord(bed, 's', '5000')).toEqual(enq);
   });
 
   it('a batch writes each schedule to its own keys; records, missed counts and completion', async () => {
@@ -124,8 +124,10 @@ describe('complete', () => {
     await claimedAt('a', 5000, 't');
     await claimedAt('b', 5000, 't');
     // a worker started `a` first: the enqueued record merges, its outcome stays
-    await bed.redis.hset(bed.k.runs('a'), '5000', JSON.stringify({ outcome: 'running', worker: 'w' }));
-    const missed = [['4000', '4000', { outcome: 'missed', reason: 'misfire' }, 'missed']];
+    await bed.redis.hset(bed.k.record('a', '5000'), 'outcome', 'running', 'worker', 'w');
+    const missed: [string, string, object, string][] = [
+      ['4000', '4000', { outcome: 'missed', reason: 'misfire' }, 'missed'],
+    ];
     const n = await bed.redis.bbComplete(
       ...keys.complete(['a', 'b']),
       10,
@@ -135,7 +137,7 @@ describe('complete', () => {
       ...item('b', 5000, -1, { records: missed, missed: 3 }),
     );
     expect(n).toBe(2);
-    expect(JSON.parse((await bed.redis.hget(bed.k.runs('a'), '5000')) as string)).toEqual({
+    expect(await storedRecord(bed, 'a', '5000')).toEqual({
       outcome: 'running',
       worker: 'w',
       jobId: 'ja',

@@ -1,6 +1,7 @@
 // foreign-outcomes-2.lua through ForeignOutcomeRecorder: an outcome read from BullMQ is counted once.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ForeignOutcome, ForeignOutcomeRecorder } from '../../src/store/foreign-outcome-script.js';
+import { RunHistory } from '../../src/store/run-history.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;
@@ -39,6 +40,7 @@ describe('foreign-outcome', () => {
     }
     expect(await bed.redis.hget(bed.k.counts('s'), 'runs')).toBeNull();
     expect(await bed.redis.hexists(bed.k.runs('s'), '1500')).toBe(0);
+    expect(await bed.redis.exists(bed.k.record('s', '1500'))).toBe(0);
   });
 
   it('outcomes recorded together go in one call: each written and counted once, whatever else the batch holds', async () => {
@@ -58,12 +60,13 @@ describe('foreign-outcome', () => {
     // seen again (another replica, a reconciliation pass): left alone, not counted twice
     expect(await recorder.record(outcome(1000))).toBe(false);
     expect(await bed.redis.hgetall(bed.k.counts('s'))).toEqual({ runs: '2', errors: '1' });
-    expect(JSON.parse((await bed.redis.hget(bed.k.runs('s'), '3000'))!)).toMatchObject({
+    // an earlier release's `enqueued` record (JSON), with this release's facts over it
+    expect(await new RunHistory(bed.redis, bed.k, 20).get('s', 3000)).toMatchObject({
       outcome: 'failed',
       error: 'boom',
       consumer: 'foreign',
     });
     expect(await bed.redis.hget(bed.k.runs('s'), '2000')).toBe('not json');
-    expect(await bed.redis.exists(bed.k.runs('gone'))).toBe(0);
+    expect(await bed.redis.exists(bed.k.runs('gone'), bed.k.record('gone', '4000'))).toBe(0);
   });
 });

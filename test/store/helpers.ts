@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { type Keys, keys } from '../../src/store/keys.js';
+import { counted, patchArgs } from '../../src/store/record-form.js';
 import { REDIS } from '../redis-url.js';
 
 /** A fresh key prefix and a client for one store test; `cleanup()` deletes every key under it. */
@@ -77,20 +78,28 @@ export function scheduleScriptKeys(k: Keys) {
   };
 }
 
-/** One completion item's 7 arguments (complete-n.lua). */
+/** One completion item's arguments (complete-n.lua); records as `[field, score, patch, counter]`. */
 export function item(
   id: string,
   fireAt: number,
   next: number | -1,
-  o: { enqueued?: object; records?: unknown[]; missed?: number; coalesced?: number } = {},
+  o: {
+    enqueued?: object;
+    records?: [string, string, object, string][];
+    missed?: number;
+    coalesced?: number;
+  } = {},
 ): (string | number)[] {
-  return [
-    id,
-    fireAt,
-    next,
-    o.enqueued ? JSON.stringify(o.enqueued) : '',
-    o.records ? JSON.stringify(o.records) : '',
-    o.missed ?? 0,
-    o.coalesced ?? 0,
-  ];
+  const enq = o.enqueued ? patchArgs(o.enqueued as Record<string, unknown>).set : [];
+  const out: (string | number)[] = [id, fireAt, next, o.missed ?? 0, o.coalesced ?? 0, ...counted(enq)];
+  out.push(o.records?.length ?? 0);
+  for (const [field, score, patch, counter] of o.records ?? []) {
+    out.push(field, score, counter, ...counted(patchArgs(patch as Record<string, unknown>).set));
+  }
+  return out;
+}
+
+/** One occurrence's record hash as stored (`rec:<id>:<field>`: every fact a string). */
+export function storedRecord(bed: StoreBed, id: string, field: string): Promise<Record<string, string>> {
+  return bed.redis.hgetall(bed.k.record(id, field));
 }

@@ -15,7 +15,8 @@
       record is no longer kept: never run twice)
 
   Input:
-    KEYS[1] runs:<id>       hash: occurrence field -> run record JSON
+    KEYS[1] runs:<id>       hash: occurrence field -> run record JSON of an earlier release (the
+                            records, `rec:<id>:<field>`, are built from it: includes/record)
     KEYS[2] backfills:<id>  zset: the ledger
     KEYS[3] paused:<id>     zset: spans paused over, `from:to` by `to`
     KEYS[4] owed-runs       zset: owed member -> the time by which its taker enqueues it
@@ -41,8 +42,10 @@
 --- @include "includes/now"
 --- @include "includes/ledger"
 --- @include "includes/audit"
+--- @include "includes/record"
 
 local id = ARGV[1]
+local recBase = recordBase(KEYS[1], id)
 if redis.call('HEXISTS', KEYS[7], id) == 0 then return { -1 } end
 local now = redisNow()
 local ahead = claimedFireAt(KEYS[6], id) or tonumber(redis.call('ZSCORE', KEYS[5], id) or '')
@@ -62,13 +65,12 @@ for i = 10, #ARGV, 2 do
     code = 3
   elseif t > now then
     code = 4
-  elseif inLedger(KEYS[2], f) or redis.call('HEXISTS', KEYS[1], 'b' .. f) == 1 then
+  elseif inLedger(KEYS[2], f) or redis.call('EXISTS', recBase .. 'b' .. f) == 1
+    or redis.call('HEXISTS', KEYS[1], 'b' .. f) == 1 then
     code = 2
   else
-    local rec = redis.call('HGET', KEYS[1], f)
-    if rec then
-      local ok, r = pcall(cjson.decode, rec)
-      local outcome = ok and type(r) == 'table' and r.outcome or nil
+    local outcome = recordFacts(KEYS[1], recBase .. f, f)
+    if outcome then
       if outcome == 'missed' or outcome == 'skipped' then code = 0 end
     elseif (created and t < created) or (pausedFrom and t >= pausedFrom) or inPausedSpan(KEYS[3], t) then
       code = 0

@@ -15,19 +15,22 @@
     KEYS[6] completed   zset: id -> completion time
     KEYS[7] totals      hash: counters summed over every schedule
     then per item j (0-based), the schedule's own keys (same hash tag, same slot):
-    KEYS[8 + 3j]  runs:<id>    hash: occurrence field -> run record JSON
+    KEYS[8 + 3j]  runs:<id>    hash: occurrence field -> run record JSON of an earlier release (trimmed;
+                               the records are `rec:<id>:<field>` hashes built from it, includes/record)
     KEYS[9 + 3j]  runidx:<id>  zset: occurrence field -> fire time
     KEYS[10 + 3j] counts:<id>  hash: the schedule's counters
 
     ARGV[1] history limit (includes/history)
     ARGV[2] now (ms): completion time of a schedule that completes
     ARGV[3] token of the claim call
-    then per item j, 7 values from ARGV[4 + 7j]:
-      id, fireAt, next ('-1' = none: complete), the `enqueued` record JSON ('' = not enqueued),
-      other records (JSON array of [field, score, patch, counter] or ''), missed occurrences beyond the records,
-      occurrences coalesced by backpressure (counted as `coalesced`; their records are among the others)
-    The `enqueued` record is written with HSETNX; only when a record is there already (a worker started
-    the job first, or a take-over) is it merged (includes/record: it never replaces a worker's outcome).
+    then per item, in order:
+      id, fireAt, next ('-1' = none: complete), missed occurrences beyond the records, occurrences
+      coalesced by backpressure (counted as `coalesced`; their records are among the others),
+      the `enqueued` record: the number of its name/value pairs (0 = not enqueued), the pairs;
+      the number of other records, then per record: field, score, counter ('' none), the number of its
+      pairs, the pairs
+    The `enqueued` record is written by the merge rule (includes/record: `HSETNX outcome`, so it never
+    replaces a worker's outcome, when a worker started the job first, or after a take-over).
 
   Output:
     how many claims were completed (still ours, schedule still there)
@@ -38,16 +41,32 @@
 local limit = tonumber(ARGV[1])
 local now = ARGV[2]
 local token = ARGV[3]
-local n = (#ARGV - 3) / 7
+-- where each item's values start (the layout above is of variable length)
+local at, ids = {}, {}
+do
+  local a = 4
+  while a <= #ARGV do
+    at[#at + 1] = a
+    ids[#ids + 1] = ARGV[a]
+    local _, b = pairsAt(a + 6)
+    local others = tonumber(ARGV[b])
+    b = b + 1
+    for _ = 1, others do
+      local _, c = pairsAt(b + 4)
+      b = c
+    end
+    at[#at + 1] = b -- the end, read again below
+    a = b
+  end
+end
+local n = #ids
 -- one read for the batch: their claims, states and (rarely any) pending re-schedules
-local ids = {}
-for j = 0, n - 1 do ids[j + 1] = ARGV[4 + j * 7] end
 local claims = redis.call('HMGET', KEYS[3], unpack(ids))
 local states = redis.call('HMGET', KEYS[4], unpack(ids))
 local anyResched = redis.call('HLEN', KEYS[5]) > 0
 local mine, due, stateArgs = {}, {}, {}
 for j = 0, n - 1 do
-  local a = 4 + j * 7
+  local a = at[2 * j + 1]
   local id = ARGV[a]
   local f = ARGV[a + 1]
   local row = states[j + 1]
@@ -55,30 +74,28 @@ for j = 0, n - 1 do
     mine[#mine + 1] = id
     if row then
       local runs, idx, counts = KEYS[8 + 3 * j], KEYS[9 + 3 * j], KEYS[10 + 3 * j]
+      local recBase = recordBase(runs, id)
       local s = parseState(row)
-      if ARGV[a + 4] ~= '' then
-        for _, r in ipairs(cjson.decode(ARGV[a + 4])) do
-          writeRecord(runs, idx, r[1], r[2], r[3], limit)
-          bumpCounters(counts, KEYS[7], r[4])
-        end
+      local enq, b = pairsAt(a + 6)
+      local others = tonumber(ARGV[b])
+      b = b + 1
+      for _ = 1, others do
+        local set, c = pairsAt(b + 4)
+        writeRecord(runs, idx, recBase, ARGV[b], ARGV[b + 1], set, '', limit)
+        bumpCounters(counts, KEYS[7], ARGV[b + 2])
+        b = c
       end
-      local enq = ARGV[a + 3]
-      if enq ~= '' then
+      if #enq > 0 then
         s.fired = (tonumber(s.fired) or 0) + 1
         s.last = f
-        if redis.call('HSETNX', runs, f, enq) == 1 then
-          redis.call('ZADD', idx, f, f)
-          trimHistory(runs, idx, limit)
-        else
-          writeRecord(runs, idx, f, f, cjson.decode(enq), limit)
-        end
+        writeRecord(runs, idx, recBase, f, f, enq, '', limit)
       end
-      local mc = tonumber(ARGV[a + 5])
+      local mc = tonumber(ARGV[a + 3])
       if mc > 0 then
         redis.call('HINCRBY', counts, 'missed', mc)
         redis.call('HINCRBY', KEYS[7], 'missed', mc)
       end
-      local cc = tonumber(ARGV[a + 6])
+      local cc = tonumber(ARGV[a + 4])
       if cc > 0 then
         redis.call('HINCRBY', counts, 'coalesced', cc)
         redis.call('HINCRBY', KEYS[7], 'coalesced', cc)

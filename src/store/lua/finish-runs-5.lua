@@ -11,7 +11,8 @@
 
   Fencing: the record carries the `fencingToken` of the run that wrote `running` into it; an outcome
   with another token is not written (a stalled run whose occurrence was re-run by a newer attempt), and
-  counts nothing. A record without a token (written by the previous release) is written as before.
+  counts nothing. A record without a token (written by an earlier release) is written as before.
+  The outcome is facts of the record hash (includes/record), from arguments that are already strings.
 
   Input:
     KEYS[1] totals   hash: counters summed over every schedule (the partition's)
@@ -23,23 +24,26 @@
     ARGV[2] history limit
     ARGV[3] wake channel (pub/sub)
     ARGV[4] audit entries kept per schedule (includes/audit)
-    then 11 values per run: A[8] (schedule id), A[1], A[2], A[3], A[4], A[6], A[7], A[9], A[10], A[11], A[13]
+    then per run: A[8] (schedule id), A[1], A[2], A[3], A[14], A[6], A[7], A[9], A[10], A[11], A[13],
+    then the outcome patch: the number of its name/value pairs, the pairs (A[4]), the names it removes
+    (A[15])
 
   One run's keys and values:
     K[1] lease:<id>          zset: lease id -> expiry
     K[2] owed:<id>           zset: retries owed a slot
     K[3] waiters:<id>        zset: job ids buffered for the slot -> fire time
     K[4] cancelled:<id>      set: lease ids asked to stop
-    K[5] runs:<id>           hash: occurrence field -> run record JSON
+    K[5] runs:<id>           hash: occurrence field -> run record JSON of an earlier release (read only)
     K[6] runidx:<id>         zset: occurrence field -> fire time
     K[7] counts:<id>         hash: the schedule's counters (and `failstreak`: final failures in a row)
     K[8..12] KEYS[1..5]
-    K[13] audit:<id>         stream: the schedule's audit trail
+    K[13] rec:<id>:          the start of the schedule's record keys (includes/record)
+    K[14] audit:<id>         stream: the schedule's audit trail
 
     A[1] lease id ('' = the run held no slot)
     A[2] occurrence field
     A[3] fire time (score)
-    A[4] outcome patch JSON
+    A[4] the outcome patch's pairs (a table)
     A[5] history limit (ARGV[2])
     A[6] counters to bump (comma-separated, may be empty)
     A[7] the run's fencing token ('' = a run that never started: written unfenced)
@@ -48,9 +52,11 @@
     A[10] pauseOnFailure: failures in a row that pause the schedule (0 = never)
     A[11] the pause note JSON (written when it pauses)
     A[12] wake channel (ARGV[3])
-    A[14] audit entries kept (ARGV[4])
     A[13] the run's slot policy (start-runs's A[3]): only `cancelOther` marks leases, only the
           buffering ones and `cancelOther` have waiters
+    A[14] '1': the record's `finishedAt` is this call's Redis TIME; '' none
+    A[15] the names the patch removes (comma-separated, '' none)
+    A[16] audit entries kept (ARGV[4])
 
   Output:
     { 1 written | 0 rejected (fenced off), 1 paused now | 0, the job id next in line for the slot ('') }
@@ -60,35 +66,36 @@
 ]]
 --- @include "includes/now"
 --- @include "includes/record"
+--- @include "includes/audit"
 --- @include "includes/pause"
 --- @include "includes/run-slot"
---- @include "includes/audit"
 
--- Redis TIME, read once per call: a `finishedAt` in an outcome patch is replaced by it (the clock of
+-- Redis TIME, read once per call: an outcome's `finishedAt` is it (the clock of
 -- `enqueuedAt` and `startedAt`, see start-runs-1.lua), so no record ends before it started.
-local clock
+local stamp
 local function finishedNow()
-  if not clock then clock = redisNow() end
-  return clock
+  if not stamp then stamp = tostring(redisNow()) end
+  return stamp
 end
 
 local function finishRun(K, A)
   local leaseId, field, id = A[1], A[2], A[8]
   local written, paused = 1, 0
 
-  local rec = readRecord(K[5], field)
-  if rec and A[7] ~= '' and rec.fencingToken and tostring(rec.fencingToken) ~= A[7] then
-    written = 0
+  local rec = K[13] .. field
+  if A[7] ~= '' then
+    local token = redis.call('HGET', rec, 'fencingToken')
+    if token and token ~= A[7] then written = 0 end
   end
 
   if written == 1 then
-    local patch = cjson.decode(A[4])
-    if patch.finishedAt ~= nil and patch.finishedAt ~= cjson.null then patch.finishedAt = finishedNow() end
-    if rec then
-      writeReadRecord(K[5], K[6], field, A[3], rec, patch, tonumber(A[5]))
-    else
-      writeRecord(K[5], K[6], field, A[3], patch, tonumber(A[5]))
+    local set = A[4]
+    if A[14] == '1' then
+      set[#set + 1] = 'finishedAt'
+      set[#set + 1] = finishedNow()
     end
+    patchRecord(rec, set, A[15])
+    indexRecord(K[5], K[6], K[13], field, A[3], tonumber(A[5]))
     bumpCounters(K[7], K[8], A[6])
     if A[9] == 'ok' then
       redis.call('HDEL', K[7], 'failstreak')
@@ -101,7 +108,7 @@ local function finishRun(K, A)
         redis.call('PUBLISH', A[12], 'stop:' .. id)
         -- the note's text, decoded only here (a pause is rare; the run path decodes no note)
         local ok, note = pcall(cjson.decode, A[11])
-        appendAudit(K[13], A[14], 'bullbeat', 'runtime', 'pause',
+        appendAudit(K[14], A[16], 'bullbeat', 'runtime', 'pause',
           { 'note', ok and type(note) == 'table' and type(note.note) == 'string' and note.note or '' })
         paused = 1
       end
@@ -121,17 +128,22 @@ end
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
 local base, limit, channel, auditLimit = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local out = {}
-for i = 5, #ARGV, 11 do
+local i = 5
+while i <= #ARGV do
   local id = ARGV[i]
   local K = {
     base .. ':lease:' .. id, base .. ':owed:' .. id, base .. ':waiters:' .. id,
     base .. ':cancelled:' .. id, base .. ':runs:' .. id, base .. ':runidx:' .. id,
-    base .. ':counts:' .. id, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], base .. ':audit:' .. id,
+    base .. ':counts:' .. id, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], base .. ':rec:' .. id .. ':',
+    base .. ':audit:' .. id,
   }
+  local set, after = pairsAt(i + 12)
   local A = {
-    ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], limit, ARGV[i + 5], ARGV[i + 6], id,
-    ARGV[i + 7], ARGV[i + 8], ARGV[i + 9], channel, ARGV[i + 10], auditLimit,
+    ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], set, limit, ARGV[i + 5], ARGV[i + 6], id,
+    ARGV[i + 7], ARGV[i + 8], ARGV[i + 9], channel, ARGV[i + 10], ARGV[i + 4], ARGV[after],
+    auditLimit,
   }
+  i = after + 1
   local ok, r = pcall(finishRun, K, A)
   if not ok then r = { -1, '', type(r) == 'table' and tostring(r.err) or tostring(r) } end
   for j = 1, 3 do out[#out + 1] = r[j] end

@@ -17,12 +17,14 @@
 
     ARGV[1] the partition's key base (`{tag}:bb`)
     ARGV[2] history limit
-    then 7 values per outcome:
-      schedule id, occurrence field, score (the fire time), job id, patch JSON,
-      counters to bump (comma-separated), the occurrence's kind (for a record written first)
+    then per outcome:
+      schedule id, occurrence field, score (the fire time), job id, counters to bump (comma-separated),
+      the occurrence's kind (for a record written first), the number of the patch's name/value pairs,
+      the pairs (includes/record)
 
   One outcome's keys:
-    runs:<id>    hash: occurrence field -> run record JSON
+    rec:<id>:<field>  hash: the record, one field per fact
+    runs:<id>    hash: occurrence field -> run record JSON of an earlier release (read, trimmed)
     runidx:<id>  zset: occurrence field -> fire time
     counts:<id>  hash: the schedule's counters
 
@@ -34,27 +36,30 @@
 
 local base, limit = ARGV[1], tonumber(ARGV[2])
 
-local function record(id, field, score, jobId, patchJson, counters, kind)
+local function record(id, field, score, jobId, counters, kind, set)
   local runs, idx, counts = base .. ':runs:' .. id, base .. ':runidx:' .. id, base .. ':counts:' .. id
-  local rec = readRecord(runs, field)
-  if rec == nil then return 0 end -- not a JSON object: not ours to overwrite
-  local patch = cjson.decode(patchJson)
-  if next(rec) ~= nil then
-    if rec.outcome ~= 'enqueued' then return 0 end
-    if rec.jobId and rec.jobId ~= jobId then return 0 end
+  local recBase = base .. ':rec:' .. id .. ':'
+  local outcome, ofJob = recordFacts(runs, recBase .. field, field)
+  if outcome ~= nil then
+    if outcome ~= 'enqueued' then return 0 end
+    if ofJob and ofJob ~= jobId then return 0 end
   else
     if redis.call('HEXISTS', KEYS[2], id) == 0 then return 0 end
     if not historyKeeps(idx, tonumber(score), limit) then return 0 end
-    patch.kind = patch.kind or kind
+    set[#set + 1] = 'kind'
+    set[#set + 1] = kind
   end
-  writeReadRecord(runs, idx, field, score, rec, patch, limit)
+  writeRecord(runs, idx, recBase, field, score, set, '', limit)
   bumpCounters(counts, KEYS[1], counters)
   return 1
 end
 
 local out = {}
-for i = 3, #ARGV, 7 do
-  local ok, r = pcall(record, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6])
+local i = 3
+while i <= #ARGV do
+  local set, after = pairsAt(i + 7)
+  local ok, r = pcall(record, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], set)
+  i = after
   if ok then
     out[#out + 1] = r
     out[#out + 1] = ''

@@ -4,7 +4,7 @@
   the job is added to its BullMQ queue (a crash between the two leaves an enqueued job with neither).
 
   Input:
-    KEYS[1] runs:<id>    hash: occurrence field -> run record JSON
+    KEYS[1] runs:<id>    hash: occurrence field -> run record JSON of an earlier release (trimmed)
     KEYS[2] runidx:<id>  zset: occurrence field -> fire time
     KEYS[3] counts:<id>  hash: the schedule's counters
     KEYS[4] totals       hash: counters summed over every schedule
@@ -12,10 +12,11 @@
 
     ARGV[1] occurrence field (`m<time>`)
     ARGV[2] score: the fire time
-    ARGV[3] patch JSON
+    ARGV[3] schedule id (its record keys, `rec:<id>:<field>`, are built from KEYS[1])
     ARGV[4] history limit
     ARGV[5..7] the audit entry's limit, actor, source: `trigger`, with `fireAt` and `jobId`
     ARGV[8] the job id
+    ARGV[9] the number of the record patch's name/value pairs, then the pairs (includes/record)
 
   Output:
     1
@@ -23,6 +24,6 @@
 --- @include "includes/record"
 --- @include "includes/audit"
 
-writeRecord(KEYS[1], KEYS[2], ARGV[1], ARGV[2], cjson.decode(ARGV[3]), tonumber(ARGV[4]))
+writeRecord(KEYS[1], KEYS[2], recordBase(KEYS[1], ARGV[3]), ARGV[1], ARGV[2], pairsAt(9), '', tonumber(ARGV[4]))
 audit(KEYS[5], 5, 'trigger', { 'fireAt', ARGV[2], 'jobId', ARGV[8] })
 return 1

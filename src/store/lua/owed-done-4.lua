@@ -5,14 +5,15 @@
   at once: the ledger alone guards it). Idempotent (a repeat writes the same records).
 
   Input:
-    KEYS[1] runs:<id>       hash: occurrence field -> run record JSON
+    KEYS[1] runs:<id>       hash: occurrence field -> run record JSON of an earlier release (trimmed)
     KEYS[2] runidx:<id>     zset: occurrence field -> fire time
     KEYS[3] owed-runs       zset: owed member -> the time by which its taker enqueues it
     KEYS[4] schedules       hash: schedule id -> definition
 
     ARGV[1] schedule id
     ARGV[2] history limit
-    ARGV[3..] quadruples: owed member, record field (`<time>` or `b<time>`), fire time, record patch JSON
+    ARGV[3..] per record: owed member, record field (`<time>` or `b<time>`), fire time, the number of
+      the patch's name/value pairs, the pairs (includes/record)
 
   Output:
     how many records were written; -1 when the schedule no longer exists (no record written, the
@@ -22,14 +23,18 @@
 
 local gone = redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0
 local limit = tonumber(ARGV[2])
+local recBase = recordBase(KEYS[1], ARGV[1])
 local n = 0
-for i = 3, #ARGV, 4 do
+local i = 3
+while i <= #ARGV do
   redis.call('ZREM', KEYS[3], ARGV[i])
   local t = tonumber(ARGV[i + 2])
+  local set, after = pairsAt(i + 4)
   if not gone and historyKeeps(KEYS[2], t, limit) then
-    writeRecord(KEYS[1], KEYS[2], ARGV[i + 1], t, cjson.decode(ARGV[i + 3]), limit)
+    writeRecord(KEYS[1], KEYS[2], recBase, ARGV[i + 1], ARGV[i + 2], set, '', limit)
     n = n + 1
   end
+  i = after
 end
 if gone then return -1 end
 return n

@@ -9,6 +9,8 @@
     KEYS[1] schedules   KEYS[2] due        KEYS[3] inflight   KEYS[4] claim
     KEYS[5] state       KEYS[6] resched    KEYS[7] completed
     KEYS[8] runs:<id>   KEYS[9] runidx:<id>   KEYS[10] counts:<id>
+    (the records, `rec:<id>:<field>` for each field of `runidx:<id>`, are built from KEYS[8]: see
+    includes/record)
     KEYS[11] errors     KEYS[12] totals (the partition's)
     KEYS[13] audit:<id> (includes/audit)
 
@@ -36,6 +38,12 @@ redis.call('ZREM', KEYS[7], id)
 local fence = tonumber(redis.call('HGET', KEYS[10], 'fence') or '0')
 if fence > tonumber(redis.call('HGET', KEYS[12], 'fence') or '0') then
   redis.call('HSET', KEYS[12], 'fence', fence)
+end
+local fields = redis.call('ZRANGE', KEYS[9], 0, -1)
+if #fields > 0 then
+  local recBase = string.sub(KEYS[8], 1, #KEYS[8] - #id - 5) .. 'rec:' .. id .. ':'
+  for i, f in ipairs(fields) do fields[i] = recBase .. f end
+  redis.call('DEL', unpack(fields))
 end
 redis.call('DEL', KEYS[8], KEYS[9], KEYS[10])
 redis.call('HDEL', KEYS[11], id)

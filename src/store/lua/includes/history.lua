@@ -1,17 +1,22 @@
 --[[
-  The one trim rule of a schedule's run history (`runs:<id>` hash, `runidx:<id>` zset by fire time):
-  it keeps its newest `limit` records. The index may run over by less than
+  The one trim rule of a schedule's run history (`runidx:<id>` zset of occurrence fields by fire time;
+  each record a hash `rec:<id>:<field>`, or, written by an earlier release, JSON under the field of the
+  `runs:<id>` hash): it keeps its newest `limit` records. The index may run over by less than
   slack = max(1, floor(limit / 10)) before it is cut back to exactly `limit` (oldest first), so a busy
   schedule pays the cut once every `slack` writes, not at each. Readers list the newest `limit`.
-  Every script that adds a record calls trimHistory after it.
+  Every script that adds a record to the index calls trimHistory after it (indexRecord, includes/record).
+  `recBase` is `<base>:rec:<id>:` (a record's key is it and the occurrence field).
 ]]
-local function trimHistory(runs, idx, limit)
+local function trimHistory(runs, idx, recBase, limit)
   local slack = math.max(1, math.floor(limit / 10))
   local excess = redis.call('ZCARD', idx) - limit
   if excess >= slack then
     local old = redis.call('ZRANGE', idx, 0, excess - 1)
     redis.call('ZREMRANGEBYRANK', idx, 0, excess - 1)
     redis.call('HDEL', runs, unpack(old))
+    local recs = {}
+    for i, f in ipairs(old) do recs[i] = recBase .. f end
+    redis.call('DEL', unpack(recs))
   end
 end
 

@@ -1,59 +1,77 @@
 --[[
-  The one merge rule of a run record (JSON in `runs:<id>`, under its occurrence field), used by every
-  script that writes one (merge-run, complete, foreign-outcomes):
-    - the patch is merged field by field into the record (a new record when there is none);
-    - a field given as JSON null is removed;
-    - an `enqueued` outcome never replaces an outcome already there: enqueuing is a run's first step,
-      so whoever writes it last (the completion after a worker started the job, a manual run's record
-      after its worker started, a take-over) does not move the run back; its other fields are merged.
+  A run record is a hash per occurrence, `rec:<id>:<field>` (`<base>:rec:<id>:` is its `recBase`), one
+  field per fact, every value a string the caller formatted (record-form.ts): no script decodes or
+  encodes it. The one merge rule, used by every script that writes one:
+    - a patch is `set` (name, value pairs: HSET, a new record when there is none) and `drop` (names,
+      comma-separated: HDEL), so a write changes only the facts it names;
+    - an `enqueued` outcome never replaces an outcome already there (HSETNX): enqueuing is a run's
+      first step, so whoever writes it last (the completion after a worker started the job, a manual
+      run's record after its worker started, a take-over) does not move the run back; its other facts
+      are written.
   A script may guard a write before calling it (foreign-outcomes writes only over `enqueued`), never
-  merge differently.
+  merge differently. Records of an earlier release (JSON in the `runs:<id>` hash) are never written
+  over: readers lay this form's facts over them; `oldFacts` reads the two facts scripts judge by.
 ]]
 --- @include "history"
 
--- Merge `patch` into the decoded record `rec` (in place) by the rule above.
-local function mergeFields(rec, patch)
-  for k, v in pairs(patch) do
-    if v == cjson.null then
-      rec[k] = nil
-    elseif not (k == 'outcome' and v == 'enqueued' and rec.outcome) then
-      rec[k] = v
+-- `<base>:rec:<id>:` from the schedule's `<base>:runs:<id>` key.
+local function recordBase(runs, id)
+  return string.sub(runs, 1, #runs - #id - 5) .. 'rec:' .. id .. ':'
+end
+
+-- Write a patch into the record hash `rec` by the merge rule. `set` is a table of name, value pairs
+-- (changed in place), `drop` a comma-separated list of names or ''.
+local function patchRecord(rec, set, drop)
+  for j = 1, #set, 2 do
+    if set[j] == 'outcome' then
+      if set[j + 1] == 'enqueued' then
+        redis.call('HSETNX', rec, 'outcome', 'enqueued')
+        table.remove(set, j + 1)
+        table.remove(set, j)
+      end
+      break
     end
   end
-  return rec
+  if #set > 0 then redis.call('HSET', rec, unpack(set)) end
+  if drop ~= nil and drop ~= '' then
+    local names = {}
+    for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
+    redis.call('HDEL', rec, unpack(names))
+  end
 end
 
--- The stored record of `field`, decoded ({} when there is none; nil when it is not a JSON object).
-local function readRecord(runs, field)
-  local cur = redis.call('HGET', runs, field)
-  if not cur then return {} end
-  local ok, rec = pcall(cjson.decode, cur)
-  if ok and type(rec) == 'table' then return rec end
-  return nil
+-- Index the record of `field` by its fire time; only a new entry can take the history over its bound.
+local function indexRecord(runs, idx, recBase, field, score, limit)
+  if redis.call('ZADD', idx, 'NX', score, field) == 1 then trimHistory(runs, idx, recBase, limit) end
 end
 
-local function mergeRecord(runs, field, patch)
-  local cur = redis.call('HGET', runs, field)
-  local rec = cur and cjson.decode(cur) or {}
-  redis.call('HSET', runs, field, cjson.encode(mergeFields(rec, patch)))
+-- The whole write of one record: merge, index, trim.
+local function writeRecord(runs, idx, recBase, field, score, set, drop, limit)
+  patchRecord(recBase .. field, set, drop)
+  indexRecord(runs, idx, recBase, field, score, limit)
 end
 
--- Merge, index by fire time, trim: the whole write of one record.
-local function writeRecord(runs, idx, field, score, patch, limit)
-  mergeRecord(runs, field, patch)
-  redis.call('ZADD', idx, score, field)
-  trimHistory(runs, idx, limit)
+-- The pairs of ARGV[from .. from + 2n - 1] as a table (n = ARGV[from - 1]); returns it and the index after.
+local function pairsAt(from)
+  local n = tonumber(ARGV[from - 1]) * 2
+  local set = {}
+  for j = 1, n do set[j] = ARGV[from + j - 1] end
+  return set, from + n
 end
 
--- The same write, for a caller that read the record already (`readRecord`): one decode, not two. A
--- record that was there is in the index already (every write indexes it; the trim removes a record
--- from both), so only a new one is indexed and trimmed for.
-local function writeReadRecord(runs, idx, field, score, rec, patch, limit)
-  local existed = next(rec) ~= nil
-  redis.call('HSET', runs, field, cjson.encode(mergeFields(rec, patch)))
-  if existed then return end
-  redis.call('ZADD', idx, score, field)
-  trimHistory(runs, idx, limit)
+-- An earlier release's record (JSON in `runs:<id>`): its outcome and job id, read without decoding
+-- (cjson writes `"name":"value"`); nil when there is none.
+local function oldFacts(runs, field)
+  local old = redis.call('HGET', runs, field)
+  if not old then return nil end
+  return string.match(old, '"outcome":"([^"]*)"') or '', string.match(old, '"jobId":"([^"]*)"')
+end
+
+-- A record's outcome and job id, this form's or else an earlier release's (nil, nil: no record).
+local function recordFacts(runs, rec, field)
+  local f = redis.call('HMGET', rec, 'outcome', 'jobId')
+  if f[1] or f[2] then return f[1] or '', f[2] or nil end
+  return oldFacts(runs, field)
 end
 
 -- Bump each counter named in `names` (comma-separated, may be empty) per schedule and in total.
