@@ -24,6 +24,6 @@
 --- @include "includes/record"
 --- @include "includes/audit"
 
-writeRecord(KEYS[1], KEYS[2], recordBase(KEYS[1], ARGV[3]), ARGV[1], ARGV[2], pairsAt(9), '', tonumber(ARGV[4]))
+writeRecord(KEYS[1], KEYS[2], recordBase(KEYS[1], ARGV[3]), ARGV[1], ARGV[2], pairsAt(10), '', tonumber(ARGV[4]))
 audit(KEYS[5], 5, 'trigger', { 'fireAt', ARGV[2], 'jobId', ARGV[8] })
 return 1
