@@ -22,7 +22,8 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0  done, or stopped cleanly on SIGINT/SIGTERM
   1  failure while running
-  2  bad usage or configuration (flag, environment variable, jobs module, expression)
+  2  bad usage or configuration (flag, environment variable, jobs module, expression), or
+     several deployments in Redis and none named
   3  Redis unreachable
   4  no schedule with that id
   5  status: no scheduler replica alive, or schedules late`;
@@ -31,7 +32,7 @@ const ENV_HELP = `
 Environment (flags win):
   REDIS_URL                  redis://127.0.0.1:6379
   REDIS_CLUSTER_NODES        a Redis Cluster's seed nodes, host:port,... (wins over REDIS_URL)
-  BULLBEAT_PREFIX            bullbeat
+  BULLBEAT_PREFIX            the deployment (see --prefix: several in Redis and none named is exit 2)
   LOG_LEVEL                  info (fatal, error, warn, info, debug, trace, silent)
   LOG_FORMAT                 pretty on a terminal, json otherwise
   BULLBEAT_LOG_SUMMARY_MS    60000: pretty output summarises routine run lines this often (0: every line)
@@ -70,7 +71,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     )
     .option(
       '--prefix <prefix>',
-      "bullbeat's key prefix (env BULLBEAT_PREFIX; default: the jobs module's, else the only one in Redis, else bullbeat)",
+      "the deployment: --prefix, else env BULLBEAT_PREFIX, else the jobs module's, else the only one in Redis, else bullbeat; several in Redis and none named: exit 2 listing them",
     )
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)')
     .addOption(
@@ -141,7 +142,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
 
   withOps(command('scheduler', 'run a scheduler replica: upsert the schedules and enqueue their occurrences'))
     .alias('schedule:run')
-    .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
+    .argument(
+      '[jobs-module]',
+      'a .js or .ts file whose default export is a SchedulerManager (none: the runtime schedules in Redis only)',
+    )
     .action(run(async () => (await import('./commands/services.js')).schedulerCommand(io)));
 
   withOps(command('worker', "run a worker: consume the schedules' queues and run their handlers"))
@@ -328,6 +332,18 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     "create bullbeat schedules from a BullMQ queue's job schedulers and repeatable jobs",
   )
     .requiredOption('--queue <queue>', 'the BullMQ queue to read (its jobs keep going to it)')
+    .addOption(
+      new Option(
+        '--payload <payload>',
+        "each job's data: plain = the schedule's data, as BullMQ made it (your workers need no change); wrapped = bullbeat's envelope",
+      )
+        .choices(['plain', 'wrapped'])
+        .default('plain'),
+    )
+    .option(
+      '--remove-originals',
+      'after every schedule is written, remove the BullMQ originals, handing over at their pending job (idempotent)',
+    )
     .option('--dry-run', 'print the mapping; write nothing')
     .option(
       '--tz <zone>',

@@ -84,6 +84,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     logger: o.logger,
     clock: o.clock ?? Date.now,
     role,
+    pauseOrphans: o.pauseOrphans !== false,
     historyLimit: int('historyLimit', o.historyLimit, 100, 1),
     completedRetentionMs: int('completedRetentionMs', o.completedRetentionMs, 3_600_000, 0),
     claimBatch,

@@ -3,7 +3,7 @@ import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { dueEarlier } from '../store/due-earlier.js';
-import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
+import { jobDataFor, occurrenceJobId } from '../store/job-payload.js';
 import type { Keys } from '../store/keys.js';
 import type { RunHistory } from '../store/run-history.js';
 import { type ScheduleDefinition, timingFingerprint } from '../store/schedule-definition.js';
@@ -166,7 +166,7 @@ export async function enqueueNow(
   const def = row.def;
   const fireAt = await ctx.store.time();
   const jobId = occurrenceJobId(id, fireAt, true);
-  const data = occurrenceJobData(def, fireAt, 'manual', ctx.prefix);
+  const data = jobDataFor(def, fireAt, 'manual', ctx.prefix);
   await ctx.queue(def.queue).add(def.name, data, ctx.jobOptions(def, jobId));
   await ctx.history.merge(id, fireAt, true, {
     kind: 'manual',
