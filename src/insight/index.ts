@@ -15,3 +15,4 @@ export {
 export { explainOccurrence } from './explain-occurrence.js';
 export { type WhyOptions, whyDidntItRun } from './why.js';
 export type { WhyCause, WhyFact, WhyFacts, WhyReport } from './why-types.js';
+export { DURATION_HELP, parseDurationMs } from './duration.js';

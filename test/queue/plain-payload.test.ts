@@ -27,7 +27,7 @@ describe("payload 'plain'", () => {
     const runs: { who: string; fireAt: number; scheduleId: string }[] = [];
     scheduler.every(0.3, { id: 'tick', args: ['ada'], data: { report: 'daily' }, payload: 'plain' })(
       async function tick(who: string, ctx: RunContext) {
-        runs.push({ who, fireAt: ctx.fireAt, scheduleId: String(ctx.job.id) });
+        runs.push({ who, fireAt: ctx.fireAt, scheduleId: String(ctx.job?.id) });
       },
     );
     handle = await createWorker(scheduler, { logger: silent });
@@ -56,8 +56,8 @@ describe("payload 'plain'", () => {
   it("is refused with the field named when it is not 'plain' or 'wrapped'", () => {
     scheduler = new SchedulerManager({ prefix: 'unused', logger: silent });
     bed = new TestBed();
-    expect(() =>
-      scheduler.every(1, { id: 'x', payload: 'raw' as 'plain' })(function x() {}),
-    ).toThrow(/payload.*"wrapped", "plain"/);
+    expect(() => scheduler.every(1, { id: 'x', payload: 'raw' as 'plain' })(function x() {})).toThrow(
+      /payload.*"wrapped", "plain"/,
+    );
   });
 });

@@ -16,6 +16,7 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
+import { durationFlagSeconds } from '../duration-flag.js';
 import { numericFlag } from '../numeric-flag.js';
 import { describeChanges } from '../schedule-changes.js';
 import { shown } from '../terminal-text.js';
@@ -111,7 +112,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
       `give exactly one (got ${given.length === 0 ? 'none' : given.map((g) => `--${g}`).join(' and ')})`,
     );
   }
-  const jitter = numericFlag('--jitter', o.jitter);
+  const jitter = durationFlagSeconds('--jitter', o.jitter);
   if (o.tz !== undefined && o.every !== undefined) {
     throw new ConfigError(
       '--tz',
@@ -131,7 +132,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
   if (o.every !== undefined) {
     return checkedTrigger({
       type: 'interval',
-      seconds: numericFlag('--every', o.every),
+      seconds: durationFlagSeconds('--every', o.every),
       ...(jitter !== undefined && { jitter }),
     });
   }
