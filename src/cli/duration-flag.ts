@@ -9,6 +9,7 @@ import { DURATION_HELP, parseDurationMs } from '../insight/index.js';
 export function durationFlagSeconds(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDurationMs(text);
-  if (ms === undefined) throw new ConfigError(flag, `expected ${DURATION_HELP} (got ${JSON.stringify(text)})`);
+  if (ms === undefined)
+    throw new ConfigError(flag, `expected ${DURATION_HELP} (got ${JSON.stringify(text)})`);
   return ms / 1000;
 }

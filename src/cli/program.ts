@@ -209,7 +209,9 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
         'under --policy all, refuse when more than this many were missed (default 100)',
       );
     }
-    c.action(run(async () => (await import('./commands/admin.js')).actionCommand(io, name)));
+    c.option('--json', 'print JSON: { id, action, done, ... }').action(
+      run(async () => (await import('./commands/admin.js')).actionCommand(io, name)),
+    );
   }
 
   command('schedule:show', 'one schedule in full: trigger, state, pause note, error, counters')
@@ -241,7 +243,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--every <duration>', 'fire every 30s, 5m, 1.5h... (a bare number is seconds)')
     .option('--at <instant>', 'fire once at an instant (ISO 8601 or epoch ms)')
     .option('--tz <zone>', 'time zone of --cron (default UTC); an --every interval has none')
-    .option('--jitter <duration>', 'random delay in [0, jitter] added to each occurrence: 10s, 2m (a bare number is seconds)')
+    .option(
+      '--jitter <duration>',
+      'random delay in [0, jitter] added to each occurrence: 10s, 2m (a bare number is seconds)',
+    )
     .option('--queue <queue>', 'the BullMQ queue (default bullbeat)')
     .option('--data <json>', 'JSON data carried on each job')
     .option('--attempts <n>', 'BullMQ attempts (1 = no retry)')
@@ -277,7 +282,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--every <duration>', 'a new trigger: fire every 30s, 5m, 1.5h... (a bare number is seconds)')
     .option('--at <instant>', 'a new trigger: fire once at an instant (ISO 8601 or epoch ms)')
     .option('--tz <zone>', 'time zone of --cron (default UTC)')
-    .option('--jitter <duration>', 'random delay in [0, jitter] added to each occurrence: 10s, 2m (a bare number is seconds)')
+    .option(
+      '--jitter <duration>',
+      'random delay in [0, jitter] added to each occurrence: 10s, 2m (a bare number is seconds)',
+    )
     .option('--queue <queue>', 'a new BullMQ queue')
     .option('--data <json>', 'JSON data carried on each job')
     .option('--attempts <n>', 'BullMQ attempts (1 = no retry)')

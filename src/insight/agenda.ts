@@ -4,8 +4,8 @@ import { JobStatus } from '../store/job-status.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
-import { storedTrigger } from './stored-trigger.js';
 import { parseDurationMs } from './duration.js';
+import { storedTrigger } from './stored-trigger.js';
 
 /** One fire instant of one schedule. */
 export interface AgendaEntry {

@@ -7,6 +7,7 @@ export {
   agendaOf,
   parseWindow,
 } from './agenda.js';
+export { DURATION_HELP, parseDurationMs } from './duration.js';
 export {
   type ExpectedOccurrence,
   expectedAtOrBefore,
@@ -15,4 +16,3 @@ export {
 export { explainOccurrence } from './explain-occurrence.js';
 export { type WhyOptions, whyDidntItRun } from './why.js';
 export type { WhyCause, WhyFact, WhyFacts, WhyReport } from './why-types.js';
-export { DURATION_HELP, parseDurationMs } from './duration.js';

@@ -14,9 +14,10 @@ import {
 } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
-import { ExitCode } from '../exit-codes.js';
-import { shortInstant } from '../format-table.js';
 import { durationFlagSeconds } from '../duration-flag.js';
+import { ExitCode } from '../exit-codes.js';
+import { unservedNote } from '../fleet-notes.js';
+import { shortInstant } from '../format-table.js';
 import { numericFlag } from '../numeric-flag.js';
 import { describeChanges } from '../schedule-changes.js';
 import { shown } from '../terminal-text.js';
@@ -242,16 +243,19 @@ export function addCommand(io: CliIO) {
     checkExceptFlags(trigger, options.except, id);
     const { job, before } = await withManager(ctx, async (m) => {
       const existing = await m.get(id);
+      // the id is --id, or --name when no --id was given: blame the flag the user typed
+      const idFlag = options.id !== undefined ? '--id' : '--name';
+      const idWords = options.id !== undefined ? '' : ' (the id defaults to --name)';
       if (existing?.def.source === 'code') {
         throw new ConfigError(
-          '--id',
+          idFlag,
           `schedule "${id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`,
         );
       }
       if (existing && !options.replace) {
         throw new ConfigError(
-          '--id',
-          `a schedule "${id}" already exists (${defWords(existing.def)}, queue "${existing.queue}"): pass --replace to overwrite it`,
+          idFlag,
+          `a schedule "${id}"${idWords} already exists (${defWords(existing.def)}, queue "${existing.queue}"): pass --replace to overwrite it${options.id === undefined ? ', or --id to add another' : ''}`,
         );
       }
       const created = m.schedule(
@@ -260,6 +264,8 @@ export function addCommand(io: CliIO) {
         scheduleOptions,
       );
       await created.saved;
+      const unserved = await unservedNote(m, created.queue, created.name);
+      if (unserved) ctx.note(unserved);
       return { job: (await m.get(created.id)) ?? created, before: existing?.def };
     });
     const json = job.toJSON();

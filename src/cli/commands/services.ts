@@ -13,6 +13,7 @@ import {
   probeSchedulerRedis,
 } from '../command-context.js';
 import { resolvePrefix } from '../discover-prefix.js';
+import { queuesWithoutSchedule } from '../fleet-notes.js';
 import { numericFlag } from '../numeric-flag.js';
 import { checkOpsConfig, processOpsFor } from '../process-ops-for.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
@@ -43,6 +44,15 @@ async function startWorker(
   });
   await handle.ready();
   ctx.logger.info({ queues: handle.queues, handlers: scheduler.handlerNames() }, 'worker ready');
+  if (worker.queues !== undefined) {
+    const idle = queuesWithoutSchedule(worker.queues, await scheduler.list());
+    if (idle.length > 0) {
+      ctx.logger.warn(
+        { queues: idle },
+        `--queues: no schedule uses ${idle.map((q) => `"${q}"`).join(', ')}: nothing bullbeat fires goes there`,
+      );
+    }
+  }
   return handle;
 }
 
