@@ -80,7 +80,11 @@ describe('a BullMQ app migrated with import:bullmq, its own Worker unchanged, in
     };
     expect(report.payload).toBe('plain');
     expect(report.items).toHaveLength(1);
-    expect(report.items[0]).toMatchObject({ action: 'created', original: 'removed', options: { payload: 'plain' } });
+    expect(report.items[0]).toMatchObject({
+      action: 'created',
+      original: 'removed',
+      options: { payload: 'plain' },
+    });
     expect(await redis.zcard(queue.keys.repeat as string)).toBe(0);
 
     // no jobs module: the scheduler fires the runtime schedules in Redis
