@@ -1,5 +1,5 @@
 import { type Request, type Response, Router } from 'express';
-import { agenda, parseWindow, whyDidntItRun } from '../src/insight/index.js';
+import { agenda, DURATION_HELP, parseWindow, whyDidntItRun } from '../src/insight/index.js';
 import { instantProblem } from '../src/triggers/index.js';
 import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -25,7 +25,7 @@ function agendaQuery(req: Request) {
   const nextText = strParam(req, 'next') ?? '24h';
   const nextMs = parseWindow(nextText);
   if (nextMs === undefined || nextMs > 31 * 86_400_000) {
-    throw new InputError('next', `must be a window such as 30m, 24h, 7d (at most 31d), got "${nextText}"`);
+    throw new InputError('next', `must be ${DURATION_HELP}, at most 31d, got "${nextText}"`);
   }
   const queue = strParam(req, 'queue');
   return { nextText, nextMs, queue };

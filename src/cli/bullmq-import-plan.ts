@@ -1,4 +1,5 @@
 import type { PassthroughJobOptions, ScheduleOptions } from '../scheduler/index.js';
+import type { JobPayload } from '../store/index.js';
 import { CronTrigger, IntervalTrigger, type SerializableTrigger } from '../triggers/index.js';
 
 /** One BullMQ schedule as stored in a queue: a job scheduler, or a legacy repeatable job (BullMQ 5 and older). */
@@ -54,11 +55,12 @@ export function planImport(
   queue: string,
   now: number,
   defaultTz: string,
+  payload: JobPayload = 'plain',
 ): ImportPlanItem {
   const id = source.kind === 'job-scheduler' ? source.key : source.jobId || source.name;
   const mapping: string[] = [];
   const fail = (reason: string): ImportPlanItem => ({ mapped: false, source, id, reason, mapping });
-  const options: ScheduleOptions = { id };
+  const options: ScheduleOptions = { id, ...(payload === 'plain' && { payload }) };
   let trigger: SerializableTrigger;
   try {
     if (source.pattern !== undefined) {
@@ -101,7 +103,11 @@ export function planImport(
   }
   if (source.data !== undefined) {
     options.data = source.data;
-    mapping.push('template data → data (a plain BullMQ worker reads it as job.data.data)');
+    mapping.push(
+      payload === 'plain'
+        ? "template data → data (each job's data, as BullMQ made it)"
+        : 'template data → data (a plain BullMQ worker reads it as job.data.data)',
+    );
   } else if (source.kind === 'legacy-repeatable') {
     mapping.push('data: a legacy repeatable job keeps it on each job, not in its entry: not mapped');
   }

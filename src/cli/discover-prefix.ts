@@ -59,11 +59,11 @@ export async function discoverPrefixes(target: string | RedisTarget, timeoutMs: 
 }
 
 /**
- * When neither `--prefix` nor `BULLBEAT_PREFIX` is given, finds the jobs module's prefix in Redis so
- * that `schedule:*` and `dashboard` work on a project whose module names its own (`prefix: 'app'`):
- * the default `bullbeat` when it has schedules, else the only deployment in this Redis. Several
- * deployments and none the default: a `ConfigError` naming them. Sets `ctx.config.prefix` and says
- * which it took on stderr.
+ * The CLI's one rule for which deployment (key prefix) a command works on, first that applies:
+ * 1. `--prefix`, 2. `BULLBEAT_PREFIX`, 3. the jobs module's `prefix` (commands that load one),
+ * 4. the only deployment found in this Redis, 5. `bullbeat` when there is none. Several found and
+ * none named: a `ConfigError` (exit 2) listing them. Commands without a jobs module call this; it
+ * sets `ctx.config.prefix` and, when Redis chose, says so on stderr.
  */
 export async function resolvePrefix(ctx: CommandContext): Promise<string> {
   const { flags, env } = ctx.sources;
@@ -75,18 +75,20 @@ export async function resolvePrefix(ctx: CommandContext): Promise<string> {
     typeof c === 'string' ? c : redisTarget(c),
     ctx.config.redisTimeoutMs,
   );
-  if (prefixes.length === 0 || prefixes.includes(DEFAULT_PREFIX)) return ctx.config.prefix;
+  if (prefixes.length === 0) return ctx.config.prefix;
   if (prefixes.length > 1) {
-    const shown = prefixes.length > 10 ? `${prefixes.slice(0, 10).join(', ')}, ...` : prefixes.join(', ');
+    const shown = prefixes.length > 20 ? `${prefixes.slice(0, 20).join(', ')}, ...` : prefixes.join(', ');
     throw new ConfigError(
-      'BULLBEAT_PREFIX',
-      `not set, and this Redis holds several bullbeat deployments (${shown}): choose one with --prefix or BULLBEAT_PREFIX`,
+      '--prefix',
+      `not given, and this Redis holds several bullbeat deployments (${shown}): name one with --prefix or BULLBEAT_PREFIX`,
     );
   }
   const [only] = prefixes as [string];
   ctx.config.prefix = only;
-  ctx.note(
-    `using prefix "${only}", the only bullbeat deployment in this Redis (set BULLBEAT_PREFIX or --prefix to choose)`,
-  );
+  if (only !== DEFAULT_PREFIX) {
+    ctx.note(
+      `using prefix "${only}", the only bullbeat deployment in this Redis (set BULLBEAT_PREFIX or --prefix to choose)`,
+    );
+  }
   return only;
 }

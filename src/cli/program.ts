@@ -22,7 +22,8 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0  done, or stopped cleanly on SIGINT/SIGTERM
   1  failure while running
-  2  bad usage or configuration (flag, environment variable, jobs module, expression)
+  2  bad usage or configuration (flag, environment variable, jobs module, expression), or
+     several deployments in Redis and none named
   3  Redis unreachable
   4  no schedule with that id
   5  status: no scheduler replica alive, or schedules late`;
@@ -31,7 +32,7 @@ const ENV_HELP = `
 Environment (flags win):
   REDIS_URL                  redis://127.0.0.1:6379
   REDIS_CLUSTER_NODES        a Redis Cluster's seed nodes, host:port,... (wins over REDIS_URL)
-  BULLBEAT_PREFIX            bullbeat
+  BULLBEAT_PREFIX            the deployment (see --prefix: several in Redis and none named is exit 2)
   LOG_LEVEL                  info (fatal, error, warn, info, debug, trace, silent)
   LOG_FORMAT                 pretty on a terminal, json otherwise
   BULLBEAT_LOG_SUMMARY_MS    60000: pretty output summarises routine run lines this often (0: every line)
@@ -70,7 +71,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     )
     .option(
       '--prefix <prefix>',
-      "bullbeat's key prefix (env BULLBEAT_PREFIX; default: the jobs module's, else the only one in Redis, else bullbeat)",
+      "the deployment: --prefix, else env BULLBEAT_PREFIX, else the jobs module's, else the only one in Redis, else bullbeat; several in Redis and none named: exit 2 listing them",
     )
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)')
     .addOption(
@@ -141,7 +142,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
 
   withOps(command('scheduler', 'run a scheduler replica: upsert the schedules and enqueue their occurrences'))
     .alias('schedule:run')
-    .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
+    .argument(
+      '[jobs-module]',
+      'a .js or .ts file whose default export is a SchedulerManager (none: the runtime schedules in Redis only)',
+    )
     .action(run(async () => (await import('./commands/services.js')).schedulerCommand(io)));
 
   withOps(command('worker', "run a worker: consume the schedules' queues and run their handlers"))
@@ -205,7 +209,9 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
         'under --policy all, refuse when more than this many were missed (default 100)',
       );
     }
-    c.action(run(async () => (await import('./commands/admin.js')).actionCommand(io, name)));
+    c.option('--json', 'print JSON: { id, action, done, ... }').action(
+      run(async () => (await import('./commands/admin.js')).actionCommand(io, name)),
+    );
   }
 
   command('schedule:show', 'one schedule in full: trigger, state, pause note, error, counters')
@@ -240,10 +246,13 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .requiredOption('--name <name>', 'the BullMQ job name (a worker handler of that name runs it)')
     .option('--id <id>', 'the schedule id (default: the name)')
     .option('--cron <expression>', 'fire on a cron expression')
-    .option('--every <seconds>', 'fire every N seconds (decimals allowed)')
+    .option('--every <duration>', 'fire every 30s, 5m, 1.5h... (a bare number is seconds)')
     .option('--at <instant>', 'fire once at an instant (ISO 8601 or epoch ms)')
     .option('--tz <zone>', 'time zone of --cron (default UTC); an --every interval has none')
-    .option('--jitter <seconds>', 'random delay in [0, jitter] seconds added to each occurrence')
+    .option(
+      '--jitter <duration>',
+      'random delay in [0, jitter] added to each occurrence: 10s, 2m (a bare number is seconds)',
+    )
     .option('--queue <queue>', 'the BullMQ queue (default bullbeat)')
     .option('--data <json>', 'JSON data carried on each job')
     .option('--attempts <n>', 'BullMQ attempts (1 = no retry)')
@@ -276,10 +285,13 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .argument('<id>', 'the schedule id (see schedule:list)')
     .option('--name <name>', 'a new BullMQ job name')
     .option('--cron <expression>', 'a new trigger: fire on a cron expression')
-    .option('--every <seconds>', 'a new trigger: fire every N seconds (decimals allowed)')
+    .option('--every <duration>', 'a new trigger: fire every 30s, 5m, 1.5h... (a bare number is seconds)')
     .option('--at <instant>', 'a new trigger: fire once at an instant (ISO 8601 or epoch ms)')
     .option('--tz <zone>', 'time zone of --cron (default UTC)')
-    .option('--jitter <seconds>', 'random delay in [0, jitter] seconds added to each occurrence')
+    .option(
+      '--jitter <duration>',
+      'random delay in [0, jitter] added to each occurrence: 10s, 2m (a bare number is seconds)',
+    )
     .option('--queue <queue>', 'a new BullMQ queue')
     .option('--data <json>', 'JSON data carried on each job')
     .option('--attempts <n>', 'BullMQ attempts (1 = no retry)')
@@ -322,7 +334,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .action(run(async () => (await import('./commands/insight.js')).whyCommand(io)));
 
   command('agenda', 'every fire instant of every schedule in a window, in time order (UTC and each zone)')
-    .option('--next <window>', 'how far ahead: 30m, 24h, 7d', '24h')
+    .option('--next <duration>', 'how far ahead: 30m, 24h, 7d (a bare number is seconds)', '24h')
     .option('--queue <queue>', 'only schedules of this queue')
     .option('--limit <n>', 'at most this many lines (default 1000)')
     .option('--json', 'print JSON')
@@ -334,6 +346,18 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     "create bullbeat schedules from a BullMQ queue's job schedulers and repeatable jobs",
   )
     .requiredOption('--queue <queue>', 'the BullMQ queue to read (its jobs keep going to it)')
+    .addOption(
+      new Option(
+        '--payload <payload>',
+        "each job's data: plain = the schedule's data, as BullMQ made it (your workers need no change); wrapped = bullbeat's envelope",
+      )
+        .choices(['plain', 'wrapped'])
+        .default('plain'),
+    )
+    .option(
+      '--remove-originals',
+      'after every schedule is written, remove the BullMQ originals, handing over at their pending job (idempotent)',
+    )
     .option('--dry-run', 'print the mapping; write nothing')
     .option(
       '--tz <zone>',

@@ -4,6 +4,7 @@ import { JobStatus } from '../store/job-status.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
+import { parseDurationMs } from './duration.js';
 import { storedTrigger } from './stored-trigger.js';
 
 /** One fire instant of one schedule. */
@@ -143,14 +144,10 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
   return { ...agendaOf(schedules, from, to, options.limit, options.perScheduleLimit), unknown };
 }
 
-/** Parse a window length: `24h`, `90m`, `2d`, `30s`, `1w`, or milliseconds. */
+/** Parse a window length by the duration rule (`parseDurationMs`: `24h`, `90m`, `2d`; a bare number is seconds); undefined unless positive. */
 export function parseWindow(text: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(text);
-  if (!m) return undefined;
-  const unit = (m[2] ?? 'ms').toLowerCase();
-  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[unit] ?? 1;
-  const ms = Math.round(Number(m[1]) * factor);
-  return ms > 0 ? ms : undefined;
+  const ms = parseDurationMs(text);
+  return ms !== undefined && ms > 0 ? ms : undefined;
 }
 
 function entry(s: AgendaSchedule, at: number, zone: string, jitterMs: number): AgendaEntry {

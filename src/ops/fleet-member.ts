@@ -40,3 +40,8 @@ export interface FleetSnapshot {
   /** Queue → job names a live worker has a handler for. */
   served: Record<string, string[]>;
 }
+
+/** Whether a live worker consumes `queue` with a handler for job `name`. */
+export function isServed(snapshot: FleetSnapshot, queue: string, name: string): boolean {
+  return snapshot.served[queue]?.includes(name) ?? false;
+}

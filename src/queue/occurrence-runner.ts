@@ -7,11 +7,7 @@ import type { Logger } from 'pino';
 import { AmbiguousHandlerError } from '../errors/ambiguous-handler-error.js';
 import { RunCancelledError } from '../errors/run-cancelled-error.js';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
-import {
-  type OccurrenceJobData,
-  type OccurrenceRunOptions,
-  resolveRunOptions,
-} from '../store/job-payload.js';
+import { type OccurrenceRunOptions, resolveRunOptions } from '../store/job-payload.js';
 import { type Keys, keys, laneOf, type RecordLane } from '../store/keys.js';
 import { LeaseStore } from '../store/lease-store.js';
 import { type SlotRule, slotRule } from '../store/overlap-policy.js';
@@ -24,6 +20,7 @@ import { CancelWatch } from './cancel-watch.js';
 import { HeldLeases } from './held-leases.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
 import { composePipeline, type RunContext } from './pipeline.js';
+import { OccurrenceFacts } from './plain-occurrence.js';
 import {
   type CancelledResult,
   type PausedOnFailureEvent,
@@ -75,6 +72,7 @@ interface RunTicket {
 export class OccurrenceRunner {
   private readonly leases: LeaseStore;
   private readonly histories = new Map<string, DeploymentStores>();
+  private readonly facts: OccurrenceFacts;
   private readonly cancels: CancelWatch;
   private readonly workerId = `${hostname()}:${process.pid}`;
   /** The runs under way, stopped when the shutdown's grace period has passed. */
@@ -94,6 +92,7 @@ export class OccurrenceRunner {
     this.leases = new LeaseStore(redis, options.leaseTtlMs);
     this.cancels = new CancelWatch(redis, options.logger);
     this.live = new LiveRuns(shutdown);
+    this.facts = new OccurrenceFacts(scheduler);
   }
 
   /** Close the cancel channel's connection. */
@@ -103,7 +102,7 @@ export class OccurrenceRunner {
 
   /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`/`CancelledResult`. */
   async process(job: Job, token?: string, jobSignal?: AbortSignal): Promise<unknown> {
-    const occurrence = this.occurrence(job);
+    const occurrence = await this.occurrence(job);
     const entry = this.scheduler.handlerFor(job.name, occurrence.scheduleId);
     if (!entry || entry.ambiguous) {
       const state: AttemptState = { attempt: job.attemptsMade + 1, owed: false, previous: [] };
@@ -319,7 +318,7 @@ export class OccurrenceRunner {
    * left alone). A record of another job, or one not in flight, is left alone.
    */
   async recordFailedBeforeProcessing(job: Job, error: Error): Promise<void> {
-    const occurrence = this.occurrence(job);
+    const occurrence = await this.occurrence(job);
     const record = await this.readRecord(occurrence);
     if (!record || record.jobId !== job.id) return;
     if (record.outcome !== 'running' && record.outcome !== 'retrying') return;
@@ -383,8 +382,8 @@ export class OccurrenceRunner {
     };
   }
 
-  private occurrence(job: Job): Occurrence {
-    const data = (job.data ?? {}) as Partial<OccurrenceJobData>;
+  private async occurrence(job: Job): Promise<Occurrence> {
+    const data = await this.facts.of(job);
     const entry = this.scheduler.handlerFor(job.name, data.scheduleId);
     const prefix = data.prefix ?? this.scheduler.prefix;
     const kind = data.kind ?? 'scheduled';
@@ -486,7 +485,7 @@ export class OccurrenceRunner {
   }
 
   private kindOf(job: Job): RunRecord['kind'] {
-    return ((job.data as Partial<OccurrenceJobData> | undefined)?.kind ?? 'scheduled') as RunRecord['kind'];
+    return this.facts.kindOf(job);
   }
 
   private emitSkip(occurrence: Occurrence, job: Job, skipped: SkippedResult) {

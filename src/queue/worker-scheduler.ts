@@ -1,5 +1,6 @@
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { OccurrenceRunOptions } from '../store/job-payload.js';
 import type { Middleware, ScheduledJobLike } from './pipeline.js';
 
 /** The code-defined handler of one job name, as the scheduler hands it to a worker. */
@@ -37,6 +38,8 @@ export interface WorkerScheduler {
   handlerNames(): string[];
   /** The stored schedules (runtime ones too): a queue of one whose name has a handler is served. */
   list?(): Promise<readonly { name: string; queue: string }[]>;
+  /** A stored schedule: what a worker reads for a job of a `plain` schedule (its args and overlap rules). */
+  get?(id: string): Promise<{ def: { args: readonly unknown[]; run: OccurrenceRunOptions } } | undefined>;
   /** BullMQ's own key prefix for the queues, when the scheduler sets one (BullMQ's default: `bull`). */
   readonly queuePrefix?: string;
   /** BullMQ's key prefix of one queue, when it depends on the queue (`{bull:<queue>}` on a Redis Cluster); wins over `queuePrefix`. */

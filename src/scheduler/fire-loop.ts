@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
+import { jobDataFor, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
 import * as occurrenceTrace from '../tracing/fire-tracing.js';
@@ -482,7 +482,7 @@ export class FireLoop {
         item.enqueuedAt = Math.floor(startedAt);
         if (started.has(item)) continue;
         const def = cached.def;
-        const data = occurrenceJobData(def, fireAt, item.plan.enqueue!.kind, this.deps.options.prefix);
+        const data = jobDataFor(def, fireAt, item.plan.enqueue!.kind, this.deps.options.prefix);
         let list = byQueue.get(def.queue);
         if (!list) byQueue.set(def.queue, (list = []));
         cached.opts ??= this.deps.jobOptions(def, '');

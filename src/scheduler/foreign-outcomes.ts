@@ -2,8 +2,8 @@ import { QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type ForeignOutcome, ForeignOutcomeRecorder } from '../store/foreign-outcome-script.js';
-import { occurrenceJobId } from '../store/job-payload.js';
-import { hashTag, type Keys, occurrenceField, type RecordLane } from '../store/keys.js';
+import { parseOccurrenceJobId } from '../store/job-payload.js';
+import { hashTag, type Keys, occurrenceField } from '../store/keys.js';
 import { readRecords } from '../store/record-reads.js';
 import { queuePrefixFor, type RedisTarget } from '../store/redis-target.js';
 import type { RunRecord } from '../store/run-record.js';
@@ -403,21 +403,4 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** The occurrence a job id names (`occurrenceJobId`), or null for any other job. */
-export function parseOccurrenceJobId(
-  jobId: string,
-): { scheduleId: string; fireAt: number; manual: RecordLane } | null {
-  if (!jobId.startsWith('bb-')) return null;
-  const dash = jobId.lastIndexOf('-');
-  const m = /^([mb]?)(\d+)$/.exec(jobId.slice(dash + 1));
-  if (dash <= 2 || !m) return null;
-  let scheduleId: string;
-  try {
-    scheduleId = decodeURIComponent(jobId.slice(3, dash));
-  } catch {
-    return null;
-  }
-  const fireAt = Number(m[2]);
-  const manual: RecordLane = m[1] === 'b' ? 'backfill' : m[1] === 'm';
-  return occurrenceJobId(scheduleId, fireAt, manual) === jobId ? { scheduleId, fireAt, manual } : null;
-}
+export { parseOccurrenceJobId };

@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { BackfillLedger } from '../store/backfill-ledger.js';
-import { type OccurrenceRunOptions, occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
+import { jobDataFor, type OccurrenceRunOptions, occurrenceJobId } from '../store/job-payload.js';
 import type { OwedOverlap, OwedRun } from '../store/owed-run.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { SchedulerEvents } from './scheduler-events.js';
@@ -49,7 +49,7 @@ export async function enqueueOwed(
     const jobId = owedJobId(r);
     const runDef = { ...def, run: owedRunOptions(def.run, r.overlap) };
     const kind = r.lane === 'backfill' ? 'backfill' : 'catch-up';
-    return { r, jobId, name: def.name, data: occurrenceJobData(runDef, r.fireAt, kind, ctx.prefix) };
+    return { r, jobId, name: def.name, data: jobDataFor(runDef, r.fireAt, kind, ctx.prefix) };
   });
   // read before the add: a worker's start (Redis TIME) is never before the record's `enqueuedAt`
   const enqueuedAt = await ctx.time();

@@ -48,7 +48,7 @@ export class ReplicaRole {
 
   async start(): Promise<void> {
     const { connections, options, logger, manager, local } = this.deps;
-    await this.markOrphans();
+    if (options.pauseOrphans) await this.markOrphans();
     if (this.deps.keys.partitions > 1) this.loops.push(this.everyPartitionLoop());
     for (let i = 0; i < this.deps.keys.partitions && this.loops.length === 0; i++) {
       this.loops.push(

@@ -85,6 +85,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     logger: o.logger,
     clock: o.clock ?? Date.now,
     role,
+    pauseOrphans: o.pauseOrphans !== false,
     historyLimit: int('historyLimit', o.historyLimit, 100, 1),
     auditLimit: int('auditLimit', o.auditLimit, DEFAULT_AUDIT.limit, 0),
     auditRetentionMs: int('auditRetentionMs', o.auditRetentionMs, DEFAULT_AUDIT.retentionMs, 0),

@@ -2,6 +2,7 @@ import type { BackoffOptions } from 'bullmq';
 import type { Middleware } from '../queue/pipeline.js';
 import type { MisfirePolicy, OverlapPolicy } from '../store/definition-schema.js';
 import type { PassthroughJobOptions } from '../store/job-options-schema.js';
+import type { JobPayload } from '../store/job-payload.js';
 
 export type { MisfirePolicy, OverlapPolicy } from '../store/definition-schema.js';
 export type { PassthroughJobOptions } from '../store/job-options-schema.js';
@@ -39,6 +40,14 @@ export interface ScheduleOptions {
    * @defaultValue none
    */
   data?: unknown;
+  /**
+   * What each job's `data` is. `'wrapped'`: bullbeat's envelope (`{ scheduleId, fireAt, kind, args,
+   * prefix, run, data }`), read by bullbeat's workers. `'plain'`: the schedule's `data` alone, as a
+   * BullMQ `Worker` written for it expects (`{}` when there is none); the job id still names the
+   * occurrence, and bullbeat's own workers read the rest from the stored schedule.
+   * @defaultValue `'wrapped'`
+   */
+  payload?: JobPayload;
   /**
    * Concurrent runs allowed across every worker; 0 = unlimited.
    * @defaultValue `1`

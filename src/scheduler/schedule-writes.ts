@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../errors/index.js';
 import { type AuditActor, RUNTIME_ACTOR } from '../store/audit-entry.js';
 import { dueEarlier } from '../store/due-earlier.js';
-import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
+import { jobDataFor, occurrenceJobId } from '../store/job-payload.js';
 import type { Keys } from '../store/keys.js';
 import { type ManualRunStore, recordManualRun } from '../store/manual-run.js';
 import type { RunHistory } from '../store/run-history.js';
@@ -177,7 +177,7 @@ export async function enqueueNow(
   const def = row.def;
   const fireAt = await ctx.store.time();
   const jobId = occurrenceJobId(id, fireAt, true);
-  const data = occurrenceJobData(def, fireAt, 'manual', ctx.prefix);
+  const data = jobDataFor(def, fireAt, 'manual', ctx.prefix);
   await ctx.queue(def.queue).add(def.name, data, withCallerContext(ctx.jobOptions(def, jobId)));
   const patch = { kind: 'manual', outcome: 'enqueued', enqueuedAt: fireAt, queue: def.queue, jobId } as const;
   await recordManualRun(ctx.manualRuns, id, fireAt, patch, by);

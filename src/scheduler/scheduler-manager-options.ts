@@ -51,6 +51,13 @@ export interface SchedulerManagerOptions {
    */
   role?: SchedulerRole;
   /**
+   * In the scheduler role, pause (as orphaned) the code schedules that this process's code does not
+   * define. `false` for a replica that runs without the jobs module (runtime schedules only): the
+   * code schedules belong to the replicas that load it.
+   * @defaultValue `true`
+   */
+  pauseOrphans?: boolean;
+  /**
    * Occurrence records kept per schedule.
    * @defaultValue `100`
    */
@@ -164,6 +171,7 @@ export interface ResolvedManagerOptions {
   logger: Logger | undefined;
   clock: () => number;
   role: SchedulerRole;
+  pauseOrphans: boolean;
   historyLimit: number;
   auditLimit: number;
   auditRetentionMs: number;

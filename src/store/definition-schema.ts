@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
-import { DEFAULT_RUN_OPTIONS } from './job-payload.js';
+import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS } from './job-payload.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { OVERLAP_POLICIES } from './overlap-policy.js';
 import { showValue as show } from './show-value.js';
@@ -71,6 +71,9 @@ const overlap = z.enum(OVERLAP_POLICIES, {
   error: (i) => `must be one of ${OVERLAP_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
 });
 const args = z.array(z.unknown(), { error: (i) => `must be an array, got ${show(i.input)}` });
+const payload = z.enum(JOB_PAYLOADS, {
+  error: (i) => `must be one of ${JOB_PAYLOADS.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+});
 const backoff = z.union(
   [
     int(0),
@@ -163,6 +166,7 @@ export const scheduleFields = {
   queue: queue.optional(),
   args: args.optional(),
   data: z.unknown().optional(),
+  payload: payload.optional(),
   maxInstances: int(0).optional(),
   coalesce: bool.optional(),
   attempts: int(1).optional(),
@@ -292,6 +296,10 @@ export const definitionSchema = z.object({
   trigger: triggerRef,
   args,
   data: z.unknown().optional(),
+  /** `plain`: the job's data is `data` alone (stored only when plain; see `JobPayload`). */
+  payload: z
+    .literal('plain', { error: (i) => `must be "plain" when stored, got ${show(i.input)}` })
+    .optional(),
   run: z.object(
     {
       maxInstances: int(0),
@@ -352,6 +360,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     misfireGraceMs: o.misfireGraceMs ?? d.misfireGraceMs,
     maxCatchUp: o.maxCatchUp ?? d.maxCatchUp,
     ...(o.data !== undefined && { data: o.data }),
+    ...(o.payload === 'plain' && { payload: 'plain' as const }),
     ...(o.backoff !== undefined && { backoff: o.backoff }),
     ...(o.jobOptions !== undefined && { jobOptions: o.jobOptions as PassthroughJobOptions }),
     ...(o.catchUpWindowMs !== undefined && { catchUpWindowMs: o.catchUpWindowMs }),

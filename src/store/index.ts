@@ -23,6 +23,8 @@ export {
 } from './definition-schema.js';
 export {
   DEFAULT_RUN_OPTIONS,
+  JOB_PAYLOADS,
+  type JobPayload,
   type OccurrenceJobData,
   type OccurrenceRunOptions,
   occurrenceJobId,

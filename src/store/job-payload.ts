@@ -45,6 +45,15 @@ export interface OccurrenceRunOptions {
 }
 
 /**
+ * What the data of an occurrence's job is. `wrapped`: an `OccurrenceJobData`, the schedule's `data`
+ * inside it (bullbeat's own workers read the rest). `plain`: the schedule's `data` alone (`{}` when it
+ * has none), so that a BullMQ `Worker` written for that data runs it unchanged; the occurrence is then
+ * named by the job id (`occurrenceJobId`) and bullbeat's worker reads the rest from the schedule.
+ */
+export const JOB_PAYLOADS = ['wrapped', 'plain'] as const;
+export type JobPayload = (typeof JOB_PAYLOADS)[number];
+
+/**
  * The overlap defaults, in one place: the scheduler resolves a schedule's options with them, and the
  * worker applies them to a job that carries no `run` (a foreign producer's, or an older payload).
  */
@@ -63,6 +72,25 @@ export function resolveRunOptions(run: Partial<OccurrenceRunOptions> | undefined
 export function occurrenceJobId(scheduleId: string, fireAt: number, manual: RecordLane = false): string {
   const lane = manual === 'backfill' ? 'b' : manual ? 'm' : '';
   return `bb-${encodeURIComponent(scheduleId).replaceAll(':', '%3A')}-${lane}${fireAt}`;
+}
+
+/** The occurrence a job id names (`occurrenceJobId`), or null for any other job. */
+export function parseOccurrenceJobId(
+  jobId: string,
+): { scheduleId: string; fireAt: number; manual: RecordLane } | null {
+  if (!jobId.startsWith('bb-')) return null;
+  const dash = jobId.lastIndexOf('-');
+  const m = /^([mb]?)(\d+)$/.exec(jobId.slice(dash + 1));
+  if (dash <= 2 || !m) return null;
+  let scheduleId: string;
+  try {
+    scheduleId = decodeURIComponent(jobId.slice(3, dash));
+  } catch {
+    return null;
+  }
+  const fireAt = Number(m[2]);
+  const manual: RecordLane = m[1] === 'b' ? 'backfill' : m[1] === 'm';
+  return occurrenceJobId(scheduleId, fireAt, manual) === jobId ? { scheduleId, fireAt, manual } : null;
 }
 
 /**
@@ -88,7 +116,20 @@ export function jobOptionsFor(def: ScheduleDefinition, jobId: string, keepSec: n
 /** Finished jobs kept per queue when the schedule says nothing (`removeOnComplete`). */
 const KEPT_FINISHED_JOBS = 1000;
 
-/** The data of the BullMQ job of one occurrence of `def`. */
+/**
+ * The data of the BullMQ job of one occurrence of `def`, by its payload: an `OccurrenceJobData`, or
+ * the schedule's own data (`{}` when it has none) when the payload is `plain`.
+ */
+export function jobDataFor(
+  def: ScheduleDefinition,
+  fireAt: number,
+  kind: OccurrenceJobData['kind'],
+  prefix: string,
+): unknown {
+  return def.payload === 'plain' ? (def.data ?? {}) : occurrenceJobData(def, fireAt, kind, prefix);
+}
+
+/** The `wrapped` data of the BullMQ job of one occurrence of `def`. */
 export function occurrenceJobData(
   def: ScheduleDefinition,
   fireAt: number,

@@ -4,8 +4,7 @@ import { type AuditConfig, auditArgs, DEFAULT_AUDIT } from './audit-trail.js';
 import type { Keys } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
 import { counted, enqueuedFacts, patchArgs } from './record-form.js';
-import type { RunRecord } from './run-record.js';
-import { decodeDefinition, encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import { encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
 import type {
   Claim,

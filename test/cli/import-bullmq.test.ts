@@ -104,6 +104,7 @@ describe('bullbeat import:bullmq', () => {
     });
     expect(weekday?.options).toEqual({
       id: 'weekday-report',
+      payload: 'plain', // the default: job.data stays what the app's workers read
       maxRuns: 10,
       startAt: startDate,
       endAt: endDate,

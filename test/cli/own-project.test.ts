@@ -86,15 +86,29 @@ describe('your own project, as the README writes it', () => {
     const redis = new Redis(REDIS_URL);
     await redis.hset('{app}:bb:schedules', 'x', '{}');
     await redis.hset('{billing}:bb:schedules', 'y', '{}');
-    await redis.quit();
     const run = await runBullbeat(['schedule:list'], { env: { REDIS_URL } });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      'bullbeat: BULLBEAT_PREFIX: not set, and this Redis holds several bullbeat deployments ' +
-        '(app, billing): choose one with --prefix or BULLBEAT_PREFIX\n',
+      'bullbeat: --prefix: not given, and this Redis holds several bullbeat deployments ' +
+        '(app, billing): name one with --prefix or BULLBEAT_PREFIX\n',
     );
+    // the demo's default deployment beside the user's is no exception: every command refuses alike
+    await redis.hset('{bullbeat}:bb:schedules', 'demo', '{}');
+    await redis.quit();
+    for (const args of [['schedule:trigger', 'x'], ['status'], ['schedule:show', 'x'], ['agenda']]) {
+      const r = await runBullbeat(args, { env: { REDIS_URL } });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain('several bullbeat deployments (app, billing, bullbeat)');
+    }
+    const dash = await runBullbeat(['dashboard', '--open', '--port', '0'], { env: { REDIS_URL } });
+    expect(dash.code).toBe(2);
+    expect(dash.stderr).toContain('several bullbeat deployments (app, billing, bullbeat)');
+    const named = await runBullbeat(['schedule:list', '--json'], {
+      env: { REDIS_URL, BULLBEAT_PREFIX: 'billing' },
+    });
+    expect(named.code).toBe(0);
     const empty = await runBullbeat(['schedule:list', '--prefix', 'nothing-here'], { env: { REDIS_URL } });
     expect(empty.code).toBe(0);
     expect(empty.stdout).toBe('no schedules under prefix "nothing-here"\n');
-  });
+  }, 180_000);
 });

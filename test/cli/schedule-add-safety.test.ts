@@ -40,8 +40,8 @@ describe('schedule:add safety', () => {
     });
     expect(again.code).toBe(2);
     expect(again.stderr).toBe(
-      'bullbeat: --id: a schedule "ping" already exists (Every 1 hour, queue "' +
-        `${queue}"): pass --replace to overwrite it\n`,
+      'bullbeat: --name: a schedule "ping" (the id defaults to --name) already exists (Every 1 hour, queue "' +
+        `${queue}"): pass --replace to overwrite it, or --id to add another\n`,
     );
     expect((await stored('ping'))?.trigger).toMatchObject({ type: 'interval', seconds: 3600 });
   });
@@ -78,7 +78,7 @@ describe('schedule:add safety', () => {
     );
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      'bullbeat: --id: schedule "coded" is defined in code (source: code): it is never replaced from outside; change it in the jobs module\n',
+      'bullbeat: --name: schedule "coded" is defined in code (source: code): it is never replaced from outside; change it in the jobs module\n',
     );
     expect(await stored('coded')).toEqual(was);
   });

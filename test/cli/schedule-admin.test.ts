@@ -140,7 +140,11 @@ describe('schedule:add, list, pause, resume, trigger, remove', () => {
     [['--name', 'x'], '--cron/--every/--at: give exactly one (got none)'],
     [['--name', 'x', '--cron', '* * * * *', '--every', '5'], 'give exactly one (got --cron and --every)'],
     [['--name', 'x', '--cron', '61 * * * *'], 'cron "61 * * * *": minute "61": out of range 0-59'],
-    [['--name', 'x', '--every', '-5'], '--every: must be a finite number greater than 0, got -5'],
+    [
+      ['--name', 'x', '--every', '-5'],
+      `--every: expected a number with a unit (500ms, 30s, 5m, 24h, 7d; a bare number is seconds) (got "-5")`,
+    ],
+    [['--name', 'x', '--every', '0'], '--every: must be a finite number greater than 0, got 0'],
     [['--name', 'x', '--at', 'tomorrow'], '--at: expected an ISO 8601 instant or epoch ms (got "tomorrow")'],
     [['--name', 'x', '--every', '5', '--data', '{oops'], '--data: expected JSON'],
     [
@@ -151,12 +155,12 @@ describe('schedule:add, list, pause, resume, trigger, remove', () => {
     [['--every', '5'], "required option '--name <name>' not specified"],
     [
       ['--name', 'x', '--every', '0x10'],
-      '--every: "0x10" is not a decimal number (write it in digits, e.g. 60 or 0.5)',
+      `--every: expected a number with a unit (500ms, 30s, 5m, 24h, 7d; a bare number is seconds) (got "0x10")`,
     ],
-    [['--name', 'x', '--every', '1_000'], '--every: "1_000" is not a decimal number'],
-    [['--name', 'x', '--every', '0b11'], '--every: "0b11" is not a decimal number'],
+    [['--name', 'x', '--every', '1_000'], '--every: expected a number with a unit'],
+    [['--name', 'x', '--every', '0b11'], '--every: expected a number with a unit'],
     [['--name', 'x', '--every', '60', '--attempts', '0o7'], '--attempts: "0o7" is not a decimal number'],
-    [['--name', 'x', '--every', '60', '--jitter', '0x1'], '--jitter: "0x1" is not a decimal number'],
+    [['--name', 'x', '--every', '60', '--jitter', '0x1'], '--jitter: expected a number with a unit'],
   ])('schedule:add %j: exit 2, "%s"', async (args, message) => {
     const run = await runBullbeat(['schedule:add', ...args], { env });
     expect(run.code).toBe(2);

@@ -104,51 +104,104 @@ export interface ActionOptions {
   maxCatchUp?: string;
 }
 
-/** `schedule:pause|resume|trigger|remove <id>`: exit 0 when done (or already so), 4 when there is no such schedule. */
+/** What a control did, as `--json` prints it: `done` false when there was nothing to do. */
+interface ActionResult {
+  id: string;
+  action: 'pause' | 'resume' | 'trigger' | 'remove';
+  done: boolean;
+  /** The schedule's status after the action (not for remove). */
+  status?: string;
+  note?: string;
+  caughtUp?: number;
+  nextRunTime?: number | null;
+  jobId?: string;
+  fireAt?: number;
+}
+
+/** `schedule:pause|resume|trigger|remove <id> [--json]`: exit 0 when done (or already so), 4 when there is no such schedule. */
 export function actionCommand(io: CliIO, action: Action) {
-  return async (id: string, options: ActionOptions, command: Command): Promise<number> => {
+  return async (
+    id: string,
+    options: ActionOptions & { json?: boolean },
+    command: Command,
+  ): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
-    const line = await withManager(ctx, async (m) => {
-      switch (action) {
-        case 'schedule:pause':
-          return (await m.pause(id, {
-            ...cliChange(),
-            ...(options?.note !== undefined && { note: options.note }),
-          }))
-            ? `paused ${id}${options?.note ? `: "${options.note}"` : ''}`
-            : `${id} was not active (${await statusOf(m, id)}): nothing to do`;
-        case 'schedule:resume': {
-          let caughtUp = 0;
-          m.on('fired', (e) => {
-            if (e.scheduleId === id && e.kind === 'catch-up') caughtUp++;
-          });
-          const maxCatchUp = options?.maxCatchUp;
-          const resumed = await m.resume(id, {
-            ...cliChange(),
-            ...(options?.policy !== undefined && { policy: options.policy as ResumePolicy }),
-            ...(maxCatchUp !== undefined && {
-              maxCatchUp: /^\d+$/.test(maxCatchUp) ? Number(maxCatchUp) : (maxCatchUp as unknown as number),
-            }),
-          });
-          if (!resumed) return `${id} was not paused (${await statusOf(m, id)}): nothing to do`;
-          const job = await m.get(id);
-          const policy = options?.policy ?? 'skip';
-          const runs =
-            policy === 'skip'
-              ? ''
-              : `; ${caughtUp} catch-up run${caughtUp === 1 ? '' : 's'} enqueued (policy ${policy})`;
-          return `resumed ${id}${runs}; next run ${shortInstant(job?.nextRunTime)}`;
+    const { line, result } = await withManager(
+      ctx,
+      async (m): Promise<{ line: string; result: ActionResult }> => {
+        switch (action) {
+          case 'schedule:pause': {
+            const note = options?.note;
+            if (await m.pause(id, { ...cliChange(), ...(note !== undefined && { note }) })) {
+              return {
+                line: `paused ${id}${note ? `: "${note}"` : ''}`,
+                result: {
+                  id,
+                  action: 'pause',
+                  done: true,
+                  status: 'paused',
+                  ...(note !== undefined && { note }),
+                },
+              };
+            }
+            const status = await statusOf(m, id);
+            return {
+              line: `${id} was not active (${status}): nothing to do`,
+              result: { id, action: 'pause', done: false, status },
+            };
+          }
+          case 'schedule:resume': {
+            let caughtUp = 0;
+            m.on('fired', (e) => {
+              if (e.scheduleId === id && e.kind === 'catch-up') caughtUp++;
+            });
+            const maxCatchUp = options?.maxCatchUp;
+            const resumed = await m.resume(id, {
+              ...cliChange(),
+              ...(options?.policy !== undefined && { policy: options.policy as ResumePolicy }),
+              ...(maxCatchUp !== undefined && {
+                maxCatchUp: /^\d+$/.test(maxCatchUp) ? Number(maxCatchUp) : (maxCatchUp as unknown as number),
+              }),
+            });
+            if (!resumed) {
+              const status = await statusOf(m, id);
+              return {
+                line: `${id} was not paused (${status}): nothing to do`,
+                result: { id, action: 'resume', done: false, status },
+              };
+            }
+            const job = await m.get(id);
+            const policy = options?.policy ?? 'skip';
+            const runs =
+              policy === 'skip'
+                ? ''
+                : `; ${caughtUp} catch-up run${caughtUp === 1 ? '' : 's'} enqueued (policy ${policy})`;
+            return {
+              line: `resumed ${id}${runs}; next run ${shortInstant(job?.nextRunTime)}`,
+              result: {
+                id,
+                action: 'resume',
+                done: true,
+                status: job?.status ?? 'active',
+                caughtUp,
+                nextRunTime: job?.nextRunTime ?? null,
+              },
+            };
+          }
+          case 'schedule:trigger': {
+            const { jobId, fireAt } = await m.triggerNow(id, cliChange());
+            return {
+              line: `triggered ${id}: job ${jobId} enqueued at ${new Date(fireAt).toISOString()}`,
+              result: { id, action: 'trigger', done: true, jobId, fireAt },
+            };
+          }
+          case 'schedule:remove':
+            if (!(await m.remove(id, cliChange()))) throw new ScheduleNotFoundError(id);
+            return { line: `removed ${id}`, result: { id, action: 'remove', done: true } };
         }
-        case 'schedule:trigger': {
-          const { jobId, fireAt } = await m.triggerNow(id, cliChange());
-          return `triggered ${id}: job ${jobId} enqueued at ${new Date(fireAt).toISOString()}`;
-        }
-        case 'schedule:remove':
-          if (!(await m.remove(id, cliChange()))) throw new ScheduleNotFoundError(id);
-          return `removed ${id}`;
-      }
-    });
-    io.stdout(`${shown(line)}\n`);
+      },
+    );
+    io.stdout(options?.json ? `${JSON.stringify(result, null, 2)}\n` : `${shown(line)}\n`);
     return ExitCode.ok;
   };
 }

@@ -1,19 +1,15 @@
-import { Queue } from 'bullmq';
 import type { Command } from 'commander';
-import { Redis } from 'ioredis';
 import { CronParser } from '../../cron/index.js';
 import { ConfigError } from '../../errors/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
+import { JOB_PAYLOADS, type JobPayload, redisTarget } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
-import {
-  type BullmqSchedule,
-  type ImportPlanItem,
-  parseLegacyKey,
-  planImport,
-} from '../bullmq-import-plan.js';
+import { type ImportPlanItem, planImport } from '../bullmq-import-plan.js';
+import { BullmqOriginals } from '../bullmq-originals.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
+import { resolvePrefix } from '../discover-prefix.js';
 import { ExitCode } from '../exit-codes.js';
 import { shortInstant } from '../format-table.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
@@ -21,6 +17,8 @@ import { shown } from '../terminal-text.js';
 
 interface ImportOptions {
   queue: string;
+  payload?: string;
+  removeOriginals?: boolean;
   dryRun?: boolean;
   json?: boolean;
   tz?: string;
@@ -32,61 +30,8 @@ interface Outcome {
   item: ImportPlanItem;
   action: Action;
   nextRunTime?: number | null;
-}
-
-/**
- * The queue's job schedulers and legacy repeatable jobs, read entry by entry from its `repeat` set
- * (BullMQ 6's `getJobSchedulers()` refuses the whole list when one legacy entry is left, and deletes
- * entries it cannot read: this reads and writes nothing else).
- */
-async function readBullmqSchedules(ctx: CommandContext, queueName: string): Promise<BullmqSchedule[]> {
-  const queue = new Queue(queueName, { connection: { url: ctx.config.redisUrl } });
-  const redis = new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1 });
-  try {
-    const entries = await redis.zrange(queue.keys.repeat as string, '0', '-1', 'WITHSCORES');
-    const found: BullmqSchedule[] = [];
-    for (let i = 0; i < entries.length; i += 2) {
-      const key = entries[i] as string;
-      const next = Number(entries[i + 1]);
-      let json: Awaited<ReturnType<Queue['getJobScheduler']>>;
-      try {
-        json = await queue.getJobScheduler(key);
-      } catch {
-        json = undefined; // a legacy key: BullMQ 6 refuses to read it
-      }
-      if (json) {
-        found.push({
-          // BullMQ counts iterations (`ic`) for job schedulers only.
-          kind: json.iterationCount !== undefined ? 'job-scheduler' : 'legacy-repeatable',
-          key,
-          name: json.name,
-          ...(json.pattern !== undefined && { pattern: json.pattern }),
-          ...(json.tz !== undefined && { tz: json.tz }),
-          ...(json.every !== undefined && { every: json.every }),
-          ...(json.offset !== undefined && { offset: json.offset }),
-          ...(json.limit !== undefined && { limit: json.limit }),
-          ...(json.iterationCount !== undefined && { iterationCount: json.iterationCount }),
-          ...(json.startDate !== undefined && { startDate: json.startDate }),
-          ...(json.endDate !== undefined && { endDate: json.endDate }),
-          ...(Number.isFinite(next) && { next }),
-          ...(json.template?.data !== undefined && { data: json.template.data }),
-          ...(json.template?.opts !== undefined && { opts: { ...json.template.opts } }),
-        });
-      } else {
-        found.push(
-          parseLegacyKey(key, Number.isFinite(next) ? next : undefined) ?? {
-            kind: 'legacy-repeatable',
-            key,
-            name: key,
-          },
-        );
-      }
-    }
-    return found;
-  } finally {
-    await queue.close();
-    await redis.quit().catch(() => redis.disconnect());
-  }
+  /** Under `--remove-originals`: what became of the BullMQ original. */
+  original?: 'removed' | 'gone' | 'would-remove';
 }
 
 function defaultZone(tz: string | undefined): string {
@@ -99,30 +44,81 @@ function defaultZone(tz: string | undefined): string {
   return zone;
 }
 
-/** `import:bullmq --queue Q [--dry-run] [--json] [--tz ZONE]`. */
+/** `import:bullmq --queue Q [--payload plain|wrapped] [--remove-originals] [--dry-run] [--json] [--tz ZONE]`. */
 export function importBullmqCommand(io: CliIO) {
   return async (options: ImportOptions, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
     if (options.queue.trim() === '') throw new ConfigError('--queue', 'must name a queue');
-    if (ctx.config.redisClusterNodes) {
-      throw new ConfigError(
-        '--redis-cluster-nodes',
-        "import:bullmq reads a queue on a single Redis only (its BullMQ prefix on a cluster is the application's own)",
-      );
+    const payload = options.payload ?? 'plain';
+    if (!(JOB_PAYLOADS as readonly string[]).includes(payload)) {
+      throw new ConfigError('--payload', `expected plain or wrapped (got "${payload}")`);
     }
     const zone = defaultZone(options.tz);
     await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
-    const sources = await readBullmqSchedules(ctx, options.queue);
-    const now = io.now();
-    const plan = sources.map((s) => planImport(s, options.queue, now, zone));
-    const outcomes = await apply(ctx, plan, options.dryRun === true, now);
-    if (options.json) {
-      io.stdout(`${JSON.stringify(toJSON(options, outcomes), null, 2)}\n`);
-    } else {
-      io.stdout(report(options, ctx.config.prefix, outcomes));
+    await resolvePrefix(ctx);
+    const originals = new BullmqOriginals(redisTarget(cliConnection(ctx.config)), options.queue);
+    try {
+      const sources = await originals.read();
+      const now = io.now();
+      const removing = options.removeOriginals === true;
+      const plan = sources.map((s) =>
+        handedOver(planImport(s, options.queue, now, zone, payload as JobPayload), removing),
+      );
+      const outcomes = await apply(ctx, plan, options.dryRun === true, now);
+      if (removing) await removeOriginals(originals, outcomes, options.dryRun === true);
+      if (options.json) {
+        io.stdout(`${JSON.stringify(toJSON(options, outcomes), null, 2)}\n`);
+      } else {
+        io.stdout(report(options, ctx.config.prefix, outcomes));
+      }
+      return ExitCode.ok;
+    } finally {
+      await originals.close();
     }
-    return ExitCode.ok;
   };
+}
+
+/**
+ * Under `--remove-originals` a job scheduler hands over at its pending job: BullMQ runs that one
+ * (it is already in the queue), the bullbeat schedule starts after it, so no instant runs twice or
+ * not at all.
+ */
+function handedOver(item: ImportPlanItem, removing: boolean): ImportPlanItem {
+  const next = item.source.next;
+  if (!removing || !item.mapped || item.source.kind !== 'job-scheduler' || next === undefined) return item;
+  const startAt = Math.max(
+    item.options.startAt instanceof Date ? item.options.startAt.getTime() : (item.options.startAt ?? 0),
+    next + 1,
+  );
+  return {
+    ...item,
+    options: { ...item.options, startAt },
+    mapping: [
+      ...item.mapping,
+      `hand-over: BullMQ runs its pending job at ${new Date(next).toISOString()}; bullbeat from the next`,
+    ],
+  };
+}
+
+/**
+ * Removes each original that is now a bullbeat schedule (created, or there from an earlier import),
+ * after every schedule was written: a failure before leaves every original in place.
+ */
+async function removeOriginals(
+  originals: BullmqOriginals,
+  outcomes: Outcome[],
+  dryRun: boolean,
+): Promise<void> {
+  for (const o of outcomes) {
+    if (o.action !== 'created' && o.action !== 'exists' && o.action !== 'would-create') continue;
+    if (dryRun) {
+      o.original = 'would-remove';
+      continue;
+    }
+    // an existing bullbeat schedule already fires the pending instant: BullMQ's pending job goes with the entry
+    const handoverAt = o.action === 'created' ? o.item.source.next : undefined;
+    o.original = await originals.remove(o.item.source, handoverAt);
+  }
 }
 
 /** Creates the mapped schedules (unless a dry run), leaving any bullbeat schedule of the same id alone. */
@@ -169,6 +165,12 @@ async function apply(
   return outcomes;
 }
 
+const ORIGINAL: Record<NonNullable<Outcome['original']>, string> = {
+  removed: 'removed',
+  gone: 'already gone',
+  'would-remove': 'would be removed',
+};
+
 const LABEL: Record<Action, string> = {
   created: 'created',
   'would-create': 'would create',
@@ -185,7 +187,7 @@ function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): st
     `BullMQ queue "${q}" → bullbeat prefix "${prefix}"${options.dryRun ? ' (dry run: nothing is written)' : ''}`,
     '',
   );
-  for (const { item, action, nextRunTime } of outcomes) {
+  for (const { item, action, nextRunTime, original } of outcomes) {
     const what = item.source.kind === 'job-scheduler' ? 'job scheduler' : 'legacy repeatable job';
     lines.push(
       `${LABEL[action].padEnd(12)} ${item.id}  (${what} "${item.source.key}", jobs "${item.source.name}")`,
@@ -202,16 +204,25 @@ function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): st
     }
     if (action === 'exists')
       lines.push('             a bullbeat schedule with this id exists: left as it is');
+    if (original) lines.push(`             BullMQ original: ${ORIGINAL[original]}`);
     if (!item.mapped) lines.push(`             ${item.reason}`);
     for (const m of item.mapping) lines.push(`               ${m}`);
   }
   const made = options.dryRun ? count('would-create') : count('created');
+  const removed = outcomes.filter((o) => o.original === 'removed' || o.original === 'would-remove').length;
   lines.push(
     '',
     `${made} ${options.dryRun ? 'would be created' : 'created'}, ${count('exists')} already there, ` +
       `${count('not-mapped')} not mapped (immediately is not mapped yet: the first run is the next time after now).`,
-    `The BullMQ originals are untouched: once the bullbeat schedules run, remove them ` +
-      `(queue.removeJobScheduler(id)), or both will enqueue jobs.`,
+    options.payload === 'wrapped'
+      ? "Payload wrapped: each job's data is bullbeat's envelope; your schedule's data is job.data.data."
+      : "Payload plain: each job's data is the schedule's own data, as BullMQ made it; your workers need no change.",
+    options.removeOriginals
+      ? `${removed} BullMQ original${removed === 1 ? '' : 's'} ${options.dryRun ? 'would be ' : ''}removed: ` +
+          'jobs already in the queue (waiting, active, the pending delayed one) run once as they are.'
+      : 'The BullMQ originals are untouched: both will enqueue jobs until they are removed ' +
+          '(run again with --remove-originals, or queue.removeJobScheduler(id)).',
+    `Run the schedules: bullbeat scheduler (no jobs module needed) with BULLBEAT_PREFIX=${prefix}.`,
   );
   return `${lines.map(shown).join('\n')}\n`;
 }
@@ -220,8 +231,11 @@ function toJSON(options: ImportOptions, outcomes: Outcome[]) {
   return {
     queue: options.queue,
     dryRun: options.dryRun === true,
-    items: outcomes.map(({ item, action, nextRunTime }) => ({
+    payload: options.payload ?? 'plain',
+    removeOriginals: options.removeOriginals === true,
+    items: outcomes.map(({ item, action, nextRunTime, original }) => ({
       action,
+      ...(original && { original }),
       id: item.id,
       source: item.source,
       mapping: item.mapping,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { ConfigError } from '../../errors/index.js';
 import type { WhyReport } from '../../insight/index.js';
-import { agenda, parseWindow, whyDidntItRun } from '../../insight/index.js';
+import { agenda, DURATION_HELP, parseWindow, whyDidntItRun } from '../../insight/index.js';
 import { instantProblem, MAX_PERIOD_SECONDS } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -59,7 +59,7 @@ export function agendaCommand(io: CliIO) {
   ): Promise<number> => {
     const nextMs = parseWindow(options.next ?? '24h');
     if (nextMs === undefined) {
-      throw new ConfigError('--next', `expected a window such as 30m, 24h, 7d (got "${options.next}")`);
+      throw new ConfigError('--next', `expected ${DURATION_HELP}, more than 0 (got "${options.next}")`);
     }
     if (nextMs > MAX_WINDOW_MS) {
       throw new ConfigError(

@@ -15,7 +15,9 @@ import {
 import { cliChange } from '../cli-actor.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
+import { durationFlagSeconds } from '../duration-flag.js';
 import { ExitCode } from '../exit-codes.js';
+import { unservedNote } from '../fleet-notes.js';
 import { shortInstant } from '../format-table.js';
 import { numericFlag } from '../numeric-flag.js';
 import { describeChanges } from '../schedule-changes.js';
@@ -112,7 +114,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
       `give exactly one (got ${given.length === 0 ? 'none' : given.map((g) => `--${g}`).join(' and ')})`,
     );
   }
-  const jitter = numericFlag('--jitter', o.jitter);
+  const jitter = durationFlagSeconds('--jitter', o.jitter);
   if (o.tz !== undefined && o.every !== undefined) {
     throw new ConfigError(
       '--tz',
@@ -132,7 +134,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
   if (o.every !== undefined) {
     return checkedTrigger({
       type: 'interval',
-      seconds: numericFlag('--every', o.every),
+      seconds: durationFlagSeconds('--every', o.every),
       ...(jitter !== undefined && { jitter }),
     });
   }
@@ -242,16 +244,19 @@ export function addCommand(io: CliIO) {
     checkExceptFlags(trigger, options.except, id);
     const { job, before } = await withManager(ctx, async (m) => {
       const existing = await m.get(id);
+      // the id is --id, or --name when no --id was given: blame the flag the user typed
+      const idFlag = options.id !== undefined ? '--id' : '--name';
+      const idWords = options.id !== undefined ? '' : ' (the id defaults to --name)';
       if (existing?.def.source === 'code') {
         throw new ConfigError(
-          '--id',
+          idFlag,
           `schedule "${id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`,
         );
       }
       if (existing && !options.replace) {
         throw new ConfigError(
-          '--id',
-          `a schedule "${id}" already exists (${defWords(existing.def)}, queue "${existing.queue}"): pass --replace to overwrite it`,
+          idFlag,
+          `a schedule "${id}"${idWords} already exists (${defWords(existing.def)}, queue "${existing.queue}"): pass --replace to overwrite it${options.id === undefined ? ', or --id to add another' : ''}`,
         );
       }
       const created = m.schedule(
@@ -261,6 +266,8 @@ export function addCommand(io: CliIO) {
         cliChange(),
       );
       await created.saved;
+      const unserved = await unservedNote(m, created.queue, created.name);
+      if (unserved) ctx.note(unserved);
       return { job: (await m.get(created.id)) ?? created, before: existing?.def };
     });
     const json = job.toJSON();

@@ -14,11 +14,16 @@ export function showCommand(io: CliIO) {
     const job = await withManager(ctx, async (m) => {
       const found = await m.get(id);
       if (!found) throw new ScheduleNotFoundError(id);
-      return { json: found.toJSON(), def: found.def };
+      // the newest record that names an error (history is newest first)
+      const failed = (await m.history.list(id)).find((r) => r.error !== undefined && r.error !== '');
+      const lastError = failed
+        ? { fireAt: failed.fireAt, outcome: failed.outcome, error: failed.error! }
+        : null;
+      return { json: found.toJSON(), def: found.def, lastError };
     });
     const j = job.json;
     if (options.json) {
-      io.stdout(`${JSON.stringify({ ...j, definition: job.def }, null, 2)}\n`);
+      io.stdout(`${JSON.stringify({ ...j, definition: job.def, lastError: job.lastError }, null, 2)}\n`);
       return ExitCode.ok;
     }
     const rows: [string, string][] = [
@@ -32,13 +37,24 @@ export function showCommand(io: CliIO) {
       ['last run', shortInstant(j.lastRunTime)],
       [
         'runs',
-        `${j.runs} ok, ${j.errors} failed, ${j.skipped} skipped, ${j.missed} missed, ${j.coalesced} coalesced (${j.fired} enqueued)`,
+        // `runs` counts every finished run, the failed ones included
+        `${j.runs} finished (${j.runs - j.errors} ok, ${j.errors} failed), ${j.skipped} skipped, ${j.missed} missed, ${j.coalesced} coalesced (${j.fired} enqueued)`,
       ],
     ];
+    if (job.lastError) {
+      const e = job.lastError;
+      rows.push(['last error', `${firstLine(e.error)} (occurrence ${shortInstant(e.fireAt)}, ${e.outcome})`]);
+    }
     if (j.pauseNote) rows.push(['paused', noteLine(j.pauseNote)]);
     if (j.error) rows.push(['error', j.error.reason]);
     const width = Math.max(...rows.map(([k]) => k.length));
     for (const [k, v] of rows) io.stdout(`${k.padEnd(width)}  ${shown(v)}\n`);
     return ExitCode.ok;
   };
+}
+
+/** The first line of an error, at most 300 characters: the message, not its stack. */
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

@@ -13,6 +13,7 @@ import {
   probeSchedulerRedis,
 } from '../command-context.js';
 import { resolvePrefix } from '../discover-prefix.js';
+import { queuesWithoutSchedule } from '../fleet-notes.js';
 import { numericFlag } from '../numeric-flag.js';
 import { checkOpsConfig, processOpsFor } from '../process-ops-for.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
@@ -43,6 +44,15 @@ async function startWorker(
   });
   await handle.ready();
   ctx.logger.info({ queues: handle.queues, handlers: scheduler.handlerNames() }, 'worker ready');
+  if (worker.queues !== undefined) {
+    const idle = queuesWithoutSchedule(worker.queues, await scheduler.list());
+    if (idle.length > 0) {
+      ctx.logger.warn(
+        { queues: idle },
+        `--queues: no schedule uses ${idle.map((q) => `"${q}"`).join(', ')}: nothing bullbeat fires goes there`,
+      );
+    }
+  }
   return handle;
 }
 
@@ -162,11 +172,16 @@ export function devCommand(io: CliIO) {
   };
 }
 
-/** `bullbeat scheduler <jobs-module>` (alias `schedule:run`): one scheduler replica. */
+/**
+ * `bullbeat scheduler [jobs-module]` (alias `schedule:run`): one scheduler replica. Without a jobs
+ * module it fires the runtime schedules already in Redis (made by `schedule:add`, the API, the
+ * dashboard or `import:bullmq`), on the deployment the CLI's rule picks.
+ */
 export function schedulerCommand(io: CliIO) {
-  return async (specifier: string, _options: unknown, command: Command): Promise<number> => {
+  return async (specifier: string | undefined, _options: unknown, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'scheduler');
-    const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    const { path, scheduler } =
+      specifier === undefined ? await runtimeOnlyScheduler(ctx) : await loadScheduler(ctx, specifier, io.cwd);
     const opsConfig = await checkOpsConfig(ctx);
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(ctx.logger, async () => {
@@ -182,6 +197,22 @@ export function schedulerCommand(io: CliIO) {
       };
     });
   };
+}
+
+/** A manager with no schedule of its own, on the configured Redis and the deployment `resolvePrefix` picks. */
+async function runtimeOnlyScheduler(
+  ctx: CommandContext,
+): Promise<{ path: string; scheduler: SchedulerManager }> {
+  await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
+  await resolvePrefix(ctx);
+  const { SchedulerManager } = await import('../../scheduler/index.js');
+  const scheduler = new SchedulerManager({
+    prefix: ctx.config.prefix,
+    connection: cliConnection(ctx.config),
+    logger: ctx.logger,
+    pauseOrphans: false,
+  });
+  return { path: '(none: runtime schedules only)', scheduler };
 }
 
 /** `bullbeat worker <jobs-module>`: consume the schedules' queues and run their handlers. */

@@ -6,6 +6,7 @@ import { checkPartitionCount } from '../../store/index.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
+import { resolvePrefix } from '../discover-prefix.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
 import { numericFlag } from '../numeric-flag.js';
@@ -28,6 +29,7 @@ export function statusCommand(io: CliIO) {
       );
     }
     await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
+    await resolvePrefix(ctx);
     const manager = new SchedulerManager({
       role: 'client',
       prefix: ctx.config.prefix,

@@ -1,0 +1,125 @@
+import { type ConnectionOptions, Queue } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import { bullConnection, openRedis, queuePrefixFor, type RedisTarget } from '../store/index.js';
+import { type BullmqSchedule, parseLegacyKey } from './bullmq-import-plan.js';
+
+/**
+ * A BullMQ queue's job schedulers and legacy repeatable jobs, as `import:bullmq` reads and removes
+ * them. The queue is read under the BullMQ prefix bullbeat enqueues to (`queuePrefixFor`: BullMQ's
+ * default on a single Redis, `{bull:<queue>}` on a cluster), so that what is imported is what the
+ * imported schedules feed.
+ */
+export class BullmqOriginals {
+  readonly queue: Queue;
+  private readonly redis: Redis;
+  private readonly connection: ReturnType<typeof bullConnection>;
+
+  constructor(
+    target: RedisTarget,
+    readonly queueName: string,
+  ) {
+    this.connection = bullConnection(target);
+    const prefix = queuePrefixFor(target, queueName);
+    this.queue = new Queue(queueName, {
+      connection: this.connection as ConnectionOptions,
+      ...(prefix !== undefined && { prefix }),
+    });
+    this.redis = openRedis(target, { maxRetriesPerRequest: 1 });
+  }
+
+  /**
+   * Every entry of the queue's `repeat` set, read one by one (BullMQ 6's `getJobSchedulers()` refuses
+   * the whole list when one legacy entry is left, and deletes entries it cannot read: this reads and
+   * writes nothing else).
+   */
+  async read(): Promise<BullmqSchedule[]> {
+    const entries = await this.redis.zrange(this.queue.keys.repeat as string, '0', '-1', 'WITHSCORES');
+    const found: BullmqSchedule[] = [];
+    for (let i = 0; i < entries.length; i += 2) {
+      const key = entries[i] as string;
+      const next = Number(entries[i + 1]);
+      let json: Awaited<ReturnType<Queue['getJobScheduler']>>;
+      try {
+        json = await this.queue.getJobScheduler(key);
+      } catch {
+        json = undefined; // a legacy key: BullMQ 6 refuses to read it
+      }
+      if (json) {
+        found.push({
+          // BullMQ counts iterations (`ic`) for job schedulers only.
+          kind: json.iterationCount !== undefined ? 'job-scheduler' : 'legacy-repeatable',
+          key,
+          name: json.name,
+          ...(json.pattern !== undefined && { pattern: json.pattern }),
+          ...(json.tz !== undefined && { tz: json.tz }),
+          ...(json.every !== undefined && { every: json.every }),
+          ...(json.offset !== undefined && { offset: json.offset }),
+          ...(json.limit !== undefined && { limit: json.limit }),
+          ...(json.iterationCount !== undefined && { iterationCount: json.iterationCount }),
+          ...(json.startDate !== undefined && { startDate: json.startDate }),
+          ...(json.endDate !== undefined && { endDate: json.endDate }),
+          ...(Number.isFinite(next) && { next }),
+          ...(json.template?.data !== undefined && { data: json.template.data }),
+          ...(json.template?.opts !== undefined && { opts: { ...json.template.opts } }),
+        });
+      } else {
+        found.push(
+          parseLegacyKey(key, Number.isFinite(next) ? next : undefined) ?? {
+            kind: 'legacy-repeatable',
+            key,
+            name: key,
+          },
+        );
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Hands one original over to bullbeat at `handoverAt` (the instant its bullbeat schedule starts
+   * after): when BullMQ's next job is still the one at `handoverAt`, the entry goes and that job
+   * stays, to run once as a plain delayed job (BullMQ makes no next one for a scheduler that is
+   * gone). When BullMQ has moved on meanwhile, its newer pending job is removed with the entry
+   * (`removeJobScheduler`): bullbeat fires that instant. A legacy repeatable job's entry is removed
+   * (BullMQ 6 never repeats it); a pending job of it, if any, runs once. Idempotent: a missing entry
+   * is `gone`.
+   */
+  async remove(source: BullmqSchedule, handoverAt: number | undefined): Promise<'removed' | 'gone'> {
+    const repeat = this.queue.keys.repeat as string;
+    if (source.kind === 'legacy-repeatable') {
+      return (await this.redis.zrem(repeat, source.key)) === 1 ? 'removed' : 'gone';
+    }
+    const kept = (await this.redis.eval(
+      HANDOVER_SCRIPT,
+      2,
+      repeat,
+      `${repeat}:${source.key}`,
+      source.key,
+      String(handoverAt ?? ''),
+    )) as number;
+    if (kept === 1) return 'removed';
+    if (kept === 0) return 'gone';
+    return (await this.queue.removeJobScheduler(source.key)) ? 'removed' : 'gone';
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+    if ('disconnect' in this.connection) (this.connection as Cluster).disconnect();
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/**
+ * KEYS[1] the queue's `repeat` set, KEYS[2] the scheduler's hash; ARGV[1] the scheduler id,
+ * ARGV[2] the instant of the pending job to keep. Returns 1 when the entry and hash were removed and
+ * the pending job kept, 0 when there is no such scheduler, 2 when its pending job is another (the
+ * caller removes both with BullMQ's own `removeJobScheduler`).
+ */
+const HANDOVER_SCRIPT = `
+local millis = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not millis then return 0 end
+if ARGV[2] == '' or tonumber(millis) ~= tonumber(ARGV[2]) then return 2 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+return 1
+`;

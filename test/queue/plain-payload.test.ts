@@ -1,0 +1,63 @@
+// A schedule with payload 'plain': the job's data is the schedule's own data, and bullbeat's worker
+// still finds the occurrence (job id), the arguments and the overlap rules (the stored schedule).
+import { Queue } from 'bullmq';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import type { RunContext } from '../../src/queue/pipeline.js';
+import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { REDIS, TestBed, waitFor } from './helpers.js';
+
+const silent = pino({ level: 'silent' });
+let bed: TestBed;
+let scheduler: SchedulerManager;
+let handle: WorkerHandle | undefined;
+
+afterEach(async () => {
+  await handle?.close({ graceMs: 1000 });
+  handle = undefined;
+  await scheduler.stop();
+  await bed.cleanup();
+});
+
+describe("payload 'plain'", () => {
+  it("puts the schedule's data alone on the job; bullbeat's worker runs it with its args, fire time and records", async () => {
+    bed = new TestBed();
+    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    const runs: { who: string; fireAt: number; scheduleId: string }[] = [];
+    scheduler.every(0.3, { id: 'tick', args: ['ada'], data: { report: 'daily' }, payload: 'plain' })(
+      async function tick(who: string, ctx: RunContext) {
+        runs.push({ who, fireAt: ctx.fireAt, scheduleId: String(ctx.job?.id) });
+      },
+    );
+    handle = await createWorker(scheduler, { logger: silent });
+    await handle.ready();
+    await scheduler.start();
+    await waitFor(() => runs.length >= 2, 20_000, 'two runs');
+    await scheduler.triggerNow('tick');
+    await waitFor(() => runs.length >= 3, 20_000, 'the manual run');
+    expect(runs[0]).toMatchObject({ who: 'ada', scheduleId: expect.stringMatching(/^bb-tick-/) });
+    const records = await waitFor(async () => {
+      const list = await scheduler.history.list('tick');
+      return list.filter((r) => r.outcome === 'succeeded').length >= 3 ? list : undefined;
+    });
+    const done = records.filter((r) => r.outcome === 'succeeded');
+    expect(done.map((r) => r.kind)).toContain('manual');
+    for (const r of done) expect(runs.map((x) => x.fireAt)).toContain(r.fireAt);
+    const queue = new Queue(bed.queueName, { connection: REDIS });
+    try {
+      const job = await queue.getJob(done[0]!.jobId!);
+      expect(job?.data).toEqual({ report: 'daily' });
+    } finally {
+      await queue.close();
+    }
+  }, 60_000);
+
+  it("is refused with the field named when it is not 'plain' or 'wrapped'", () => {
+    scheduler = new SchedulerManager({ prefix: 'unused', logger: silent });
+    bed = new TestBed();
+    expect(() => scheduler.every(1, { id: 'x', payload: 'raw' as 'plain' })(function x() {})).toThrow(
+      /payload.*"wrapped", "plain"/,
+    );
+  });
+});
