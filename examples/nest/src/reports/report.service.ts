@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { RunContext } from 'bullbeat';
 import { Cron } from 'bullbeat/nest';
-import type { Mailer } from '../mail/mailer.service.js';
+// A value import, not `import type`: Nest injects by the class that decorator metadata records.
+import { Mailer } from '../mail/mailer.service.js';
 
 /** `REPORT_CRON='* * * * * *'` (six fields: seconds first) fires every second, to watch it run. */
 const REPORT_CRON = process.env.REPORT_CRON ?? '0 7 * * 1-5';
