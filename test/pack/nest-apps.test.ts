@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt } from '../cli/run-bullbeat.js';
+import { assertBuilt, childEnv, root } from '../cli/run-bullbeat.js';
 import { startRedisServer } from '../setup/redis-server.js';
-import { installExample, packBullbeat, runInstancesOnce } from './nest-example.js';
+import { installExample, packBullbeat, run, runInstancesOnce } from './nest-example.js';
 
 // examples/nest as a Nest user has it, from the packed tarball: once as `nest new` makes it (CommonJS,
 // TypeScript `module: nodenext`), once as an ESM application (`"type": "module"`), the same sources.
@@ -89,5 +89,40 @@ describe('examples/nest from the packed tarball, CommonJS and ESM', () => {
   it('ESM: two instances at once on one prefix, each occurrence once', async () => {
     const { runs } = await runInstancesOnce(join(dir, 'esm'), redis.url, 'esm');
     expect(runs.length).toBeGreaterThanOrEqual(6);
+  }, 300_000);
+
+  it("deploy/app/Dockerfile's runtime stage: npm ci --omit=dev, then its ENTRYPOINT runs the CLI, which stops on SIGTERM", async () => {
+    const dockerfile = readFileSync(join(root, 'deploy/app/Dockerfile'), 'utf8');
+    expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).toEqual([
+      'node:24-slim',
+      'node:24-slim',
+    ]);
+    const runtime = dockerfile.slice(dockerfile.indexOf(' AS runtime'));
+    const omit = (/^RUN npm ci ([^&\n]*)/m.exec(runtime)?.[1] ?? '')
+      .split(/\s+/)
+      .filter((a) => a.startsWith('--omit='));
+    expect(omit).toEqual(['--omit=dev']);
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(runtime)?.[1] ?? '[]') as string[];
+    expect(entrypoint).toEqual(['node_modules/.bin/bullbeat']);
+    // The runtime stage's install, on the CommonJS application: what is left runs bullbeat's CLI directly.
+    const app = join(dir, 'cjs');
+    run('npm', ['prune', ...omit, '--no-audit', '--no-fund', '--loglevel=error'], app);
+    expect(readFileSync(join(app, 'node_modules/bullbeat/package.json'), 'utf8')).toContain(
+      '"name": "bullbeat"',
+    );
+    const env = childEnv({ REDIS_URL: redis.url, BULLBEAT_PREFIX: 'image', BULLBEAT_DASHBOARD_TOKEN: 't' });
+    const child = spawn(join(app, entrypoint[0] as string), ['dashboard', '--port', '0'], { cwd: app, env });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const deadline = Date.now() + 120_000;
+    while (!/dashboard: listening/.test(out) && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(out).toMatch(/dashboard: listening/);
+    // What docker stop sends: the CLI gets it (no npx in between) and exits 0 after a clean shutdown.
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   }, 300_000);
 });
