@@ -3,10 +3,12 @@
 #   docker run IMAGE scheduler dist/examples/jobs.js
 #   docker run IMAGE worker dist/examples/jobs.js --concurrency 10
 #   docker run IMAGE dashboard --port 3000
-# Your own jobs module: build it to .js (tsx is a dev dependency and is not in this image) and copy it in.
+# Node 24, an LTS release (Node 20 reached its end of life in April 2026).
+# This image is this repository's (its examples); for your own application's image, see
+# deploy/app/Dockerfile and docs/deployment.md.
 
 # ---- build: every dependency, compile TypeScript to dist/ ----
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -19,7 +21,7 @@ COPY examples ./examples
 RUN npm run build
 
 # ---- runtime: production dependencies and the built dist/ only, as the unprivileged `node` user ----
-FROM node:20-slim AS runtime
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production \
     LOG_FORMAT=json
 WORKDIR /app

@@ -1,8 +1,7 @@
 import { ConfigError } from '../src/errors/index.js';
+import { nonEmpty, resolveDashboardCredentials } from './dashboard-credentials.js';
 import type { DashboardOptions, ResolvedDashboardOptions } from './dashboard-options.js';
 import { isHostName } from './open-mode-hosts.js';
-
-const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
 
 /**
  * Apply the defaults once (environment included). Throws `ConfigError` when there are no
@@ -10,24 +9,7 @@ const nonEmpty = (v: string | undefined) => (v === undefined || v === '' ? undef
  */
 export function resolveDashboardOptions(options: DashboardOptions): ResolvedDashboardOptions {
   const env = options.env ?? process.env;
-  const token = nonEmpty(options.token ?? env.BULLBEAT_DASHBOARD_TOKEN);
-  const user = nonEmpty(options.user ?? env.BULLBEAT_DASHBOARD_USER);
-  const password = nonEmpty(options.password ?? env.BULLBEAT_DASHBOARD_PASSWORD);
-  const open =
-    options.open ?? ['1', 'true', 'yes'].includes((env.BULLBEAT_DASHBOARD_OPEN ?? '').toLowerCase());
-  if ((user === undefined) !== (password === undefined)) {
-    throw new ConfigError(
-      user === undefined ? 'BULLBEAT_DASHBOARD_USER' : 'BULLBEAT_DASHBOARD_PASSWORD',
-      'basic auth needs both BULLBEAT_DASHBOARD_USER and BULLBEAT_DASHBOARD_PASSWORD',
-    );
-  }
-  if (!open && token === undefined && user === undefined) {
-    throw new ConfigError(
-      'BULLBEAT_DASHBOARD_TOKEN',
-      'the dashboard has no credentials: set BULLBEAT_DASHBOARD_TOKEN and/or BULLBEAT_DASHBOARD_USER and ' +
-        'BULLBEAT_DASHBOARD_PASSWORD, or run it open on 127.0.0.1 with BULLBEAT_DASHBOARD_OPEN=1 (--open)',
-    );
-  }
+  const { token, user, password, open } = resolveDashboardCredentials(options, env);
   if (!options.scheduler) throw new ConfigError('scheduler', 'createDashboard needs a SchedulerManager');
   const basePath = options.basePath?.replace(/\/+$/, '');
   if (basePath !== undefined && basePath !== '' && !basePath.startsWith('/')) {

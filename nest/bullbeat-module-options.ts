@@ -6,6 +6,13 @@ export type BullbeatRole = 'scheduler' | 'worker';
 /** Options of `BullbeatModule.forRoot()` (or returned by `forRootAsync()`'s factory). */
 export interface BullbeatModuleOptions extends Omit<SchedulerManagerOptions, 'role'> {
   /**
+   * A pino logger for the manager and the worker (`pino({ level: 'debug' })` for bullbeat's own JSON
+   * lines).
+   * @defaultValue a pino logger written through Nest's `Logger` (context `bullbeat`), at `LOG_LEVEL`
+   * else `info`: bullbeat's lines come out in the application's log format and levels
+   */
+  logger?: SchedulerManagerOptions['logger'];
+  /**
    * The roles this instance runs. `'scheduler'`: fire each occurrence onto its queue (exactly once
    * across every instance that runs it); `'worker'`: consume the queues and run the decorated methods.
    * `[]`: neither; the schedules are still saved at start-up and `SchedulerManager` can be injected to

@@ -4,6 +4,7 @@ export type {
   BullbeatModuleOptions,
   BullbeatRole,
 } from './bullbeat-module-options.js';
+export { nestLogger } from './nest-logger.js';
 export {
   BULLBEAT_SCHEDULES,
   type BullbeatMethodDecorator,

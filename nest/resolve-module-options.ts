@@ -4,6 +4,7 @@ import type {
   BullbeatRole,
   ResolvedBullbeatModuleOptions,
 } from './bullbeat-module-options.js';
+import { nestLogger } from './nest-logger.js';
 
 const ROLES: readonly BullbeatRole[] = ['scheduler', 'worker'];
 
@@ -34,6 +35,8 @@ export function resolveModuleOptions(options: BullbeatModuleOptions = {}): Resol
   return {
     roles,
     worker: { ...worker },
-    manager: givenManager ?? new SchedulerManager({ ...managerOptions, role }),
+    manager:
+      givenManager ??
+      new SchedulerManager({ ...managerOptions, logger: managerOptions.logger ?? nestLogger(), role }),
   };
 }

@@ -1,5 +1,5 @@
-import type { AuditEntry } from '../../src/store/index.js';
 import { auditDetails, changeWords } from '../../src/scheduler/index.js';
+import type { AuditEntry } from '../../src/store/index.js';
 import { formatTime, html, type SafeHtml } from './html.js';
 
 /** An entry's details: an update's changed fields one per line, else the entry's one line. */

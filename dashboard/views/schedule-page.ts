@@ -1,5 +1,4 @@
-import type { AuditEntry } from '../../src/store/index.js';
-import type { RunRecord } from '../../src/store/index.js';
+import type { AuditEntry, RunRecord } from '../../src/store/index.js';
 import { laneOf, occurrenceJobId } from '../../src/store/index.js';
 import type { ScheduleView } from '../schedule-view.js';
 import { auditPanel } from './audit-panel.js';

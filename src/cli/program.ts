@@ -179,6 +179,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--host <host>', 'address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
     .option('--open', 'run without credentials, on 127.0.0.1 only (env BULLBEAT_DASHBOARD_OPEN=1)')
     .option('--read-only', "Bull Board's read-only mode; the API refuses writes")
+    .option('--check', 'check the configuration (credentials, port) and exit: 0 if it would start, 2 if not')
     .action(run(async () => (await import('./commands/services.js')).dashboardCommand(io)));
 
   command('status', 'the fleet (scheduler replicas, workers) and late, failing, errored schedules; a probe')

@@ -64,6 +64,45 @@ describe('docker-compose.yml', () => {
     expect(services.dashboard?.environment).toHaveProperty('BULLBEAT_DASHBOARD_PASSWORD');
   });
 
+  it('publishes Redis on 127.0.0.1:6380 (BULLBEAT_REDIS_PORT), not on 6379 where a local Redis runs', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's own variable syntax
+    expect(services.redis?.ports).toEqual(['127.0.0.1:${BULLBEAT_REDIS_PORT:-6380}:6379']);
+    for (const [name, s] of Object.entries(services)) {
+      for (const port of s.ports ?? []) expect(port, name).not.toMatch(/:6379:/);
+    }
+  });
+
+  it('checks the dashboard once before starting it: dashboard-check runs `dashboard --check`, never restarts', () => {
+    const check = services['dashboard-check'] as Service & { restart?: string };
+    expect(check.command.slice(0, 2)).toEqual(['dashboard', '--check']);
+    expect(check.restart).toBe('no');
+    expect(check.environment).toEqual(services.dashboard?.environment);
+    expect(services.dashboard?.depends_on?.['dashboard-check']?.condition).toBe(
+      'service_completed_successfully',
+    );
+    expect((services.dashboard as Service & { restart?: string }).restart).toBe('unless-stopped');
+  });
+
+  it("dashboard-check's command: exit 2 with the reason without credentials, 0 with them (no Redis needed)", async () => {
+    const check = services['dashboard-check'] as Service;
+    // Compose's interpolation with none of the variables set: `${NAME:-default}` becomes the default.
+    const unset = Object.fromEntries(
+      Object.entries(check.environment ?? {}).map(([k, v]) => [k, v.replace(/\$\{\w+:-([^}]*)\}/g, '$1')]),
+    );
+    expect(unset.BULLBEAT_DASHBOARD_TOKEN).toBe('');
+    const env = { ...unset, REDIS_URL: `redis://127.0.0.1:${await closedPort()}` };
+    const missing = spawnBullbeat(check.command, { env });
+    expect((await missing.exited).code).toBe(2);
+    expect(missing.output()).toContain('the dashboard has no credentials: set BULLBEAT_DASHBOARD_TOKEN');
+    const ok = spawnBullbeat(check.command, { env: { ...env, BULLBEAT_DASHBOARD_TOKEN: randomUUID() } });
+    expect((await ok.exited).code).toBe(0);
+    expect(ok.output()).toContain('bullbeat dashboard: configuration ok (bearer token; port 3000)');
+    // The dashboard itself says the same at once, before it would wait for Redis.
+    const dash = spawnBullbeat(services.dashboard?.command ?? [], { env });
+    expect((await dash.exited).code).toBe(2);
+    expect(dash.output()).toContain('the dashboard has no credentials');
+  }, 60_000);
+
   it('scheduler replicas and workers serve /metrics on 9464 (exposed, not published), probed on /readyz', () => {
     for (const name of ['scheduler', 'worker'] as const) {
       const s = services[name] as Service;
@@ -82,13 +121,18 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('builds from a multi-stage node:20-slim Dockerfile that runs as a non-root user on the built dist', () => {
+  it('builds from a multi-stage node:24-slim (LTS) Dockerfile that runs as a non-root user on the built dist', () => {
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     const froms = [...dockerfile.matchAll(/^FROM (\S+)(?: AS (\S+))?/gm)].map((m) => [m[1], m[2]]);
     expect(froms).toEqual([
-      ['node:20-slim', 'build'],
-      ['node:20-slim', 'runtime'],
+      ['node:24-slim', 'build'],
+      ['node:24-slim', 'runtime'],
     ]);
+    // The image's Node is one that package.json's engines accept.
+    const engines = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } }
+    ).engines.node;
+    expect(engines).toContain('>=24');
     const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
     expect(runtime).toContain('npm ci --omit=dev');
     expect(runtime).toContain('COPY --from=build /app/dist ./dist');

@@ -254,9 +254,21 @@ export function workerCommand(io: CliIO) {
 
 /** `bullbeat dashboard`: the dashboard alone, on the configured Redis and prefix. */
 export function dashboardCommand(io: CliIO) {
-  return async (options: { readOnly?: boolean }, command: Command): Promise<number> => {
+  return async (options: { readOnly?: boolean; check?: boolean }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'dashboard');
-    resolveDashboardConfig(ctx.sources);
+    const dash = resolveDashboardConfig(ctx.sources);
+    // Credentials first, before Redis: a dashboard without them fails at once with the reason.
+    const { resolveDashboardCredentials } = await import('../../../dashboard/dashboard-credentials.js');
+    const credentials = resolveDashboardCredentials({ ...(dash.open && { open: true }) }, ctx.sources.env);
+    if (options.check) {
+      const auth = credentials.open
+        ? 'open, on 127.0.0.1 only'
+        : [credentials.token && 'bearer token', credentials.user && 'basic auth']
+            .filter(Boolean)
+            .join(' and ');
+      io.stdout(`bullbeat dashboard: configuration ok (${auth}; port ${dash.port})\n`);
+      return 0;
+    }
     await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
     await resolvePrefix(ctx);
     return runUntilSignal(ctx.logger, async () => {
