@@ -82,6 +82,8 @@ export interface Item {
    * added): its record's `enqueuedAt`, never after a worker's Redis TIME of the run's start.
    */
   enqueuedAt?: number;
+  /** Committed to BullMQ ahead of its fire time, as a delayed job (staged-jobs.ts). */
+  staged?: boolean;
   /** Redis time of its claim (kept on its records). */
   claimedAt: number;
   /**
@@ -89,7 +91,7 @@ export interface Item {
    * to say its consumer is behind; looked at again when this occurrence is enqueued (coalesced if it
    * still waits then, and has waited `minWaitedMs`).
    */
-  recheck?: { queue: string; jobId: string; minWaitedMs: number };
+  recheck?: { queue: string; jobId: string; minWaitedMs: number; dueAt?: number | undefined };
 }
 
 /** The items of one claim call: they share its token, and are completed once enqueued. */

@@ -23,6 +23,13 @@ import { announce, completionOf } from './fire-records.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
 import { ReplicaAcker } from './replica-acker.js';
+import {
+  StagedAnnouncer,
+  stagedJobOptions,
+  takeStageable,
+  unstage,
+  unstageAndRecord,
+} from './staged-jobs.js';
 import { StopNotices } from './stop-notices.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';
@@ -94,6 +101,8 @@ export class FireLoop {
   private readonly cache: DefinitionCache;
   /** Stop notices counted so far, and the latest one of each schedule that had one. */
   private readonly stops = new StopNotices();
+  /** `fired` of the occurrences staged (committed to BullMQ ahead), announced at their fire time. */
+  private readonly announcer = new StagedAnnouncer((at) => this.clock.until(at));
 
   /** `replicaAcks`: WAIT after each enqueue's adds (see replica-acker.ts). */
   private readonly acker: ReplicaAcker | undefined;
@@ -145,6 +154,7 @@ export class FireLoop {
       if (busy.length > 0) await Promise.all(busy);
       else await new Promise((resolve) => setTimeout(resolve, 1));
     }
+    await this.announcer.drain();
     if (this.fireTimer) clearTimeout(this.fireTimer);
     this.fireTimer = undefined;
     this.renewer.stop();
@@ -187,6 +197,14 @@ export class FireLoop {
    */
   stopSchedule(id: string): void {
     this.stops.record(id);
+    this.announcer.drop(id);
+    const queue = this.cache.peek(id)?.def.queue;
+    if (queue !== undefined && this.deps.options.commitAhead) {
+      // staged by this replica while the notice travelled: out of BullMQ, unless promoted already
+      unstageAndRecord(this.deps.queue(queue), this.deps.history, id).catch((err) =>
+        this.deps.logger.warn({ err, scheduleId: id }, 'bullbeat: could not unstage a stopped schedule'),
+      );
+    }
     this.cache.delete(id);
     const dropped = this.pending.filter((i) => i.claim.id === id);
     if (dropped.length === 0) return;
@@ -206,7 +224,7 @@ export class FireLoop {
    */
   private async recheckHeld(): Promise<void> {
     this.poke();
-    const ids = [...new Set(this.pending.map((i) => i.claim.id))];
+    const ids = [...new Set([...this.pending.map((i) => i.claim.id), ...this.announcer.ids()])];
     if (ids.length === 0) return;
     try {
       const rows = await this.deps.store.getMany(ids);
@@ -378,6 +396,7 @@ export class FireLoop {
         list.splice(0, list.length, ...kept);
       }
     }
+    const staged = this.deps.options.commitAhead ? takeStageable(later, now) : [];
     if (later.length > 0) {
       const from = this.pending.length;
       this.pending.push(...later);
@@ -389,8 +408,10 @@ export class FireLoop {
       }
       this.armFire();
     }
-    if (dueNow.length > 0) await this.enqueue(dueNow);
-    else if (batch.left === 0) await this.track(this.complete(batch));
+    if (dueNow.length > 0 || staged.length > 0) {
+      await Promise.all([this.enqueue(dueNow), this.enqueue(staged, undefined, now)]);
+      if (staged.length > 0) this.learnPrep(performance.now() - sentAt); // staged before the instant
+    } else if (batch.left === 0) await this.track(this.complete(batch));
   }
 
   /** Arm the fire timer for the earliest pending occurrence. */
@@ -445,9 +466,10 @@ export class FireLoop {
   /**
    * Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. `added`: the
    * adds are done (with `replicaAcks`, the next enqueue of the fire timer need not wait for this one's
-   * WAIT and completion).
+   * WAIT and completion). `stagedAt`: committed ahead, as delayed jobs (the claim's Redis time).
    */
-  private async enqueue(all: Item[], added?: () => void): Promise<void> {
+  private async enqueue(all: Item[], added?: () => void, stagedAt?: number): Promise<void> {
+    if (all.length === 0) return;
     const { hooks } = this.deps;
     const startedAt = this.clock.now();
     const stopped = new Set<Item>();
@@ -468,8 +490,9 @@ export class FireLoop {
           continue;
         }
         const fireAt = fireTime(item);
-        item.lateMs = Math.round(startedAt - fireAt);
+        item.lateMs = stagedAt === undefined ? Math.round(startedAt - fireAt) : 0;
         item.enqueuedAt = Math.floor(startedAt);
+        if (stagedAt !== undefined) item.staged = true;
         if (started.has(item)) continue;
         const def = cached.def;
         const data = occurrenceJobData(def, fireAt, item.plan.enqueue!.kind, this.deps.options.prefix);
@@ -477,6 +500,7 @@ export class FireLoop {
         if (!list) byQueue.set(def.queue, (list = []));
         cached.opts ??= this.deps.jobOptions(def, '');
         const opts = { ...cached.opts, jobId: occurrenceJobId(def.id, fireAt) };
+        if (stagedAt !== undefined) Object.assign(opts, stagedJobOptions(opts, fireAt, stagedAt));
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
@@ -494,6 +518,7 @@ export class FireLoop {
         this.renewer.release(item.batch, [item.claim.id]);
         poisoned.push(this.markErrored(item.claim, item.cached.def, err));
       }
+      if (stagedAt !== undefined) await this.unstageStopped(items, stopped);
       await hooks?.afterEnqueue?.(items.map((i) => i.claim));
     } catch (err) {
       // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
@@ -523,6 +548,20 @@ export class FireLoop {
     // A batch completes once all its occurrences are enqueued, or now if one is due again soon.
     await Promise.all(
       uniqueBatches(all).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
+    );
+  }
+
+  /**
+   * Staged items whose schedule was stopped while they were being added (the notice came after the
+   * check above): taken out of BullMQ again, and not run, unless BullMQ promoted them already.
+   */
+  private async unstageStopped(items: readonly Item[], stopped: Set<Item>): Promise<void> {
+    const late = items.filter((i) => !stopped.has(i) && this.stoppedSinceClaim(i));
+    await Promise.all(
+      late.map(async (i) => {
+        const q = this.deps.queue(i.cached.def.queue);
+        if ((await unstage(q, i.claim.id, fireTime(i)).catch(() => [])).length > 0) stopped.add(i);
+      }),
     );
   }
 
@@ -587,7 +626,7 @@ export class FireLoop {
     for (const item of items) this.emitDone(item);
   }
 
-  private emitDone({ cached, plan, lateMs }: Item): void {
+  private emitDone({ cached, plan, lateMs, staged, claim }: Item): void {
     if (plan.enqueue) this.stats.enqueued++;
     if (plan.coalesced) {
       this.stats.coalesced += plan.coalesced.count;
@@ -595,7 +634,11 @@ export class FireLoop {
     }
     this.stats.missed += plan.missed.length;
     const { events, options, logger } = this.deps;
-    announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));
+    const say = () =>
+      announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));
+    const at = plan.enqueue?.fireAt;
+    if (staged && at !== undefined && this.clock.until(at) > 0) this.announcer.add(claim.id, at, say);
+    else say();
   }
 
   private failed(err: unknown, message: string): void {

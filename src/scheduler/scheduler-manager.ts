@@ -55,6 +55,12 @@ import type {
   ScheduleDecorator,
   SchedulerStats,
 } from './scheduler-manager-types.js';
+import {
+  restageUpdated,
+  type StagedControlContext,
+  unstagePaused,
+  unstageRemoved,
+} from './staged-controls.js';
 
 export { firstFire } from './scheduler-helpers.js';
 export type {
@@ -345,9 +351,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       this.local.delete(id);
       if (this.byName.get(job.name) === job) this.byName.delete(job.name);
     }
+    const queue = (await this.store.get(id))?.def.queue;
     const removed = await this.store.remove(id);
     await this.pauseNotes.delete(id);
     if (removed) await this.publishStop(id);
+    if (removed && queue !== undefined) await unstageRemoved(this.staged, queue, id);
     if (removed) await this.backfillLedger.clear(id);
     return removed;
   }
@@ -393,6 +401,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     );
     // only over the schedule read above: one removed meanwhile stays removed
     await this.persist(job, row.state.createdAt);
+    await restageUpdated(this.staged, row.def.queue, id);
     if (mine) {
       this.local.set(id, job);
       if (this.byName.get(mine.name) === mine) this.byName.delete(mine.name);
@@ -439,6 +448,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     if (r === 1) {
       await this.pauseNotes.set(id, { note: options.note ?? '', by: options.by ?? this.who, at });
       await this.publishStop(id);
+      await unstagePaused(this.staged, id);
     }
     const job = this.local.get(id);
     if (job && r === 1) {
@@ -684,6 +694,12 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private async publishStop(id: string): Promise<void> {
     this.replica?.stopSchedule(id);
     await this.redis.publish(this.keys.wake, `stop:${id}`);
+  }
+
+  /** How pause, remove and update reach occurrences committed to BullMQ ahead (staged-controls.ts). */
+  private get staged(): StagedControlContext {
+    const { store, redis, keys, history } = this;
+    return { store, redis, keys, history, queue: (n) => this.queue(n), triggerOf: (d) => this.triggerOf(d) };
   }
 
   private triggerOf(def: ScheduleDefinition): Trigger | undefined {
