@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { leaveFleet } from '../store/fleet.js';
 import { occurrenceJobData, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
@@ -20,6 +21,7 @@ import {
   RESUBSCRIBED,
 } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
+import { FleetShare } from './fleet-share.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
 import { ReplicaAcker } from './replica-acker.js';
@@ -79,6 +81,10 @@ export class FireLoop {
   private running = false;
   /** Recent time from a claim sent to its batch planned (ms, a decaying maximum; see `aheadMs`). */
   private prepMs = 0;
+  /** The longest `prepMs` among the live replicas, as the last claim's answer told (see claim-6.lua). */
+  private fleetPrepMs = 0;
+  /** What this replica claimed lately, counted against its share of a burst. */
+  private readonly fleet = new FleetShare();
   /** When the next claim starts. */
   private readonly claimTimer: ClaimTimer;
   /** Claim cycles in flight: a full batch starts the next claim while its own enqueue is still going. */
@@ -158,6 +164,7 @@ export class FireLoop {
     if (this.fireTimer) clearTimeout(this.fireTimer);
     this.fireTimer = undefined;
     this.renewer.stop();
+    await leaveFleet(this.deps.store, this.replica).catch(() => undefined);
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     await unsubscribe?.().catch(() => undefined);
@@ -171,11 +178,11 @@ export class FireLoop {
    * lease if longer; held claims are renewed, so a horizon longer than the lease is safe), and none
    * with `claimAheadMs: 0` (claim only what is due).
    */
-  private aheadMs(): number {
+  private aheadMs(prepMs = Math.max(this.prepMs, this.fleetPrepMs)): number {
     const { claimAheadMs, claimLeaseMs } = this.deps.options;
     if (claimAheadMs === 0) return 0;
     const room = Math.max(0, Math.max(MAX_HORIZON_MS, Math.floor(claimLeaseMs / 4)) - claimAheadMs);
-    return claimAheadMs + Math.min(room, Math.ceil(this.prepMs));
+    return claimAheadMs + Math.min(room, Math.ceil(prepMs));
   }
 
   /** A claim took `ms` from being sent to being planned: keep a slowly decaying maximum of it. */
@@ -277,7 +284,11 @@ export class FireLoop {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
       const stopSeq = this.stops.seq;
       const sentAt = performance.now();
-      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, this.aheadMs());
+      // one of a fleet: a burst is shared, and every replica claims as far ahead as the furthest
+      const fleet = this.fleet.member(this.replica, this.aheadMs(this.prepMs), options);
+      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, this.aheadMs(), fleet);
+      this.fleet.claimed(res);
+      if (res.fleet) this.fleetPrepMs = Math.max(0, res.fleet.aheadMs - options.claimAheadMs);
       this.clock.sync(res.now);
       this.claimTimer.claimed(res.now);
       for (const late of res.late ?? []) void this.acceptLate(late, token, stopSeq, sentAt);

@@ -111,6 +111,22 @@ export interface ClaimResult {
    * the cycle went on without them, each settling with its own claims (same token) when it answers.
    */
   late?: Promise<ClaimResult>[];
+  /** With a `FleetMember`: the live replicas, and the longest horizon among them (ms). */
+  fleet?: { size: number; aheadMs: number };
+}
+
+/**
+ * A replica claiming as one of a fleet that shares bursts (see claim-6.lua): its id, its own horizon,
+ * and how long it counts as live without claiming again.
+ */
+export interface FleetMember {
+  replica: string;
+  aheadMs: number;
+  liveMs: number;
+  /** Occurrences it claimed within its last horizon. */
+  recent: number;
+  /** What is due this soon is claimed whatever the shares (ms). */
+  imminentMs: number;
 }
 
 /** One completion: the records to write and where the schedule goes next. */
@@ -192,12 +208,19 @@ export class ScheduleStore {
    * whole deployment of P > 1 partitions, one cycle over every partition with something due (see
    * `claimEveryPartition`).
    */
-  async claim(batch: number, leaseMs: number, token: string, aheadMs = 0): Promise<ClaimResult> {
+  async claim(
+    batch: number,
+    leaseMs: number,
+    token: string,
+    aheadMs = 0,
+    fleet?: FleetMember,
+  ): Promise<ClaimResult> {
     const k = this.keys;
     if (k.index < 0) {
       if (!this.fanOut) throw new Error('ScheduleStore.claim: call claimEveryPartition() first');
       return this.fanOut.claim(batch, leaseMs, token, aheadMs);
     }
+    const share = fleet ? [fleet.replica, fleet.aheadMs, fleet.liveMs, fleet.recent, fleet.imminentMs] : [];
     const raw = await this.redis.bbClaim(
       k.due,
       k.inflight,
@@ -209,7 +232,9 @@ export class ScheduleStore {
       leaseMs,
       token,
       aheadMs,
+      ...share,
     );
+    const fleetOf = fleet ? raw.splice(raw.length - 2, 2).map(Number) : undefined;
     const claims: Claim[] = [];
     for (let i = 3; i + 4 < raw.length; i += 5) {
       const at = String(raw[i + 1]);
@@ -223,7 +248,9 @@ export class ScheduleStore {
       });
     }
     const num = (v: unknown) => (v === '' || v === undefined ? null : Number(v));
-    return { now: Number(raw[0]), nextDue: num(raw[1]), nextLease: num(raw[2]), claims };
+    const res: ClaimResult = { now: Number(raw[0]), nextDue: num(raw[1]), nextLease: num(raw[2]), claims };
+    if (fleetOf) res.fleet = { size: fleetOf[0]!, aheadMs: fleetOf[1]! };
+    return res;
   }
 
   /**
