@@ -20,8 +20,7 @@ export class FleetShare {
     return {
       replica,
       aheadMs: ownAheadMs,
-      // it claims at least every maxSleepMs: live until then, and a lease more
-      liveMs: options.maxSleepMs + options.claimLeaseMs,
+      liveMs: options.maxSleepMs,
       recent: this.recent.reduce((sum, r) => sum + r.n, 0),
       imminentMs: options.claimAheadMs,
     };

@@ -117,13 +117,14 @@ export interface ClaimResult {
 
 /**
  * A replica claiming as one of a fleet that shares bursts (see claim-6.lua): its id, its own horizon,
- * and how long it counts as live without claiming again.
+ * and the longest it sleeps between claims.
  */
 export interface FleetMember {
   replica: string;
   aheadMs: number;
+  /** The longest it sleeps between claims (ms). */
   liveMs: number;
-  /** Occurrences it claimed within its last horizon. */
+  /** Occurrences it claimed that are not due yet. */
   recent: number;
   /** What is due this soon is claimed whatever the shares (ms). */
   imminentMs: number;

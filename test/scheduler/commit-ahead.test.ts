@@ -59,7 +59,7 @@ describe.each(['plain', 'runtime'] as const)('commit ahead (%s consumer)', (cons
     env = testEnv(`${tag}-${consumer}`);
     const m = env.manager({ claimLeaseMs: 8000, claimAheadMs: 2000 });
     const admin = env.manager({ role: 'client' });
-    await admin.schedule({ name: 'tick', args }, new IntervalTrigger(3), { id: 's' }).saved;
+    await admin.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 's', args }).saved;
     const staged: Claim[] = [];
     m.hooks = { afterEnqueue: (c) => void staged.push(...c) };
     const ran: Ran[] = [];
