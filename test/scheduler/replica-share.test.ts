@@ -38,7 +38,7 @@ describe('replicas share bursts', () => {
       if (at < after) continue;
       const sum = row.reduce((a, b) => a + b, 0);
       if (sum < perInstant) continue; // still being claimed
-      row.forEach((n, i) => (totals[i]! += n));
+      for (const [i, n] of row.entries()) totals[i]! += n;
       all += sum;
     }
     return { all, shares: totals.map((t) => t / Math.max(1, all)) };
