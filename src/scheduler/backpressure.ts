@@ -11,6 +11,11 @@ export interface PreviousJob<T> {
    * a job added a moment ago has not yet had a consumer's chance to take it (see `holdBackAtClaim`).
    */
   minWaitedMs: number;
+  /**
+   * Its fire time: a job committed ahead (a delayed job, see staged-jobs.ts) is stamped at its claim,
+   * before it could be taken; it waits from its fire time.
+   */
+  dueAt?: number;
 }
 
 /**
@@ -49,7 +54,7 @@ export async function stillWaiting<T>(
         const [timestamp, processedOn] = (v ?? []) as (string | null)[];
         const job = list[i]!;
         if (err || timestamp == null || processedOn != null) return;
-        if (now - Number(timestamp) >= job.minWaitedMs) waiting.add(job.tag);
+        if (now - Math.max(Number(timestamp), job.dueAt ?? 0) >= job.minWaitedMs) waiting.add(job.tag);
         else young.add(job.tag);
       });
     }),

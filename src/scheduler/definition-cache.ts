@@ -35,6 +35,11 @@ export class DefinitionCache {
     return this.entries.size;
   }
 
+  /** The entry of a schedule, if cached (not touched). */
+  peek(id: string): CachedDefinition | undefined {
+    return this.entries.get(id);
+  }
+
   delete(id: string): void {
     this.entries.delete(id);
   }

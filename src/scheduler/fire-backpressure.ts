@@ -103,10 +103,17 @@ export function holdBackAtClaim(items: readonly Item[], now: number, deps: Deps)
     const fireAt = item.plan.enqueue?.fireAt ?? item.claim.fireAt;
     const jobId = occurrenceJobId(def.id, last);
     const behindAfterMs = Math.floor((fireAt - last) / 2);
-    candidates.push({ tag: item, queue: def.queue, jobId, minWaitedMs: behindAfterMs, behindAfterMs });
+    candidates.push({
+      tag: item,
+      queue: def.queue,
+      jobId,
+      minWaitedMs: behindAfterMs,
+      behindAfterMs,
+      dueAt: last,
+    });
   }
   return coalesceWaiting(candidates, now, deps, (c) => {
-    c.tag.recheck = { queue: c.queue, jobId: c.jobId, minWaitedMs: c.behindAfterMs };
+    c.tag.recheck = { queue: c.queue, jobId: c.jobId, minWaitedMs: c.behindAfterMs, dueAt: c.dueAt };
   });
 }
 

@@ -86,6 +86,8 @@ export interface Item {
    * added): its record's `enqueuedAt`, never after a worker's Redis TIME of the run's start.
    */
   enqueuedAt?: number;
+  /** Committed to BullMQ ahead of its fire time, as a delayed job (staged-jobs.ts). */
+  staged?: boolean;
   /** Redis time of its claim (kept on its records). */
   claimedAt: number;
   /**
@@ -93,7 +95,7 @@ export interface Item {
    * to say its consumer is behind; looked at again when this occurrence is enqueued (coalesced if it
    * still waits then, and has waited `minWaitedMs`).
    */
-  recheck?: { queue: string; jobId: string; minWaitedMs: number };
+  recheck?: { queue: string; jobId: string; minWaitedMs: number; dueAt?: number | undefined };
   /** Its spans while its job is added and its claim completed, when tracing is on (see src/tracing). */
   trace?: OccurrenceTrace;
 }

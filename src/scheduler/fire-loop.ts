@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { leaveFleet } from '../store/fleet.js';
 import { jobDataFor, occurrenceJobId } from '../store/job-payload.js';
 import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../store/schedule-store.js';
@@ -21,9 +22,17 @@ import {
   RESUBSCRIBED,
 } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
+import { FleetShare } from './fleet-share.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
 import { RedisClock } from './redis-clock.js';
 import { ReplicaAcker } from './replica-acker.js';
+import {
+  StagedAnnouncer,
+  stagedJobOptions,
+  takeStageable,
+  unstage,
+  unstageAndRecord,
+} from './staged-jobs.js';
 import { StopNotices } from './stop-notices.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';
@@ -73,6 +82,10 @@ export class FireLoop {
   private running = false;
   /** Recent time from a claim sent to its batch planned (ms, a decaying maximum; see `aheadMs`). */
   private prepMs = 0;
+  /** The longest `prepMs` among the live replicas, as the last claim's answer told (see claim-6.lua). */
+  private fleetPrepMs = 0;
+  /** What this replica claimed lately, counted against its share of a burst. */
+  private readonly fleet = new FleetShare();
   /** When the next claim starts. */
   private readonly claimTimer: ClaimTimer;
   /** Claim cycles in flight: a full batch starts the next claim while its own enqueue is still going. */
@@ -97,6 +110,8 @@ export class FireLoop {
   private readonly cache: DefinitionCache;
   /** Stop notices counted so far, and the latest one of each schedule that had one. */
   private readonly stops = new StopNotices();
+  /** `fired` of the occurrences staged (committed to BullMQ ahead), announced at their fire time. */
+  private readonly announcer = new StagedAnnouncer((at) => this.clock.until(at));
 
   /** `replicaAcks`: WAIT after each enqueue's adds (see replica-acker.ts). */
   private readonly acker: ReplicaAcker | undefined;
@@ -152,9 +167,11 @@ export class FireLoop {
       if (busy.length > 0) await Promise.all(busy);
       else await new Promise((resolve) => setTimeout(resolve, 1));
     }
+    await this.announcer.drain();
     if (this.fireTimer) this.timers.clearTimeout(this.fireTimer);
     this.fireTimer = undefined;
     this.renewer.stop();
+    await leaveFleet(this.deps.store, this.replica).catch(() => undefined);
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     await unsubscribe?.().catch(() => undefined);
@@ -168,11 +185,11 @@ export class FireLoop {
    * lease if longer; held claims are renewed, so a horizon longer than the lease is safe), and none
    * with `claimAheadMs: 0` (claim only what is due).
    */
-  private aheadMs(): number {
+  private aheadMs(prepMs = Math.max(this.prepMs, this.fleetPrepMs)): number {
     const { claimAheadMs, claimLeaseMs } = this.deps.options;
     if (claimAheadMs === 0) return 0;
     const room = Math.max(0, Math.max(MAX_HORIZON_MS, Math.floor(claimLeaseMs / 4)) - claimAheadMs);
-    return claimAheadMs + Math.min(room, Math.ceil(this.prepMs));
+    return claimAheadMs + Math.min(room, Math.ceil(prepMs));
   }
 
   /** A claim took `ms` from being sent to being planned: keep a slowly decaying maximum of it. */
@@ -194,6 +211,14 @@ export class FireLoop {
    */
   stopSchedule(id: string): void {
     this.stops.record(id);
+    this.announcer.drop(id);
+    const queue = this.cache.peek(id)?.def.queue;
+    if (queue !== undefined && this.deps.options.commitAhead) {
+      // staged by this replica while the notice travelled: out of BullMQ, unless promoted already
+      unstageAndRecord(this.deps.queue(queue), this.deps.history, id).catch((err) =>
+        this.deps.logger.warn({ err, scheduleId: id }, 'bullbeat: could not unstage a stopped schedule'),
+      );
+    }
     this.cache.delete(id);
     const dropped = this.pending.filter((i) => i.claim.id === id);
     if (dropped.length === 0) return;
@@ -213,7 +238,7 @@ export class FireLoop {
    */
   private async recheckHeld(): Promise<void> {
     this.poke();
-    const ids = [...new Set(this.pending.map((i) => i.claim.id))];
+    const ids = [...new Set([...this.pending.map((i) => i.claim.id), ...this.announcer.ids()])];
     if (ids.length === 0) return;
     try {
       const rows = await this.deps.store.getMany(ids);
@@ -266,7 +291,11 @@ export class FireLoop {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
       const stopSeq = this.stops.seq;
       const sentAt = this.timers.now();
-      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, this.aheadMs());
+      // one of a fleet: a burst is shared, and every replica claims as far ahead as the furthest
+      const fleet = this.fleet.member(this.replica, this.aheadMs(this.prepMs), options);
+      const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, this.aheadMs(), fleet);
+      this.fleet.claimed(res);
+      if (res.fleet) this.fleetPrepMs = Math.max(0, res.fleet.aheadMs - options.claimAheadMs);
       this.clock.sync(res.now);
       this.claimTimer.claimed(res.now);
       for (const late of res.late ?? []) void this.acceptLate(late, token, stopSeq, sentAt);
@@ -385,6 +414,7 @@ export class FireLoop {
         list.splice(0, list.length, ...kept);
       }
     }
+    const staged = this.deps.options.commitAhead ? takeStageable(later, now) : [];
     if (later.length > 0) {
       const from = this.pending.length;
       this.pending.push(...later);
@@ -396,8 +426,10 @@ export class FireLoop {
       }
       this.armFire();
     }
-    if (dueNow.length > 0) await this.enqueue(dueNow);
-    else if (batch.left === 0) await this.track(this.complete(batch));
+    if (dueNow.length > 0 || staged.length > 0) {
+      await Promise.all([this.enqueue(dueNow), this.enqueue(staged, undefined, now)]);
+      if (staged.length > 0) this.learnPrep(this.timers.now() - sentAt); // staged before the instant
+    } else if (batch.left === 0) await this.track(this.complete(batch));
   }
 
   /** Arm the fire timer for the earliest pending occurrence. */
@@ -455,9 +487,10 @@ export class FireLoop {
   /**
    * Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. `added`: the
    * adds are done (with `replicaAcks`, the next enqueue of the fire timer need not wait for this one's
-   * WAIT and completion).
+   * WAIT and completion). `stagedAt`: committed ahead, as delayed jobs (the claim's Redis time).
    */
-  private async enqueue(all: Item[], added?: () => void): Promise<void> {
+  private async enqueue(all: Item[], added?: () => void, stagedAt?: number): Promise<void> {
+    if (all.length === 0) return;
     const { hooks } = this.deps;
     const startedAt = this.clock.now();
     const stopped = new Set<Item>();
@@ -478,8 +511,9 @@ export class FireLoop {
           continue;
         }
         const fireAt = fireTime(item);
-        item.lateMs = Math.round(startedAt - fireAt);
+        item.lateMs = stagedAt === undefined ? Math.round(startedAt - fireAt) : 0;
         item.enqueuedAt = Math.floor(startedAt);
+        if (stagedAt !== undefined) item.staged = true;
         if (started.has(item)) continue;
         const def = cached.def;
         const data = jobDataFor(def, fireAt, item.plan.enqueue!.kind, this.deps.options.prefix);
@@ -489,6 +523,7 @@ export class FireLoop {
         const jobId = occurrenceJobId(def.id, fireAt);
         item.trace = occurrenceTrace.start(item, def, fireAt, jobId, this.replicaId);
         const opts = occurrenceTrace.carry({ ...cached.opts, jobId }, item.trace);
+        if (stagedAt !== undefined) Object.assign(opts, stagedJobOptions(opts, fireAt, stagedAt));
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
@@ -507,6 +542,7 @@ export class FireLoop {
         this.renewer.release(item.batch, [item.claim.id]);
         poisoned.push(this.markErrored(item.claim, item.cached.def, err));
       }
+      if (stagedAt !== undefined) await this.unstageStopped(items, stopped);
       await hooks?.afterEnqueue?.(items.map((i) => i.claim));
     } catch (err) {
       // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
@@ -537,6 +573,20 @@ export class FireLoop {
     // A batch completes once all its occurrences are enqueued, or now if one is due again soon.
     await Promise.all(
       uniqueBatches(all).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
+    );
+  }
+
+  /**
+   * Staged items whose schedule was stopped while they were being added (the notice came after the
+   * check above): taken out of BullMQ again, and not run, unless BullMQ promoted them already.
+   */
+  private async unstageStopped(items: readonly Item[], stopped: Set<Item>): Promise<void> {
+    const late = items.filter((i) => !stopped.has(i) && this.stoppedSinceClaim(i));
+    await Promise.all(
+      late.map(async (i) => {
+        const q = this.deps.queue(i.cached.def.queue);
+        if ((await unstage(q, i.claim.id, fireTime(i)).catch(() => [])).length > 0) stopped.add(i);
+      }),
     );
   }
 
@@ -603,7 +653,7 @@ export class FireLoop {
   }
 
   private emitDone(item: Item): void {
-    const { cached, plan, lateMs } = item;
+    const { cached, plan, lateMs, staged, claim } = item;
     occurrenceTrace.completed(item, cached.def, this.replicaId);
     if (plan.enqueue) this.stats.enqueued++;
     if (plan.coalesced) {
@@ -612,7 +662,11 @@ export class FireLoop {
     }
     this.stats.missed += plan.missed.length;
     const { events, options, logger } = this.deps;
-    announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));
+    const say = () =>
+      announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));
+    const at = plan.enqueue?.fireAt;
+    if (staged && at !== undefined && this.clock.until(at) > 0) this.announcer.add(claim.id, at, say);
+    else say();
   }
 
   private failed(err: unknown, message: string): void {

@@ -25,8 +25,11 @@ export async function startForeignOutcomes(
 ): Promise<{ stop(): Promise<void> } | undefined> {
   const options = manager.options.foreignOutcomes;
   if (!options.enabled) return undefined;
+  // A connection of its own: after a burst, its reads of a thousand records and jobs and its writes
+  // would otherwise queue the fire loop's next claim and completions behind them on the manager's.
+  const redis = manager.redis.duplicate();
   const foreign = new ForeignOutcomes({
-    redis: manager.redis,
+    redis,
     keys: manager.keys,
     prefix: manager.prefix,
     historyLimit: manager.options.historyLimit,
@@ -42,6 +45,7 @@ export async function startForeignOutcomes(
   return {
     async stop() {
       await foreign.stop();
+      redis.disconnect();
     },
   };
 }

@@ -25,6 +25,7 @@ export interface ForeignOutcomesHost {
 
 /** The BullMQ job fields an outcome is read from. */
 const JOB_FIELDS = ['processedOn', 'finishedOn', 'atm', 'attemptsMade', 'failedReason', 'data'] as const;
+const OUTCOME_FIELDS = JOB_FIELDS.slice(0, -1);
 
 /**
  * Records the outcome of occurrences run by a consumer that is not bullbeat's worker runtime (a plain
@@ -319,7 +320,9 @@ export class ForeignOutcomes {
     });
     if (open.length === 0) return;
     const jobs = redis.pipeline();
-    for (const o of open) jobs.hmget(this.bullKey(o.queue, o.jobId), ...JOB_FIELDS);
+    // the job's data (its whole payload, to parse) only when no record says whose it is
+    for (const o of open)
+      jobs.hmget(this.bullKey(o.queue, o.jobId), ...(o.current ? OUTCOME_FIELDS : JOB_FIELDS));
     const fields = (await jobs.exec()) ?? [];
     const writes = open.map((o, i) => {
       const [err, raw] = fields[i] ?? [];

@@ -51,6 +51,8 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
   const backpressure = o.backpressure ?? true;
   if (typeof backpressure !== 'boolean')
     fail('backpressure', `must be a boolean, got ${String(backpressure)}`);
+  const commitAhead = o.commitAhead ?? true;
+  if (typeof commitAhead !== 'boolean') fail('commitAhead', `must be a boolean, got ${String(commitAhead)}`);
   // REDIS_CLUSTER_NODES wins over REDIS_URL, as --redis-cluster-nodes over --redis-url
   const clusterNodes = process.env.REDIS_CLUSTER_NODES?.trim();
   const connection =
@@ -99,6 +101,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),
     foreignOutcomes: resolveForeignOutcomesOptions(o.foreignOutcomes),
     backpressure,
+    commitAhead,
     replicaAcks: resolveReplicaAcks(o.replicaAcks),
   };
 }

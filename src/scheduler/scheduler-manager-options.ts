@@ -149,6 +149,15 @@ export interface SchedulerManagerOptions {
    */
   backpressure?: boolean;
   /**
+   * Commit occurrences to BullMQ ahead of their instant: one claimed before its fire time is added at
+   * once as a delayed job due exactly then (as BullMQ's job schedulers do), so the fire instant costs
+   * BullMQ's promotion rather than an `addBulk`, and a replica that dies holds nothing due. A pause,
+   * removal or update removes a staged job BullMQ has not promoted yet. `false` holds each occurrence
+   * in the replica and adds it at its fire time.
+   * @defaultValue `true`
+   */
+  commitAhead?: boolean;
+  /**
    * Replica acknowledgement of each enqueue (Redis `WAIT`): after the job adds of an enqueue, wait
    * until `replicas` replicas of the master that took them acknowledged them (at most `timeoutMs`)
    * before the occurrence's completion is written, so that a master SIGKILLed right after the add
@@ -185,6 +194,7 @@ export interface ResolvedManagerOptions {
   keepFinishedJobsSec: number;
   foreignOutcomes: ResolvedForeignOutcomesOptions;
   backpressure: boolean;
+  commitAhead: boolean;
   /** Replica acknowledgement of each enqueue; undefined: none. */
   replicaAcks: ReplicaAcksOptions | undefined;
 }

@@ -58,6 +58,12 @@ import type {
   ScheduleDecorator,
   SchedulerStats,
 } from './scheduler-manager-types.js';
+import {
+  restageUpdated,
+  type StagedControlContext,
+  unstagePaused,
+  unstageRemoved,
+} from './staged-controls.js';
 
 export { firstFire } from './scheduler-helpers.js';
 export type {
@@ -335,7 +341,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Remove (cancel) a schedule and forget its history (its audit trail is kept `auditRetentionMs`). False if there was none. */
   async remove(id: string, change?: ChangeOptions): Promise<boolean> {
     await this.connections.checkPartitions(true);
-    return removeSchedule(this.controls, id, change);
+    const queue = (await this.store.get(id))?.def.queue;
+    const removed = await removeSchedule(this.controls, id, change);
+    if (removed && queue !== undefined) await unstageRemoved(this.staged, queue, id);
+    return removed;
   }
 
   /**
@@ -380,6 +389,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     );
     // only over the schedule read above: one removed meanwhile stays removed
     await this.persist(job, row.state.createdAt, by);
+    await restageUpdated(this.staged, row.def.queue, id);
     if (mine) {
       this.local.set(id, job);
       if (this.byName.get(mine.name) === mine) this.byName.delete(mine.name);
@@ -415,7 +425,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    */
   async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
     await this.connections.checkPartitions(true);
-    return pauseSchedule(this.controls, id, options);
+    const paused = await pauseSchedule(this.controls, id, options);
+    if (paused) await unstagePaused(this.staged, id);
+    return paused;
   }
 
   private get controls(): ControlContext {
@@ -679,6 +691,12 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private async publishStop(id: string): Promise<void> {
     this.replica?.stopSchedule(id);
     await this.redis.publish(this.keys.wake, `stop:${id}`);
+  }
+
+  /** How pause, remove and update reach occurrences committed to BullMQ ahead (staged-controls.ts). */
+  private get staged(): StagedControlContext {
+    const { store, redis, keys, history } = this;
+    return { store, redis, keys, history, queue: (n) => this.queue(n), triggerOf: (d) => this.triggerOf(d) };
   }
 
   private triggerOf(def: ScheduleDefinition): Trigger | undefined {

@@ -110,6 +110,23 @@ export interface ClaimResult {
    * the cycle went on without them, each settling with its own claims (same token) when it answers.
    */
   late?: Promise<ClaimResult>[];
+  /** With a `FleetMember`: the live replicas, and the longest horizon among them (ms). */
+  fleet?: { size: number; aheadMs: number };
+}
+
+/**
+ * A replica claiming as one of a fleet that shares bursts (see claim-6.lua): its id, its own horizon,
+ * and the longest it sleeps between claims.
+ */
+export interface FleetMember {
+  replica: string;
+  aheadMs: number;
+  /** The longest it sleeps between claims (ms). */
+  liveMs: number;
+  /** Occurrences it claimed that are not due yet. */
+  recent: number;
+  /** What is due this soon is claimed whatever the shares (ms). */
+  imminentMs: number;
 }
 
 /** One completion: the records to write and where the schedule goes next. */

@@ -10,6 +10,7 @@ import type {
   Claim,
   ClaimResult,
   Completion,
+  FleetMember,
   ScheduleErrorInfo,
   StoredSchedule,
   UpsertOptions,
@@ -22,6 +23,7 @@ export type {
   Claim,
   ClaimResult,
   Completion,
+  FleetMember,
   ScheduleErrorInfo,
   StoredSchedule,
   UpsertOptions,
@@ -87,12 +89,19 @@ export class ScheduleStore {
    * whole deployment of P > 1 partitions, one cycle over every partition with something due (see
    * `claimEveryPartition`).
    */
-  async claim(batch: number, leaseMs: number, token: string, aheadMs = 0): Promise<ClaimResult> {
+  async claim(
+    batch: number,
+    leaseMs: number,
+    token: string,
+    aheadMs = 0,
+    fleet?: FleetMember,
+  ): Promise<ClaimResult> {
     const k = this.keys;
     if (k.index < 0) {
       if (!this.fanOut) throw new Error('ScheduleStore.claim: call claimEveryPartition() first');
       return this.fanOut.claim(batch, leaseMs, token, aheadMs);
     }
+    const share = fleet ? [fleet.replica, fleet.aheadMs, fleet.liveMs, fleet.recent, fleet.imminentMs] : [];
     const raw = await this.redis.bbClaim(
       k.due,
       k.inflight,
@@ -104,7 +113,9 @@ export class ScheduleStore {
       leaseMs,
       token,
       aheadMs,
+      ...share,
     );
+    const fleetOf = fleet ? raw.splice(raw.length - 2, 2).map(Number) : undefined;
     const claims: Claim[] = [];
     for (let i = 3; i + 4 < raw.length; i += 5) {
       const at = String(raw[i + 1]);
@@ -118,7 +129,9 @@ export class ScheduleStore {
       });
     }
     const num = (v: unknown) => (v === '' || v === undefined ? null : Number(v));
-    return { now: Number(raw[0]), nextDue: num(raw[1]), nextLease: num(raw[2]), claims };
+    const res: ClaimResult = { now: Number(raw[0]), nextDue: num(raw[1]), nextLease: num(raw[2]), claims };
+    if (fleetOf) res.fleet = { size: fleetOf[0]!, aheadMs: fleetOf[1]! };
+    return res;
   }
 
   /**

@@ -50,11 +50,12 @@ describe('firing', () => {
     expect(new Set(ats).size).toBe(ats.length); // none twice
     expect(fired.every((e) => e.lateMs >= 0)).toBe(true); // none early, by Redis time
     const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
-    const jobs = await q.getJobs(['wait', 'active', 'completed']);
+    const jobs = await q.getJobs(['wait', 'active', 'completed', 'delayed']);
     await q.close();
     expect(jobs.length).toBe(ats.length);
+    // added at its time, or committed ahead as a delayed job due at its time (timestamp + delay)
     for (const j of jobs)
-      expect(j.timestamp).toBeGreaterThanOrEqual((j.data as { fireAt: number }).fireAt - 5);
+      expect(j.timestamp + (j.delay ?? 0)).toBeGreaterThanOrEqual((j.data as { fireAt: number }).fireAt - 5);
   });
 
   it('lifecycle: pause stops firing, resume restarts from the next occurrence, triggerNow runs once as manual', async () => {

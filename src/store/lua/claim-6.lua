@@ -17,11 +17,24 @@
     ARGV[2] lease ms
     ARGV[3] token of this claim
     ARGV[4] ahead ms ('' = 0)
+    ARGV[5] replica id ('' or absent: no sharing), ARGV[6] its own horizon (ms), ARGV[7] the longest
+            it sleeps between claims (ms), ARGV[8] occurrences it claimed within its last
+            horizon (counted against its share), ARGV[9] imminent (ms): what is due that soon is
+            claimed whatever the shares (a replica that died, or is slow to wake, holds nobody back)
+
+  Sharing a burst between replicas (ARGV[5] set): each replica is a field of the fleet hash
+  (`<inflight>:fleet`, the same slot: `expiry|horizon`), refreshed at each of its claims (live until
+  two leases past its next claim) and dropped once expired. With F live replicas, a claim takes fresh occurrences up to its share, ceil((due within
+  the horizon + claims in flight) / F) less what it claimed within its last horizon, so the first
+  replica awake leaves the others theirs; lapsed
+  claims are always taken (a take-over is never held back). The reply carries F and the longest horizon
+  of the fleet: every replica then claims that far ahead, so none is always last to wake.
 
   Output:
     { now, earliest due time left ('' = none), earliest lease expiry in `inflight` ('' = none; ours
       included: another replica's claim made in the same millisecond expires with ours),
-      then per claim: id, fireAt, reclaimed (1|0), definition JSON ('' if gone), state row ('' if gone) }
+      then per claim: id, fireAt, reclaimed (1|0), definition JSON ('' if gone), state row ('' if gone),
+      then, with ARGV[5] set: live replicas, the fleet's longest horizon (ms) }
 ]]
 --- @include "includes/now"
 
@@ -48,8 +61,31 @@ for _, id in ipairs(lapsed) do
   end
 end
 if #ids > 0 then redis.call('HINCRBY', KEYS[6], 'reclaimed', #ids) end
-if #ids < batch then
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizon, 'WITHSCORES', 'LIMIT', 0, batch - #ids)
+local room = batch - #ids
+local sharing = ARGV[5] and ARGV[5] ~= ''
+local fleet = KEYS[2] .. ':fleet'
+local fleetSize, fleetAhead = 1, tonumber(ARGV[6] or '0') or 0
+if sharing then
+  local all, dead = redis.call('HGETALL', fleet), {}
+  for i = 1, #all, 2 do
+    local e, a = string.match(all[i + 1], '^(%d+)|(%d+)$')
+    if not e or tonumber(e) < now then
+      dead[#dead + 1] = all[i]
+    elseif all[i] ~= ARGV[5] then
+      fleetSize = fleetSize + 1
+      if tonumber(a) > fleetAhead then fleetAhead = tonumber(a) end
+    end
+  end
+  if #dead > 0 then redis.call('HDEL', fleet, unpack(dead)) end
+  if fleetSize > 1 then
+    local total = redis.call('ZCOUNT', KEYS[1], '-inf', horizon) + redis.call('ZCARD', KEYS[2])
+    local share = math.max(0, math.ceil(total / fleetSize) - #ids - tonumber(ARGV[8]))
+    local imminent = redis.call('ZCOUNT', KEYS[1], '-inf', now + tonumber(ARGV[9]))
+    room = math.min(room, math.max(share, imminent))
+  end
+end
+if room > 0 then
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizon, 'WITHSCORES', 'LIMIT', 0, room)
   local fresh = {}
   for i = 1, #due, 2 do
     fresh[#fresh + 1] = due[i]
@@ -84,4 +120,13 @@ local d = redis.call('ZRANGE', KEYS[1], '0', '0', 'WITHSCORES')
 if d[2] then out[2] = d[2] end
 local l = redis.call('ZRANGE', KEYS[2], '0', '0', 'WITHSCORES')
 if l[2] then out[3] = l[2] end
+if sharing then
+  -- live until two leases past the time it will claim again (the earliest due time left, less its
+  -- horizon; at most ARGV[7] away): one that died drops out of the fleet soon after
+  local wake = now + tonumber(ARGV[7])
+  if d[2] then wake = math.min(wake, math.max(now, tonumber(d[2]) - (tonumber(ARGV[4]) or 0))) end
+  redis.call('HSET', fleet, ARGV[5], (wake + 2 * tonumber(ARGV[2])) .. '|' .. ARGV[6])
+  out[#out + 1] = fleetSize
+  out[#out + 1] = fleetAhead
+end
 return out
