@@ -82,10 +82,8 @@ describe('claim ahead', () => {
     const k = `{${env.prefix}}:bb`;
     expect(await env.redis.zscore(`${k}:inflight`, 'one')).toBeNull();
     expect(Number(await env.redis.zscore(`${k}:due`, 'one'))).toBe(fireAt + 1000);
-    expect(JSON.parse((await env.redis.hget(`${k}:runs:one`, String(fireAt)))!)).toMatchObject({
-      outcome: 'enqueued',
-      fireAt,
-    });
+    // the record: a hash of facts per occurrence (docs/records.md)
+    expect(await env.redis.hgetall(`${k}:rec:one:${fireAt}`)).toMatchObject({ outcome: 'enqueued' });
   });
 
   it('a pause from another process drops the occurrence claimed ahead; resume carries on', async () => {

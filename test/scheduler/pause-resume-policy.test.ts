@@ -172,7 +172,17 @@ describe('pause with a note, resume with a policy', () => {
     await crashed.pause('c');
     await sleep(450);
     // the process stops for good right after the status change: its enqueue never happens
-    crashed.queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    const realQueue = crashed.queue.bind(crashed);
+    crashed.queue = ((name: string) => {
+      const q = realQueue(name);
+      return new Proxy(q, {
+        get: (target, key) => {
+          if (key === 'addBulk') return () => new Promise(() => {});
+          const v = Reflect.get(target, key);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+    }) as never;
     void crashed.resume('c', { policy: 'all' });
     await until(async () => (await crashed.get('c'))?.status === 'active');
     expect(await env.jobIds()).toEqual([]);
