@@ -74,7 +74,11 @@ describe('schedule:pause --note, schedule:resume --policy, schedule:show', () =>
     const recordKeys = await redis.keys(`{${prefix}}:bb:rec:sync:*`);
     const records = await Promise.all(recordKeys.map((key) => redis.hgetall(key)));
     expect(records).toEqual([
-      expect.objectContaining({ kind: 'catch-up', outcome: 'enqueued', coalesced: expect.stringMatching(/^\d+$/) }),
+      expect.objectContaining({
+        kind: 'catch-up',
+        outcome: 'enqueued',
+        coalesced: expect.stringMatching(/^\d+$/),
+      }),
     ]);
   });
 

@@ -6,8 +6,8 @@ import { runBullbeat } from './run-bullbeat.js';
 const { prefix, env, redis } = cliTestBed('poison');
 
 describe('schedule:add and schedule:list against out-of-range numbers', () => {
-  it('schedule:add --every 1e13 is refused as a usage error, saying the bounds, and stores nothing', async () => {
-    const run = await runBullbeat(['schedule:add', '--name', 'huge', '--every', '1e13'], { env });
+  it('schedule:add --every 10000000000000 (seconds) is refused as a usage error, saying the bounds, and stores nothing', async () => {
+    const run = await runBullbeat(['schedule:add', '--name', 'huge', '--every', '10000000000000'], { env });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('out of range');
     expect(run.stderr).toContain('100 years');

@@ -269,8 +269,15 @@ describe('backfill', () => {
     const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
     // its adds never return (the process died there): they stay owed; the queue stays hung to the end
     // (the background enqueue asks for it after startBackfill returns)
-    const hang = () => ({ addBulk: () => new Promise(() => {}) }) as never;
-    crashed.queue = hang;
+    const realQueue = crashed.queue.bind(crashed);
+    crashed.queue = ((name: string) =>
+      new Proxy(realQueue(name), {
+        get: (target, key) => {
+          if (key === 'addBulk') return () => new Promise(() => {});
+          const v = Reflect.get(target, key);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      })) as never;
     await crashed.startBackfill('g', { from: to - 2 * HOUR, to });
     expect(await env.redis.zcard(crashed.keys.partition(0).owedRuns)).toBe(2);
     expect(await crashed.remove('g')).toBe(true);

@@ -28,8 +28,11 @@ describe('coalesced occurrences are recorded', () => {
     const records = await m.history('c');
     const ran = records.filter((r) => r.outcome === 'enqueued');
     const coalesced = records.filter((r) => r.reason === 'coalesced');
-    expect(ran).toHaveLength(1);
-    const standIn = ran[0]!;
+    // committed ahead, the occurrence after the first is staged before the first has waited half a
+    // gap: at most two jobs (one waiting, one staged), and the newest stands for what was coalesced
+    expect(ran.length).toBeGreaterThanOrEqual(1);
+    expect(ran.length).toBeLessThanOrEqual(2);
+    const standIn = ran.reduce((a, b) => (a.fireAt > b.fireAt ? a : b));
     expect(coalesced.length).toBe(m.loopStats!.coalesced);
     for (const r of coalesced) {
       expect(r).toMatchObject({

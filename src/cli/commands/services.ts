@@ -258,7 +258,7 @@ export function dashboardCommand(io: CliIO) {
     const ctx = commandContext(io, command, 'dashboard');
     const dash = resolveDashboardConfig(ctx.sources);
     // Credentials first, before Redis: a dashboard without them fails at once with the reason.
-    const { resolveDashboardCredentials } = await import('../../../dashboard/dashboard-credentials.js');
+    const { resolveDashboardCredentials } = await import('../../../dashboard/internal.js');
     const credentials = resolveDashboardCredentials({ ...(dash.open && { open: true }) }, ctx.sources.env);
     if (options.check) {
       const auth = credentials.open
