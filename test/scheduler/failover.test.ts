@@ -184,7 +184,9 @@ describe('failover', () => {
       await new Promise((r) => setTimeout(r, leaseMs + 1500));
       // every occurrence due in the second after the kill: enqueued (BullMQ stamps the job) how late?
       // (committed ahead, a job waits in the delayed set until a worker promotes it: none runs here)
-      const jobs = (await q.getJobs(['delayed', 'wait', 'active', 'completed'])).filter((j) => j !== undefined);
+      const jobs = (await q.getJobs(['delayed', 'wait', 'active', 'completed'])).filter(
+        (j) => j !== undefined,
+      );
       const window = jobs.filter((j) => {
         const fireAt = (j.data as { fireAt: number }).fireAt;
         return fireAt > killedAt && fireAt <= killedAt + 1000;
