@@ -5,7 +5,7 @@ import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { pageContextOf, sendPage } from './page-response.js';
 import { InputError } from './schedule-input.js';
-import { agendaPage } from './views/agenda-page.js';
+import { AGENDA_SLICES, agendaPage } from './views/agenda-page.js';
 import type { PageContext } from './views/layout.js';
 import { whyPage } from './views/why-page.js';
 
@@ -57,7 +57,12 @@ export function insightPageRoutes(ctx: DashboardContext): Router {
   });
   r.get('/agenda', async (req, res) => {
     const { nextText, nextMs, queue } = agendaQuery(req);
-    const a = await agenda(ctx.scheduler, { nextMs, limit: 20_000, ...(queue !== undefined && { queue }) });
+    const a = await agenda(ctx.scheduler, {
+      nextMs,
+      limit: 20_000,
+      slices: AGENDA_SLICES,
+      ...(queue !== undefined && { queue }),
+    });
     send(res, agendaPage(page(req, res), a, nextText, queue));
   });
   return r;

@@ -3,7 +3,8 @@ import { formatInZone, formatTime, html } from './html.js';
 import { layout, type PageContext } from './layout.js';
 
 /** How many columns the timeline has. */
-const BUCKETS = 72;
+export const AGENDA_SLICES = 72;
+const BUCKETS = AGENDA_SLICES;
 
 /**
  * `/agenda`: a timeline of the coming hours per queue (one bar per slice of the window, its height
@@ -12,11 +13,16 @@ const BUCKETS = 72;
 export function agendaPage(ctx: PageContext, a: Agenda, nextText: string, queue: string | undefined): string {
   const span = (a.to - a.from) / BUCKETS;
   const queues = Object.keys(a.perQueue).sort();
-  const counts = new Map<string, number[]>(queues.map((q) => [q, new Array<number>(BUCKETS).fill(0)]));
-  for (const e of a.entries) {
-    const i = Math.min(BUCKETS - 1, Math.floor((e.at - a.from) / span));
-    const row = counts.get(e.queue);
-    if (row) row[i] = (row[i] ?? 0) + 1;
+  // counted over every instant of the window (the agenda's slices), not only the listed entries
+  const counts = new Map<string, number[]>(
+    queues.map((q) => [q, a.perQueueSlices?.[q] ?? new Array<number>(BUCKETS).fill(0)]),
+  );
+  if (!a.perQueueSlices) {
+    for (const e of a.entries) {
+      const i = Math.min(BUCKETS - 1, Math.floor((e.at - a.from) / span));
+      const row = counts.get(e.queue);
+      if (row) row[i] = (row[i] ?? 0) + 1;
+    }
   }
   const max = Math.max(1, ...[...counts.values()].flat());
   const rows = queues.map((q) => {
@@ -41,8 +47,9 @@ export function agendaPage(ctx: PageContext, a: Agenda, nextText: string, queue:
 </form>
 <p class="sub">${formatTime(a.from)} to ${formatTime(a.to)} UTC, ${BUCKETS} slices of ${Math.round(span / 60_000)} min; bar height = fires in the slice (tallest: ${max}).</p>
 <div class="panel timeline" id="timeline">${queues.length === 0 ? html`<div class="empty">Nothing fires in this window.</div>` : rows}</div>
+${a.capped.length > 0 ? html`<p class="sub" id="agenda-capped">Counted up to the per-schedule bound only (its later instants in the window are not in the timeline): ${a.capped.join(', ')}</p>` : ''}
 ${a.unknown.length > 0 ? html`<p class="sub">Not shown (custom triggers defined in code only): ${a.unknown.join(', ')}</p>` : ''}
-<h2>Fire instants${a.entries.length > 500 || a.truncated ? ' (the first shown)' : ''}</h2>
+<h2>Fire instants${a.entries.length > 500 || a.truncated ? html` (the first ${Math.min(500, a.entries.length)} of ${Object.values(a.perQueue).reduce((x, y) => x + y, 0)})` : ''}</h2>
 <table id="agenda"><thead><tr><th>UTC</th><th>Schedule's zone</th><th>Queue</th><th>Schedule</th></tr></thead><tbody>${list}</tbody></table>
 <style>
 .timeline .tl-row { display: flex; align-items: flex-end; gap: 8px; margin: 6px 0; }

@@ -31,6 +31,13 @@ export interface Agenda {
   truncated: boolean;
   /** Instants per queue in the window (up to the per-schedule bound). */
   perQueue: Record<string, number>;
+  /**
+   * With `slices`: instants per queue in each of that many equal slices of the window, counted over
+   * every instant walked (not only the `limit` entries), so a timeline covers the whole window.
+   */
+  perQueueSlices?: Record<string, number[]>;
+  /** Schedules whose walk stopped at `perScheduleLimit` instants before the window's end. */
+  capped: string[];
   /** Active schedules whose instants cannot be computed here (a custom trigger this process does not define). */
   unknown: string[];
 }
@@ -47,6 +54,8 @@ export interface AgendaOptions {
   limit?: number;
   /** At most this many instants are walked per schedule. Default: 100,000. */
   perScheduleLimit?: number;
+  /** Count the instants per queue in this many equal slices of the window (`perQueueSlices`). */
+  slices?: number;
 }
 
 /** What `agendaOf` needs of one schedule. */
@@ -72,9 +81,13 @@ export function agendaOf(
   to: number,
   limit = 10_000,
   perScheduleLimit = 100_000,
+  slices = 0,
 ): Omit<Agenda, 'unknown'> {
   let all: AgendaEntry[] = [];
   const perQueue: Record<string, number> = {};
+  const perQueueSlices: Record<string, number[]> = {};
+  const sliceMs = slices > 0 ? (to - from) / slices : 0;
+  const capped: string[] = [];
   /** Once `limit` entries are known, none later than the `limit`-th can make the list. */
   let cutoff = Number.POSITIVE_INFINITY;
   for (const s of schedules) {
@@ -91,6 +104,11 @@ export function agendaOf(
         if (t >= from) {
           n++;
           perQueue[s.queue] = (perQueue[s.queue] ?? 0) + 1;
+          if (slices > 0) {
+            const row = (perQueueSlices[s.queue] ??= new Array<number>(slices).fill(0));
+            const i = Math.min(slices - 1, Math.floor((t - from) / sliceMs));
+            row[i] = (row[i] ?? 0) + 1;
+          }
           if (t <= cutoff) all.push(entry(s, t, zone, jitterMs));
           if (all.length >= limit * 4) {
             all.sort((a, b) => a.at - b.at);
@@ -102,13 +120,23 @@ export function agendaOf(
         if (next !== null && next <= t) break;
         t = next;
       }
+      if (n >= perScheduleLimit && t !== null && t <= to) capped.push(s.id);
     } catch {
       // a trigger that throws: its schedule errors when fired; the agenda shows what came before
     }
   }
   all.sort((a, b) => a.at - b.at || a.scheduleId.localeCompare(b.scheduleId));
   const total = Object.values(perQueue).reduce((a, b) => a + b, 0);
-  return { from, to, entries: all.slice(0, limit), truncated: total > limit, perQueue };
+  const out: Omit<Agenda, 'unknown'> = {
+    from,
+    to,
+    entries: all.slice(0, limit),
+    truncated: total > limit,
+    perQueue,
+    capped,
+  };
+  if (slices > 0) out.perQueueSlices = perQueueSlices;
+  return out;
 }
 
 /**
@@ -141,7 +169,8 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
       runsLeft: maxRuns === undefined ? undefined : Math.max(0, maxRuns - job.fired),
     });
   }
-  return { ...agendaOf(schedules, from, to, options.limit, options.perScheduleLimit), unknown };
+  const walked = agendaOf(schedules, from, to, options.limit, options.perScheduleLimit, options.slices);
+  return { ...walked, unknown };
 }
 
 /** Parse a window length by the duration rule (`parseDurationMs`: `24h`, `90m`, `2d`; a bare number is seconds); undefined unless positive. */

@@ -57,4 +57,21 @@ describe('dashboard: why and agenda', () => {
     expect(html).toContain(`data-queue="${t.queue}"`);
     expect((html.match(/class="tl-bar"/g) ?? []).length).toBe(72);
   });
+
+  it('the timeline covers the whole window when the instants outnumber the listed entries (86,400 in 24 h)', async () => {
+    const queue = `${t.queue}-dense`;
+    const res = await t.api('POST', '/api/schedules', {
+      name: 'dense',
+      queue,
+      trigger: { type: 'interval', seconds: 1 },
+    });
+    expect(res.status).toBe(201);
+    const page = await fetch(`${t.url}/agenda?next=24h&queue=${queue}`, { headers: BEARER });
+    const html = await page.text();
+    const counts = [...html.matchAll(/class="tl-bar" data-count="(\d+)"/g)].map((m) => Number(m[1]));
+    expect(counts).toHaveLength(72);
+    // every slice of the 24 h holds its 1,200 instants, the last ones too (the list stops at 20,000)
+    expect(counts.every((n) => n >= 1199 && n <= 1201)).toBe(true);
+    expect(html).toMatch(/Fire instants \(the first 500 of 8640[01]\)/);
+  });
 });
