@@ -111,7 +111,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Exclusion group', d.run.exclusionGroup],
       ['Timeout', d.run.timeoutMs !== undefined ? formatDuration(d.run.timeoutMs) : undefined],
       ['Attempts', d.attempts],
-      ['Backoff', d.backoff !== undefined ? JSON.stringify(d.backoff) : undefined],
+      ['Backoff', d.backoff !== undefined ? backoffWords(d.backoff) : undefined],
       ['Misfire', `${d.misfire} (grace ${formatDuration(d.misfireGraceMs)})`],
       ['Catch-up window', d.catchUpWindowMs !== undefined ? formatDuration(d.catchUpWindowMs) : 'unlimited'],
       ['Max catch-up', d.maxCatchUp],
@@ -128,4 +128,15 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
   </aside>
 </div>`;
   return layout(ctx, s.name, 'other', body);
+}
+
+/** A BullMQ backoff in words (`exponential from 1.0 s, doubling`), never raw JSON cut by the column. */
+export function backoffWords(backoff: unknown): string {
+  if (typeof backoff === 'number') return `fixed ${formatDuration(backoff)}`;
+  if (backoff === null || typeof backoff !== 'object') return String(backoff);
+  const { type, delay } = backoff as { type?: unknown; delay?: unknown };
+  const after = typeof delay === 'number' ? formatDuration(delay) : undefined;
+  if (type === 'exponential') return after ? `exponential from ${after}, doubling` : 'exponential';
+  if (type === 'fixed') return after ? `fixed ${after}` : 'fixed';
+  return after ? `${String(type)} (${after})` : String(type);
 }
