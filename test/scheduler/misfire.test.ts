@@ -4,8 +4,12 @@ import type { RunRecord } from '../../src/store/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { redisNow, testEnv, until } from './helpers.js';
 
+/** The interval and its misfire grace: wide enough that a loaded box's own lateness is no misfire. */
+const PERIOD_MS = 1000;
+const GRACE_MS = 500;
+
 /**
- * Every scheduler is stopped across several due times of a 0.2 s interval (grace 100 ms), then one
+ * Every scheduler is stopped across several due times of a 1 s interval (grace 500 ms), then one
  * starts again. Between the last occurrence before the stop and the first on-time one after the
  * restart, each grid instant has exactly one record, as the policy says.
  */
@@ -13,9 +17,9 @@ async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}
   const env = testEnv(`misfire-${policy}`);
   try {
     const define = (m: ReturnType<typeof env.manager>) =>
-      m.schedule(async function late() {}, new IntervalTrigger(0.2), {
+      m.schedule(async function late() {}, new IntervalTrigger(PERIOD_MS / 1000), {
         misfire: policy,
-        misfireGraceMs: 100,
+        misfireGraceMs: GRACE_MS,
         ...extra,
       });
     const a = env.manager();
@@ -26,7 +30,7 @@ async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}
     await until(() => lastBefore > 0);
     await a.stop();
     const stoppedAt = await redisNow(env.redis);
-    await until(async () => (await redisNow(env.redis)) > stoppedAt + 1300, 10_000, 50); // ≥ 6 due times pass
+    await until(async () => (await redisNow(env.redis)) > stoppedAt + 6.5 * PERIOD_MS, 15_000, 50); // ≥ 6 due times pass
 
     const b = env.manager();
     define(b);
@@ -43,7 +47,7 @@ async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}
     const records = (await b.history('late')).filter((r) => r.fireAt > lastBefore && r.fireAt < onTime);
     records.sort((x, y) => x.fireAt - y.fireAt);
     const grid: number[] = [];
-    for (let t = lastBefore + 200; t < onTime; t += 200) grid.push(t);
+    for (let t = lastBefore + PERIOD_MS; t < onTime; t += PERIOD_MS) grid.push(t);
     const counts = await b.history.counts('late');
     return { records, grid, missedEvents, counts, restartAt };
   } finally {
