@@ -57,7 +57,7 @@ describe.each(['plain', 'runtime'] as const)('commit ahead (%s consumer)', (cons
   /** A scheduler claiming 2 s ahead, one runtime schedule every 3 s; resolves with its first staged claim. */
   async function stagedOne(tag: string, args: unknown[] = [1]) {
     env = testEnv(`${tag}-${consumer}`);
-    const m = env.manager({ claimLeaseMs: 8000, claimAheadMs: 2000 });
+    const m = env.manager({ claimLeaseMs: 8000, claimAheadMs: 2000, commitAhead: true });
     const admin = env.manager({ role: 'client' });
     await admin.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 's', args }).saved;
     const staged: Claim[] = [];
