@@ -46,6 +46,7 @@ const PROCESS = [
   'test/queue/lost-attempt.test.ts',
   'test/queue/overlap.test.ts',
   'test/queue/shutdown.test.ts',
+  'test/scheduler/decorators.test.ts', // runs tsc twice
   'test/scheduler/redis-outage.test.ts',
   'test/setup/redis-server.test.ts',
   'test/tracing/traces.test.ts',
@@ -57,6 +58,7 @@ const CHAOS = [
   'test/cluster/failover.test.ts',
   'test/cluster/partition-loop.test.ts', // a paused master: counts what fired in a 2 s window
   'test/scheduler/failover.test.ts',
+  'test/scheduler/replica-share.test.ts', // shares of a burst between replicas in one process: needs the cores
   'test/scheduler/trust-chaos.test.ts',
   'test/scheduler/exactly-once.test.ts',
 ];
