@@ -75,15 +75,12 @@ describe('every()/cron() as TC39 method decorators', () => {
 });
 
 describe('every()/cron() as legacy method decorators (experimentalDecorators, as in NestJS apps)', () => {
-  it(
-    'type-checks under experimentalDecorators, and TC39 decorators still do without it',
-    { timeout: 180_000 },
-    () => {
-      expect(typeErrors('legacy-decorated-jobs', true)).toEqual([]);
-      expect(typeErrors('decorated-jobs', false)).toEqual([]);
-    },
-    60_000,
-  );
+  it('type-checks under experimentalDecorators, and TC39 decorators still do without it', {
+    timeout: 180_000,
+  }, () => {
+    expect(typeErrors('legacy-decorated-jobs', true)).toEqual([]);
+    expect(typeErrors('decorated-jobs', false)).toEqual([]);
+  });
 
   it('registers static and prototype methods when the class is defined; the methods stay callable', async () => {
     const scheduler = new SchedulerManager({ prefix: 'never-started', logger: silent, role: 'client' });
