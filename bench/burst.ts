@@ -20,7 +20,7 @@
 // Prints Markdown, ready for BENCHMARKS.md.
 // It runs the built code (dist/, what users run; tsx's transform of src/ adds a cost of its own to
 // every function it creates): the npm script builds first, `npm run build` does it by hand.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -395,6 +395,8 @@ for (const n of NS) {
 }
 if (OVERLOAD > 0) {
   const bb = await runBullbeat(OVERLOAD, 'plain');
+  // BENCH_AFTER_BULLBEAT: a command run between the two sides (e.g. to read Redis's SLOWLOG of bullbeat's side)
+  if (process.env.BENCH_AFTER_BULLBEAT) execSync(process.env.BENCH_AFTER_BULLBEAT, { stdio: 'inherit' });
   const mq = await runBullmq(OVERLOAD);
   console.log(
     `\nOverload: ${OVERLOAD} schedules every second, aligned, plain Worker (concurrency ${CONCURRENCY}).\n`,
