@@ -90,6 +90,8 @@ form.create .served-warning { color: var(--warn); background: var(--warn-soft); 
 .chart .tip { position: absolute; pointer-events: none; z-index: 2; background: #1d2330; color: #fff; font-size: 12px; line-height: 1.5; padding: 6px 10px; border-radius: 6px; white-space: nowrap; font-variant-numeric: tabular-nums; box-shadow: 0 4px 14px rgba(16, 24, 40, .18); }
 .fire-times { display: grid; grid-template-columns: auto; justify-content: start; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.times .fire-times time { color: var(--text); }
+[data-pause-note] time, #audit td:first-child time { white-space: nowrap; }
+.fire-times [data-jitter-note] { white-space: normal; }
 dl.def dd:has(> .fire-times) { grid-column: 1 / -1; font-size: 13px; }
 .chart .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; color: var(--muted); margin-top: 6px; }
 .chart .legend span { white-space: nowrap; }

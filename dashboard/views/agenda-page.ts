@@ -54,6 +54,7 @@ export function agendaPage(ctx: PageContext, a: Agenda, nextText: string, queue:
 ${a.capped.length > 0 ? html`<p class="sub" id="agenda-capped">Counted up to the per-schedule bound only (its later instants in the window are not in the timeline): ${a.capped.join(', ')}</p>` : ''}
 ${a.unknown.length > 0 ? html`<p class="sub">Not shown (custom triggers defined in code only): ${a.unknown.join(', ')}</p>` : ''}
 <h2>Fire instants${a.entries.length > 500 || a.truncated ? html` (the first ${Math.min(500, a.entries.length)} of ${Object.values(a.perQueue).reduce((x, y) => x + y, 0)})` : ''}</h2>
+${a.entries.some((e) => e.jitterMs) ? html`<p class="sub" data-jitter-note>A jittered schedule's instant is its window: it runs once, at a random time in it.</p>` : ''}
 <table id="agenda"><thead><tr><th>Time</th><th>Queue</th><th>Schedule</th></tr></thead><tbody>${list}</tbody></table>
 <style>
 .timeline .tl-row { display: flex; align-items: flex-end; gap: 8px; margin: 6px 0; }

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from './html.js';
-import { timeAt, windowAt, type ZoneChoice, zoneFor } from './time-zone.js';
+import { jitterNote, timeAt, windowAt, type ZoneChoice, zoneFor } from './time-zone.js';
 
 /**
  * Next fire times, one a line, in the zone chosen in the header (for `schedule`, the schedule's own:
@@ -17,5 +17,5 @@ export function fireTimes(
   const zone = zoneFor(choice, scheduleZone);
   return html`<div class="fire-times" data-fire-times data-zone="${zone}">${times.map((t) =>
     jitterMs > 0 ? windowAt(t, jitterMs, zone) : timeAt(t, zone, true),
-  )}</div>`;
+  )}${jitterMs > 0 ? jitterNote(jitterMs) : ''}</div>`;
 }

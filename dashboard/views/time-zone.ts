@@ -72,14 +72,19 @@ export function timeAt(ms: number | null | undefined, zone: string, weekday = fa
 
 /**
  * A jittered occurrence: the window it runs in, from its planned instant to `jitterMs` later, as
- * `Mon 2026-12-02 14:00:00–14:00:30 Europe/Paris (jitter 30 s)` (the end's date only when it is
- * another day).
+ * `Mon 2026-12-02 14:00:00–14:00:30 Europe/Paris` (the end's date only when it is another day);
+ * `jitterNote` says what the window is, once under a list of them.
  */
 export function windowAt(ms: number, jitterMs: number, zone: string): SafeHtml {
   const start = wall(ms, zone, true);
   const end = wall(ms + jitterMs, zone, true);
   const sameDay = start.slice(0, 14) === end.slice(0, 14);
-  return html`<time datetime="${new Date(ms).toISOString()}" data-ms="${ms}" data-zone="${zone}" data-jitter-ms="${jitterMs}">${start}–${sameDay ? end.slice(15) : end} ${zone} (jitter ${jitterWords(jitterMs)})</time>`;
+  return html`<time datetime="${new Date(ms).toISOString()}" data-ms="${ms}" data-zone="${zone}" data-jitter-ms="${jitterMs}" title="runs once, at a random time in this window (jitter ${jitterWords(jitterMs)})">${start}–${sameDay ? end.slice(15) : end} ${zone}</time>`;
+}
+
+/** What a list of windows means: `each at a random time in its window (jitter 30 s)`. */
+export function jitterNote(jitterMs: number): SafeHtml {
+  return html`<span class="sub" data-jitter-note>each at a random time in its window (jitter ${jitterWords(jitterMs)})</span>`;
 }
 
 /** A jitter as `30 s`, `2 min 0 s`. */

@@ -38,11 +38,12 @@ describe("the dashboard's time-zone choice", () => {
   });
 
   it('shows a jittered occurrence as its window', () => {
-    expect(windowAt(AT, 30_000, 'UTC').value).toContain('Wed 2026-12-02 14:00:00–14:00:30 UTC (jitter 30 s)');
+    expect(windowAt(AT, 30_000, 'UTC').value).toContain('>Wed 2026-12-02 14:00:00–14:00:30 UTC</time>');
+    expect(windowAt(AT, 30_000, 'UTC').value).toContain('(jitter 30 s)');
     // a window over midnight names the end's day
     const late = Date.UTC(2026, 11, 2, 23, 59, 0);
     expect(windowAt(late, 120_000, 'UTC').value).toContain(
-      'Wed 2026-12-02 23:59:00–Thu 2026-12-03 00:01:00 UTC (jitter 2 min 0 s)',
+      'Wed 2026-12-02 23:59:00–Thu 2026-12-03 00:01:00 UTC</time>',
     );
   });
 });
