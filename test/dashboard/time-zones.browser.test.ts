@@ -7,7 +7,7 @@ import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.j
 import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { launchBrowser } from './browser.js';
-import { PASSWORD, quietLogger, startTestDashboard, type TestDashboard, USER } from './harness.js';
+import { BEARER, PASSWORD, quietLogger, startTestDashboard, type TestDashboard, USER } from './harness.js';
 
 // Screenshots go to a temporary directory (BULLBEAT_SHOTS), not to the repository.
 const SHOTS = process.env.BULLBEAT_SHOTS;
@@ -222,6 +222,19 @@ describe('one time-zone switch for the whole dashboard (headless Chromium)', () 
     expect(await row(jitterQueue)).toBe('spread');
     const cell = page.locator('#fleet tr[data-role=worker] [data-handles]');
     expect(await cell.locator(`[data-queue="${jitterQueue}"]`).textContent()).toBe(`${jitterQueue}: spread`);
+  });
+
+  it('the switch keeps the choice in a cookie of the dashboard and sends back only to its own pages', async () => {
+    const set = (query: string) =>
+      fetch(`${t.url}/time-zone?${query}`, { headers: BEARER, redirect: 'manual' });
+    const ok = await set('tz=local%3AAsia%2FTokyo&back=%2Fagenda%3Fnext%3D2h');
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe('/agenda?next=2h');
+    expect(ok.headers.get('set-cookie')).toMatch(/^bb_tz=local%3AAsia%2FTokyo; Max-Age=\d+; Path=\/;/);
+    // an unknown zone is UTC; a path off the dashboard goes home
+    const odd = await set('tz=local%3AMars%2FOlympus&back=%2F%2Fevil.example%2F');
+    expect(odd.headers.get('location')).toBe('/');
+    expect(odd.headers.get('set-cookie')).toMatch(/^bb_tz=utc;/);
   });
 
   it('works without JavaScript: the switch is a form with a Set button, UTC until set', async () => {
