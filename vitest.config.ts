@@ -8,7 +8,9 @@ import { defineConfig } from 'vitest/config';
 const UNIT = [
   'test/architecture/layering.test.ts',
   'test/cron/**/*.test.ts',
+  'test/cli/fleet-notes.test.ts',
   'test/dashboard/backoff-words.test.ts',
+  'test/dashboard/time-zone.test.ts',
   'test/triggers/**/*.test.ts',
   'test/insight/explain-lost.test.ts',
   'test/queue/middleware/**/*.test.ts',

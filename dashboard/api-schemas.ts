@@ -38,7 +38,13 @@ export const scheduleView = z
     orphaned: z.boolean(),
     description: z.string().describe('the trigger in words, time zone included'),
     timezone: z.string().nullable(),
-    nextFireTimes: z.array(ms).describe('up to 5; empty unless active'),
+    nextFireTimes: z
+      .array(ms)
+      .describe('up to 5; empty unless active; for a jittered trigger its planned instants (see jitterMs)'),
+    jitterMs: z
+      .number()
+      .int()
+      .describe('the jitter of its trigger: each next fire time may run up to this much later; 0 without'),
     lastFireAt: nullableMs,
     fired: z.number().int(),
     createdAt: nullableMs,
@@ -261,6 +267,10 @@ export const fleetBody = z
           version: z.string(),
           queues: z.array(z.string()),
           handlers: z.array(z.string()),
+          handles: z
+            .record(z.string(), z.array(z.string()))
+            .optional()
+            .describe('queue → the job names it handles there (absent for members of an older bullbeat)'),
           startedAt: ms,
           lastBeat: ms,
           heartbeatMs: z.number(),

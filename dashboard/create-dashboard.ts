@@ -37,6 +37,7 @@ import { QueueBoard } from './queue-board.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';
 import { InputError } from './schedule-input.js';
 import { ScheduleReader } from './schedule-reader.js';
+import { timeZoneRoute } from './time-zone-route.js';
 import { escapeHtml } from './views/html.js';
 
 export type { Dashboard } from './dashboard.js';
@@ -174,7 +175,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
-  app.use('/', fleetRoutes(ctx));
+  app.use('/', timeZoneRoute(), fleetRoutes(ctx));
   app.use('/api', insightApiRoutes(ctx), apiRoutes(ctx));
   app.use('/', insightPageRoutes(ctx), pageRoutes(ctx));
 

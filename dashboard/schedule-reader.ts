@@ -11,8 +11,8 @@ import {
   statusOf,
   withTriggerChecked,
 } from '../src/store/index.js';
-import type { TriggerJSON } from '../src/triggers/index.js';
-import { describeTrigger, triggerFromJSON, triggerTimezone } from '../src/triggers/index.js';
+import { describeTrigger, triggerTimezone } from '../src/triggers/index.js';
+import { firePreview } from './fire-preview.js';
 import type { ScheduleBadge, ScheduleView } from './schedule-view.js';
 
 /** How many of the newest records each row reads (for its last outcome and badges). */
@@ -36,31 +36,6 @@ export function describeDefinitionTrigger(def: ScheduleDefinition): string {
 
 function timezoneOf(trigger: ScheduleDefinition['trigger']): string | null {
   return triggerTimezone(trigger);
-}
-
-/** The next `n` fire times after (and including) `next`, following the trigger. */
-export function nextFireTimes(
-  trigger: ScheduleDefinition['trigger'],
-  next: number | null,
-  now: number,
-  n = 5,
-): number[] {
-  if (next === null) return [];
-  const out = [next];
-  if (trigger.type === 'custom') return out;
-  try {
-    const t = triggerFromJSON(trigger as TriggerJSON);
-    let last = next;
-    while (out.length < n) {
-      const after = t.nextFire(last, Math.max(now, last));
-      if (after === null || after <= last) break;
-      out.push(after);
-      last = after;
-    }
-  } catch {
-    // an unreadable trigger shows only its stored due time
-  }
-  return out;
 }
 
 /**
@@ -129,7 +104,8 @@ export class ScheduleReader {
     now: number,
   ): Omit<ScheduleView, 'pauseNote'> {
     const status = error ? 'errored' : statusOf(state);
-    const times = status === 'active' ? nextFireTimes(def.trigger, next, now) : [];
+    const preview = status === 'active' ? firePreview(def.trigger, next, now) : { times: [], jitterMs: 0 };
+    const times = preview.times;
     const last = records.find((r) => FINISHED.has(r.outcome)) ?? records[0] ?? null;
     const badges: ScheduleBadge[] = [];
     if (status === 'active' && next !== null && now > next + def.misfireGraceMs) badges.push('late');
@@ -148,6 +124,7 @@ export class ScheduleReader {
       description: describeDefinitionTrigger(def),
       timezone: timezoneOf(def.trigger),
       nextFireTimes: times,
+      jitterMs: preview.jitterMs,
       lastFireAt: state.lastFireAt,
       fired: state.fired,
       createdAt: state.createdAt || null,

@@ -33,8 +33,13 @@ export interface ScheduleView {
   description: string;
   /** The trigger's time zone (cron), or null. */
   timezone: string | null;
-  /** The next fire times (epoch ms), up to 5; empty when paused or exhausted. */
+  /**
+   * The next fire times (epoch ms), up to 5; empty when paused or exhausted. For a jittered trigger,
+   * its planned instants: each runs at a random time up to `jitterMs` later.
+   */
   nextFireTimes: number[];
+  /** The trigger's jitter (ms): each of `nextFireTimes` is the start of a window this long. 0 without jitter. */
+  jitterMs: number;
   lastFireAt: number | null;
   /** How many occurrences were enqueued so far (the store's `fired`). */
   fired: number;

@@ -1,11 +1,11 @@
 import { BACKFILL_JS } from './backfill-script.js';
-import { LOCAL_TIMES_JS } from './local-times-script.js';
 import { RUNS_CHART_JS } from './runs-chart-script.js';
+import { ZONE_SWITCH_JS } from './zone-switch-script.js';
 
 /**
  * The dashboard's one client script, served at `/assets/app.js`: confirmations, the new-schedule
- * form (live validation through `/api/preview`, submit through `/api/schedules`), then the local
- * fire times (`local-times-script.ts`) and the runs chart (`runs-chart-script.ts`).
+ * form (live validation through `/api/preview`, submit through `/api/schedules`), then the time-zone
+ * switch (`zone-switch-script.ts`) and the runs chart (`runs-chart-script.ts`).
  * Plain ES2020 for the browser; it builds DOM with textContent only, never innerHTML.
  */
 export const CLIENT_JS =
@@ -155,6 +155,6 @@ export const CLIENT_JS =
   }
 })();
 ` +
-  LOCAL_TIMES_JS +
+  ZONE_SWITCH_JS +
   RUNS_CHART_JS +
   BACKFILL_JS;

@@ -1,7 +1,8 @@
 /**
  * The runs chart of a schedule's page (part of `/assets/app.js`): lateness and duration of recent
  * runs against their fire time, as inline SVG. Each panel has its unit (ms, s or min, from its
- * largest value) in its title above the plot, a time axis in the viewer's own zone, and a tooltip
+ * largest value) in its title above the plot, a time axis in the zone the page shows its times in
+ * (`data-zone`, chosen with the header's switch), and a tooltip
  * with the run's time, outcome and values on hover or keyboard focus. Plain ES2020, DOM built with
  * textContent only.
  */
@@ -14,8 +15,16 @@ export const RUNS_CHART_JS = `
   var colours = { succeeded: '#2b8a3e', failed: '#c92a2a', retrying: '#e67700', running: '#3b5bdb',
     enqueued: '#748ffc', skipped: '#adb5bd', missed: '#495057' };
   var NS = 'http://www.w3.org/2000/svg';
-  var zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
-  var DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  var zone = chart.getAttribute('data-zone') || 'UTC';
+  var partsFormat;
+  try {
+    partsFormat = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', year: 'numeric',
+      month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  } catch (e) {
+    zone = 'UTC';
+    partsFormat = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', weekday: 'short', year: 'numeric',
+      month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  }
   var SEC = 1000, MIN = 60 * SEC, HOUR = 60 * MIN, DAY = 24 * HOUR;
   // drawn at the panel's own width (not scaled), so labels keep their size in a narrow window
   var W = Math.max(420, Math.round(chart.clientWidth - 36) || 760), LEFT = 64, RIGHT = W - 16, H = 110;
@@ -26,13 +35,23 @@ export const RUNS_CHART_JS = `
     if (text !== undefined) n.textContent = text;
     return n;
   }
-  function pad(n) { return String(n).padStart(2, '0'); }
-  function hm(d) { return pad(d.getHours()) + ':' + pad(d.getMinutes()); }
-  function day(d) { return DAYS[d.getDay()] + ' ' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()); }
+  // wall-clock parts of an instant in the page's zone
+  function parts(t) {
+    var o = {};
+    partsFormat.formatToParts(t).forEach(function (p) { o[p.type] = p.value; });
+    return o;
+  }
+  // the zone's offset from UTC at an instant (ms)
+  function offsetAt(t) {
+    var p = parts(t);
+    return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second) - Math.floor(t / 1000) * 1000;
+  }
+  function hm(t) { var p = parts(t); return p.hour + ':' + p.minute; }
+  function hms(t) { var p = parts(t); return p.hour + ':' + p.minute + ':' + p.second; }
+  function day(t) { var p = parts(t); return p.weekday + ' ' + p.month + '-' + p.day; }
   function wall(t) {
-    var d = new Date(t);
-    return DAYS[d.getDay()] + ' ' + d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' ' +
-      hm(d) + ':' + pad(d.getSeconds());
+    var p = parts(t);
+    return p.weekday + ' ' + p.year + '-' + p.month + '-' + p.day + ' ' + p.hour + ':' + p.minute + ':' + p.second;
   }
   function fmt(ms) {
     var a = Math.abs(ms);
@@ -54,20 +73,15 @@ export const RUNS_CHART_JS = `
   t0 -= padT; t1 += padT;
   function x(t) { return LEFT + ((t - t0) / (t1 - t0)) * (RIGHT - LEFT); }
 
-  // Time ticks at round local times, at most about 6.
+  // Time ticks at round wall times of the zone, at most about 6.
   var STEPS = [SEC, 2 * SEC, 5 * SEC, 10 * SEC, 15 * SEC, 30 * SEC, MIN, 2 * MIN, 5 * MIN, 10 * MIN, 15 * MIN,
     30 * MIN, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY, 14 * DAY, 28 * DAY, 91 * DAY];
   var step = STEPS.filter(function (s) { return (t1 - t0) / s <= 6; })[0] || STEPS[STEPS.length - 1];
   var ticks = [];
-  var midnight = new Date(t0);
-  midnight.setHours(0, 0, 0, 0);
-  if (step < DAY) {
-    var s0 = midnight.getTime();
-    for (var t = s0 + Math.ceil((t0 - s0) / step) * step; t <= t1; t += step) ticks.push(t);
-  } else {
-    if (midnight.getTime() < t0) midnight.setDate(midnight.getDate() + 1);
-    for (; midnight.getTime() <= t1; midnight.setDate(midnight.getDate() + step / DAY)) ticks.push(midnight.getTime());
-  }
+  var off = offsetAt(t0);
+  // steps under a day divide it: wall multiples of the step are round; longer ones start at midnight
+  var w0 = Math.ceil((t0 + off) / Math.min(step, DAY)) * Math.min(step, DAY);
+  for (var w = w0; w - off <= t1; w += step) ticks.push(w - off);
 
   var svg = svgEl('svg', { viewBox: '0 0 ' + W + ' 330', role: 'img', 'aria-label': 'Recent runs: lateness and duration by fire time' });
   var tip = document.createElement('div');
@@ -137,15 +151,14 @@ export const RUNS_CHART_JS = `
   axis.appendChild(svgEl('line', { x1: LEFT, y1: bottom, x2: RIGHT, y2: bottom, stroke: '#d0d5dd' }));
   var lastDay = '';
   ticks.forEach(function (t) {
-    var d = new Date(t);
     axis.appendChild(svgEl('line', { x1: x(t), y1: bottom, x2: x(t), y2: bottom + 4, stroke: '#d0d5dd' }));
-    var label = step >= DAY ? day(d) : step < MIN ? hm(d) + ':' + pad(d.getSeconds()) : hm(d);
+    var label = step >= DAY ? day(t) : step < MIN ? hms(t) : hm(t);
     axis.appendChild(svgEl('text', { x: x(t), y: bottom + 16, 'font-size': 10, fill: '#667085', 'text-anchor': 'middle' }, label));
     // the date under the first tick and wherever the day changes
-    if (step < DAY && day(d) !== lastDay) {
-      axis.appendChild(svgEl('text', { x: x(t), y: bottom + 28, 'font-size': 10, fill: '#98a2b3', 'text-anchor': 'middle' }, day(d)));
+    if (step < DAY && day(t) !== lastDay) {
+      axis.appendChild(svgEl('text', { x: x(t), y: bottom + 28, 'font-size': 10, fill: '#98a2b3', 'text-anchor': 'middle' }, day(t)));
     }
-    lastDay = day(d);
+    lastDay = day(t);
   });
   svg.appendChild(axis);
   svg.appendChild(svgEl('text', { x: (LEFT + RIGHT) / 2, y: bottom + 46, 'font-size': 11, fill: '#667085',

@@ -15,7 +15,9 @@ header.top { display: flex; align-items: center; gap: 24px; padding: 12px 28px; 
 header.top .brand { font-weight: 700; font-size: 16px; letter-spacing: .3px; color: #fff; }
 header.top nav a { color: #cfd6e4; margin-right: 18px; }
 header.top nav a.current, header.top nav a:hover { color: #fff; }
-header.top .mode { margin-left: auto; font-size: 12px; color: #ffd8a8; }
+header.top .mode { margin-left: 12px; font-size: 12px; color: #ffd8a8; }
+header.top .zone-switch { margin-left: auto; display: flex; align-items: center; gap: 6px; font-size: 12px; color: #cfd6e4; }
+header.top .zone-switch select { font-size: 12px; padding: 2px 4px; }
 main { max-width: 1320px; margin: 0 auto; padding: 22px 28px 60px; }
 h1 { font-size: 22px; margin: 4px 0 16px; }
 h2 { font-size: 16px; margin: 26px 0 10px; }
@@ -86,11 +88,10 @@ form.create .served-warning { color: var(--warn); background: var(--warn-soft); 
 .chart svg circle { cursor: default; }
 .chart svg circle:focus { outline: none; stroke: var(--text); stroke-width: 2; }
 .chart .tip { position: absolute; pointer-events: none; z-index: 2; background: #1d2330; color: #fff; font-size: 12px; line-height: 1.5; padding: 6px 10px; border-radius: 6px; white-space: nowrap; font-variant-numeric: tabular-nums; box-shadow: 0 4px 14px rgba(16, 24, 40, .18); }
-.fire-times { display: grid; grid-template-columns: auto auto; justify-content: start; column-gap: 16px; white-space: nowrap; font-variant-numeric: tabular-nums; }
-.fire-times.one { grid-template-columns: auto; }
-.fire-times .head { font-size: 11px; color: var(--muted); }
-.fire-times [data-local] { color: var(--muted); }
+.fire-times { display: grid; grid-template-columns: auto; justify-content: start; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.times .fire-times time { color: var(--text); }
+[data-pause-note] time, #audit td:first-child time { white-space: nowrap; }
+.fire-times [data-jitter-note] { white-space: normal; }
 dl.def dd:has(> .fire-times) { grid-column: 1 / -1; font-size: 13px; }
 .chart .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; color: var(--muted); margin-top: 6px; }
 .chart .legend span { white-space: nowrap; }

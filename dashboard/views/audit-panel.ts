@@ -1,6 +1,7 @@
 import { auditDetails, changeWords } from '../../src/scheduler/index.js';
 import type { AuditEntry } from '../../src/store/index.js';
-import { formatTime, html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from './html.js';
+import { timeAt } from './time-zone.js';
 
 /** An entry's details: an update's changed fields one per line, else the entry's one line. */
 function details(e: AuditEntry): SafeHtml | string {
@@ -11,14 +12,14 @@ function details(e: AuditEntry): SafeHtml | string {
   return auditDetails(e);
 }
 
-/** The schedule page's "Changes" section: who changed it, what and when (its newest audit entries). */
-export function auditPanel(entries: readonly AuditEntry[], apiPath: string): SafeHtml {
+/** The schedule page's "Changes" section: who changed it, what and when (its newest audit entries, times in `zone`). */
+export function auditPanel(entries: readonly AuditEntry[], zone: string, apiPath: string): SafeHtml {
   if (entries.length === 0) {
     return html`<h2>Changes</h2><div class="panel empty" data-audit-empty>No change recorded.</div>`;
   }
   const rows = entries.map(
     (e) => html`<tr data-op="${e.op}" data-entry="${e.id}">
-  <td>${formatTime(e.at)}</td>
+  <td>${timeAt(e.at, zone)}</td>
   <td><span class="pill">${e.op}</span></td>
   <td data-actor>${e.actor}</td>
   <td class="sub" data-source>${e.source}</td>
@@ -26,6 +27,6 @@ export function auditPanel(entries: readonly AuditEntry[], apiPath: string): Saf
 </tr>`,
   );
   return html`<h2>Changes (newest first, ${entries.length})</h2>
-<table id="audit"><thead><tr><th>Time (UTC)</th><th>Change</th><th>By</th><th>Via</th><th>Details</th></tr></thead><tbody>${rows}</tbody></table>
+<table id="audit"><thead><tr><th>Time</th><th>Change</th><th>By</th><th>Via</th><th>Details</th></tr></thead><tbody>${rows}</tbody></table>
 <p class="sub">The whole trail: <a href="${apiPath}" data-audit-api>${apiPath}</a> (JSON), <code>bullbeat schedule:history &lt;id&gt;</code>.</p>`;
 }

@@ -1,21 +1,21 @@
-import { formatInZone, html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from './html.js';
+import { jitterNote, timeAt, windowAt, type ZoneChoice, zoneFor } from './time-zone.js';
 
 /**
- * Next fire times as a two-column grid, one time per line: the schedule's zone (UTC for a trigger
- * without one), rendered here, and the viewer's local time, which the client script fills in
- * (`data-local`; it drops the column when the viewer's zone is the schedule's). Seconds are shown
- * only when some time has them.
+ * Next fire times, one a line, in the zone chosen in the header (for `schedule`, the schedule's own:
+ * its trigger's, UTC for one without), each labelled with its zone. A jittered trigger's times are its
+ * planned instants, each shown as the window it runs in (up to `jitterMs` later), so that the preview
+ * is the same on every reload, not a random sample.
  */
-export function fireTimes(times: readonly number[], zone: string | null): SafeHtml {
+export function fireTimes(
+  choice: ZoneChoice,
+  times: readonly number[],
+  scheduleZone: string | null,
+  jitterMs = 0,
+): SafeHtml {
   if (times.length === 0) return html`—`;
-  const z = zone ?? 'UTC';
-  const seconds = times.some((t) => t % 60_000 !== 0);
-  const show = (t: number) => {
-    const s = formatInZone(t, z);
-    return seconds ? s : s.replace(/:\d\d$/, '');
-  };
-  return html`<div class="fire-times" data-fire-times data-zone="${z}" data-seconds="${seconds ? '1' : ''}">
-<span class="head">${z}</span><span class="head" data-local-head></span>
-${times.map((t) => html`<time datetime="${new Date(t).toISOString()}" data-ms="${t}">${show(t)}</time><span data-local></span>`)}
-</div>`;
+  const zone = zoneFor(choice, scheduleZone);
+  return html`<div class="fire-times" data-fire-times data-zone="${zone}">${times.map((t) =>
+    jitterMs > 0 ? windowAt(t, jitterMs, zone) : timeAt(t, zone, true),
+  )}${jitterMs > 0 ? jitterNote(jitterMs) : ''}</div>`;
 }

@@ -1,11 +1,13 @@
-import type { FleetSnapshot } from '../../src/ops/index.js';
+import type { FleetMember, FleetSnapshot } from '../../src/ops/index.js';
 import type { DeploymentHealth } from '../deployment-health.js';
-import { formatDuration, formatTime, html } from './html.js';
+import { formatDuration, html, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
+import { labelledTime, timeAt, zoneFor } from './time-zone.js';
 
 /** `/fleet`: scheduler replicas and workers (alive, then dead within the last hour), what they serve, and the stale schedules. */
 export function fleetPage(ctx: PageContext, fleet: FleetSnapshot, health: DeploymentHealth): string {
   const served = Object.entries(fleet.served);
+  const zone = zoneFor(ctx.zone);
   const idLinks = (ids: string[]) =>
     ids.map(
       (id, i) => html`${i ? ', ' : ''}<a href="${ctx.base}/schedules/${encodeURIComponent(id)}">${id}</a>`,
@@ -23,16 +25,16 @@ export function fleetPage(ctx: PageContext, fleet: FleetSnapshot, health: Deploy
   errored: <b>${health.errored}</b>${health.errored ? html` (${idLinks(health.erroredIds)})` : ''}
 </p>
 <table id="fleet">
-<thead><tr><th>role</th><th>state</th><th>host</th><th>pid</th><th>version</th><th>queues</th><th>handlers</th><th>started</th><th>last beat</th></tr></thead>
+<thead><tr><th>role</th><th>state</th><th>host</th><th>pid</th><th>version</th><th>queues: job names handled there</th><th>started</th><th>last beat</th></tr></thead>
 <tbody>
 ${fleet.members.map(
   (m) => html`<tr data-member="${m.id}" data-role="${m.role}" data-alive="${String(m.alive)}">
   <td>${m.role}</td>
   <td><span class="pill ${m.alive ? 'active' : 'failed'}">${m.alive ? 'alive' : 'dead'}</span></td>
   <td>${m.host}</td><td class="num">${m.pid}</td><td>${m.version}</td>
-  <td>${m.queues.join(', ')}</td><td>${m.handlers.join(', ')}</td>
-  <td>${formatTime(m.startedAt)}</td>
-  <td title="${formatTime(m.lastBeat)}">${formatDuration(fleet.now - m.lastBeat)} ago</td>
+  <td data-handles>${handlesCell(m)}</td>
+  <td>${timeAt(m.startedAt, zone)}</td>
+  <td title="${labelledTime(m.lastBeat, zone)}">${formatDuration(fleet.now - m.lastBeat)} ago</td>
 </tr>`,
 )}
 </tbody>
@@ -43,8 +45,23 @@ ${
   served.length === 0
     ? html`<p class="muted" id="served">None: no live worker. Occurrences enqueued now wait in their queues.</p>`
     : html`<table id="served"><thead><tr><th>queue</th><th>job names</th></tr></thead><tbody>
-${served.map(([q, names]) => html`<tr data-queue="${q}"><td>${q}</td><td>${names.join(', ')}</td></tr>`)}
+${served.map(([q, names]) => html`<tr data-queue="${q}"><td>${q}</td><td>${names.length > 0 ? names.join(', ') : html`<span class="muted">none</span>`}</td></tr>`)}
 </tbody></table>`
 }`;
   return layout(ctx, 'Fleet', 'fleet', body);
+}
+
+/**
+ * A member's queues, each with the job names it handles there (a worker), one queue a line; for one
+ * registered by an older bullbeat (no per-queue names), its queues, then every handler it has.
+ */
+function handlesCell(m: FleetMember): SafeHtml {
+  if (m.role !== 'worker') return html`<span class="muted">—</span>`;
+  if (!m.handles) {
+    return html`${m.queues.join(', ')}<div class="sub" title="registered by an older bullbeat: job names not recorded per queue">handlers: ${m.handlers.join(', ') || 'none'}</div>`;
+  }
+  return html`${Object.entries(m.handles).map(
+    ([q, names]) =>
+      html`<div data-queue="${q}"><b>${q}</b>: ${names.length > 0 ? names.join(', ') : html`<span class="muted">none</span>`}</div>`,
+  )}`;
 }

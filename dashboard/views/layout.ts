@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from './html.js';
+import { type ZoneChoice, zoneOptions } from './time-zone.js';
 
 /** What every page needs besides its body. */
 export interface PageContext {
@@ -8,6 +9,10 @@ export interface PageContext {
   csrf: string;
   readOnly: boolean;
   open: boolean;
+  /** The zone the times are shown in (the header's switch, from the `bb_tz` cookie). */
+  zone: ZoneChoice;
+  /** This page's path below the base, with its query (where the switch comes back to). */
+  self: string;
 }
 
 /** The page shell: header, navigation, stylesheet and the one client script. */
@@ -39,6 +44,7 @@ export function layout(
     <a href="${ctx.base}/admin/queues">Queues (Bull Board)</a>
     <a href="${ctx.base}/metrics">Metrics</a>
   </nav>
+  ${zoneSwitch(ctx)}
   <span class="mode">${ctx.readOnly ? 'read-only' : ''}${ctx.open ? ' · open (no auth, 127.0.0.1 only)' : ''}</span>
 </header>
 <main>
@@ -47,6 +53,22 @@ ${body}
 <script src="${ctx.base}/assets/app.js" defer></script>
 </body>
 </html>`.value;
+}
+
+/**
+ * The time-zone switch: a GET form, so it works without JavaScript (a button sends it); the client
+ * script adds the viewer's own zone as an option and sends the form on change.
+ */
+function zoneSwitch(ctx: PageContext): SafeHtml {
+  return html`<form method="get" action="${ctx.base}/time-zone" class="zone-switch" id="zone-switch">
+    <label>Times in <select name="tz" aria-label="Time zone of the times shown" data-zone-select>${zoneOptions(
+      ctx.zone,
+    ).map(
+      (o) => html`<option value="${o.value}"${o.selected ? ' selected' : ''}>${o.label}</option>`,
+    )}</select></label>
+    <input type="hidden" name="back" value="${ctx.base}${ctx.self}">
+    <button type="submit" class="small" data-zone-apply>Set</button>
+  </form>`;
 }
 
 /** A hidden CSRF field for a form. */

@@ -1,7 +1,8 @@
 import { PAUSE_NOTE_MAX } from '../../src/store/index.js';
 import type { ScheduleView } from '../schedule-view.js';
-import { formatTime, html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from './html.js';
 import { csrfField, type PageContext } from './layout.js';
+import { labelledTime, timeAt, zoneFor } from './time-zone.js';
 
 /**
  * Pause/resume, trigger now and remove buttons for one schedule (forms posting to the page routes).
@@ -41,8 +42,9 @@ export function statusCell(s: ScheduleView): SafeHtml {
 }
 
 /** A paused schedule's note, who paused it and when, or nothing. */
-export function pauseNoteLine(s: ScheduleView): SafeHtml {
+export function pauseNoteLine(ctx: PageContext, s: ScheduleView): SafeHtml {
   const n = s.pauseNote;
   if (!n) return html``;
-  return html`<div class="sub" data-pause-note title="Paused by ${n.by} at ${formatTime(n.at)} UTC">${n.note === '' ? html`<span class="muted">paused</span>` : n.note} <span class="muted">— ${n.by}, ${formatTime(n.at)}</span></div>`;
+  const zone = zoneFor(ctx.zone, s.timezone);
+  return html`<div class="sub" data-pause-note title="Paused by ${n.by} at ${labelledTime(n.at, zone)}">${n.note === '' ? html`<span class="muted">paused</span>` : n.note} <span class="muted">— ${n.by}, ${timeAt(n.at, zone)}</span></div>`;
 }

@@ -4,10 +4,11 @@ import type { ScheduleView } from '../schedule-view.js';
 import { auditPanel } from './audit-panel.js';
 import { backfillPanel } from './backfill-panel.js';
 import { fireTimes } from './fire-times.js';
-import { formatDuration, formatTime, html, raw, type SafeHtml } from './html.js';
+import { formatDuration, html, raw, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
 import { editable } from './new-schedule-page.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
+import { timeAt, zoneFor } from './time-zone.js';
 
 /** Start (or enqueue, when it never started) minus the intended fire time, in ms. */
 export function latenessOf(r: RunRecord): number | null {
@@ -43,6 +44,9 @@ export function schedulePage(
   audit: readonly AuditEntry[] = [],
 ): string {
   const d = s.definition;
+  // every time of this page in the zone chosen in the header (this schedule's own, for `schedule`)
+  const zone = zoneFor(ctx.zone, s.timezone);
+  const at = (ms: number | null | undefined) => timeAt(ms, zone);
   const chartData = runs
     .slice()
     .reverse()
@@ -56,7 +60,7 @@ export function schedulePage(
   const rows = runs.map((r) => {
     const link = jobUrl(ctx.base, s.queue, r);
     return html`<tr data-outcome="${r.outcome}" data-fire-at="${r.fireAt}">
-  <td>${formatTime(r.fireAt)}${r.kind !== 'scheduled' ? html` <span class="sub">${r.kind}</span>` : ''}</td>
+  <td>${at(r.fireAt)}${r.kind !== 'scheduled' ? html` <span class="sub">${r.kind}</span>` : ''}</td>
   <td><span class="pill ${r.outcome}">${r.outcome}</span>${r.reason ? html` <span class="sub">${r.reason}${r.group ? ` (${r.group})` : ''}</span>` : ''}${r.coalesced ? html` <span class="sub">stands for ${r.coalesced}</span>` : ''}${r.consumer === 'foreign' ? html` <span class="sub" title="run by a consumer other than bullbeat's worker; read from BullMQ">foreign consumer</span>` : ''}</td>
   <td class="num">${formatDuration(latenessOf(r))}</td>
   <td class="num">${formatDuration(durationOf(r))}</td>
@@ -71,20 +75,20 @@ ${flash ? html`<div class="flash ${flash.ok ? 'ok' : 'bad'}" role="status">${fla
 <p><a href="${ctx.base}/">← all schedules</a></p>
 <h1><span class="name">${s.name}</span> ${statusCell(s)}</h1>
 <div class="toolbar">${scheduleActions(ctx, s, back, true)}${!ctx.readOnly && editable(s) ? html` <a href="${back}/edit" data-edit>Edit</a>` : ''} <a href="${back}/why" data-why>Why didn't it run?</a></div>
-${s.pauseNote ? html`<div class="panel" data-pause-note-panel><b>Paused</b> by ${s.pauseNote.by} at ${formatTime(s.pauseNote.at)} UTC${s.pauseNote.note !== '' ? html`: ${s.pauseNote.note}` : ''}</div>` : ''}
-${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.error.at !== null ? html` at ${formatTime(s.error.at)} UTC` : ''}${s.error.fireAt !== null ? html`, planning the occurrence of ${formatTime(s.error.fireAt)}` : ''}:</b> ${s.error.reason}<br><span class="sub">It fires no more until it is fixed: update or re-deploy it, resume it to retry, or remove it.</span></div>` : ''}
+${s.pauseNote ? html`<div class="panel" data-pause-note-panel><b>Paused</b> by ${s.pauseNote.by} at ${at(s.pauseNote.at)}${s.pauseNote.note !== '' ? html`: ${s.pauseNote.note}` : ''}</div>` : ''}
+${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.error.at !== null ? html` at ${at(s.error.at)}` : ''}${s.error.fireAt !== null ? html`, planning the occurrence of ${at(s.error.fireAt)}` : ''}:</b> ${s.error.reason}<br><span class="sub">It fires no more until it is fixed: update or re-deploy it, resume it to retry, or remove it.</span></div>` : ''}
 <div class="layout-2">
   <section>
     <h2>Recent runs</h2>
-    <div class="panel chart" id="runs-chart"><div class="sub muted">Lateness = start (or enqueue) minus the intended fire time. Duration = finish minus start.</div></div>
+    <div class="panel chart" id="runs-chart" data-zone="${zone}"><div class="sub muted">Lateness = start (or enqueue) minus the intended fire time. Duration = finish minus start.</div></div>
     <script type="application/json" id="runs-data">${raw(JSON.stringify(chartData).replaceAll('<', '\\u003c'))}</script>
     <h2>Occurrences (newest first, ${runs.length})</h2>
     ${
       runs.length === 0
         ? html`<div class="panel empty">No occurrence recorded yet.</div>`
-        : html`<table id="runs"><thead><tr><th>Fire time (UTC)</th><th>Outcome</th><th>Lateness</th><th>Duration</th><th>Attempts</th><th>Error</th><th>Bull Board</th></tr></thead><tbody>${rows}</tbody></table>`
+        : html`<table id="runs"><thead><tr><th>Fire time</th><th>Outcome</th><th>Lateness</th><th>Duration</th><th>Attempts</th><th>Error</th><th>Bull Board</th></tr></thead><tbody>${rows}</tbody></table>`
     }
-    ${auditPanel(audit, `${ctx.base}/api/schedules/${encodeURIComponent(s.id)}/history`)}
+    ${auditPanel(audit, zone, `${ctx.base}/api/schedules/${encodeURIComponent(s.id)}/history`)}
   </section>
   <aside>
     <h2>Definition</h2>
@@ -95,12 +99,12 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Source', s.source === 'code' ? 'code (jobs module)' : 'runtime (API)'],
       ['Trigger', s.description],
       ['Time zone', s.timezone],
-      ['Next fire times', fireTimes(s.nextFireTimes, s.timezone)],
+      ['Next fire times', fireTimes(ctx.zone, s.nextFireTimes, s.timezone, s.jitterMs)],
       ['Runs / errors', `${s.counts.runs} / ${s.counts.errors}`],
       ['Skipped / missed / coalesced', `${s.counts.skipped} / ${s.counts.missed} / ${s.counts.coalesced}`],
       ['Enqueued so far', s.fired],
-      ['Last fire', formatTime(s.lastFireAt)],
-      ['Created', formatTime(s.createdAt)],
+      ['Last fire', at(s.lastFireAt)],
+      ['Created', at(s.createdAt)],
       ['Max instances', d.run.maxInstances === 0 ? 'unlimited' : d.run.maxInstances],
       ['Coalesce', String(d.run.coalesce)],
       ['Overlap', d.run.overlap],
@@ -115,8 +119,8 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Misfire', `${d.misfire} (grace ${formatDuration(d.misfireGraceMs)})`],
       ['Catch-up window', d.catchUpWindowMs !== undefined ? formatDuration(d.catchUpWindowMs) : 'unlimited'],
       ['Max catch-up', d.maxCatchUp],
-      ['Start at', d.startAt !== undefined ? formatTime(d.startAt) : undefined],
-      ['End at', d.endAt !== undefined ? formatTime(d.endAt) : undefined],
+      ['Start at', d.startAt !== undefined ? at(d.startAt) : undefined],
+      ['End at', d.endAt !== undefined ? at(d.endAt) : undefined],
       ['Max runs', d.maxRuns],
     ])}</div>
     ${backfillPanel(ctx, s)}

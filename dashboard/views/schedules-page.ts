@@ -38,8 +38,8 @@ export function schedulesPage(ctx: PageContext, d: SchedulesPageData, selfUrl: s
   <td><a class="name" href="${ctx.base}/schedules/${encodeURIComponent(s.id)}">${s.name}</a>
     <div class="sub">${s.id === s.name ? '' : html`id ${s.id} · `}queue ${s.queue}${s.source === 'code' ? ' · code' : ''}</div></td>
   <td>${s.description}</td>
-  <td>${statusCell(s)}${pauseNoteLine(s)}${s.error ? html`<div class="sub error" data-error title="${s.error.reason}">${s.error.reason.length > 120 ? `${s.error.reason.slice(0, 120)}…` : s.error.reason}</div>` : ''}</td>
-  <td class="times">${fireTimes(s.nextFireTimes, s.timezone)}</td>
+  <td>${statusCell(s)}${pauseNoteLine(ctx, s)}${s.error ? html`<div class="sub error" data-error title="${s.error.reason}">${s.error.reason.length > 120 ? `${s.error.reason.slice(0, 120)}…` : s.error.reason}</div>` : ''}</td>
+  <td class="times">${fireTimes(ctx.zone, s.nextFireTimes, s.timezone, s.jitterMs)}</td>
   <td>${s.lastOutcome ? html`<span class="pill ${s.lastOutcome}">${s.lastOutcome}</span>` : html`<span class="muted">none yet</span>`}
     ${s.lastError ? html`<div class="sub" title="${s.lastError}">${s.lastError.length > 80 ? `${s.lastError.slice(0, 80)}…` : s.lastError}</div>` : ''}</td>
   <td class="num">${s.counts.runs}</td>

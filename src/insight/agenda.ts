@@ -4,8 +4,9 @@ import { JobStatus } from '../store/job-status.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
+import { jitterMsOf, plannedInstantOf } from '../triggers/without-jitter.js';
 import { parseDurationMs } from './duration.js';
-import { storedTrigger } from './stored-trigger.js';
+import { plannedTrigger, storedTrigger } from './stored-trigger.js';
 
 /** One fire instant of one schedule. */
 export interface AgendaEntry {
@@ -18,7 +19,10 @@ export interface AgendaEntry {
   zone: string;
   /** The instant as wall time in that zone, with its offset (ISO 8601). */
   local: string;
-  /** The instant may be up to this much later (jitter, ms); later instants are one sample of it. */
+  /**
+   * A jittered schedule's: `at` is the planned instant, and the run comes at a random time up to this
+   * much later (ms). Planned instants, not a random sample, so that the agenda is the same at every reading.
+   */
   jitterMs?: number;
 }
 
@@ -69,6 +73,8 @@ export interface AgendaSchedule {
   endAt?: number | undefined;
   /** Runs left before `maxRuns`, if bounded. */
   runsLeft?: number | undefined;
+  /** Its jitter (ms), when `trigger` is its trigger without it (its planned instants). */
+  jitterMs?: number | undefined;
 }
 
 /**
@@ -95,7 +101,7 @@ export function agendaOf(
     const zone =
       s.trigger instanceof CronTrigger || s.trigger instanceof ExceptTrigger ? s.trigger.timezone : 'UTC';
     const fires = s.trigger instanceof ExceptTrigger ? s.trigger.trigger : s.trigger;
-    const jitterMs = fires instanceof CronTrigger ? fires.jitterMs : jitterOf(fires);
+    const jitterMs = s.jitterMs ?? (fires instanceof CronTrigger ? fires.jitterMs : jitterOf(fires));
     let t = s.next;
     let n = 0;
     const cap = Math.min(perScheduleLimit, s.runsLeft ?? Number.POSITIVE_INFINITY);
@@ -159,12 +165,17 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
       continue;
     }
     const maxRuns = job.def.maxRuns;
+    // a jittered one is walked by its planned instants, from the one its due time was drawn for
+    const jitterMs = job.def.trigger.type === 'custom' ? 0 : jitterMsOf(job.def.trigger);
+    const planned = jitterMs > 0 ? plannedTrigger(job) : undefined;
+    const next = job.nextRunTime;
     schedules.push({
       id: job.id,
       name: job.name,
       queue: job.queue,
-      trigger,
-      next: job.nextRunTime,
+      trigger: planned ?? trigger,
+      next: planned && next !== null ? plannedInstantOf(planned, next, jitterMs) : next,
+      ...(planned && { jitterMs }),
       endAt: job.def.endAt,
       runsLeft: maxRuns === undefined ? undefined : Math.max(0, maxRuns - job.fired),
     });

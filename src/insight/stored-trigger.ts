@@ -1,6 +1,7 @@
 import type { ScheduledJob } from '../scheduler/scheduled-job.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import { withoutJitter } from '../triggers/without-jitter.js';
 
 /**
  * The trigger of a stored schedule, decoded from its definition; a custom trigger only where this
@@ -11,6 +12,20 @@ export function storedTrigger(job: ScheduledJob): Trigger | undefined {
   if (spec.type === 'custom') return job.fn !== undefined ? job.trigger : undefined;
   try {
     return triggerFromJSON(spec);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A stored schedule's trigger without its jitter (its planned instants), for a built-in trigger;
+ * undefined for a custom one or one that no longer decodes.
+ */
+export function plannedTrigger(job: ScheduledJob): Trigger | undefined {
+  const spec = job.def.trigger;
+  if (spec.type === 'custom') return undefined;
+  try {
+    return triggerFromJSON(withoutJitter(spec));
   } catch {
     return undefined;
   }

@@ -14,6 +14,12 @@ export interface FleetMemberInfo {
   queues: string[];
   /** Job names it has a handler for (workers: the handlers of its jobs module). */
   handlers: string[];
+  /**
+   * Queue → the job names it handles there (workers): of `handlers`, those whose schedules send their
+   * jobs to that queue. Absent in members written by bullbeat before it recorded them: then every
+   * handler counts on every queue (see `handledByMember`).
+   */
+  handles?: Record<string, string[]>;
   /** Epoch ms (Redis time) when it joined. */
   startedAt: number;
   /** Epoch ms (Redis time) of its last heartbeat. */
@@ -41,7 +47,50 @@ export interface FleetSnapshot {
   served: Record<string, string[]>;
 }
 
+/** Queue → job names a member handles there: its `handles`, or for an older member every handler on every queue. */
+export function handledByMember(
+  m: Pick<FleetMemberInfo, 'queues' | 'handlers' | 'handles'>,
+): Record<string, string[]> {
+  if (m.handles) return m.handles;
+  return Object.fromEntries(m.queues.map((q) => [q, [...m.handlers]]));
+}
+
+/** A stored `handles` field, or undefined when it is absent or not a record of string lists. */
+export function decodeHandles(x: unknown): Record<string, string[]> | undefined {
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) return undefined;
+  const out: Record<string, string[]> = {};
+  for (const [q, names] of Object.entries(x)) {
+    if (!Array.isArray(names)) return undefined;
+    out[q] = names.filter((n): n is string => typeof n === 'string').sort();
+  }
+  return out;
+}
+
 /** Whether a live worker consumes `queue` with a handler for job `name`. */
 export function isServed(snapshot: FleetSnapshot, queue: string, name: string): boolean {
   return snapshot.served[queue]?.includes(name) ?? false;
+}
+
+/**
+ * Live workers that consume `queue` and have a handler for `name` there only by name: their handler is
+ * for other queues (`handles`). They run such a job all the same (a worker runs a job by its name),
+ * but the schedule likely names the wrong queue. Queue → names, per member.
+ */
+export function runByNameOnly(snapshot: FleetSnapshot, queue: string, name: string): FleetMember[] {
+  return snapshot.members.filter(
+    (m) =>
+      m.alive &&
+      m.role === 'worker' &&
+      m.queues.includes(queue) &&
+      m.handlers.includes(name) &&
+      !handledByMember(m)[queue]?.includes(name),
+  );
+}
+
+/** The queues where a member handles `name` (its `handles`), sorted. */
+export function queuesHandling(m: FleetMemberInfo, name: string): string[] {
+  return Object.entries(handledByMember(m))
+    .filter(([, names]) => names.includes(name))
+    .map(([q]) => q)
+    .sort();
 }

@@ -13,6 +13,11 @@ export interface JoinFleetOptions {
   queues?: readonly string[];
   /** Job names it has a handler for (workers). Default: none. */
   handlers?: readonly string[];
+  /**
+   * Queue → the job names it handles there (workers), so that readers list under each queue only
+   * those. Default: not recorded (readers then count every handler on every queue).
+   */
+  handles?: Readonly<Record<string, readonly string[]>>;
   /** How often to beat (ms); readers count it dead after three missed beats. Default: 5000. */
   heartbeatMs?: number;
   /** bullbeat's version as shown in the fleet. Default: `'unknown'`. */

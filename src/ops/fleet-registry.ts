@@ -3,7 +3,13 @@ import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { openRedis } from '../store/redis-target.js';
 import { type FleetKeys, fleetKeys } from './fleet-keys.js';
-import type { FleetMember, FleetMemberInfo, FleetSnapshot } from './fleet-member.js';
+import {
+  decodeHandles,
+  type FleetMember,
+  type FleetMemberInfo,
+  type FleetSnapshot,
+  handledByMember,
+} from './fleet-member.js';
 import type { FleetMembership, JoinFleetOptions } from './fleet-options.js';
 
 /** Beats missed before a member counts as dead. */
@@ -40,6 +46,7 @@ export async function joinFleet(options: JoinFleetOptions): Promise<FleetMembers
     version: options.version ?? 'unknown',
     queues: [...(options.queues ?? [])].sort(),
     handlers: [...(options.handlers ?? [])].sort(),
+    ...(options.handles && { handles: decodeHandles(options.handles) ?? {} }),
     startedAt: 0,
     lastBeat: 0,
     heartbeatMs,
@@ -137,9 +144,9 @@ export class FleetReader {
     const served: Record<string, Set<string>> = {};
     for (const m of members) {
       if (!m.alive || m.role !== 'worker') continue;
-      for (const q of m.queues) {
+      for (const [q, names] of Object.entries(handledByMember(m))) {
         served[q] ??= new Set();
-        for (const h of m.handlers) served[q].add(h);
+        for (const h of names) served[q].add(h);
       }
     }
     const alive = (role: string) => members.filter((m) => m.alive && m.role === role).length;
@@ -160,6 +167,7 @@ function decodeMember(id: string, json: string): FleetMemberInfo | null {
     if (v.role !== 'scheduler' && v.role !== 'worker') return null;
     const strings = (x: unknown) =>
       Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : [];
+    const handles = decodeHandles(v.handles);
     return {
       id,
       role: v.role,
@@ -168,6 +176,7 @@ function decodeMember(id: string, json: string): FleetMemberInfo | null {
       version: String(v.version ?? ''),
       queues: strings(v.queues),
       handlers: strings(v.handlers),
+      ...(handles && { handles }),
       startedAt: Number(v.startedAt ?? 0),
       lastBeat: Number(v.lastBeat ?? 0),
       heartbeatMs: Number(v.heartbeatMs ?? 0),

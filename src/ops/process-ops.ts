@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { handledPairs } from '../queue/handled-queues.js';
 import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
 import type { FleetMembership } from './fleet-options.js';
 import { joinFleet } from './fleet-registry.js';
@@ -77,6 +78,7 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
           role: 'worker',
           queues: worker.queues,
           handlers: scheduler.handlerNames(),
+          handles: await handledPairs(scheduler, worker.queues),
         }),
       );
     }

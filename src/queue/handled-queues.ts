@@ -18,3 +18,22 @@ export async function handledQueues(scheduler: WorkerScheduler): Promise<string[
   }
   return [...queues].sort();
 }
+
+/**
+ * Per queue of `queues` (those a worker consumes), the job names it handles there: each handler's own
+ * queue (its code schedule's, or the one given to `handle()`), and the queue of every stored schedule
+ * whose job name has a handler here. What the fleet registry shows under each queue, rather than
+ * every handler under every queue. A consumed queue where none lands is listed with no name.
+ */
+export async function handledPairs(
+  scheduler: WorkerScheduler,
+  queues: readonly string[],
+): Promise<Record<string, string[]>> {
+  const pairs = new Map<string, Set<string>>(queues.map((q) => [q, new Set()]));
+  const add = (queue: string | undefined, name: string) => pairs.get(queue ?? '')?.add(name);
+  for (const name of scheduler.handlerNames()) add(scheduler.handlerFor(name)?.job.queue, name);
+  for (const schedule of (await scheduler.list?.()) ?? []) {
+    if (scheduler.handlerFor(schedule.name)) add(schedule.queue, schedule.name);
+  }
+  return Object.fromEntries([...pairs].map(([q, names]) => [q, [...names].sort()]));
+}

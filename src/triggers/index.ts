@@ -23,3 +23,4 @@ export type {
 } from './trigger.js';
 export { triggerFromJSON } from './trigger-from-json.js';
 export { triggerTimezone } from './trigger-timezone.js';
+export { jitterMsOf, plannedInstantOf, withoutJitter } from './without-jitter.js';

@@ -85,11 +85,20 @@ describe('long-running commands', () => {
     for (const line of scheduler.output().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   });
 
-  it('worker --queues limits the queues it consumes', async () => {
+  it('worker --queues limits the queues it consumes, and says what nothing handles there', async () => {
     const { env } = deployment();
+    // a schedule on one of those queues whose job name no worker has a handler for
+    const add = await runBullbeat(
+      ['schedule:add', '--name', 'nobodyHandles', '--queue', 'only-this', '--every', '1h'],
+      { env },
+    );
+    expect(add.code, add.stderr).toBe(0);
     const worker = start(['worker', JOBS, '--queues', 'only-this,and-that'], env);
     await worker.waitFor(/worker ready/);
     expect(worker.output()).toMatch(/"queues":\["only-this","and-that"\]/);
+    await worker.waitFor(/no live worker handles/);
+    expect(worker.output()).toMatch(/on \\"only-this\\", no live worker handles \\"nobodyHandles\\"/);
+    expect(worker.output()).toMatch(/no schedule uses \\"and-that\\"/);
     worker.child.kill('SIGINT');
     expect((await worker.exited).code).toBe(0);
   });

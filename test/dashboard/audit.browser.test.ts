@@ -56,7 +56,9 @@ describe('the schedule page shows its audit trail', () => {
       'trigger: {"type":"interval","seconds":3600} → {"type":"interval","seconds":900}',
     );
     expect(await rows.nth(2).locator('[data-actor]').textContent()).toBe('ann');
-    expect(await rows.nth(0).locator('td').first().textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(await rows.nth(0).locator('td').first().textContent()).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+    );
     const api = page.locator('a[data-audit-api]');
     expect(await api.getAttribute('href')).toMatch(/\/api\/schedules\/invoices\/history$/);
     await page.locator('#audit').scrollIntoViewIfNeeded();

@@ -25,6 +25,8 @@ export async function launchBrowser(
   httpCredentials?: { username: string; password: string },
   /** The browser's own time zone (IANA); default: the machine's. */
   timezoneId?: string,
+  /** `javaScriptEnabled: false` for a browser without scripts. */
+  more: { javaScriptEnabled?: boolean } = {},
 ): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
@@ -44,6 +46,7 @@ export async function launchBrowser(
     viewport: { width: 1400, height: 900 },
     ...(httpCredentials && { httpCredentials }),
     ...(timezoneId && { timezoneId }),
+    ...more,
   });
   return {
     context,

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, SchedulerManager } from '../../src/index.js';
 import { fleetKeys } from '../../src/ops/fleet-keys.js';
 import { FleetReader, joinFleet } from '../../src/ops/fleet-registry.js';
+import { startProcessOps } from '../../src/ops/process-ops.js';
 import { WorkerMetrics } from '../../src/ops/worker-metrics.js';
 import { REDIS, TestBed } from '../queue/helpers.js';
 import { parseExposition, total } from './scrape.js';
@@ -100,6 +101,62 @@ describe('fleet registry', () => {
     } finally {
       await redis.del(k.members, k.beats);
       await redis.quit();
+    }
+  });
+
+  it('each queue lists only the job names its live workers handle there; a member of an older bullbeat (no per-queue names) still counts on every queue', async () => {
+    const bed = new TestBed();
+    const { prefix, redis } = bed;
+    const mail = bed.queueName;
+    const reports = `${bed.queueName}-reports`;
+    const reader = new FleetReader(redis, prefix);
+    const k = fleetKeys(prefix);
+    const manager = new SchedulerManager({ role: 'client', prefix, connection: REDIS, defaultQueue: mail });
+    manager.every(3600, { name: 'sendDigest' })(async () => undefined);
+    manager.every(3600, { name: 'buildReport', queue: reports })(async () => undefined);
+    await manager.start();
+    const handle = await createWorker(manager, {});
+    const ops = await startProcessOps({
+      scheduler: manager,
+      replica: false,
+      worker: handle,
+      heartbeatMs: 200,
+    });
+    try {
+      let snap = await reader.snapshot();
+      // one worker on both queues with both handlers: each name under its own queue only
+      expect(snap.served).toEqual({ [mail]: ['sendDigest'], [reports]: ['buildReport'] });
+      const stored = JSON.parse((await redis.hget(k.members, snap.members[0]?.id ?? '')) ?? '{}');
+      expect(stored.handles).toEqual({ [mail]: ['sendDigest'], [reports]: ['buildReport'] });
+      // a member as an older bullbeat wrote it: queues and handlers, no per-queue names
+      const old = {
+        role: 'worker',
+        host: 'old',
+        pid: 1,
+        version: '0.9.0',
+        queues: [mail],
+        handlers: ['buildReport', 'legacy'],
+        startedAt: 1,
+        lastBeat: 1,
+        heartbeatMs: 60_000,
+      };
+      await redis.hset(k.members, 'worker:old:1:abc', JSON.stringify(old));
+      await redis.zadd(k.beats, Date.now() + 600_000, 'worker:old:1:abc');
+      snap = await reader.snapshot();
+      expect(snap.served).toEqual({
+        [mail]: ['buildReport', 'legacy', 'sendDigest'],
+        [reports]: ['buildReport'],
+      });
+      const oldMember = snap.members.find((m) => m.id === 'worker:old:1:abc');
+      expect(oldMember?.handles).toBeUndefined();
+      expect(oldMember?.alive).toBe(true);
+    } finally {
+      await ops.stop();
+      await handle.close({ graceMs: 500 });
+      await manager.close();
+      const left = await redis.keys(`bull:${reports}*`);
+      if (left.length > 0) await redis.del(...left);
+      await bed.cleanup();
     }
   });
 });

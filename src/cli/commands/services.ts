@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { DashboardServer } from '../../../dashboard/index.js';
 import { ConfigError } from '../../errors/index.js';
+import { FleetReader } from '../../ops/index.js';
 import { createWorker, type WorkerHandle } from '../../queue/index.js';
 import type { SchedulerManager } from '../../scheduler/index.js';
 import { assertPortFree } from '../assert-port-free.js';
@@ -13,7 +14,7 @@ import {
   probeSchedulerRedis,
 } from '../command-context.js';
 import { resolvePrefix } from '../discover-prefix.js';
-import { queuesWithoutSchedule } from '../fleet-notes.js';
+import { queuesWithoutSchedule, unhandledOnQueues } from '../fleet-notes.js';
 import { numericFlag } from '../numeric-flag.js';
 import { checkOpsConfig, processOpsFor } from '../process-ops-for.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
@@ -45,11 +46,21 @@ async function startWorker(
   await handle.ready();
   ctx.logger.info({ queues: handle.queues, handlers: scheduler.handlerNames() }, 'worker ready');
   if (worker.queues !== undefined) {
-    const idle = queuesWithoutSchedule(worker.queues, await scheduler.list());
+    const schedules = await scheduler.list();
+    const idle = queuesWithoutSchedule(worker.queues, schedules);
     if (idle.length > 0) {
       ctx.logger.warn(
         { queues: idle },
         `--queues: no schedule uses ${idle.map((q) => `"${q}"`).join(', ')}: nothing bullbeat fires goes there`,
+      );
+    }
+    // job names there that neither this worker nor a live one of the fleet handles on that queue
+    const fleet = await new FleetReader(scheduler.redis, scheduler.prefix).snapshot().catch(() => undefined);
+    const unhandled = unhandledOnQueues(worker.queues, schedules, (n) => !!scheduler.handlerFor(n), fleet);
+    for (const [queue, names] of Object.entries(unhandled)) {
+      ctx.logger.warn(
+        { queue, names },
+        `--queues: on "${queue}", no live worker handles ${names.map((n) => `"${n}"`).join(', ')} (this one has no handler for them; fleet registry): their runs wait in the queue`,
       );
     }
   }

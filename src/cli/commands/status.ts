@@ -65,7 +65,14 @@ export function statusCommand(io: CliIO) {
         String(m.pid),
         m.version,
         shortInstant(m.lastBeat),
-        m.role === 'worker' ? `${m.queues.join(',')} [${m.handlers.join(',')}]` : '',
+        m.role !== 'worker'
+          ? ''
+          : m.handles
+            ? // each queue with the job names this worker handles there
+              Object.entries(m.handles)
+                .map(([q, names]) => `${q} [${names.join(',')}]`)
+                .join(' ')
+            : `${m.queues.join(',')} [${m.handlers.join(',')}]`,
       ]);
       const out = [
         `prefix "${ctx.config.prefix}": ${fleet.replicas} scheduler replica(s) alive, ${fleet.workers} worker(s) alive`,
