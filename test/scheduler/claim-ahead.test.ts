@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { occurrenceJobId } from '../../src/store/job-payload.js';
 import type { Claim } from '../../src/store/schedule-store.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
