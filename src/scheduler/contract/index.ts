@@ -35,7 +35,7 @@ export type {
   ScheduleTarget,
 } from './schedule-options.js';
 export { applyPatch, type SchedulePatch } from './schedule-patch.js';
-export { ScheduledJob, type ScheduledJobJSON } from './scheduled-job.js';
+export { ScheduledJob, type ScheduledJobHost, type ScheduledJobJSON } from './scheduled-job.js';
 export type {
   ErroredEvent,
   FailedEvent,

@@ -6,6 +6,7 @@ import { type PauseNotes, pauseNoteProblem } from '../../store/pause-note.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { ChangeOptions, PauseOptions, ScheduledJob } from '../contract/index.js';
 import { actorOf } from '../contract/index.js';
+import { type StagedControlContext, unstagePaused, unstageRemoved } from './staged-controls.js';
 
 /** What a pause and a remove need from the manager. */
 export interface ControlContext {
@@ -17,6 +18,8 @@ export interface ControlContext {
   /** The code schedules by job name (a removed one leaves it). */
   byName: Map<string, ScheduledJob>;
   publishStop(id: string): Promise<void>;
+  /** How a pause and a remove reach the occurrences staged in BullMQ ahead of their instant. */
+  staged: StagedControlContext;
 }
 
 /**
@@ -45,6 +48,7 @@ export async function pauseSchedule(
     job.status = JobStatus.PAUSED;
     job.nextRunTime = null;
   }
+  await unstagePaused(ctx.staged, id);
   return true;
 }
 
@@ -59,6 +63,7 @@ export async function removeSchedule(
   change?: ChangeOptions,
 ): Promise<boolean> {
   const by = actorOf(id, change);
+  const queue = (await ctx.store.get(id))?.def.queue;
   const job = ctx.local.get(id);
   if (job) {
     job.status = JobStatus.CANCELLED;
@@ -70,5 +75,6 @@ export async function removeSchedule(
   await ctx.notes.delete(id);
   if (removed) await ctx.publishStop(id);
   if (removed) await ctx.ledger.clear(id);
+  if (removed && queue !== undefined) await unstageRemoved(ctx.staged, queue, id);
   return removed;
 }

@@ -1,13 +1,16 @@
 import type { Redis } from 'ioredis';
+import { JobStatus } from '../../store/job-status.js';
 import type { Keys } from '../../store/keys.js';
 import type { PauseNote } from '../../store/pause-note.js';
+import { countsFrom, type RunCounter, type RunHistory } from '../../store/run-history.js';
 import { decodeDefinition, type ScheduleDefinition } from '../../store/schedule-definition.js';
 import { ScheduleIndex } from '../../store/schedule-index.js';
 import { countersOf, withTriggerChecked } from '../../store/schedule-listing.js';
+import type { ScheduleState } from '../../store/schedule-state.js';
 import type { ScheduleStore, StoredSchedule } from '../../store/schedule-store.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ScheduledJob } from '../contract/index.js';
-import type { ListQuery } from './scheduler-manager-types.js';
+import type { ListQuery, SchedulerStats } from './scheduler-manager-types.js';
 
 /** What reading schedules into `ScheduledJob` handles needs from the manager. */
 export interface ReadContext {
@@ -85,4 +88,65 @@ export async function queueNamesOf(ctx: ReadContext, defaultQueue: string): Prom
     if (queue !== '') names.add(queue);
   }
   return [...names].sort();
+}
+
+/** Sillo's stats from every schedule's state and the deployment's run counters. */
+export function statsOf(
+  states: Iterable<ScheduleState>,
+  totals: Record<RunCounter, number>,
+  uptime: number,
+  erroredTotal = 0,
+): SchedulerStats {
+  let jobsTotal = 0;
+  let jobsActive = 0;
+  let jobsPaused = 0;
+  let jobsCompleted = 0;
+  let jobsErrored = 0;
+  for (const s of states) {
+    jobsTotal++;
+    if (s.status === 'a') jobsActive++;
+    else if (s.status === 'c') jobsCompleted++;
+    else if (s.status === 'e') jobsErrored++;
+    else jobsPaused++;
+  }
+  const { runs, errors, skipped, missed, coalesced } = totals;
+  return {
+    jobsTotal,
+    jobsActive,
+    jobsPaused,
+    jobsCompleted,
+    jobsErrored,
+    runs,
+    errors,
+    skipped,
+    missed,
+    coalesced,
+    erroredTotal,
+    uptime,
+  };
+}
+
+/** Sillo's stats over the deployment: every schedule's state and the run counters. */
+export async function deploymentStats(
+  store: ScheduleStore,
+  history: Pick<RunHistory, 'rawTotals'>,
+  uptime: number,
+): Promise<SchedulerStats> {
+  const states = await store.states();
+  const totals = await history.rawTotals();
+  const erroredTotal = Number(totals.errored ?? 0);
+  return statsOf(states.values(), countsFrom(totals), uptime, erroredTotal);
+}
+
+/** Reload a handle from Redis; one removed meanwhile is marked cancelled (false). */
+export async function refreshHandle(ctx: ReadContext, job: ScheduledJob): Promise<boolean> {
+  const row = await ctx.store.get(job.id);
+  if (!row) {
+    job.status = JobStatus.CANCELLED;
+    job.nextRunTime = null;
+    return false;
+  }
+  job.def = row.def;
+  await fillCounters(ctx, [job], [row]);
+  return true;
 }

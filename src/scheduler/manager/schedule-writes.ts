@@ -14,7 +14,7 @@ import { withCallerContext } from '../../tracing/job-context.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ScheduledJob, SchedulerEvents } from '../contract/index.js';
-import { firstFire } from './scheduler-helpers.js';
+import { firstFire } from './first-fire.js';
 
 /** What saving and resuming a schedule need from the manager. */
 export interface WriteContext {

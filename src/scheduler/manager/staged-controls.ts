@@ -6,7 +6,7 @@ import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type UnstagedRecords, unstage, unstageAndRecord } from '../fire/index.js';
-import { firstFire } from './scheduler-helpers.js';
+import { firstFire } from './first-fire.js';
 
 /**
  * How the controls reach occurrences committed to BullMQ ahead of their instant (staged-jobs.ts). Each
