@@ -114,3 +114,31 @@ export interface FireLoopFootprint {
   stopNotices: number;
   pending: number;
 }
+
+/** The fire time of an item that enqueues (its plan always has `enqueue`). */
+export function fireTime(item: Item): number {
+  return item.plan.enqueue?.fireAt ?? item.claim.fireAt;
+}
+
+/** The batches of some items, each once. */
+export function uniqueBatches(items: readonly Item[]): Batch[] {
+  return [...new Set(items.map((i) => i.batch))];
+}
+
+/** A replica's counters before its first cycle. */
+export function emptyFireStats(): FireLoopStats {
+  return {
+    cycles: 0,
+    claimed: 0,
+    enqueued: 0,
+    missed: 0,
+    coalesced: 0,
+    coalescedBehind: 0,
+    reclaimed: 0,
+    earlyWakeups: 0,
+    errors: 0,
+    errored: 0,
+    replicaWaits: 0,
+    underAcked: 0,
+  };
+}

@@ -1,38 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { leaveFleet } from '../../store/fleet.js';
-import { jobDataFor, occurrenceJobId } from '../../store/job-payload.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { Claim, ClaimResult } from '../../store/schedule-store.js';
-import * as occurrenceTrace from '../../tracing/fire-tracing.js';
-import { withTimeBudget } from '../../triggers/time-budget.js';
-import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import { ClaimRenewer } from './claim-renewer.js';
 import { ClaimTimer } from './claim-timer.js';
-import { type CachedDefinition, DefinitionCache } from './definition-cache.js';
-import { holdBack, holdBackWhenDue } from './fire-backpressure.js';
+import { DefinitionCache } from './definition-cache.js';
+import { holdBack } from './fire-backpressure.js';
 import { type FireClock, monotonicClock } from './fire-clock.js';
-import { markClaimErrored } from './fire-errors.js';
 import {
-  type Batch,
+  emptyFireStats,
   type FireLoopDeps,
   type FireLoopFootprint,
   type FireLoopStats,
-  type Item,
   RESUBSCRIBED,
+  uniqueBatches,
 } from './fire-loop-types.js';
-import { announce, completionOf } from './fire-records.js';
 import { FleetShare } from './fleet-share.js';
-import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
+import { OccurrenceEnqueuer } from './occurrence-enqueuer.js';
+import { PendingOccurrences } from './pending-occurrences.js';
+import { planClaims } from './plan-claims.js';
 import { RedisClock } from './redis-clock.js';
 import { ReplicaAcker } from './replica-acker.js';
-import {
-  StagedAnnouncer,
-  stagedJobOptions,
-  takeStageable,
-  unstage,
-  unstageAndRecord,
-} from './staged-jobs.js';
+import { StagedAnnouncer, takeStageable, unstageAndRecord } from './staged-jobs.js';
 import { StopNotices } from './stop-notices.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';
@@ -60,20 +49,7 @@ const HELD_RECHECK_MS = 100;
  * them is due again within the claim horizon.
  */
 export class FireLoop {
-  readonly stats: FireLoopStats = {
-    cycles: 0,
-    claimed: 0,
-    enqueued: 0,
-    missed: 0,
-    coalesced: 0,
-    coalescedBehind: 0,
-    reclaimed: 0,
-    earlyWakeups: 0,
-    errors: 0,
-    errored: 0,
-    replicaWaits: 0,
-    underAcked: 0,
-  };
+  readonly stats: FireLoopStats = emptyFireStats();
   /** This replica, as its records name it. */
   readonly replicaId = `${hostname()}:${process.pid}`;
   /** Claim tokens start with it, so that a claim in flight names its replica (see `schedule:why`). */
@@ -96,13 +72,9 @@ export class FireLoop {
   /** This process's monotonic clock and timers (a manual one in tests). */
   private readonly timers: FireClock;
   /** Claimed occurrences waiting for their fire time, by fire time. */
-  private pending: Item[] = [];
-  private fireTimer: unknown;
-  /** The fire time (Redis ms) the fire timer is armed for. */
-  private fireArmedFor: number | undefined;
-  /** An enqueue of the fire timer is in flight; `tickAgain`: the timer went off meanwhile. */
-  private ticking = false;
-  private tickAgain = false;
+  private readonly pending: PendingOccurrences;
+  /** Enqueues what comes due and completes the batches. */
+  private readonly enqueuer: OccurrenceEnqueuer;
   /** Enqueues and completions in flight (awaited by `stop`). */
   private readonly work = new Set<Promise<void>>();
   private unsubscribe: (() => Promise<void>) | undefined;
@@ -137,6 +109,23 @@ export class FireLoop {
       () => this.aheadMs() - deps.options.claimAheadMs,
       timers,
     );
+    this.enqueuer = new OccurrenceEnqueuer({
+      deps,
+      stats: this.stats,
+      replicaId: this.replicaId,
+      clock: this.clock,
+      renewer: this.renewer,
+      cache: this.cache,
+      stops: this.stops,
+      announcer: this.announcer,
+      acker: this.acker,
+      arm: (ms) => this.arm(ms),
+      armFor: (due, now) => this.armFor(due, now),
+      aheadMs: () => this.aheadMs(),
+    });
+    this.pending = new PendingOccurrences(this.clock, timers, (due, release) => {
+      void this.track(this.enqueuer.enqueue(due, release).finally(release));
+    });
   }
 
   get footprint(): FireLoopFootprint {
@@ -168,8 +157,7 @@ export class FireLoop {
       else await new Promise((resolve) => setTimeout(resolve, 1));
     }
     await this.announcer.drain();
-    if (this.fireTimer) this.timers.clearTimeout(this.fireTimer);
-    this.fireTimer = undefined;
+    this.pending.clear();
     this.renewer.stop();
     await leaveFleet(this.deps.store, this.replica).catch(() => undefined);
     const unsubscribe = this.unsubscribe;
@@ -220,12 +208,10 @@ export class FireLoop {
       );
     }
     this.cache.delete(id);
-    const dropped = this.pending.filter((i) => i.claim.id === id);
-    if (dropped.length === 0) return;
-    this.pending = this.pending.filter((i) => i.claim.id !== id);
-    for (const item of dropped) this.notRun(item);
+    const dropped = this.pending.drop(id);
+    for (const item of dropped) this.enqueuer.notRun(item);
     for (const batch of uniqueBatches(dropped)) {
-      if (batch.left === 0) void this.track(this.complete(batch));
+      if (batch.left === 0) void this.track(this.enqueuer.complete(batch));
     }
   }
 
@@ -238,7 +224,7 @@ export class FireLoop {
    */
   private async recheckHeld(): Promise<void> {
     this.poke();
-    const ids = [...new Set([...this.pending.map((i) => i.claim.id), ...this.announcer.ids()])];
+    const ids = [...new Set([...this.pending.ids(), ...this.announcer.ids()])];
     if (ids.length === 0) return;
     try {
       const rows = await this.deps.store.getMany(ids);
@@ -247,21 +233,6 @@ export class FireLoop {
     } catch (err) {
       this.deps.logger.warn({ err }, 'bullbeat: could not re-read held schedules after a reconnect');
     }
-  }
-
-  /** An occurrence of a schedule stopped after its claim: it is not enqueued, and is recorded as missed. */
-  private notRun(item: Item): void {
-    const { enqueue, ...rest } = item.plan;
-    item.plan = enqueue
-      ? { ...rest, missed: [...rest.missed, { fireAt: enqueue.fireAt, reason: 'paused' }] }
-      : rest;
-    item.batch.left--;
-    item.batch.ready.push(item);
-  }
-
-  /** True when the schedule of `item` was stopped after the item was claimed. */
-  private stoppedSinceClaim(item: Item): boolean {
-    return this.stops.stoppedSince(item.claim.id, item.stopSeq);
   }
 
   /** Start a claim now, unless as many as allowed are in flight (then the last one re-arms at 0). */
@@ -321,7 +292,7 @@ export class FireLoop {
       });
       if (res.claims.length > 0) await this.accept(res.claims, res.now, token, stopSeq, sentAt);
     } catch (err) {
-      this.failed(err, 'bullbeat: fire loop error; retrying in 1 s');
+      this.enqueuer.failed(err, 'bullbeat: fire loop error; retrying in 1 s');
       this.arm(1000);
     }
     if (this.again) {
@@ -353,7 +324,7 @@ export class FireLoop {
     if (res.full) this.arm(0);
     if (res.claims.length === 0) return;
     await this.track(this.accept(res.claims, res.now, token, stopSeq, sentAt)).catch((err) =>
-      this.failed(err, 'bullbeat: fire loop error; retrying in 1 s'),
+      this.enqueuer.failed(err, 'bullbeat: fire loop error; retrying in 1 s'),
     );
   }
 
@@ -367,42 +338,14 @@ export class FireLoop {
   ): Promise<void> {
     this.stats.claimed += claims.length;
     await this.deps.hooks?.afterClaim?.(claims);
-    const batch: Batch = { token, left: 0, ready: [] };
-    const dueNow: Item[] = [];
-    const later: Item[] = [];
-    let unplanned = false;
-    const planned: string[] = [];
-    const poisoned: Promise<void>[] = [];
-    for (const claim of claims) {
-      if (claim.reclaimed) this.stats.reclaimed++;
-      let cached: CachedDefinition | undefined;
-      let plan: OccurrencePlan;
-      try {
-        // one claim that cannot be planned (a bad definition, a trigger that throws or answers an
-        // invalid time) is marked errored; the rest of the batch goes on
-        cached = this.cache.load(claim);
-        if (!cached) {
-          unplanned = true; // left claimed: the lease lapses and a replica that can fire it takes over
-          continue;
-        }
-        const { def, trigger } = cached;
-        const fired = claim.state?.fired ?? 0;
-        // a plan that overruns the trigger budget throws (TriggerBudgetError): errored alone, below
-        plan = withTimeBudget(this.deps.options.triggerBudgetMs, () =>
-          planOccurrence({ def, trigger, fireAt: claim.fireAt, now, fired }),
-        );
-      } catch (err) {
-        poisoned.push(this.markErrored(claim, cached?.def, err));
-        continue;
-      }
-      const item: Item = { claim, cached, plan, batch, stopSeq, claimedAt: now };
-      planned.push(claim.id);
-      if (!plan.enqueue) batch.ready.push(item);
-      else {
-        batch.left++;
-        (plan.enqueue.fireAt > now ? later : dueNow).push(item);
-      }
-    }
+    const { batch, dueNow, later, planned, unplanned, poisoned } = planClaims(
+      claims,
+      { now, token, stopSeq },
+      this.cache,
+      this.deps.options.triggerBudgetMs,
+      this.stats,
+      (claim, def, err) => this.enqueuer.markErrored(claim, def, err),
+    );
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
     this.renewer.hold(batch, planned, sentAt); // leased from the claim, not from its planning
     if (poisoned.length > 0) await Promise.all(poisoned);
@@ -415,67 +358,11 @@ export class FireLoop {
       }
     }
     const staged = this.deps.options.commitAhead ? takeStageable(later, now) : [];
-    if (later.length > 0) {
-      const from = this.pending.length;
-      this.pending.push(...later);
-      for (let i = Math.max(1, from); i < this.pending.length; i++) {
-        if (fireTime(this.pending[i]!) < fireTime(this.pending[i - 1]!)) {
-          this.pending.sort((a, b) => fireTime(a) - fireTime(b));
-          break;
-        }
-      }
-      this.armFire();
-    }
+    this.pending.add(later);
     if (dueNow.length > 0 || staged.length > 0) {
-      await Promise.all([this.enqueue(dueNow), this.enqueue(staged, undefined, now)]);
+      await Promise.all([this.enqueuer.enqueue(dueNow), this.enqueuer.enqueue(staged, undefined, now)]);
       if (staged.length > 0) this.learnPrep(this.timers.now() - sentAt); // staged before the instant
-    } else if (batch.left === 0) await this.track(this.complete(batch));
-  }
-
-  /** Arm the fire timer for the earliest pending occurrence. */
-  private armFire(): void {
-    const first = this.pending[0];
-    if (!first) return;
-    const at = fireTime(first);
-    if (this.fireTimer && this.fireArmedFor !== undefined && this.fireArmedFor <= at) return;
-    if (this.fireTimer) this.timers.clearTimeout(this.fireTimer);
-    this.fireArmedFor = at;
-    this.fireTimer = this.timers.setTimeout(
-      () => this.fireDue(),
-      Math.max(0, Math.ceil(this.clock.until(at))),
-    );
-  }
-
-  /**
-   * The fire timer: enqueue every pending occurrence whose time has come. While one such enqueue is in
-   * flight, the next waits for it and takes all that came due meanwhile: under load, batches grow
-   * with Redis's latency instead of queueing one small `addBulk` per millisecond.
-   */
-  private fireDue(): void {
-    this.fireTimer = undefined;
-    this.fireArmedFor = undefined;
-    if (this.ticking) {
-      this.tickAgain = true;
-      return;
-    }
-    const now = this.clock.now();
-    let n = 0;
-    while (n < this.pending.length && fireTime(this.pending[n]!) <= now) n++;
-    if (n > 0) {
-      this.ticking = true;
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        this.ticking = false;
-        if (this.tickAgain) {
-          this.tickAgain = false;
-          this.fireDue();
-        }
-      };
-      void this.track(this.enqueue(this.pending.splice(0, n), release).finally(release));
-    }
-    this.armFire();
+    } else if (batch.left === 0) await this.track(this.enqueuer.complete(batch));
   }
 
   private track(p: Promise<void>): Promise<void> {
@@ -483,210 +370,4 @@ export class FireLoop {
     this.work.add(tracked);
     return tracked;
   }
-
-  /**
-   * Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. `added`: the
-   * adds are done (with `replicaAcks`, the next enqueue of the fire timer need not wait for this one's
-   * WAIT and completion). `stagedAt`: committed ahead, as delayed jobs (the claim's Redis time).
-   */
-  private async enqueue(all: Item[], added?: () => void, stagedAt?: number): Promise<void> {
-    if (all.length === 0) return;
-    const { hooks } = this.deps;
-    const startedAt = this.clock.now();
-    const stopped = new Set<Item>();
-    let items = all;
-    const poisoned: Promise<void>[] = [];
-    try {
-      const coalesced = await holdBackWhenDue(items, Math.floor(this.clock.now()), this.deps);
-      if (coalesced.size > 0) items = items.filter((i) => !coalesced.has(i));
-      // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
-      // may be gone already under removeOnComplete). Their records are read at once: one at a time,
-      // the take-over of a dead replica's hundreds of claims made the occurrences after them late.
-      const started = await this.startedAlready(items);
-      const byQueue = new Map<string, { tag: Item; job: BulkJob }[]>();
-      for (const item of items) {
-        const { cached } = item;
-        if (this.stoppedSinceClaim(item)) {
-          stopped.add(item);
-          continue;
-        }
-        const fireAt = fireTime(item);
-        item.lateMs = stagedAt === undefined ? Math.round(startedAt - fireAt) : 0;
-        item.enqueuedAt = Math.floor(startedAt);
-        if (stagedAt !== undefined) item.staged = true;
-        if (started.has(item)) continue;
-        const def = cached.def;
-        const data = jobDataFor(def, fireAt, item.plan.enqueue!.kind, this.deps.options.prefix);
-        let list = byQueue.get(def.queue);
-        if (!list) byQueue.set(def.queue, (list = []));
-        cached.opts ??= this.deps.jobOptions(def, '');
-        const jobId = occurrenceJobId(def.id, fireAt);
-        item.trace = occurrenceTrace.start(item, def, fireAt, jobId, this.replicaId);
-        const opts = occurrenceTrace.carry({ ...cached.opts, jobId }, item.trace);
-        if (stagedAt !== undefined) Object.assign(opts, stagedJobOptions(opts, fireAt, stagedAt));
-        list.push({ tag: item, job: { name: def.name, data, opts } });
-      }
-      // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
-      // others of its queue still go. A connection failure throws: nothing is blamed.
-      const refused = await addBulkByQueue(byQueue, (q) => this.deps.queue(q));
-      occurrenceTrace.added(items, refused);
-      // replicaAcks: the adds are on the queues' replicas before any completion says "enqueued"
-      if (this.acker) {
-        added?.();
-        await this.acker.wait([...byQueue.keys()]);
-      }
-      const out = new Set(refused.map((r) => r.tag));
-      if (out.size > 0) items = items.filter((i) => !out.has(i));
-      for (const { tag: item, err } of refused) {
-        item.batch.left--;
-        this.renewer.release(item.batch, [item.claim.id]);
-        poisoned.push(this.markErrored(item.claim, item.cached.def, err));
-      }
-      if (stagedAt !== undefined) await this.unstageStopped(items, stopped);
-      await hooks?.afterEnqueue?.(items.map((i) => i.claim));
-    } catch (err) {
-      // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
-      occurrenceTrace.failed(items, err);
-      this.failed(err, 'bullbeat: enqueue failed; the occurrences are claimed again when their lease lapses');
-      for (const item of items) {
-        item.batch.left--;
-        this.renewer.release(item.batch, [item.claim.id]);
-      }
-      this.arm(this.deps.options.claimLeaseMs);
-      await Promise.all(poisoned);
-      await Promise.all(uniqueBatches(all).map((b) => (b.left === 0 ? this.complete(b) : undefined)));
-      return;
-    }
-    await Promise.all(poisoned);
-    const horizon = this.clock.now() + this.aheadMs();
-    const urgent = new Set<Batch>();
-    for (const item of items) {
-      if (stopped.has(item)) {
-        this.notRun(item);
-        continue;
-      }
-      item.batch.left--;
-      item.batch.ready.push(item);
-      const next = item.plan.next;
-      if (next !== null && next <= horizon) urgent.add(item.batch);
-    }
-    // A batch completes once all its occurrences are enqueued, or now if one is due again soon.
-    await Promise.all(
-      uniqueBatches(all).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
-    );
-  }
-
-  /**
-   * Staged items whose schedule was stopped while they were being added (the notice came after the
-   * check above): taken out of BullMQ again, and not run, unless BullMQ promoted them already.
-   */
-  private async unstageStopped(items: readonly Item[], stopped: Set<Item>): Promise<void> {
-    const late = items.filter((i) => !stopped.has(i) && this.stoppedSinceClaim(i));
-    await Promise.all(
-      late.map(async (i) => {
-        const q = this.deps.queue(i.cached.def.queue);
-        if ((await unstage(q, i.claim.id, fireTime(i)).catch(() => [])).length > 0) stopped.add(i);
-      }),
-    );
-  }
-
-  /** The reclaimed items whose record shows a worker started them already (their records read at once). */
-  private async startedAlready(items: readonly Item[]): Promise<Set<Item>> {
-    const reclaimed = items.filter((i) => i.claim.reclaimed);
-    if (reclaimed.length === 0) return new Set();
-    const records = await Promise.all(
-      reclaimed.map((i) => this.deps.history.get(i.claim.id, i.claim.fireAt)),
-    );
-    return new Set(
-      reclaimed.filter((_, n) => {
-        const outcome = records[n]?.outcome;
-        return outcome !== undefined && outcome !== 'enqueued';
-      }),
-    );
-  }
-
-  /** Complete the ready items of a batch: records, run counts, and each schedule's next due time. */
-  private async complete(batch: Batch): Promise<void> {
-    const items = batch.ready.splice(0);
-    if (items.length === 0) return;
-    const limit = this.deps.options.historyLimit;
-    const completions = items.map((item) =>
-      completionOf(
-        item.claim,
-        item.cached.def,
-        item.plan,
-        limit,
-        { replica: this.replicaId, claimedAt: item.claimedAt },
-        item.enqueuedAt,
-      ),
-    );
-    const now = Math.floor(this.clock.now());
-    try {
-      await this.deps.store.complete(completions, now, batch.token);
-    } catch (err) {
-      occurrenceTrace.failed(items, err);
-      this.renewer.release(
-        batch,
-        items.map((i) => i.claim.id),
-      );
-      this.failed(
-        err,
-        'bullbeat: completion failed; the occurrences are claimed again when their lease lapses',
-      );
-      this.arm(this.deps.options.claimLeaseMs);
-      return;
-    }
-    this.renewer.release(
-      batch,
-      items.map((i) => i.claim.id),
-    );
-    let soonest: number | null = null;
-    for (const c of completions) {
-      if (c.next === null)
-        this.cache.delete(c.claim.id); // completed: it is not claimed again
-      else if (soonest === null || c.next < soonest) soonest = c.next;
-    }
-    // Redis's clock now, not at the start of the completion: under load the completion takes long
-    // enough that arming from the earlier reading put the next claim after its fire time
-    if (soonest !== null) this.armFor(soonest, Math.floor(this.clock.now()));
-    for (const item of items) this.emitDone(item);
-  }
-
-  private emitDone(item: Item): void {
-    const { cached, plan, lateMs, staged, claim } = item;
-    occurrenceTrace.completed(item, cached.def, this.replicaId);
-    if (plan.enqueue) this.stats.enqueued++;
-    if (plan.coalesced) {
-      this.stats.coalesced += plan.coalesced.count;
-      this.stats.coalescedBehind += plan.coalesced.count - 1;
-    }
-    this.stats.missed += plan.missed.length;
-    const { events, options, logger } = this.deps;
-    const say = () =>
-      announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));
-    const at = plan.enqueue?.fireAt;
-    if (staged && at !== undefined && this.clock.until(at) > 0) this.announcer.add(claim.id, at, say);
-    else say();
-  }
-
-  private failed(err: unknown, message: string): void {
-    this.stats.errors++;
-    this.deps.logger.error({ err }, message);
-    this.deps.events.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
-  }
-
-  /** A claim that cannot be planned or enqueued: its schedule becomes errored (see fire-errors.ts). */
-  private markErrored(claim: Claim, def: ScheduleDefinition | undefined, err: unknown): Promise<void> {
-    const now = Math.floor(this.clock.now());
-    return markClaimErrored(this.deps, this.stats, now, { claim, def, err }, (e, m) => this.failed(e, m));
-  }
-}
-
-/** The fire time of an item that enqueues (its plan always has `enqueue`). */
-function fireTime(item: Item): number {
-  return item.plan.enqueue?.fireAt ?? item.claim.fireAt;
-}
-
-function uniqueBatches(items: readonly Item[]): Batch[] {
-  return [...new Set(items.map((i) => i.batch))];
 }
