@@ -5,7 +5,7 @@ import type { PauseNote } from '../../store/pause-note.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { ScheduleState } from '../../store/schedule-state.js';
 import { statusOf } from '../../store/schedule-state.js';
-import type { ScheduleErrorInfo } from '../../store/schedule-store.js';
+import type { ScheduleErrorInfo } from '../../store/schedule-store-types.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { PauseOptions } from './pause-options.js';
 import type { ResumeOptions } from './resume-options.js';

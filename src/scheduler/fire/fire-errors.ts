@@ -1,5 +1,5 @@
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { Claim } from '../../store/schedule-store.js';
+import type { Claim } from '../../store/schedule-store-types.js';
 import type { FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
 
 /**

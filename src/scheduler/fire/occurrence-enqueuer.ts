@@ -1,6 +1,6 @@
 import { jobDataFor, occurrenceJobId } from '../../store/job-payload.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { Claim } from '../../store/schedule-store.js';
+import type { Claim } from '../../store/schedule-store-types.js';
 import * as occurrenceTrace from '../../tracing/fire-tracing.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import type { ClaimRenewer } from './claim-renewer.js';

@@ -1,5 +1,5 @@
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { Claim } from '../../store/schedule-store.js';
+import type { Claim } from '../../store/schedule-store-types.js';
 import { withTimeBudget } from '../../triggers/time-budget.js';
 import type { CachedDefinition, DefinitionCache } from './definition-cache.js';
 import type { Batch, FireLoopStats, Item } from './fire-loop-types.js';

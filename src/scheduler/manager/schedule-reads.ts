@@ -7,7 +7,8 @@ import { decodeDefinition, type ScheduleDefinition } from '../../store/schedule-
 import { ScheduleIndex } from '../../store/schedule-index.js';
 import { countersOf, withTriggerChecked } from '../../store/schedule-listing.js';
 import type { ScheduleState } from '../../store/schedule-state.js';
-import type { ScheduleStore, StoredSchedule } from '../../store/schedule-store.js';
+import type { ScheduleStore } from '../../store/schedule-store.js';
+import type { StoredSchedule } from '../../store/schedule-store-types.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ScheduledJob } from '../contract/index.js';
 import type { ListQuery, SchedulerStats } from './scheduler-manager-types.js';
