@@ -1,7 +1,7 @@
 import { QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type ForeignOutcome, ForeignOutcomeRecorder } from '../../store/foreign-outcome-script.js';
+import { ForeignOutcomeRecorder } from '../../store/foreign-outcome-script.js';
 import { parseOccurrenceJobId } from '../../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField } from '../../store/keys.js';
 import { readRecords } from '../../store/record-reads.js';
@@ -10,6 +10,7 @@ import type { RunRecord } from '../../store/run-record.js';
 import { peekNameAndQueue } from '../../store/schedule-definition.js';
 import type { ResolvedForeignOutcomesOptions } from '../contract/index.js';
 import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
+import { JOB_FIELDS, jobFields, OUTCOME_FIELDS, outcomeOf } from './foreign-job-fields.js';
 
 /** What `ForeignOutcomes` needs from its manager. */
 export interface ForeignOutcomesHost {
@@ -22,10 +23,6 @@ export interface ForeignOutcomesHost {
   /** The deployment's Redis (its queues' key prefixes). */
   connection: RedisTarget;
 }
-
-/** The BullMQ job fields an outcome is read from. */
-const JOB_FIELDS = ['processedOn', 'finishedOn', 'atm', 'attemptsMade', 'failedReason', 'data'] as const;
-const OUTCOME_FIELDS = JOB_FIELDS.slice(0, -1);
 
 /**
  * Records the outcome of occurrences run by a consumer that is not bullbeat's worker runtime (a plain
@@ -351,59 +348,6 @@ export class ForeignOutcomes {
   }
 }
 
-interface JobFields {
-  processedOn?: number;
-  finishedOn?: number;
-  attempts?: number;
-  failedReason?: string;
-  prefix?: string;
-  kind?: RunRecord['kind'];
-}
-
-function jobFields(raw: unknown): JobFields {
-  const [processedOn, finishedOn, atm, attemptsMade, failedReason, data] = (
-    Array.isArray(raw) ? raw : []
-  ) as (string | null)[];
-  const num = (v: string | null | undefined) =>
-    v !== null && v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined;
-  const out: JobFields = {};
-  const p = num(processedOn);
-  if (p !== undefined) out.processedOn = p;
-  const f = num(finishedOn);
-  if (f !== undefined) out.finishedOn = f;
-  const a = num(atm) ?? num(attemptsMade);
-  if (a !== undefined) out.attempts = a;
-  if (failedReason) out.failedReason = failedReason;
-  if (data) {
-    try {
-      const d = JSON.parse(data) as { prefix?: unknown; kind?: unknown };
-      if (typeof d.prefix === 'string') out.prefix = d.prefix;
-      if (d.kind === 'scheduled' || d.kind === 'manual' || d.kind === 'catch-up' || d.kind === 'backfill')
-        out.kind = d.kind;
-    } catch {
-      // not a bullbeat job's data
-    }
-  }
-  return out;
-}
-
-function outcomeOf(
-  job: JobFields,
-  state: 'completed' | 'failed',
-  failedReason: string | undefined,
-): Pick<ForeignOutcome, 'outcome' | 'startedAt' | 'finishedAt' | 'attempts' | 'error'> {
-  const error = state === 'failed' ? (failedReason ?? job.failedReason ?? 'failed') : undefined;
-  return {
-    outcome: state === 'completed' ? 'succeeded' : 'failed',
-    ...(job.processedOn !== undefined && { startedAt: job.processedOn }),
-    ...(job.finishedOn !== undefined && { finishedAt: job.finishedOn }),
-    ...(job.attempts !== undefined && { attempts: job.attempts }),
-    ...(error !== undefined && { error }),
-  };
-}
-
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
-
-export { parseOccurrenceJobId };
