@@ -150,7 +150,11 @@ export class OccurrenceRunner {
    * Ask for the run slot under the occurrence's overlap rule (`RunSlots.start`: slot, fencing token,
    * `running` record). A first delivery whose record shows an earlier attempt reads it and asks again.
    */
-  private async takeSlot(run: Run, rule: SlotRule, first: boolean): Promise<RunStart> {
+  private async takeSlot(
+    run: Run,
+    rule: SlotRule,
+    first: boolean,
+  ): Promise<Exclude<RunStart, { status: 'reread' }>> {
     const { occurrence, job, held } = run;
     for (;;) {
       // An attempt lost with its worker does not use up one of `attempts` (as with BullMQ's stalled
