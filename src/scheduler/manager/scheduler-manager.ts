@@ -13,26 +13,24 @@ import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type BackfillRun, runBackfill, startBackfill } from '../backfill/index.js';
-import type {
-  BackfillOptions,
-  BackfillResult,
-  CronScheduleOptions,
-  EveryOptions,
-  HandleOptions,
-  PauseOptions,
-  ResolvedManagerOptions,
-  ResumeOptions,
-  ScheduleOptions,
-  SchedulerEvents,
-  SchedulerManagerOptions,
-  ScheduleTarget,
-} from '../contract/index.js';
 import {
   actorOf,
+  type BackfillOptions,
+  type BackfillResult,
   type ChangeOptions,
+  type CronScheduleOptions,
+  type EveryOptions,
+  type HandleOptions,
+  type PauseOptions,
+  type ResolvedManagerOptions,
+  type ResumeOptions,
   resolveManagerOptions,
   type ScheduledJob,
+  type ScheduleOptions,
   type SchedulePatch,
+  type SchedulerEvents,
+  type SchedulerManagerOptions,
+  type ScheduleTarget,
 } from '../contract/index.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from '../fire/index.js';
 import { cronTrigger, type DefineContext, definedJob, everyTrigger } from './define-schedule.js';
