@@ -395,6 +395,6 @@ export class OccurrenceRunner {
   }
 
   private leaseId(job: Job): string {
-    return `${this.workerId}:${job.id}:${randomUUID().slice(0, 8)}`;
+    return `${this.recorder.workerId}:${job.id}:${randomUUID().slice(0, 8)}`;
   }
 }
