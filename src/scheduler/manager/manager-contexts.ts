@@ -1,7 +1,6 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { BackfillLedger } from '../../store/backfill-ledger.js';
-import { jobOptionsFor } from '../../store/job-payload.js';
 import type { Keys } from '../../store/keys.js';
 import { PauseNotes } from '../../store/pause-note.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
@@ -20,10 +19,17 @@ import type { ReadContext } from './schedule-reads.js';
 import type { EnqueueContext, WriteContext } from './schedule-writes.js';
 import type { StagedControlContext } from './staged-controls.js';
 
+/** What the manager's operations ask of the manager itself, each time (tests stand in for them). */
+interface ManagerSeams {
+  readonly hooks: FireHooks | undefined;
+  queue(name: string): Queue;
+  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+}
+
 /** The parts of a manager its writes, reads and controls are made of. */
 export interface ManagerParts {
   /** The manager itself: it emits the events, is the host of the handles it answers, holds the test hooks. */
-  manager: ForeignOutcomesManager & ScheduledJobHost & { readonly hooks: FireHooks | undefined };
+  manager: ForeignOutcomesManager & ScheduledJobHost & ManagerSeams;
   options: ResolvedManagerOptions;
   keys: Keys;
   logger: Logger;
@@ -58,14 +64,14 @@ export class ManagerContexts {
     };
   }
 
-  /** The BullMQ queue of a name (one per manager, created on first use). */
+  /** The manager's BullMQ queue of a name (asked of the manager each time: a test may stand in for it). */
   queue(name: string): Queue {
-    return this.parts.connections.queue(name);
+    return this.parts.manager.queue(name);
   }
 
-  /** An occurrence's BullMQ options: the schedule's passthrough, retries, and a retention floor for dedupe. */
+  /** The manager's BullMQ options of an occurrence. */
   jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions {
-    return jobOptionsFor(def, jobId, this.parts.options.keepFinishedJobsSec);
+    return this.parts.manager.jobOptions(def, jobId);
   }
 
   /** The trigger of a stored definition (a custom one only if this process defines it). */

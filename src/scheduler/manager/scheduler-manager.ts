@@ -6,6 +6,7 @@ import { uniqueKeys } from '../../logging/unique-keys.js';
 import type { HandlerEntry } from '../../queue/worker-scheduler.js';
 import { type AuditActor, type AuditEntry, CODE_ACTOR } from '../../store/audit-entry.js';
 import { type AuditQuery, AuditTrail } from '../../store/audit-trail.js';
+import { jobOptionsFor } from '../../store/job-payload.js';
 import type { JobStatus } from '../../store/job-status.js';
 import { type Keys, keys } from '../../store/keys.js';
 import type { RedisTarget } from '../../store/redis-target.js';
@@ -382,12 +383,12 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** The BullMQ queue of a name (one per manager, created on first use). */
   queue(name: string): Queue {
-    return this.contexts.queue(name);
+    return this.connections.queue(name);
   }
 
   /** An occurrence's BullMQ options: the schedule's passthrough, retries, and a retention floor for dedupe. */
   jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions {
-    return this.contexts.jobOptions(def, jobId);
+    return jobOptionsFor(def, jobId, this.options.keepFinishedJobsSec);
   }
 
   /** Tell every replica to drop the schedule's occurrences it claimed ahead and has not enqueued. */
