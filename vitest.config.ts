@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 
 /** Pure code: no Redis, no processes, no real waits of note. `npm run test:fast`. */
 const UNIT = [
+  'test/architecture/file-size.test.ts',
   'test/architecture/layering.test.ts',
   'test/cron/**/*.test.ts',
   'test/cli/fleet-notes.test.ts',

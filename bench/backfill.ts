@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../src/scheduler/manager/scheduler-manager.js';
 import { CronTrigger, ExceptTrigger, IntervalTrigger, type Trigger } from '../src/triggers/index.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -29,7 +29,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createWorker } from '../dist/src/queue/create-worker.js';
 import type { RunContext } from '../dist/src/queue/pipeline.js';
-import { SchedulerManager } from '../dist/src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../dist/src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../dist/src/triggers/interval-trigger.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

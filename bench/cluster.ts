@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
-import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../src/scheduler/manager/scheduler-manager.js';
 import { openRedis, redisTarget } from '../src/store/redis-target.js';
 import { IntervalTrigger } from '../src/triggers/interval-trigger.js';
 import { startCluster } from '../test/setup/redis-cluster.js';

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { startDashboard } from '../dashboard/index.js';
-import { SchedulerManager } from '../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../src/scheduler/manager/scheduler-manager.js';
 import { CronTrigger, IntervalTrigger } from '../src/triggers/index.js';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 10_000);

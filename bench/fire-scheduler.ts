@@ -3,8 +3,8 @@
 // (Redis time of the claim minus fireAt) as JSON on stdout, with, per fire instant of the window, the
 // time from that instant to the end of the last `addBulk` carrying one of its occurrences (`burstMs`).
 import pino from 'pino';
-import type { FireHooks } from '../dist/src/scheduler/fire-loop-types.js';
-import { SchedulerManager } from '../dist/src/scheduler/scheduler-manager.js';
+import type { FireHooks } from '../dist/src/scheduler/fire/fire-loop-types.js';
+import { SchedulerManager } from '../dist/src/scheduler/manager/scheduler-manager.js';
 
 const manager = new SchedulerManager({
   prefix: process.env.PREFIX!,

@@ -19,7 +19,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { createWorker } from '../dist/src/queue/create-worker.js';
-import { SchedulerManager } from '../dist/src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../dist/src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../dist/src/triggers/interval-trigger.js';
 
 const argv = process.argv;

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import type { SchedulerManager } from '../scheduler/index.js';
 import { JobStatus } from '../store/job-status.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';

@@ -1,4 +1,4 @@
-import type { ScheduledJob } from '../scheduler/scheduled-job.js';
+import type { ScheduledJob } from '../scheduler/index.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
 import { withoutJitter } from '../triggers/without-jitter.js';

@@ -1,6 +1,6 @@
 import type { PauseNote } from '../store/pause-note.js';
 import type { RunRecord } from '../store/run-record.js';
-import type { ScheduleErrorInfo } from '../store/schedule-store.js';
+import type { ScheduleErrorInfo } from '../store/schedule-store-types.js';
 import type { ExpectedOccurrence } from './expected-occurrence.js';
 
 /**

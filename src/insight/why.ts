@@ -1,6 +1,5 @@
 import { ScheduleNotFoundError } from '../errors/index.js';
-import type { ScheduledJob } from '../scheduler/scheduled-job.js';
-import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import type { ScheduledJob, SchedulerManager } from '../scheduler/index.js';
 import { type OccurrenceJobData, resolveRunOptions } from '../store/job-payload.js';
 import { runLease } from '../store/lease-store.js';
 import { slotRule } from '../store/overlap-policy.js';

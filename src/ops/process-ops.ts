@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { handledPairs } from '../queue/handled-queues.js';
-import type { SchedulerManager } from '../scheduler/scheduler-manager.js';
+import type { SchedulerManager } from '../scheduler/index.js';
 import type { FleetMembership } from './fleet-options.js';
 import { joinFleet } from './fleet-registry.js';
 import { type MetricsServer, serveMetrics } from './metrics-server.js';

@@ -1,12 +1,12 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { FireLoopStats } from '../scheduler/fire-loop-types.js';
 import type {
   ErroredEvent,
   FailedEvent,
   FiredEvent,
+  FireLoopStats,
   LateEvent,
   MissedEvent,
-} from '../scheduler/scheduler-events.js';
+} from '../scheduler/index.js';
 import { bounded, LATENESS_BUCKETS, type ProcessMetricsOptions, scheduleLabel } from './metrics-options.js';
 
 /** What the scheduler metrics read from a `SchedulerManager` (its events and its loop counters). */

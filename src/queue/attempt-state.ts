@@ -1,3 +1,4 @@
+import type { Job } from 'bullmq';
 import type { PreviousAttempt, RunRecord } from '../store/run-record.js';
 
 /** Where one delivery of an occurrence's job stands among its attempts. */
@@ -40,4 +41,27 @@ export function attemptState(
   }
   const attempt = Math.max(job.attemptsMade + 1, (inFlight?.attempts ?? 0) + 1);
   return { attempt, owed: attempt > 1, ...(lost && { lost }), previous };
+}
+
+/** The attempts a job may make (BullMQ's `attempts` option; unset or 0 means one). */
+export function attemptsAllowed(job: Job): number {
+  return Math.max(1, job.opts.attempts ?? 1);
+}
+
+/** How many of the earlier attempts were lost with their worker (they do not use up `attempts`). */
+export function lostAttempts(previous: readonly { outcome: string }[]): number {
+  return previous.filter((a) => a.outcome === 'lost').length;
+}
+
+/**
+ * BullMQ failed this job without handing it to the processor: it stalled more often than its
+ * `maxStalledCount` (a deferred failure, applied when a worker next takes it) or started more than
+ * `maxStartedAttempts` times. The processor never saw it, so its record is not written yet.
+ */
+export function failedBeforeProcessing(job: Job, error: Error): boolean {
+  return (
+    error.name === 'UnrecoverableError' &&
+    ((job.deferredFailure !== undefined && error.message === job.deferredFailure) ||
+      error.message === 'job started more than allowable limit')
+  );
 }

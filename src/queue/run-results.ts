@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { SkipReason } from '../store/run-record.js';
 
 // What the worker runtime hands back for one job beside the handler's own result, and what it emits.
@@ -32,4 +33,15 @@ const NOTE_ERROR_CHARS = 300;
 export function pauseNote(failures: number, error: string): string {
   const e = error.length > NOTE_ERROR_CHARS ? `${error.slice(0, NOTE_ERROR_CHARS)}…` : error;
   return `paused after ${failures} failed run${failures === 1 ? '' : 's'} in a row; last error: ${e}`;
+}
+
+/** The handler's result as BullMQ's return value, or undefined when it does not survive JSON. */
+export function serializable(result: unknown, logger: Logger): unknown {
+  try {
+    JSON.stringify(result);
+    return result;
+  } catch (err) {
+    logger.warn({ err }, 'the handler result is not JSON-serializable; the job keeps no return value');
+    return undefined;
+  }
 }

@@ -1,6 +1,8 @@
-export { auditDetails, changeWords, fieldValue } from './audit-words.js';
-export type { BackfillRun } from './backfill.js';
+// The scheduler's door: what the rest of the house uses of it. Its subfolders (contract/, fire/,
+// outcomes/, backfill/, manager/) each have their own index.ts, used inside the scheduler only.
+export type { BackfillRun } from './backfill/index.js';
 export {
+  auditDetails,
   type BackfillOccurrence,
   type BackfillOptions,
   type BackfillOverlap,
@@ -8,39 +10,43 @@ export {
   type BackfillResult,
   type BackfillStatus,
   backfillFields,
+  type ChangeOptions,
+  type CronScheduleOptions,
+  changeWords,
+  type ErroredEvent,
+  type EveryOptions,
+  type FailedEvent,
+  type FiredEvent,
+  fieldValue,
+  type HandleOptions,
+  type LateEvent,
+  type MisfirePolicy,
+  type MissedEvent,
+  type OverlapPolicy,
+  type PassthroughJobOptions,
+  type PauseOptions,
+  type ResumeOptions,
+  type ResumePolicy,
   resolveBackfillOptions,
-} from './backfill-options.js';
-export type { ChangeOptions } from './change-options.js';
-export type { HandleOptions } from './handle-options.js';
-export type { PauseOptions } from './pause-options.js';
-export type { ResumeOptions, ResumePolicy } from './resume-options.js';
-export type {
-  CronScheduleOptions,
-  EveryOptions,
-  MisfirePolicy,
-  OverlapPolicy,
-  PassthroughJobOptions,
-  ScheduleOptions,
-  ScheduleTarget,
-} from './schedule-options.js';
-export type { SchedulePatch } from './schedule-patch.js';
-export { ScheduledJob, type ScheduledJobJSON } from './scheduled-job.js';
-export type {
-  FailedEvent,
-  FiredEvent,
-  LateEvent,
-  MissedEvent,
-  SchedulerEvents,
-  SkippedEvent,
-  WakeEvent,
-} from './scheduler-events.js';
+  ScheduledJob,
+  type ScheduledJobJSON,
+  type ScheduleOptions,
+  type SchedulePatch,
+  type SchedulerEvents,
+  type SchedulerManagerOptions,
+  type SchedulerRole,
+  type ScheduleTarget,
+  type SkippedEvent,
+  type WakeEvent,
+} from './contract/index.js';
+export type { FireLoopStats } from './fire/index.js';
 export {
+  type ExpressLike,
   type HandlerDecorator,
   type HistoryAccess,
   type ListQuery,
   type ScheduleDecorator,
   SchedulerManager,
   type SchedulerStats,
-} from './scheduler-manager.js';
-export type { SchedulerManagerOptions, SchedulerRole } from './scheduler-manager-options.js';
-export { type ExpressLike, setupScheduler } from './setup-scheduler.js';
+  setupScheduler,
+} from './manager/index.js';

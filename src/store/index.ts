@@ -75,9 +75,5 @@ export {
 export { ScheduleIndex } from './schedule-index.js';
 export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
-export {
-  type Claim,
-  type ScheduleErrorInfo,
-  ScheduleStore,
-  type StoredSchedule,
-} from './schedule-store.js';
+export { ScheduleStore } from './schedule-store.js';
+export type { Claim, ScheduleErrorInfo, StoredSchedule } from './schedule-store-types.js';

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { ClaimResult, Completion, ScheduleStore } from './schedule-store.js';
+import type { ScheduleStore } from './schedule-store.js';
+import type { ClaimResult, Completion } from './schedule-store-types.js';
 
 /** How much earlier than the estimated Redis time a partition counts as due (the estimate lags). */
 const SLACK_MS = 5;

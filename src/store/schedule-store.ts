@@ -5,6 +5,7 @@ import type { Keys } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
 import { counted, enqueuedFacts, patchArgs } from './record-form.js';
 import { encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import { byPartition, readSchedule, readSchedules } from './schedule-rows.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
 import type {
   Claim,
@@ -16,20 +17,7 @@ import type {
   UpsertOptions,
   UpsertResult,
 } from './schedule-store-types.js';
-import { decodeRow } from './schedule-store-types.js';
 import { defineStoreScripts } from './scripts.js';
-
-export type {
-  Claim,
-  ClaimResult,
-  Completion,
-  FleetMember,
-  ScheduleErrorInfo,
-  StoredSchedule,
-  UpsertOptions,
-  UpsertResult,
-} from './schedule-store-types.js';
-export { decodeRow } from './schedule-store-types.js';
 
 /** The schedules in Redis: definitions, due times, claims and states, each change one Lua script. */
 export class ScheduleStore {
@@ -154,7 +142,7 @@ export class ScheduleStore {
     const k = this.keys.of(completions[0]!.claim.id);
     if (completions.some((c) => this.keys.partitionOf(c.claim.id) !== k.index)) {
       // one script per partition (each touches one slot)
-      const groups = this.byPartition(completions, (c) => c.claim.id);
+      const groups = byPartition(this.keys, completions, (c) => c.claim.id);
       const done = await Promise.all([...groups.values()].map((g) => this.completeOne(g, now, token)));
       this.fanOut?.completed(completions, (id) => this.keys.partitionOf(id));
       return done.reduce((a, b) => a + b, 0);
@@ -171,7 +159,7 @@ export class ScheduleStore {
    */
   async renewClaims(ids: readonly string[], token: string, leaseMs: number): Promise<number> {
     if (ids.length === 0) return 0;
-    const groups = this.byPartition(ids, (id) => id);
+    const groups = byPartition(this.keys, ids, (id) => id);
     const done = await Promise.all(
       [...groups.values()].map((part) => {
         const k = this.keys.of(part[0]!);
@@ -315,71 +303,13 @@ export class ScheduleStore {
   }
 
   /** One schedule (a bad row decoded as errored), or null; with the fire time of its occurrence claimed now. */
-  async get(id: string): Promise<(StoredSchedule & { claimedFireAt: number | null }) | null> {
-    const k = this.keys.of(id);
-    const res = (await this.redis
-      .multi()
-      .hget(k.schedules, id)
-      .hget(k.state, id)
-      .zscore(k.due, id)
-      .hget(k.claim, id)
-      .hget(k.errors, id)
-      .exec()) as [unknown, string | null][];
-    const [defJSON, st, due, claim, error] = res.map((r) => r[1]);
-    const state = parseState(st);
-    if (!defJSON || !state) return null;
-    const claimedFireAt = claim ? Number(String(claim).split('|')[0]) : null;
-    const next = due !== null ? Number(due) : claimedFireAt;
-    return { ...decodeRow(id, String(defJSON), state, next, error), claimedFireAt };
+  get(id: string): Promise<(StoredSchedule & { claimedFireAt: number | null }) | null> {
+    return readSchedule(this.redis, this.keys, id);
   }
 
   /** Many schedules by id, in order (missing ones omitted; bad rows decoded as errored). */
-  async getMany(ids: readonly string[]): Promise<StoredSchedule[]> {
-    if (ids.length === 0) return [];
-    const found = new Map<string, StoredSchedule>();
-    // one pipeline per partition (a cluster pipeline stays within one slot)
-    await Promise.all(
-      [...this.byPartition(ids, (id) => id)].map(([i, part]) =>
-        this.readRows(this.keys.partition(i), part, found),
-      ),
-    );
-    return ids.flatMap((id) => found.get(id) ?? []);
-  }
-
-  private async readRows(k: Keys, ids: readonly string[], out: Map<string, StoredSchedule>): Promise<void> {
-    const pipe = this.redis.pipeline();
-    pipe.hmget(k.schedules, ...ids);
-    pipe.hmget(k.state, ...ids);
-    pipe.hmget(k.claim, ...ids);
-    pipe.hmget(k.errors, ...ids);
-    for (const id of ids) pipe.zscore(k.due, id);
-    const res = (await pipe.exec()) ?? [];
-    const defs = (res[0]?.[1] ?? []) as (string | null)[];
-    const states = (res[1]?.[1] ?? []) as (string | null)[];
-    const claims = (res[2]?.[1] ?? []) as (string | null)[];
-    const errors = (res[3]?.[1] ?? []) as (string | null)[];
-    ids.forEach((id, i) => {
-      const state = parseState(states[i]);
-      const defJSON = defs[i];
-      if (!defJSON || !state) return;
-      const due = res[4 + i]?.[1] as string | null;
-      const claim = claims[i];
-      const next =
-        due !== null && due !== undefined ? Number(due) : claim ? Number(claim.split('|')[0]) : null;
-      out.set(id, decodeRow(id, defJSON, state, next, errors[i]));
-    });
-  }
-
-  /** Items grouped by the partition of their schedule id. */
-  private byPartition<T>(items: readonly T[], idOf: (item: T) => string): Map<number, T[]> {
-    const groups = new Map<number, T[]>();
-    for (const item of items) {
-      const i = this.keys.partitionOf(idOf(item));
-      let g = groups.get(i);
-      if (!g) groups.set(i, (g = []));
-      g.push(item);
-    }
-    return groups;
+  getMany(ids: readonly string[]): Promise<StoredSchedule[]> {
+    return readSchedules(this.redis, this.keys, ids);
   }
 
   /** The store of one partition (itself with one partition): what one fire loop claims from. */

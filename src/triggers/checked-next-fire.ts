@@ -1,9 +1,9 @@
 import { TriggerBudgetError } from '../errors/trigger-budget-error.js';
 import { TriggerError } from '../errors/trigger-error.js';
 import { instantProblem } from './instant-bounds.js';
+import { show } from './show-value.js';
 import { checkTimeBudget, withTimeBudget } from './time-budget.js';
 import type { Trigger } from './trigger.js';
-import { show } from './trigger-helpers.js';
 
 /** A trigger's name for messages: its class name, `custom trigger` for a plain object. */
 export function triggerName(trigger: Trigger): string {

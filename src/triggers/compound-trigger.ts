@@ -1,9 +1,9 @@
 import { TriggerError } from '../errors/index.js';
 import { CompoundLogic } from './compound-logic.js';
 import { type DueAware, type DueContext, earliestDue, isDueAware } from './earliest-due.js';
+import { show } from './show-value.js';
 import { checkTimeBudget } from './time-budget.js';
 import type { CompoundTriggerJSON, SerializableTrigger, Trigger, TriggerJSON } from './trigger.js';
-import { show } from './trigger-helpers.js';
 
 /** The AND search gives up after this many rounds in one evaluation (all nested compounds together). */
 const MAX_ROUNDS = 10_000;

@@ -4,8 +4,9 @@ import { TriggerError } from '../errors/index.js';
 import type { CronTriggerOptions } from './cron-trigger-options.js';
 import { type DueAware, earliestDue } from './earliest-due.js';
 import { periodProblem } from './instant-bounds.js';
+import { jitterOffset } from './jitter-offset.js';
+import { show } from './show-value.js';
 import type { CronTriggerJSON, SerializableTrigger } from './trigger.js';
-import { jitterOffset, show } from './trigger-helpers.js';
 
 /**
  * Fires at the instants of a cron expression, read in `timezone` (default UTC), with the engine's

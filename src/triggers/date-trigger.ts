@@ -1,6 +1,6 @@
 import { type DueAware, earliestDue } from './earliest-due.js';
+import { toEpochMs } from './instant-bounds.js';
 import type { DateTriggerJSON, SerializableTrigger } from './trigger.js';
-import { toEpochMs } from './trigger-helpers.js';
 
 /**
  * Fires once, at `at`. It answers `at` as long as it has not fired at or after it, even when `at`

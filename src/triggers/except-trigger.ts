@@ -8,9 +8,9 @@ import {
   type Exclusion,
   wallDay,
 } from './exclusion.js';
+import { show } from './show-value.js';
 import { checkTimeBudget } from './time-budget.js';
 import type { ExceptTriggerJSON, SerializableTrigger, Trigger, TriggerJSON } from './trigger.js';
-import { show } from './trigger-helpers.js';
 import { triggerTimezone } from './trigger-timezone.js';
 
 /**

@@ -3,8 +3,8 @@ import { CronParser } from '../cron/cron-parser.js';
 import { TimeZone } from '../cron/time-zone.js';
 import { CronSyntaxError, InvalidTimezoneError, TriggerError } from '../errors/index.js';
 import { MAX_INSTANT_MS } from './instant-bounds.js';
+import { show } from './show-value.js';
 import type { Trigger, TriggerJSON } from './trigger.js';
-import { show } from './trigger-helpers.js';
 
 /**
  * One entry of an `except` list, as given: a calendar date `2026-12-25` or an inclusive range of

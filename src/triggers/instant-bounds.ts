@@ -1,3 +1,5 @@
+import { TriggerError } from '../errors/trigger-error.js';
+import { show } from './show-value.js';
 // The range every stored instant and period must fall in (checked where a trigger or a schedule is
 // defined, and on every fire time a trigger answers: see checked-next-fire.ts).
 
@@ -29,4 +31,39 @@ export function periodProblem(seconds: number, min: number, open: boolean): stri
     return `${showNumber(seconds)} is out of range (must be a number of seconds ${open ? 'greater than' : 'at least'} ${min} and at most ${MAX_PERIOD_SECONDS} (100 years))`;
   }
   return undefined;
+}
+
+/**
+ * An instant given as epoch ms or a `Date`, checked finite and in range (see `instant-bounds.ts`),
+ * as a whole millisecond; otherwise a `TriggerError` naming `field`. An `instant` (a fire time) is
+ * rounded up (never before the instant given); an `anchor` (only the phase of a grid) may be
+ * negative, down to minus the latest instant, and is rounded to the nearest.
+ */
+export function toEpochMs(
+  value: unknown,
+  trigger: string,
+  field: string,
+  kind: 'instant' | 'anchor',
+): number {
+  const ms = value instanceof Date ? value.getTime() : value;
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) {
+    throw new TriggerError(
+      trigger,
+      field,
+      `must be a finite epoch-ms number or a valid Date, got ${show(value)}`,
+    );
+  }
+  if (kind === 'anchor') {
+    if (Math.abs(ms) > MAX_INSTANT_MS) {
+      throw new TriggerError(
+        trigger,
+        field,
+        `${showNumber(ms)} is out of range (must be an epoch ms between -${MAX_INSTANT_MS} and ${MAX_INSTANT_MS})`,
+      );
+    }
+    return Math.round(ms);
+  }
+  const problem = instantProblem(ms);
+  if (problem !== undefined) throw new TriggerError(trigger, field, problem);
+  return Math.ceil(ms);
 }

@@ -1,9 +1,10 @@
 import { TriggerError } from '../errors/index.js';
 import { type DueAware, type DueContext, earliestDue } from './earliest-due.js';
-import { periodProblem } from './instant-bounds.js';
+import { periodProblem, toEpochMs } from './instant-bounds.js';
 import type { IntervalTriggerOptions } from './interval-trigger-options.js';
+import { jitterOffset } from './jitter-offset.js';
+import { show } from './show-value.js';
 import type { IntervalTriggerJSON, SerializableTrigger } from './trigger.js';
-import { jitterOffset, show, toEpochMs } from './trigger-helpers.js';
 
 /** The shortest period: one millisecond, the resolution of a fire time. */
 const MIN_SECONDS = 0.001;

@@ -5,8 +5,8 @@ import { CronTrigger } from './cron-trigger.js';
 import { DateTrigger } from './date-trigger.js';
 import { ExceptTrigger } from './except-trigger.js';
 import { IntervalTrigger } from './interval-trigger.js';
+import { show } from './show-value.js';
 import type { SerializableTrigger } from './trigger.js';
-import { show } from './trigger-helpers.js';
 
 /** Compounds nested deeper than this are rejected (a guard against hostile input, not a real limit). */
 const MAX_DEPTH = 32;

@@ -41,6 +41,16 @@ const DOORS: Record<string, readonly string[]> = {
   dashboard: ['dashboard/index.ts', 'dashboard/internal.ts'],
 };
 
+/**
+ * Rooms split into subfolders, each subfolder's floor inside its room, from the ground up. A subfolder
+ * is entered by its index.ts from anywhere outside it; another room enters the room by the room's own
+ * index.ts only (its door); a subfolder imports only subfolders on floors below its own.
+ */
+const SUBFLOORS: Record<string, readonly (readonly string[])[]> = {
+  // contract: the options, events and ScheduledJob; fire, outcomes, backfill stand on it; the manager composes them
+  scheduler: [['contract'], ['fire', 'outcomes', 'backfill'], ['manager']],
+};
+
 const floorOf = new Map(FLOORS.flatMap((rooms, floor) => rooms.map((room) => [room, floor] as const)));
 
 /** The room a path belongs to: `src/store/keys.ts` → `store`, `src/index.ts` → `api`, `dashboard/x.ts` → `dashboard`. */
@@ -75,14 +85,45 @@ function importsOf(file: string): string[] {
   return out;
 }
 
+/** The subfolder of a split room a path lies in: `src/scheduler/fire/fire-loop.ts` → `fire`. */
+function subfolderOf(path: string): string | undefined {
+  const m = /^src\/([^/]+)\/([^/]+)\//.exec(path);
+  return m && SUBFLOORS[m[1]!] ? m[2] : undefined;
+}
+
+/** How an import inside a split room breaks its order; `undefined` when it keeps it. */
+function subfolderRule(room: string, file: string, target: string): string | undefined {
+  const from = subfolderOf(file);
+  const to = subfolderOf(target);
+  const floors = SUBFLOORS[room]!;
+  const floor = (sub: string) => floors.findIndex((subs) => subs.includes(sub));
+  if (target === `src/${room}/index.ts` && from !== undefined) {
+    return `src/${room}/index.ts is the door of other rooms; inside, use a subfolder's index.ts`;
+  }
+  if (to === undefined || to === from) return undefined;
+  if (target !== `src/${room}/${to}/index.ts`) return `enter ${room}/${to}/ by its index.ts`;
+  if (from !== undefined && floor(to) >= floor(from)) {
+    return `${room}/${from}/ (floor ${floor(from)}) may import only subfolders below it; ${to}/ is on floor ${floor(to)}`;
+  }
+  return undefined;
+}
+
 /** Every way a file of the product breaks the order; `[]` when it keeps it. */
 function violations(file: string, imports: readonly string[]): string[] {
   const from = roomOf(file);
   const wrong: string[] = [];
   for (const target of imports) {
     const to = roomOf(target);
-    if (to === from) continue;
     const why = (rule: string) => wrong.push(`${file} imports ${target}: ${rule}`);
+    if (to === from) {
+      const rule = SUBFLOORS[to] ? subfolderRule(to, file, target) : undefined;
+      if (rule) why(rule);
+      continue;
+    }
+    if (SUBFLOORS[to] && !HARNESS.includes(from) && target !== `src/${to}/index.ts`) {
+      why(`other rooms enter ${to} by its door (src/${to}/index.ts)`);
+      continue;
+    }
     if (HARNESS.includes(to)) why(`the product does not import ${to}/`);
     else if (PUBLIC_ONLY[from]) {
       if (!PUBLIC_ONLY[from].includes(to)) why(`${from} uses the public API (src/index.ts) only`);
@@ -120,13 +161,23 @@ describe('layering', () => {
     expect([...unplaced]).toEqual([]);
   });
 
+  it('every file of a split room lies in a subfolder placed in SUBFLOORS, but its index.ts', () => {
+    const unplaced = productFiles().filter((file) => {
+      const room = roomOf(file);
+      if (!SUBFLOORS[room] || file === `src/${room}/index.ts`) return false;
+      const sub = subfolderOf(file);
+      return sub === undefined || !SUBFLOORS[room].some((subs) => subs.includes(sub));
+    });
+    expect(unplaced).toEqual([]);
+  });
+
   it('imports run down the floors, through the doors, and the Nest module and the examples use the public API only', () => {
     const wrong = productFiles().flatMap((file) => violations(file, importsOf(file)));
     expect(wrong).toEqual([]);
   });
 
   it('catches an import that runs back up, one past a door, and one into the public API from inside', () => {
-    expect(violations('src/store/keys.ts', ['src/scheduler/scheduler-manager.ts'])).toHaveLength(1);
+    expect(violations('src/store/keys.ts', ['src/scheduler/manager/scheduler-manager.ts'])).toHaveLength(1);
     expect(violations('src/insight/why.ts', ['src/ops/fleet-registry.ts'])).toHaveLength(1);
     expect(violations('src/cli/commands/status.ts', ['dashboard/schedule-reader.ts'])).toHaveLength(1);
     expect(violations('src/cli/commands/status.ts', ['src/index.ts'])).toHaveLength(1);
@@ -135,5 +186,25 @@ describe('layering', () => {
     expect(violations('src/cli/commands/status.ts', ['dashboard/internal.ts', 'src/store/index.ts'])).toEqual(
       [],
     );
+  });
+
+  it('catches an import past a subfolder’s door, one back up the subfolders, and one past the room’s door', () => {
+    const manager = 'src/scheduler/manager/scheduler-manager.ts';
+    expect(violations(manager, ['src/scheduler/fire/fire-loop.ts'])).toHaveLength(1);
+    expect(violations('src/scheduler/fire/fire-loop.ts', ['src/scheduler/manager/index.ts'])).toHaveLength(1);
+    expect(violations('src/scheduler/fire/fire-loop.ts', ['src/scheduler/outcomes/index.ts'])).toHaveLength(
+      1,
+    );
+    expect(violations('src/scheduler/fire/fire-loop.ts', ['src/scheduler/index.ts'])).toHaveLength(1);
+    expect(violations('src/insight/why.ts', [manager])).toHaveLength(1);
+    expect(violations('src/insight/why.ts', ['src/scheduler/manager/index.ts'])).toHaveLength(1);
+    expect(violations('test/scheduler/fire-loop.test.ts', ['src/scheduler/fire/fire-loop.ts'])).toEqual([]);
+    expect(
+      violations(manager, [
+        'src/scheduler/fire/index.ts',
+        'src/scheduler/contract/index.ts',
+        'src/scheduler/manager/replica-role.ts',
+      ]),
+    ).toEqual([]);
   });
 });

@@ -70,7 +70,9 @@ describe('the public API', () => {
   it('keeps the test seams (the manager’s hooks, the worker’s clock) out of the published types', () => {
     // `npm run build` leaves what is tagged @internal out of the .d.ts files it writes.
     expect(compilerOptions().stripInternal).toBe(true);
-    expect(tagsOf('src/scheduler/scheduler-manager.ts', 'SchedulerManager', 'hooks')).toContain('internal');
+    expect(tagsOf('src/scheduler/manager/scheduler-manager.ts', 'SchedulerManager', 'hooks')).toContain(
+      'internal',
+    );
     expect(tagsOf('src/queue/worker-options.ts', 'CreateWorkerOptions', 'clock')).toContain('internal');
   });
 });

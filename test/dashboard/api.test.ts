@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard } from '../../dashboard/index.js';
 import { ConfigError } from '../../src/errors/index.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { BASIC, BEARER, quietLogger, startTestDashboard, type TestDashboard } from './harness.js';
 
 const cron = (expression: string, timezone = 'UTC') => ({ type: 'cron', expression, timezone });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { REDIS_URL } from '../redis-url.js';
 import { quietLogger, startTestDashboard, type TestDashboard } from './harness.js';
 

@@ -3,7 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinFleet } from '../../src/ops/fleet-registry.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { ARTIFACTS, launchBrowser } from './browser.js';
 import { PASSWORD, quietLogger, startTestDashboard, type TestDashboard, USER } from './harness.js';

@@ -3,7 +3,7 @@ import { type IncomingHttpHeaders, request } from 'node:http';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { type DashboardServer, type StartDashboardOptions, startDashboard } from '../../dashboard/index.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { REDIS_URL } from '../redis-url.js';
 
 export const TOKEN = 'test-token-0123456789';

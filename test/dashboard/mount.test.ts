@@ -5,7 +5,7 @@ import express from 'express';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboard, type Dashboard } from '../../dashboard/index.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { launchBrowser } from './browser.js';
 import { BEARER, deleteKeys, quietLogger, TOKEN } from './harness.js';

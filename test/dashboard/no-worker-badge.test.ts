@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { quietLogger, startTestDashboard, type TestDashboard } from './harness.js';
 

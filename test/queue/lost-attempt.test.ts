@@ -5,7 +5,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { whyDidntItRun } from '../../src/insight/why.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { keys } from '../../src/store/keys.js';
 import { activeRuns } from '../../src/store/lease-store.js';
 import { RunHistory } from '../../src/store/run-history.js';

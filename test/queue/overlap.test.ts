@@ -1,7 +1,7 @@
 // Cluster-wide overlap control across real worker processes (`bullbeat worker` under tsx).
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { keys } from '../../src/store/keys.js';
 import { RunHistory } from '../../src/store/run-history.js';
 import { TestBed, waitFor } from './helpers.js';

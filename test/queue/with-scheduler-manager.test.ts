@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import { timeoutMiddleware } from '../../src/queue/middleware/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { TestBed, waitFor } from './helpers.js';
 
 const silent = pino({ level: 'silent' });

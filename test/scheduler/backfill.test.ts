@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CronParser } from '../../src/cron/cron-parser.js';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
-import type { BackfillProgress } from '../../src/scheduler/backfill-options.js';
+import type { BackfillProgress } from '../../src/scheduler/contract/backfill-options.js';
 import { occurrenceJobId } from '../../src/store/job-payload.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';

@@ -1,7 +1,7 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
-import type { FiredEvent, MissedEvent } from '../../src/scheduler/scheduler-events.js';
+import type { FiredEvent, MissedEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { occurrenceJobId } from '../../src/store/job-payload.js';
 import { keys } from '../../src/store/keys.js';
 import { parseState } from '../../src/store/schedule-state.js';

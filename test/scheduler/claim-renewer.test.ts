@@ -1,7 +1,7 @@
 // ClaimRenewer on its own: which claims it extends, when, and that it stops holding what is released.
 import { describe, expect, it } from 'vitest';
-import { ClaimRenewer } from '../../src/scheduler/claim-renewer.js';
-import type { Batch } from '../../src/scheduler/fire-loop-types.js';
+import { ClaimRenewer } from '../../src/scheduler/fire/claim-renewer.js';
+import type { Batch } from '../../src/scheduler/fire/fire-loop-types.js';
 
 const batch = (token: string): Batch => ({ token, left: 0, ready: [] });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClaimTimer } from '../../src/scheduler/claim-timer.js';
+import { ClaimTimer } from '../../src/scheduler/fire/claim-timer.js';
 import { ManualClock } from '../queue/manual-clock.js';
 
 /** A claim timer on a manual clock, and the claims it started (the clock's time, and how late). */

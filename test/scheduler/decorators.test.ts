@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ScheduledJob } from '../../src/scheduler/scheduled-job.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import type { ScheduledJob } from '../../src/scheduler/contract/scheduled-job.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { silent } from './helpers.js';
 
 // Vitest's transform (oxc) leaves TC39 decorators as they are and Node 20 cannot parse them, so the

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import { agenda, whyDidntItRun } from '../../src/insight/index.js';
-import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { DateTrigger, ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
 import { redisNow, testEnv, until } from './helpers.js';
 

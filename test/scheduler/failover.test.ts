@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
-import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FinishedEvent, FinishedEventsReader } from '../../src/scheduler/finished-events.js';
+import { type FinishedEvent, FinishedEventsReader } from '../../src/scheduler/outcomes/finished-events.js';
 import { REDIS } from '../redis-url.js';
 
 const redis = new Redis(REDIS);

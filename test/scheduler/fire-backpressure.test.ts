@@ -2,9 +2,9 @@
 // next occurrence was due already when they were claimed, and what is left alone.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { coalesceBehind } from '../../src/scheduler/fire-backpressure.js';
-import type { Batch, FireLoopDeps, Item } from '../../src/scheduler/fire-loop-types.js';
-import { planOccurrence } from '../../src/scheduler/occurrence-planner.js';
+import { coalesceBehind } from '../../src/scheduler/fire/fire-backpressure.js';
+import type { Batch, FireLoopDeps, Item } from '../../src/scheduler/fire/fire-loop-types.js';
+import { planOccurrence } from '../../src/scheduler/fire/occurrence-planner.js';
 import type { ScheduleDefinition } from '../../src/store/schedule-definition.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { definition, everyMs } from './helpers.js';

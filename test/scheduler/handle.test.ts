@@ -6,7 +6,7 @@ import ts from 'typescript';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { silent, testEnv, until } from './helpers.js';
 

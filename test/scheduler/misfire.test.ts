@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MisfirePolicy } from '../../src/scheduler/schedule-options.js';
+import type { MisfirePolicy } from '../../src/scheduler/contract/schedule-options.js';
 import type { RunRecord } from '../../src/store/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { redisNow, testEnv, until } from './helpers.js';

@@ -4,7 +4,7 @@ import {
   behindPlan,
   coalescedPlan,
   planOccurrence,
-} from '../../src/scheduler/occurrence-planner.js';
+} from '../../src/scheduler/fire/occurrence-planner.js';
 import { definition, everyMs } from './helpers.js';
 
 const T0 = 1_800_000_000_000; // a fixed reference instant, on the 1 s grid

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RedisClock } from '../../src/scheduler/redis-clock.js';
+import { RedisClock } from '../../src/scheduler/fire/redis-clock.js';
 
 /** A clock driven by hand: the monotonic time is `t`. */
 function manual() {

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { until } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
-import type { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { keys } from '../../src/store/keys.js';
 import { ScheduleStore } from '../../src/store/schedule-store.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { everyMs, silent } from './helpers.js';
 
 describe('schedule options', () => {

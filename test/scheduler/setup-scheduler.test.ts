@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setupScheduler } from '../../src/scheduler/setup-scheduler.js';
+import { setupScheduler } from '../../src/scheduler/manager/setup-scheduler.js';
 import { testEnv, until } from './helpers.js';
 
 describe('setupScheduler(app)', () => {

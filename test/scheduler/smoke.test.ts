@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { everyMs, testEnv, until } from './helpers.js';
 
 describe('smoke', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ErroredEvent, FiredEvent } from '../../src/scheduler/scheduler-events.js';
+import type { ErroredEvent, FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { JobStatus } from '../../src/store/job-status.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import type { Trigger } from '../../src/triggers/trigger.js';

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { occurrenceJobId } from '../../src/store/job-payload.js';
 import { keys } from '../../src/store/keys.js';
 import {

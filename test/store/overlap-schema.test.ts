@@ -4,8 +4,8 @@
 // policies (slotRule).
 import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
-import type { EveryOptions } from '../../src/scheduler/schedule-options.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import type { EveryOptions } from '../../src/scheduler/contract/schedule-options.js';
+import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { occurrenceJobData } from '../../src/store/job-payload.js';
 import { slotRule } from '../../src/store/overlap-policy.js';
 import { decodeDefinition } from '../../src/store/schedule-definition.js';

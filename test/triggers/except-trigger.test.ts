@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { CronParser } from '../../src/cron/index.js';
 import { TriggerError } from '../../src/errors/index.js';
-import { backfillInstants } from '../../src/scheduler/backfill.js';
+import { backfillInstants } from '../../src/scheduler/backfill/backfill.js';
 import type { ScheduleDefinition } from '../../src/store/index.js';
 import {
   CompoundLogic,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError, TriggerError } from '../../src/errors/index.js';
-import { resolveScheduleOptions } from '../../src/scheduler/resolve-schedule-options.js';
+import { resolveScheduleOptions } from '../../src/scheduler/contract/resolve-schedule-options.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';

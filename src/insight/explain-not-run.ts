@@ -1,0 +1,106 @@
+import type { RunRecord } from '../store/run-record.js';
+import type { WhyFact, WhyFacts, WhyReport } from './why-types.js';
+import { COALESCE_CAUSE, iso, type Said, secs } from './why-words.js';
+
+// Records of occurrences that did not run: missed (misfire, catch-up bounds, stopped) or skipped
+// (overlap, exclusion group, coalesced by backpressure).
+
+export function explainMissed(
+  f: WhyFacts,
+  r: RunRecord,
+  facts: WhyFact[],
+  d: Said,
+  lateClaim: string | undefined,
+): WhyReport {
+  const s = f.schedule;
+  const root = lateClaim ? `; ${lateClaim}` : '';
+  if (r.reason === 'paused') {
+    facts.push({
+      link: 'enqueue',
+      text: 'claimed, then the schedule was paused or removed before it was enqueued',
+      ok: false,
+    });
+    return d(
+      'stopped',
+      'not enqueued: the schedule was paused (or removed) after its claim, before its fire time',
+    );
+  }
+  if (r.reason === 'catch-up-window') {
+    facts.push({
+      link: 'enqueue',
+      text: 'older than catchUpWindowMs when claimed: recorded as missed',
+      ok: false,
+    });
+    return d('catch-up-window', `missed: older than the catch-up window when a replica saw it${root}`);
+  }
+  if (r.reason === 'max-catch-up') {
+    facts.push({
+      link: 'enqueue',
+      text: 'beyond maxCatchUp late occurrences (misfire: all): recorded as missed',
+      ok: false,
+    });
+    return d('max-catch-up', `missed: beyond maxCatchUp under misfire 'all'${root}`);
+  }
+  // misfire: coalesced into a catch-up run (misfire 'once'), or dropped ('skip' / too many)
+  // the series' catch-up run: the first coalescing record after it (records are newest first)
+  const into = f.records.findLast(
+    (o) => o.kind === 'catch-up' && o.coalesced !== undefined && o.fireAt > r.fireAt,
+  );
+  if (into && s.misfire === 'once') {
+    facts.push({
+      link: 'enqueue',
+      text: `coalesced: one catch-up run at ${iso(into.fireAt)} stood for ${into.coalesced} late occurrences (misfire: once)`,
+      ok: false,
+    });
+    return d(
+      'coalesced',
+      `coalesced into the catch-up run of ${iso(into.fireAt)} (${into.outcome ?? 'pending'})${root}`,
+    );
+  }
+  facts.push({
+    link: 'enqueue',
+    text: `late by more than misfireGraceMs (${secs(s.misfireGraceMs)}) when claimed: recorded as missed (misfire: ${s.misfire})`,
+    ok: false,
+  });
+  return d('misfire', `missed by the misfire policy (misfire: ${s.misfire})${root}`);
+}
+
+export function explainSkipped(f: WhyFacts, r: RunRecord, facts: WhyFact[], d: Said): WhyReport {
+  const s = f.schedule;
+  if (r.reason === 'coalesced') return explainCoalesced(f, r, facts, d);
+  if (r.reason === 'exclusion-group') {
+    facts.push({
+      link: 'worker',
+      text: `exclusion group "${r.group ?? s.exclusionGroup ?? '?'}" stayed busy`,
+      ok: false,
+    });
+    return d(
+      'exclusion-group',
+      `skipped: its exclusion group "${r.group ?? s.exclusionGroup ?? '?'}" stayed busy past exclusionWaitMs`,
+    );
+  }
+  const t = r.finishedAt ?? r.enqueuedAt ?? r.fireAt;
+  const other = f.records.find(
+    (o) =>
+      o !== r &&
+      o.startedAt !== undefined &&
+      o.startedAt <= t &&
+      (o.finishedAt === undefined || o.finishedAt >= t) &&
+      o.outcome !== 'skipped',
+  );
+  const rules = `maxInstances ${s.maxInstances}${s.coalesce ? ', coalesce' : ''}`;
+  const with_ = other
+    ? `run ${iso(other.fireAt)} (job ${other.jobId ?? '?'} on ${other.worker ?? 'a worker'}, started ${iso(other.startedAt!)}${other.finishedAt !== undefined ? `, finished ${iso(other.finishedAt)}` : ', still running'})`
+    : 'a run no longer in the kept history';
+  facts.push({ link: 'worker', at: t, text: `skipped for overlap with ${with_} (${rules})`, ok: false });
+  return d('overlap', `skipped for overlap with ${with_} (${rules})`);
+}
+
+function explainCoalesced(f: WhyFacts, r: RunRecord, facts: WhyFact[], d: Said): WhyReport {
+  const cause = r.coalescedBy ?? 'consumer-behind';
+  const standIn = r.standIn !== undefined ? f.records.find((o) => o.fireAt === r.standIn) : undefined;
+  const at = r.standIn !== undefined ? iso(r.standIn) : '?';
+  const state = standIn ? ` (${standIn.outcome ?? 'pending'})` : '';
+  facts.push({ link: 'enqueue', text: `coalesced: ${COALESCE_CAUSE[cause]}`, ok: false });
+  return d('coalesced', `coalesced by backpressure (${cause}): the run of ${at}${state} stands for it`);
+}

@@ -1,0 +1,244 @@
+import type { EventEmitter } from 'node:events';
+import { type Job, UnrecoverableError } from 'bullmq';
+import type { Logger } from 'pino';
+import { type SlotRule, slotRule } from '../store/overlap-policy.js';
+import type { RunCounter, RunPatch } from '../store/run-history.js';
+import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
+import type { HeldLeases } from './held-leases.js';
+import type { Occurrence, OccurrenceSource } from './occurrence-source.js';
+import { type PausedOnFailureEvent, pauseNote, type SkippedResult } from './run-results.js';
+import type { ResolvedWorkerOptions } from './worker-options.js';
+import type { WorkerScheduler } from './worker-scheduler.js';
+
+/** The run under way: its lease (when its overlap rule takes one), slot rule and fencing token. */
+export interface RunTicket {
+  leaseId: string | undefined;
+  fencingToken: number | undefined;
+  mode?: SlotRule['mode'];
+}
+
+/**
+ * How a run's outcome is told: its record and counters with its slot given back (`RunSlots.finish`),
+ * the `failed`, `skipped` and `pausedOnFailure` events, and the next run in line promoted.
+ */
+export class RunRecorder {
+  constructor(
+    private readonly scheduler: WorkerScheduler,
+    private readonly options: ResolvedWorkerOptions,
+    private readonly source: OccurrenceSource,
+    /** This worker, as the records name it. */
+    readonly workerId: string,
+    /** Where `pausedOnFailure` is emitted for this process (the handle's `events`: metrics). */
+    private readonly events?: EventEmitter,
+    /** Moves a delayed job of `queue` to wait at once (the next in line for a slot that just freed). */
+    private readonly promote?: (queue: string, jobId: string) => Promise<void>,
+  ) {}
+
+  /**
+   * Record a job that BullMQ failed before the processor saw it (`failedBeforeProcessing`: its workers
+   * died mid-run more often than `maxStalledCount`). Its record still says `running` for the attempt
+   * lost with its worker: the run is recorded `failed`, that attempt listed as lost, and counted as a
+   * final failure (`pauseOnFailure`), fenced by the lost attempt's token (a newer run's record is
+   * left alone). A record of another job, or one not in flight, is left alone.
+   */
+  async recordFailedBeforeProcessing(job: Job, error: Error): Promise<void> {
+    const occurrence = await this.source.of(job);
+    const record = await this.source.readRecord(occurrence);
+    if (!record || record.jobId !== job.id) return;
+    if (record.outcome !== 'running' && record.outcome !== 'retrying') return;
+    const state = attemptState(job, record, this.options.clock.now());
+    // the attempt that ended is the lost one (or the one that failed, while `retrying`)
+    const ended = { ...state, attempt: record.attempts ?? Math.max(1, state.attempt - 1) };
+    const why = state.lost
+      ? `${state.lost.error}, and BullMQ failed its job: ${error.message}`
+      : error.message;
+    const ticket: RunTicket = {
+      leaseId: undefined,
+      fencingToken: record.fencingToken,
+      mode: slotRule(occurrence.run).mode,
+    };
+    const logger = this.loggerFor(occurrence, job, ended);
+    await this.recordFailure(occurrence, job, ended, ticket, undefined, new UnrecoverableError(why), logger);
+  }
+
+  /** The logger of one delivery. */
+  loggerFor(occurrence: Occurrence, job: Job, state: AttemptState): Logger {
+    return this.options.logger.child({
+      scheduleId: occurrence.scheduleId,
+      fireAt: occurrence.fireAt,
+      jobId: job.id,
+      attempt: state.attempt,
+    });
+  }
+
+  emitSkip(occurrence: Occurrence, job: Job, skipped: SkippedResult) {
+    this.emit('skipped', {
+      scheduleId: occurrence.scheduleId,
+      name: job.name,
+      fireAt: occurrence.fireAt,
+      reason: skipped.skipped,
+      ...(skipped.group ? { group: skipped.group } : {}),
+      jobId: job.id,
+    });
+  }
+
+  /** Record a failed attempt: `retrying` while attempts remain, else `failed`. Returns whether final. */
+  async recordFailure(
+    occurrence: Occurrence,
+    job: Job,
+    state: AttemptState,
+    ticket: RunTicket,
+    startedAt: number | undefined,
+    error: unknown,
+    logger: Logger,
+    held?: HeldLeases,
+  ): Promise<boolean> {
+    const message = error instanceof Error ? error.message : String(error);
+    const attempt = state.attempt;
+    const final =
+      !(attempt < attemptsAllowed(job) + lostAttempts(state.previous)) || error instanceof UnrecoverableError;
+    logger.warn({ err: error, final }, final ? 'run failed' : 'run failed; BullMQ will retry');
+    const now = this.options.clock.now();
+    if (final) {
+      const outcome = await this.finish(
+        occurrence,
+        job,
+        held,
+        ticket,
+        logger,
+        {
+          outcome: 'failed',
+          finishedAt: now,
+          error: message,
+          attempts: attempt,
+          previousAttempts: state.previous.length > 0 ? state.previous : null,
+          ...this.source.jobFields(job),
+        },
+        ['runs', 'errors'],
+        'failed',
+        message,
+      );
+      const asError = error instanceof Error ? error : new Error(message);
+      this.emit('failed', {
+        scheduleId: occurrence.scheduleId,
+        name: job.name,
+        fireAt: occurrence.fireAt,
+        attempts: attempt,
+        error: asError,
+        jobId: job.id,
+      });
+      if (outcome?.paused) {
+        const failures = occurrence.run.pauseOnFailure ?? 0;
+        const event: PausedOnFailureEvent = {
+          scheduleId: occurrence.scheduleId,
+          name: job.name,
+          fireAt: occurrence.fireAt,
+          failures,
+          error: asError,
+          note: pauseNote(failures, message),
+        };
+        logger.warn({ failures }, 'paused: pauseOnFailure reached');
+        this.emit('pausedOnFailure', event);
+        this.events?.emit('pausedOnFailure', { ...event, queue: job.queueName });
+      }
+    } else {
+      const failed = {
+        attempt,
+        outcome: 'failed' as const,
+        error: message,
+        ...(startedAt !== undefined && { startedAt }),
+        endedAt: now,
+        worker: this.workerId,
+      };
+      await this.finish(
+        occurrence,
+        job,
+        held,
+        ticket,
+        logger,
+        {
+          outcome: 'retrying',
+          error: message,
+          attempts: attempt,
+          previousAttempts: [...state.previous, failed],
+          ...this.source.jobFields(job),
+        },
+        [],
+      );
+    }
+    return final;
+  }
+
+  /**
+   * Write the run's outcome and give its slot back, in one call (`RunSlots.finish`); a rejected write
+   * (a newer run of the occurrence holds its record) is logged. A store error is logged, not thrown
+   * (the leases still held are given back by `releaseAll`).
+   */
+  async finish(
+    occurrence: Occurrence,
+    job: Job,
+    held: HeldLeases | undefined,
+    ticket: RunTicket,
+    logger: Logger,
+    patch: RunPatch,
+    counters: readonly RunCounter[],
+    streak?: 'ok' | 'failed',
+    error?: string,
+  ) {
+    try {
+      const failures = occurrence.run.pauseOnFailure ?? 0;
+      const done = await occurrence.slots.finish(
+        occurrence,
+        ticket.leaseId,
+        ticket.fencingToken,
+        patch,
+        counters,
+        streak,
+        { afterFailures: failures, note: pauseNote(failures, error ?? ''), at: this.options.clock.now() },
+        ticket.mode,
+      );
+      if (ticket.leaseId !== undefined) held?.slotReturned();
+      if (!done.written) {
+        logger.warn(
+          { fencingToken: ticket.fencingToken, outcome: patch.outcome },
+          'outcome not written: a newer run of this occurrence holds its record (fencing token)',
+        );
+      }
+      if (done.next !== undefined && this.promote) {
+        this.promote(job.queueName, done.next).catch(() => {}); // it asks again on its own anyway
+      }
+      return done;
+    } catch (err) {
+      logger.error({ err, patch }, 'could not write the run record');
+      return undefined;
+    }
+  }
+
+  /** Merge into the occurrence's record; a record that cannot be written is logged, not thrown. */
+  async record(
+    occurrence: Occurrence,
+    patch: RunPatch,
+    counters: readonly RunCounter[] = [],
+    logger: Logger = this.options.logger,
+  ): Promise<void> {
+    try {
+      await occurrence.history.merge(
+        occurrence.scheduleId,
+        occurrence.fireAt,
+        occurrence.manual,
+        patch,
+        counters,
+      );
+    } catch (err) {
+      logger.error({ err, patch }, 'could not write the run record');
+    }
+  }
+
+  private emit(event: 'failed' | 'skipped' | 'pausedOnFailure', payload: unknown): void {
+    try {
+      this.scheduler.emit?.(event, payload);
+    } catch (err) {
+      this.options.logger.error({ err, event }, 'an event listener threw');
+    }
+  }
+}

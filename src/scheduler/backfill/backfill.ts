@@ -1,0 +1,201 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
+import type { BackfillVerdict } from '../../store/backfill-ledger.js';
+import { occurrenceJobId } from '../../store/job-payload.js';
+import type { OwedRun } from '../../store/owed-run.js';
+import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { ScheduleStore } from '../../store/schedule-store.js';
+import { checkedNextFire } from '../../triggers/checked-next-fire.js';
+import type { Trigger } from '../../triggers/trigger.js';
+import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
+import { triggerTimezone } from '../../triggers/trigger-timezone.js';
+import { withoutJitter } from '../../triggers/without-jitter.js';
+import {
+  type BackfillOccurrence,
+  type BackfillOptions,
+  type BackfillProgress,
+  type BackfillResult,
+  type BackfillStatus,
+  type ResolvedBackfillOptions,
+  resolveBackfillOptions,
+} from '../contract/index.js';
+import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
+
+/** What a backfill needs from the manager. */
+export interface BackfillContext extends OwedRunsContext {
+  store: ScheduleStore;
+  /** How long past its planned time a taken occurrence may wait before a replica enqueues it (ms). */
+  owedGraceMs: number;
+  /** The trigger of a stored definition (a custom one only if this process defines it). */
+  triggerOf(def: ScheduleDefinition): Trigger | undefined;
+}
+
+/** Occurrences judged per round trip. */
+const CHECK_BATCH = 1000;
+
+/**
+ * The planned occurrences of `def` in `[from, to)`, walked with its trigger's own `nextFire` (zone,
+ * DST rules and exclusions included; jitter left out, so that every process finds the same
+ * instants), inside the schedule's `startAt`/`endAt`. More than `max` is a `ScheduleOptionsError`
+ * naming `to`.
+ */
+export function backfillInstants(
+  def: ScheduleDefinition,
+  trigger: Trigger,
+  from: number,
+  to: number,
+  max: number,
+): number[] {
+  const lo = Math.max(from, def.startAt ?? from);
+  const hi = def.endAt !== undefined ? Math.min(to, def.endAt + 1) : to;
+  const out: number[] = [];
+  let t = checkedNextFire(trigger, null, lo - 1);
+  while (t !== null && t < hi) {
+    if (t >= lo) {
+      if (out.length === max) {
+        throw new ScheduleOptionsError(
+          def.id,
+          'to',
+          `the range holds more than ${max} occurrences (the ${max + 1}th is at ${new Date(t).toISOString()}): narrow it, or raise maxOccurrences`,
+        );
+      }
+      out.push(t);
+    }
+    t = checkedNextFire(trigger, t, t);
+  }
+  return out;
+}
+
+/** The trigger a backfill walks: the stored one without jitter, or the code's custom trigger. */
+function walkTrigger(ctx: BackfillContext, def: ScheduleDefinition): Trigger {
+  if (def.trigger.type !== 'custom') return triggerFromJSON(withoutJitter(def.trigger));
+  const custom = ctx.triggerOf(def);
+  if (!custom) {
+    throw new ScheduleOptionsError(
+      def.id,
+      'trigger',
+      `is a custom trigger (${def.trigger.kind}) that this process does not define: backfill it from a process whose code defines it`,
+    );
+  }
+  return custom;
+}
+
+const STATUS: Record<BackfillVerdict, BackfillStatus> = {
+  run: 'enqueued',
+  ran: 'ran',
+  backfilled: 'backfilled',
+  scheduled: 'scheduled',
+  future: 'future',
+};
+
+/**
+ * Backfill a schedule (Temporal's schedule backfill): the occurrences of `[from, to)` that nothing
+ * ran are enqueued, at most `ratePerSecond`, each with its own job id (`bb-<id>-b<fireAt>`) and an
+ * `enqueued` record of kind `backfill` (field `b<fireAt>`). Only an occurrence that the schedule's fire
+ * loop never judged (before the schedule was created, or while it was paused) or that it recorded as
+ * not run (`missed`, `skipped`) may run; one in the ledger (a backfill or a resume's catch-up took it),
+ * one the schedule's own firing has ahead and one in the future are listed, not enqueued (see
+ * `lua/backfill-take-9.lua`). Bad options, an unknown schedule, a trigger that cannot be walked or a
+ * range over `maxOccurrences` throw before anything is enqueued.
+ */
+export async function runBackfill(
+  ctx: BackfillContext,
+  id: string,
+  options: BackfillOptions,
+): Promise<BackfillResult> {
+  const { result, done } = await startBackfill(ctx, id, options);
+  await done;
+  return result;
+}
+
+/** A backfill under way: what it found (final before anything is enqueued) and its enqueueing. */
+export interface BackfillRun {
+  result: BackfillResult;
+  /** Settles when every occurrence it enqueues is enqueued and recorded (at once for a dry run). */
+  done: Promise<void>;
+}
+
+/**
+ * `runBackfill` in two steps: checks, walks and judges the range (every error is thrown from here,
+ * before anything is enqueued), then enqueues in the background (`done`).
+ */
+export async function startBackfill(
+  ctx: BackfillContext,
+  id: string,
+  options: BackfillOptions,
+): Promise<BackfillRun> {
+  const o = resolveBackfillOptions(id, options);
+  const row = await ctx.store.get(id);
+  if (!row) throw new ScheduleNotFoundError(id);
+  const def = row.def;
+  const instants = backfillInstants(def, walkTrigger(ctx, def), o.from, o.to, o.maxOccurrences);
+  const occurrences: BackfillOccurrence[] = [];
+  const take = o.dryRun ? undefined : { overlap: o.overlap, from: o.from, to: o.to, by: o.by };
+  for (let i = 0; i < instants.length; i += CHECK_BATCH) {
+    const batch = instants.slice(i, i + CHECK_BATCH).map((fireAt, j) => ({
+      fireAt,
+      // when the paced enqueue reaches it at the latest (it enqueues no more than this one's index)
+      withinMs: ((i + j) / o.ratePerSecond) * 1000 + ctx.owedGraceMs,
+    }));
+    const checked = await ctx.ledger.judge(id, batch, take);
+    if (!checked) throw new ScheduleNotFoundError(id);
+    batch.forEach(({ fireAt }, j) => {
+      const verdict = checked.verdicts[j] ?? 'ran';
+      const status = verdict === 'run' && o.dryRun ? 'to-enqueue' : STATUS[verdict];
+      occurrences.push({
+        fireAt,
+        status,
+        ...(verdict === 'run' && { jobId: occurrenceJobId(id, fireAt, 'backfill') }),
+      });
+    });
+  }
+  const toRun = occurrences.filter((x) => x.jobId !== undefined);
+  const result: BackfillResult = {
+    scheduleId: id,
+    from: o.from,
+    to: o.to,
+    dryRun: o.dryRun,
+    timezone: def.trigger.type === 'custom' ? null : triggerTimezone(def.trigger),
+    occurrences,
+    enqueued: toRun.length,
+    skipped: occurrences.length - toRun.length,
+  };
+  const done = o.dryRun ? Promise.resolve() : enqueuePaced(ctx, def, toRun, o);
+  return { result, done };
+}
+
+/**
+ * Enqueue the taken occurrences at most `ratePerSecond`, in batches of a tenth of it, recording each
+ * batch and reporting progress. Each was taken into the ledger when judged: a backfill that stops here
+ * leaves the rest owed, and a scheduler replica enqueues them once their time has passed.
+ */
+async function enqueuePaced(
+  ctx: BackfillContext,
+  def: ScheduleDefinition,
+  toRun: readonly BackfillOccurrence[],
+  o: ResolvedBackfillOptions,
+): Promise<void> {
+  const batchSize = Math.max(1, Math.min(1000, Math.floor(o.ratePerSecond / 10)));
+  const started = performance.now();
+  let sent = 0;
+  const report = (done: boolean) => {
+    const progress: BackfillProgress = { scheduleId: def.id, enqueued: sent, total: toRun.length, done };
+    ctx.events.emit('backfill', progress);
+    o.onProgress?.(progress);
+  };
+  for (let i = 0; i < toRun.length; i += batchSize) {
+    const wait = started + (sent / o.ratePerSecond) * 1000 - performance.now();
+    if (wait > 0) await sleep(wait);
+    const batch = toRun.slice(i, i + batchSize);
+    const runs: OwedRun[] = batch.map((x) => ({
+      scheduleId: def.id,
+      fireAt: x.fireAt,
+      lane: 'backfill',
+      overlap: o.overlap,
+    }));
+    if (!(await enqueueOwed(ctx, def, runs))) throw new ScheduleNotFoundError(def.id);
+    sent += batch.length;
+    report(sent === toRun.length);
+  }
+  if (toRun.length === 0) report(true);
+}

@@ -1,0 +1,89 @@
+import type { Logger } from 'pino';
+import type { OwedRun } from '../../store/owed-run.js';
+import { decodeDefinition } from '../../store/schedule-definition.js';
+import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
+
+/** At most this many owed occurrences are taken per partition and sweep. */
+const SWEEP_BATCH = 500;
+
+/**
+ * A scheduler replica's share of the ledger's promise: every `intervalMs` it takes, partition by
+ * partition, the occurrences a backfill or a resume's catch-up took and did not enqueue in time (its
+ * process crashed or stalled: `BackfillLedger.takeLapsed`), and enqueues them under their own job ids
+ * (a no-op in BullMQ when the taker did add them before it stopped). A replica that dies holding them
+ * leaves them to the next sweep of any replica (`leaseMs` later).
+ */
+export class OwedRunsSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+
+  constructor(
+    private readonly ctx: OwedRunsContext,
+    private readonly partitions: number,
+    private readonly intervalMs: number,
+    private readonly leaseMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.sweeping ??= this.sweep()
+        .catch((err: unknown) =>
+          this.logger.warn({ err }, 'bullbeat: owed catch-up/backfill runs: sweep failed'),
+        )
+        .finally(() => {
+          this.sweeping = undefined;
+        });
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stop sweeping; waits for a sweep under way. Safe to call twice. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.sweeping;
+  }
+
+  /** One sweep over every partition (one that fails is reported; the others are swept). */
+  async sweep(): Promise<void> {
+    for (let i = 0; i < this.partitions; i++) {
+      await this.sweepPartition(i).catch((err: unknown) =>
+        this.logger.warn({ err, partition: i }, 'bullbeat: owed catch-up/backfill runs: sweep failed'),
+      );
+    }
+  }
+
+  private async sweepPartition(i: number): Promise<void> {
+    const lapsed = await this.ctx.ledger.takeLapsed(i, this.leaseMs, SWEEP_BATCH);
+    const bySchedule = new Map<string, { definition: string; runs: OwedRun[] }>();
+    for (const { run, definition } of lapsed) {
+      const entry = bySchedule.get(run.scheduleId) ?? { definition, runs: [] };
+      entry.runs.push(run);
+      bySchedule.set(run.scheduleId, entry);
+    }
+    for (const [id, { definition, runs }] of bySchedule) {
+      const { def, problem } = decodeDefinition(id, definition);
+      if (problem) {
+        this.logger.error(
+          { scheduleId: id, problem },
+          'bullbeat: owed runs of a schedule whose definition cannot be read',
+        );
+        continue;
+      }
+      const fireAts = runs.map((r) => r.fireAt);
+      try {
+        await enqueueOwed(this.ctx, def, runs);
+      } catch (err) {
+        // one schedule's refused job (or a lost connection) leaves the others: it is owed again a lease later
+        this.logger.error({ err, scheduleId: id, fireAts }, 'bullbeat: could not enqueue owed runs');
+        continue;
+      }
+      this.logger.warn(
+        { scheduleId: id, fireAts },
+        'bullbeat: enqueued catch-up/backfill runs that their taker did not enqueue in time',
+      );
+    }
+  }
+}

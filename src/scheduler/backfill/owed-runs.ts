@@ -1,0 +1,86 @@
+import type { EventEmitter } from 'node:events';
+import type { JobsOptions, Queue } from 'bullmq';
+import type { BackfillLedger } from '../../store/backfill-ledger.js';
+import { jobDataFor, type OccurrenceRunOptions, occurrenceJobId } from '../../store/job-payload.js';
+import type { OwedOverlap, OwedRun } from '../../store/owed-run.js';
+import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { SchedulerEvents } from '../contract/index.js';
+
+/** What enqueueing taken occurrences needs: the ledger, the queues, the clock of Redis. */
+export interface OwedRunsContext {
+  ledger: BackfillLedger;
+  prefix: string;
+  events: EventEmitter<SchedulerEvents>;
+  /** Redis `TIME` in ms. */
+  time(): Promise<number>;
+  queue(name: string): Queue;
+  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+}
+
+/**
+ * The run options of a taken occurrence's job. `bufferAll` (backfill and catch-up by default): it
+ * waits for any run of the schedule still going and the taken runs go one after another in fire-time
+ * order, whatever the schedule's own policy (under `skip` or `cancelOther` they would skip or supersede
+ * each other, since they are enqueued together). `allowAll`: no cap, whatever the schedule's policy.
+ */
+export function owedRunOptions(run: OccurrenceRunOptions, overlap: OwedOverlap): OccurrenceRunOptions {
+  return overlap === 'allowAll'
+    ? { ...run, overlap: 'allowAll', maxInstances: 0, coalesce: false }
+    : { ...run, overlap: 'bufferAll' };
+}
+
+/** A taken occurrence's job id: a backfill's own (`bb-<id>-b<fireAt>`), a catch-up the occurrence's. */
+export function owedJobId(run: OwedRun): string {
+  return occurrenceJobId(run.scheduleId, run.fireAt, run.lane === 'backfill' ? 'backfill' : false);
+}
+
+/**
+ * Enqueue occurrences taken into `def`'s ledger (one `addBulk`, each under its own job id, so a repeat
+ * by a replica that found them owed is a no-op), then record them and strike them from the owed set.
+ * False when the schedule no longer exists.
+ */
+export async function enqueueOwed(
+  ctx: OwedRunsContext,
+  def: ScheduleDefinition,
+  runs: readonly OwedRun[],
+): Promise<boolean> {
+  if (runs.length === 0) return true;
+  const jobs = runs.map((r) => {
+    const jobId = owedJobId(r);
+    const runDef = { ...def, run: owedRunOptions(def.run, r.overlap) };
+    const kind = r.lane === 'backfill' ? 'backfill' : 'catch-up';
+    return { r, jobId, name: def.name, data: jobDataFor(runDef, r.fireAt, kind, ctx.prefix) };
+  });
+  // read before the add: a worker's start (Redis TIME) is never before the record's `enqueuedAt`
+  const enqueuedAt = await ctx.time();
+  await ctx
+    .queue(def.queue)
+    .addBulk(jobs.map((j) => ({ name: j.name, data: j.data, opts: ctx.jobOptions(def, j.jobId) })));
+  const recorded = await ctx.ledger.done(
+    def.id,
+    jobs.map(({ r, jobId }) => ({
+      run: r,
+      patch: {
+        kind: r.lane,
+        outcome: 'enqueued',
+        enqueuedAt,
+        queue: def.queue,
+        jobId,
+        ...(r.coalesced !== undefined && { coalesced: r.coalesced }),
+      },
+    })),
+  );
+  for (const { r, jobId } of jobs) {
+    if (r.lane !== 'catch-up') continue;
+    ctx.events.emit('fired', {
+      scheduleId: def.id,
+      name: def.name,
+      queue: def.queue,
+      fireAt: r.fireAt,
+      kind: 'catch-up',
+      jobId,
+      lateMs: Math.max(0, enqueuedAt - r.fireAt),
+    });
+  }
+  return recorded;
+}

@@ -1,0 +1,217 @@
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+import { ScheduleOptionsError } from '../../errors/index.js';
+import { AUDIT_SOURCES, type AuditActor } from '../../store/audit-entry.js';
+import { firstProblem, unknownKey } from '../../store/definition-schema.js';
+import { showValue as show } from '../../store/show-value.js';
+import { instantProblem } from '../../triggers/instant-bounds.js';
+import { actorOf, CHANGE_BY_MAX, type ChangeOptions } from './change-options.js';
+
+/**
+ * How a backfilled run treats a run of the same schedule still going (Temporal's overlap policy of a
+ * backfill request). `bufferAll`: the backfilled runs go one after another in fire-time order, each
+ * waiting for any run of the schedule still going, whatever the schedule's own policy (enqueued
+ * together, they would otherwise skip or supersede each other); `allowAll`: no cap, whatever the
+ * schedule's own policy: backfilled runs may overlap each other and the scheduled ones.
+ */
+export const BACKFILL_OVERLAP = ['bufferAll', 'allowAll'] as const;
+export type BackfillOverlap = (typeof BACKFILL_OVERLAP)[number];
+
+/** Defaults of `backfill()`. */
+export const BACKFILL_DEFAULTS = {
+  ratePerSecond: 100,
+  maxOccurrences: 10_000,
+} as const;
+
+/** `scheduler.backfill(id, options)`. */
+export interface BackfillOptions extends ChangeOptions {
+  /** The start of the range, inclusive: epoch ms, a `Date` or an ISO 8601 date-time (UTC without an offset). Required. */
+  from: number | Date | string;
+  /** The end of the range, exclusive (same forms). Required; after `from`. */
+  to: number | Date | string;
+  /**
+   * Overlap with runs still going: `bufferAll` runs the backfilled occurrences one after another,
+   * `allowAll` lifts any cap for them (see `BACKFILL_OVERLAP`).
+   * @defaultValue 'bufferAll'
+   */
+  overlap?: BackfillOverlap;
+  /**
+   * List the occurrences and what would become of each; enqueue nothing.
+   * @defaultValue false
+   */
+  dryRun?: boolean;
+  /**
+   * At most this many occurrences are enqueued per second (in batches of a tenth of it).
+   * @defaultValue 100
+   */
+  ratePerSecond?: number;
+  /**
+   * A range holding more occurrences than this is refused (nothing enqueued), naming `to`.
+   * @defaultValue 10000
+   */
+  maxOccurrences?: number;
+  /** Called after each batch is enqueued (also emitted as the manager's `backfill` event). */
+  onProgress?: (progress: BackfillProgress) => void;
+}
+
+/** Where an enqueueing backfill stands. */
+export interface BackfillProgress {
+  scheduleId: string;
+  /** Occurrences enqueued so far. */
+  enqueued: number;
+  /** Occurrences this backfill enqueues in all. */
+  total: number;
+  done: boolean;
+}
+
+/** What became (or, in a dry run, would become) of one occurrence of the range. */
+export type BackfillStatus =
+  | 'enqueued' // enqueued by this backfill (`to-enqueue` in a dry run)
+  | 'to-enqueue'
+  | 'ran' // its scheduled record shows it enqueued or run, or the fire loop passed over it: not run again
+  | 'backfilled' // an earlier (or concurrent) backfill, or a resume's catch-up, took it
+  | 'scheduled' // at or after the schedule's next due (or claimed) time: its own firing runs it
+  | 'future'; // after now
+
+export interface BackfillOccurrence {
+  fireAt: number;
+  status: BackfillStatus;
+  /** The BullMQ job id (`bb-<id>-b<fireAt>`), for `enqueued` and `to-enqueue`. */
+  jobId?: string;
+}
+
+/** The answer of `backfill()`. */
+export interface BackfillResult {
+  scheduleId: string;
+  from: number;
+  to: number;
+  dryRun: boolean;
+  /** The zone the trigger is read in (null for intervals and dates), to show the instants in. */
+  timezone: string | null;
+  /** Every occurrence of `[from, to)`, in order. */
+  occurrences: BackfillOccurrence[];
+  /** How many were enqueued (dry run: would be). */
+  enqueued: number;
+  /** How many were not, for the reasons in their status. */
+  skipped: number;
+}
+
+/** `backfill()`'s options with the defaults applied once. */
+export interface ResolvedBackfillOptions {
+  from: number;
+  to: number;
+  overlap: BackfillOverlap;
+  dryRun: boolean;
+  ratePerSecond: number;
+  maxOccurrences: number;
+  onProgress: ((progress: BackfillProgress) => void) | undefined;
+  /** Who backfills: its audit entries name them. */
+  by: AuditActor;
+}
+
+const instant = z
+  .union([z.number(), z.date(), z.string()], {
+    error: (i) =>
+      i.input === undefined
+        ? 'required: an instant (epoch ms, a Date or an ISO 8601 date-time)'
+        : `must be epoch ms, an ISO 8601 date-time or a valid Date, got ${show(i.input)}`,
+  })
+  .transform((v, ctx) => {
+    let t = typeof v === 'number' ? v : v instanceof Date ? v.getTime() : Number.NaN;
+    if (typeof v === 'string') {
+      const dt = DateTime.fromISO(v, { zone: 'UTC' });
+      if (!dt.isValid) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `cannot read ${show(v)} as an ISO 8601 date-time (${dt.invalidExplanation ?? dt.invalidReason})`,
+        });
+        return z.NEVER;
+      }
+      t = dt.toMillis();
+    }
+    const problem = Number.isFinite(t)
+      ? instantProblem(t)
+      : `must be a bounded instant (epoch ms, an ISO 8601 date-time or a valid Date), got ${show(v)}`;
+    if (problem !== undefined) {
+      ctx.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }
+    return Math.ceil(t);
+  });
+
+const positive = (max: number, what: string) =>
+  z
+    .number({ error: (i) => `must be ${what} from 1 to ${max}, got ${show(i.input)}` })
+    .min(1, { error: (i) => `must be ${what} from 1 to ${max}, got ${show(i.input)}` })
+    .max(max, { error: (i) => `must be ${what} from 1 to ${max}, got ${show(i.input)}` });
+
+/** The one rule per field of a backfill request: the library, the JSON API and the CLI check with it. */
+export const backfillFields = {
+  from: instant,
+  to: instant,
+  overlap: z
+    .enum(BACKFILL_OVERLAP, {
+      error: (i) =>
+        `must be one of ${BACKFILL_OVERLAP.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+    })
+    .optional(),
+  dryRun: z.boolean({ error: (i) => `must be a boolean, got ${show(i.input)}` }).optional(),
+  ratePerSecond: positive(100_000, 'a number').optional(),
+  maxOccurrences: positive(1_000_000, 'a whole number')
+    .int({ error: (i) => `must be a whole number from 1 to 1000000, got ${show(i.input)}` })
+    .optional(),
+};
+
+const optionsSchema = z
+  .strictObject(
+    {
+      ...backfillFields,
+      by: z
+        .string({ error: 'must be a string' })
+        .min(1, { error: 'must not be empty' })
+        .max(CHANGE_BY_MAX)
+        .optional(),
+      via: z.enum(AUDIT_SOURCES, { error: `must be one of ${AUDIT_SOURCES.join(', ')}` }).optional(),
+      onProgress: z
+        .custom<(p: BackfillProgress) => void>((f) => typeof f === 'function', {
+          error: 'must be a function',
+        })
+        .optional(),
+    },
+    { error: unknownKey('option') },
+  )
+  .superRefine((o, ctx) => {
+    if (o.from !== undefined && o.to !== undefined && o.to <= o.from) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: `must be after from (the range [from, to) is empty or reversed: from ${new Date(o.from).toISOString()}, to ${new Date(o.to).toISOString()})`,
+      });
+    }
+  });
+
+/** Check a backfill's options (errors name the schedule and the field) and apply the defaults. */
+export function resolveBackfillOptions(scheduleId: string, options: unknown): ResolvedBackfillOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ScheduleOptionsError(scheduleId, 'options', 'must be an object { from, to, ... }');
+  }
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const { field, reason } = firstProblem(parsed.error);
+    throw new ScheduleOptionsError(scheduleId, field, reason);
+  }
+  const o = parsed.data;
+  return {
+    from: o.from,
+    to: o.to,
+    overlap: o.overlap ?? 'bufferAll',
+    dryRun: o.dryRun ?? false,
+    ratePerSecond: o.ratePerSecond ?? BACKFILL_DEFAULTS.ratePerSecond,
+    maxOccurrences: o.maxOccurrences ?? BACKFILL_DEFAULTS.maxOccurrences,
+    onProgress: o.onProgress,
+    by: actorOf(scheduleId, {
+      ...(o.by !== undefined && { by: o.by }),
+      ...(o.via !== undefined && { via: o.via }),
+    }),
+  };
+}

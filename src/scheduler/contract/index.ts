@@ -1,0 +1,53 @@
+// The scheduler's words: the options it takes and checks, the events it emits, the ScheduledJob it
+// answers with. The other subfolders of the scheduler stand on it; it imports none of them.
+export { auditDetails, changeWords, fieldValue } from './audit-words.js';
+export {
+  type BackfillOccurrence,
+  type BackfillOptions,
+  type BackfillOverlap,
+  type BackfillProgress,
+  type BackfillResult,
+  type BackfillStatus,
+  backfillFields,
+  type ResolvedBackfillOptions,
+  resolveBackfillOptions,
+} from './backfill-options.js';
+export { actorOf, type ChangeOptions } from './change-options.js';
+export { checkHandleOptions } from './check-handle-options.js';
+export type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
+export type { HandleOptions } from './handle-options.js';
+export type { PauseOptions } from './pause-options.js';
+export { resolveManagerOptions } from './resolve-manager-options.js';
+export { resolveScheduleOptions } from './resolve-schedule-options.js';
+export {
+  DEFAULT_RESUME_MAX_CATCH_UP,
+  RESUME_POLICIES,
+  type ResumeOptions,
+  type ResumePolicy,
+} from './resume-options.js';
+export type {
+  CronScheduleOptions,
+  EveryOptions,
+  MisfirePolicy,
+  OverlapPolicy,
+  PassthroughJobOptions,
+  ScheduleOptions,
+  ScheduleTarget,
+} from './schedule-options.js';
+export { applyPatch, type SchedulePatch } from './schedule-patch.js';
+export { ScheduledJob, type ScheduledJobHost, type ScheduledJobJSON } from './scheduled-job.js';
+export type {
+  ErroredEvent,
+  FailedEvent,
+  FiredEvent,
+  LateEvent,
+  MissedEvent,
+  SchedulerEvents,
+  SkippedEvent,
+  WakeEvent,
+} from './scheduler-events.js';
+export type {
+  ResolvedManagerOptions,
+  SchedulerManagerOptions,
+  SchedulerRole,
+} from './scheduler-manager-options.js';

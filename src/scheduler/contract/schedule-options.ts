@@ -1,0 +1,212 @@
+import type { BackoffOptions } from 'bullmq';
+import type { Middleware } from '../../queue/pipeline.js';
+import type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema.js';
+import type { PassthroughJobOptions } from '../../store/job-options-schema.js';
+import type { JobPayload } from '../../store/job-payload.js';
+
+export type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema.js';
+export type { PassthroughJobOptions } from '../../store/job-options-schema.js';
+
+import type { ExceptEntry, ExceptEntryJSON } from '../../triggers/exclusion.js';
+
+/**
+ * Options of one schedule (`schedule()`, `every()`, `cron()`). Checked by the store's one schema
+ * (`src/store/definition-schema.ts`), which the JSON API and the CLI use too; the defaults below are
+ * applied once, there (`SCHEDULE_DEFAULTS`). An unknown option is refused, naming it.
+ */
+export interface ScheduleOptions {
+  /**
+   * Stable id of the schedule in Redis.
+   * @defaultValue the name
+   */
+  id?: string;
+  /**
+   * The BullMQ job name and the handler's name.
+   * @defaultValue the function's name (required for an anonymous one)
+   */
+  name?: string;
+  /**
+   * The BullMQ queue its occurrences go to.
+   * @defaultValue the manager's `defaultQueue` (`'bullbeat'`)
+   */
+  queue?: string;
+  /**
+   * Positional arguments: the handler is called with `...args, ctx`. JSON values.
+   * @defaultValue `[]`
+   */
+  args?: unknown[];
+  /**
+   * Free-form JSON data carried on each job, for consumers that are not bullbeat handlers.
+   * @defaultValue none
+   */
+  data?: unknown;
+  /**
+   * What each job's `data` is. `'wrapped'`: bullbeat's envelope (`{ scheduleId, fireAt, kind, args,
+   * prefix, run, data }`), read by bullbeat's workers. `'plain'`: the schedule's `data` alone, as a
+   * BullMQ `Worker` written for it expects (`{}` when there is none); the job id still names the
+   * occurrence, and bullbeat's own workers read the rest from the stored schedule.
+   * @defaultValue `'wrapped'`
+   */
+  payload?: JobPayload;
+  /**
+   * Concurrent runs allowed across every worker; 0 = unlimited.
+   * @defaultValue `1`
+   */
+  maxInstances?: number;
+  /**
+   * Skip an occurrence while any run of the schedule is still going.
+   * @defaultValue `true`
+   */
+  coalesce?: boolean;
+  /**
+   * What a run does when another run of the schedule is still going, cluster-wide (Temporal's
+   * `ScheduleOverlapPolicy`): `'skip'` (recorded `skipped`, reason `overlap`), `'bufferOne'` (starts
+   * when the running one ends; at most one waits, later ones are skipped as `buffer-full`),
+   * `'bufferAll'` (each waits, in fire-time order), `'cancelOther'` (the running one is cancelled
+   * through its `ctx.signal`, this one starts once it stopped) or `'allowAll'` (no limit, no lease).
+   * When set it decides, and `coalesce` is not read by the worker; `'skip'` allows `maxInstances`
+   * runs at once, the buffering and cancelling ones one.
+   * @defaultValue from `maxInstances`/`coalesce`: `coalesce` → `'skip'` (one at a time),
+   * `maxInstances: 0` → `'allowAll'`, else `'skip'` with `maxInstances` at once
+   */
+  overlap?: OverlapPolicy;
+  /**
+   * After this many failed runs in a row (final failures, after retries), the schedule pauses
+   * itself, with a note naming the last error; a success resets the count.
+   * @defaultValue none (never)
+   */
+  pauseOnFailure?: number;
+  /**
+   * Sillo-style middleware, first listed outermost (local to the process that defines the schedule).
+   * @defaultValue `[]`
+   */
+  middleware?: Middleware[];
+  /**
+   * BullMQ attempts (1 = no retry).
+   * @defaultValue `1`
+   */
+  attempts?: number;
+  /**
+   * BullMQ backoff between attempts (ms, or BullMQ's `{ type, delay }`).
+   * @defaultValue none
+   */
+  backoff?: number | BackoffOptions;
+  /**
+   * The handler's deadline in ms (an `AbortSignal` plus a timeout error).
+   * @defaultValue none
+   */
+  timeoutMs?: number;
+  /**
+   * Late occurrences: `'once'` one run for all, `'all'` each (up to `maxCatchUp`), `'skip'` none.
+   * @defaultValue `'once'`
+   */
+  misfire?: MisfirePolicy;
+  /**
+   * An occurrence seen later than `fireAt + misfireGraceMs` is a misfire.
+   * @defaultValue `60000`
+   */
+  misfireGraceMs?: number;
+  /**
+   * Occurrences older than this (relative to now) are never run, only recorded as missed.
+   * @defaultValue unlimited
+   */
+  catchUpWindowMs?: number;
+  /**
+   * Under `misfire: 'all'`, at most this many late occurrences run (the newest).
+   * @defaultValue `1000`
+   */
+  maxCatchUp?: number;
+  /**
+   * No occurrence before this instant (epoch ms or Date).
+   * @defaultValue none
+   */
+  startAt?: number | Date;
+  /**
+   * No occurrence after this instant; the schedule completes.
+   * @defaultValue none
+   */
+  endAt?: number | Date;
+  /**
+   * Complete after this many enqueued runs.
+   * @defaultValue unlimited
+   */
+  maxRuns?: number;
+  /**
+   * Fire once when the schedule is created (BullMQ's `immediately`), then follow the trigger. Only a
+   * creation fires it: a restart that upserts a code schedule already stored, an update, a resume
+   * or an orphan restored does not (a schedule removed and defined again is created again). The
+   * first run is at the creation instant, or at `startAt` when that is later.
+   * @defaultValue `false`
+   */
+  immediately?: boolean;
+  /**
+   * Runs of schedules in one group never overlap anywhere in the cluster.
+   * @defaultValue none
+   */
+  exclusionGroup?: string;
+  /**
+   * How long a run waits for its busy exclusion group before it is skipped (ms).
+   * @defaultValue the worker's `exclusionWaitMs` (60000)
+   */
+  exclusionWaitMs?: number;
+  /**
+   * BullMQ job options passed through (priority, removeOnComplete, ...).
+   * @defaultValue bullbeat's retention (see README)
+   */
+  jobOptions?: PassthroughJobOptions;
+  /**
+   * Occurrences the schedule does not fire at (public holidays, maintenance windows), read in the
+   * trigger's zone: dates `'2026-12-25'`, date ranges `'2026-12-24..2026-12-26'`, cron expressions
+   * (`'* * * * 0,6'`: matched to the minute) and triggers (their instants). The trigger is wrapped in
+   * an `ExceptTrigger`; on a trigger that already is one, the list replaces its exclusions (`[]`
+   * removes them). Excluded occurrences are not enqueued nor recorded, as if the trigger skipped them.
+   * @defaultValue none
+   */
+  except?: (ExceptEntry | ExceptEntryJSON)[];
+}
+
+/** `every(seconds, options)`: a schedule plus the interval trigger's options. */
+export interface EveryOptions extends ScheduleOptions {
+  /**
+   * Random delay in `[0, jitter]` seconds added to each occurrence.
+   * @defaultValue `0`
+   */
+  jitter?: number;
+  /**
+   * An instant on the interval's grid (epoch ms or Date).
+   * @defaultValue `0` (the epoch)
+   */
+  anchor?: number | Date;
+}
+
+/** `cron(expression, options)`: a schedule plus the cron trigger's options. */
+export interface CronScheduleOptions extends ScheduleOptions {
+  /**
+   * IANA time zone of the expression. Only `cron()` has one: `every()` and `schedule()` refuse it
+   * (an interval is a duration; a trigger given to `schedule()` carries its own zone).
+   * @defaultValue `'UTC'`
+   */
+  timezone?: string;
+  /**
+   * Random delay in `[0, jitter]` seconds added to each occurrence.
+   * @defaultValue `0`
+   */
+  jitter?: number;
+  /**
+   * Day-of-month and day-of-week both restricted: `'or'` (Vixie) or `'and'`.
+   * @defaultValue `'or'`
+   */
+  dayMatch?: 'or' | 'and';
+  /**
+   * DST overrides.
+   * @defaultValue a fixed-time expression (single second, minute and hour) `{ gap: 'shift', overlap: 'first' }`;
+   * an interval expression `{ gap: 'skip', overlap: 'both' }` (the Vixie cron / croner rules)
+   */
+  dst?: { gap?: 'shift' | 'skip'; overlap?: 'first' | 'both' };
+}
+
+/** A schedule with no local function: occurrences go to `queue` as jobs named `name`, for any consumer. */
+export interface ScheduleTarget {
+  queue?: string;
+  name: string;
+}

@@ -1,0 +1,205 @@
+import type pino from 'pino';
+import { composePipeline, type Middleware, type RunContext } from '../../queue/pipeline.js';
+import { JobStatus } from '../../store/job-status.js';
+import type { PauseNote } from '../../store/pause-note.js';
+import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { ScheduleState } from '../../store/schedule-state.js';
+import { statusOf } from '../../store/schedule-state.js';
+import type { ScheduleErrorInfo } from '../../store/schedule-store-types.js';
+import type { Trigger } from '../../triggers/trigger.js';
+import type { PauseOptions } from './pause-options.js';
+import type { ResumeOptions } from './resume-options.js';
+
+/** What a `ScheduledJob` asks of its manager. */
+export interface ScheduledJobHost {
+  pause(id: string, options?: PauseOptions): Promise<boolean>;
+  resume(id: string, options?: ResumeOptions): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+  triggerNow(id: string): Promise<{ jobId: string; fireAt: number }>;
+  refreshJob(job: ScheduledJob): Promise<boolean>;
+  readonly logger: pino.Logger;
+}
+
+/** `ScheduledJob.toJSON()`: Sillo's `to_dict` in camelCase, plus what bullbeat knows besides. */
+export interface ScheduledJobJSON {
+  id: string;
+  name: string;
+  status: JobStatus;
+  /** The trigger's class name (Sillo's `type(trigger).__name__`). */
+  trigger: string;
+  /** The next fire time (epoch ms), null when not active. */
+  nextRunTime: number | null;
+  runs: number;
+  errors: number;
+  maxInstances: number;
+  coalesce: boolean;
+  lastRunTime: number | null;
+  createdAt: number | null;
+  /** Runs going on right now across every worker (live leases). */
+  activeInstances: number;
+  queue: string;
+  source: 'code' | 'runtime';
+  /** True when a code schedule is paused because no deployed code defines it any more. */
+  orphaned: boolean;
+  /** The trigger's JSON (or `{ type: 'custom' }`). */
+  spec: ScheduleDefinition['trigger'];
+  skipped: number;
+  missed: number;
+  /** Occurrences not enqueued while the previous one still waited in its queue (backpressure). */
+  coalesced: number;
+  /** Runs enqueued so far. */
+  fired: number;
+  /** Why it is errored (status `errored`), else null. */
+  error: ScheduleErrorInfo | null;
+  /** While paused: why, who paused it and when (null when active, or paused with no note stored). */
+  pauseNote: PauseNote | null;
+}
+
+/**
+ * One schedule: a handler (or a queue target) bound to a trigger. Fields mirror Redis as of the last
+ * `refresh()` (the manager's `get`/`list` return fresh ones); `run()` runs the handler in this process.
+ */
+export class ScheduledJob {
+  status: JobStatus = JobStatus.ACTIVE;
+  nextRunTime: number | null = null;
+  lastRunTime: number | null = null;
+  createdAt: number | null = null;
+  runs = 0;
+  errors = 0;
+  skipped = 0;
+  missed = 0;
+  coalesced = 0;
+  fired = 0;
+  activeInstances = 0;
+  orphaned = false;
+  /** Why it cannot be planned or enqueued, while its status is `errored` (null otherwise). */
+  error: ScheduleErrorInfo | null = null;
+  /** While paused: why, who paused it and when (`pause(id, { note })`); null otherwise. */
+  pauseNote: PauseNote | null = null;
+  /** Runs of `run()` in this process going on now (Sillo's `current_instances`). */
+  currentInstances = 0;
+  /** Settles when the definition is in Redis (code schedules: at `start()`). */
+  saved: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly host: ScheduledJobHost,
+    /** The stored definition. */
+    public def: ScheduleDefinition,
+    readonly trigger: Trigger,
+    /** The local function, when this process defines one. */
+    readonly fn: ((...args: never[]) => unknown) | undefined,
+    readonly middleware: readonly Middleware[] = [],
+  ) {}
+
+  get id(): string {
+    return this.def.id;
+  }
+  get name(): string {
+    return this.def.name;
+  }
+  get queue(): string {
+    return this.def.queue;
+  }
+  get args(): readonly unknown[] {
+    return this.def.args;
+  }
+  get maxInstances(): number {
+    return this.def.run.maxInstances;
+  }
+  get coalesce(): boolean {
+    return this.def.run.coalesce;
+  }
+
+  /** Copy a stored state into this handle. */
+  applyState(state: ScheduleState, next: number | null, error: ScheduleErrorInfo | null = null): void {
+    this.status = statusOf(state);
+    this.orphaned = state.status === 'o';
+    this.error = state.status === 'e' ? error : null;
+    this.nextRunTime = state.status === 'a' ? next : null;
+    this.lastRunTime = state.lastFireAt;
+    this.createdAt = state.createdAt || null;
+    this.fired = state.fired;
+  }
+
+  /** Run the handler now, in this process, under its middleware (Sillo's `run()`); no queue involved. */
+  async run(ctx: Partial<RunContext> = {}): Promise<unknown> {
+    if (!this.fn)
+      throw new TypeError(`schedule "${this.id}" has no local function to run (it targets a queue)`);
+    const handler = await composePipeline(
+      this.fn as (...args: unknown[]) => unknown,
+      this.def.args,
+      this.middleware,
+      {
+        id: this.id,
+        name: this.name,
+      },
+    );
+    this.currentInstances++;
+    try {
+      const result = await handler({
+        scheduleId: this.id,
+        name: this.name,
+        fireAt: Date.now(),
+        attempt: 1,
+        kind: 'manual',
+        signal: new AbortController().signal,
+        logger: this.host.logger.child({ scheduleId: this.id }),
+        ...ctx,
+      });
+      this.runs++;
+      return result;
+    } catch (err) {
+      this.errors++;
+      throw err;
+    } finally {
+      this.currentInstances--;
+    }
+  }
+
+  pause(options?: PauseOptions): Promise<boolean> {
+    return this.host.pause(this.id, options);
+  }
+  resume(options?: ResumeOptions): Promise<boolean> {
+    return this.host.resume(this.id, options);
+  }
+  remove(): Promise<boolean> {
+    return this.host.remove(this.id);
+  }
+  triggerNow(): Promise<{ jobId: string; fireAt: number }> {
+    return this.host.triggerNow(this.id);
+  }
+  /** Reload status, times and counters from Redis; false if the schedule is gone. */
+  async refresh(): Promise<boolean> {
+    return this.host.refreshJob(this);
+  }
+
+  toJSON(): ScheduledJobJSON {
+    return {
+      id: this.id,
+      name: this.name,
+      status: this.status,
+      trigger:
+        this.def.trigger.type === 'custom'
+          ? this.def.trigger.kind
+          : (this.trigger.constructor?.name ?? this.def.trigger.type),
+      nextRunTime: this.nextRunTime,
+      runs: this.runs,
+      errors: this.errors,
+      maxInstances: this.maxInstances,
+      coalesce: this.coalesce,
+      lastRunTime: this.lastRunTime,
+      createdAt: this.createdAt,
+      activeInstances: this.activeInstances,
+      queue: this.queue,
+      source: this.def.source,
+      orphaned: this.orphaned,
+      spec: this.def.trigger,
+      skipped: this.skipped,
+      missed: this.missed,
+      coalesced: this.coalesced,
+      fired: this.fired,
+      error: this.error,
+      pauseNote: this.pauseNote,
+    };
+  }
+}

@@ -1,0 +1,201 @@
+import type { Cluster, RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ClusterConnection, RedisTarget } from '../../store/redis-target.js';
+import type { ReplicaAcksOptions } from '../../store/replica-acks.js';
+import type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
+
+/** What this process does with a manager: fire schedules, or only define and inspect them. */
+export type SchedulerRole = 'scheduler' | 'client';
+
+/** Options of a `SchedulerManager`. */
+export interface SchedulerManagerOptions {
+  /**
+   * Key prefix of the deployment; every bullbeat key lives under the hash tag `{prefix}`.
+   * @defaultValue `BULLBEAT_PREFIX`, else `'bullbeat'`
+   */
+  prefix?: string;
+  /**
+   * Redis: a URL, ioredis options, a Redis Cluster as `{ cluster: 'host:port,...' | nodes, redisOptions?,
+   * clusterOptions? }`, or an ioredis `Cluster` (bullbeat opens its own connections like it).
+   * @defaultValue `REDIS_CLUSTER_NODES` (a cluster's seed nodes, `host:port,...`), else `REDIS_URL`,
+   * else `redis://127.0.0.1:6379`
+   */
+  connection?: string | RedisOptions | ClusterConnection | Cluster;
+  /**
+   * How many hash-tagged partitions the schedules are spread over (see src/store/partitions.ts). Every
+   * process of a deployment must use the same count (it decides where a schedule's keys are); it is
+   * recorded in Redis at the first start and a different one is refused.
+   * @defaultValue `32` on a Redis Cluster, `1` on a single Redis (the key names of earlier releases)
+   */
+  partitions?: number;
+  /**
+   * The queue of schedules that name none.
+   * @defaultValue `'bullbeat'`
+   */
+  defaultQueue?: string;
+  /**
+   * A pino logger.
+   * @defaultValue pino at `LOG_LEVEL` (else `'info'`), named `bullbeat`
+   */
+  logger?: Logger;
+  /**
+   * Local clock (epoch ms), used only for local bookkeeping (uptime, lateness of wake-ups); due-ness is
+   * always judged against Redis TIME. Tests inject a skewed one.
+   * @defaultValue `Date.now`
+   */
+  clock?: () => number;
+  /**
+   * `'scheduler'`: `start()` upserts the code's schedules, pauses orphaned ones and runs the fire loop.
+   * `'client'`: `start()` only upserts; nothing fires from this process (web apps, the dashboard).
+   * @defaultValue `'scheduler'`
+   */
+  role?: SchedulerRole;
+  /**
+   * In the scheduler role, pause (as orphaned) the code schedules that this process's code does not
+   * define. `false` for a replica that runs without the jobs module (runtime schedules only): the
+   * code schedules belong to the replicas that load it.
+   * @defaultValue `true`
+   */
+  pauseOrphans?: boolean;
+  /**
+   * Occurrence records kept per schedule.
+   * @defaultValue `100`
+   */
+  historyLimit?: number;
+  /**
+   * Audit entries kept per schedule (`auditTrail(id)`: who changed what, and when), newest first;
+   * 0 keeps none.
+   * @defaultValue `100`
+   */
+  auditLimit?: number;
+  /**
+   * How long a removed schedule's audit trail is kept, so that the remove can be investigated (ms);
+   * 0 deletes it with the schedule.
+   * @defaultValue `604800000` (7 days)
+   */
+  auditRetentionMs?: number;
+  /**
+   * How long a completed schedule stays before it is pruned (ms).
+   * @defaultValue `3600000` (1 h)
+   */
+  completedRetentionMs?: number;
+  /**
+   * How many due schedules one claim takes (up to 4 claims run at once when batches come full); at
+   * most 4000.
+   * @defaultValue `500`
+   */
+  claimBatch?: number;
+  /**
+   * Lease of a claim (ms). The replica holding a claim extends it every quarter lease while it works
+   * on it (its occurrences wait for their fire time or are being enqueued); a replica that dies holding
+   * claims loses them to the others within one lease, so its occurrences run at most about a lease
+   * late, once, and are never coalesced away.
+   * @defaultValue `1000`
+   */
+  claimLeaseMs?: number;
+  /**
+   * How far ahead of their fire time occurrences are claimed (ms). A claimed occurrence waits in this
+   * process and is enqueued when Redis's clock reaches its fire time, so the claim's round trip is
+   * off the critical path and one claim covers many fire times. Pauses and removals reach the held
+   * occurrences (they are dropped); an update made less than this before an occurrence does not
+   * change that one. `0` claims only what is due. At most a quarter of `claimLeaseMs`. A replica
+   * reaches further by what its recent claims took to plan (a burst, a loaded box), within 1.25 s (or a
+   * quarter of `claimLeaseMs` if longer).
+   * @defaultValue `50` (or `claimLeaseMs / 4` if lower)
+   */
+  claimAheadMs?: number;
+  /**
+   * The CPU time (ms) one schedule's next fire time may take to compute: planning a claim that
+   * overruns it errors that schedule alone (`TriggerBudgetError`: its exclusions or walk cannot be
+   * computed in time), and a definition whose first fire time overruns it is refused. Measured in
+   * this process's CPU, so a loaded box does not trip it; a built-in trigger's walk stops at it. At
+   * most a quarter of `claimLeaseMs` on a scheduler.
+   * @defaultValue `50`
+   */
+  triggerBudgetMs?: number;
+  /**
+   * The fire loop never sleeps longer than this without asking Redis (ms).
+   * @defaultValue `30000`
+   */
+  maxSleepMs?: number;
+  /**
+   * An occurrence enqueued later than this after its fire time emits `late` (ms).
+   * @defaultValue `1000`
+   */
+  lateThresholdMs?: number;
+  /**
+   * How long BullMQ keeps a finished occurrence job (s) when the schedule's `jobOptions` give no
+   * `removeOnComplete` (then also at most 1,000 per queue) or `removeOnFail`. A schedule's own
+   * retention is used as given: exactly once rests on bullbeat's records and claims, not on kept jobs.
+   * @defaultValue `3600`
+   */
+  keepFinishedJobsSec?: number;
+  /**
+   * In the scheduler role, record the outcome of occurrences that a consumer other than bullbeat's
+   * worker runtime ran (a plain BullMQ `Worker`), from BullMQ's events and, for events missed, a
+   * periodic reconciliation. `false` turns it off.
+   * @defaultValue on (`ForeignOutcomesOptions` defaults)
+   */
+  foreignOutcomes?: boolean | ForeignOutcomesOptions;
+  /**
+   * Backpressure per schedule: an occurrence that comes due while the schedule's previous one is
+   * still waiting in its queue (enqueued, not started by any consumer) is not enqueued but counted as
+   * `coalesced`, so a slow or stopped consumer leaves at most one waiting job per schedule. Likewise an
+   * occurrence claimed after its schedule's next one came due already (the scheduler ran behind) is
+   * coalesced, with those due since, into the latest one. A schedule with `misfire: 'all'` and
+   * `coalesce: false` always enqueues. `false` enqueues every occurrence (the behaviour before
+   * backpressure).
+   * @defaultValue `true`
+   */
+  backpressure?: boolean;
+  /**
+   * Commit occurrences to BullMQ ahead of their instant: one claimed before its fire time is added at
+   * once as a delayed job due exactly then (as BullMQ's job schedulers do), so the fire instant costs
+   * BullMQ's promotion rather than an `addBulk`, and a replica that dies holds nothing due. A pause,
+   * removal or update removes a staged job BullMQ has not promoted yet. `false` holds each occurrence
+   * in the replica and adds it at its fire time. Off by default until it is measured faster and shown
+   * to lose nothing when a Redis Cluster master fails (see docs/commit-ahead.md).
+   * @defaultValue `false`
+   */
+  commitAhead?: boolean;
+  /**
+   * Replica acknowledgement of each enqueue (Redis `WAIT`): after the job adds of an enqueue, wait
+   * until `replicas` replicas of the master that took them acknowledged them (at most `timeoutMs`)
+   * before the occurrence's completion is written, so that a master SIGKILLed right after the add
+   * cannot lose a job whose occurrence is already recorded as enqueued (it is claimed and added again).
+   * An enqueue acknowledged by fewer replicas in time still completes and is counted
+   * (`loopStats.underAcked`, `bullbeat_replica_acks_short_total`). It does not make Redis strongly
+   * consistent (see the README, *What is guaranteed*). `false`: no `WAIT`.
+   * @defaultValue `BULLBEAT_REPLICA_ACKS` (`replicas[:timeoutMs]`, e.g. `1:100`), else `false`
+   */
+  replicaAcks?: false | { replicas?: number; timeoutMs?: number };
+}
+
+export interface ResolvedManagerOptions {
+  prefix: string;
+  connection: string | RedisOptions | ClusterConnection | Cluster;
+  /** What every client is made from (`cluster` set on a Redis Cluster). */
+  target: RedisTarget;
+  partitions: number;
+  defaultQueue: string;
+  logger: Logger | undefined;
+  clock: () => number;
+  role: SchedulerRole;
+  pauseOrphans: boolean;
+  historyLimit: number;
+  auditLimit: number;
+  auditRetentionMs: number;
+  completedRetentionMs: number;
+  claimBatch: number;
+  claimLeaseMs: number;
+  claimAheadMs: number;
+  triggerBudgetMs: number;
+  maxSleepMs: number;
+  lateThresholdMs: number;
+  keepFinishedJobsSec: number;
+  foreignOutcomes: ResolvedForeignOutcomesOptions;
+  backpressure: boolean;
+  commitAhead: boolean;
+  /** Replica acknowledgement of each enqueue; undefined: none. */
+  replicaAcks: ReplicaAcksOptions | undefined;
+}

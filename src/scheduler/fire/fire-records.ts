@@ -1,0 +1,152 @@
+import type { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { occurrenceJobId } from '../../store/job-payload.js';
+import { occurrenceField } from '../../store/keys.js';
+import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { Claim, Completion } from '../../store/schedule-store-types.js';
+import type { SchedulerEvents } from '../contract/index.js';
+import type { OccurrencePlan } from './occurrence-planner.js';
+
+/** Who claimed an occurrence and when, kept on its records. */
+export interface ClaimFacts {
+  /** The replica (`host:pid`). */
+  replica?: string;
+  /** Redis time of the claim (ms). */
+  claimedAt?: number;
+  /** The claim took over one that lapsed. */
+  reclaimed?: boolean;
+}
+
+/**
+ * The completion of one planned claim: the `enqueued` record (when it enqueued), the missed
+ * occurrences' records (the newest `historyLimit`; the rest only counted), the pre-record of a
+ * coalesced catch-up, the records of occurrences backpressure coalesced and the `standsFor` of the run
+ * that stands for them, and the next due time.
+ */
+export function completionOf(
+  claim: Claim,
+  def: ScheduleDefinition,
+  plan: OccurrencePlan,
+  historyLimit: number,
+  by?: ClaimFacts,
+  /** Redis time when its enqueue started (the record's `enqueuedAt`; the completion's time without it). */
+  enqueuedAt?: number,
+): Completion {
+  // who claimed it and when (for `schedule:why`): a few bytes in records written anyway, no round trip
+  const facts: ClaimFacts = by ? { ...by, ...(claim.reclaimed && { reclaimed: true }) } : {};
+  const missed = plan.missed.slice(-historyLimit);
+  const records: Completion['records'] = missed.map((m) => ({
+    fireAt: m.fireAt,
+    field: occurrenceField(m.fireAt),
+    patch: {
+      scheduleId: def.id,
+      fireAt: m.fireAt,
+      kind: 'scheduled',
+      outcome: 'missed',
+      reason: m.reason,
+      ...facts,
+    },
+    counter: 'missed',
+  }));
+  if (plan.coalesced) {
+    // each occurrence coalesced (the newest historyLimit; all are counted), and the run standing for them
+    const { cause, standIn, span } = plan.coalesced;
+    for (const fireAt of plan.coalesced.fireAts.slice(-historyLimit)) {
+      records.push({
+        fireAt,
+        field: occurrenceField(fireAt),
+        patch: {
+          scheduleId: def.id,
+          fireAt,
+          kind: 'scheduled',
+          outcome: 'skipped',
+          reason: 'coalesced',
+          coalescedBy: cause,
+          standIn,
+          ...facts,
+        },
+      });
+    }
+    records.push({
+      fireAt: standIn,
+      field: occurrenceField(standIn),
+      patch: { scheduleId: def.id, fireAt: standIn, standsFor: { ...span, cause } },
+    });
+  }
+  if (plan.coalesceInto) {
+    const c = plan.coalesceInto;
+    records.push({
+      fireAt: c.fireAt,
+      field: occurrenceField(c.fireAt),
+      patch: { scheduleId: def.id, fireAt: c.fireAt, kind: 'catch-up', coalesced: c.count, ...facts },
+    });
+  }
+  return {
+    claim,
+    ...(plan.enqueue && {
+      enqueued: {
+        kind: plan.enqueue.kind,
+        queue: def.queue,
+        jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
+        ...(enqueuedAt !== undefined && { enqueuedAt }),
+        ...facts,
+      },
+    }),
+    next: plan.next,
+    records,
+    missedUncounted: plan.missed.length - missed.length,
+    ...(plan.coalesced && { coalesced: plan.coalesced.count }),
+  };
+}
+
+/** Emit what one completed claim did: `fired` (and `late` past the threshold), `missed` by reason. */
+export function announce(
+  events: EventEmitter<SchedulerEvents>,
+  logger: Logger,
+  lateThresholdMs: number,
+  def: ScheduleDefinition,
+  plan: OccurrencePlan,
+  lateMs: number,
+): void {
+  if (plan.enqueue) {
+    const fireAt = plan.enqueue.fireAt;
+    events.emit('fired', {
+      scheduleId: def.id,
+      name: def.name,
+      queue: def.queue,
+      fireAt,
+      kind: plan.enqueue.kind,
+      jobId: occurrenceJobId(def.id, fireAt),
+      lateMs,
+    });
+    if (lateMs > lateThresholdMs) {
+      events.emit('late', { scheduleId: def.id, name: def.name, fireAt, lateMs });
+    }
+  }
+  if (plan.coalesced) {
+    events.emit('missed', {
+      scheduleId: def.id,
+      name: def.name,
+      reason: 'coalesced',
+      count: plan.coalesced.count,
+      fireAts: plan.coalesced.fireAts,
+    });
+  }
+  if (plan.missed.length === 0) return;
+  const byReason = new Map<string, number[]>();
+  for (const m of plan.missed) {
+    let l = byReason.get(m.reason);
+    if (!l) byReason.set(m.reason, (l = []));
+    l.push(m.fireAt);
+  }
+  for (const [reason, fireAts] of byReason) {
+    events.emit('missed', {
+      scheduleId: def.id,
+      name: def.name,
+      reason: reason as 'misfire',
+      count: fireAts.length,
+      fireAts: fireAts.slice(-100),
+    });
+  }
+  logger.debug({ scheduleId: def.id, missed: plan.missed.length }, 'bullbeat: occurrences missed');
+}

@@ -1,0 +1,266 @@
+import { jobDataFor, occurrenceJobId } from '../../store/job-payload.js';
+import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { Claim } from '../../store/schedule-store-types.js';
+import * as occurrenceTrace from '../../tracing/fire-tracing.js';
+import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
+import type { ClaimRenewer } from './claim-renewer.js';
+import type { DefinitionCache } from './definition-cache.js';
+import { holdBackWhenDue } from './fire-backpressure.js';
+import { markClaimErrored } from './fire-errors.js';
+import {
+  type Batch,
+  type FireLoopDeps,
+  type FireLoopStats,
+  fireTime,
+  type Item,
+  uniqueBatches,
+} from './fire-loop-types.js';
+import { announce, completionOf } from './fire-records.js';
+import type { RedisClock } from './redis-clock.js';
+import type { ReplicaAcker } from './replica-acker.js';
+import { type StagedAnnouncer, stagedJobOptions, unstage } from './staged-jobs.js';
+import type { StopNotices } from './stop-notices.js';
+
+/** The parts of a fire loop its enqueues and completions share with its claims. */
+export interface EnqueueParts {
+  deps: FireLoopDeps;
+  stats: FireLoopStats;
+  /** This replica, as its records name it. */
+  replicaId: string;
+  clock: RedisClock;
+  renewer: ClaimRenewer;
+  cache: DefinitionCache;
+  stops: StopNotices;
+  announcer: StagedAnnouncer;
+  acker: ReplicaAcker | undefined;
+  /** Claim again in `ms` (the claim timer). */
+  arm(ms: number): void;
+  /** Claim again for a schedule due at `due` (Redis ms), `now` being Redis's clock. */
+  armFor(due: number, now: number): void;
+  /** How far ahead claims reach now (ms). */
+  aheadMs(): number;
+}
+
+/**
+ * The second half of the fire cycle: claimed occurrences become BullMQ jobs (one `addBulk` per
+ * queue, a refused job erroring its schedule alone), then their batches are completed (records, run
+ * counts, next due times) and the occurrences announced (`fired`, `missed`, ...).
+ */
+export class OccurrenceEnqueuer {
+  constructor(private readonly parts: EnqueueParts) {}
+
+  /** An occurrence of a schedule stopped after its claim: it is not enqueued, and is recorded as missed. */
+  notRun(item: Item): void {
+    const { enqueue, ...rest } = item.plan;
+    item.plan = enqueue
+      ? { ...rest, missed: [...rest.missed, { fireAt: enqueue.fireAt, reason: 'paused' }] }
+      : rest;
+    item.batch.left--;
+    item.batch.ready.push(item);
+  }
+
+  /** True when the schedule of `item` was stopped after the item was claimed. */
+  private stoppedSinceClaim(item: Item): boolean {
+    return this.parts.stops.stoppedSince(item.claim.id, item.stopSeq);
+  }
+
+  /**
+   * Enqueue occurrences (one `addBulk` per queue), then complete the batches they finish. `added`: the
+   * adds are done (with `replicaAcks`, the next enqueue of the fire timer need not wait for this one's
+   * WAIT and completion). `stagedAt`: committed ahead, as delayed jobs (the claim's Redis time).
+   */
+  async enqueue(all: Item[], added?: () => void, stagedAt?: number): Promise<void> {
+    if (all.length === 0) return;
+    const { hooks } = this.parts.deps;
+    const startedAt = this.parts.clock.now();
+    const stopped = new Set<Item>();
+    let items = all;
+    const poisoned: Promise<void>[] = [];
+    try {
+      const coalesced = await holdBackWhenDue(items, Math.floor(this.parts.clock.now()), this.parts.deps);
+      if (coalesced.size > 0) items = items.filter((i) => !coalesced.has(i));
+      // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
+      // may be gone already under removeOnComplete). Their records are read at once: one at a time,
+      // the take-over of a dead replica's hundreds of claims made the occurrences after them late.
+      const started = await this.startedAlready(items);
+      const byQueue = new Map<string, { tag: Item; job: BulkJob }[]>();
+      for (const item of items) {
+        const { cached } = item;
+        if (this.stoppedSinceClaim(item)) {
+          stopped.add(item);
+          continue;
+        }
+        const fireAt = fireTime(item);
+        item.lateMs = stagedAt === undefined ? Math.round(startedAt - fireAt) : 0;
+        item.enqueuedAt = Math.floor(startedAt);
+        if (stagedAt !== undefined) item.staged = true;
+        if (started.has(item)) continue;
+        const def = cached.def;
+        const data = jobDataFor(def, fireAt, item.plan.enqueue!.kind, this.parts.deps.options.prefix);
+        let list = byQueue.get(def.queue);
+        if (!list) byQueue.set(def.queue, (list = []));
+        cached.opts ??= this.parts.deps.jobOptions(def, '');
+        const jobId = occurrenceJobId(def.id, fireAt);
+        item.trace = occurrenceTrace.start(item, def, fireAt, jobId, this.parts.replicaId);
+        const opts = occurrenceTrace.carry({ ...cached.opts, jobId }, item.trace);
+        if (stagedAt !== undefined) Object.assign(opts, stagedJobOptions(opts, fireAt, stagedAt));
+        list.push({ tag: item, job: { name: def.name, data, opts } });
+      }
+      // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
+      // others of its queue still go. A connection failure throws: nothing is blamed.
+      const refused = await addBulkByQueue(byQueue, (q) => this.parts.deps.queue(q));
+      occurrenceTrace.added(items, refused);
+      // replicaAcks: the adds are on the queues' replicas before any completion says "enqueued"
+      if (this.parts.acker) {
+        added?.();
+        await this.parts.acker.wait([...byQueue.keys()]);
+      }
+      const out = new Set(refused.map((r) => r.tag));
+      if (out.size > 0) items = items.filter((i) => !out.has(i));
+      for (const { tag: item, err } of refused) {
+        item.batch.left--;
+        this.parts.renewer.release(item.batch, [item.claim.id]);
+        poisoned.push(this.markErrored(item.claim, item.cached.def, err));
+      }
+      if (stagedAt !== undefined) await this.unstageStopped(items, stopped);
+      await hooks?.afterEnqueue?.(items.map((i) => i.claim));
+    } catch (err) {
+      // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
+      occurrenceTrace.failed(items, err);
+      this.failed(err, 'bullbeat: enqueue failed; the occurrences are claimed again when their lease lapses');
+      for (const item of items) {
+        item.batch.left--;
+        this.parts.renewer.release(item.batch, [item.claim.id]);
+      }
+      this.parts.arm(this.parts.deps.options.claimLeaseMs);
+      await Promise.all(poisoned);
+      await Promise.all(uniqueBatches(all).map((b) => (b.left === 0 ? this.complete(b) : undefined)));
+      return;
+    }
+    await Promise.all(poisoned);
+    const horizon = this.parts.clock.now() + this.parts.aheadMs();
+    const urgent = new Set<Batch>();
+    for (const item of items) {
+      if (stopped.has(item)) {
+        this.notRun(item);
+        continue;
+      }
+      item.batch.left--;
+      item.batch.ready.push(item);
+      const next = item.plan.next;
+      if (next !== null && next <= horizon) urgent.add(item.batch);
+    }
+    // A batch completes once all its occurrences are enqueued, or now if one is due again soon.
+    await Promise.all(
+      uniqueBatches(all).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
+    );
+  }
+
+  /**
+   * Staged items whose schedule was stopped while they were being added (the notice came after the
+   * check above): taken out of BullMQ again, and not run, unless BullMQ promoted them already.
+   */
+  private async unstageStopped(items: readonly Item[], stopped: Set<Item>): Promise<void> {
+    const late = items.filter((i) => !stopped.has(i) && this.stoppedSinceClaim(i));
+    await Promise.all(
+      late.map(async (i) => {
+        const q = this.parts.deps.queue(i.cached.def.queue);
+        if ((await unstage(q, i.claim.id, fireTime(i)).catch(() => [])).length > 0) stopped.add(i);
+      }),
+    );
+  }
+
+  /** The reclaimed items whose record shows a worker started them already (their records read at once). */
+  private async startedAlready(items: readonly Item[]): Promise<Set<Item>> {
+    const reclaimed = items.filter((i) => i.claim.reclaimed);
+    if (reclaimed.length === 0) return new Set();
+    const records = await Promise.all(
+      reclaimed.map((i) => this.parts.deps.history.get(i.claim.id, i.claim.fireAt)),
+    );
+    return new Set(
+      reclaimed.filter((_, n) => {
+        const outcome = records[n]?.outcome;
+        return outcome !== undefined && outcome !== 'enqueued';
+      }),
+    );
+  }
+
+  /** Complete the ready items of a batch: records, run counts, and each schedule's next due time. */
+  async complete(batch: Batch): Promise<void> {
+    const items = batch.ready.splice(0);
+    if (items.length === 0) return;
+    const limit = this.parts.deps.options.historyLimit;
+    const completions = items.map((item) =>
+      completionOf(
+        item.claim,
+        item.cached.def,
+        item.plan,
+        limit,
+        { replica: this.parts.replicaId, claimedAt: item.claimedAt },
+        item.enqueuedAt,
+      ),
+    );
+    const now = Math.floor(this.parts.clock.now());
+    try {
+      await this.parts.deps.store.complete(completions, now, batch.token);
+    } catch (err) {
+      occurrenceTrace.failed(items, err);
+      this.parts.renewer.release(
+        batch,
+        items.map((i) => i.claim.id),
+      );
+      this.failed(
+        err,
+        'bullbeat: completion failed; the occurrences are claimed again when their lease lapses',
+      );
+      this.parts.arm(this.parts.deps.options.claimLeaseMs);
+      return;
+    }
+    this.parts.renewer.release(
+      batch,
+      items.map((i) => i.claim.id),
+    );
+    let soonest: number | null = null;
+    for (const c of completions) {
+      if (c.next === null)
+        this.parts.cache.delete(c.claim.id); // completed: it is not claimed again
+      else if (soonest === null || c.next < soonest) soonest = c.next;
+    }
+    // Redis's clock now, not at the start of the completion: under load the completion takes long
+    // enough that arming from the earlier reading put the next claim after its fire time
+    if (soonest !== null) this.parts.armFor(soonest, Math.floor(this.parts.clock.now()));
+    for (const item of items) this.emitDone(item);
+  }
+
+  private emitDone(item: Item): void {
+    const { cached, plan, lateMs, staged, claim } = item;
+    occurrenceTrace.completed(item, cached.def, this.parts.replicaId);
+    if (plan.enqueue) this.parts.stats.enqueued++;
+    if (plan.coalesced) {
+      this.parts.stats.coalesced += plan.coalesced.count;
+      this.parts.stats.coalescedBehind += plan.coalesced.count - 1;
+    }
+    this.parts.stats.missed += plan.missed.length;
+    const { events, options, logger } = this.parts.deps;
+    const say = () =>
+      announce(events, logger, options.lateThresholdMs, cached.def, plan, lateMs ?? Math.max(0, plan.lateMs));
+    const at = plan.enqueue?.fireAt;
+    if (staged && at !== undefined && this.parts.clock.until(at) > 0)
+      this.parts.announcer.add(claim.id, at, say);
+    else say();
+  }
+
+  failed(err: unknown, message: string): void {
+    this.parts.stats.errors++;
+    this.parts.deps.logger.error({ err }, message);
+    this.parts.deps.events.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
+  }
+
+  /** A claim that cannot be planned or enqueued: its schedule becomes errored (see fire-errors.ts). */
+  markErrored(claim: Claim, def: ScheduleDefinition | undefined, err: unknown): Promise<void> {
+    const now = Math.floor(this.parts.clock.now());
+    return markClaimErrored(this.parts.deps, this.parts.stats, now, { claim, def, err }, (e, m) =>
+      this.failed(e, m),
+    );
+  }
+}

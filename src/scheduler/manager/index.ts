@@ -1,0 +1,11 @@
+// The SchedulerManager and its writes, reads and controls: it composes the fire cycle, the outcomes of
+// plain Workers and backfill. Nothing else in the scheduler imports it.
+export { SchedulerManager } from './scheduler-manager.js';
+export type {
+  HandlerDecorator,
+  HistoryAccess,
+  ListQuery,
+  ScheduleDecorator,
+  SchedulerStats,
+} from './scheduler-manager-types.js';
+export { type ExpressLike, setupScheduler } from './setup-scheduler.js';

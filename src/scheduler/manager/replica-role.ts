@@ -1,0 +1,189 @@
+import type { EventEmitter } from 'node:events';
+import type { JobsOptions } from 'bullmq';
+import type { Logger } from 'pino';
+import { CODE_ACTOR } from '../../store/audit-entry.js';
+import type { Keys } from '../../store/keys.js';
+import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { Trigger } from '../../triggers/trigger.js';
+import type { ResolvedManagerOptions, ScheduledJob, SchedulerEvents } from '../contract/index.js';
+import {
+  type FireHooks,
+  FireLoop,
+  type FireLoopFootprint,
+  type FireLoopStats,
+  MAX_HORIZON_MS,
+} from '../fire/index.js';
+import { type ForeignOutcomesManager, startForeignOutcomes } from '../outcomes/index.js';
+import type { ManagerConnections } from './manager-connections.js';
+
+/** What the scheduler role needs from its manager. */
+export interface ReplicaDeps {
+  manager: ForeignOutcomesManager & EventEmitter<SchedulerEvents>;
+  connections: ManagerConnections;
+  options: ResolvedManagerOptions;
+  keys: Keys;
+  logger: Logger;
+  /** The schedules this process defines, by id. */
+  local: ReadonlyMap<string, ScheduledJob>;
+  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
+  /** Drop a schedule's occurrences held here and tell the other replicas to (`stop:<id>`). */
+  publishStop(id: string): Promise<void>;
+  hooks: FireHooks | undefined;
+}
+
+/**
+ * The scheduler role of a manager: orphans marked at start, the fire loop, foreign consumers'
+ * outcomes, and the pruning of completed schedules. `stop()` hands over to the other replicas.
+ */
+export class ReplicaRole {
+  /** The fire loop: one over every partition (see `everyPartitionLoop`); one of a single partition with P = 1. */
+  private loops: FireLoop[] = [];
+  private foreign: { stop(): Promise<void> } | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private lastStats: FireLoopStats | undefined;
+
+  constructor(private readonly deps: ReplicaDeps) {}
+
+  async start(): Promise<void> {
+    const { connections, options, logger, manager, local } = this.deps;
+    if (options.pauseOrphans) await this.markOrphans();
+    if (this.deps.keys.partitions > 1) this.loops.push(this.everyPartitionLoop());
+    for (let i = 0; i < this.deps.keys.partitions && this.loops.length === 0; i++) {
+      this.loops.push(
+        new FireLoop({
+          store: connections.store.partition(i),
+          history: connections.history,
+          options,
+          logger,
+          events: manager,
+          queue: (name) => connections.queue(name),
+          localTrigger: (id) => customTriggerOf(local.get(id)),
+          jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
+          // a stop notice goes to the loop of the schedule's partition only
+          subscribe: (onMessage) =>
+            connections.subscribe((m) => {
+              if (!m.startsWith('stop:') || this.deps.keys.partitionOf(m.slice(5)) === i) onMessage(m);
+            }),
+          hooks: this.deps.hooks,
+        }),
+      );
+    }
+    await Promise.all(this.loops.map((l) => l.start()));
+    this.foreign = await startForeignOutcomes(manager);
+    this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, options.completedRetentionMs));
+    this.pruneTimer.unref();
+  }
+
+  /**
+   * With P > 1 partitions, one fire loop whose claim cycle claims every partition with something
+   * due (concurrently, one script per partition), so that one `addBulk` per queue carries them all;
+   * a slow or failing partition does not hold the others back (see partition-claims.ts).
+   */
+  private everyPartitionLoop(): FireLoop {
+    const { connections, options, logger, manager, local } = this.deps;
+    const store = connections.store;
+    const fanOut = store.claimEveryPartition({
+      recheckMs: options.maxSleepMs,
+      maxWaitMs: Math.max(MAX_HORIZON_MS, Math.floor(options.claimLeaseMs / 4)),
+      stuckMs: options.claimLeaseMs,
+      onError: (err) => {
+        logger.error({ err }, 'bullbeat: claim of a partition failed; retrying it in 1 s');
+        manager.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
+      },
+    });
+    return new FireLoop({
+      store,
+      history: connections.history,
+      options,
+      logger,
+      events: manager,
+      queue: (name) => connections.queue(name),
+      localTrigger: (id) => customTriggerOf(local.get(id)),
+      jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
+      subscribe: (onMessage) =>
+        connections.subscribe((m) => {
+          fanOut.wake(m);
+          onMessage(m);
+        }),
+      hooks: this.deps.hooks,
+    });
+  }
+
+  /** Stop firing (what is claimed is enqueued and completed), then wake the other replicas. */
+  async stop(): Promise<void> {
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.pruneTimer = undefined;
+    if (this.loops.length > 0) {
+      await Promise.all(this.loops.map((l) => l.stop()));
+      // What this replica claimed is back in `due`: wake the others now, not at their next timer.
+      await this.deps.connections.redis.publish(this.deps.keys.wake, 'handoff').catch(() => undefined);
+    }
+    await this.foreign?.stop();
+    this.foreign = undefined;
+    this.lastStats = this.stats;
+    this.loops = [];
+  }
+
+  /** Drop the schedule's occurrences claimed here and not yet enqueued (see `FireLoop.stopSchedule`). */
+  stopSchedule(id: string): void {
+    const loop = this.loops.length === 1 ? this.loops[0] : this.loops[this.deps.keys.partitionOf(id)];
+    loop?.stopSchedule(id);
+  }
+
+  /** The counters of every partition's loop, summed. */
+  get stats(): FireLoopStats | undefined {
+    if (this.loops.length === 0) return this.lastStats;
+    if (this.loops.length === 1) return this.loops[0]!.stats;
+    const sum = { ...this.loops[0]!.stats };
+    for (const l of this.loops.slice(1)) {
+      for (const [k, v] of Object.entries(l.stats)) sum[k as keyof FireLoopStats] += v;
+    }
+    return sum;
+  }
+
+  get footprint(): FireLoopFootprint | undefined {
+    if (this.loops.length === 0) return undefined;
+    const sum: FireLoopFootprint = { cachedDefinitions: 0, stopNotices: 0, pending: 0 };
+    for (const l of this.loops) {
+      for (const [k, v] of Object.entries(l.footprint)) sum[k as keyof FireLoopFootprint] += v;
+    }
+    return sum;
+  }
+
+  /** Pause code schedules that no code in this process defines any more (they would fire into the void). */
+  private async markOrphans(): Promise<void> {
+    const { connections, local, logger } = this.deps;
+    const store = connections.store;
+    for (const [id, s] of await store.states()) {
+      if (s.source !== 'code' || s.status !== 'a' || local.has(id)) continue;
+      if ((await store.setStatus(id, 'a', 'o', null, { op: 'orphan', by: CODE_ACTOR })) === 1) {
+        await this.deps.publishStop(id);
+        logger.warn(
+          { scheduleId: id },
+          'bullbeat: code schedule no longer defined in code; paused as orphaned',
+        );
+      }
+    }
+  }
+
+  private async prune(): Promise<void> {
+    const { connections, options, local, logger } = this.deps;
+    try {
+      const store = connections.store;
+      const now = await store.time();
+      const ids = await store.completedBefore(now - options.completedRetentionMs, 100);
+      for (const id of ids) {
+        // A completed schedule this code still defines is kept, so the next start does not re-arm it.
+        if (local.get(id)?.def.source === 'code') await store.keepCompleted(id, now);
+        else await store.remove(id, 'c');
+      }
+    } catch (err) {
+      logger.warn({ err }, 'bullbeat: pruning completed schedules failed');
+    }
+  }
+}
+
+/** The custom trigger a local schedule defines, if it has one (built-in ones are read from Redis). */
+export function customTriggerOf(job: ScheduledJob | undefined): Trigger | undefined {
+  return job?.def.trigger.type === 'custom' ? job.trigger : undefined;
+}

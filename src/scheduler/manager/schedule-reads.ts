@@ -1,0 +1,153 @@
+import type { Redis } from 'ioredis';
+import { JobStatus } from '../../store/job-status.js';
+import type { Keys } from '../../store/keys.js';
+import type { PauseNote } from '../../store/pause-note.js';
+import { countsFrom, type RunCounter, type RunHistory } from '../../store/run-history.js';
+import { decodeDefinition, type ScheduleDefinition } from '../../store/schedule-definition.js';
+import { ScheduleIndex } from '../../store/schedule-index.js';
+import { countersOf, withTriggerChecked } from '../../store/schedule-listing.js';
+import type { ScheduleState } from '../../store/schedule-state.js';
+import type { ScheduleStore } from '../../store/schedule-store.js';
+import type { StoredSchedule } from '../../store/schedule-store-types.js';
+import type { Trigger } from '../../triggers/trigger.js';
+import type { ScheduledJob } from '../contract/index.js';
+import type { ListQuery, SchedulerStats } from './scheduler-manager-types.js';
+
+/** What reading schedules into `ScheduledJob` handles needs from the manager. */
+export interface ReadContext {
+  store: ScheduleStore;
+  redis: Redis;
+  keys: Keys;
+  local: ReadonlyMap<string, ScheduledJob>;
+  triggerOf(def: ScheduleDefinition): Trigger | undefined;
+  /** A handle for a schedule this process does not define. */
+  handle(def: ScheduleDefinition, trigger: Trigger): ScheduledJob;
+  /** The pause notes of schedules, in order. */
+  pauseNotes?(ids: readonly string[]): Promise<(PauseNote | null)[]>;
+}
+
+/** A page of schedules sorted by name then id, with the total that matched. */
+export async function listPage(
+  ctx: ReadContext,
+  query: ListQuery,
+): Promise<{ total: number; items: ScheduledJob[] }> {
+  // read fresh each time (no cache): names, statuses and new schedules as they are now
+  const index = new ScheduleIndex(ctx.redis, ctx.keys, 0, Date.now, 0);
+  const { total, ids } = await index.page(query);
+  const rows: StoredSchedule[] = [];
+  for (let i = 0; i < ids.length; i += 1000) rows.push(...(await ctx.store.getMany(ids.slice(i, i + 1000))));
+  return { total, items: await materialize(ctx, rows) };
+}
+
+/** Handles for stored rows; a row whose trigger cannot be read is shown errored, never thrown. */
+export async function materialize(ctx: ReadContext, stored: StoredSchedule[]): Promise<ScheduledJob[]> {
+  const rows = stored.map(withTriggerChecked);
+  const jobs = rows.map((row) => {
+    const mine = ctx.local.get(row.def.id);
+    if (mine && row.error?.at !== null) {
+      mine.def = row.def;
+      return mine;
+    }
+    const trigger = (row.error === null && ctx.triggerOf(row.def)) || { nextFire: () => null };
+    return ctx.handle(row.def, trigger);
+  });
+  await fillCounters(ctx, jobs, rows);
+  return jobs;
+}
+
+/** State, next time, error and run counters of handles, from their stored rows. */
+export async function fillCounters(
+  ctx: ReadContext,
+  jobs: ScheduledJob[],
+  rows: StoredSchedule[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const now = await ctx.store.time();
+  const counters = await countersOf(
+    ctx.redis,
+    ctx.keys,
+    jobs.map((j) => j.id),
+    now,
+  );
+  const notes = (await ctx.pauseNotes?.(jobs.map((j) => j.id))) ?? [];
+  jobs.forEach((job, i) => {
+    const row = rows[i]!;
+    job.applyState(row.state, row.next, row.error);
+    Object.assign(job, counters[i]);
+    const paused = row.state.status === 'p' || row.state.status === 'o';
+    job.pauseNote = paused ? (notes[i] ?? null) : null;
+  });
+}
+
+/** Every queue the schedules use: `defaultQueue`, this process's and every one stored in Redis. */
+export async function queueNamesOf(ctx: ReadContext, defaultQueue: string): Promise<string[]> {
+  const names = new Set<string>([defaultQueue]);
+  for (const job of ctx.local.values()) names.add(job.queue);
+  const defs = await Promise.all(ctx.keys.all().map((k) => ctx.redis.hgetall(k.schedules)));
+  for (const [id, json] of defs.flatMap((d) => Object.entries(d))) {
+    const { queue } = decodeDefinition(id, json).def;
+    if (queue !== '') names.add(queue);
+  }
+  return [...names].sort();
+}
+
+/** Sillo's stats from every schedule's state and the deployment's run counters. */
+export function statsOf(
+  states: Iterable<ScheduleState>,
+  totals: Record<RunCounter, number>,
+  uptime: number,
+  erroredTotal = 0,
+): SchedulerStats {
+  let jobsTotal = 0;
+  let jobsActive = 0;
+  let jobsPaused = 0;
+  let jobsCompleted = 0;
+  let jobsErrored = 0;
+  for (const s of states) {
+    jobsTotal++;
+    if (s.status === 'a') jobsActive++;
+    else if (s.status === 'c') jobsCompleted++;
+    else if (s.status === 'e') jobsErrored++;
+    else jobsPaused++;
+  }
+  const { runs, errors, skipped, missed, coalesced } = totals;
+  return {
+    jobsTotal,
+    jobsActive,
+    jobsPaused,
+    jobsCompleted,
+    jobsErrored,
+    runs,
+    errors,
+    skipped,
+    missed,
+    coalesced,
+    erroredTotal,
+    uptime,
+  };
+}
+
+/** Sillo's stats over the deployment: every schedule's state and the run counters. */
+export async function deploymentStats(
+  store: ScheduleStore,
+  history: Pick<RunHistory, 'rawTotals'>,
+  uptime: number,
+): Promise<SchedulerStats> {
+  const states = await store.states();
+  const totals = await history.rawTotals();
+  const erroredTotal = Number(totals.errored ?? 0);
+  return statsOf(states.values(), countsFrom(totals), uptime, erroredTotal);
+}
+
+/** Reload a handle from Redis; one removed meanwhile is marked cancelled (false). */
+export async function refreshHandle(ctx: ReadContext, job: ScheduledJob): Promise<boolean> {
+  const row = await ctx.store.get(job.id);
+  if (!row) {
+    job.status = JobStatus.CANCELLED;
+    job.nextRunTime = null;
+    return false;
+  }
+  job.def = row.def;
+  await fillCounters(ctx, [job], [row]);
+  return true;
+}

@@ -1,0 +1,73 @@
+import type { RunHistory } from '../../store/run-history.js';
+import type { RunRecord } from '../../store/run-record.js';
+import type { ScheduledJob } from '../contract/index.js';
+
+/**
+ * `every()` / `cron()`: a function wrapper returning the `ScheduledJob`, or a method decorator of
+ * either flavour: TC39 (the default) or legacy (`experimentalDecorators`, as in NestJS apps).
+ */
+export interface ScheduleDecorator {
+  // The method-decorator overloads come first: TypeScript checks a decorator against the first
+  // overloads, and `ScheduledJob` is not a valid method-decorator return type.
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <This, F extends (this: This, ...args: any[]) => unknown>(
+    fn: F,
+    context: ClassMethodDecoratorContext<This, F>,
+  ): void;
+  /** Legacy (`experimentalDecorators`): registered when the class is defined (see `cron()`). */
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <F extends (...args: any[]) => unknown>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<F>,
+  ): void;
+  // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
+  <F extends (...args: any[]) => unknown>(fn: F): ScheduledJob;
+}
+
+/**
+ * `handle(name?)`: a function wrapper (returns the function) or a method decorator of either flavour,
+ * registering a worker handler for a job name without defining a schedule.
+ */
+export interface HandlerDecorator {
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <This, F extends (this: This, ...args: any[]) => unknown>(
+    fn: F,
+    context: ClassMethodDecoratorContext<This, F>,
+  ): void;
+  /** Legacy (`experimentalDecorators`): registered when the class is defined. */
+  // biome-ignore lint/suspicious/noExplicitAny: any method signature is accepted
+  <F extends (...args: any[]) => unknown>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<F>,
+  ): void;
+  // biome-ignore lint/suspicious/noExplicitAny: any function signature is accepted
+  <F extends (...args: any[]) => unknown>(fn: F): F;
+}
+
+/** Sillo's `SchedulerStats`, counted over the whole deployment (Redis), uptime over this manager. */
+export interface SchedulerStats {
+  jobsTotal: number;
+  jobsActive: number;
+  jobsPaused: number;
+  jobsCompleted: number;
+  /** Schedules errored now (they cannot be planned or enqueued; see `ScheduledJob.error`). */
+  jobsErrored: number;
+  /** Runs that finished successfully (written by workers). */
+  runs: number;
+  errors: number;
+  skipped: number;
+  missed: number;
+  /** Occurrences not enqueued while the previous one still waited in its queue (backpressure). */
+  coalesced: number;
+  /** Times a schedule became errored, over the deployment (cumulative; Redis `totals.errored`). */
+  erroredTotal: number;
+  /** Seconds since this manager started (0 when not started). */
+  uptime: number;
+}
+
+export type { ListQuery } from '../../store/schedule-listing.js';
+
+/** The run history of the deployment, callable as `history(id, limit?)` (Sillo-style). */
+export type HistoryAccess = RunHistory & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);

@@ -1,0 +1,70 @@
+import type { ForeignOutcome } from '../../store/foreign-outcome-script.js';
+import type { RunRecord } from '../../store/run-record.js';
+
+// What a finished BullMQ job's hash says of its run, read by `ForeignOutcomes`.
+
+/** The BullMQ job fields an outcome is read from. */
+export const JOB_FIELDS = [
+  'processedOn',
+  'finishedOn',
+  'atm',
+  'attemptsMade',
+  'failedReason',
+  'data',
+] as const;
+/** The same without the job's data (when a record says whose job it is already). */
+export const OUTCOME_FIELDS = JOB_FIELDS.slice(0, -1);
+
+/** The fields of a job's hash an outcome is made of (and, from its data, whose it is). */
+export interface JobFields {
+  processedOn?: number;
+  finishedOn?: number;
+  attempts?: number;
+  failedReason?: string;
+  prefix?: string;
+  kind?: RunRecord['kind'];
+}
+
+/** Decode the values of `JOB_FIELDS` (or `OUTCOME_FIELDS`), as `HMGET` answers them. */
+export function jobFields(raw: unknown): JobFields {
+  const [processedOn, finishedOn, atm, attemptsMade, failedReason, data] = (
+    Array.isArray(raw) ? raw : []
+  ) as (string | null)[];
+  const num = (v: string | null | undefined) =>
+    v !== null && v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined;
+  const out: JobFields = {};
+  const p = num(processedOn);
+  if (p !== undefined) out.processedOn = p;
+  const f = num(finishedOn);
+  if (f !== undefined) out.finishedOn = f;
+  const a = num(atm) ?? num(attemptsMade);
+  if (a !== undefined) out.attempts = a;
+  if (failedReason) out.failedReason = failedReason;
+  if (data) {
+    try {
+      const d = JSON.parse(data) as { prefix?: unknown; kind?: unknown };
+      if (typeof d.prefix === 'string') out.prefix = d.prefix;
+      if (d.kind === 'scheduled' || d.kind === 'manual' || d.kind === 'catch-up' || d.kind === 'backfill')
+        out.kind = d.kind;
+    } catch {
+      // not a bullbeat job's data
+    }
+  }
+  return out;
+}
+
+/** The outcome of a finished job, as a foreign consumer's record says it. */
+export function outcomeOf(
+  job: JobFields,
+  state: 'completed' | 'failed',
+  failedReason: string | undefined,
+): Pick<ForeignOutcome, 'outcome' | 'startedAt' | 'finishedAt' | 'attempts' | 'error'> {
+  const error = state === 'failed' ? (failedReason ?? job.failedReason ?? 'failed') : undefined;
+  return {
+    outcome: state === 'completed' ? 'succeeded' : 'failed',
+    ...(job.processedOn !== undefined && { startedAt: job.processedOn }),
+    ...(job.finishedOn !== undefined && { finishedAt: job.finishedOn }),
+    ...(job.attempts !== undefined && { attempts: job.attempts }),
+    ...(error !== undefined && { error }),
+  };
+}

@@ -1,0 +1,353 @@
+import { QueueKeys } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { ForeignOutcomeRecorder } from '../../store/foreign-outcome-script.js';
+import { parseOccurrenceJobId } from '../../store/job-payload.js';
+import { hashTag, type Keys, occurrenceField } from '../../store/keys.js';
+import { readRecords } from '../../store/record-reads.js';
+import { queuePrefixFor, type RedisTarget } from '../../store/redis-target.js';
+import type { RunRecord } from '../../store/run-record.js';
+import { peekNameAndQueue } from '../../store/schedule-definition.js';
+import type { ResolvedForeignOutcomesOptions } from '../contract/index.js';
+import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
+import { JOB_FIELDS, jobFields, OUTCOME_FIELDS, outcomeOf } from './foreign-job-fields.js';
+
+/** What `ForeignOutcomes` needs from its manager. */
+export interface ForeignOutcomesHost {
+  redis: Redis;
+  keys: Keys;
+  prefix: string;
+  historyLimit: number;
+  logger: Logger;
+  options: ResolvedForeignOutcomesOptions;
+  /** The deployment's Redis (its queues' key prefixes). */
+  connection: RedisTarget;
+}
+
+/**
+ * Records the outcome of occurrences run by a consumer that is not bullbeat's worker runtime (a plain
+ * BullMQ `Worker`, a service in another language), so that counters, the dashboard and the CLI show
+ * what happened instead of `enqueued` forever. Runs in each scheduler replica:
+ *
+ * - **events**: a reader of the event stream of each queue where a reconciliation pass found a foreign
+ *   consumer (then a one-time catch-up over the kept history of that queue's schedules) turns `completed` /
+ *   `failed` into a record (`consumer: 'foreign'`, `startedAt` = `processedOn`, `finishedAt` = `finishedOn`,
+ *   `attempts`, `error` = `failedReason`) and counts it;
+ * - **reconciliation**: every `reconcileIntervalMs`, the newest records of the next `reconcileBatch`
+ *   schedules that are still `enqueued` after `reconcileMinAgeMs` are looked up in BullMQ, which
+ *   catches up on events missed while no replica listened.
+ *
+ * Both write through one script that only replaces an `enqueued` record (or writes a missing one),
+ * so a bullbeat worker's own records are never overwritten and several replicas observing the same
+ * job count it once. The fire path is unchanged.
+ */
+export class ForeignOutcomes {
+  private readonly listeners = new Map<string, FinishedEventsReader>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly bullKeys = new Map<string, QueueKeys>();
+  private timer: NodeJS.Timeout | undefined;
+  private passing: Promise<void> | undefined;
+  private cursor = '0';
+  /** The partition whose `state` the reconciliation scans now. */
+  private scanPartition = 0;
+  private stopped = false;
+  private startedAt = 0;
+  private readonly recorder: ForeignOutcomeRecorder;
+  /** Events not yet looked at, and whether a batch of them is being looked at now. */
+  private finished: FinishedEvent[] = [];
+  private flushing = false;
+  private flushSoon = false;
+
+  constructor(private readonly host: ForeignOutcomesHost) {
+    this.recorder = new ForeignOutcomeRecorder(host.redis, host.keys, host.historyLimit);
+  }
+
+  /** A BullMQ key of a queue, under the queue's prefix (`{bull:<queue>}` on a cluster). */
+  private bullKey(queue: string, type: string): string {
+    let k = this.bullKeys.get(queue);
+    if (!k) {
+      k = new QueueKeys(queuePrefixFor(this.host.connection, queue));
+      this.bullKeys.set(queue, k);
+    }
+    return k.toKey(queue, type);
+  }
+
+  /**
+   * Start the reconciliation passes (the first at once). Events are followed only on queues where a
+   * pass has found a foreign consumer (a finished job whose record still says `enqueued`): a queue's
+   * event stream carries every job's every event, and reading it for queues that only bullbeat's
+   * workers serve would cost every fire for nothing.
+   */
+  async start(): Promise<void> {
+    this.startedAt = Date.now();
+    this.arm(0);
+  }
+
+  /**
+   * Follow `queue`'s `completed` / `failed` events too (idempotent), on a connection of its own, read in
+   * batches gathered over `gatherMs` (see FinishedEventsReader). Resolves once the reader knows where the
+   * stream ends (it follows from there); a reader that cannot start is dropped, and the next pass that
+   * finds a foreign outcome on the queue tries again.
+   */
+  async watch(queue: string): Promise<void> {
+    if (this.stopped || this.listeners.has(queue)) return;
+    const { logger, options } = this.host;
+    const reader = new FinishedEventsReader(
+      this.host.redis.duplicate(),
+      this.bullKey(queue, 'events'),
+      queue,
+      options.gatherMs,
+      (events) => {
+        for (const e of events) this.onFinished(e);
+      },
+      (err) => logger.warn({ err: errorText(err), queue }, 'bullbeat: queue events error'),
+    );
+    this.listeners.set(queue, reader);
+    try {
+      await reader.start();
+    } catch (err) {
+      logger.warn({ err: errorText(err), queue }, 'bullbeat: could not follow the queue events');
+      if (this.listeners.get(queue) === reader) this.listeners.delete(queue);
+      await reader.close();
+    }
+  }
+
+  /** Stop listening and reconciling; waits for the writes in flight. Safe to call twice. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const listeners = [...this.listeners.values()];
+    this.listeners.clear();
+    await Promise.all(listeners.map((l) => l.close().catch(() => undefined)));
+    this.flush(); // the events received before the listeners closed
+    await this.passing;
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** One bounded reconciliation pass over the next batch of schedules; returns how many it recorded. */
+  async reconcile(): Promise<number> {
+    const { redis, keys: k, options } = this.host;
+    // partition by partition: a pass that ends one partition's scan goes on with the next one's
+    const [cursor, flat] = await redis.hscan(
+      k.partition(this.scanPartition % k.partitions).state,
+      this.cursor,
+      'COUNT',
+      options.reconcileBatch,
+    );
+    this.cursor = cursor;
+    if (cursor === '0') this.scanPartition = (this.scanPartition + 1) % k.partitions;
+    const ids = flat.filter((_, i) => i % 2 === 0);
+    return this.reconcileSchedules(ids, options.reconcileRecent);
+  }
+
+  /**
+   * A foreign consumer was found on `queue`: follow its events from now on, then catch up once on the
+   * whole kept history of every schedule targeting it (what finished before the listener was there).
+   */
+  private async discover(queue: string): Promise<void> {
+    if (this.stopped || this.listeners.has(queue)) return;
+    await this.watch(queue);
+    const defs = await Promise.all(this.host.keys.all().map((k) => this.host.redis.hgetall(k.schedules)));
+    const ids = defs
+      .flatMap((d) => Object.entries(d))
+      .filter(([id, json]) => peekNameAndQueue(id, json).queue === queue)
+      .map(([id]) => id);
+    for (let i = 0; i < ids.length; i += this.host.options.reconcileBatch) {
+      await this.reconcileSchedules(
+        ids.slice(i, i + this.host.options.reconcileBatch),
+        this.host.historyLimit,
+        true,
+      );
+    }
+  }
+
+  /**
+   * Record the outcome of finished jobs whose record still says `enqueued`, in the newest `depth` records
+   * (`all`: young ones too, on a queue whose events are followed).
+   */
+  private async reconcileSchedules(ids: readonly string[], depth: number, all = false): Promise<number> {
+    const { redis, keys: k, options } = this.host;
+    if (ids.length === 0) return 0;
+    const idx = redis.pipeline();
+    for (const id of ids) idx.zrevrange(k.runIndex(id), 0, depth - 1);
+    const fieldLists = ((await idx.exec()) ?? []).map((r) => (r[1] ?? []) as string[]);
+    const recordLists = await readRecords(
+      redis,
+      k,
+      ids.map((scheduleId, i) => ({ scheduleId, fields: fieldLists[i] ?? [] })),
+    );
+    const [s, us] = await redis.time();
+    const cutoff = Number(s) * 1000 + Math.floor(Number(us) / 1000) - options.reconcileMinAgeMs;
+    const candidates: { record: RunRecord; field: string; queue: string; jobId: string }[] = [];
+    recordLists.forEach((records, i) => {
+      records.forEach((record, j) => {
+        if (record?.outcome !== 'enqueued' || !record.queue || !record.jobId) return;
+        // young records of a queue whose events are followed are left to the events
+        if (!all && this.listeners.has(record.queue) && (record.enqueuedAt ?? record.fireAt) > cutoff) return;
+        const field = fieldLists[i]?.[j];
+        if (field) candidates.push({ record, field, queue: record.queue, jobId: record.jobId });
+      });
+    });
+    if (candidates.length === 0) return 0;
+    const jobs = redis.pipeline();
+    for (const c of candidates) {
+      jobs.zscore(this.bullKey(c.queue, 'completed'), c.jobId);
+      jobs.zscore(this.bullKey(c.queue, 'failed'), c.jobId);
+      jobs.hmget(this.bullKey(c.queue, c.jobId), ...JOB_FIELDS);
+    }
+    const res = (await jobs.exec()) ?? [];
+    const found = new Set<string>();
+    const writes: Promise<boolean>[] = [];
+    for (const [i, c] of candidates.entries()) {
+      const completed = res[3 * i]?.[1] !== null && res[3 * i]?.[1] !== undefined;
+      const failed = res[3 * i + 1]?.[1] !== null && res[3 * i + 1]?.[1] !== undefined;
+      if (!completed && !failed) continue;
+      if (!this.listeners.has(c.queue)) found.add(c.queue);
+      const job = jobFields(res[3 * i + 2]?.[1]);
+      // written together: one script call per partition
+      const written = this.recorder.record({
+        ...outcomeOf(job, completed ? 'completed' : 'failed', undefined),
+        scheduleId: c.record.scheduleId,
+        fireAt: c.record.fireAt,
+        field: c.field,
+        queue: c.queue,
+        jobId: c.jobId,
+        kind: c.record.kind ?? 'scheduled',
+      });
+      writes.push(written);
+    }
+    const recorded = (await Promise.all(writes)).filter(Boolean).length;
+    for (const queue of found) await this.discover(queue);
+    return recorded;
+  }
+
+  /**
+   * The wait before the next pass: the interval, but at most 2 s in a replica's first minute while no
+   * foreign consumer has been found, so that one is found before its first outcomes leave the kept
+   * history (an outcome older than the newest `historyLimit` records is not recorded).
+   */
+  private nextPassMs(): number {
+    const interval = this.host.options.reconcileIntervalMs;
+    const early = this.listeners.size === 0 && Date.now() - this.startedAt < 60_000;
+    return early ? Math.min(2000, interval) : interval;
+  }
+
+  private arm(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.passing = this.reconcile()
+        .then((n) => {
+          if (n > 0) this.host.logger.debug({ recorded: n }, 'bullbeat: foreign outcomes reconciled');
+        })
+        .catch((err: unknown) =>
+          this.host.logger.warn({ err }, 'bullbeat: reconciling foreign outcomes failed'),
+        )
+        .finally(() => {
+          this.passing = undefined;
+          this.arm(this.nextPassMs());
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private track(p: Promise<unknown>): void {
+    const tracked = p.catch((err: unknown) =>
+      this.host.logger.warn({ err }, 'bullbeat: recording a foreign outcome failed'),
+    );
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+  }
+
+  /**
+   * A `completed` / `failed` event: looked at with the others of its read (a gathered read carries
+   * many), at the end of the tick, or after the batch being looked at now.
+   */
+  private onFinished(event: FinishedEvent): void {
+    this.finished.push(event);
+    if (this.flushing || this.flushSoon) return;
+    this.flushSoon = true;
+    setImmediate(() => {
+      this.flushSoon = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    if (this.flushing || this.finished.length === 0) return;
+    const batch = this.finished.splice(0, 1000);
+    this.flushing = true;
+    this.track(
+      this.recordFinished(batch).finally(() => {
+        this.flushing = false;
+        this.flush();
+      }),
+    );
+  }
+
+  /**
+   * Record the events' outcomes unless a bullbeat worker wrote them already: one pipelined read of their
+   * records, one of the jobs still to read, then the writes (one script call per partition).
+   */
+  private async recordFinished(events: readonly FinishedEvent[]): Promise<void> {
+    const { redis, keys: k } = this.host;
+    const found = events.flatMap((e) => {
+      const occ = parseOccurrenceJobId(e.jobId);
+      return occ ? [{ ...e, occ, field: occurrenceField(occ.fireAt, occ.manual) }] : [];
+    });
+    if (found.length === 0) return;
+    let records: (RunRecord | null)[];
+    try {
+      records = (
+        await readRecords(
+          redis,
+          k,
+          found.map((f) => ({ scheduleId: f.occ.scheduleId, fields: [f.field] })),
+        )
+      ).map((r) => r[0] ?? null);
+    } catch {
+      return;
+    }
+    // The usual case for bullbeat's own workers: their outcome is there already; nothing more to read.
+    const open = found.flatMap((f, i) => {
+      const current = records[i] ?? null;
+      if (current && (current.outcome !== 'enqueued' || (current.jobId && current.jobId !== f.jobId)))
+        return [];
+      return [{ ...f, current }];
+    });
+    if (open.length === 0) return;
+    const jobs = redis.pipeline();
+    // the job's data (its whole payload, to parse) only when no record says whose it is
+    for (const o of open)
+      jobs.hmget(this.bullKey(o.queue, o.jobId), ...(o.current ? OUTCOME_FIELDS : JOB_FIELDS));
+    const fields = (await jobs.exec()) ?? [];
+    const writes = open.map((o, i) => {
+      const [err, raw] = fields[i] ?? [];
+      if (err) return Promise.resolve(false);
+      const job = jobFields(raw);
+      // With no record yet, only the job's data tells which deployment enqueued it.
+      if (!o.current && (!job.prefix || hashTag(job.prefix) !== hashTag(this.host.prefix))) {
+        return Promise.resolve(false);
+      }
+      const { occ } = o;
+      return this.recorder.record({
+        ...outcomeOf(job, o.state, o.failedReason),
+        scheduleId: occ.scheduleId,
+        fireAt: occ.fireAt,
+        field: o.field,
+        queue: o.queue,
+        jobId: o.jobId,
+        kind:
+          o.current?.kind ??
+          job.kind ??
+          (occ.manual === 'backfill' ? 'backfill' : occ.manual ? 'manual' : 'scheduled'),
+      });
+    });
+    const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
