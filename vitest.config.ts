@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
 /** Pure code: no Redis, no processes, no real waits of note. `npm run test:fast`. */
 const UNIT = [
   'test/architecture/layering.test.ts',
+  'test/architecture/redis-door.test.ts', // one type-checked program over the house
   'test/cron/**/*.test.ts',
   'test/dashboard/backoff-words.test.ts',
   'test/triggers/**/*.test.ts',

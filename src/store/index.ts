@@ -9,6 +9,8 @@ export {
   type AuditSource,
 } from './audit-entry.js';
 export type { AuditQuery } from './audit-trail.js';
+export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
+export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
 export {
   BACKFILL_LEDGER_TTL_MS,
   BackfillLedger,
@@ -55,6 +57,7 @@ export {
   type RedisTarget,
   redisTarget,
 } from './redis-target.js';
+export { redisTime } from './redis-time.js';
 export { connectionOfKey, type ReplicaAcksOptions } from './replica-acks.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {
