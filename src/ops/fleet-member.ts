@@ -1,26 +1,6 @@
-/** What a long-running process is in the fleet. */
-export type FleetRole = 'scheduler' | 'worker';
+import type { FleetMemberInfo } from '../store/fleet-members.js';
 
-/** A process's description in the fleet registry (stored as JSON). */
-export interface FleetMemberInfo {
-  /** Unique per process and role: `<role>:<host>:<pid>:<random>`. */
-  id: string;
-  role: FleetRole;
-  host: string;
-  pid: number;
-  /** bullbeat's version. */
-  version: string;
-  /** Queues it consumes (workers; empty for scheduler replicas). */
-  queues: string[];
-  /** Job names it has a handler for (workers: the handlers of its jobs module). */
-  handlers: string[];
-  /** Epoch ms (Redis time) when it joined. */
-  startedAt: number;
-  /** Epoch ms (Redis time) of its last heartbeat. */
-  lastBeat: number;
-  /** How often it beats (ms); it counts as dead `3 × heartbeatMs` after its last beat. */
-  heartbeatMs: number;
-}
+export type { FleetMemberInfo, FleetRole } from '../store/fleet-members.js';
 
 /** A member as a reader sees it: alive while its last beat is younger than three heartbeats. */
 export interface FleetMember extends FleetMemberInfo {
