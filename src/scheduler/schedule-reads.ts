@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { PauseNote } from '../store/pause-note.js';
-import { decodeDefinition, type ScheduleDefinition } from '../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../store/schedule-definition.js';
 import { ScheduleIndex } from '../store/schedule-index.js';
 import { countersOf, withTriggerChecked } from '../store/schedule-listing.js';
 import type { ScheduleStore, StoredSchedule } from '../store/schedule-store.js';
+import { storedQueueNames } from '../store/stored-queues.js';
 import type { Trigger } from '../triggers/trigger.js';
 import type { ScheduledJob } from './scheduled-job.js';
 import type { ListQuery } from './scheduler-manager-types.js';
@@ -79,10 +80,6 @@ export async function fillCounters(
 export async function queueNamesOf(ctx: ReadContext, defaultQueue: string): Promise<string[]> {
   const names = new Set<string>([defaultQueue]);
   for (const job of ctx.local.values()) names.add(job.queue);
-  const defs = await Promise.all(ctx.keys.all().map((k) => ctx.redis.hgetall(k.schedules)));
-  for (const [id, json] of defs.flatMap((d) => Object.entries(d))) {
-    const { queue } = decodeDefinition(id, json).def;
-    if (queue !== '') names.add(queue);
-  }
+  for (const queue of await storedQueueNames(ctx.redis, ctx.keys)) names.add(queue);
   return [...names].sort();
 }

@@ -75,6 +75,7 @@ export {
   type ScheduleSource,
   timingFingerprint,
 } from './schedule-definition.js';
+export { readActivity, type ScheduleActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';
 export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
