@@ -9,6 +9,7 @@ export {
   type AuditSource,
 } from './audit-entry.js';
 export type { AuditQuery } from './audit-trail.js';
+export { type HandOver, handOverScheduler, type RepeatEntry, removeRepeatEntry, repeatEntries } from './bull-repeat.js';
 export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
 export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
 export {
