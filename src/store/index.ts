@@ -78,6 +78,7 @@ export {
 } from './schedule-definition.js';
 export { readActivity, type ScheduleActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';
+export { ping, scanKeys } from './server-reads.js';
 export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
 export {
