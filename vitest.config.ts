@@ -18,6 +18,7 @@ const UNIT = [
   'test/scheduler/claim-renewer.test.ts',
   'test/scheduler/claim-timer.test.ts',
   'test/scheduler/redis-clock.test.ts',
+  'test/store/claim-row.test.ts',
   'test/store/owed-run.test.ts',
   'test/store/partitions.test.ts',
   'test/store/script-batcher.test.ts',
