@@ -1,5 +1,10 @@
 import type { Cluster, Redis } from 'ioredis';
-import { type EventsRead, type FinishedEvent, lastEventId, readFinishedEvents } from '../store/bull-events.js';
+import {
+  type EventsRead,
+  type FinishedEvent,
+  lastEventId,
+  readFinishedEvents,
+} from '../store/bull-events.js';
 
 export type { FinishedEvent };
 

@@ -17,7 +17,9 @@ export function encodeClaimRow(row: ClaimRow): string {
 /** A row as stored; `''` (no row) reads as fire time 0 with no token. */
 export function decodeClaimRow(raw: string): ClaimRow {
   const bar = raw.indexOf('|');
-  return bar < 0 ? { fireAt: Number(raw), token: '' } : { fireAt: Number(raw.slice(0, bar)), token: raw.slice(bar + 1) };
+  return bar < 0
+    ? { fireAt: Number(raw), token: '' }
+    : { fireAt: Number(raw.slice(0, bar)), token: raw.slice(bar + 1) };
 }
 
 /** The replica that took a claim (`host:pid`), or null for a token that names none. */

@@ -20,7 +20,12 @@ export async function claimInFlight(redis: Redis, keys: Keys, id: string): Promi
  * claimed for an occurrence before `before` under a lease that lapsed by `now`. Partition by
  * partition (each read within one slot). For the deployment's health.
  */
-export async function lateSchedules(redis: Redis, keys: Keys, before: number, now: number): Promise<Set<string>> {
+export async function lateSchedules(
+  redis: Redis,
+  keys: Keys,
+  before: number,
+  now: number,
+): Promise<Set<string>> {
   const late = new Set<string>();
   for (const k of keys.all()) {
     const [waiting, lapsed] = await Promise.all([

@@ -9,14 +9,20 @@ export {
   type AuditSource,
 } from './audit-entry.js';
 export type { AuditQuery } from './audit-trail.js';
-export { type HandOver, handOverScheduler, type RepeatEntry, removeRepeatEntry, repeatEntries } from './bull-repeat.js';
-export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
-export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
 export {
   BACKFILL_LEDGER_TTL_MS,
   BackfillLedger,
   type BackfillVerdict,
 } from './backfill-ledger.js';
+export {
+  type HandOver,
+  handOverScheduler,
+  type RepeatEntry,
+  removeRepeatEntry,
+  repeatEntries,
+} from './bull-repeat.js';
+export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
+export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
 export {
   definitionSchema,
   firstProblem,
@@ -69,6 +75,7 @@ export {
   type SkipReason,
 } from './run-record.js';
 export { type RunFinish, RunSlots, type RunStart, type RunTarget } from './run-slots.js';
+export { readActivity, type ScheduleActivity } from './schedule-activity.js';
 export {
   type CustomTriggerJSON,
   decodeDefinition,
@@ -76,9 +83,7 @@ export {
   type ScheduleSource,
   timingFingerprint,
 } from './schedule-definition.js';
-export { readActivity, type ScheduleActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';
-export { ping, scanKeys } from './server-reads.js';
 export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
 export {
@@ -87,3 +92,4 @@ export {
   ScheduleStore,
   type StoredSchedule,
 } from './schedule-store.js';
+export { ping, scanKeys } from './server-reads.js';

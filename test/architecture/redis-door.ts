@@ -35,7 +35,10 @@ function declaredByIoredis(symbol: ts.Symbol | undefined, checker: ts.TypeChecke
   if (!symbol) return false;
   const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
   const decls = target.getDeclarations() ?? [];
-  return decls.length > 0 && decls.every((d) => /[/\\]node_modules[/\\]ioredis[/\\]/.test(d.getSourceFile().fileName));
+  return (
+    decls.length > 0 &&
+    decls.every((d) => /[/\\]node_modules[/\\]ioredis[/\\]/.test(d.getSourceFile().fileName))
+  );
 }
 
 /** The Redis commands `files` send themselves, read with the type checker of one program over them. */
@@ -50,7 +53,11 @@ export function redisUses(files: readonly string[], host?: ts.CompilerHost): Red
     types: ['node'],
     experimentalDecorators: true,
   };
-  const program = ts.createProgram({ rootNames: [...files], options, host: host ?? ts.createCompilerHost(options) });
+  const program = ts.createProgram({
+    rootNames: [...files],
+    options,
+    host: host ?? ts.createCompilerHost(options),
+  });
   const checker = program.getTypeChecker();
   const uses: RedisUse[] = [];
   for (const file of files) {
@@ -64,7 +71,12 @@ export function redisUses(files: readonly string[], host?: ts.CompilerHost): Red
           uses.push({ file, line: at(node), what: name.text });
         }
       }
-      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) && LUA_CALL.test(node.getText(source))) {
+      if (
+        (ts.isStringLiteral(node) ||
+          ts.isNoSubstitutionTemplateLiteral(node) ||
+          ts.isTemplateExpression(node)) &&
+        LUA_CALL.test(node.getText(source))
+      ) {
         uses.push({ file, line: at(node), what: 'lua' });
       }
       ts.forEachChild(node, visit);
@@ -80,7 +92,9 @@ export function plantedHost(planted: Record<string, string>): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, lang, ...rest) =>
-    name in planted ? ts.createSourceFile(name, planted[name]!, lang, true) : getSourceFile(name, lang, ...rest);
+    name in planted
+      ? ts.createSourceFile(name, planted[name]!, lang, true)
+      : getSourceFile(name, lang, ...rest);
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => name in planted || fileExists(name);
   const readFile = host.readFile.bind(host);
