@@ -24,6 +24,8 @@ const LIFECYCLE = new Set([
 
 const LUA_CALL = /\bredis\.p?call\s*\(/;
 
+const IOREDIS = /[/\\]node_modules[/\\]ioredis[/\\]/;
+
 /** One command sent outside the door: `file:line method`. */
 export interface RedisUse {
   file: string;
@@ -35,10 +37,29 @@ function declaredByIoredis(symbol: ts.Symbol | undefined, checker: ts.TypeChecke
   if (!symbol) return false;
   const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
   const decls = target.getDeclarations() ?? [];
-  return (
-    decls.length > 0 &&
-    decls.every((d) => /[/\\]node_modules[/\\]ioredis[/\\]/.test(d.getSourceFile().fileName))
-  );
+  return decls.length > 0 && decls.every((d) => IOREDIS.test(d.getSourceFile().fileName));
+}
+
+/** Every method and property name ioredis's declarations give (read from its .d.ts files, no checker). */
+function ioredisNames(program: ts.Program): Set<string> {
+  const names = new Set<string>();
+  for (const source of program.getSourceFiles()) {
+    if (!IOREDIS.test(source.fileName)) continue;
+    const visit = (node: ts.Node): void => {
+      if (
+        (ts.isMethodSignature(node) ||
+          ts.isMethodDeclaration(node) ||
+          ts.isPropertySignature(node) ||
+          ts.isPropertyDeclaration(node)) &&
+        ts.isIdentifier(node.name)
+      ) {
+        names.add(node.name.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return names;
 }
 
 /** The Redis commands `files` send themselves, read with the type checker of one program over them. */
@@ -59,6 +80,8 @@ export function redisUses(files: readonly string[], host?: ts.CompilerHost): Red
     host: host ?? ts.createCompilerHost(options),
   });
   const checker = program.getTypeChecker();
+  // only a call by a name ioredis declares is asked of the checker (the checker is the slow part)
+  const names = ioredisNames(program);
   const uses: RedisUse[] = [];
   for (const file of files) {
     const source = program.getSourceFile(file);
@@ -67,7 +90,11 @@ export function redisUses(files: readonly string[], host?: ts.CompilerHost): Red
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
         const name = node.expression.name;
-        if (!LIFECYCLE.has(name.text) && declaredByIoredis(checker.getSymbolAtLocation(name), checker)) {
+        if (
+          names.has(name.text) &&
+          !LIFECYCLE.has(name.text) &&
+          declaredByIoredis(checker.getSymbolAtLocation(name), checker)
+        ) {
           uses.push({ file, line: at(node), what: name.text });
         }
       }
