@@ -2,9 +2,9 @@ import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, SchedulerManager } from '../../src/index.js';
-import { fleetKeys } from '../../src/ops/fleet-keys.js';
 import { FleetReader, joinFleet } from '../../src/ops/fleet-registry.js';
 import { WorkerMetrics } from '../../src/ops/worker-metrics.js';
+import { keys } from '../../src/store/keys.js';
 import { REDIS, TestBed } from '../queue/helpers.js';
 import { parseExposition, total } from './scrape.js';
 
@@ -72,7 +72,8 @@ describe('fleet registry', () => {
     const prefix = `fleet-${Date.now()}-${Math.random().toString(36).slice(2)}`;
     const redis = new Redis(REDIS);
     const reader = new FleetReader(redis, prefix);
-    const k = fleetKeys(prefix);
+    const { fleet, fleetBeats } = keys(prefix);
+    const k = { members: fleet, beats: fleetBeats };
     try {
       const common = { prefix, connection: REDIS, heartbeatMs: 100, version: '9.9.9' };
       const replica = await joinFleet({ ...common, role: 'scheduler' });
