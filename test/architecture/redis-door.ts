@@ -37,27 +37,46 @@ function declaredByIoredis(symbol: ts.Symbol | undefined, checker: ts.TypeChecke
   if (!symbol) return false;
   const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
   const decls = target.getDeclarations() ?? [];
-  return decls.length > 0 && decls.every((d) => IOREDIS.test(d.getSourceFile().fileName));
+  return decls.length > 0 && decls.every(inIoredis);
 }
 
-/** Every method and property name ioredis's declarations give (read from its .d.ts files, no checker). */
+/** ioredis's classes and interfaces whose methods send commands (a client, a cluster, a pipeline, a multi). */
+const COMMANDERS = new Set([
+  'Redis',
+  'Cluster',
+  'Pipeline',
+  'Commander',
+  'RedisCommander',
+  'ChainableCommander',
+  'Transaction',
+]);
+
+/** Inside ioredis's .d.ts files, or inside a `declare module 'ioredis'` (the store's scripts, `bb<Name>`). */
+function inIoredis(node: ts.Node): boolean {
+  if (IOREDIS.test(node.getSourceFile().fileName)) return true;
+  for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
+    if (ts.isModuleDeclaration(n) && ts.isStringLiteral(n.name) && n.name.text === 'ioredis') return true;
+  }
+  return false;
+}
+
+/** The method names of ioredis's commanders, read from their declarations (no checker: a cheap first sieve). */
 function ioredisNames(program: ts.Program): Set<string> {
   const names = new Set<string>();
   for (const source of program.getSourceFiles()) {
-    if (!IOREDIS.test(source.fileName)) continue;
     const visit = (node: ts.Node): void => {
       if (
-        (ts.isMethodSignature(node) ||
-          ts.isMethodDeclaration(node) ||
-          ts.isPropertySignature(node) ||
-          ts.isPropertyDeclaration(node)) &&
-        ts.isIdentifier(node.name)
+        (ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node)) &&
+        node.name &&
+        COMMANDERS.has(node.name.text) &&
+        inIoredis(node)
       ) {
-        names.add(node.name.text);
+        for (const m of node.members) if (m.name && ts.isIdentifier(m.name)) names.add(m.name.text);
+        return;
       }
       ts.forEachChild(node, visit);
     };
-    visit(source);
+    if (IOREDIS.test(source.fileName) || source.text.includes("declare module 'ioredis'")) visit(source);
   }
   return names;
 }
