@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 const UNIT = [
   'test/architecture/file-size.test.ts',
   'test/architecture/layering.test.ts',
+  'test/architecture/redis-door.test.ts', // one type-checked program over the house
   'test/cron/**/*.test.ts',
   'test/cli/fleet-notes.test.ts',
   'test/dashboard/backoff-words.test.ts',
@@ -20,6 +21,7 @@ const UNIT = [
   'test/scheduler/claim-renewer.test.ts',
   'test/scheduler/claim-timer.test.ts',
   'test/scheduler/redis-clock.test.ts',
+  'test/store/claim-row.test.ts',
   'test/store/owed-run.test.ts',
   'test/store/partitions.test.ts',
   'test/store/script-batcher.test.ts',

@@ -15,7 +15,7 @@ import {
   TriggerError,
 } from '../src/errors/index.js';
 import { FleetReader } from '../src/ops/index.js';
-import { checkPartitionCount, ScheduleIndex } from '../src/store/index.js';
+import { checkPartitionCount, ping, ScheduleIndex } from '../src/store/index.js';
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
@@ -123,7 +123,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.get('/readyz', async (_req, res) => {
     try {
       const pong = await Promise.race([
-        scheduler.redis.ping(),
+        ping(scheduler.redis),
         new Promise<never>((_, reject) =>
           setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref(),
         ),

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Keys, ScheduleIndex } from '../src/store/index.js';
+import { type Keys, lateSchedules, redisTime, type ScheduleIndex } from '../src/store/index.js';
 import type { ScheduleReader } from './schedule-reader.js';
 
 /** Ids named per list in a health report (the counts are exact). */
@@ -58,25 +58,9 @@ export class DeploymentHealthReader {
   }
 
   private async compute(): Promise<DeploymentHealth> {
-    const [s, us] = await this.redis.time();
-    const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    const now = await redisTime(this.redis);
     const before = now - this.options.lateThresholdMs;
-    const late = new Set<string>();
-    // partition by partition (each read stays within one slot)
-    for (const k of this.keys.all()) {
-      const [waiting, lapsed] = await Promise.all([
-        this.redis.zrangebyscore(k.due, '-inf', before),
-        this.redis.zrangebyscore(k.inflight, '-inf', now),
-      ]);
-      for (const id of waiting) late.add(id);
-      if (lapsed.length > 0) {
-        const claims = await this.redis.hmget(k.claim, ...lapsed);
-        lapsed.forEach((id, i) => {
-          const fireAt = Number((claims[i] ?? '').split('|')[0]);
-          if (Number.isFinite(fireAt) && fireAt < before) late.add(id);
-        });
-      }
-    }
+    const late = await lateSchedules(this.redis, this.keys, before, now);
     const entries = await this.index.all();
     const active = entries.filter((e) => e.status === 'active').map((e) => e.id);
     const erroredIds = entries.filter((e) => e.status === 'errored').map((e) => e.id);

@@ -1,10 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Keys, RunCounter, RunRecord, ScheduleDefinition } from '../src/store/index.js';
 import {
-  countsFrom,
-  parsePauseNote,
   RunHistory,
-  readRecords,
+  readActivity,
   type ScheduleErrorInfo,
   type ScheduleState,
   ScheduleStore,
@@ -64,32 +62,19 @@ export class ScheduleReader {
   async many(ids: readonly string[]): Promise<ScheduleView[]> {
     const rows = (await this.store.getMany(ids)).map(withTriggerChecked);
     if (rows.length === 0) return [];
-    const pipe = this.redis.pipeline();
-    for (const { def } of rows) {
-      pipe.hgetall(this.keys.counts(def.id));
-      pipe.zrevrange(this.keys.runIndex(def.id), 0, RECENT - 1);
-    }
-    // the pause notes ride in the same round trip (one reply per schedule: on a cluster each
-    // schedule's notes hash is its partition's)
-    for (const { def } of rows) pipe.hget(this.keys.of(def.id).pauseNotes, def.id);
-    const res = (await pipe.exec()) ?? [];
-    const notes = rows.map((_, i) =>
-      parsePauseNote((res[2 * rows.length + i]?.[1] ?? null) as string | null),
-    );
-    const fieldLists = rows.map((_, i) => (res[2 * i + 1]?.[1] ?? []) as string[]);
-    const recordLists = await readRecords(
+    const activity = await readActivity(
       this.redis,
       this.keys,
-      rows.map(({ def }, i) => ({ scheduleId: def.id, fields: fieldLists[i] ?? [] })),
+      rows.map(({ def }) => def.id),
+      RECENT,
     );
     const now = this.now();
     return rows.map(({ def, state, next, error }, i) => {
-      const counts = countsFrom((res[2 * i]?.[1] ?? {}) as Record<string, string>);
-      const records = (recordLists[i] ?? []).flatMap((r) => r ?? []);
+      const { counts, records, pauseNote } = activity[i]!;
       const paused = state.status === 'p' || state.status === 'o';
       return {
         ...this.view(def, state, next, error, counts, records, now),
-        pauseNote: paused ? (notes[i] ?? null) : null,
+        pauseNote: paused ? pauseNote : null,
       };
     });
   }

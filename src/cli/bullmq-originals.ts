@@ -1,6 +1,14 @@
 import { type ConnectionOptions, Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
-import { bullConnection, openRedis, queuePrefixFor, type RedisTarget } from '../store/index.js';
+import {
+  bullConnection,
+  handOverScheduler,
+  openRedis,
+  queuePrefixFor,
+  type RedisTarget,
+  removeRepeatEntry,
+  repeatEntries,
+} from '../store/index.js';
 import { type BullmqSchedule, parseLegacyKey } from './bullmq-import-plan.js';
 
 /**
@@ -33,11 +41,8 @@ export class BullmqOriginals {
    * writes nothing else).
    */
   async read(): Promise<BullmqSchedule[]> {
-    const entries = await this.redis.zrange(this.queue.keys.repeat as string, '0', '-1', 'WITHSCORES');
     const found: BullmqSchedule[] = [];
-    for (let i = 0; i < entries.length; i += 2) {
-      const key = entries[i] as string;
-      const next = Number(entries[i + 1]);
+    for (const { key, next } of await repeatEntries(this.redis, this.queue.keys.repeat as string)) {
       let json: Awaited<ReturnType<Queue['getJobScheduler']>>;
       try {
         json = await this.queue.getJobScheduler(key);
@@ -87,18 +92,10 @@ export class BullmqOriginals {
   async remove(source: BullmqSchedule, handoverAt: number | undefined): Promise<'removed' | 'gone'> {
     const repeat = this.queue.keys.repeat as string;
     if (source.kind === 'legacy-repeatable') {
-      return (await this.redis.zrem(repeat, source.key)) === 1 ? 'removed' : 'gone';
+      return (await removeRepeatEntry(this.redis, repeat, source.key)) ? 'removed' : 'gone';
     }
-    const kept = (await this.redis.eval(
-      HANDOVER_SCRIPT,
-      2,
-      repeat,
-      `${repeat}:${source.key}`,
-      source.key,
-      String(handoverAt ?? ''),
-    )) as number;
-    if (kept === 1) return 'removed';
-    if (kept === 0) return 'gone';
+    const done = await handOverScheduler(this.redis, repeat, source.key, handoverAt);
+    if (done !== 'moved-on') return done;
     return (await this.queue.removeJobScheduler(source.key)) ? 'removed' : 'gone';
   }
 
@@ -108,18 +105,3 @@ export class BullmqOriginals {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
-
-/**
- * KEYS[1] the queue's `repeat` set, KEYS[2] the scheduler's hash; ARGV[1] the scheduler id,
- * ARGV[2] the instant of the pending job to keep. Returns 1 when the entry and hash were removed and
- * the pending job kept, 0 when there is no such scheduler, 2 when its pending job is another (the
- * caller removes both with BullMQ's own `removeJobScheduler`).
- */
-const HANDOVER_SCRIPT = `
-local millis = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not millis then return 0 end
-if ARGV[2] == '' or tonumber(millis) ~= tonumber(ARGV[2]) then return 2 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('DEL', KEYS[2])
-return 1
-`;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors/index.js';
-import { openRedis, type RedisTarget, redisTarget } from '../store/index.js';
+import { openRedis, type RedisTarget, redisTarget, scanKeys } from '../store/index.js';
 import { cliConnection } from './cli-config.js';
 import type { CommandContext } from './command-context.js';
 
@@ -38,12 +38,9 @@ export async function discoverPrefixes(target: string | RedisTarget, timeoutMs: 
     };
     for (const node of nodes) {
       for (const suffix of [SCHEDULES_SUFFIX, PARTITIONS_SUFFIX]) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await node.scan(cursor, 'MATCH', `*${suffix}`, 'COUNT', 1000);
-          cursor = next;
-          for (const key of keys) (suffix === SCHEDULES_SUFFIX ? found : partitioned).add(tagOf(key, suffix));
-        } while (cursor !== '0');
+        for (const key of await scanKeys(node, `*${suffix}`)) {
+          (suffix === SCHEDULES_SUFFIX ? found : partitioned).add(tagOf(key, suffix));
+        }
       }
     }
     // a partition's tag is `<prefix>:<i>[.<n>]` of a deployment recorded as partitioned

@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { RedisUnreachableError } from '../errors/index.js';
-import { type RedisTarget as ConnectionTarget, parseClusterNodes } from '../store/index.js';
+import { type RedisTarget as ConnectionTarget, parseClusterNodes, ping } from '../store/index.js';
 import { type CommonConfig, maskRedisUrl } from './cli-config.js';
 
 /**
@@ -75,7 +75,7 @@ export async function probeRedis(given: RedisTarget, timeoutMs: number): Promise
     await Promise.race([
       (async () => {
         await client.connect();
-        const pong = await client.ping();
+        const pong = await ping(client);
         if (pong !== 'PONG') throw new Error(`unexpected reply to PING: ${pong}`);
       })(),
       deadline,

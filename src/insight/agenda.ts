@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/index.js';
 import { JobStatus } from '../store/job-status.js';
+import { redisTime } from '../store/redis-time.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
@@ -150,8 +151,8 @@ export function agendaOf(
  * `nextMs`, merged in time order, in UTC and in each schedule's zone.
  */
 export async function agenda(manager: SchedulerManager, options: AgendaOptions = {}): Promise<Agenda> {
-  const [seconds, micros] = await manager.redis.time();
-  const from = options.from ?? Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const now = await redisTime(manager.redis);
+  const from = options.from ?? now;
   const to = from + (options.nextMs ?? 24 * 3_600_000);
   const jobs = (await manager.list(JobStatus.ACTIVE)).filter(
     (j) => options.queue === undefined || j.queue === options.queue,

@@ -1,8 +1,11 @@
 import { ScheduleNotFoundError } from '../errors/index.js';
 import type { ScheduledJob, SchedulerManager } from '../scheduler/index.js';
+import { claimReplica } from '../store/claim-row.js';
+import { claimInFlight } from '../store/claims-in-flight.js';
 import { type OccurrenceJobData, resolveRunOptions } from '../store/job-payload.js';
 import { runLease } from '../store/lease-store.js';
 import { slotRule } from '../store/overlap-policy.js';
+import { redisTime } from '../store/redis-time.js';
 import { describeTrigger } from '../triggers/describe-trigger.js';
 import { expectedAtOrBefore } from './expected-occurrence.js';
 import { explainOccurrence } from './explain-occurrence.js';
@@ -29,8 +32,7 @@ export async function whyDidntItRun(
 ): Promise<WhyReport> {
   const job = await manager.get(id);
   if (!job) throw new ScheduleNotFoundError(id);
-  const [seconds, micros] = await manager.redis.time();
-  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const now = await redisTime(manager.redis);
   const at = options.at ?? now;
   const records = await manager.history(id, manager.options.historyLimit);
   const trigger = storedTrigger(job);
@@ -66,7 +68,7 @@ export async function whyDidntItRun(
     occurrence,
     records,
     historyLimit: manager.options.historyLimit,
-    claim: await claimInFlight(manager, id),
+    claim: await claimOf(manager, id),
     lateThresholdMs: Math.max(manager.options.lateThresholdMs, manager.options.claimAheadMs + 1000),
   };
   // A record still `enqueued` (or none, with nothing else to say): look at the job and the queue.
@@ -101,22 +103,9 @@ function triggerWords(spec: ScheduledJob['def']['trigger']): string {
   }
 }
 
-/**
- * The schedule's claim in flight (`claim` hash: `fireAt|token`, `inflight`: lease expiry). Tokens
- * start with the claiming replica (`host:pid/…`); older ones name none.
- */
-async function claimInFlight(manager: SchedulerManager, id: string): Promise<WhyFacts['claim']> {
-  const [claim, lease] = await Promise.all([
-    manager.redis.hget(manager.keys.of(id).claim, id),
-    manager.redis.zscore(manager.keys.of(id).inflight, id),
-  ]);
-  if (claim === null || lease === null) return null;
-  const bar = claim.indexOf('|');
-  const token = claim.slice(bar + 1);
-  const slash = token.indexOf('/');
-  return {
-    fireAt: Number(claim.slice(0, bar)),
-    replica: slash > 0 ? token.slice(0, slash) : null,
-    leaseExpiresAt: Number(lease),
-  };
+/** The schedule's claim in flight: its fire time, the replica that took it, its lease expiry. */
+async function claimOf(manager: SchedulerManager, id: string): Promise<WhyFacts['claim']> {
+  const claim = await claimInFlight(manager.redis, manager.keys, id);
+  if (!claim) return null;
+  return { fireAt: claim.fireAt, replica: claimReplica(claim), leaseExpiresAt: claim.leaseExpiresAt };
 }

@@ -1,32 +1,6 @@
-/** What a long-running process is in the fleet. */
-export type FleetRole = 'scheduler' | 'worker';
+import type { FleetMemberInfo } from '../store/fleet-members.js';
 
-/** A process's description in the fleet registry (stored as JSON). */
-export interface FleetMemberInfo {
-  /** Unique per process and role: `<role>:<host>:<pid>:<random>`. */
-  id: string;
-  role: FleetRole;
-  host: string;
-  pid: number;
-  /** bullbeat's version. */
-  version: string;
-  /** Queues it consumes (workers; empty for scheduler replicas). */
-  queues: string[];
-  /** Job names it has a handler for (workers: the handlers of its jobs module). */
-  handlers: string[];
-  /**
-   * Queue → the job names it handles there (workers): of `handlers`, those whose schedules send their
-   * jobs to that queue. Absent in members written by bullbeat before it recorded them: then every
-   * handler counts on every queue (see `handledByMember`).
-   */
-  handles?: Record<string, string[]>;
-  /** Epoch ms (Redis time) when it joined. */
-  startedAt: number;
-  /** Epoch ms (Redis time) of its last heartbeat. */
-  lastBeat: number;
-  /** How often it beats (ms); it counts as dead `3 × heartbeatMs` after its last beat. */
-  heartbeatMs: number;
-}
+export type { FleetMemberInfo, FleetRole } from '../store/fleet-members.js';
 
 /** A member as a reader sees it: alive while its last beat is younger than three heartbeats. */
 export interface FleetMember extends FleetMemberInfo {
@@ -53,17 +27,6 @@ export function handledByMember(
 ): Record<string, string[]> {
   if (m.handles) return m.handles;
   return Object.fromEntries(m.queues.map((q) => [q, [...m.handlers]]));
-}
-
-/** A stored `handles` field, or undefined when it is absent or not a record of string lists. */
-export function decodeHandles(x: unknown): Record<string, string[]> | undefined {
-  if (x === null || typeof x !== 'object' || Array.isArray(x)) return undefined;
-  const out: Record<string, string[]> = {};
-  for (const [q, names] of Object.entries(x)) {
-    if (!Array.isArray(names)) return undefined;
-    out[q] = names.filter((n): n is string => typeof n === 'string').sort();
-  }
-  return out;
 }
 
 /** Whether a live worker consumes `queue` with a handler for job `name`. */

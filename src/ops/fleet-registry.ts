@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
+import { decodeHandles, FleetMembers } from '../store/fleet-members.js';
 import { openRedis } from '../store/redis-target.js';
-import { type FleetKeys, fleetKeys } from './fleet-keys.js';
 import {
-  decodeHandles,
   type FleetMember,
   type FleetMemberInfo,
   type FleetSnapshot,
@@ -17,11 +16,6 @@ export const MISSED_BEATS = 3;
 /** Dead members are shown this long after their last beat, then pruned (ms). */
 export const DEAD_KEPT_MS = 3_600_000;
 
-const redisNow = async (redis: Redis): Promise<number> => {
-  const [s, us] = await redis.time();
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
-};
-
 /**
  * Register this process in the deployment's fleet and keep it there with a heartbeat (Redis time),
  * so that the dashboard's fleet page, `bullbeat_replicas` / `bullbeat_workers` and `bullbeat status`
@@ -33,9 +27,9 @@ export async function joinFleet(options: JoinFleetOptions): Promise<FleetMembers
   if (!Number.isInteger(heartbeatMs) || heartbeatMs < 50) {
     throw new RangeError(`joinFleet: heartbeatMs must be a whole number of ms >= 50 (got ${heartbeatMs})`);
   }
-  const k = fleetKeys(options.prefix);
   const redis = openRedis({ ...options.connection, maxRetriesPerRequest: 1, lazyConnect: false });
   redis.on('error', () => undefined);
+  const fleet = new FleetMembers(redis, options.prefix);
   const host = hostname();
   const id = `${options.role}:${host}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const info: FleetMemberInfo = {
@@ -52,15 +46,11 @@ export async function joinFleet(options: JoinFleetOptions): Promise<FleetMembers
     heartbeatMs,
   };
   const beat = async () => {
-    const now = await redisNow(redis);
+    const now = await fleet.now();
     if (info.startedAt === 0) info.startedAt = now;
     info.lastBeat = now;
-    await redis
-      .multi()
-      .hset(k.members, id, JSON.stringify(info))
-      .zadd(k.beats, now + MISSED_BEATS * heartbeatMs, id)
-      .exec();
-    await prune(redis, k, now);
+    await fleet.beat(info, now + MISSED_BEATS * heartbeatMs);
+    await prune(fleet, now);
   };
   try {
     await beat();
@@ -89,12 +79,7 @@ export async function joinFleet(options: JoinFleetOptions): Promise<FleetMembers
     leaving ??= (async () => {
       clearInterval(timer);
       await beating;
-      await redis
-        .multi()
-        .hdel(k.members, id)
-        .zrem(k.beats, id)
-        .exec()
-        .catch(() => undefined);
+      await fleet.remove(id).catch(() => undefined);
       await redis.quit().catch(() => redis.disconnect());
     })();
     return leaving;
@@ -103,41 +88,21 @@ export async function joinFleet(options: JoinFleetOptions): Promise<FleetMembers
 }
 
 /** Forget members dead for longer than `DEAD_KEPT_MS`. */
-async function prune(redis: Redis, k: FleetKeys, now: number): Promise<void> {
-  const gone = await redis.zrangebyscore(k.beats, '-inf', now - DEAD_KEPT_MS, 'LIMIT', 0, 100);
-  if (gone.length > 0) {
-    await redis
-      .multi()
-      .hdel(k.members, ...gone)
-      .zrem(k.beats, ...gone)
-      .exec();
-  }
+async function prune(fleet: FleetMembers, now: number): Promise<void> {
+  await fleet.remove(...(await fleet.deadSince(now - DEAD_KEPT_MS, 100)));
 }
 
 /** Reads the fleet (the dashboard, `bullbeat status`, the gauges). Takes a client it does not own. */
 export class FleetReader {
-  private readonly keys: FleetKeys;
+  private readonly fleet: FleetMembers;
 
-  constructor(
-    private readonly redis: Redis,
-    prefix: string,
-  ) {
-    this.keys = fleetKeys(prefix);
+  constructor(redis: Redis, prefix: string) {
+    this.fleet = new FleetMembers(redis, prefix);
   }
 
   async snapshot(): Promise<FleetSnapshot> {
-    const [now, rows, beats] = await Promise.all([
-      redisNow(this.redis),
-      this.redis.hgetall(this.keys.members),
-      this.redis.zrange(this.keys.beats, '0', '-1', 'WITHSCORES'),
-    ]);
-    const deadline = new Map<string, number>();
-    for (let i = 0; i + 1 < beats.length; i += 2) deadline.set(beats[i] as string, Number(beats[i + 1]));
-    const members: FleetMember[] = [];
-    for (const [id, json] of Object.entries(rows)) {
-      const info = decodeMember(id, json);
-      if (info) members.push({ ...info, alive: (deadline.get(id) ?? 0) > now });
-    }
+    const { now, rows } = await this.fleet.read();
+    const members: FleetMember[] = rows.map(({ info, deadline }) => ({ ...info, alive: deadline > now }));
     members.sort(
       (a, b) => Number(b.alive) - Number(a.alive) || a.role.localeCompare(b.role) || a.id.localeCompare(b.id),
     );
@@ -157,31 +122,5 @@ export class FleetReader {
       workers: alive('worker'),
       served: Object.fromEntries(Object.entries(served).map(([q, s]) => [q, [...s].sort()])),
     };
-  }
-}
-
-/** A stored member, or null when the row cannot be read (it is then ignored, not thrown). */
-function decodeMember(id: string, json: string): FleetMemberInfo | null {
-  try {
-    const v = JSON.parse(json) as Partial<FleetMemberInfo>;
-    if (v.role !== 'scheduler' && v.role !== 'worker') return null;
-    const strings = (x: unknown) =>
-      Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : [];
-    const handles = decodeHandles(v.handles);
-    return {
-      id,
-      role: v.role,
-      host: String(v.host ?? ''),
-      pid: Number(v.pid ?? 0),
-      version: String(v.version ?? ''),
-      queues: strings(v.queues),
-      handlers: strings(v.handlers),
-      ...(handles && { handles }),
-      startedAt: Number(v.startedAt ?? 0),
-      lastBeat: Number(v.lastBeat ?? 0),
-      heartbeatMs: Number(v.heartbeatMs ?? 0),
-    };
-  } catch {
-    return null;
   }
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { subscribeTo } from '../store/channels.js';
 
 /**
  * Listens on a deployment's cancel channel (`keys.cancel`) for the lease ids of runs asked to stop by
@@ -22,7 +23,7 @@ export class CancelWatch {
     this.watchers.set(leaseId, onCancel);
     if (!this.channels.has(channel)) {
       this.subscriber ??= this.open();
-      const subscribed = this.subscriber.subscribe(channel).catch((err: unknown) => {
+      const subscribed = subscribeTo(this.subscriber, channel).catch((err: unknown) => {
         this.channels.delete(channel);
         this.logger.warn(
           { err, channel },

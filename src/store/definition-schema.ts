@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
-import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS } from './job-payload.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { OVERLAP_POLICIES } from './overlap-policy.js';
+import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS } from './run-options.js';
 import { showValue as show } from './show-value.js';
 
 // A schedule's rules, written once: the manager's options (`schedule()`, `every()`, `cron()`), the

@@ -15,6 +15,15 @@ export {
   type BackfillVerdict,
 } from './backfill-ledger.js';
 export {
+  type HandOver,
+  handOverScheduler,
+  type RepeatEntry,
+  removeRepeatEntry,
+  repeatEntries,
+} from './bull-repeat.js';
+export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
+export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
+export {
   definitionSchema,
   firstProblem,
   scheduleFields,
@@ -55,6 +64,7 @@ export {
   type RedisTarget,
   redisTarget,
 } from './redis-target.js';
+export { redisTime } from './redis-time.js';
 export { connectionOfKey, type ReplicaAcksOptions } from './replica-acks.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {
@@ -65,6 +75,7 @@ export {
   type SkipReason,
 } from './run-record.js';
 export { type RunFinish, RunSlots, type RunStart, type RunTarget } from './run-slots.js';
+export { readActivity, type ScheduleActivity } from './schedule-activity.js';
 export {
   type CustomTriggerJSON,
   decodeDefinition,
@@ -77,3 +88,4 @@ export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listi
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
 export { ScheduleStore } from './schedule-store.js';
 export type { Claim, ScheduleErrorInfo, StoredSchedule } from './schedule-store-types.js';
+export { ping, scanKeys } from './server-reads.js';

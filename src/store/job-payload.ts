@@ -1,6 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import type { RecordLane } from './keys.js';
-import type { OverlapPolicy } from './overlap-policy.js';
+import type { OccurrenceRunOptions } from './run-options.js';
 import type { RunRecord } from './run-record.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
 
@@ -24,46 +24,13 @@ export interface OccurrenceJobData {
   run: OccurrenceRunOptions;
 }
 
-export interface OccurrenceRunOptions {
-  /** Concurrent runs allowed across every worker; 0 = unlimited. Default: 1. */
-  maxInstances: number;
-  /** Skip the occurrence when any run of the schedule is still going. Default: true. */
-  coalesce: boolean;
-  /**
-   * What a run does when another run of the schedule is still going (Temporal's set). When absent,
-   * `maxInstances` and `coalesce` decide (see `slotRule`).
-   */
-  overlap?: OverlapPolicy;
-  /** Final failures in a row after which the schedule pauses itself (absent: never). */
-  pauseOnFailure?: number;
-  /** Runs of schedules in one group never overlap anywhere in the cluster. */
-  exclusionGroup?: string;
-  /** How long a run waits for its busy exclusion group before it is recorded as skipped (ms). */
-  exclusionWaitMs?: number;
-  /** The handler's deadline (ms): its signal aborts and the run fails with a timeout error. */
-  timeoutMs?: number;
-}
-
-/**
- * What the data of an occurrence's job is. `wrapped`: an `OccurrenceJobData`, the schedule's `data`
- * inside it (bullbeat's own workers read the rest). `plain`: the schedule's `data` alone (`{}` when it
- * has none), so that a BullMQ `Worker` written for that data runs it unchanged; the occurrence is then
- * named by the job id (`occurrenceJobId`) and bullbeat's worker reads the rest from the schedule.
- */
-export const JOB_PAYLOADS = ['wrapped', 'plain'] as const;
-export type JobPayload = (typeof JOB_PAYLOADS)[number];
-
-/**
- * The overlap defaults, in one place: the scheduler resolves a schedule's options with them, and the
- * worker applies them to a job that carries no `run` (a foreign producer's, or an older payload).
- */
-export const DEFAULT_RUN_OPTIONS: Readonly<Pick<OccurrenceRunOptions, 'maxInstances' | 'coalesce'>> =
-  Object.freeze({ maxInstances: 1, coalesce: true });
-
-/** A job's `run` (possibly missing or partial) with the defaults filled in. */
-export function resolveRunOptions(run: Partial<OccurrenceRunOptions> | undefined): OccurrenceRunOptions {
-  return { ...DEFAULT_RUN_OPTIONS, ...run };
-}
+export {
+  DEFAULT_RUN_OPTIONS,
+  JOB_PAYLOADS,
+  type JobPayload,
+  type OccurrenceRunOptions,
+  resolveRunOptions,
+} from './run-options.js';
 
 /**
  * The BullMQ job id of an occurrence, derived from `(scheduleId, fireAt)` so that enqueueing the

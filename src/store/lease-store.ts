@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.js';
+import { redisTime } from './redis-time.js';
 import { defineStoreScripts } from './scripts.js';
 
 /**
@@ -61,8 +62,7 @@ export async function activeRuns(
 ): Promise<Map<string, number>> {
   const result = new Map<string, number>();
   if (scheduleIds.length === 0) return result;
-  const [seconds, micros] = await redis.time();
-  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const now = await redisTime(redis);
   const pipeline = redis.pipeline();
   for (const id of scheduleIds) pipeline.zcount(keys.lease(id), `(${now}`, '+inf');
   const replies = (await pipeline.exec()) ?? [];
@@ -86,11 +86,10 @@ export async function runLease(
   scheduleId: string,
   jobId: string,
 ): Promise<'live' | 'lapsed' | 'none'> {
-  const [[seconds, micros], members] = await Promise.all([
-    redis.time(),
+  const [now, members] = await Promise.all([
+    redisTime(redis),
     redis.zrange(keys.lease(scheduleId), '0', '-1', 'WITHSCORES'),
   ]);
-  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   let found: 'lapsed' | 'none' = 'none';
   for (let i = 0; i + 1 < members.length; i += 2) {
     if (!members[i]!.includes(`:${jobId}:`)) continue;

@@ -1,6 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import type { ScheduleStore } from './schedule-store.js';
 import type { ClaimResult, Completion } from './schedule-store-types.js';
+
+/** What the fan-out asks of one partition's store: its claim (`ScheduleStore.claim`, which uses the fan-out). */
+export interface PartitionStore {
+  claim(batch: number, leaseMs: number, token: string, aheadMs: number): Promise<ClaimResult>;
+}
 
 /** How much earlier than the estimated Redis time a partition counts as due (the estimate lags). */
 const SLACK_MS = 5;
@@ -65,7 +69,7 @@ export class PartitionClaims {
   private answerMs = 0;
 
   constructor(
-    private readonly stores: readonly ScheduleStore[],
+    private readonly stores: readonly PartitionStore[],
     private readonly options: PartitionClaimsOptions,
   ) {
     this.parts = stores.map(() => ({

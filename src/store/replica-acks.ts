@@ -31,3 +31,8 @@ export function connectionOfKey(client: Redis | Cluster, key: string): Redis {
   if (!node) throw new Error(`replicaAcks: no connection to the master of slot ${keySlot(key)} (${key})`);
   return node;
 }
+
+/** `WAIT` on `node` (a master's own connection, `connectionOfKey`): replicas that acknowledged its writes within `timeoutMs`. */
+export async function waitForReplicas(node: Redis, replicas: number, timeoutMs: number): Promise<number> {
+  return Number(await node.wait(replicas, timeoutMs));
+}

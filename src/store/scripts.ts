@@ -129,5 +129,9 @@ declare module 'ioredis' {
     bbOwedDone(...args: Args): Result<number, Context>;
     /** Pairs: owed member, definition JSON (see owed-take-2.lua). */
     bbOwedTake(...args: Args): Result<string[], Context>;
+    /** The fire times of the staged jobs removed (see unstage-2.lua). */
+    bbUnstage(...args: Args): Result<string[], Context>;
+    /** 1 handed over, 0 no such scheduler, 2 its pending job is another (see handover-scheduler-2.lua). */
+    bbHandoverScheduler(...args: Args): Result<number, Context>;
   }
 }

@@ -2,10 +2,10 @@ import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, SchedulerManager } from '../../src/index.js';
-import { fleetKeys } from '../../src/ops/fleet-keys.js';
 import { FleetReader, joinFleet } from '../../src/ops/fleet-registry.js';
 import { startProcessOps } from '../../src/ops/process-ops.js';
 import { WorkerMetrics } from '../../src/ops/worker-metrics.js';
+import { keys } from '../../src/store/keys.js';
 import { REDIS, TestBed } from '../queue/helpers.js';
 import { parseExposition, total } from './scrape.js';
 
@@ -73,7 +73,8 @@ describe('fleet registry', () => {
     const prefix = `fleet-${Date.now()}-${Math.random().toString(36).slice(2)}`;
     const redis = new Redis(REDIS);
     const reader = new FleetReader(redis, prefix);
-    const k = fleetKeys(prefix);
+    const { fleet, fleetBeats } = keys(prefix);
+    const k = { members: fleet, beats: fleetBeats };
     try {
       const common = { prefix, connection: REDIS, heartbeatMs: 100, version: '9.9.9' };
       const replica = await joinFleet({ ...common, role: 'scheduler' });
@@ -110,7 +111,7 @@ describe('fleet registry', () => {
     const mail = bed.queueName;
     const reports = `${bed.queueName}-reports`;
     const reader = new FleetReader(redis, prefix);
-    const k = fleetKeys(prefix);
+    const { fleet, fleetBeats } = keys(prefix);
     const manager = new SchedulerManager({ role: 'client', prefix, connection: REDIS, defaultQueue: mail });
     manager.every(3600, { name: 'sendDigest' })(async () => undefined);
     manager.every(3600, { name: 'buildReport', queue: reports })(async () => undefined);
@@ -126,7 +127,7 @@ describe('fleet registry', () => {
       let snap = await reader.snapshot();
       // one worker on both queues with both handlers: each name under its own queue only
       expect(snap.served).toEqual({ [mail]: ['sendDigest'], [reports]: ['buildReport'] });
-      const stored = JSON.parse((await redis.hget(k.members, snap.members[0]?.id ?? '')) ?? '{}');
+      const stored = JSON.parse((await redis.hget(fleet, snap.members[0]?.id ?? '')) ?? '{}');
       expect(stored.handles).toEqual({ [mail]: ['sendDigest'], [reports]: ['buildReport'] });
       // a member as an older bullbeat wrote it: queues and handlers, no per-queue names
       const old = {
@@ -140,8 +141,8 @@ describe('fleet registry', () => {
         lastBeat: 1,
         heartbeatMs: 60_000,
       };
-      await redis.hset(k.members, 'worker:old:1:abc', JSON.stringify(old));
-      await redis.zadd(k.beats, Date.now() + 600_000, 'worker:old:1:abc');
+      await redis.hset(fleet, 'worker:old:1:abc', JSON.stringify(old));
+      await redis.zadd(fleetBeats, Date.now() + 600_000, 'worker:old:1:abc');
       snap = await reader.snapshot();
       expect(snap.served).toEqual({
         [mail]: ['buildReport', 'legacy', 'sendDigest'],

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { unstartedSince } from '../../store/bull-jobs.js';
 
 /** The previous occurrence's job of a schedule about to fire: where to look for it. */
 export interface PreviousJob<T> {
@@ -47,14 +48,14 @@ export async function stillWaiting<T>(
       const queue = queueOf(name);
       // BullMQ's Redis backend hands out its ioredis client
       const client = (await queue.getBackend().client) as unknown as Redis;
-      const pipe = client.pipeline();
-      for (const j of list) pipe.hmget(queue.toKey(j.jobId), 'timestamp', 'processedOn');
-      const res = (await pipe.exec()) ?? [];
-      res.forEach(([err, v], i) => {
-        const [timestamp, processedOn] = (v ?? []) as (string | null)[];
+      const since = await unstartedSince(
+        client,
+        list.map((j) => queue.toKey(j.jobId)),
+      );
+      since.forEach((timestamp, i) => {
         const job = list[i]!;
-        if (err || timestamp == null || processedOn != null) return;
-        if (now - Math.max(Number(timestamp), job.dueAt ?? 0) >= job.minWaitedMs) waiting.add(job.tag);
+        if (timestamp === null) return;
+        if (now - Math.max(timestamp, job.dueAt ?? 0) >= job.minWaitedMs) waiting.add(job.tag);
         else young.add(job.tag);
       });
     }),

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { connectionOfKey, type ReplicaAcksOptions } from '../../store/replica-acks.js';
+import { connectionOfKey, type ReplicaAcksOptions, waitForReplicas } from '../../store/replica-acks.js';
 import type { FireLoopStats } from './fire-loop-types.js';
 
 /**
@@ -29,7 +29,7 @@ export class ReplicaAcker {
         const client = (await queue.getBackend().client) as unknown as Redis;
         const node = connectionOfKey(client, queue.toKey(''));
         this.stats.replicaWaits++;
-        const acked = Number(await node.wait(this.acks.replicas, this.acks.timeoutMs));
+        const acked = await waitForReplicas(node, this.acks.replicas, this.acks.timeoutMs);
         if (acked < this.acks.replicas && this.stats.underAcked++ === 0) {
           this.logger.warn(
             { queue: name, acked, asked: this.acks.replicas, timeoutMs: this.acks.timeoutMs },

@@ -1,5 +1,6 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { unstageJobs } from '../../store/bull-jobs.js';
 import { occurrenceJobId } from '../../store/job-payload.js';
 import type { Item } from './fire-loop-types.js';
 
@@ -30,35 +31,6 @@ export function stagedJobOptions(opts: JobsOptions, fireAt: number, now: number)
 const UNSTAGE_WINDOW_MS = 60_000;
 
 /**
- * Atomic with BullMQ's promotion (a script too): a staged job still in `delayed` is removed (job hash,
- * logs, a `removed` event); one promoted already is not touched (it was due: it runs).
- * KEYS[1] delayed, KEYS[2] events; ARGV[1] the queue's key prefix (`bull:<queue>:`), ARGV[2] the job id
- * prefix of the schedule's occurrences, ARGV[3] window (ms), ARGV[4] one fire time only ('' = every).
- * Returns the fire times removed.
- */
-const UNSTAGE_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local from, to = now * 4096, (now + tonumber(ARGV[3]) + 1) * 4096 - 1
-local members = redis.call('ZRANGEBYSCORE', KEYS[1], from, to, 'WITHSCORES')
-local prefix, n, out = ARGV[2], #ARGV[2], {}
-for i = 1, #members, 2 do
-  local id = members[i]
-  if string.sub(id, 1, n) == prefix then
-    local rest = string.sub(id, n + 1)
-    if string.match(rest, '^%d+$') and (ARGV[4] == '' or rest == ARGV[4])
-      and tonumber(rest) == math.floor(tonumber(members[i + 1]) / 4096) then
-      redis.call('ZREM', KEYS[1], id)
-      redis.call('DEL', ARGV[1] .. id, ARGV[1] .. id .. ':logs')
-      redis.call('XADD', KEYS[2], 'MAXLEN', '~', 10000, '*', 'event', 'removed', 'jobId', id, 'prev', 'delayed')
-      out[#out + 1] = rest
-    end
-  end
-end
-return out
-`;
-
-/**
  * Remove the staged jobs of a schedule (or only its occurrence at `fireAt`) from `queue`, if BullMQ has
  * not promoted them yet. Returns their fire times. A pause, a removal or an update calls it after its
  * own write, and a replica that staged an occurrence of a schedule stopped meanwhile calls it too.
@@ -68,17 +40,8 @@ export async function unstage(queue: Queue, scheduleId: string, fireAt?: number)
   const client = (await queue.getBackend().client) as unknown as Redis;
   const all = occurrenceJobId(scheduleId, 0);
   const prefix = all.slice(0, all.length - 1); // `bb-<id>-`
-  const removed = (await client.eval(
-    UNSTAGE_LUA,
-    2,
-    queue.keys.delayed!,
-    queue.keys.events!,
-    queue.toKey(''),
-    prefix,
-    String(UNSTAGE_WINDOW_MS),
-    fireAt === undefined ? '' : String(fireAt),
-  )) as string[];
-  return removed.map(Number);
+  const keys = { delayed: queue.keys.delayed!, events: queue.keys.events!, jobBase: queue.toKey('') };
+  return unstageJobs(client, keys, prefix, UNSTAGE_WINDOW_MS, fireAt);
 }
 
 /** What recording an unstaged occurrence needs (`RunHistory.merge`). */

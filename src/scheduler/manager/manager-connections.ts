@@ -2,6 +2,7 @@ import { type ConnectionOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuditConfig } from '../../store/audit-trail.js';
+import { subscribeTo, unsubscribeAll } from '../../store/channels.js';
 import type { Keys } from '../../store/keys.js';
 import type { ManualRunStore } from '../../store/manual-run.js';
 import { checkPartitionCount } from '../../store/partition-count.js';
@@ -134,7 +135,7 @@ export class ManagerConnections {
         if (connected) for (const l of this.wakeListeners) l(RESUBSCRIBED);
         connected = true;
       });
-      await sub.subscribe(this.keys.wake);
+      await subscribeTo(sub, this.keys.wake);
       return sub;
     })();
     const sub = await this.subscribing;
@@ -142,7 +143,7 @@ export class ManagerConnections {
       this.wakeListeners.delete(onMessage);
       if (this.wakeListeners.size === 0 && this.subscriber === sub) {
         this.subscribing = undefined;
-        await sub.unsubscribe().catch(() => undefined);
+        await unsubscribeAll(sub).catch(() => undefined);
       }
     };
   }

@@ -1,6 +1,7 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { BackfillLedger } from '../../store/backfill-ledger.js';
+import { publishWake } from '../../store/channels.js';
 import type { Keys } from '../../store/keys.js';
 import { PauseNotes } from '../../store/pause-note.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
@@ -94,7 +95,7 @@ export class ManagerContexts {
       keys,
       logger,
       events: manager,
-      publish: (message) => connections.redis.publish(keys.wake, message),
+      publish: (message) => publishWake(connections.redis, keys, message),
       triggerOf: (def) => this.triggerOf(def),
       local: schedules.byId,
     };

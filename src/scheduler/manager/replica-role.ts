@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { CODE_ACTOR } from '../../store/audit-entry.js';
+import { publishWake, WAKE_HANDOFF } from '../../store/channels.js';
 import type { Keys } from '../../store/keys.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { Trigger } from '../../triggers/trigger.js';
@@ -116,7 +117,7 @@ export class ReplicaRole {
     if (this.loops.length > 0) {
       await Promise.all(this.loops.map((l) => l.stop()));
       // What this replica claimed is back in `due`: wake the others now, not at their next timer.
-      await this.deps.connections.redis.publish(this.deps.keys.wake, 'handoff').catch(() => undefined);
+      await publishWake(this.deps.connections.redis, this.deps.keys, WAKE_HANDOFF).catch(() => undefined);
     }
     await this.foreign?.stop();
     this.foreign = undefined;

@@ -3,12 +3,13 @@ import { JobStatus } from '../../store/job-status.js';
 import type { Keys } from '../../store/keys.js';
 import type { PauseNote } from '../../store/pause-note.js';
 import { countsFrom, type RunCounter, type RunHistory } from '../../store/run-history.js';
-import { decodeDefinition, type ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import { ScheduleIndex } from '../../store/schedule-index.js';
 import { countersOf, withTriggerChecked } from '../../store/schedule-listing.js';
 import type { ScheduleState } from '../../store/schedule-state.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { StoredSchedule } from '../../store/schedule-store-types.js';
+import { storedQueueNames } from '../../store/stored-queues.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ScheduledJob } from '../contract/index.js';
 import type { ListQuery, SchedulerStats } from './scheduler-manager-types.js';
@@ -83,11 +84,7 @@ export async function fillCounters(
 export async function queueNamesOf(ctx: ReadContext, defaultQueue: string): Promise<string[]> {
   const names = new Set<string>([defaultQueue]);
   for (const job of ctx.local.values()) names.add(job.queue);
-  const defs = await Promise.all(ctx.keys.all().map((k) => ctx.redis.hgetall(k.schedules)));
-  for (const [id, json] of defs.flatMap((d) => Object.entries(d))) {
-    const { queue } = decodeDefinition(id, json).def;
-    if (queue !== '') names.add(queue);
-  }
+  for (const queue of await storedQueueNames(ctx.redis, ctx.keys)) names.add(queue);
   return [...names].sort();
 }
 

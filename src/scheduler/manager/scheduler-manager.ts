@@ -6,6 +6,7 @@ import { uniqueKeys } from '../../logging/unique-keys.js';
 import type { HandlerEntry } from '../../queue/worker-scheduler.js';
 import { type AuditActor, type AuditEntry, CODE_ACTOR } from '../../store/audit-entry.js';
 import { type AuditQuery, AuditTrail } from '../../store/audit-trail.js';
+import { publishWake } from '../../store/channels.js';
 import { jobOptionsFor } from '../../store/job-payload.js';
 import type { JobStatus } from '../../store/job-status.js';
 import { type Keys, keys } from '../../store/keys.js';
@@ -394,6 +395,6 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Tell every replica to drop the schedule's occurrences it claimed ahead and has not enqueued. */
   private async publishStop(id: string): Promise<void> {
     this.lifecycle.stopSchedule(id);
-    await this.redis.publish(this.keys.wake, `stop:${id}`);
+    await publishWake(this.redis, this.keys, `stop:${id}`);
   }
 }

@@ -1,12 +1,12 @@
 import type { Cluster, Redis } from 'ioredis';
+import {
+  type EventsRead,
+  type FinishedEvent,
+  lastEventId,
+  readFinishedEvents,
+} from '../../store/bull-events.js';
 
-/** A `completed` / `failed` event of a queue's BullMQ event stream. */
-export interface FinishedEvent {
-  queue: string;
-  jobId: string;
-  state: 'completed' | 'failed';
-  failedReason?: string | undefined;
-}
+export type { FinishedEvent };
 
 /** Entries one read takes at most. */
 const COUNT = 1000;
@@ -41,8 +41,7 @@ export class FinishedEventsReader {
 
   /** Read from the stream's end as it is now; resolves once that position is known. */
   async start(): Promise<void> {
-    const last = (await this.client.xrevrange(this.key, '+', '-', 'COUNT', 1))[0];
-    this.loop = this.follow(last?.[0] ?? '0-0');
+    this.loop = this.follow(await lastEventId(this.client, this.key));
   }
 
   /** Stop reading (a read in flight is cut off with the connection). Safe to call twice. */
@@ -56,26 +55,18 @@ export class FinishedEventsReader {
   private async follow(from: string): Promise<void> {
     let id = from;
     while (!this.closed) {
-      let entries: [string, string[]][];
+      let read: EventsRead;
       try {
-        const res = (await this.client.xread('COUNT', COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.key, id)) as
-          | [string, [string, string[]][]][]
-          | null;
-        entries = res?.[0]?.[1] ?? [];
+        read = await readFinishedEvents(this.client, this.key, this.queue, id, COUNT, BLOCK_MS);
       } catch (err) {
         if (this.closed) return;
         this.onError(err);
         await this.pause(RETRY_MS);
         continue;
       }
-      const finished: FinishedEvent[] = [];
-      for (const [entryId, fields] of entries) {
-        id = entryId;
-        const event = finishedEvent(this.queue, fields);
-        if (event) finished.push(event);
-      }
-      if (finished.length > 0) this.onEvents(finished);
-      if (entries.length < COUNT && this.gatherMs > 0) await this.pause(this.gatherMs);
+      id = read.last;
+      if (read.finished.length > 0) this.onEvents(read.finished);
+      if (read.entries < COUNT && this.gatherMs > 0) await this.pause(this.gatherMs);
     }
   }
 
@@ -90,21 +81,4 @@ export class FinishedEventsReader {
       this.wake = done;
     });
   }
-}
-
-/** The event an entry's fields (`event`, `jobId`, ... as a flat list) name, if it is `completed` or `failed`. */
-function finishedEvent(queue: string, fields: readonly string[]): FinishedEvent | undefined {
-  let event: string | undefined;
-  let jobId: string | undefined;
-  let failedReason: string | undefined;
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const name = fields[i];
-    if (name === 'event') event = fields[i + 1];
-    else if (name === 'jobId') jobId = fields[i + 1];
-    else if (name === 'failedReason') failedReason = fields[i + 1];
-  }
-  if (jobId === undefined || (event !== 'completed' && event !== 'failed')) return undefined;
-  return event === 'failed'
-    ? { queue, jobId, state: 'failed', failedReason }
-    : { queue, jobId, state: 'completed' };
 }

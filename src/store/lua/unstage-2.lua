@@ -1,0 +1,40 @@
+--[[
+  Remove a schedule's occurrences staged in BullMQ (delayed jobs added ahead of their fire time), or
+  only its occurrence at one fire time. Atomic with BullMQ's promotion (a script too): a staged job
+  still in `delayed` is removed (job hash, logs, a `removed` event, as BullMQ's own removal writes);
+  one promoted already is not touched (it was due: it runs). A staged job is recognised by its id
+  (`<prefix><fireAt>`) and its place: scored at the fire time its id names (a retry waiting for its
+  backoff is scored later, and is left alone). BullMQ scores a delayed job at `ms * 4096 + counter`.
+
+  Input:
+    KEYS[1] delayed     zset: BullMQ's delayed jobs of the queue
+    KEYS[2] events      stream: BullMQ's events of the queue
+
+    ARGV[1] the queue's key prefix (`bull:<queue>:`): a job's hash is `<ARGV[1]><job id>`
+    ARGV[2] the job id prefix of the schedule's occurrences (`bb-<id>-`)
+    ARGV[3] window (ms): staged jobs due up to now + window are looked at
+    ARGV[4] one fire time only ('' = every one)
+
+  Output:
+    the fire times removed
+]]
+--- @include "includes/now"
+
+local now = redisNow()
+local from, to = now * 4096, (now + tonumber(ARGV[3]) + 1) * 4096 - 1
+local members = redis.call('ZRANGEBYSCORE', KEYS[1], from, to, 'WITHSCORES')
+local prefix, n, out = ARGV[2], #ARGV[2], {}
+for i = 1, #members, 2 do
+  local id = members[i]
+  if string.sub(id, 1, n) == prefix then
+    local rest = string.sub(id, n + 1)
+    if string.match(rest, '^%d+$') and (ARGV[4] == '' or rest == ARGV[4])
+      and tonumber(rest) == math.floor(tonumber(members[i + 1]) / 4096) then
+      redis.call('ZREM', KEYS[1], id)
+      redis.call('DEL', ARGV[1] .. id, ARGV[1] .. id .. ':logs')
+      redis.call('XADD', KEYS[2], 'MAXLEN', '~', 10000, '*', 'event', 'removed', 'jobId', id, 'prev', 'delayed')
+      out[#out + 1] = rest
+    end
+  end
+end
+return out
