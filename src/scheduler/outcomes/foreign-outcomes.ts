@@ -2,12 +2,19 @@ import { QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ForeignOutcomeRecorder } from '../../store/foreign-outcome-script.js';
+import {
+  newestRecordFields,
+  readFinishedJobs,
+  readJobFields,
+  scanScheduleIds,
+  scheduleIdsOnQueue,
+} from '../../store/foreign-reads.js';
 import { parseOccurrenceJobId } from '../../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField } from '../../store/keys.js';
 import { readRecords } from '../../store/record-reads.js';
 import { queuePrefixFor, type RedisTarget } from '../../store/redis-target.js';
+import { redisTime } from '../../store/redis-time.js';
 import type { RunRecord } from '../../store/run-record.js';
-import { peekNameAndQueue } from '../../store/schedule-definition.js';
 import type { ResolvedForeignOutcomesOptions } from '../contract/index.js';
 import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
 import { JOB_FIELDS, jobFields, OUTCOME_FIELDS, outcomeOf } from './foreign-job-fields.js';
@@ -129,15 +136,15 @@ export class ForeignOutcomes {
   async reconcile(): Promise<number> {
     const { redis, keys: k, options } = this.host;
     // partition by partition: a pass that ends one partition's scan goes on with the next one's
-    const [cursor, flat] = await redis.hscan(
-      k.partition(this.scanPartition % k.partitions).state,
+    const { cursor, ids } = await scanScheduleIds(
+      redis,
+      k,
+      this.scanPartition % k.partitions,
       this.cursor,
-      'COUNT',
       options.reconcileBatch,
     );
     this.cursor = cursor;
     if (cursor === '0') this.scanPartition = (this.scanPartition + 1) % k.partitions;
-    const ids = flat.filter((_, i) => i % 2 === 0);
     return this.reconcileSchedules(ids, options.reconcileRecent);
   }
 
@@ -148,11 +155,7 @@ export class ForeignOutcomes {
   private async discover(queue: string): Promise<void> {
     if (this.stopped || this.listeners.has(queue)) return;
     await this.watch(queue);
-    const defs = await Promise.all(this.host.keys.all().map((k) => this.host.redis.hgetall(k.schedules)));
-    const ids = defs
-      .flatMap((d) => Object.entries(d))
-      .filter(([id, json]) => peekNameAndQueue(id, json).queue === queue)
-      .map(([id]) => id);
+    const ids = await scheduleIdsOnQueue(this.host.redis, this.host.keys, queue);
     for (let i = 0; i < ids.length; i += this.host.options.reconcileBatch) {
       await this.reconcileSchedules(
         ids.slice(i, i + this.host.options.reconcileBatch),
@@ -169,16 +172,13 @@ export class ForeignOutcomes {
   private async reconcileSchedules(ids: readonly string[], depth: number, all = false): Promise<number> {
     const { redis, keys: k, options } = this.host;
     if (ids.length === 0) return 0;
-    const idx = redis.pipeline();
-    for (const id of ids) idx.zrevrange(k.runIndex(id), 0, depth - 1);
-    const fieldLists = ((await idx.exec()) ?? []).map((r) => (r[1] ?? []) as string[]);
+    const fieldLists = await newestRecordFields(redis, k, ids, depth);
     const recordLists = await readRecords(
       redis,
       k,
       ids.map((scheduleId, i) => ({ scheduleId, fields: fieldLists[i] ?? [] })),
     );
-    const [s, us] = await redis.time();
-    const cutoff = Number(s) * 1000 + Math.floor(Number(us) / 1000) - options.reconcileMinAgeMs;
+    const cutoff = (await redisTime(redis)) - options.reconcileMinAgeMs;
     const candidates: { record: RunRecord; field: string; queue: string; jobId: string }[] = [];
     recordLists.forEach((records, i) => {
       records.forEach((record, j) => {
@@ -190,21 +190,23 @@ export class ForeignOutcomes {
       });
     });
     if (candidates.length === 0) return 0;
-    const jobs = redis.pipeline();
-    for (const c of candidates) {
-      jobs.zscore(this.bullKey(c.queue, 'completed'), c.jobId);
-      jobs.zscore(this.bullKey(c.queue, 'failed'), c.jobId);
-      jobs.hmget(this.bullKey(c.queue, c.jobId), ...JOB_FIELDS);
-    }
-    const res = (await jobs.exec()) ?? [];
+    const res = await readFinishedJobs(
+      redis,
+      candidates.map((c) => ({
+        completedKey: this.bullKey(c.queue, 'completed'),
+        failedKey: this.bullKey(c.queue, 'failed'),
+        jobKey: this.bullKey(c.queue, c.jobId),
+        jobId: c.jobId,
+        fields: JOB_FIELDS,
+      })),
+    );
     const found = new Set<string>();
     const writes: Promise<boolean>[] = [];
     for (const [i, c] of candidates.entries()) {
-      const completed = res[3 * i]?.[1] !== null && res[3 * i]?.[1] !== undefined;
-      const failed = res[3 * i + 1]?.[1] !== null && res[3 * i + 1]?.[1] !== undefined;
+      const { completed, failed, fields } = res[i]!;
       if (!completed && !failed) continue;
       if (!this.listeners.has(c.queue)) found.add(c.queue);
-      const job = jobFields(res[3 * i + 2]?.[1]);
+      const job = jobFields(fields);
       // written together: one script call per partition
       const written = this.recorder.record({
         ...outcomeOf(job, completed ? 'completed' : 'failed', undefined),
@@ -316,14 +318,17 @@ export class ForeignOutcomes {
       return [{ ...f, current }];
     });
     if (open.length === 0) return;
-    const jobs = redis.pipeline();
     // the job's data (its whole payload, to parse) only when no record says whose it is
-    for (const o of open)
-      jobs.hmget(this.bullKey(o.queue, o.jobId), ...(o.current ? OUTCOME_FIELDS : JOB_FIELDS));
-    const fields = (await jobs.exec()) ?? [];
+    const fields = await readJobFields(
+      redis,
+      open.map((o) => ({
+        jobKey: this.bullKey(o.queue, o.jobId),
+        fields: o.current ? OUTCOME_FIELDS : JOB_FIELDS,
+      })),
+    );
     const writes = open.map((o, i) => {
-      const [err, raw] = fields[i] ?? [];
-      if (err) return Promise.resolve(false);
+      const raw = fields[i];
+      if (raw === undefined || raw instanceof Error) return Promise.resolve(false);
       const job = jobFields(raw);
       // With no record yet, only the job's data tells which deployment enqueued it.
       if (!o.current && (!job.prefix || hashTag(job.prefix) !== hashTag(this.host.prefix))) {
