@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { decodeClaimRow } from './claim-row.js';
 import type { Keys } from './keys.js';
 import { parseState } from './schedule-state.js';
 import { decodeRow, type StoredSchedule } from './schedule-store-types.js';
@@ -24,7 +25,7 @@ export async function readSchedule(
   const [defJSON, st, due, claim, error] = res.map((r) => r[1]);
   const state = parseState(st);
   if (!defJSON || !state) return null;
-  const claimedFireAt = claim ? Number(String(claim).split('|')[0]) : null;
+  const claimedFireAt = claim ? decodeClaimRow(String(claim)).fireAt : null;
   const next = due !== null ? Number(due) : claimedFireAt;
   return { ...decodeRow(id, String(defJSON), state, next, error), claimedFireAt };
 }
@@ -69,7 +70,8 @@ async function readRows(
     if (!defJSON || !state) return;
     const due = res[4 + i]?.[1] as string | null;
     const claim = claims[i];
-    const next = due !== null && due !== undefined ? Number(due) : claim ? Number(claim.split('|')[0]) : null;
+    const next =
+      due !== null && due !== undefined ? Number(due) : claim ? decodeClaimRow(claim).fireAt : null;
     out.set(id, decodeRow(id, defJSON, state, next, errors[i]));
   });
 }

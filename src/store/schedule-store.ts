@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { AuditActor } from './audit-entry.js';
 import { type AuditConfig, auditArgs, DEFAULT_AUDIT } from './audit-trail.js';
+import { encodeClaimRow } from './claim-row.js';
 import type { Keys } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
 import { counted, enqueuedFacts, patchArgs } from './record-form.js';
@@ -110,7 +111,7 @@ export class ScheduleStore {
       claims.push({
         id: String(raw[i]),
         fireAt: Number(at),
-        claim: `${at}|${token}`,
+        claim: encodeClaimRow({ fireAt: Number(at), token }),
         reclaimed: Number(raw[i + 2]) === 1,
         defJSON: String(raw[i + 3]),
         state: parseState(String(raw[i + 4])),
