@@ -115,8 +115,10 @@ describe('backpressure', () => {
     const stats = m.loopStats!;
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     expect(stats.coalesced).toBeGreaterThan(stats.enqueued); // most occurrences found their previous one waiting
-    // at most one waiting job per schedule at any time
-    expect(maxWaiting).toBeLessThanOrEqual(ids.length);
+    // Bounded: at most two waiting jobs per schedule at any time. One is the rule; a second appears when
+    // the waiting one was added late (a busy box: the claim came late) and has not yet waited half the gap,
+    // so it has not had a consumer's chance and the next occurrence is enqueued beside it (the README's rule).
+    expect(maxWaiting).toBeLessThanOrEqual(ids.length * 2);
     // what was enqueued ran, once each
     expect(new Set(ran).size).toBe(ran.length);
     expect(ran.length).toBe(stats.enqueued);
