@@ -58,9 +58,7 @@ async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}
 const outcomes = (rs: RunRecord[]) =>
   rs.map((r) => `${r.outcome}${r.reason ? `:${r.reason}` : ''}/${r.kind}`);
 
-// Each policy's outage is its own prefix and managers, and mostly waiting on Redis time (6.5 s of
-// it): the three run side by side.
-describe.concurrent('misfires after every scheduler was down', () => {
+describe('misfires after every scheduler was down', () => {
   it("'skip' records each late occurrence as missed and runs none", async () => {
     const { records, grid, missedEvents, counts } = await outage('skip');
     expect(grid.length).toBeGreaterThanOrEqual(6);
