@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach } from 'vitest';
-import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
-import { SchedulerManager } from '../../src/scheduler/scheduler-manager.js';
+import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
+import { SchedulerManager } from '../../src/scheduler/index.js';
 import { TestBed } from './helpers.js';
 
 const silent = pino({ level: 'silent' });
