@@ -30,7 +30,6 @@ const UNIT = [
 
 /** Tests that start processes: the CLI's services, worker processes, clusters, packs, a browser. */
 const PROCESS = [
-  'test/cli/help-and-usage.test.ts',
   'test/cli/jobs-module.test.ts',
   'test/cli/logs.test.ts',
   'test/cli/npm-start.test.ts',

@@ -1,8 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../redis-url.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
-
-beforeAll(assertBuilt);
+import { runBullbeat } from './run-bullbeat.js';
 
 const COMMANDS = [
   'dev',
@@ -20,6 +18,8 @@ const COMMANDS = [
   'schedule:show',
 ];
 
+// A usage error ends a service command before it owns the process: every run here is in this
+// process (runCli), the services' included.
 describe('bullbeat --help and usage errors', () => {
   it('lists every command, the environment and the exit codes, exit 0', async () => {
     const run = await runBullbeat(['--help']);
@@ -68,7 +68,7 @@ describe('bullbeat --help and usage errors', () => {
   });
 
   it('a missing argument: a message naming it, exit 2', async () => {
-    const run = await runBullbeat(['worker']);
+    const run = await runBullbeat(['worker'], { spawn: false });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("missing required argument 'jobs-module'");
   });
@@ -94,13 +94,13 @@ describe('bullbeat --help and usage errors', () => {
   });
 
   it('a bad --concurrency: exit 2 naming the flag', async () => {
-    const run = await runBullbeat(['worker', 'examples/jobs', '--concurrency', 'lots']);
+    const run = await runBullbeat(['worker', 'examples/jobs', '--concurrency', 'lots'], { spawn: false });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--concurrency: expected a whole number from 1 to 10000');
   });
 
   it('a bad PORT: exit 2 naming the variable', async () => {
-    const run = await runBullbeat(['dashboard'], { env: { PORT: '70000' } });
+    const run = await runBullbeat(['dashboard'], { env: { PORT: '70000' }, spawn: false });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('PORT: expected a port number from 0 to 65535');
   });

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../redis-url.js';
-import { assertBuilt, root, runBullbeat } from './run-bullbeat.js';
+import { assertBuilt, type RunOptions, root, runBullbeat } from './run-bullbeat.js';
 import { spawnBullbeat } from './spawn-bullbeat.js';
 
 let dir: string;
@@ -32,9 +32,16 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `bullbeat scheduler <module>` against a closed Redis port: module errors come before any connection. */
-const load = (module: string) =>
-  runBullbeat(['scheduler', module], { env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+/**
+ * Runs `bullbeat scheduler <module>` against a closed Redis port: module errors come before any
+ * connection, so the command ends before it would own the process; run in this process (`runCli`).
+ */
+const load = (module: string, options: RunOptions = {}) =>
+  runBullbeat(['scheduler', module], {
+    spawn: false,
+    ...options,
+    env: { REDIS_URL: 'redis://127.0.0.1:1', ...options.env },
+  });
 
 describe('a missing or broken jobs module', () => {
   it('a missing file: exit 2, one line naming the path and what was tried', async () => {
@@ -56,14 +63,16 @@ describe('a missing or broken jobs module', () => {
   });
 
   it('a syntax error: exit 2, naming the path and the cause', async () => {
-    const run = await load(join(dir, 'syntax.mjs'));
+    // spawned: in this process the test runner's own loader words a syntax error its own way
+    const run = await load(join(dir, 'syntax.mjs'), { spawn: true });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^bullbeat: jobs module ".*syntax\.mjs": failed to load: SyntaxError: /);
     expect(run.stderr).not.toContain('    at ');
   });
 
   it('a TypeScript syntax error (through tsx): exit 2, naming the path', async () => {
-    const run = await load(join(dir, 'broken.ts'));
+    // spawned: in this process the test runner, not tsx, would compile it
+    const run = await load(join(dir, 'broken.ts'), { spawn: true });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^bullbeat: jobs module ".*broken\.ts": failed to load: /);
   });
@@ -87,10 +96,7 @@ describe('a missing or broken jobs module', () => {
   });
 
   it('a relative path resolves from the working directory, the extension may be left out', async () => {
-    const run = await runBullbeat(['scheduler', 'no-default'], {
-      cwd: dir,
-      env: { REDIS_URL: 'redis://127.0.0.1:1' },
-    });
+    const run = await load('no-default', { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`"${join(dir, 'no-default.mjs')}": has no default export`);
   });
@@ -101,16 +107,16 @@ describe('a missing or broken jobs module', () => {
       module,
       `import { SchedulerManager } from '${distIndex}';\nexport default new SchedulerManager({ prefix: 'elsewhere' });\n`,
     );
-    const unset = await load(module);
+    // spawned: past the module checks the scheduler retries Redis until its own exit
+    const unset = await load(module, { spawn: true });
     expect(unset.code).toBe(3); // past the module checks, on to Redis (closed here)
-    const withEnv = await runBullbeat(['scheduler', module], {
-      env: { REDIS_URL: 'redis://127.0.0.1:1', BULLBEAT_PREFIX: 'p2' },
-    });
+    const withEnv = await load(module, { env: { BULLBEAT_PREFIX: 'p2' } });
     expect(withEnv.code).toBe(2);
     expect(withEnv.stderr).toContain(
       'bullbeat: BULLBEAT_PREFIX: "p2", but the jobs module\'s SchedulerManager uses prefix "elsewhere"',
     );
     const withFlag = await runBullbeat(['scheduler', module, '--prefix', 'p1'], {
+      spawn: false,
       env: { REDIS_URL: 'redis://127.0.0.1:1' },
     });
     expect(withFlag.code).toBe(2);

@@ -55,8 +55,10 @@ describe('your own project, as the README writes it', () => {
   });
 
   it('bullbeat dev on another interface without credentials still refuses (exit 2)', async () => {
+    // a refusal ends the command before it owns the process: run in this process
     const run = await runBullbeat(['dev', APP_JOBS, '--host', '0.0.0.0'], {
       env: { REDIS_URL: 'redis://127.0.0.1:1' },
+      spawn: false,
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^bullbeat: BULLBEAT_DASHBOARD_TOKEN: the dashboard has no credentials/);
@@ -100,7 +102,10 @@ describe('your own project, as the README writes it', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain('several bullbeat deployments (app, billing, bullbeat)');
     }
-    const dash = await runBullbeat(['dashboard', '--open', '--port', '0'], { env: { REDIS_URL } });
+    const dash = await runBullbeat(['dashboard', '--open', '--port', '0'], {
+      env: { REDIS_URL },
+      spawn: false,
+    });
     expect(dash.code).toBe(2);
     expect(dash.stderr).toContain('several bullbeat deployments (app, billing, bullbeat)');
     const named = await runBullbeat(['schedule:list', '--json'], {

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { REDIS_URL } from '../redis-url.js';
+import { runBullbeat } from './run-bullbeat.js';
 import { spawnBullbeat } from './spawn-bullbeat.js';
 
 const prefix = `cli-partitions-${randomUUID()}`;
@@ -21,8 +22,25 @@ afterAll(async () => {
   await redis.quit();
 });
 
-/** `bullbeat ...args` from the sources, with the deployment's prefix and `BULLBEAT_PARTITIONS=4`. */
-async function bullbeat(args: string[], env: Record<string, string> = { BULLBEAT_PREFIX: prefix }) {
+const env4 = { BULLBEAT_PREFIX: prefix, BULLBEAT_PARTITIONS: '4' };
+
+/**
+ * A one-shot `bullbeat ...args` in this process (`runCli`), with the prefix and `BULLBEAT_PARTITIONS=4`.
+ * The manager's options read the count from `process.env`, not from the CLI's env: set there too for
+ * the call (this file's fork is its own).
+ */
+async function bullbeat(args: string[]) {
+  process.env.BULLBEAT_PARTITIONS = '4';
+  try {
+    const run = await runBullbeat(args, { env: env4, timeoutMs: 15_000 });
+    return { code: run.code, output: run.stdout + run.stderr };
+  } finally {
+    delete process.env.BULLBEAT_PARTITIONS;
+  }
+}
+
+/** A service (`worker`) from the sources, spawned: it owns its process and its exit. */
+async function spawned(args: string[], env: Record<string, string>) {
   const run = spawnBullbeat([], {
     command: ['--import', 'tsx', 'src/cli/main.ts', ...args],
     env: { ...env, BULLBEAT_PARTITIONS: '4' },
@@ -50,11 +68,11 @@ describe('BULLBEAT_PARTITIONS other than the deployment recorded', () => {
       expect(read.code, `${args.join(' ')}: ${read.output}`).toBe(2);
       expect(read.output).toContain('BULLBEAT_PARTITIONS');
     }
-  }, 90_000);
+  });
 
   it('a worker exits 2 before taking any job', async () => {
     // the test jobs module takes its prefix from BB_TEST_PREFIX, its partition count from the environment
-    const worker = await bullbeat(
+    const worker = await spawned(
       ['worker', 'test/queue/fixtures/worker-jobs.ts', '--queues', `q-${prefix}`],
       {
         BB_TEST_PREFIX: prefix,

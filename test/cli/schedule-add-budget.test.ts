@@ -1,22 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { REDIS_URL } from '../redis-url.js';
+import { cliTestBed } from './cli-test-bed.js';
 
-const prefix = `cli-budget-${randomUUID()}`;
+const { prefix, redis } = cliTestBed('budget');
 const DAY = 86_400_000;
-let redis: Redis;
-
-beforeAll(() => {
-  redis = new Redis(REDIS_URL);
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
 
 /** Every minute of the 30 days from `from` excluded (even and odd minutes), behind 935 past dates. */
 function thirtyDaysExcluded(from: number): string[] {

@@ -1,25 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { REDIS_URL } from '../redis-url.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+import { cliTestBed } from './cli-test-bed.js';
+import { runBullbeat } from './run-bullbeat.js';
 
-const prefix = `cli-add-${randomUUID()}`;
-const queue = `cli-add-q-${randomUUID()}`;
-const env = { BULLBEAT_PREFIX: prefix };
-let redis: Redis;
-
-beforeAll(() => {
-  assertBuilt();
-  redis = new Redis(REDIS_URL);
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+const { prefix, queue, env, redis } = cliTestBed('add');
 
 /** The stored definition of a schedule, as the scheduler reads it. */
 const stored = async (id: string) => {

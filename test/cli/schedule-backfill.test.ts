@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -8,13 +6,11 @@ import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS, REDIS_URL } from '../redis-url.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+import { cliTestBed } from './cli-test-bed.js';
+import { runBullbeat } from './run-bullbeat.js';
 
-const prefix = `cli-backfill-${randomUUID()}`;
-const queue = `cli-backfill-q-${randomUUID()}`;
-const env = { BULLBEAT_PREFIX: prefix };
+const { prefix, queue, env, redis } = cliTestBed('backfill');
 const HOUR = 3_600_000;
-let redis: Redis;
 let m: SchedulerManager;
 let to: number;
 
@@ -26,8 +22,6 @@ const jobIds = async (): Promise<string[]> => {
 };
 
 beforeAll(async () => {
-  assertBuilt();
-  redis = new Redis(REDIS_URL);
   m = new SchedulerManager({
     prefix,
     role: 'client',
@@ -47,12 +41,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await m.close();
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  const q = new Queue(queue, { connection: REDIS });
-  await q.obliterate({ force: true });
-  await q.close();
-  await redis.quit();
 });
 
 describe('schedule:backfill', () => {

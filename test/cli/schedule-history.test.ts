@@ -1,30 +1,12 @@
 // schedule:history <id> [--json]: the audit trail from the CLI, every CLI change by this OS user and
 // host via `cli`; a removed schedule's trail while it is kept; exit 4 when there is neither.
-import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_URL } from '../redis-url.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+import { describe, expect, it } from 'vitest';
+import { cliTestBed } from './cli-test-bed.js';
+import { runBullbeat } from './run-bullbeat.js';
 
-const prefix = `cli-history-${randomUUID()}`;
-const queue = `cli-history-q-${randomUUID()}`;
-const env = { BULLBEAT_PREFIX: prefix };
+const { queue, env } = cliTestBed('history');
 const me = `cli:${userInfo().username}@${hostname()}`;
-let redis: Redis;
-
-beforeAll(() => {
-  assertBuilt();
-  redis = new Redis(REDIS_URL);
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  const bull = await redis.keys(`bull:${queue}*`);
-  if (bull.length) await redis.del(...bull);
-  await redis.quit();
-});
 
 async function ok(args: string[]) {
   const r = await runBullbeat(args, { env });

@@ -120,7 +120,8 @@ describe('long-running commands', () => {
 
   it('dashboard without credentials refuses to start (exit 2); with a token it serves and asks for it', async () => {
     const { env } = deployment();
-    const refused = await runBullbeat(['dashboard', '--port', '0'], { env });
+    // a refusal ends the command before it owns the process: run in this process
+    const refused = await runBullbeat(['dashboard', '--port', '0'], { env, spawn: false });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^bullbeat: BULLBEAT_DASHBOARD_TOKEN: the dashboard has no credentials/);
     const token = randomUUID();
@@ -157,6 +158,7 @@ describe('long-running commands', () => {
     try {
       const run = await runBullbeat(['dashboard', '--open'], {
         env: { ...deployment().env, PORT: String(port) },
+        spawn: false,
       });
       expect(run.code).toBe(2);
       expect(run.stderr).toBe(`bullbeat: PORT: port ${port} is already in use on 127.0.0.1\n`);

@@ -1,42 +1,29 @@
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { REDIS_URL } from '../redis-url.js';
-import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+import { cliTestBed } from './cli-test-bed.js';
+import { runBullbeat } from './run-bullbeat.js';
 
 // Ids, names, notes and errors come from whoever wrote the schedule: the human output of the CLI
 // shows their control characters escaped, so a name cannot clear the screen, ring the bell, set the
 // terminal's title, return the carriage over a line or start a line of its own.
 
-const prefix = `cli-esc-${randomUUID()}`;
-const queue = `cli-esc-q-${randomUUID().slice(0, 8)}`;
-const env = { BULLBEAT_PREFIX: prefix };
+const { prefix, queue, env } = cliTestBed('esc');
 const ID = 'evil\x1b[2J\x1b]0;pwned\x07id';
 const NAME = 'name\rOVERWRITTEN\nFORGED-LINE\x9b31m';
 const NOTE = 'note\x1b[31mred\x07\rback\nFORGED-NOTE';
-let redis: Redis;
-
 /** Control characters that must never reach a terminal from a value: C0 but newline, DEL, C1. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: that is what this looks for
 const RAW = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
 
 beforeAll(async () => {
-  assertBuilt();
-  redis = new Redis(REDIS_URL);
   const m = new SchedulerManager({ prefix, role: 'client', connection: REDIS_URL, defaultQueue: queue });
   await m.schedule({ name: NAME, queue }, new IntervalTrigger(3600), { id: ID }).saved;
   await m.schedule({ name: 'plain', queue }, new IntervalTrigger(3600), { id: 'plain' }).saved;
   await m.schedule({ name: NAME, queue }, new IntervalTrigger(3600), { id: `${ID}-active` }).saved;
   await m.pause(ID, { note: NOTE, by: 'tester' });
   await m.close();
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`{${prefix}}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
 });
 
 /** Every line of a run's output, checked: no raw control character, and no line made by a value. */

@@ -1,38 +1,23 @@
 // A schedule with payload 'plain': the job's data is the schedule's own data, and bullbeat's worker
 // still finds the occurrence (job id), the arguments and the overlap rules (the stored schedule).
 import { Queue } from 'bullmq';
-import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { describe, expect, it } from 'vitest';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { REDIS, TestBed, waitFor } from './helpers.js';
+import { REDIS, waitFor } from './helpers.js';
+import { useManagerBed } from './manager-bed.js';
 
-const silent = pino({ level: 'silent' });
-let bed: TestBed;
-let scheduler: SchedulerManager;
-let handle: WorkerHandle | undefined;
-
-afterEach(async () => {
-  await handle?.close({ graceMs: 1000 });
-  handle = undefined;
-  await scheduler.stop();
-  await bed.cleanup();
-});
+const managerBed = useManagerBed();
 
 describe("payload 'plain'", () => {
   it("puts the schedule's data alone on the job; bullbeat's worker runs it with its args, fire time and records", async () => {
-    bed = new TestBed();
-    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    const { bed, scheduler, start } = managerBed();
     const runs: { who: string; fireAt: number; scheduleId: string }[] = [];
     scheduler.every(0.3, { id: 'tick', args: ['ada'], data: { report: 'daily' }, payload: 'plain' })(
       async function tick(who: string, ctx: RunContext) {
         runs.push({ who, fireAt: ctx.fireAt, scheduleId: String(ctx.job?.id) });
       },
     );
-    handle = await createWorker(scheduler, { logger: silent });
-    await handle.ready();
-    await scheduler.start();
+    await start();
     await waitFor(() => runs.length >= 2, 20_000, 'two runs');
     await scheduler.triggerNow('tick');
     await waitFor(() => runs.length >= 3, 20_000, 'the manual run');
@@ -54,8 +39,7 @@ describe("payload 'plain'", () => {
   }, 60_000);
 
   it("is refused with the field named when it is not 'plain' or 'wrapped'", () => {
-    scheduler = new SchedulerManager({ prefix: 'unused', logger: silent });
-    bed = new TestBed();
+    const { scheduler } = managerBed();
     expect(() => scheduler.every(1, { id: 'x', payload: 'raw' as 'plain' })(function x() {})).toThrow(
       /payload.*"wrapped", "plain"/,
     );

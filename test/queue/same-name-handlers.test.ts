@@ -1,28 +1,15 @@
 // Schedules whose handlers are different functions of the same name, run by the real worker runtime.
-import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { describe, expect, it } from 'vitest';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitFor } from './helpers.js';
+import { useManagerBed } from './manager-bed.js';
 
-const silent = pino({ level: 'silent' });
-let bed: TestBed;
-let scheduler: SchedulerManager;
-let handle: WorkerHandle | undefined;
-
-afterEach(async () => {
-  await handle?.close({ graceMs: 1000 });
-  handle = undefined;
-  await scheduler.stop();
-  await bed.cleanup();
-});
+const managerBed = useManagerBed();
 
 describe('handlers of the same name', () => {
   it('five schedules on five different functions named job: each runs its own', async () => {
-    bed = new TestBed();
-    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    const { scheduler, start } = managerBed();
     const ran: { by: string; scheduleId: string }[] = [];
     const ids = ['s1', 's2', 's3', 's4', 's5'];
     for (const id of ids) {
@@ -30,9 +17,7 @@ describe('handlers of the same name', () => {
         ran.push({ by: id, scheduleId: ctx.scheduleId });
       });
     }
-    handle = await createWorker(scheduler, { logger: silent });
-    await handle.ready();
-    await scheduler.start();
+    await start();
     await waitFor(() => ids.every((id) => ran.some((r) => r.scheduleId === id)), 20_000, 'a run of each');
     for (const r of ran) expect(r.by, `a run of ${r.scheduleId} ran ${r.by}'s function`).toBe(r.scheduleId);
     const records = await scheduler.history.list('s1');
@@ -40,8 +25,7 @@ describe('handlers of the same name', () => {
   }, 60_000);
 
   it("a job that names no schedule of this process (a runtime schedule's) is refused when its name is ambiguous, naming the schedules", async () => {
-    bed = new TestBed();
-    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    const { bed, scheduler, start } = managerBed();
     let runs = 0;
     for (const id of ['a1', 'a2']) {
       scheduler.every(3600, { id })(async function job() {
@@ -50,9 +34,7 @@ describe('handlers of the same name', () => {
     }
     const failed: { scheduleId?: string; error: Error }[] = [];
     scheduler.on('failed', (e) => failed.push(e));
-    handle = await createWorker(scheduler, { logger: silent });
-    await handle.ready();
-    await scheduler.start();
+    await start();
     // a runtime schedule targeting the queue and the job name (as the API or the CLI make one)
     const runtime = scheduler.schedule({ queue: bed.queueName, name: 'job' }, new IntervalTrigger(3600), {
       id: 'runtime',

@@ -1,28 +1,15 @@
 // The worker runtime under the real SchedulerManager: the scheduler fires, the worker runs.
-import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { describe, expect, it } from 'vitest';
 import { timeoutMiddleware } from '../../src/queue/middleware/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitFor } from './helpers.js';
+import { useManagerBed } from './manager-bed.js';
 
-const silent = pino({ level: 'silent' });
-let bed: TestBed;
-let scheduler: SchedulerManager;
-let handle: WorkerHandle | undefined;
-
-afterEach(async () => {
-  await handle?.close({ graceMs: 1000 });
-  handle = undefined;
-  await scheduler.stop();
-  await bed.cleanup();
-});
+const managerBed = useManagerBed();
 
 describe('createWorker with a SchedulerManager', () => {
   it('runs what the scheduler fires, with its args and middleware, and records each run', async () => {
-    bed = new TestBed();
-    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    const { bed, scheduler, start } = managerBed();
     const runs: { who: string; fireAt: number; signal: boolean }[] = [];
     scheduler.every(0.2, { id: 'tick', args: ['ada'], middleware: [timeoutMiddleware({ seconds: 5 })] })(
       async function tick(who: string, ctx: RunContext) {
@@ -31,10 +18,8 @@ describe('createWorker with a SchedulerManager', () => {
     );
     const failures: unknown[] = [];
     scheduler.on('failed', (e) => failures.push(e));
-    handle = await createWorker(scheduler, { logger: silent });
+    const handle = await start();
     expect(handle.queues).toContain(bed.queueName);
-    await handle.ready();
-    await scheduler.start();
     await waitFor(() => runs.length >= 3, 20_000, 'three runs');
     expect(runs[0]).toMatchObject({ who: 'ada', signal: true });
     const records = await waitFor(async () => {
@@ -51,14 +36,11 @@ describe('createWorker with a SchedulerManager', () => {
   }, 60_000);
 
   it('a record never says its run started before it was enqueued, however late the completion comes', async () => {
-    bed = new TestBed();
-    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    const { scheduler, start } = managerBed();
     scheduler.every(0.2, { id: 'quick' })(async function quick() {});
     // The completion (which writes the `enqueued` record) comes well after a worker took the job.
     scheduler.hooks = { afterEnqueue: () => new Promise((r) => setTimeout(r, 300)) };
-    handle = await createWorker(scheduler, { logger: silent });
-    await handle.ready();
-    await scheduler.start();
+    await start();
     const records = await waitFor(
       async () => {
         const list = await scheduler.history.list('quick');
@@ -75,16 +57,13 @@ describe('createWorker with a SchedulerManager', () => {
   }, 60_000);
 
   it('emits failed on the scheduler for a run that fails for good', async () => {
-    bed = new TestBed();
-    scheduler = new SchedulerManager({ prefix: bed.prefix, defaultQueue: bed.queueName, logger: silent });
+    const { scheduler, start } = managerBed();
     scheduler.every(3600, { id: 'broken' })(async function broken() {
       throw new Error('kaput');
     });
     const failures: { scheduleId?: string; error: Error }[] = [];
     scheduler.on('failed', (e) => failures.push(e));
-    handle = await createWorker(scheduler, { logger: silent });
-    await handle.ready();
-    await scheduler.start();
+    await start();
     await scheduler.triggerNow('broken');
     await waitFor(() => failures.length > 0, 20_000, 'the failed event');
     expect(failures[0]).toMatchObject({ scheduleId: 'broken' });

@@ -12,6 +12,7 @@ const REPLICA = fileURLToPath(new URL('./fixtures/trust-replica.ts', import.meta
 const SECONDS = Number(process.env.BULLBEAT_TRUST_CHAOS_SECONDS ?? 12);
 const HEALTHY = 20;
 const CYCLED = 4;
+const MIN_KILLS = Math.floor(SECONDS / 2) - 1;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -102,9 +103,10 @@ describe('trust chaos', () => {
           await sleep(300 + Math.random() * 500);
         }
       };
+      // At least MIN_KILLS kills, however long a loaded box takes to start the replacements.
       const kills = (async () => {
         let n = 0;
-        while ((await redisNow(env.redis)) < end) {
+        while ((await redisNow(env.redis)) < end || n < MIN_KILLS) {
           await sleep(1000 + Math.random() * 1000);
           // a replica that is up, always leaving another up: the promise is about a deployment with at
           // least one live replica (with none, occurrences are coalesced as scheduler-behind, recorded)
@@ -138,7 +140,7 @@ describe('trust chaos', () => {
       await sleep(500);
       await worker.close();
 
-      expect(killed).toBeGreaterThanOrEqual(Math.floor(SECONDS / 2) - 1);
+      expect(killed).toBeGreaterThanOrEqual(MIN_KILLS);
       expect(
         [...runs].filter(([, n]) => n > 1).map(([key]) => key),
         'ran twice',
@@ -154,7 +156,8 @@ describe('trust chaos', () => {
             `${w}: ${rec ? `${rec.outcome} ${rec.reason ?? ''} ${rec.coalescedBy ?? ''} claimed +${(rec.claimedAt ?? 0) - rec.fireAt} ms by ${rec.replica}` : 'no record'}`,
           );
       }
-      expect(lost, 'healthy occurrences lost').toEqual([]);
+      // the count, with the first few named (vitest's diff of a long list names none)
+      expect(lost.length, `healthy occurrences lost, first:\n${lost.slice(0, 10).join('\n')}`).toBe(0);
       expect(want.filter((w) => runs.has(w)).length / want.length).toBeGreaterThanOrEqual(0.995);
       // No schedule went back in time: in the order BullMQ received them, fire times only increase.
       const rewinds: string[] = [];
