@@ -29,6 +29,28 @@ export interface RunContext {
   job?: Job;
 }
 
+/**
+ * The ctx of a run started by hand in this process (`ScheduledJob.run()`, a named handler's `run()`):
+ * fired now, first attempt, never aborted, no job; `ctx` overrides any of it.
+ */
+export function inProcessRunContext(
+  scheduleId: string,
+  name: string,
+  logger: Logger,
+  ctx: Partial<RunContext> = {},
+): RunContext {
+  return {
+    scheduleId,
+    name,
+    fireAt: Date.now(),
+    attempt: 1,
+    kind: 'manual',
+    signal: new AbortController().signal,
+    logger,
+    ...ctx,
+  };
+}
+
 /** The composed pipeline of one schedule: run it with the ctx of one run. */
 export type RunHandler = (ctx: RunContext) => Promise<unknown>;
 

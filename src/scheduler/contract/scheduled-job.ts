@@ -1,5 +1,10 @@
 import type pino from 'pino';
-import { composePipeline, type Middleware, type RunContext } from '../../queue/pipeline.js';
+import {
+  composePipeline,
+  inProcessRunContext,
+  type Middleware,
+  type RunContext,
+} from '../../queue/pipeline.js';
 import { JobStatus } from '../../store/job-status.js';
 import type { PauseNote } from '../../store/pause-note.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
@@ -136,16 +141,9 @@ export class ScheduledJob {
     );
     this.currentInstances++;
     try {
-      const result = await handler({
-        scheduleId: this.id,
-        name: this.name,
-        fireAt: Date.now(),
-        attempt: 1,
-        kind: 'manual',
-        signal: new AbortController().signal,
-        logger: this.host.logger.child({ scheduleId: this.id }),
-        ...ctx,
-      });
+      const result = await handler(
+        inProcessRunContext(this.id, this.name, this.host.logger.child({ scheduleId: this.id }), ctx),
+      );
       this.runs++;
       return result;
     } catch (err) {

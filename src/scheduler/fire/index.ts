@@ -2,5 +2,5 @@
 // complete. It stands on the scheduler's words (contract/) only.
 
 export { type FireHooks, FireLoop, type FireLoopFootprint, MAX_HORIZON_MS } from './fire-loop.js';
-export { type FireLoopStats, RESUBSCRIBED } from './fire-loop-types.js';
+export { type FireLoopDeps, type FireLoopStats, RESUBSCRIBED } from './fire-loop-types.js';
 export { type UnstagedRecords, unstage, unstageAndRecord } from './staged-jobs.js';

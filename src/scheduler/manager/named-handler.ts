@@ -1,5 +1,10 @@
 import type pino from 'pino';
-import { composePipeline, type Middleware, type RunContext } from '../../queue/pipeline.js';
+import {
+  composePipeline,
+  inProcessRunContext,
+  type Middleware,
+  type RunContext,
+} from '../../queue/pipeline.js';
 
 /**
  * A worker handler registered by job name with `handle(name, fn)`: no schedule of its own. Runtime
@@ -25,15 +30,6 @@ export class NamedHandler {
       id: this.id,
       name: this.name,
     });
-    return handler({
-      scheduleId: this.id,
-      name: this.name,
-      fireAt: Date.now(),
-      attempt: 1,
-      kind: 'manual',
-      signal: new AbortController().signal,
-      logger: this.logger.child({ jobName: this.name }),
-      ...ctx,
-    });
+    return handler(inProcessRunContext(this.id, this.name, this.logger.child({ jobName: this.name }), ctx));
   }
 }

@@ -10,6 +10,7 @@ import type { ResolvedManagerOptions, ScheduledJob, SchedulerEvents } from '../c
 import {
   type FireHooks,
   FireLoop,
+  type FireLoopDeps,
   type FireLoopFootprint,
   type FireLoopStats,
   MAX_HORIZON_MS,
@@ -46,33 +47,34 @@ export class ReplicaRole {
   constructor(private readonly deps: ReplicaDeps) {}
 
   async start(): Promise<void> {
-    const { connections, options, logger, manager, local } = this.deps;
+    const { connections, options, manager } = this.deps;
     if (options.pauseOrphans) await this.markOrphans();
-    if (this.deps.keys.partitions > 1) this.loops.push(this.everyPartitionLoop());
-    for (let i = 0; i < this.deps.keys.partitions && this.loops.length === 0; i++) {
-      this.loops.push(
-        new FireLoop({
-          store: connections.store.partition(i),
-          history: connections.history,
-          options,
-          logger,
-          events: manager,
-          queue: (name) => connections.queue(name),
-          localTrigger: (id) => customTriggerOf(local.get(id)),
-          jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
-          // a stop notice goes to the loop of the schedule's partition only
-          subscribe: (onMessage) =>
-            connections.subscribe((m) => {
-              if (!m.startsWith('stop:') || this.deps.keys.partitionOf(m.slice(5)) === i) onMessage(m);
-            }),
-          hooks: this.deps.hooks,
-        }),
-      );
-    }
+    this.loops.push(
+      this.deps.keys.partitions > 1
+        ? this.everyPartitionLoop()
+        : this.fireLoop(connections.store.partition(0), (onMessage) => connections.subscribe(onMessage)),
+    );
     await Promise.all(this.loops.map((l) => l.start()));
     this.foreign = await startForeignOutcomes(manager);
     this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, options.completedRetentionMs));
     this.pruneTimer.unref();
+  }
+
+  /** A fire loop over `store`, hearing the wake channel through `subscribe`. */
+  private fireLoop(store: FireLoopDeps['store'], subscribe: FireLoopDeps['subscribe']): FireLoop {
+    const { connections, options, logger, manager, local } = this.deps;
+    return new FireLoop({
+      store,
+      history: connections.history,
+      options,
+      logger,
+      events: manager,
+      queue: (name) => connections.queue(name),
+      localTrigger: (id) => customTriggerOf(local.get(id)),
+      jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
+      subscribe,
+      hooks: this.deps.hooks,
+    });
   }
 
   /**
@@ -81,7 +83,7 @@ export class ReplicaRole {
    * a slow or failing partition does not hold the others back (see partition-claims.ts).
    */
   private everyPartitionLoop(): FireLoop {
-    const { connections, options, logger, manager, local } = this.deps;
+    const { connections, options, logger, manager } = this.deps;
     const store = connections.store;
     const fanOut = store.claimEveryPartition({
       recheckMs: options.maxSleepMs,
@@ -92,22 +94,12 @@ export class ReplicaRole {
         manager.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
       },
     });
-    return new FireLoop({
-      store,
-      history: connections.history,
-      options,
-      logger,
-      events: manager,
-      queue: (name) => connections.queue(name),
-      localTrigger: (id) => customTriggerOf(local.get(id)),
-      jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
-      subscribe: (onMessage) =>
-        connections.subscribe((m) => {
-          fanOut.wake(m);
-          onMessage(m);
-        }),
-      hooks: this.deps.hooks,
-    });
+    return this.fireLoop(store, (onMessage) =>
+      connections.subscribe((m) => {
+        fanOut.wake(m);
+        onMessage(m);
+      }),
+    );
   }
 
   /** Stop firing (what is claimed is enqueued and completed), then wake the other replicas. */
