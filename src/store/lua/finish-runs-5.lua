@@ -96,9 +96,14 @@ local function finishRun(i, p0, p1, drop)
   local pre = base .. ':'
   local rec = pre .. 'rec:' .. id .. ':' .. field
 
+  -- A record carrying this run's token was written and indexed by its start (a trim deletes a
+  -- record and its index entry together): only a record without it is indexed here.
+  local indexed = false
   if token ~= '' then
     local t = redis.call('HGET', rec, 'fencingToken')
-    if t and t ~= token then written = 0 end
+    if t then
+      if t ~= token then written = 0 else indexed = true end
+    end
   end
 
   if written == 1 then
@@ -112,9 +117,11 @@ local function finishRun(i, p0, p1, drop)
       for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
       redis.call('HDEL', rec, unpack(names))
     end
-    local idx = pre .. 'runidx:' .. id
-    if redis.call('ZADD', idx, 'NX', ARGV[i + 3], field) == 1 then
-      trimHistory(pre .. 'runs:' .. id, idx, pre .. 'rec:' .. id .. ':', limit)
+    if not indexed then
+      local idx = pre .. 'runidx:' .. id
+      if redis.call('ZADD', idx, 'NX', ARGV[i + 3], field) == 1 then
+        trimHistory(pre .. 'runs:' .. id, idx, pre .. 'rec:' .. id .. ':', limit)
+      end
     end
     local counts = pre .. 'counts:' .. id
     bumpCounters(counts, KEYS[1], ARGV[i + 5])
