@@ -122,8 +122,8 @@ export class OccurrenceRunner {
       if (skipped) return skipped;
       const result = await this.runHandler(run, entry, start.fencingToken);
       const finishedAt = this.options.clock.now();
-      const attempts = run.state.attempt;
-      await this.finish(run, { outcome: 'succeeded', finishedAt, attempts, error: null }, ['runs'], 'ok');
+      // the start wrote this attempt's `attempts` and removed an earlier attempt's `error`
+      await this.finish(run, { outcome: 'succeeded', finishedAt }, ['runs'], 'ok');
       return serializable(result, run.logger);
     } catch (error) {
       return await this.endInError(run, error);
