@@ -94,10 +94,12 @@ export class RunSlots {
     skipped: RunPatch,
   ): Promise<RunStart> {
     const id = run.scheduleId;
-    // the instants are the script's Redis TIME (`startedAt`, a skip's `finishedAt`): not sent
-    const { startedAt: _s, ...runningFacts } = running;
-    const { finishedAt: _f, ...skippedFacts } = skipped;
+    // the script writes the outcomes, and the instants as its Redis TIME (`startedAt`, a skip's
+    // `finishedAt`): not sent; the facts both records share are sent once
+    const { startedAt: _s, outcome: _r, ...runningFacts } = running;
+    const { finishedAt: _f, outcome: _k, ...skippedFacts } = skipped;
     const r = patchArgs(runningFacts);
+    const facts = sharedFacts(r.set, patchArgs(skippedFacts).set);
     const [status, live, token, at, reason] = (await this.starts.call(this.keys.partitionOf(id), [
       id,
       ids.leaseId,
@@ -108,9 +110,13 @@ export class RunSlots {
       occurrenceField(run.fireAt, run.manual),
       run.fireAt,
       ids.firstDelivery ? '1' : '0',
-      ...counted(r.set),
+      facts.skipOnly.length / 2,
+      facts.shared.length / 2,
+      facts.runOnly.length / 2,
+      ...facts.skipOnly,
+      ...facts.shared,
+      ...facts.runOnly,
       r.drop,
-      ...counted(patchArgs(skippedFacts).set),
     ])) as [number, number, number, number, string];
     if (status === 4) return { status: 'ran' };
     if (status === 3) return { status: 'reread' };
@@ -163,4 +169,30 @@ export class RunSlots {
     );
     return r === 1 ? 'held' : r === -1 ? 'cancelled' : 'gone';
   }
+}
+
+/**
+ * The `running` and `skipped` patches' pairs split into the pairs only the skip sets, the pairs both
+ * set alike (the job's facts), and the pairs only the run sets: start-runs writes either record from
+ * one contiguous stretch of its arguments.
+ */
+function sharedFacts(
+  running: readonly string[],
+  skipped: readonly string[],
+): { skipOnly: string[]; shared: string[]; runOnly: string[] } {
+  const skip = new Map<string, string>();
+  for (let j = 0; j < skipped.length; j += 2) skip.set(skipped[j]!, skipped[j + 1]!);
+  const shared: string[] = [];
+  const runOnly: string[] = [];
+  for (let j = 0; j < running.length; j += 2) {
+    const name = running[j]!;
+    const value = running[j + 1]!;
+    if (skip.get(name) === value) {
+      shared.push(name, value);
+      skip.delete(name);
+    } else runOnly.push(name, value);
+  }
+  const skipOnly: string[] = [];
+  for (const [name, value] of skip) skipOnly.push(name, value);
+  return { skipOnly, shared, runOnly };
 }

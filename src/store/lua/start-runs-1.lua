@@ -46,11 +46,13 @@
              or an older job's outcome) sends it back to read it (output 3), before anything is
              taken; a record saying this job already succeeded, was skipped or cancelled refuses it
              (output 4: the same occurrence enqueued again, after its job left BullMQ)
-      i + 9  the `running` patch: the number of its name/value pairs, the pairs (`startedAt`,
-             `fencingToken`, `buffered` are added here), then the names it removes
-             (comma-separated, '' none)
-      then the `skipped` patch: the number of its pairs, the pairs (`reason` and `finishedAt` are
-      added here)
+      i + 9  the number of name/value pairs only the `skipped` record sets, i + 10 the number both
+             records set (the job's facts: queue, job id, kind), i + 11 the number only the
+             `running` record sets; then those pairs in that order (each record's facts are one
+             stretch of ARGV); then the names the `running` record removes (comma-separated, ''
+             none). The outcomes are written here (`running`, `skipped`), and so are the
+             `running` record's `startedAt`, `fencingToken`, `buffered` and the `skipped` one's
+             `reason` and `finishedAt`.
 
   The run's keys, built from the base and its id: lease:<id> (zset: lease id -> expiry, Redis ms),
   owed:<id> (zset: job id of a retry owed a slot -> claim expiry), waiters:<id> (zset: job id buffered
@@ -101,11 +103,11 @@ local function index(id, idx, field, score)
   end
 end
 
--- The run's `skipped` record (its pairs ARGV[s0 .. s1]) and counter. The outcomes this script writes
+-- The run's `skipped` record (its facts ARGV[s0 .. s1]) and counter. The outcomes this script writes
 -- are never `enqueued`: the merge rule is a plain HSET.
 local function skip(id, rec, idx, counts, field, score, s0, s1, live, reason)
   local at = batchNow()
-  redis.call('HSET', rec, 'reason', reason, 'finishedAt', stamp, unpack(ARGV, s0, s1))
+  redis.call('HSET', rec, 'outcome', 'skipped', 'reason', reason, 'finishedAt', stamp, unpack(ARGV, s0, s1))
   index(id, idx, field, score)
   bumpCounters(counts, KEYS[1], 'skipped')
   return 0, live, 0, at, reason
@@ -120,8 +122,8 @@ local function wait(waiters, beats, score, jobId, now, live)
   return 2, live, 0, 0, ''
 end
 
--- One run, its values from ARGV[i] on (the layout above; r0 .. r1 the `running` pairs, s0 .. s1 the
--- `skipped` ones, `drop` the names the `running` patch removes). Returns the 5 values of its output.
+-- One run, its values from ARGV[i] on (the layout above; r0 .. r1 the `running` record's facts, s0 ..
+-- s1 the `skipped` one's, `drop` the names the `running` record removes). Returns its 5 output values.
 local function startRun(i, r0, r1, drop, s0, s1)
   local id, leaseId, mode, owed, jobId = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 4], ARGV[i + 5]
   local field, score = ARGV[i + 6], ARGV[i + 7]
@@ -226,10 +228,11 @@ local function startRun(i, r0, r1, drop, s0, s1)
   end
   local at = batchNow()
   if buffered then
-    redis.call('HSET', rec, 'buffered', '1', 'startedAt', stamp, 'fencingToken', tostring(token),
-      unpack(ARGV, r0, r1))
+    redis.call('HSET', rec, 'outcome', 'running', 'buffered', '1', 'startedAt', stamp,
+      'fencingToken', tostring(token), unpack(ARGV, r0, r1))
   else
-    redis.call('HSET', rec, 'startedAt', stamp, 'fencingToken', tostring(token), unpack(ARGV, r0, r1))
+    redis.call('HSET', rec, 'outcome', 'running', 'startedAt', stamp, 'fencingToken', tostring(token),
+      unpack(ARGV, r0, r1))
   end
   if drop ~= '' then
     local names = {}
@@ -244,15 +247,15 @@ end
 local out, n = {}, 0
 local i = 5
 while i <= #ARGV do
-  local r0 = i + 10
-  local r1 = r0 + tonumber(ARGV[i + 9]) * 2 - 1
+  local s0 = i + 12
+  local r0 = s0 + tonumber(ARGV[i + 9]) * 2 -- the shared facts' start
+  local s1 = r0 + tonumber(ARGV[i + 10]) * 2 - 1
+  local r1 = s1 + tonumber(ARGV[i + 11]) * 2
   local drop = ARGV[r1 + 1]
-  local s0 = r1 + 3
-  local s1 = s0 + tonumber(ARGV[r1 + 2]) * 2 - 1
   local ok, a, b, c, d, e = pcall(startRun, i, r0, r1, drop, s0, s1)
   if not ok then a, b, c, d, e = -1, '', '', 0, type(a) == 'table' and tostring(a.err) or tostring(a) end
   out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = a, b, c, d, e
   n = n + 5
-  i = s1 + 1
+  i = r1 + 2
 end
 return out
