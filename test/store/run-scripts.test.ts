@@ -159,6 +159,29 @@ describe('start-runs / finish-runs', () => {
     ).toMatchObject({ status: 'skipped', live: 1 });
   });
 
+  it('runs that start before their enqueued record keep the history bounded: checked every slack-th start', async () => {
+    bed = new StoreBed();
+    const limit = 20; // slack 2
+    const slots = new RunSlots(bed.redis, bed.k, 10_000, limit);
+    const history = new RunHistory(bed.redis, bed.k, limit);
+    const sizes: number[] = [];
+    for (let n = 1; n <= 45; n++) {
+      const r = { ...run, fireAt: n * 1000 };
+      const started = await slots.start(r, { mode: 'none', cap: 1 }, { leaseId: `l${n}`, jobId: `j${n}` }, running, skipped);
+      expect(started).toMatchObject({ status: 'started', fencingToken: n });
+      await slots.finish(r, undefined, n, { outcome: 'succeeded' }, ['runs'], 'ok', noPause, 'none');
+      sizes.push(await bed.redis.zcard(bed.k.runIndex('s')));
+    }
+    // cut back to exactly `limit` at a check, never 2 slack over it, and it was cut
+    expect(Math.max(...sizes)).toBeLessThan(limit + 2 * 2);
+    expect(sizes).toContain(limit);
+    const kept = await history.list('s');
+    expect(kept.map((x) => x.fireAt)).toEqual(Array.from({ length: limit }, (_, j) => (45 - j) * 1000));
+    // the cut records' hashes went with their index entries
+    expect(await bed.redis.exists(bed.k.record('s', '1000'))).toBe(0);
+    expect(await history.counts('s')).toMatchObject({ runs: 45 });
+  });
+
   it('runs starting and finishing together go in batches per partition, under the names keys.ts gives, one failing alone', async () => {
     bed = new StoreBed();
     const k = keys(bed.prefix, 4); // partitioned keys work on a standalone Redis too

@@ -96,10 +96,21 @@ end
 -- after a take-over) once its job left BullMQ. It does not run twice.
 local RAN = { succeeded = true, skipped = true, cancelled = true }
 
--- Index a record this call wrote (includes/record's indexRecord, its keys built only for a trim).
-local function index(id, idx, field, score)
-  if redis.call('ZADD', idx, 'NX', score, field) == 1 then
-    trimHistory(base .. ':runs:' .. id, idx, base .. ':rec:' .. id .. ':', limit)
+local slack = trimSlack(limit)
+
+-- Trim the history (includes/history, its keys built only here).
+local function trim(id, idx)
+  trimHistory(base .. ':runs:' .. id, idx, base .. ':rec:' .. id .. ':', limit)
+end
+
+-- Index a record this call wrote: a skip's as includes/record's indexRecord; a start's, whose token
+-- counts the schedule's starts, with the trim checked at every slack-th start (includes/history).
+local function index(id, idx, field, score, token)
+  local added = redis.call('ZADD', idx, 'NX', score, field) == 1
+  if token then
+    if token % slack == 0 then trim(id, idx) end
+  elseif added then
+    trim(id, idx)
   end
 end
 
@@ -239,7 +250,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
     for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
     redis.call('HDEL', rec, unpack(names))
   end
-  index(id, idx, field, score)
+  index(id, idx, field, score, token)
   return 1, live, token, at, ''
 end
 
