@@ -103,10 +103,11 @@ local function trim(id, idx)
   trimHistory(base .. ':runs:' .. id, idx, base .. ':rec:' .. id .. ':', limit)
 end
 
--- Index a record this call wrote: a skip's as includes/record's indexRecord; a start's, whose token
--- counts the schedule's starts, with the trim checked at every slack-th start (includes/history).
-local function index(id, idx, field, score, token)
-  local added = redis.call('ZADD', idx, 'NX', score, field) == 1
+-- Index a record this call wrote (`known`: its entry was added, `added` true, or found, before):
+-- a skip's as includes/record's indexRecord; a start's, whose token counts the schedule's starts,
+-- with the trim checked at every slack-th start (includes/history).
+local function index(id, idx, field, score, token, known, added)
+  if not known then added = redis.call('ZADD', idx, 'NX', score, field) == 1 end
   if token then
     if token % slack == 0 then trim(id, idx) end
   elseif added then
@@ -116,10 +117,10 @@ end
 
 -- The run's `skipped` record (its facts ARGV[s0 .. s1]) and counter. The outcomes this script writes
 -- are never `enqueued`: the merge rule is a plain HSET.
-local function skip(id, rec, idx, counts, field, score, s0, s1, live, reason)
+local function skip(id, rec, idx, counts, field, score, s0, s1, live, reason, known, added)
   local at = batchNow()
   redis.call('HSET', rec, 'outcome', 'skipped', 'reason', reason, 'finishedAt', stamp, unpack(ARGV, s0, s1))
-  index(id, idx, field, score)
+  index(id, idx, field, score, nil, known, added)
   bumpCounters(counts, KEYS[1], 'skipped')
   return 0, live, 0, at, reason
 end
@@ -144,7 +145,15 @@ local function startRun(i, r0, r1, drop, s0, s1)
   local counts = pre .. 'counts:' .. id
 
   -- A first delivery finds no record, or an `enqueued` one: anything else is read by the caller first.
-  if ARGV[i + 8] == '1' then
+  -- Every record, of either form, is indexed: an occurrence whose index entry this adds has none,
+  -- and that is the whole check. Only where the start then writes a record whatever it decides (a
+  -- fresh occurrence under `none` or `skip`: `running` or `skipped`), so no entry is left without one.
+  local known, added = false, false
+  if ARGV[i + 8] == '1' and owed == '' and (mode == 'none' or mode == 'skip') then
+    known = true
+    added = redis.call('ZADD', idx, 'NX', score, field) == 1
+  end
+  if ARGV[i + 8] == '1' and not added then
     local f = redis.call('HMGET', rec, 'outcome', 'jobId')
     local outcome, ofJob = f[1], f[2]
     if not (outcome or ofJob) then outcome, ofJob = oldFacts(pre .. 'runs:' .. id, field) end
@@ -175,7 +184,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
       redis.call('ZREM', owedSet, owed)
     elseif mode == 'skip' then
       if live + owing >= tonumber(ARGV[i + 3]) then
-        return skip(id, rec, idx, counts, field, score, s0, s1, live, 'overlap')
+        return skip(id, rec, idx, counts, field, score, s0, s1, live, 'overlap', known, added)
       end
     else
       if mode == 'cancelOther' then
@@ -185,7 +194,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
         if fireAt < newest or (last[2] and tonumber(last[2]) > fireAt) then
           redis.call('ZREM', waiters, jobId)
           redis.call('ZREM', beats, jobId)
-          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'superseded')
+          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'superseded', known, added)
         end
         -- Older waiters give way to this one.
         local older = redis.call('ZRANGEBYSCORE', waiters, '-inf', '(' .. score)
@@ -199,7 +208,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
       local free = live + owing == 0
       if not (free and (first == nil or first == jobId)) then
         if mode == 'bufferOne' and not buffered and first ~= nil then
-          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'buffer-full')
+          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'buffer-full', known, added)
         end
         if mode == 'cancelOther' then
           -- Each live run is asked to stop (once); this occurrence waits for the slot.
@@ -250,7 +259,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
     for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
     redis.call('HDEL', rec, unpack(names))
   end
-  index(id, idx, field, score, token)
+  index(id, idx, field, score, token, known, added)
   return 1, live, token, at, ''
 end
 
