@@ -131,6 +131,7 @@ describe('start-runs / finish-runs', () => {
       finishedAt: at,
     });
     expect(await history.counts('s')).toMatchObject({ skipped: 1 });
+    expect(await history.totals()).toMatchObject({ runs: 1, errors: 1, skipped: 1 });
   });
 
   it('a lease set made by a start expires by itself; lapsed leases and owed claims count for nothing', async () => {
@@ -224,6 +225,8 @@ describe('start-runs / finish-runs', () => {
       expect(await history.counts(id)).toMatchObject({ runs: 1 });
       expect(await bed.redis.exists(k.lease(id))).toBe(0);
     }
+    // each batch adds its runs to its partition's totals once per counter: every run counted once
+    expect(await history.totals()).toMatchObject({ runs: done.length, errors: 0 });
     await bed.redis.del(...ids.map((id) => k.counts(id)), ...[0, 1, 2, 3].map((i) => k.partition(i).totals));
     await bed.redis.unlink(...ids.flatMap((id) => [k.runs(id), k.runIndex(id)]));
   });

@@ -61,6 +61,7 @@
 --- @include "includes/run-slot"
 
 local base, limit, channel, auditLimit = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local sums = {} -- the batch's counters, added to the totals at the end
 
 -- Redis TIME, read once per call: an outcome's `finishedAt` is it (the clock of
 -- `enqueuedAt` and `startedAt`, see start-runs-1.lua), so no record ends before it started.
@@ -124,7 +125,7 @@ local function finishRun(i, p0, p1, drop)
       end
     end
     local counts = pre .. 'counts:' .. id
-    bumpCounters(counts, KEYS[1], ARGV[i + 5])
+    bumpBatched(counts, sums, ARGV[i + 5])
     local streak = ARGV[i + 7]
     if streak == 'ok' then
       redis.call('HDEL', counts, 'failstreak')
@@ -145,6 +146,7 @@ local function finishRun(i, p0, p1, drop)
 end
 
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
+-- The totals get the batch's counters once per name at the end (bumpBatched).
 local out, n = {}, 0
 local i = 5
 while i <= #ARGV do
@@ -156,4 +158,5 @@ while i <= #ARGV do
   n = n + 3
   i = p1 + 2
 end
+addTotals(KEYS[1], sums)
 return out

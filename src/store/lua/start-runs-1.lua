@@ -78,6 +78,7 @@
 --- @include "includes/run-slot"
 
 local base, ttl, limit, channel = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local sums = {} -- the batch's counters (skips), added to the totals at the end
 
 -- Redis TIME, read once per call (the batch is one atomic step), and the numbers every run of the
 -- batch writes, formatted once (a number passed to redis.call is formatted with snprintf each time).
@@ -97,6 +98,17 @@ end
 local RAN = { succeeded = true, skipped = true, cancelled = true }
 
 local slack = trimSlack(limit)
+
+-- The partition's `totals` `fence` (the highest token of a removed schedule), read once per call:
+-- nothing in this call changes it. false: none.
+local floorRead, floorValue = false, false
+local function fenceFloor()
+  if not floorRead then
+    floorValue = redis.call('HGET', KEYS[1], 'fence')
+    floorRead = true
+  end
+  return floorValue
+end
 
 -- Trim the history (includes/history, its keys built only here).
 local function trim(id, idx)
@@ -121,7 +133,7 @@ local function skip(id, rec, idx, counts, field, score, s0, s1, live, reason, kn
   local at = batchNow()
   redis.call('HSET', rec, 'outcome', 'skipped', 'reason', reason, 'finishedAt', stamp, unpack(ARGV, s0, s1))
   index(id, idx, field, score, nil, known, added)
-  bumpCounters(counts, KEYS[1], 'skipped')
+  bumpBatched(counts, sums, 'skipped')
   return 0, live, 0, at, reason
 end
 
@@ -236,11 +248,8 @@ local function startRun(i, r0, r1, drop, s0, s1)
 
   local token = redis.call('HINCRBY', counts, 'fence', '1')
   if token == 1 then
-    local floor = redis.call('HGET', KEYS[1], 'fence')
-    if floor then
-      token = tonumber(floor) + 1
-      redis.call('HSET', counts, 'fence', token)
-    end
+    local floor = fenceFloor()
+    if floor then token = redis.call('HINCRBY', counts, 'fence', floor) end
   end
   if mode == 'cancelOther' then
     local newest = tonumber(redis.call('HGET', counts, 'newest') or '-1')
@@ -264,6 +273,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
 end
 
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
+-- The totals get the batch's skips once at the end (bumpBatched).
 local out, n = {}, 0
 local i = 5
 while i <= #ARGV do
@@ -278,4 +288,5 @@ while i <= #ARGV do
   n = n + 5
   i = r1 + 2
 end
+addTotals(KEYS[1], sums)
 return out

@@ -81,3 +81,17 @@ local function bumpCounters(counts, totals, names)
     redis.call('HINCRBY', totals, name, '1')
   end
 end
+
+-- The same for a script that writes a batch of runs: each counter is bumped per schedule now, and
+-- summed in `sums` (name -> n) for one HINCRBY per name on the totals when the batch ends
+-- (addTotals): the same totals, in the same atomic call.
+local function bumpBatched(counts, sums, names)
+  for name in string.gmatch(names, '[^,]+') do
+    redis.call('HINCRBY', counts, name, '1')
+    sums[name] = (sums[name] or 0) + 1
+  end
+end
+
+local function addTotals(totals, sums)
+  for name, n in pairs(sums) do redis.call('HINCRBY', totals, name, tostring(n)) end
+end
