@@ -168,7 +168,13 @@ describe('start-runs / finish-runs', () => {
     const sizes: number[] = [];
     for (let n = 1; n <= 45; n++) {
       const r = { ...run, fireAt: n * 1000 };
-      const started = await slots.start(r, { mode: 'none', cap: 1 }, { leaseId: `l${n}`, jobId: `j${n}` }, running, skipped);
+      const started = await slots.start(
+        r,
+        { mode: 'none', cap: 1 },
+        { leaseId: `l${n}`, jobId: `j${n}` },
+        running,
+        skipped,
+      );
       expect(started).toMatchObject({ status: 'started', fencingToken: n });
       await slots.finish(r, undefined, n, { outcome: 'succeeded' }, ['runs'], 'ok', noPause, 'none');
       sizes.push(await bed.redis.zcard(bed.k.runIndex('s')));
