@@ -106,7 +106,11 @@ describe('firing', () => {
     expect(json.activeInstances).toBe(0);
     await m.stop();
     const records = await m.history('life');
-    expect(records.length).toBe(fired.length);
+    // every occurrence fired has its record; on a loaded box an occurrence may also be recorded not run
+    // (coalesced behind a late one, say), with its reason, and no fired event
+    const ran = records.filter((r) => r.outcome !== 'skipped' && r.outcome !== 'missed');
+    expect(ran.map((r) => r.fireAt).sort()).toEqual(fired.map((e) => e.fireAt).sort());
+    for (const r of records.filter((r) => !ran.includes(r))) expect(r.reason).toBeDefined();
     expect(records.filter((r) => r.kind === 'manual').length).toBe(1);
   });
 
