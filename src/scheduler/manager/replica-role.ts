@@ -74,6 +74,7 @@ export class ReplicaRole {
       jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
       subscribe,
       hooks: this.deps.hooks,
+      clock: this.deps.hooks?.clock,
     });
   }
 
