@@ -116,6 +116,8 @@ export interface FireLoopFootprint {
   cachedDefinitions: number;
   stopNotices: number;
   pending: number;
+  /** Claim cycles, enqueues and completions in flight (0: the loop waits for a timer or a wake). */
+  inFlight: number;
 }
 
 /** The fire time of an item that enqueues (its plan always has `enqueue`). */

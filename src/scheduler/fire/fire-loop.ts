@@ -134,6 +134,7 @@ export class FireLoop {
       cachedDefinitions: this.cache.size,
       stopNotices: this.stops.size,
       pending: this.pending.length,
+      inFlight: this.cycles.size + this.work.size,
     };
   }
 

@@ -137,7 +137,7 @@ export class ReplicaRole {
 
   get footprint(): FireLoopFootprint | undefined {
     if (this.loops.length === 0) return undefined;
-    const sum: FireLoopFootprint = { cachedDefinitions: 0, stopNotices: 0, pending: 0 };
+    const sum: FireLoopFootprint = { cachedDefinitions: 0, stopNotices: 0, pending: 0, inFlight: 0 };
     for (const l of this.loops) {
       for (const [k, v] of Object.entries(l.footprint)) sum[k as keyof FireLoopFootprint] += v;
     }
