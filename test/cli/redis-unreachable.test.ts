@@ -54,6 +54,20 @@ describe('Redis unreachable', () => {
     expect(Date.now() - started).toBeLessThan(BOUND_MS);
   });
 
+  // The services in this process (`runCli`), as the spawned ones above: the jobs module's manager
+  // reads the CLI's env (REDIS_URL here), and is made anew for each run (not the module cached by an
+  // earlier run of this file).
+  it.each(COMMANDS.filter(([name]) => ['scheduler', 'worker', 'dev'].includes(name)))(
+    '%s in process: exit 3 with the same line',
+    async (_name, args) => {
+      const run = await runBullbeat(args, { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, spawn: false });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toBe(
+        `bullbeat: Redis is unreachable at redis://127.0.0.1:${port}: connection refused\n`,
+      );
+    },
+  );
+
   it('workers/worker.ts (the worker entry point) exits 3 the same way, instead of retrying forever', async () => {
     const worker = spawnBullbeat([], {
       command: ['--import', 'tsx', 'workers/worker.ts', 'test/cli/fixtures/jobs.mjs'],

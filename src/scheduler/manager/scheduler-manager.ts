@@ -23,6 +23,7 @@ import {
   type CronScheduleOptions,
   type EveryOptions,
   type HandleOptions,
+  managerEnv,
   type PauseOptions,
   type ResolvedManagerOptions,
   type ResumeOptions,
@@ -84,7 +85,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       this.options.logger ??
       pino({
         name: 'bullbeat',
-        level: process.env.LOG_LEVEL ?? 'info',
+        level: managerEnv().LOG_LEVEL ?? 'info',
         hooks: { logMethod: uniqueKeys },
       });
     this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
