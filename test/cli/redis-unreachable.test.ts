@@ -44,27 +44,27 @@ const COMMANDS: [string, string[]][] = [
 ];
 
 describe('Redis unreachable', () => {
+  // In this process (`runCli`), the services too: every manager a run makes, the jobs module's among
+  // them, reads the CLI's env (REDIS_URL here), made anew for each run.
   it.each(COMMANDS)('%s: exit 3 with one clear line, no stack trace', async (_name, args) => {
-    const started = Date.now();
-    const run = await runBullbeat(args, { env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    const run = await runBullbeat(args, { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, spawn: false });
     expect(run.code).toBe(3);
     expect(run.stderr).toBe(
       `bullbeat: Redis is unreachable at redis://127.0.0.1:${port}: connection refused\n`,
     );
-    expect(Date.now() - started).toBeLessThan(BOUND_MS);
   });
 
-  // The services in this process (`runCli`), as the spawned ones above: the jobs module's manager
-  // reads the CLI's env (REDIS_URL here), and is made anew for each run (not the module cached by an
-  // earlier run of this file).
-  it.each(COMMANDS.filter(([name]) => ['scheduler', 'worker', 'dev'].includes(name)))(
-    '%s in process: exit 3 with the same line',
+  // Smoke tests of the executable: a one-shot command and a service, each in a process of its own.
+  it.each(COMMANDS.filter(([name]) => name === 'schedule:list' || name === 'scheduler'))(
+    '%s spawned: exit 3 with the same line, within a few seconds',
     async (_name, args) => {
-      const run = await runBullbeat(args, { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, spawn: false });
+      const started = Date.now();
+      const run = await runBullbeat(args, { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, spawn: true });
       expect(run.code).toBe(3);
       expect(run.stderr).toBe(
         `bullbeat: Redis is unreachable at redis://127.0.0.1:${port}: connection refused\n`,
       );
+      expect(Date.now() - started).toBeLessThan(BOUND_MS);
     },
   );
 
