@@ -8,7 +8,11 @@ import { ManualClock } from '../queue/manual-clock.js';
 const batch = (token: string): Batch => ({ token, left: 0, ready: [] });
 
 /** A clock read from `now`, whose timers never go off: the test calls `tick` itself. */
-const readOnly = (now: () => number): FireClock => ({ now, setTimeout: () => 1, clearTimeout: () => undefined });
+const readOnly = (now: () => number): FireClock => ({
+  now,
+  setTimeout: () => 1,
+  clearTimeout: () => undefined,
+});
 
 describe('ClaimRenewer', () => {
   it('renews a batch held for a quarter lease or more, with its token and the ids still held', async () => {

@@ -10,7 +10,7 @@ const scoped = () => (holder[KEY] ??= new AsyncLocalStorage<NodeJS.ProcessEnv>()
 
 /**
  * The environment a new `SchedulerManager` reads its deployment settings from (`BULLBEAT_PREFIX`,
- * `BULLBEAT_PARTITIONS`, `REDIS_URL`, `REDIS_CLUSTER_NODES`, `LOG_LEVEL`): `process.env`, unless the
+ * `BULLBEAT_PARTITIONS`, `REDIS_URL`, `REDIS_CLUSTER_NODES`): `process.env`, unless the
  * code making it runs inside `withManagerEnv`.
  */
 export function managerEnv(): NodeJS.ProcessEnv {

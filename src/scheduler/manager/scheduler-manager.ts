@@ -23,7 +23,6 @@ import {
   type CronScheduleOptions,
   type EveryOptions,
   type HandleOptions,
-  managerEnv,
   type PauseOptions,
   type ResolvedManagerOptions,
   type ResumeOptions,
@@ -85,7 +84,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       this.options.logger ??
       pino({
         name: 'bullbeat',
-        level: managerEnv().LOG_LEVEL ?? 'info',
+        level: process.env.LOG_LEVEL ?? 'info',
         hooks: { logMethod: uniqueKeys },
       });
     this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
