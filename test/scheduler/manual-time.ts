@@ -59,6 +59,9 @@ export class ManualTime {
     this.all.push({ m, clock });
     const redis = m.redis;
     defineStoreScripts(redis);
+    if (!storeScripts().some((s) => s.lua.includes(TIME_BODY))) {
+      throw new Error('manual-time: no store script reads TIME as includes/now.lua did; update TIME_BODY');
+    }
     for (const s of storeScripts()) {
       if (!s.lua.includes(TIME_BODY)) continue;
       const lua = s.lua.replace(TIME_BODY, `return tonumber(redis.call('GET', '${this.key}'))`);
