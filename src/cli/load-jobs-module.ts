@@ -93,6 +93,21 @@ export function isSchedulerManager(value: unknown): value is SchedulerManager {
   return ['start', 'stop', 'list', 'schedule', 'pause', 'resume'].every((m) => typeof v[m] === 'function');
 }
 
+/** How many times each jobs module was loaded in this process (see `loadJobsModule`). */
+const loads = new Map<string, number>();
+
+/**
+ * The URL a jobs module is imported from: its file's, and from its second load in this process on
+ * (`runCli` called again in one process) with a query of its own, so that its top level runs again
+ * and makes a manager of its own, as in a process of its own (the modules it imports are shared).
+ */
+function moduleUrl(path: string): string {
+  const n = loads.get(path) ?? 0;
+  loads.set(path, n + 1);
+  const href = pathToFileURL(path).href;
+  return n === 0 ? href : `${href}?load=${n}`;
+}
+
 /**
  * Imports a jobs module (`.js`, or `.ts` through tsx) and returns the `SchedulerManager` that its
  * default export is or returns. Every failure is a `JobsModuleError` naming the file and the cause.
@@ -102,7 +117,7 @@ export async function loadJobsModule(specifier: string, cwd = process.cwd()): Pr
   if (TYPESCRIPT.has(extname(path))) await registerTsx(path);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    mod = (await import(moduleUrl(path))) as Record<string, unknown>;
   } catch (cause) {
     throw new JobsModuleError(path, `failed to load: ${describeCause(cause)}`, { cause });
   }

@@ -1,3 +1,4 @@
+import { withManagerEnv } from '../scheduler/index.js';
 import type { CliIO } from './cli-io.js';
 import { outcomeOf } from './exit-code-for.js';
 import { ExitCode } from './exit-codes.js';
@@ -7,7 +8,8 @@ import { shown, shownLines } from './terminal-text.js';
 /**
  * Runs `bullbeat` with `argv` (without the node and script entries) and resolves with the exit code.
  * Errors become one line on stderr (`bullbeat: ...`, its control characters escaped: an id or a name
- * in it came from someone else); a stack trace only with LOG_LEVEL=debug or trace.
+ * in it came from someone else); a stack trace only with LOG_LEVEL=debug or trace. Every manager made
+ * meanwhile (the commands' own, a jobs module's) reads its settings from `io.env` (`withManagerEnv`).
  */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   const result: ProgramResult = { code: ExitCode.ok };
@@ -17,7 +19,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       program.outputHelp();
       return ExitCode.usage;
     }
-    await program.parseAsync([...argv], { from: 'user' });
+    await withManagerEnv(io.env, () => program.parseAsync([...argv], { from: 'user' }));
     return result.code;
   } catch (error) {
     const { code, message } = outcomeOf(error);

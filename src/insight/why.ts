@@ -4,7 +4,6 @@ import { claimReplica } from '../store/claim-row.js';
 import { claimInFlight } from '../store/claims-in-flight.js';
 import { type OccurrenceJobData, resolveRunOptions } from '../store/job-payload.js';
 import { runLease } from '../store/lease-store.js';
-import { slotRule } from '../store/overlap-policy.js';
 import { redisTime } from '../store/redis-time.js';
 import { describeTrigger } from '../triggers/describe-trigger.js';
 import { expectedAtOrBefore } from './expected-occurrence.js';
@@ -78,7 +77,7 @@ export async function whyDidntItRun(
     const jobId = first.record.jobId;
     const bull = await manager.queue(first.record.queue ?? job.queue).getJob(jobId);
     const data = bull?.data as Partial<OccurrenceJobData> | undefined;
-    const takesLease = slotRule(resolveRunOptions(data?.run)).mode !== 'none';
+    const takesLease = resolveRunOptions(data?.run).slot.mode !== 'none';
     const lease = await runLease(manager.redis, manager.keys, id, jobId);
     facts.run = {
       lease: lease === 'none' && takesLease && bull ? 'lapsed' : lease,

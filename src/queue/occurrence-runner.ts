@@ -8,7 +8,7 @@ import { AmbiguousHandlerError } from '../errors/ambiguous-handler-error.js';
 import { RunCancelledError } from '../errors/run-cancelled-error.js';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
 import { LeaseStore } from '../store/lease-store.js';
-import { type SlotRule, slotRule } from '../store/overlap-policy.js';
+import type { SlotRule } from '../store/overlap-policy.js';
 import type { RunStart } from '../store/run-slots.js';
 import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
 import { CancelWatch } from './cancel-watch.js';
@@ -91,7 +91,7 @@ export class OccurrenceRunner {
     const record = first ? null : await this.source.readRecord(occurrence);
     const state = attemptState(job, record, this.options.clock.now());
     const logger = this.recorder.loggerFor(occurrence, job, state);
-    const rule = slotRule(occurrence.run);
+    const rule = occurrence.run.slot;
     const { stop, end: unlink } = this.live.begin(jobSignal);
     const held = new HeldLeases(
       this.leases,
@@ -209,7 +209,7 @@ export class OccurrenceRunner {
     const { occurrence, job, state, logger } = run;
     run.startedAt = undefined;
     if (start.status === 'wait') {
-      const details = { live: start.live, overlap: occurrence.run.overlap ?? slotRule(occurrence.run).mode };
+      const details = { live: start.live, overlap: occurrence.run.overlap ?? occurrence.run.slot.mode };
       logger.info(
         details,
         state.owed ? 'run slot busy: the retry waits for it' : 'run slot busy: waiting for it',

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { type OccurrenceRunOptions, resolveRunOptions } from '../store/job-payload.js';
+import { type ResolvedRunOptions, resolveRunOptions } from '../store/job-payload.js';
 import { type Keys, keys, laneOf, type RecordLane } from '../store/keys.js';
 import { RunHistory } from '../store/run-history.js';
 import type { RunRecord } from '../store/run-record.js';
@@ -20,7 +20,8 @@ export interface Occurrence {
   keys: Keys;
   history: RunHistory;
   slots: RunSlots;
-  run: OccurrenceRunOptions;
+  /** Its run options, the overlap rule resolved (`run.slot`). */
+  run: ResolvedRunOptions;
 }
 
 /** A deployment's keys and the stores on them, by prefix. */

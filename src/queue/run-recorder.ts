@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
-import { type SlotRule, slotRule } from '../store/overlap-policy.js';
+import type { SlotRule } from '../store/overlap-policy.js';
 import type { RunCounter, RunPatch } from '../store/run-history.js';
 import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
 import type { HeldLeases } from './held-leases.js';
@@ -55,7 +55,7 @@ export class RunRecorder {
     const ticket: RunTicket = {
       leaseId: undefined,
       fencingToken: record.fencingToken,
-      mode: slotRule(occurrence.run).mode,
+      mode: occurrence.run.slot.mode,
     };
     const logger = this.loggerFor(occurrence, job, ended);
     await this.recordFailure(occurrence, job, ended, ticket, undefined, new UnrecoverableError(why), logger);

@@ -38,6 +38,7 @@ export {
   type ScheduleTarget,
   type SkippedEvent,
   type WakeEvent,
+  withManagerEnv,
 } from './contract/index.js';
 export type { FireLoopStats } from './fire/index.js';
 export {

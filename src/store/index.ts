@@ -37,13 +37,14 @@ export {
   type OccurrenceJobData,
   type OccurrenceRunOptions,
   occurrenceJobId,
+  type ResolvedRunOptions,
   resolveRunOptions,
 } from './job-payload.js';
 export { JobStatus } from './job-status.js';
 export { hashTag, type Keys, keys, laneOf, occurrenceField, type RecordLane } from './keys.js';
 export { activeRuns, LeaseStore } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
-export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule, slotRule } from './overlap-policy.js';
+export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule } from './overlap-policy.js';
 export { checkPartitionCount } from './partition-count.js';
 export {
   PAUSE_BY_MAX,

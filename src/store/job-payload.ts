@@ -29,6 +29,7 @@ export {
   JOB_PAYLOADS,
   type JobPayload,
   type OccurrenceRunOptions,
+  type ResolvedRunOptions,
   resolveRunOptions,
 } from './run-options.js';
 

@@ -1,4 +1,4 @@
-import type { OverlapPolicy } from './overlap-policy.js';
+import { type OverlapPolicy, type SlotRule, slotRule } from './overlap-policy.js';
 
 // A schedule's run options as its occurrence's job carries them, and their defaults: read by the
 // definition's schema and by the worker runtime (a leaf, so that the schema and the job payload do
@@ -40,7 +40,20 @@ export type JobPayload = (typeof JOB_PAYLOADS)[number];
 export const DEFAULT_RUN_OPTIONS: Readonly<Pick<OccurrenceRunOptions, 'maxInstances' | 'coalesce'>> =
   Object.freeze({ maxInstances: 1, coalesce: true });
 
-/** A job's `run` (possibly missing or partial) with the defaults filled in. */
-export function resolveRunOptions(run: Partial<OccurrenceRunOptions> | undefined): OccurrenceRunOptions {
-  return { ...DEFAULT_RUN_OPTIONS, ...run };
+/**
+ * Run options as the worker runtime and `why` read them: the defaults filled in, and the overlap
+ * policy resolved once into the rule a run slot is asked for.
+ */
+export interface ResolvedRunOptions extends OccurrenceRunOptions {
+  /** What `overlap`, `maxInstances` and `coalesce` come to together (see `slotRule`). */
+  readonly slot: SlotRule;
+}
+
+/**
+ * A job's or a stored definition's `run` (possibly missing or partial) with the defaults filled in and
+ * its overlap rule resolved: where the run options are read, once per occurrence.
+ */
+export function resolveRunOptions(run: Partial<OccurrenceRunOptions> | undefined): ResolvedRunOptions {
+  const full = { ...DEFAULT_RUN_OPTIONS, ...run };
+  return { ...full, slot: slotRule(full) };
 }

@@ -25,18 +25,13 @@ afterAll(async () => {
 const env4 = { BULLBEAT_PREFIX: prefix, BULLBEAT_PARTITIONS: '4' };
 
 /**
- * A one-shot `bullbeat ...args` in this process (`runCli`), with the prefix and `BULLBEAT_PARTITIONS=4`.
- * The manager's options read the count from `process.env`, not from the CLI's env: set there too for
- * the call (this file's fork is its own).
+ * A one-shot `bullbeat ...args` in this process (`runCli`), with the prefix and `BULLBEAT_PARTITIONS=4`
+ * in the CLI's env only: the managers it makes read that, not `process.env`.
  */
 async function bullbeat(args: string[]) {
-  process.env.BULLBEAT_PARTITIONS = '4';
-  try {
-    const run = await runBullbeat(args, { env: env4, timeoutMs: 15_000 });
-    return { code: run.code, output: run.stdout + run.stderr };
-  } finally {
-    delete process.env.BULLBEAT_PARTITIONS;
-  }
+  expect(process.env.BULLBEAT_PARTITIONS).toBeUndefined();
+  const run = await runBullbeat(args, { env: env4, timeoutMs: 15_000 });
+  return { code: run.code, output: run.stdout + run.stderr };
 }
 
 /** A service (`worker`) from the sources, spawned: it owns its process and its exit. */

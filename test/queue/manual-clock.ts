@@ -1,11 +1,19 @@
 import type { WorkerClock } from '../../src/queue/worker-clock.js';
+import type { FireClock } from '../../src/scheduler/fire/fire-clock.js';
 
-/** A clock that moves only when the test says so; timers fire in due order as it advances. */
-export class ManualClock implements WorkerClock {
+/**
+ * A clock that moves only when the test says so; timers fire in due order as it advances. It serves
+ * the worker runtime (`WorkerClock`) and the fire loop (`FireClock`). `onMove` hears each time it
+ * moves to, before the timers due then fire (see manual-time.ts: Redis's clock follows it).
+ */
+export class ManualClock implements WorkerClock, FireClock {
   private timers: { id: number; at: number; callback: () => void }[] = [];
   private nextId = 1;
 
-  constructor(private current = 1_700_000_000_000) {}
+  constructor(
+    private current = 1_700_000_000_000,
+    private readonly onMove?: (now: number) => void | Promise<void>,
+  ) {}
 
   now(): number {
     return this.current;
@@ -19,6 +27,11 @@ export class ManualClock implements WorkerClock {
 
   clearTimeout(handle: unknown): void {
     this.timers = this.timers.filter((t) => t.id !== handle);
+  }
+
+  /** When the earliest timer not fired yet is due (undefined: none). */
+  get nextAt(): number | undefined {
+    return this.timers.length === 0 ? undefined : Math.min(...this.timers.map((t) => t.at));
   }
 
   /** Timers not fired yet. */
@@ -35,11 +48,17 @@ export class ManualClock implements WorkerClock {
       const next = this.timers[0];
       if (!next || next.at > target) break;
       this.timers.shift();
-      this.current = next.at;
+      if (next.at !== this.current) {
+        this.current = next.at;
+        await this.onMove?.(this.current);
+      }
       next.callback();
       await settle();
     }
-    this.current = target;
+    if (target !== this.current) {
+      this.current = target;
+      await this.onMove?.(this.current);
+    }
     await settle();
   }
 }

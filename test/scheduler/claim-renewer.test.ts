@@ -1,9 +1,18 @@
 // ClaimRenewer on its own: which claims it extends, when, and that it stops holding what is released.
 import { describe, expect, it } from 'vitest';
 import { ClaimRenewer } from '../../src/scheduler/fire/claim-renewer.js';
+import type { FireClock } from '../../src/scheduler/fire/fire-clock.js';
 import type { Batch } from '../../src/scheduler/fire/fire-loop-types.js';
+import { ManualClock } from '../queue/manual-clock.js';
 
 const batch = (token: string): Batch => ({ token, left: 0, ready: [] });
+
+/** A clock read from `now`, whose timers never go off: the test calls `tick` itself. */
+const readOnly = (now: () => number): FireClock => ({
+  now,
+  setTimeout: () => 1,
+  clearTimeout: () => undefined,
+});
 
 describe('ClaimRenewer', () => {
   it('renews a batch held for a quarter lease or more, with its token and the ids still held', async () => {
@@ -15,7 +24,7 @@ describe('ClaimRenewer', () => {
         calls.push([ids, token]);
       },
       () => undefined,
-      () => t,
+      readOnly(() => t),
     );
     const a = batch('A');
     const b = batch('B');
@@ -53,7 +62,7 @@ describe('ClaimRenewer', () => {
         renewed++;
       },
       (err) => errors.push(err),
-      () => t,
+      readOnly(() => t),
     );
     r.hold(batch('A'), ['x']);
     t = 100;
@@ -64,5 +73,30 @@ describe('ClaimRenewer', () => {
     await r.tick();
     expect(renewed).toBe(1);
     r.stop();
+  });
+
+  it('ticks on its clock every quarter lease while it holds claims, and not once they are released', async () => {
+    const clock = new ManualClock(0);
+    const calls: string[][] = [];
+    const r = new ClaimRenewer(
+      400,
+      async (ids) => {
+        calls.push(ids);
+      },
+      () => undefined,
+      clock,
+    );
+    const a = batch('A');
+    r.hold(a, ['x']);
+    await clock.advance(99);
+    expect(calls).toEqual([]);
+    await clock.advance(1); // a quarter lease after the claim
+    expect(calls).toEqual([['x']]);
+    await clock.advance(100);
+    expect(calls).toEqual([['x'], ['x']]);
+    r.release(a, ['x']);
+    expect(clock.pending).toBe(0);
+    await clock.advance(1000);
+    expect(calls).toHaveLength(2);
   });
 });

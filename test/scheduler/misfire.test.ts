@@ -2,20 +2,24 @@ import { describe, expect, it } from 'vitest';
 import type { MisfirePolicy } from '../../src/scheduler/contract/schedule-options.js';
 import type { RunRecord } from '../../src/store/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { redisNow, testEnv, until } from './helpers.js';
+import { testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
-/** The interval and its misfire grace: wide enough that a loaded box's own lateness is no misfire. */
+/** The interval and its misfire grace (on a manual clock, a loaded box adds no lateness). */
 const PERIOD_MS = 1000;
 const GRACE_MS = 500;
 
 /**
  * Every scheduler is stopped across several due times of a 1 s interval (grace 500 ms), then one
  * starts again. Between the last occurrence before the stop and the first on-time one after the
- * restart, each grid instant has exactly one record, as the policy says.
+ * restart, each grid instant has exactly one record, as the policy says. Time is manual (the fire
+ * loops' clock and Redis's, see manual-time.ts): the outage is Redis's clock moved on, not waited for.
  */
 async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}) {
   const env = testEnv(`misfire-${policy}`);
+  const time = new ManualTime(env.redis, env.prefix);
   try {
+    await time.start();
     const define = (m: ReturnType<typeof env.manager>) =>
       m.schedule(async function late() {}, new IntervalTrigger(PERIOD_MS / 1000), {
         misfire: policy,
@@ -23,18 +27,19 @@ async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}
         ...extra,
       });
     const a = env.manager();
+    time.attach(a);
     define(a);
     let lastBefore = 0;
     a.on('fired', (e) => (lastBefore = Math.max(lastBefore, e.fireAt)));
     await a.start();
-    await until(() => lastBefore > 0);
-    await a.stop();
-    const stoppedAt = await redisNow(env.redis);
-    await until(async () => (await redisNow(env.redis)) > stoppedAt + 6.5 * PERIOD_MS, 15_000, 50); // ≥ 6 due times pass
+    await time.advanceUntil(() => lastBefore > 0, 5 * PERIOD_MS);
+    await time.stop(a);
+    await time.advance(6.5 * PERIOD_MS); // ≥ 6 due times pass
 
     const b = env.manager();
+    time.attach(b);
     define(b);
-    const restartAt = await redisNow(env.redis);
+    const restartAt = time.now();
     const missedEvents: number[] = [];
     b.on('missed', (e) => missedEvents.push(...e.fireAts));
     let onTime = 0;
@@ -42,8 +47,8 @@ async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}
       if (e.kind === 'scheduled' && e.fireAt > restartAt) onTime = onTime || e.fireAt;
     });
     await b.start();
-    await until(() => onTime > 0);
-    await b.stop();
+    await time.advanceUntil(() => onTime > 0, 5 * PERIOD_MS);
+    await time.stop(b);
     const records = (await b.history('late')).filter((r) => r.fireAt > lastBefore && r.fireAt < onTime);
     records.sort((x, y) => x.fireAt - y.fireAt);
     const grid: number[] = [];
@@ -51,6 +56,7 @@ async function outage(policy: MisfirePolicy, extra: { maxCatchUp?: number } = {}
     const counts = await b.history.counts('late');
     return { records, grid, missedEvents, counts, restartAt };
   } finally {
+    await time.stopAll();
     await env.cleanup();
   }
 }

@@ -1,12 +1,12 @@
 // The overlap and pauseOnFailure options through the one schema: checked when defined (errors name
 // the field), stored in the definition's `run` (carried to workers on each job), read back; a stored
 // definition of the previous release (no overlap) still reads, and maxInstances/coalesce map onto the
-// policies (slotRule).
+// policies (slotRule), resolved once into the run options' `slot`.
 import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { EveryOptions } from '../../src/scheduler/contract/schedule-options.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { occurrenceJobData } from '../../src/store/job-payload.js';
+import { occurrenceJobData, resolveRunOptions } from '../../src/store/job-payload.js';
 import { slotRule } from '../../src/store/overlap-policy.js';
 import { decodeDefinition } from '../../src/store/schedule-definition.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -72,7 +72,7 @@ describe('overlap and pauseOnFailure options', () => {
     };
     const { def, problem } = decodeDefinition('old', JSON.stringify(previous));
     expect(problem).toBeUndefined();
-    expect(slotRule(def.run)).toEqual({ mode: 'none', cap: 0 });
+    expect(resolveRunOptions(def.run).slot).toEqual({ mode: 'none', cap: 0 });
     const bad = decodeDefinition(
       'bad',
       JSON.stringify({ ...previous, run: { ...previous.run, overlap: 'x' } }),
@@ -113,7 +113,35 @@ describe('overlap and pauseOnFailure options', () => {
       { maxInstances: 1, coalesce: true, overlap: 'cancelOther' },
       { mode: 'cancelOther', cap: 1 },
     ],
-  ] as const)('slotRule(%j) = %j', (run, rule) => {
+  ] as const)('slotRule(%j) = %j, resolved once where the run options are read', (run, rule) => {
     expect(slotRule(run)).toEqual(rule);
+    // a stored definition with these run options (one of the previous release when it has no
+    // `overlap`) decodes, and its run options resolve to the same rule: what the runtime and `why` read
+    const stored = {
+      name: 'old',
+      queue: 'q',
+      source: 'runtime',
+      trigger: { type: 'interval', seconds: 60 },
+      args: [],
+      run,
+      attempts: 1,
+      misfire: 'once',
+      misfireGraceMs: 60000,
+      maxCatchUp: 1000,
+    };
+    const { def, problem } = decodeDefinition('old', JSON.stringify(stored));
+    expect(problem).toBeUndefined();
+    const resolved = resolveRunOptions(def.run);
+    expect(resolved.slot).toEqual(rule);
+    expect(resolved).toMatchObject(run);
+  });
+
+  it('a job that carries no run options (a foreign producer, an older payload) resolves to the defaults', () => {
+    expect(resolveRunOptions(undefined)).toEqual({
+      maxInstances: 1,
+      coalesce: true,
+      slot: { mode: 'skip', cap: 1 },
+    });
+    expect(resolveRunOptions({ maxInstances: 0 }).slot).toEqual({ mode: 'skip', cap: 1 }); // coalesce by default
   });
 });

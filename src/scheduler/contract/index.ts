@@ -16,6 +16,7 @@ export { actorOf, type ChangeOptions } from './change-options.js';
 export { checkHandleOptions } from './check-handle-options.js';
 export type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 export type { HandleOptions } from './handle-options.js';
+export { managerEnv, withManagerEnv } from './manager-env.js';
 export type { PauseOptions } from './pause-options.js';
 export { resolveManagerOptions } from './resolve-manager-options.js';
 export { resolveScheduleOptions } from './resolve-schedule-options.js';

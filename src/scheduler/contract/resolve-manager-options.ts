@@ -4,11 +4,18 @@ import { DEFAULT_CLUSTER_PARTITIONS } from '../../store/partitions.js';
 import { isCluster, type RedisTarget, redisTarget, targetOfCluster } from '../../store/redis-target.js';
 import { DEFAULT_TRIGGER_BUDGET_MS } from '../../triggers/time-budget.js';
 import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
+import { managerEnv } from './manager-env.js';
 import { resolveReplicaAcks } from './replica-acks-options.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 
-/** Apply the manager's defaults once and validate them. */
-export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManagerOptions {
+/**
+ * Apply the manager's defaults once and validate them; settings it does not name come from `env`
+ * (`process.env`, or the CLI's own: see `withManagerEnv`).
+ */
+export function resolveManagerOptions(
+  o: SchedulerManagerOptions,
+  env: NodeJS.ProcessEnv = managerEnv(),
+): ResolvedManagerOptions {
   const fail = (field: string, reason: string): never => {
     throw new ScheduleOptionsError(undefined, field, reason);
   };
@@ -19,7 +26,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
     return v;
   };
   // BULLBEAT_PREFIX, as for the CLI: a module that names no prefix follows the deployment's setting.
-  const prefix = o.prefix ?? (process.env.BULLBEAT_PREFIX || 'bullbeat');
+  const prefix = o.prefix ?? (env.BULLBEAT_PREFIX || 'bullbeat');
   if (typeof prefix !== 'string' || prefix === '') fail('prefix', 'must be a non-empty string');
   const defaultQueue = o.defaultQueue ?? 'bullbeat';
   if (typeof defaultQueue !== 'string' || defaultQueue === '' || defaultQueue.includes(':')) {
@@ -54,10 +61,9 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
   const commitAhead = o.commitAhead ?? false;
   if (typeof commitAhead !== 'boolean') fail('commitAhead', `must be a boolean, got ${String(commitAhead)}`);
   // REDIS_CLUSTER_NODES wins over REDIS_URL, as --redis-cluster-nodes over --redis-url
-  const clusterNodes = process.env.REDIS_CLUSTER_NODES?.trim();
+  const clusterNodes = env.REDIS_CLUSTER_NODES?.trim();
   const connection =
-    o.connection ??
-    (clusterNodes ? { cluster: clusterNodes } : (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'));
+    o.connection ?? (clusterNodes ? { cluster: clusterNodes } : (env.REDIS_URL ?? 'redis://127.0.0.1:6379'));
   let target: RedisTarget;
   try {
     target = isCluster(connection) ? targetOfCluster(connection) : redisTarget(connection);
@@ -67,7 +73,7 @@ export function resolveManagerOptions(o: SchedulerManagerOptions): ResolvedManag
   }
   // BULLBEAT_PARTITIONS, like BULLBEAT_PREFIX: every process of a deployment (schedulers, workers'
   // managers, the dashboard) finds its schedules under the same count without a code change
-  const envPartitions = process.env.BULLBEAT_PARTITIONS?.trim();
+  const envPartitions = env.BULLBEAT_PARTITIONS?.trim();
   let partitions: number;
   if (o.partitions === undefined && envPartitions) {
     partitions = Number(envPartitions);

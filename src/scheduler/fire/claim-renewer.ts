@@ -1,3 +1,4 @@
+import { type FireClock, monotonicClock } from './fire-clock.js';
 import type { Batch } from './fire-loop-types.js';
 
 /**
@@ -12,14 +13,19 @@ import type { Batch } from './fire-loop-types.js';
 export class ClaimRenewer {
   /** The claim ids each batch still holds (planned, not yet completed or given up), and since when. */
   private readonly held = new Map<Batch, { ids: Set<string>; since: number }>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
 
   constructor(
     private readonly leaseMs: number,
     private readonly renew: (ids: string[], token: string) => Promise<unknown>,
     private readonly onError: (err: unknown) => void,
-    private readonly now: () => number = () => performance.now(),
+    /** The fire loop's clock: `now` and the renewal timer. */
+    private readonly clock: FireClock = monotonicClock,
   ) {}
+
+  private now(): number {
+    return this.clock.now();
+  }
 
   /** `batch` holds the claims `ids`, made (their leases started) no later than `since` (this clock). */
   hold(batch: Batch, ids: Iterable<string>, since = this.now()): void {
@@ -67,14 +73,22 @@ export class ClaimRenewer {
     );
   }
 
+  /** Tick every quarter lease while claims are held (a process is not kept alive by it alone). */
   private arm(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), Math.max(1, Math.floor(this.leaseMs / 4)));
-    this.timer.unref();
+    const every = Math.max(1, Math.floor(this.leaseMs / 4));
+    const next = () => {
+      this.timer = this.clock.setTimeout(() => {
+        next();
+        void this.tick();
+      }, every);
+      (this.timer as { unref?: () => void }).unref?.();
+    };
+    next();
   }
 
   private disarm(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 }

@@ -18,10 +18,12 @@ import type { OccurrencePlan } from './occurrence-planner.js';
  */
 export const RESUBSCRIBED = 'resubscribed';
 
-/** Test hooks, called between the steps of a fire (a test kills the process in one). */
+/** Test hooks, called between the steps of a fire (a test kills the process in one), and the fire loop's clock. */
 export interface FireHooks {
   afterClaim?: (claims: readonly Claim[]) => void | Promise<void>;
   afterEnqueue?: (claims: readonly Claim[]) => void | Promise<void>;
+  /** The fire loop's monotonic clock and timers: a manual one drives claiming and firing in a test. */
+  clock?: FireClock;
 }
 
 /** What the fire loop needs from its manager. */
@@ -114,6 +116,8 @@ export interface FireLoopFootprint {
   cachedDefinitions: number;
   stopNotices: number;
   pending: number;
+  /** Claim cycles, enqueues and completions in flight (0: the loop waits for a timer or a wake). */
+  inFlight: number;
 }
 
 /** The fire time of an item that enqueues (its plan always has `enqueue`). */

@@ -83,7 +83,7 @@ export class FireLoop {
   /** Stop notices counted so far, and the latest one of each schedule that had one. */
   private readonly stops = new StopNotices();
   /** `fired` of the occurrences staged (committed to BullMQ ahead), announced at their fire time. */
-  private readonly announcer = new StagedAnnouncer((at) => this.clock.until(at));
+  private readonly announcer: StagedAnnouncer;
 
   /** `replicaAcks`: WAIT after each enqueue's adds (see replica-acker.ts). */
   private readonly acker: ReplicaAcker | undefined;
@@ -93,6 +93,7 @@ export class FireLoop {
   constructor(private readonly deps: FireLoopDeps) {
     const timers = (this.timers = deps.clock ?? monotonicClock);
     this.clock = new RedisClock(() => timers.now());
+    this.announcer = new StagedAnnouncer((at) => this.clock.until(at), timers);
     this.cache = new DefinitionCache(deps.localTrigger, deps.logger);
     const acks = deps.options.replicaAcks;
     this.acker = acks && new ReplicaAcker(acks, (q) => deps.queue(q), this.stats, deps.logger);
@@ -101,7 +102,7 @@ export class FireLoop {
       (ids, token) => deps.store.renewClaims(ids, token, deps.options.claimLeaseMs),
       (err) =>
         deps.logger.warn({ err }, 'bullbeat: claim renewal failed; the claims may lapse and be taken over'),
-      () => timers.now(),
+      timers,
     );
     this.claimTimer = new ClaimTimer(
       deps.options,
@@ -133,6 +134,7 @@ export class FireLoop {
       cachedDefinitions: this.cache.size,
       stopNotices: this.stops.size,
       pending: this.pending.length,
+      inFlight: this.cycles.size + this.work.size,
     };
   }
 
@@ -154,7 +156,7 @@ export class FireLoop {
     while (this.cycles.size > 0 || this.work.size > 0 || this.pending.length > 0) {
       const busy = [...this.cycles, ...this.work];
       if (busy.length > 0) await Promise.all(busy);
-      else await new Promise((resolve) => setTimeout(resolve, 1));
+      else await new Promise((resolve) => this.timers.setTimeout(() => resolve(undefined), 1));
     }
     await this.announcer.drain();
     this.pending.clear();

@@ -2,6 +2,7 @@ import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { unstageJobs } from '../../store/bull-jobs.js';
 import { occurrenceJobId } from '../../store/job-payload.js';
+import type { FireClock } from './fire-clock.js';
 import type { Item } from './fire-loop-types.js';
 
 /**
@@ -103,10 +104,15 @@ export function takeStageable(later: Item[], now: number): Item[] {
  */
 export class StagedAnnouncer {
   private queue: { id: string; fireAt: number; announce: () => void }[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private drained: (() => void) | undefined;
 
-  constructor(private readonly until: (at: number) => number) {}
+  constructor(
+    /** Monotonic ms until Redis's clock, as the fire loop learns it, reaches an instant. */
+    private readonly until: (at: number) => number,
+    /** The fire loop's timers. */
+    private readonly timers: FireClock,
+  ) {}
 
   add(id: string, fireAt: number, announce: () => void): void {
     this.queue.push({ id, fireAt, announce });
@@ -140,10 +146,10 @@ export class StagedAnnouncer {
   }
 
   private arm(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.timers.clearTimeout(this.timer);
     const first = this.queue[0];
     this.timer = first
-      ? setTimeout(() => this.tick(), Math.max(0, Math.ceil(this.until(first.fireAt))))
+      ? this.timers.setTimeout(() => this.tick(), Math.max(0, Math.ceil(this.until(first.fireAt))))
       : undefined;
   }
 
@@ -157,7 +163,7 @@ export class StagedAnnouncer {
   }
 
   private settle(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.timers.clearTimeout(this.timer);
     this.timer = undefined;
     const d = this.drained;
     this.drained = undefined;

@@ -74,6 +74,7 @@ export class ReplicaRole {
       jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
       subscribe,
       hooks: this.deps.hooks,
+      clock: this.deps.hooks?.clock,
     });
   }
 
@@ -136,7 +137,7 @@ export class ReplicaRole {
 
   get footprint(): FireLoopFootprint | undefined {
     if (this.loops.length === 0) return undefined;
-    const sum: FireLoopFootprint = { cachedDefinitions: 0, stopNotices: 0, pending: 0 };
+    const sum: FireLoopFootprint = { cachedDefinitions: 0, stopNotices: 0, pending: 0, inFlight: 0 };
     for (const l of this.loops) {
       for (const [k, v] of Object.entries(l.footprint)) sum[k as keyof FireLoopFootprint] += v;
     }
