@@ -25,6 +25,7 @@ const UNIT = [
   'test/store/owed-run.test.ts',
   'test/store/partitions.test.ts',
   'test/store/script-batcher.test.ts',
+  'test/store/script-layouts.test.ts',
   'test/tracing/tracing-off.test.ts',
 ];
 

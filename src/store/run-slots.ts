@@ -7,6 +7,7 @@ import type { RunCounter, RunPatch } from './run-history.js';
 import type { SkipReason } from './run-record.js';
 import { ScriptBatcher } from './script-batcher.js';
 import { defineStoreScripts } from './scripts.js';
+import { StoreScripts } from './store-scripts.js';
 
 /** One occurrence of a schedule, as the run scripts address it. */
 export interface RunTarget {
@@ -52,9 +53,10 @@ export class RunSlots {
   /** The runs starting and finishing together go in one script call per partition (see ScriptBatcher). */
   private readonly starts: ScriptBatcher;
   private readonly finishes: ScriptBatcher;
+  private readonly scripts: StoreScripts;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly keys: Keys,
     /** Lease lifetime (ms), also an owed claim's and a waiter's. */
     readonly ttlMs: number,
@@ -64,6 +66,7 @@ export class RunSlots {
     auditLimit = DEFAULT_AUDIT.limit,
   ) {
     defineStoreScripts(redis);
+    this.scripts = new StoreScripts(redis);
     // a batch is of one partition: its shared keys and values first, then each run's (see the scripts)
     this.starts = new ScriptBatcher((lane, runs) => {
       const k = keys.partition(lane);
@@ -155,12 +158,6 @@ export class RunSlots {
 
   /** Extend a run's slot lease: `held`, `gone` (lapsed, maybe given away) or `cancelled` (asked to stop). */
   async renew(scheduleId: string, leaseId: string): Promise<'held' | 'gone' | 'cancelled'> {
-    const r = await this.redis.bbRenewRun(
-      this.keys.lease(scheduleId),
-      this.keys.cancelled(scheduleId),
-      leaseId,
-      this.ttlMs,
-    );
-    return r === 1 ? 'held' : r === -1 ? 'cancelled' : 'gone';
+    return this.scripts.renewRun(this.keys, { scheduleId, leaseId, ttlMs: this.ttlMs });
   }
 }
