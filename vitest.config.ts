@@ -26,6 +26,7 @@ const UNIT = [
   'test/store/partitions.test.ts',
   'test/store/script-batcher.test.ts',
   'test/store/script-layouts.test.ts',
+  'test/store/store-scripts.test.ts',
   'test/tracing/tracing-off.test.ts',
 ];
 
