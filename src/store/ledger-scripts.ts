@@ -2,6 +2,7 @@ import { type AuditBy, auditSlots } from './audit-trail.js';
 import type { Keys } from './keys.js';
 import type { OwedOverlap } from './owed-run.js';
 import { counted, patchArgs } from './record-form.js';
+import { RunPathScripts } from './run-path-scripts.js';
 import {
   BackfillCode,
   type BackfillVerdict,
@@ -11,7 +12,7 @@ import {
   NO_SCHEDULE,
   StatusChange,
 } from './script-codes.js';
-import { ScriptCaller, scriptArgs } from './script-layout.js';
+import { scriptArgs } from './script-layout.js';
 import {
   BACKFILL_TAKE,
   HANDOVER_SCHEDULER,
@@ -28,7 +29,7 @@ type Patch = { readonly [name: string]: unknown };
  * The marshaller's scripts of the backfill ledger, a manual run's record and BullMQ's keys (see
  * `StoreScripts`, which extends this class).
  */
-export class LedgerScripts extends ScriptCaller {
+export class LedgerScripts extends RunPathScripts {
   /**
    * `backfill-take-10`: Redis time and a verdict per occurrence (null when the schedule does not exist);
    * with `take`, the ones to run are taken into the ledger and owed, each to be enqueued within its `withinMs`.

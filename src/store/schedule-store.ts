@@ -131,34 +131,7 @@ export class ScheduleStore {
 
   /** Complete claims of one partition (one complete-n script). */
   private completeOne(completions: readonly Completion[], now: number, token: string): Promise<number> {
-    const k = this.keys.of(completions[0]!.claim.id);
-    // numkeys, the 7 shared keys, each item's own keys, then the arguments (see complete-n.lua)
-    const args: (string | number)[] = [
-      7 + 3 * completions.length,
-      k.due,
-      k.inflight,
-      k.claim,
-      k.state,
-      k.resched,
-      k.completed,
-      k.totals,
-    ];
-    for (const c of completions) args.push(k.runs(c.claim.id), k.runIndex(c.claim.id), k.counts(c.claim.id));
-    args.push(this.historyLimit, now, token);
-    for (const c of completions) {
-      args.push(
-        c.claim.id,
-        c.claim.fireAt,
-        c.next === null ? '-1' : c.next,
-        c.missedUncounted,
-        c.coalesced ?? 0,
-      );
-      args.push(...counted(c.enqueued === undefined ? [] : enqueuedFacts(c.enqueued, now)));
-      args.push(c.records.length);
-      for (const r of c.records)
-        args.push(r.field, r.fireAt, r.counter ?? '', ...counted(patchArgs(r.patch).set));
-    }
-    return this.redis.bbComplete(...args);
+    return this.scripts.complete(this.keys, { completions, now, token, historyLimit: this.historyLimit });
   }
 
   /**
