@@ -1,5 +1,8 @@
 import type { Redis } from 'ioredis';
+import { expect } from 'vitest';
+import { keys } from '../../src/store/keys.js';
 import type { ScriptLayout } from '../../src/store/script-layout.js';
+import { StoreScripts } from '../../src/store/store-scripts.js';
 
 /** One script call a `FakeScriptClient` took: the command and its arguments. */
 export interface TakenCall {
@@ -47,4 +50,18 @@ export function bySlot(
   const argv: Record<string, string | number> = {};
   for (const name of l.argv) if (i < args.length) argv[name] = args[i++]!;
   return { keys, argv, rest: args.slice(i) };
+}
+
+// A partition's keys, and audit arguments, for the marshaller's tests.
+export const k = keys('t');
+export const B = '{t}:bb';
+export const AUDIT = { audit: { limit: 7, retentionMs: 99 }, by: { actor: 'ann', source: 'cli' } } as const;
+export const AUDIT_SLOTS = { auditLimit: 7, auditActor: 'ann', auditSource: 'cli' };
+
+/** Call `use` on a marshaller over a fake client answering `answer`; the one call's slots. */
+export async function one(l: ScriptLayout, use: (s: StoreScripts) => Promise<unknown>, answer: unknown = 1) {
+  const fake = fakeScriptClient(() => answer);
+  const out = await use(new StoreScripts(fake.redis));
+  expect(fake.calls.map((c) => c.command)).toEqual([l.command]);
+  return { out, ...bySlot(l, fake.calls[0]!.args) };
 }
