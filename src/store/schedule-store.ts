@@ -3,7 +3,6 @@ import type { AuditActor } from './audit-entry.js';
 import { type AuditConfig, DEFAULT_AUDIT } from './audit-trail.js';
 import type { Keys } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
-import { counted, enqueuedFacts, patchArgs } from './record-form.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
 import { byPartition, readSchedule, readSchedules } from './schedule-rows.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
@@ -33,7 +32,7 @@ export class ScheduleStore {
   }
 
   /** The store's scripts (the marshaller). */
-  readonly scripts: StoreScripts;
+  private readonly scripts: StoreScripts;
 
   /** Redis TIME in epoch ms. */
   async time(): Promise<number> {
