@@ -24,7 +24,10 @@ const UNIT = [
   'test/store/claim-row.test.ts',
   'test/store/owed-run.test.ts',
   'test/store/partitions.test.ts',
+  'test/store/run-path-scripts.test.ts',
   'test/store/script-batcher.test.ts',
+  'test/store/script-layouts.test.ts',
+  'test/store/store-scripts.test.ts',
   'test/tracing/tracing-off.test.ts',
 ];
 

@@ -18,6 +18,19 @@ export function auditArgs(config: AuditConfig, who: AuditActor = RUNTIME_ACTOR):
   return [config.limit, who.actor, who.source];
 }
 
+/** Who writes a change, and the trails' bounds: what a change script's three audit ARGV say. */
+export interface AuditBy {
+  audit: AuditConfig;
+  /** Default: bullbeat itself. */
+  by?: AuditActor | undefined;
+}
+
+/** A change script's audit ARGV by their slot names (`script-layouts.ts`). */
+export function auditSlots(a: AuditBy): { auditLimit: number; auditActor: string; auditSource: string } {
+  const [auditLimit, auditActor, auditSource] = auditArgs(a.audit, a.by);
+  return { auditLimit, auditActor, auditSource };
+}
+
 /** A page of a trail: `before` an entry id (exclusive), newest first. */
 export interface AuditQuery {
   /** At most this many entries. Default 50. */

@@ -1,29 +1,24 @@
 import type { Redis } from 'ioredis';
 import type { AuditActor } from './audit-entry.js';
-import { type AuditConfig, auditArgs, DEFAULT_AUDIT } from './audit-trail.js';
+import { type AuditConfig, DEFAULT_AUDIT } from './audit-trail.js';
 import { type Keys, occurrenceField } from './keys.js';
 import { type OwedOverlap, type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
-import { counted, patchArgs } from './record-form.js';
 import type { RunPatch } from './run-history.js';
-import { defineStoreScripts } from './scripts.js';
+import type { BackfillVerdict, StatusChange } from './script-codes.js';
+import { StoreScripts } from './store-scripts.js';
 
 /** How long a schedule's ledger (and its paused spans) is kept after its last write: 90 days. */
 export const BACKFILL_LEDGER_TTL_MS = 90 * 24 * 3600 * 1000;
 
-/** What a backfill finds about one occurrence (`lua/backfill-take-10.lua`). */
-export type BackfillVerdict =
-  | 'run' // nothing ran it: taken, to enqueue
-  | 'ran' // its scheduled record shows it enqueued or run, or the fire loop passed over it
-  | 'backfilled' // a backfill or a resume's catch-up took it already
-  | 'scheduled' // the schedule's own firing has it ahead (at or after its claimed or due time)
-  | 'future'; // after Redis's clock
+/** What a backfill finds about one occurrence (`lua/backfill-take-10.lua`; `BackfillCode`). */
+export type { BackfillVerdict };
 
-const VERDICTS: readonly BackfillVerdict[] = ['run', 'ran', 'backfilled', 'scheduled', 'future'];
-
-/** What `resume` answers: 1 resumed (with the catch-up runs it took), else why not. */
-export type ResumeTake =
-  | { code: 1; runs: { fireAt: number; coalesced?: number }[] }
-  | { code: 0 | -1 | -2; runs: [] };
+/** What `resume` answers: `done` (with the catch-up runs it took), else why not (`set-status-6`'s codes). */
+export interface ResumeTake {
+  code: StatusChange;
+  /** The catch-up runs taken (none unless `done`). */
+  runs: { fireAt: number; coalesced?: number }[];
+}
 
 /** An owed occurrence to enqueue, with its schedule's stored definition (JSON). */
 export interface LapsedOwedRun {
@@ -48,8 +43,10 @@ export class BackfillLedger {
     /** The audit trails' bounds: a backfill's and a resume's entries are written by their scripts. */
     private readonly audit: AuditConfig = DEFAULT_AUDIT,
   ) {
-    defineStoreScripts(redis);
+    this.scripts = new StoreScripts(redis);
   }
+
+  private readonly scripts: StoreScripts;
 
   /**
    * Redis time and a verdict per fire time (null when the schedule does not exist). With `take`, the
@@ -60,31 +57,14 @@ export class BackfillLedger {
     occurrences: readonly { fireAt: number; withinMs: number }[],
     take: { overlap: OwedOverlap; from: number; to: number; by?: AuditActor | undefined } | undefined,
   ): Promise<{ now: number; verdicts: BackfillVerdict[] } | null> {
-    const k = this.keys.of(scheduleId); // its partition's keys (one slot)
-    const args: (string | number)[] = [];
-    for (const o of occurrences) args.push(o.fireAt, Math.ceil(o.withinMs));
-    const out = await this.redis.bbBackfillTake(
-      k.runs(scheduleId),
-      k.backfills(scheduleId),
-      k.pausedSpans(scheduleId),
-      k.owedRuns,
-      k.due,
-      k.claim,
-      k.schedules,
-      k.state,
-      k.pauseNotes,
-      k.audit(scheduleId),
+    return this.scripts.backfillTake(this.keys, {
       scheduleId,
-      take ? '1' : '',
-      BACKFILL_LEDGER_TTL_MS,
-      `b|${take?.overlap ?? 'bufferAll'}|`,
-      ...auditArgs(this.audit, take?.by),
-      take?.from ?? '',
-      take?.to ?? '',
-      ...args,
-    );
-    if (out[0] === -1) return null;
-    return { now: Number(out[0]), verdicts: out.slice(1).map((c) => VERDICTS[Number(c)] ?? 'ran') };
+      take,
+      ledgerExpiryMs: BACKFILL_LEDGER_TTL_MS,
+      occurrences,
+      audit: this.audit,
+      by: take?.by,
+    });
   }
 
   /**
@@ -99,35 +79,16 @@ export class BackfillLedger {
     withinMs: number,
     by?: AuditActor,
   ): Promise<ResumeTake> {
-    const k = this.keys.of(scheduleId);
-    const out = await this.redis.bbResume(
-      k.state,
-      k.due,
-      k.inflight,
-      k.resched,
-      k.claim,
-      k.backfills(scheduleId),
-      k.pausedSpans(scheduleId),
-      k.owedRuns,
-      k.pauseNotes,
-      k.audit(scheduleId),
-      scheduleId,
+    return this.scripts.resume(this.keys, {
+      id: scheduleId,
       next,
       policy,
-      BACKFILL_LEDGER_TTL_MS,
-      Math.ceil(withinMs),
-      'bufferAll',
-      ...auditArgs(this.audit, by),
-      ...candidates,
-    );
-    const code = Number(out[0]);
-    if (code !== 1) return { code: code as 0 | -1 | -2, runs: [] };
-    const runs: { fireAt: number; coalesced?: number }[] = [];
-    for (let i = 1; i < out.length; i += 2) {
-      const coalesced = String(out[i + 1] ?? '');
-      runs.push({ fireAt: Number(out[i]), ...(coalesced !== '' && { coalesced: Number(coalesced) }) });
-    }
-    return { code: 1, runs };
+      ledgerExpiryMs: BACKFILL_LEDGER_TTL_MS,
+      withinMs,
+      candidates,
+      audit: this.audit,
+      by,
+    });
   }
 
   /**
@@ -136,33 +97,27 @@ export class BackfillLedger {
    */
   async done(scheduleId: string, entries: readonly { run: OwedRun; patch: RunPatch }[]): Promise<boolean> {
     if (entries.length === 0) return true;
-    const k = this.keys.of(scheduleId);
-    const args: (string | number)[] = [];
-    for (const { run, patch } of entries) {
-      const field = occurrenceField(run.fireAt, run.lane === 'backfill' ? 'backfill' : false);
-      args.push(owedMember(run), field, run.fireAt, ...counted(patchArgs(patch).set));
-    }
-    const written = await this.redis.bbOwedDone(
-      k.runs(scheduleId),
-      k.runIndex(scheduleId),
-      k.owedRuns,
-      k.schedules,
+    const records = entries.map(({ run, patch }) => ({
+      owedMember: owedMember(run),
+      field: occurrenceField(run.fireAt, run.lane === 'backfill' ? 'backfill' : false),
+      fireAt: run.fireAt,
+      patch,
+    }));
+    const written = await this.scripts.owedDone(this.keys, {
       scheduleId,
-      this.historyLimit,
-      ...args,
-    );
-    return written !== -1;
+      historyLimit: this.historyLimit,
+      records,
+    });
+    return written !== null;
   }
 
   /** Take, in partition `index`, at most `max` owed occurrences whose time has passed, each for `leaseMs` more. */
   async takeLapsed(index: number, leaseMs: number, max: number): Promise<LapsedOwedRun[]> {
     const k = this.keys.partition(index);
-    const out = await this.redis.bbOwedTake(k.owedRuns, k.schedules, leaseMs, max);
     const taken: LapsedOwedRun[] = [];
-    for (let i = 0; i + 1 < out.length; i += 2) {
-      const member = out[i] as string;
+    for (const { member, definition } of await this.scripts.owedTake(k, { leaseMs, max })) {
       const run = parseOwedMember(member);
-      if (run) taken.push({ run, member, definition: out[i + 1] as string });
+      if (run) taken.push({ run, member, definition });
       else await this.redis.zrem(k.owedRuns, member); // not one of ours: never taken again
     }
     return taken;

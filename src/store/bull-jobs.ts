@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { defineStoreScripts } from './scripts.js';
+import { StoreScripts } from './store-scripts.js';
 
 // What bullbeat reads and removes of BullMQ's own keys, beside BullMQ's API: on the queue's own client
 // (BullMQ's keys are in the queue's slot), with key names BullMQ gives (`queue.keys`, `queue.toKey`).
@@ -26,16 +26,7 @@ export async function unstageJobs(
   windowMs: number,
   fireAt?: number,
 ): Promise<number[]> {
-  defineStoreScripts(client);
-  const removed = await client.bbUnstage(
-    keys.delayed,
-    keys.events,
-    keys.jobBase,
-    idPrefix,
-    String(windowMs),
-    fireAt === undefined ? '' : String(fireAt),
-  );
-  return removed.map(Number);
+  return new StoreScripts(client).unstage({ ...keys, jobIdPrefix: idPrefix, windowMs, fireAt });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { defineStoreScripts } from './scripts.js';
+import type { HandOver } from './script-codes.js';
+import { StoreScripts } from './store-scripts.js';
 
 // A BullMQ queue's `repeat` set (job schedulers and legacy repeatable jobs → next fire time), as
 // `import:bullmq` reads it entry by entry and hands its entries over to bullbeat.
@@ -23,8 +24,7 @@ export async function removeRepeatEntry(redis: Redis, repeatKey: string, key: st
   return (await redis.zrem(repeatKey, key)) === 1;
 }
 
-/** What `handOverScheduler` did. */
-export type HandOver = 'removed' | 'gone' | 'moved-on';
+export type { HandOver };
 
 /**
  * Remove a job scheduler's entry and hash while its pending job is still the one at `handoverAt`
@@ -37,12 +37,5 @@ export async function handOverScheduler(
   schedulerId: string,
   handoverAt: number | undefined,
 ): Promise<HandOver> {
-  defineStoreScripts(redis);
-  const code = await redis.bbHandoverScheduler(
-    repeatKey,
-    `${repeatKey}:${schedulerId}`,
-    schedulerId,
-    String(handoverAt ?? ''),
-  );
-  return code === 1 ? 'removed' : code === 0 ? 'gone' : 'moved-on';
+  return new StoreScripts(redis).handoverScheduler({ repeatKey, schedulerId, handoverAt });
 }

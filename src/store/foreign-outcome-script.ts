@@ -1,9 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.js';
-import { counted, patchArgs } from './record-form.js';
 import type { RunRecord } from './run-record.js';
-import { ScriptBatcher } from './script-batcher.js';
-import { defineStoreScripts } from './scripts.js';
+import { StoreScripts } from './store-scripts.js';
 
 /** One finished occurrence as BullMQ tells it. */
 export interface ForeignOutcome {
@@ -37,22 +35,14 @@ export interface ForeignOutcome {
 const OUTCOMES_PER_CALL = 20;
 
 export class ForeignOutcomeRecorder {
-  private readonly batcher: ScriptBatcher;
+  private readonly write: ReturnType<StoreScripts['foreignOutcomes']>;
 
   constructor(
     redis: Redis,
     private readonly keys: Keys,
     historyLimit: number,
   ) {
-    defineStoreScripts(redis);
-    this.batcher = new ScriptBatcher(
-      (lane, outcomes) => {
-        const k = keys.partition(lane);
-        return redis.bbForeignOutcomes(k.totals, k.schedules, k.base, historyLimit, ...outcomes);
-      },
-      2,
-      OUTCOMES_PER_CALL,
-    );
+    this.write = new StoreScripts(redis).foreignOutcomes(keys, { historyLimit, perCall: OUTCOMES_PER_CALL });
   }
 
   /** True when written and counted, false when left alone. */
@@ -67,15 +57,14 @@ export class ForeignOutcomeRecorder {
       ...(o.attempts !== undefined && { attempts: o.attempts }),
       ...(o.error !== undefined && { error: o.error }),
     };
-    const [written] = await this.batcher.call(this.keys.partitionOf(o.scheduleId), [
-      o.scheduleId,
-      o.field,
-      o.fireAt,
-      o.jobId,
-      o.outcome === 'failed' ? 'runs,errors' : 'runs',
-      o.kind,
-      ...counted(patchArgs(patch).set),
-    ]);
-    return written === 1;
+    return this.write(this.keys.partitionOf(o.scheduleId), {
+      scheduleId: o.scheduleId,
+      field: o.field,
+      fireAt: o.fireAt,
+      jobId: o.jobId,
+      counters: o.outcome === 'failed' ? ['runs', 'errors'] : ['runs'],
+      kind: o.kind,
+      patch,
+    });
   }
 }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.js';
 import { redisTime } from './redis-time.js';
-import { defineStoreScripts } from './scripts.js';
+import { StoreScripts } from './store-scripts.js';
 
 /**
  * Leases in Redis: exclusion groups (one holder, a fair line of waiters), and renewing or giving back a
@@ -9,12 +9,14 @@ import { defineStoreScripts } from './scripts.js';
  * Redis `TIME`.
  */
 export class LeaseStore {
+  private readonly scripts: StoreScripts;
+
   constructor(
     private readonly redis: Redis,
     /** How long a lease lives unless renewed (ms). */
     readonly ttlMs: number,
   ) {
-    defineStoreScripts(redis);
+    this.scripts = new StoreScripts(redis);
   }
 
   /** Join the line of `group` (once) and take the group if it is free and this lease is first. */
@@ -24,25 +26,17 @@ export class LeaseStore {
 
   /** `tryGroup`, answering the Redis TIME at which the group was taken (undefined: waiting in line). */
   async tryGroupAt(keys: Keys, group: string, leaseId: string): Promise<number | undefined> {
-    const taken = await this.redis.bbTryGroup(
-      keys.group(group),
-      keys.groupQueue(group),
-      keys.groupWaiters(group),
-      keys.groupTicket(group),
-      leaseId,
-      this.ttlMs,
-    );
-    return Number(taken) > 0 ? Number(taken) : undefined;
+    return this.scripts.tryGroup(keys, { group, leaseId, ttlMs: this.ttlMs });
   }
 
   /** Leave the line of `group` (after giving up waiting). */
   async leaveGroupQueue(keys: Keys, group: string, leaseId: string): Promise<void> {
-    await this.redis.bbLeaveGroupQueue(keys.groupQueue(group), keys.groupWaiters(group), leaseId);
+    await this.scripts.leaveGroupQueue(keys, { group, leaseId });
   }
 
   /** Extend a lease held in `set`; false when it had lapsed and was taken away. */
   async renew(set: string, leaseId: string): Promise<boolean> {
-    return (await this.redis.bbRenewLease(set, leaseId, this.ttlMs)) === 1;
+    return this.scripts.renewLease({ set, leaseId, ttlMs: this.ttlMs });
   }
 
   /** Give a lease back. */

@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { AuditActor } from './audit-entry.js';
-import { type AuditConfig, auditArgs } from './audit-trail.js';
+import type { AuditConfig } from './audit-trail.js';
 import { type Keys, occurrenceField } from './keys.js';
-import { counted, patchArgs } from './record-form.js';
 import type { RunPatch } from './run-history.js';
-import { defineStoreScripts } from './scripts.js';
+import { StoreScripts } from './store-scripts.js';
 
 /** Where a manual run is recorded: the run history's bound and the audit trails'. */
 export interface ManualRunStore {
@@ -25,16 +24,14 @@ export async function recordManualRun(
   patch: RunPatch,
   by: AuditActor,
 ): Promise<void> {
-  defineStoreScripts(s.redis);
-  const k = s.keys.of(scheduleId);
-  await s.redis.bbManualRun(
-    ...[k.runs(scheduleId), k.runIndex(scheduleId), k.counts(scheduleId), k.totals, k.audit(scheduleId)],
-    occurrenceField(fireAt, true),
-    fireAt,
+  await new StoreScripts(s.redis).manualRun(s.keys, {
     scheduleId,
-    s.historyLimit,
-    ...auditArgs(s.audit, by),
-    patch.jobId ?? '',
-    ...counted(patchArgs(patch).set),
-  );
+    field: occurrenceField(fireAt, true),
+    fireAt,
+    historyLimit: s.historyLimit,
+    jobId: patch.jobId ?? '',
+    patch,
+    audit: s.audit,
+    by,
+  });
 }

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { AuditActor } from './audit-entry.js';
-import { type AuditConfig, auditArgs } from './audit-trail.js';
+import type { AuditConfig } from './audit-trail.js';
 import type { Keys } from './keys.js';
-import { defineStoreScripts } from './scripts.js';
+import type { StatusChange } from './script-codes.js';
+import { StoreScripts } from './store-scripts.js';
 
 /**
  * Why a schedule is paused, who paused it and when: the `notes` hash's values (`keys.pauseNotes`),
@@ -59,35 +60,32 @@ export class PauseNotes {
     readonly redis: Redis,
     private readonly keys: Keys,
   ) {
-    defineStoreScripts(redis);
+    this.scripts = new StoreScripts(redis);
   }
+
+  private readonly scripts: StoreScripts;
 
   /** Store the note of a paused (or orphaned) schedule; false (nothing written) if it is not paused. */
   async set(id: string, note: PauseNote): Promise<boolean> {
-    const n = await this.redis.bbPauseNote(
-      this.keys.of(id).state,
-      this.keys.of(id).pauseNotes,
-      id,
-      JSON.stringify(note),
-    );
-    return n === 1;
+    return this.scripts.pauseNote(this.keys, { id, noteJson: JSON.stringify(note) });
   }
 
   /**
    * Pause an active schedule with its note and its audit entry, in one script (`lua/pause-5.lua`):
-   * 1 paused, 0 no such schedule, -1 not active (nothing written).
+   * `done`, `missing` (no such schedule), `wrongStatus` (not active: nothing written).
    */
-  pause(id: string, note: PauseNote, audit: AuditConfig, by: AuditActor): Promise<number> {
-    const k = this.keys.of(id);
-    return this.redis.bbPause(
-      ...[k.state, k.due, k.resched, k.pauseNotes, k.audit(id), id, JSON.stringify(note), note.note],
-      ...auditArgs(audit, by),
-    );
+  pause(
+    id: string,
+    note: PauseNote,
+    audit: AuditConfig,
+    by: AuditActor,
+  ): Promise<Exclude<StatusChange, 'claimed'>> {
+    return this.scripts.pause(this.keys, { id, note, audit, by });
   }
 
   /** Drop the note of a schedule that is no longer paused (a new pause's note is kept). */
   async clear(id: string): Promise<void> {
-    await this.redis.bbPauseNote(this.keys.of(id).state, this.keys.of(id).pauseNotes, id, '');
+    await this.scripts.pauseNote(this.keys, { id, noteJson: '' });
   }
 
   /** Drop the note whatever the state (the schedule is being removed). */

@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 import { type Keys, occurrenceField, type RecordLane } from './keys.js';
-import { counted, patchArgs } from './record-form.js';
 import { readHistories, readRecords, recordKeysOf } from './record-reads.js';
 import type { RunRecord } from './run-record.js';
-import { defineStoreScripts } from './scripts.js';
+import { StoreScripts } from './store-scripts.js';
 
 /** A change to a run record: fields to set, and fields to remove (given as `null`). */
 export type RunPatch = { [K in keyof RunRecord]?: RunRecord[K] | null };
@@ -26,8 +25,10 @@ export class RunHistory {
     /** How many occurrences each schedule keeps. Default: 100. */
     private readonly limit = 100,
   ) {
-    defineStoreScripts(redis);
+    this.scripts = new StoreScripts(redis);
   }
+
+  private readonly scripts: StoreScripts;
 
   /**
    * Merge `patch` into the record of occurrence `(scheduleId, fireAt)` and bump `counters`
@@ -41,21 +42,14 @@ export class RunHistory {
     patch: RunPatch,
     counters: readonly RunCounter[] = [],
   ): Promise<void> {
-    const k = this.keys.of(scheduleId);
-    const p = patchArgs(patch);
-    await this.redis.bbMergeRun(
-      k.runs(scheduleId),
-      k.runIndex(scheduleId),
-      k.counts(scheduleId),
-      k.totals,
-      occurrenceField(fireAt, manual),
-      fireAt,
+    await this.scripts.mergeRun(this.keys, {
       scheduleId,
-      this.limit,
-      counters.join(','),
-      p.drop,
-      ...counted(p.set),
-    );
+      field: occurrenceField(fireAt, manual),
+      fireAt,
+      historyLimit: this.limit,
+      counters,
+      patch,
+    });
   }
 
   /** The newest `limit` records of a schedule, newest first. */

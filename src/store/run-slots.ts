@@ -2,11 +2,9 @@ import type { Redis } from 'ioredis';
 import { DEFAULT_AUDIT } from './audit-trail.js';
 import { type Keys, occurrenceField, type RecordLane } from './keys.js';
 import type { SlotRule } from './overlap-policy.js';
-import { counted, patchArgs } from './record-form.js';
 import type { RunCounter, RunPatch } from './run-history.js';
-import type { SkipReason } from './run-record.js';
-import { ScriptBatcher } from './script-batcher.js';
-import { defineStoreScripts } from './scripts.js';
+import type { FinishRunArgs, RunFinish, RunStart, StartRunArgs } from './run-path-scripts.js';
+import { StoreScripts } from './store-scripts.js';
 
 /** One occurrence of a schedule, as the run scripts address it. */
 export interface RunTarget {
@@ -16,31 +14,7 @@ export interface RunTarget {
   manual: RecordLane;
 }
 
-/** What `start` decided. */
-export type RunStart =
-  /** `at`: Redis TIME of the start (the record's `startedAt`). */
-  | { status: 'started'; live: number; fencingToken: number; at: number }
-  /** `at`: Redis TIME of the skip (the record's `finishedAt`). */
-  | { status: 'skipped'; live: number; reason: SkipReason; at: number }
-  /** Not now: a retry owed its run, or an occurrence buffered for the slot, asks again later. */
-  | { status: 'wait'; live: number }
-  /** Asked as a first delivery, but the record shows an earlier attempt of this job: read it, ask again. */
-  | { status: 'reread' }
-  /**
-   * Asked as a first delivery, but the record shows this job succeeded, was skipped or cancelled: the
-   * same occurrence enqueued again after its job left BullMQ. Nothing was taken or written.
-   */
-  | { status: 'ran' };
-
-/** What `finish` did. */
-export interface RunFinish {
-  /** False when a newer run of the occurrence holds its record (fenced off): nothing was written. */
-  written: boolean;
-  /** The schedule was paused by this failure (`pauseOnFailure`). */
-  paused: boolean;
-  /** The job id next in line for the slot (a retry owed it, or a buffered occurrence), if any. */
-  next?: string;
-}
+export type { RunFinish, RunStart };
 
 /**
  * The worker runtime's lean run path: one script to start a run (overlap policy on the run slot, the
@@ -50,11 +24,12 @@ export interface RunFinish {
  */
 export class RunSlots {
   /** The runs starting and finishing together go in one script call per partition (see ScriptBatcher). */
-  private readonly starts: ScriptBatcher;
-  private readonly finishes: ScriptBatcher;
+  private readonly starts: (lane: number, run: StartRunArgs) => Promise<RunStart>;
+  private readonly finishes: (lane: number, run: FinishRunArgs) => Promise<RunFinish>;
+  private readonly scripts: StoreScripts;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly keys: Keys,
     /** Lease lifetime (ms), also an owed claim's and a waiter's. */
     readonly ttlMs: number,
@@ -63,30 +38,12 @@ export class RunSlots {
     /** Audit entries kept per schedule (a pause on failure writes one). */
     auditLimit = DEFAULT_AUDIT.limit,
   ) {
-    defineStoreScripts(redis);
-    // a batch is of one partition: its shared keys and values first, then each run's (see the scripts)
-    this.starts = new ScriptBatcher((lane, runs) => {
-      const k = keys.partition(lane);
-      return redis.bbStartRuns(k.totals, k.base, ttlMs, historyLimit, k.cancel, ...runs);
-    }, 5);
-    this.finishes = new ScriptBatcher((lane, runs) => {
-      const k = keys.partition(lane);
-      return redis.bbFinishRuns(
-        k.totals,
-        k.state,
-        k.due,
-        k.resched,
-        k.pauseNotes,
-        k.base,
-        historyLimit,
-        k.wake,
-        auditLimit,
-        ...runs,
-      );
-    }, 3);
+    this.scripts = new StoreScripts(redis);
+    this.starts = this.scripts.startRuns(keys, { ttlMs, historyLimit });
+    this.finishes = this.scripts.finishRuns(keys, { historyLimit, auditLimit });
   }
 
-  async start(
+  start(
     run: RunTarget,
     rule: SlotRule,
     ids: { leaseId: string; jobId: string; owedId?: string | undefined; firstDelivery?: boolean },
@@ -94,38 +51,21 @@ export class RunSlots {
     skipped: RunPatch,
   ): Promise<RunStart> {
     const id = run.scheduleId;
-    // the script writes the outcomes, and the instants as its Redis TIME (`startedAt`, a skip's
-    // `finishedAt`): not sent; the facts both records share are sent once
-    const { startedAt: _s, outcome: _r, ...runningFacts } = running;
-    const { finishedAt: _f, outcome: _k, ...skippedFacts } = skipped;
-    const r = patchArgs(runningFacts);
-    const facts = sharedFacts(r.set, patchArgs(skippedFacts).set);
-    const [status, live, token, at, reason] = (await this.starts.call(this.keys.partitionOf(id), [
-      id,
-      ids.leaseId,
-      rule.mode,
-      rule.cap,
-      ids.owedId ?? '',
-      ids.jobId,
-      occurrenceField(run.fireAt, run.manual),
-      run.fireAt,
-      ids.firstDelivery ? '1' : '0',
-      facts.skipOnly.length / 2,
-      facts.shared.length / 2,
-      facts.runOnly.length / 2,
-      ...facts.skipOnly,
-      ...facts.shared,
-      ...facts.runOnly,
-      r.drop,
-    ])) as [number, number, number, number, string];
-    if (status === 4) return { status: 'ran' };
-    if (status === 3) return { status: 'reread' };
-    if (status === 1) return { status: 'started', live, fencingToken: Number(token), at: Number(at) };
-    if (status === 0) return { status: 'skipped', live, reason: reason as SkipReason, at: Number(at) };
-    return { status: 'wait', live };
+    return this.starts(this.keys.partitionOf(id), {
+      scheduleId: id,
+      leaseId: ids.leaseId,
+      rule,
+      owedId: ids.owedId,
+      jobId: ids.jobId,
+      field: occurrenceField(run.fireAt, run.manual),
+      fireAt: run.fireAt,
+      firstDelivery: ids.firstDelivery === true,
+      running,
+      skipped,
+    });
   }
 
-  async finish(
+  finish(
     run: RunTarget,
     leaseId: string | undefined,
     /** The run's token; undefined when it never started (written unfenced). */
@@ -138,61 +78,22 @@ export class RunSlots {
     mode: SlotRule['mode'] = 'skip',
   ): Promise<RunFinish> {
     const id = run.scheduleId;
-    // a `finishedAt` is the script's Redis TIME: not sent
-    const { finishedAt, ...facts } = outcome;
-    const p = patchArgs(facts);
-    const [written, paused, next] = (await this.finishes.call(this.keys.partitionOf(id), [
-      id,
-      leaseId ?? '',
-      occurrenceField(run.fireAt, run.manual),
-      run.fireAt,
-      finishedAt === null ? '' : finishedAt === undefined ? '' : '1',
-      counters.join(','),
-      fencingToken ?? '',
-      streak ?? '',
-      pause.afterFailures,
-      pause.afterFailures > 0 ? JSON.stringify({ note: pause.note, by: 'pauseOnFailure', at: pause.at }) : '',
+    return this.finishes(this.keys.partitionOf(id), {
+      scheduleId: id,
+      leaseId,
+      field: occurrenceField(run.fireAt, run.manual),
+      fireAt: run.fireAt,
+      outcome,
+      counters,
+      fencingToken,
+      streak,
+      pause,
       mode,
-      ...counted(p.set),
-      finishedAt === null ? (p.drop ? `${p.drop},finishedAt` : 'finishedAt') : p.drop,
-    ])) as [number, number, string];
-    return { written: written === 1, paused: paused === 1, ...(next ? { next } : {}) };
+    });
   }
 
   /** Extend a run's slot lease: `held`, `gone` (lapsed, maybe given away) or `cancelled` (asked to stop). */
   async renew(scheduleId: string, leaseId: string): Promise<'held' | 'gone' | 'cancelled'> {
-    const r = await this.redis.bbRenewRun(
-      this.keys.lease(scheduleId),
-      this.keys.cancelled(scheduleId),
-      leaseId,
-      this.ttlMs,
-    );
-    return r === 1 ? 'held' : r === -1 ? 'cancelled' : 'gone';
+    return this.scripts.renewRun(this.keys, { scheduleId, leaseId, ttlMs: this.ttlMs });
   }
-}
-
-/**
- * The `running` and `skipped` patches' pairs split into the pairs only the skip sets, the pairs both
- * set alike (the job's facts), and the pairs only the run sets: start-runs writes either record from
- * one contiguous stretch of its arguments.
- */
-function sharedFacts(
-  running: readonly string[],
-  skipped: readonly string[],
-): { skipOnly: string[]; shared: string[]; runOnly: string[] } {
-  const skip = new Map<string, string>();
-  for (let j = 0; j < skipped.length; j += 2) skip.set(skipped[j]!, skipped[j + 1]!);
-  const shared: string[] = [];
-  const runOnly: string[] = [];
-  for (let j = 0; j < running.length; j += 2) {
-    const name = running[j]!;
-    const value = running[j + 1]!;
-    if (skip.get(name) === value) {
-      shared.push(name, value);
-      skip.delete(name);
-    } else runOnly.push(name, value);
-  }
-  const skipOnly: string[] = [];
-  for (const [name, value] of skip) skipOnly.push(name, value);
-  return { skipOnly, shared, runOnly };
 }

@@ -1,15 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { AuditActor } from './audit-entry.js';
-import { type AuditConfig, auditArgs, DEFAULT_AUDIT } from './audit-trail.js';
-import { encodeClaimRow } from './claim-row.js';
+import { type AuditConfig, DEFAULT_AUDIT } from './audit-trail.js';
 import type { Keys } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
-import { counted, enqueuedFacts, patchArgs } from './record-form.js';
-import { encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
+import type { ScheduleDefinition } from './schedule-definition.js';
 import { byPartition, readSchedule, readSchedules } from './schedule-rows.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
 import type {
-  Claim,
   ClaimResult,
   Completion,
   FleetMember,
@@ -18,7 +15,8 @@ import type {
   UpsertOptions,
   UpsertResult,
 } from './schedule-store-types.js';
-import { defineStoreScripts } from './scripts.js';
+import type { StatusChange } from './script-codes.js';
+import { StoreScripts } from './store-scripts.js';
 
 /** The schedules in Redis: definitions, due times, claims and states, each change one Lua script. */
 export class ScheduleStore {
@@ -30,8 +28,11 @@ export class ScheduleStore {
     /** The audit trails' bounds. */
     readonly audit: AuditConfig = DEFAULT_AUDIT,
   ) {
-    defineStoreScripts(redis);
+    this.scripts = new StoreScripts(redis);
   }
+
+  /** The store's scripts (the marshaller). */
+  private readonly scripts: StoreScripts;
 
   /** Redis TIME in epoch ms. */
   async time(): Promise<number> {
@@ -51,26 +52,16 @@ export class ScheduleStore {
     now: number,
     options: UpsertOptions = {},
   ): Promise<UpsertResult> {
-    const k = this.keys.of(def.id);
-    return this.redis.bbUpsert(
-      k.schedules,
-      k.due,
-      k.inflight,
-      k.state,
-      k.resched,
-      k.completed,
-      k.claim,
-      k.audit(def.id),
-      def.id,
-      encodeDefinition(def),
+    return this.scripts.upsert(this.keys, {
+      definition: def,
       fingerprint,
-      next === null ? '' : next,
+      next,
       now,
-      def.source === 'code' ? 'c' : 'r',
-      options.keepCompleted ? '1' : '',
-      options.ifCreatedAt === undefined ? '' : options.ifCreatedAt,
-      ...auditArgs(this.audit, options.by),
-    ) as Promise<UpsertResult>;
+      keepCompleted: options.keepCompleted === true,
+      ifCreatedAt: options.ifCreatedAt,
+      audit: this.audit,
+      by: options.by,
+    });
   }
 
   /**
@@ -90,37 +81,7 @@ export class ScheduleStore {
       if (!this.fanOut) throw new Error('ScheduleStore.claim: call claimEveryPartition() first');
       return this.fanOut.claim(batch, leaseMs, token, aheadMs);
     }
-    const share = fleet ? [fleet.replica, fleet.aheadMs, fleet.liveMs, fleet.recent, fleet.imminentMs] : [];
-    const raw = await this.redis.bbClaim(
-      k.due,
-      k.inflight,
-      k.claim,
-      k.schedules,
-      k.state,
-      k.totals,
-      batch,
-      leaseMs,
-      token,
-      aheadMs,
-      ...share,
-    );
-    const fleetOf = fleet ? raw.splice(raw.length - 2, 2).map(Number) : undefined;
-    const claims: Claim[] = [];
-    for (let i = 3; i + 4 < raw.length; i += 5) {
-      const at = String(raw[i + 1]);
-      claims.push({
-        id: String(raw[i]),
-        fireAt: Number(at),
-        claim: encodeClaimRow({ fireAt: Number(at), token }),
-        reclaimed: Number(raw[i + 2]) === 1,
-        defJSON: String(raw[i + 3]),
-        state: parseState(String(raw[i + 4])),
-      });
-    }
-    const num = (v: unknown) => (v === '' || v === undefined ? null : Number(v));
-    const res: ClaimResult = { now: Number(raw[0]), nextDue: num(raw[1]), nextLease: num(raw[2]), claims };
-    if (fleetOf) res.fleet = { size: fleetOf[0]!, aheadMs: fleetOf[1]! };
-    return res;
+    return this.scripts.claim(k, { batch, leaseMs, token, aheadMs, fleet });
   }
 
   /**
@@ -162,49 +123,20 @@ export class ScheduleStore {
     if (ids.length === 0) return 0;
     const groups = byPartition(this.keys, ids, (id) => id);
     const done = await Promise.all(
-      [...groups.values()].map((part) => {
-        const k = this.keys.of(part[0]!);
-        return this.redis.bbRenewClaims(k.inflight, k.claim, leaseMs, token, ...part);
-      }),
+      [...groups.values()].map((part) => this.scripts.renewClaims(this.keys, { ids: part, token, leaseMs })),
     );
     return done.reduce((a, b) => a + b, 0);
   }
 
   /** Complete claims of one partition (one complete-n script). */
   private completeOne(completions: readonly Completion[], now: number, token: string): Promise<number> {
-    const k = this.keys.of(completions[0]!.claim.id);
-    // numkeys, the 7 shared keys, each item's own keys, then the arguments (see complete-n.lua)
-    const args: (string | number)[] = [
-      7 + 3 * completions.length,
-      k.due,
-      k.inflight,
-      k.claim,
-      k.state,
-      k.resched,
-      k.completed,
-      k.totals,
-    ];
-    for (const c of completions) args.push(k.runs(c.claim.id), k.runIndex(c.claim.id), k.counts(c.claim.id));
-    args.push(this.historyLimit, now, token);
-    for (const c of completions) {
-      args.push(
-        c.claim.id,
-        c.claim.fireAt,
-        c.next === null ? '-1' : c.next,
-        c.missedUncounted,
-        c.coalesced ?? 0,
-      );
-      args.push(...counted(c.enqueued === undefined ? [] : enqueuedFacts(c.enqueued, now)));
-      args.push(c.records.length);
-      for (const r of c.records)
-        args.push(r.field, r.fireAt, r.counter ?? '', ...counted(patchArgs(r.patch).set));
-    }
-    return this.redis.bbComplete(...args);
+    return this.scripts.complete(this.keys, { completions, now, token, historyLimit: this.historyLimit });
   }
 
   /**
-   * Move a schedule between statuses: 1 done, 0 no such schedule, -1 not in one of `from`, -2 nothing
-   * written: it is claimed at or after `next` (re-read it and resume after the claimed occurrence).
+   * Move a schedule between statuses: `done`, `missing` (no such schedule), `wrongStatus` (not in one of
+   * `from`), `claimed`: nothing written, it is claimed at or after `next` (re-read it and resume after
+   * the claimed occurrence).
    */
   setStatus(
     id: string,
@@ -212,55 +144,25 @@ export class ScheduleStore {
     to: StateCode,
     next: number | null = null,
     entry: { op: 'orphan' | 'resume'; by?: AuditActor } = { op: to === 'a' ? 'resume' : 'orphan' },
-  ): Promise<number> {
-    const k = this.keys.of(id);
-    const at = next === null ? '' : next;
-    const [limit, actor, source] = auditArgs(this.audit, entry.by);
-    return this.redis.bbSetStatus(
-      k.state,
-      k.due,
-      k.inflight,
-      k.resched,
-      k.claim,
-      k.audit(id),
+  ): Promise<StatusChange> {
+    return this.scripts.setStatus(this.keys, {
       id,
       from,
       to,
-      at,
-      limit,
-      actor,
-      source,
-      entry.op,
-    );
+      next,
+      op: entry.op,
+      audit: this.audit,
+      by: entry.by,
+    });
   }
 
   /** Delete a schedule with its history (only if its status is `onlyIf`, when given). */
   async remove(id: string, onlyIf: StateCode | '' = '', by?: AuditActor): Promise<boolean> {
-    const k = this.keys.of(id);
-    const n = await this.redis.bbRemove(
-      k.schedules,
-      k.due,
-      k.inflight,
-      k.claim,
-      k.state,
-      k.resched,
-      k.completed,
-      k.runs(id),
-      k.runIndex(id),
-      k.counts(id),
-      k.errors,
-      k.totals,
-      k.audit(id),
-      id,
-      onlyIf,
-      ...auditArgs(this.audit, by),
-      this.audit.retentionMs,
-    );
-    return n === 1;
+    return this.scripts.remove(this.keys, { id, onlyIf, audit: this.audit, by });
   }
 
   /**
-   * Mark a schedule errored (see `lua/mark-errored-8.lua`): from its claim (`claim` = `fireAt|token`, only if
+   * Mark a schedule errored (see `lua/mark-errored-9.lua`): from its claim (`claim` = `fireAt|token`, only if
    * still ours), or at definition (`claim` = ''). True if it is now errored.
    */
   async markErrored(
@@ -270,37 +172,12 @@ export class ScheduleStore {
     now: number,
     by?: AuditActor,
   ): Promise<boolean> {
-    const k = this.keys.of(id);
-    const n = await this.redis.bbMarkErrored(
-      k.state,
-      k.due,
-      k.inflight,
-      k.claim,
-      k.resched,
-      k.completed,
-      k.errors,
-      k.totals,
-      k.audit(id),
-      id,
-      claim,
-      JSON.stringify(error),
-      now,
-      ...auditArgs(this.audit, by),
-      error.reason,
-      error.fireAt ?? '',
-    );
-    return n === 1;
+    return this.scripts.markErrored(this.keys, { id, claim, error, now, audit: this.audit, by });
   }
 
   /** Clear an errored schedule: active from `next` (or completed when null). True if it was errored. */
   async clearError(id: string, next: number | null, now: number, by?: AuditActor): Promise<boolean> {
-    const k = this.keys.of(id);
-    const at = next === null ? '' : next;
-    const n = await this.redis.bbClearError(
-      ...[k.state, k.due, k.inflight, k.completed, k.errors, k.audit(id), id, at, now],
-      ...auditArgs(this.audit, by),
-    );
-    return n === 1;
+    return this.scripts.clearError(this.keys, { id, next, now, audit: this.audit, by });
   }
 
   /** One schedule (a bad row decoded as errored), or null; with the fire time of its occurrence claimed now. */

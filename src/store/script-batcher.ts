@@ -1,3 +1,5 @@
+import { CALL_FAILED } from './script-codes.js';
+
 /** One call of a batched script: its values, in the script's per-call layout. */
 interface Pending {
   args: readonly (string | number)[];
@@ -71,7 +73,7 @@ export class ScriptBatcher {
       (out) => {
         for (let i = 0; i < batch.length; i++) {
           const mine = out.slice(i * this.width, (i + 1) * this.width);
-          if (mine[0] === -1) batch[i]!.reject(new Error(String(mine[this.width - 1])));
+          if (mine[0] === CALL_FAILED) batch[i]!.reject(new Error(String(mine[this.width - 1])));
           else batch[i]!.resolve(mine);
         }
         this.next(line);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Redis, Result } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { BullbeatError } from '../errors/bullbeat-error.js';
 
 /**
@@ -92,46 +92,4 @@ export function defineStoreScripts(redis: Redis): void {
     );
   }
   defined.add(redis);
-}
-
-type Args = (string | number)[];
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    bbUpsert(...args: Args): Result<string, Context>;
-    bbClaim(...args: Args): Result<(string | number)[], Context>;
-    /** numkeys first: 7 + 3 per item (see complete-n.lua). */
-    bbComplete(...args: Args): Result<number, Context>;
-    bbSetStatus(...args: Args): Result<number, Context>;
-    bbRemove(...args: Args): Result<number, Context>;
-    bbMarkErrored(...args: Args): Result<number, Context>;
-    bbClearError(...args: Args): Result<number, Context>;
-    bbMergeRun(...args: Args): Result<number, Context>;
-    /** A batch of outcomes of one partition (see foreign-outcomes-2.lua): 2 values out per outcome. */
-    bbForeignOutcomes(...args: Args): Result<(number | string)[], Context>;
-    bbRenewLease(...args: Args): Result<number, Context>;
-    bbRenewClaims(...args: Args): Result<number, Context>;
-    /** A batch of runs of one partition (see start-runs-1.lua): 4 values out per run. */
-    bbStartRuns(...args: Args): Result<(number | string)[], Context>;
-    /** A batch of runs of one partition (see finish-runs-5.lua): 3 values out per run. */
-    bbFinishRuns(...args: Args): Result<(number | string)[], Context>;
-    bbRenewRun(...args: Args): Result<number, Context>;
-    bbTryGroup(...args: Args): Result<number, Context>;
-    bbLeaveGroupQueue(...args: Args): Result<number, Context>;
-    bbPauseNote(...args: Args): Result<number, Context>;
-    /** 1 paused, 0 no such schedule, -1 not active (see pause-5.lua). */
-    bbPause(...args: Args): Result<number, Context>;
-    /** A manual run's record and its audit entry (see manual-run-5.lua). */
-    bbManualRun(...args: Args): Result<number, Context>;
-    bbBackfillTake(...args: Args): Result<number[], Context>;
-    /** `{ code }`, or `{ 1, then fire time, coalesced per catch-up run taken }` (see resume-9.lua). */
-    bbResume(...args: Args): Result<(number | string)[], Context>;
-    bbOwedDone(...args: Args): Result<number, Context>;
-    /** Pairs: owed member, definition JSON (see owed-take-2.lua). */
-    bbOwedTake(...args: Args): Result<string[], Context>;
-    /** The fire times of the staged jobs removed (see unstage-2.lua). */
-    bbUnstage(...args: Args): Result<string[], Context>;
-    /** 1 handed over, 0 no such scheduler, 2 its pending job is another (see handover-scheduler-2.lua). */
-    bbHandoverScheduler(...args: Args): Result<number, Context>;
-  }
 }

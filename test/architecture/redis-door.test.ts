@@ -39,7 +39,7 @@ const PLANTED_TEXT = [
   "  await r.pipeline().zrange('z', 0, -1).exec();", // 4: pipeline, zrange, exec
   "  await r.call('PING');", // 5
   '  const lua = "return redis.call(\'GET\', KEYS[1])";', // 6
-  "  await r.bbOwedTake('a', 'b', 1, 1);", // 7: a store script, declared by the store on ioredis
+  "  r.defineCommand('bbOwn', { numberOfKeys: 0, lua: 'return 1' });", // 7: a script of its own
   "  new Map<string, string>().get('x');",
   "  new URLSearchParams().set('a', 'b');",
   '  planted.call(null, r);',
@@ -52,10 +52,10 @@ const PLANTED_TEXT = [
 const uses = redisUses([...outsideStore(), PLANTED], plantedHost({ [PLANTED]: PLANTED_TEXT }));
 
 describe('the scanner', () => {
-  it('finds a planted command, pipeline, call, store script and Lua; not Map, URLSearchParams, Function.call', () => {
+  it('finds a planted command, pipeline, call, script definition and Lua; not Map, URLSearchParams, Function.call', () => {
     const planted = uses.filter((u) => u.file === PLANTED);
     expect(planted.map((u) => `${u.line} ${u.what}`).sort()).toEqual(
-      ['3 hget', '4 exec', '4 pipeline', '4 zrange', '5 call', '6 lua', '7 bbOwedTake'].sort(),
+      ['3 hget', '4 exec', '4 pipeline', '4 zrange', '5 call', '6 lua', '7 defineCommand'].sort(),
     );
   });
 });

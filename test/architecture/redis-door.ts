@@ -51,7 +51,7 @@ const COMMANDERS = new Set([
   'Transaction',
 ]);
 
-/** Inside ioredis's .d.ts files, or inside a `declare module 'ioredis'` (the store's scripts, `bb<Name>`). */
+/** Inside ioredis's .d.ts files, or inside a `declare module 'ioredis'` (commands added to its types). */
 function inIoredis(node: ts.Node): boolean {
   if (IOREDIS.test(node.getSourceFile().fileName)) return true;
   for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {

@@ -1,7 +1,8 @@
 // claim-6.lua, complete-n.lua, upsert-8.lua and remove-13.lua on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLAIM, COMPLETE, REMOVE, RENEW_CLAIMS, UPSERT } from '../../src/store/script-layouts.js';
 import { defineStoreScripts } from '../../src/store/scripts.js';
-import { item, row, StoreBed, scheduleScriptKeys, storedRecord } from './helpers.js';
+import { callScript, item, row, StoreBed, scheduleScriptKeys, storedRecord } from './helpers.js';
 
 let bed: StoreBed;
 afterEach(async () => {
@@ -26,7 +27,7 @@ describe('claim', () => {
     const now = await bed.now();
     await schedule('a', now - 100);
     await schedule('later', now + 60_000);
-    const out = await bed.redis.bbClaim(...keys.claim, 10, 5000, 'tok', '');
+    const out = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
     const t = Number(out[0]);
     expect(out.slice(1)).toEqual([
       String(now + 60_000),
@@ -40,7 +41,7 @@ describe('claim', () => {
     expect(await bed.redis.hget(bed.k.claim, 'a')).toBe(`${now - 100}|tok`);
     expect(await bed.redis.zscore(bed.k.due, 'a')).toBeNull();
     // a second replica's claim in the same millisecond would expire with ours: still reported
-    const again = await bed.redis.bbClaim(...keys.claim, 10, 5000, 'tok2', '');
+    const again = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok2', '');
     expect(again.length).toBe(3);
     expect(Number(again[2])).toBe(t + 5000);
   });
@@ -51,11 +52,11 @@ describe('claim', () => {
     await schedule('x', now + 1000);
     await schedule('y', now + 2000);
     await schedule('z', now + 60_000);
-    const out = await bed.redis.bbClaim(...keys.claim, 1, 5000, 'tok', 10_000);
+    const out = await callScript(bed, CLAIM, ...keys.claim, 1, 5000, 'tok', 10_000);
     expect(out[3]).toBe('x');
     expect(out.length).toBe(8);
-    const next = await bed.redis.bbClaim(...keys.claim, 5, 5000, 'tok', 10_000);
-    expect(next.filter((_, i) => i >= 3 && (i - 3) % 5 === 0)).toEqual(['y']);
+    const next = await callScript(bed, CLAIM, ...keys.claim, 5, 5000, 'tok', 10_000);
+    expect(next.filter((_: unknown, i: number) => i >= 3 && (i - 3) % 5 === 0)).toEqual(['y']);
   });
 
   it('takes over a lapsed claim at the same fire time (reclaimed, counted), and drops one of a paused schedule', async () => {
@@ -69,7 +70,7 @@ describe('claim', () => {
       await bed.redis.zadd(bed.k.inflight, 1, id);
       await bed.redis.hset(bed.k.claim, id, '4242|dead');
     }
-    const out = await bed.redis.bbClaim(...keys.claim, 10, 5000, 'tok', '');
+    const out = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
     expect(out.slice(3, 6)).toEqual(['live', '4242', 1]);
     expect(out.length).toBe(8);
     expect(await bed.redis.hget(bed.k.claim, 'live')).toBe('4242|tok');
@@ -93,7 +94,9 @@ describe('complete', () => {
     await claimedAt('s', 5000, 'new');
     const enq = { outcome: 'enqueued', jobId: 'j' };
     expect(
-      await bed.redis.bbComplete(
+      await callScript(
+        bed,
+        COMPLETE,
         ...keys.complete(['s']),
         10,
         9000,
@@ -104,7 +107,9 @@ describe('complete', () => {
     expect(await bed.redis.hget(bed.k.claim, 's')).toBe('5000|new');
     expect(await bed.redis.exists(bed.k.record('s', '5000'))).toBe(0);
     expect(
-      await bed.redis.bbComplete(
+      await callScript(
+        bed,
+        COMPLETE,
         ...keys.complete(['s']),
         10,
         9000,
@@ -128,7 +133,9 @@ describe('complete', () => {
     const missed: [string, string, object, string][] = [
       ['4000', '4000', { outcome: 'missed', reason: 'misfire' }, 'missed'],
     ];
-    const n = await bed.redis.bbComplete(
+    const n = await callScript(
+      bed,
+      COMPLETE,
       ...keys.complete(['a', 'b']),
       10,
       9000,
@@ -154,7 +161,7 @@ describe('upsert and remove', () => {
   it('creates, keeps an unchanged timing, re-arms a changed one, keeps a completed code one-shot, restores an orphan', async () => {
     const keys = setup();
     const up = (def: string, fp: string, next: number | '', keep = '') =>
-      bed.redis.bbUpsert(...keys.upsert, 's', def, fp, next, 100, 'c', keep);
+      callScript(bed, UPSERT, ...keys.upsert, 's', def, fp, next, 100, 'c', keep);
     expect(await up('{"v":1}', 'f1', 5000)).toBe('created');
     expect(await bed.redis.hget(bed.k.state, 's')).toBe('a|0||100|f1|c');
     expect(await up('{"v":1}', 'f1', 9999)).toBe('unchanged');
@@ -179,8 +186,8 @@ describe('upsert and remove', () => {
     await bed.redis.zadd(bed.k.runIndex('s'), 1, '1');
     await bed.redis.hset(bed.k.counts('s'), 'runs', 1);
     await bed.redis.hset(bed.k.errors, 's', '{}');
-    expect(await bed.redis.bbRemove(...keys.remove('s'), 's', 'c')).toBe(0);
-    expect(await bed.redis.bbRemove(...keys.remove('s'), 's', 'p')).toBe(1);
+    expect(await callScript(bed, REMOVE, ...keys.remove('s'), 's', 'c')).toBe(0);
+    expect(await callScript(bed, REMOVE, ...keys.remove('s'), 's', 'p')).toBe(1);
     const left = await bed.redis.keys(`${bed.k.base}*`);
     expect(left).toEqual([]);
   });
@@ -191,13 +198,23 @@ describe('renew-claims', () => {
     const keys = setup();
     const now = await bed.now();
     for (const id of ['a', 'b', 'c']) await schedule(id, now - 10);
-    await bed.redis.bbClaim(...keys.claim, 10, 200, 'tok', '');
+    await callScript(bed, CLAIM, ...keys.claim, 10, 200, 'tok', '');
     const before = Number(await bed.redis.zscore(bed.k.inflight, 'a'));
     // b is taken over by another claim (its lease lapsed), c completed
     await bed.redis.hset(bed.k.claim, 'b', `${now - 10}|other`);
     await bed.redis.hdel(bed.k.claim, 'c');
     await bed.redis.zrem(bed.k.inflight, 'c');
-    const renewed = await bed.redis.bbRenewClaims(bed.k.inflight, bed.k.claim, 5000, 'tok', 'a', 'b', 'c');
+    const renewed = await callScript(
+      bed,
+      RENEW_CLAIMS,
+      bed.k.inflight,
+      bed.k.claim,
+      5000,
+      'tok',
+      'a',
+      'b',
+      'c',
+    );
     expect(renewed).toBe(1);
     const after = Number(await bed.redis.zscore(bed.k.inflight, 'a'));
     expect(after).toBeGreaterThanOrEqual(before - 200 + 5000);

@@ -1,7 +1,8 @@
 // mark-errored-8.lua and clear-error-5.lua on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLEAR_ERROR, MARK_ERRORED } from '../../src/store/script-layouts.js';
 import { defineStoreScripts } from '../../src/store/scripts.js';
-import { row, StoreBed, scheduleScriptKeys } from './helpers.js';
+import { callScript, row, StoreBed, scheduleScriptKeys } from './helpers.js';
 
 let bed: StoreBed;
 afterEach(async () => {
@@ -22,7 +23,7 @@ async function claimed() {
 describe('mark-errored', () => {
   it('from a claim still ours: errored, out of due and inflight, reason stored, counted', async () => {
     const keys = await claimed();
-    expect(await bed.redis.bbMarkErrored(...keys.markErrored, 's', '5000|t', ERR, 9000)).toBe(1);
+    expect(await callScript(bed, MARK_ERRORED, ...keys.markErrored, 's', '5000|t', ERR, 9000)).toBe(1);
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('e', 2, 4000));
     expect(await bed.redis.hget(bed.k.errors, 's')).toBe(ERR);
     expect(await bed.redis.hget(bed.k.claim, 's')).toBeNull();
@@ -32,7 +33,7 @@ describe('mark-errored', () => {
 
   it('a stale claimant (claim taken over) changes nothing', async () => {
     const keys = await claimed();
-    expect(await bed.redis.bbMarkErrored(...keys.markErrored, 's', '5000|old', ERR, 9000)).toBe(0);
+    expect(await callScript(bed, MARK_ERRORED, ...keys.markErrored, 's', '5000|old', ERR, 9000)).toBe(0);
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('a', 2, 4000));
     expect(await bed.redis.hget(bed.k.claim, 's')).toBe('5000|t');
   });
@@ -40,14 +41,14 @@ describe('mark-errored', () => {
   it('re-defined while claimed: not blamed, back in due at its resched time (or completed on -1)', async () => {
     let keys = await claimed();
     await bed.redis.hset(bed.k.resched, 's', '7000');
-    expect(await bed.redis.bbMarkErrored(...keys.markErrored, 's', '5000|t', ERR, 9000)).toBe(0);
+    expect(await callScript(bed, MARK_ERRORED, ...keys.markErrored, 's', '5000|t', ERR, 9000)).toBe(0);
     expect(await bed.redis.zscore(bed.k.due, 's')).toBe('7000');
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('a', 2, 4000));
     expect(await bed.redis.hexists(bed.k.errors, 's')).toBe(0);
     await bed.cleanup();
     keys = await claimed();
     await bed.redis.hset(bed.k.resched, 's', '-1');
-    expect(await bed.redis.bbMarkErrored(...keys.markErrored, 's', '5000|t', ERR, 9000)).toBe(0);
+    expect(await callScript(bed, MARK_ERRORED, ...keys.markErrored, 's', '5000|t', ERR, 9000)).toBe(0);
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('c', 2, 4000));
     expect(await bed.redis.zscore(bed.k.completed, 's')).toBe('9000');
   });
@@ -55,7 +56,7 @@ describe('mark-errored', () => {
   it('paused while claimed: the claim is completed without marking it', async () => {
     const keys = await claimed();
     await bed.redis.hset(bed.k.state, 's', row('p', 2, 4000));
-    expect(await bed.redis.bbMarkErrored(...keys.markErrored, 's', '5000|t', ERR, 9000)).toBe(0);
+    expect(await callScript(bed, MARK_ERRORED, ...keys.markErrored, 's', '5000|t', ERR, 9000)).toBe(0);
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('p', 2, 4000));
     expect(await bed.redis.hget(bed.k.claim, 's')).toBeNull();
   });
@@ -64,10 +65,10 @@ describe('mark-errored', () => {
     const keys = await claimed();
     await bed.redis.hset(bed.k.state, 'c', row('c'));
     await bed.redis.zadd(bed.k.completed, 1, 'c');
-    expect(await bed.redis.bbMarkErrored(...keys.markErrored, 'c', '', ERR, 9000)).toBe(1);
+    expect(await callScript(bed, MARK_ERRORED, ...keys.markErrored, 'c', '', ERR, 9000)).toBe(1);
     expect(await bed.redis.hget(bed.k.state, 'c')).toBe(row('e'));
     expect(await bed.redis.zscore(bed.k.completed, 'c')).toBeNull();
-    expect(await bed.redis.bbMarkErrored(...keys.markErrored, 'gone', '', ERR, 9000)).toBe(0);
+    expect(await callScript(bed, MARK_ERRORED, ...keys.markErrored, 'gone', '', ERR, 9000)).toBe(0);
   });
 });
 
@@ -76,20 +77,20 @@ describe('clear-error', () => {
     const keys = await claimed();
     await bed.redis.hset(bed.k.state, 's', row('e', 2, 4000));
     await bed.redis.hset(bed.k.errors, 's', ERR);
-    expect(await bed.redis.bbClearError(...keys.clearError, 's', 8000, 9000)).toBe(1);
+    expect(await callScript(bed, CLEAR_ERROR, ...keys.clearError, 's', 8000, 9000)).toBe(1);
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('a', 2, 4000));
     expect(await bed.redis.zscore(bed.k.due, 's')).toBeNull();
     expect(await bed.redis.hexists(bed.k.errors, 's')).toBe(0);
     await bed.redis.zrem(bed.k.inflight, 's');
     await bed.redis.hset(bed.k.state, 's', row('e', 2, 4000));
-    expect(await bed.redis.bbClearError(...keys.clearError, 's', 8000, 9000)).toBe(1);
+    expect(await callScript(bed, CLEAR_ERROR, ...keys.clearError, 's', 8000, 9000)).toBe(1);
     expect(await bed.redis.zscore(bed.k.due, 's')).toBe('8000');
     await bed.redis.hset(bed.k.state, 's', row('e', 2, 4000));
-    expect(await bed.redis.bbClearError(...keys.clearError, 's', '', 9000)).toBe(1);
+    expect(await callScript(bed, CLEAR_ERROR, ...keys.clearError, 's', '', 9000)).toBe(1);
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('c', 2, 4000));
     expect(await bed.redis.zscore(bed.k.completed, 's')).toBe('9000');
     await bed.redis.hset(bed.k.errors, 's', ERR);
-    expect(await bed.redis.bbClearError(...keys.clearError, 's', 8000, 9000)).toBe(0);
+    expect(await callScript(bed, CLEAR_ERROR, ...keys.clearError, 's', 8000, 9000)).toBe(0);
     expect(await bed.redis.hexists(bed.k.errors, 's')).toBe(0);
   });
 });

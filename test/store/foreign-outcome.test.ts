@@ -48,7 +48,11 @@ describe('foreign-outcome', () => {
     await history(bed, 3, 'enqueued');
     const recorder = new ForeignOutcomeRecorder(bed.redis, bed.k, 20);
     await bed.redis.hset(bed.k.runs('s'), '2000', 'not json'); // a record no script may overwrite
-    const calls = vi.spyOn(bed.redis, 'bbForeignOutcomes'); // the real script, counted
+    const commands = bed.redis as unknown as Record<
+      'bbForeignOutcomes',
+      (...args: unknown[]) => Promise<unknown>
+    >;
+    const calls = vi.spyOn(commands, 'bbForeignOutcomes'); // the real script, counted
     const results = await Promise.all([
       recorder.record({ ...outcome(1000), jobId: 'j1000' }),
       recorder.record(outcome(2000)),

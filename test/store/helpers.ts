@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { type Keys, keys } from '../../src/store/keys.js';
 import { counted, patchArgs } from '../../src/store/record-form.js';
+import { runScript, type ScriptLayout } from '../../src/store/script-layout.js';
+import { defineStoreScripts } from '../../src/store/scripts.js';
 import { REDIS } from '../redis-url.js';
 
 /** A fresh key prefix and a client for one store test; `cleanup()` deletes every key under it. */
@@ -37,6 +39,16 @@ export function row(
   source = 'r',
 ) {
   return `${status}|${fired}|${last}|${created}|${fp}|${source}`;
+}
+
+/**
+ * Call a store script by hand, its KEYS and ARGV exactly as given (a script's own test, edge cases the
+ * marshaller never sends included); its raw answer, which each test reads as the script's header says.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a script's raw answer
+export function callScript(bed: StoreBed, l: ScriptLayout, ...args: (string | number)[]): Promise<any> {
+  defineStoreScripts(bed.redis);
+  return runScript(bed.redis, l, args);
 }
 
 /** Call a store script by hand: its keys for a schedule store (the order of each script's header). */

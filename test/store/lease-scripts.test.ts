@@ -1,7 +1,8 @@
 // renew-lease-1, try-group-4 and leave-group-queue-2 on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
+import { LEAVE_GROUP_QUEUE, RENEW_LEASE, TRY_GROUP } from '../../src/store/script-layouts.js';
 import { defineStoreScripts } from '../../src/store/scripts.js';
-import { StoreBed } from './helpers.js';
+import { callScript, StoreBed } from './helpers.js';
 
 let bed: StoreBed;
 afterEach(async () => {
@@ -19,9 +20,9 @@ describe('renew-lease', () => {
     const { lease } = setup();
     await bed.redis.zadd(lease, 1, 'held');
     const before = await bed.now();
-    expect(await bed.redis.bbRenewLease(lease, 'held', 10_000)).toBe(1);
+    expect(await callScript(bed, RENEW_LEASE, lease, 'held', 10_000)).toBe(1);
     expect(Number(await bed.redis.zscore(lease, 'held'))).toBeGreaterThanOrEqual(before + 10_000);
-    expect(await bed.redis.bbRenewLease(lease, 'other', 10_000)).toBe(0);
+    expect(await callScript(bed, RENEW_LEASE, lease, 'other', 10_000)).toBe(0);
     expect(await bed.redis.zscore(lease, 'other')).toBeNull();
   });
 });
@@ -32,14 +33,14 @@ describe('try-group and leave-group-queue', () => {
     defineStoreScripts(bed.redis);
     const g = [bed.k.group('g'), bed.k.groupQueue('g'), bed.k.groupWaiters('g'), bed.k.groupTicket('g')];
     const [holder, queue, waiters] = g as [string, string, string, string];
-    expect(await bed.redis.bbTryGroup(...g, 'a', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
-    expect(await bed.redis.bbTryGroup(...g, 'b', 10_000)).toBe(0);
-    expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(0);
+    expect(await callScript(bed, TRY_GROUP, ...g, 'a', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
+    expect(await callScript(bed, TRY_GROUP, ...g, 'b', 10_000)).toBe(0);
+    expect(await callScript(bed, TRY_GROUP, ...g, 'c', 10_000)).toBe(0);
     expect(await bed.redis.zrange(queue, '0', '-1')).toEqual(['b', 'c']);
     await bed.redis.zadd(holder, 1, 'a'); // a's lease lapses
-    expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBe(0); // b is first in line
-    expect(await bed.redis.bbLeaveGroupQueue(queue, waiters, 'b')).toBe(1);
-    expect(await bed.redis.bbTryGroup(...g, 'c', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
+    expect(await callScript(bed, TRY_GROUP, ...g, 'c', 10_000)).toBe(0); // b is first in line
+    expect(await callScript(bed, LEAVE_GROUP_QUEUE, queue, waiters, 'b')).toBe(1);
+    expect(await callScript(bed, TRY_GROUP, ...g, 'c', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
     expect(await bed.redis.zrange(holder, '0', '-1')).toEqual(['c']);
     expect(await bed.redis.zcard(queue)).toBe(0);
   });
@@ -48,11 +49,11 @@ describe('try-group and leave-group-queue', () => {
     bed = new StoreBed();
     defineStoreScripts(bed.redis);
     const g = [bed.k.group('g'), bed.k.groupQueue('g'), bed.k.groupWaiters('g'), bed.k.groupTicket('g')];
-    await bed.redis.bbTryGroup(...g, 'holder', 10_000);
-    await bed.redis.bbTryGroup(...g, 'gone', 10_000);
-    await bed.redis.bbTryGroup(...g, 'next', 10_000);
+    await callScript(bed, TRY_GROUP, ...g, 'holder', 10_000);
+    await callScript(bed, TRY_GROUP, ...g, 'gone', 10_000);
+    await callScript(bed, TRY_GROUP, ...g, 'next', 10_000);
     await bed.redis.zadd(g[2] as string, 1, 'gone');
     await bed.redis.zadd(g[0] as string, 1, 'holder');
-    expect(await bed.redis.bbTryGroup(...g, 'next', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
+    expect(await callScript(bed, TRY_GROUP, ...g, 'next', 10_000)).toBeGreaterThan(0); // taken: its Redis TIME
   });
 });

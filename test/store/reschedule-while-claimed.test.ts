@@ -1,8 +1,9 @@
 // The re-schedule-while-claimed path, script by script: upsert-8, set-status-6 and complete-n
 // never send a schedule back to (or before) the occurrence it has claimed.
 import { afterEach, describe, expect, it } from 'vitest';
+import { COMPLETE, SET_STATUS, UPSERT } from '../../src/store/script-layouts.js';
 import { defineStoreScripts } from '../../src/store/scripts.js';
-import { item, row, StoreBed, scheduleScriptKeys } from './helpers.js';
+import { callScript, item, row, StoreBed, scheduleScriptKeys } from './helpers.js';
 
 let bed: StoreBed;
 afterEach(async () => {
@@ -26,7 +27,7 @@ describe('re-schedule while claimed', () => {
     const keys = await claimed();
     for (const next of [4000, 5000]) {
       expect(
-        await bed.redis.bbUpsert(...keys.upsert, 's', '{"id":"s","v":2}', 'fp2', next, 9000, 'r', ''),
+        await callScript(bed, UPSERT, ...keys.upsert, 's', '{"id":"s","v":2}', 'fp2', next, 9000, 'r', ''),
       ).toBe('claimed:5000');
     }
     expect(await bed.redis.hget(bed.k.schedules, 's')).toBe('{"id":"s"}');
@@ -37,7 +38,7 @@ describe('re-schedule while claimed', () => {
   it('upsert with a new timing after the claimed fire time goes to resched, not due', async () => {
     const keys = await claimed();
     expect(
-      await bed.redis.bbUpsert(...keys.upsert, 's', '{"id":"s","v":2}', 'fp2', 7000, 9000, 'r', ''),
+      await callScript(bed, UPSERT, ...keys.upsert, 's', '{"id":"s","v":2}', 'fp2', 7000, 9000, 'r', ''),
     ).toBe('updated');
     expect(await bed.redis.hget(bed.k.resched, 's')).toBe('7000');
     expect(await bed.redis.zscore(bed.k.due, 's')).toBeNull();
@@ -47,9 +48,9 @@ describe('re-schedule while claimed', () => {
   it('resume (set-status to a) at or before the claimed fire time answers -2 and writes nothing', async () => {
     const keys = await claimed();
     await bed.redis.hset(bed.k.state, 's', row('p', 3, 4000));
-    expect(await bed.redis.bbSetStatus(...keys.setStatus, 's', 'p', 'a', 5000)).toBe(-2);
+    expect(await callScript(bed, SET_STATUS, ...keys.setStatus, 's', 'p', 'a', 5000)).toBe(-2);
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('p', 3, 4000));
-    expect(await bed.redis.bbSetStatus(...keys.setStatus, 's', 'p', 'a', 6000)).toBe(1);
+    expect(await callScript(bed, SET_STATUS, ...keys.setStatus, 's', 'p', 'a', 6000)).toBe(1);
     expect(await bed.redis.hget(bed.k.resched, 's')).toBe('6000');
     expect(await bed.redis.zscore(bed.k.due, 's')).toBeNull();
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('a', 3, 4000));
@@ -58,11 +59,11 @@ describe('re-schedule while claimed', () => {
   it('a pause drops a pending resched: the completion leaves the schedule out of due', async () => {
     const keys = await claimed();
     await bed.redis.hset(bed.k.resched, 's', '7000');
-    expect(await bed.redis.bbSetStatus(...keys.setStatus, 's', 'a', 'p', '')).toBe(1);
+    expect(await callScript(bed, SET_STATUS, ...keys.setStatus, 's', 'a', 'p', '')).toBe(1);
     expect(await bed.redis.hexists(bed.k.resched, 's')).toBe(0);
-    expect(await bed.redis.bbComplete(...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000))).toBe(
-      1,
-    );
+    expect(
+      await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000)),
+    ).toBe(1);
     expect(await bed.redis.zscore(bed.k.due, 's')).toBeNull();
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('p', 3, 4000));
   });
@@ -76,7 +77,7 @@ describe('re-schedule while claimed', () => {
       const keys = await claimed();
       await bed.redis.hset(bed.k.resched, 's', rs);
       expect(
-        await bed.redis.bbComplete(...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000)),
+        await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000)),
       ).toBe(1);
       expect(await bed.redis.zscore(bed.k.due, 's'), `resched ${rs}`).toBe(expected);
       expect(await bed.redis.hexists(bed.k.resched, 's')).toBe(0);
@@ -88,7 +89,7 @@ describe('re-schedule while claimed', () => {
   it('a resched of -1 (no next time) completes the schedule', async () => {
     const keys = await claimed();
     await bed.redis.hset(bed.k.resched, 's', '-1');
-    await bed.redis.bbComplete(...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000));
+    await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000));
     expect(await bed.redis.zscore(bed.k.completed, 's')).toBe('9000');
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('c', 3, 4000));
   });

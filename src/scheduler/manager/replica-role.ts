@@ -150,7 +150,7 @@ export class ReplicaRole {
     const store = connections.store;
     for (const [id, s] of await store.states()) {
       if (s.source !== 'code' || s.status !== 'a' || local.has(id)) continue;
-      if ((await store.setStatus(id, 'a', 'o', null, { op: 'orphan', by: CODE_ACTOR })) === 1) {
+      if ((await store.setStatus(id, 'a', 'o', null, { op: 'orphan', by: CODE_ACTOR })) === 'done') {
         await this.deps.publishStop(id);
         logger.warn(
           { scheduleId: id },

@@ -40,8 +40,8 @@ export async function pauseSchedule(
   const who = actorOf(id, options);
   const at = await ctx.store.time();
   const r = await ctx.notes.pause(id, { note: options.note ?? '', by: who.actor, at }, ctx.audit, who);
-  if (r === 0) throw new ScheduleNotFoundError(id);
-  if (r !== 1) return false;
+  if (r === 'missing') throw new ScheduleNotFoundError(id);
+  if (r !== 'done') return false;
   await ctx.publishStop(id);
   const job = ctx.local.get(id);
   if (job) {

@@ -11,6 +11,7 @@ import type { RunHistory } from '../../store/run-history.js';
 import { type ScheduleDefinition, timingFingerprint } from '../../store/schedule-definition.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { ScheduleErrorInfo } from '../../store/schedule-store-types.js';
+import type { StatusChange } from '../../store/script-codes.js';
 import { withCallerContext } from '../../tracing/job-context.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
@@ -107,13 +108,13 @@ export async function saveSchedule(
  * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any occurrence
  * still claimed from before the pause; retry an errored one (its error cleared, planned from now: a
  * trigger that still fails throws and leaves it errored). False if it was neither. `activate` makes a
- * paused one active from `next` (as `set-status-5` answers: 1 done, -2 claimed at or after `next`);
+ * paused one active from `next` (as `set-status-6` answers: `done`, `claimed` at or after `next`);
  * by default the bare status change.
  */
 export async function resumeSchedule(
   ctx: WriteContext,
   id: string,
-  activate: (next: number) => Promise<number> = (next) => ctx.store.setStatus(id, 'po', 'a', next),
+  activate: (next: number) => Promise<StatusChange> = (next) => ctx.store.setStatus(id, 'po', 'a', next),
   /** Who resumes it: the audit entry of clearing an errored one names them. */
   by: AuditActor = RUNTIME_ACTOR,
 ): Promise<boolean> {
@@ -147,12 +148,12 @@ export async function resumeSchedule(
     if (next !== null && next <= now && after !== null)
       next = checkedNextFire(trigger, null, Math.max(now, after));
     const r = await activate(next ?? now);
-    if (r === -2 && attempt < 5) continue; // claimed meanwhile at or after `next`: read it again
-    if (r === 1) {
+    if (r === 'claimed' && attempt < 5) continue; // claimed meanwhile at or after `next`: read it again
+    if (r === 'done') {
       await ctx.publish(String(next ?? now));
       ctx.local.get(id)?.applyState({ ...row.state, status: 'a' }, next);
     }
-    return r === 1;
+    return r === 'done';
   }
 }
 

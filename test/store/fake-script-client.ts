@@ -1,0 +1,67 @@
+import type { Redis } from 'ioredis';
+import { expect } from 'vitest';
+import { keys } from '../../src/store/keys.js';
+import type { ScriptLayout } from '../../src/store/script-layout.js';
+import { StoreScripts } from '../../src/store/store-scripts.js';
+
+/** One script call a `FakeScriptClient` took: the command and its arguments. */
+export interface TakenCall {
+  command: string;
+  args: (string | number)[];
+}
+
+/**
+ * A stand-in for an ioredis client that only takes store script calls (no Redis): it records each
+ * call and answers what `answer` gives for its command.
+ */
+export function fakeScriptClient(answer: (command: string, args: (string | number)[]) => unknown = () => 1): {
+  redis: Redis;
+  calls: TakenCall[];
+} {
+  const calls: TakenCall[] = [];
+  const target: Record<string, unknown> = { defineCommand: () => undefined };
+  const redis = new Proxy(target, {
+    get(t, name) {
+      if (typeof name === 'string' && name.startsWith('bb')) {
+        return async (...args: (string | number)[]) => {
+          calls.push({ command: name, args });
+          return answer(name, args);
+        };
+      }
+      return t[name as string];
+    },
+  }) as unknown as Redis;
+  return { redis, calls };
+}
+
+/** A call's arguments by slot name, read back through its layout (what the script sees where). */
+export function bySlot(
+  l: ScriptLayout,
+  args: readonly (string | number)[],
+): {
+  keys: Record<string, string | number>;
+  argv: Record<string, string | number>;
+  rest: (string | number)[];
+} {
+  let i = l.itemKeys.length > 0 ? 1 : 0;
+  const keys: Record<string, string | number> = {};
+  for (const name of l.keys) keys[name] = args[i++]!;
+  if (l.itemKeys.length > 0) i = 1 + Number(args[0]);
+  const argv: Record<string, string | number> = {};
+  for (const name of l.argv) if (i < args.length) argv[name] = args[i++]!;
+  return { keys, argv, rest: args.slice(i) };
+}
+
+// A partition's keys, and audit arguments, for the marshaller's tests.
+export const k = keys('t');
+export const B = '{t}:bb';
+export const AUDIT = { audit: { limit: 7, retentionMs: 99 }, by: { actor: 'ann', source: 'cli' } } as const;
+export const AUDIT_SLOTS = { auditLimit: 7, auditActor: 'ann', auditSource: 'cli' };
+
+/** Call `use` on a marshaller over a fake client answering `answer`; the one call's slots. */
+export async function one(l: ScriptLayout, use: (s: StoreScripts) => Promise<unknown>, answer: unknown = 1) {
+  const fake = fakeScriptClient(() => answer);
+  const out = await use(new StoreScripts(fake.redis));
+  expect(fake.calls.map((c) => c.command)).toEqual([l.command]);
+  return { out, ...bySlot(l, fake.calls[0]!.args) };
+}

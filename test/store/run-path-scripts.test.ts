@@ -1,0 +1,122 @@
+// The marshaller's run path (RunPathScripts) without Redis: complete-n, and start-runs-1 and
+// finish-runs-5 batched per partition; each argument in its slot, each answer decoded by name.
+import { describe, expect, it } from 'vitest';
+import * as L from '../../src/store/script-layouts.js';
+import { StoreScripts } from '../../src/store/store-scripts.js';
+import { B, bySlot, fakeScriptClient, k, one } from './fake-script-client.js';
+
+describe('StoreScripts: the run path', () => {
+  it('complete-n: numkeys, each item its own keys, then its values', async () => {
+    const claim = { id: 's', fireAt: 5, claim: '5|tk', reclaimed: false, defJSON: '', state: null };
+    const records = [
+      { fireAt: 4, field: '4', patch: { outcome: 'missed' as const }, counter: 'missed' as const },
+    ];
+    const completion = { claim, next: null, records, missedUncounted: 2, coalesced: 1 };
+    const c = await one(
+      L.COMPLETE,
+      (s) => s.complete(k, { completions: [completion], now: 9, token: 'tk', historyLimit: 3 }),
+      1,
+    );
+    expect(c.out).toBe(1);
+    expect(c.keys).toMatchObject({ due: `${B}:due`, totals: `${B}:totals` });
+    expect(c.argv).toEqual({ historyLimit: 3, now: 9, token: 'tk' });
+    expect(c.rest).toEqual(['s', 5, '-1', 2, 1, 0, 1, '4', 4, 'missed', 1, 'outcome', 'missed']);
+    const fake = fakeScriptClient(() => 0);
+    await new StoreScripts(fake.redis).complete(k, {
+      completions: [completion],
+      now: 9,
+      token: 'tk',
+      historyLimit: 3,
+    });
+    expect(fake.calls[0]!.args.slice(0, 1)).toEqual([10]);
+    expect(fake.calls[0]!.args.slice(8, 11)).toEqual([`${B}:runs:s`, `${B}:runidx:s`, `${B}:counts:s`]);
+  });
+
+  it('start-runs-1: the runs of one tick in one call, each decoded by name', async () => {
+    const fake = fakeScriptClient(() => [1, 2, 7, 100, '', 0, 3, 0, 101, 'overlap', 4, '', '', 0, '']);
+    const start = new StoreScripts(fake.redis).startRuns(k, { ttlMs: 30, historyLimit: 3 });
+    const run = {
+      scheduleId: 's',
+      leaseId: 'l',
+      rule: { mode: 'skip' as const, cap: 2 },
+      owedId: undefined,
+      jobId: 'j',
+      field: '5',
+      fireAt: 5,
+      firstDelivery: true,
+      running: { startedAt: 1, outcome: 'running', attempts: 1, error: null, queue: 'q' },
+      skipped: { finishedAt: 1, outcome: 'skipped', queue: 'q', group: 'g' },
+    };
+    const out = await Promise.all([start(0, run), start(0, run), start(0, run)]);
+    expect(out).toEqual([
+      { status: 'started', live: 2, fencingToken: 7, at: 100 },
+      { status: 'skipped', live: 3, reason: 'overlap', at: 101 },
+      { status: 'ran' },
+    ]);
+    expect(fake.calls).toHaveLength(1);
+    const c = bySlot(L.START_RUNS, fake.calls[0]!.args);
+    expect(c.argv).toEqual({ base: B, leaseTtl: 30, historyLimit: 3, cancelChannel: `${B}:cancel` });
+    const one = [
+      's',
+      'l',
+      'skip',
+      2,
+      '',
+      'j',
+      '5',
+      5,
+      '1',
+      // the pairs only the skip sets, both set alike, only the run sets; the outcomes and instants are the script's
+      1,
+      1,
+      1,
+      'group',
+      'g',
+      'queue',
+      'q',
+      'attempts',
+      '1',
+      'error',
+    ];
+    expect(c.rest).toEqual([...one, ...one, ...one]);
+  });
+
+  it('finish-runs-5: a finishedAt given is the script clock; a null one is removed', async () => {
+    const fake = fakeScriptClient(() => [1, 0, 'next-job', 0, 1, '']);
+    const finish = new StoreScripts(fake.redis).finishRuns(k, { historyLimit: 3, auditLimit: 9 });
+    const run = {
+      scheduleId: 's',
+      leaseId: undefined,
+      field: '5',
+      fireAt: 5,
+      outcome: { outcome: 'failed', finishedAt: 1 },
+      counters: ['runs', 'errors'],
+      fencingToken: 7,
+      streak: 'failed' as const,
+      pause: { afterFailures: 3, note: 'boom', at: 4 },
+      mode: 'bufferAll' as const,
+    };
+    const out = await Promise.all([
+      finish(0, run),
+      finish(0, { ...run, outcome: { finishedAt: null }, pause: { afterFailures: 0, note: '', at: 0 } }),
+    ]);
+    expect(out).toEqual([
+      { written: true, paused: false, next: 'next-job' },
+      { written: false, paused: true },
+    ]);
+    const c = bySlot(L.FINISH_RUNS, fake.calls[0]!.args);
+    expect(c.keys).toEqual({
+      totals: `${B}:totals`,
+      state: `${B}:state`,
+      due: `${B}:due`,
+      resched: `${B}:resched`,
+      notes: `${B}:notes`,
+    });
+    expect(c.argv).toEqual({ base: B, historyLimit: 3, wakeChannel: `${B}:wake`, auditKept: 9 });
+    const note = JSON.stringify({ note: 'boom', by: 'pauseOnFailure', at: 4 });
+    expect(c.rest).toEqual([
+      ...['s', '', '5', 5, '1', 'runs,errors', 7, 'failed', 3, note, 'bufferAll', 1, 'outcome', 'failed', ''],
+      ...['s', '', '5', 5, '', 'runs,errors', 7, 'failed', 0, '', 'bufferAll', 0, 'finishedAt'],
+    ]);
+  });
+});
