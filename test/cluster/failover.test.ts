@@ -125,6 +125,7 @@ describe('exactly once on a Redis Cluster', () => {
       aligned: false,
       seconds: CHAOS_SECONDS,
       kills: 'churn',
+      minKills: Math.floor(CHAOS_SECONDS / 3),
     };
     const r = await runChaos(plan);
     console.log(`cluster chaos: ${describeChaos(plan, r)}`);
