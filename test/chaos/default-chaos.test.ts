@@ -27,7 +27,7 @@ describe('default configuration chaos (one Redis)', () => {
     // started together, before the first kill, they fired the first occurrence due
     expect(r.firstLateMs, describeChaos(plan, r)).toBeGreaterThanOrEqual(0);
     expectKept(plan, r);
-  }, 120_000);
+  }, 300_000);
 
   it('the active replica SIGKILLed while two others live: what it held is taken over and run', async () => {
     const plan: ChaosPlan = {
@@ -42,7 +42,7 @@ describe('default configuration chaos (one Redis)', () => {
     const r = await runChaos(plan);
     expect(r.kills).toBeGreaterThanOrEqual(2);
     expectKept(plan, r);
-  }, 120_000);
+  }, 300_000);
 
   it('4 replicas, two SIGKILLed at once, three times', async () => {
     const plan: ChaosPlan = {
@@ -57,5 +57,5 @@ describe('default configuration chaos (one Redis)', () => {
     const r = await runChaos(plan);
     expect(r.kills).toBeGreaterThanOrEqual(4);
     expectKept(plan, r);
-  }, 120_000);
+  }, 300_000);
 });
