@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirst } from './test/setup/slow-first.js';
 
 // The test tiers (vitest projects). `npm test` runs them all: first unit, redis and process side by
-// side in one pool of WORKERS forks, then chaos alone. `npm run test:fast` runs unit only.
+// side in one pool of WORKERS forks, the longest files first (test/setup/slow-first.ts), then chaos
+// alone. `npm run test:fast` runs unit only.
 // A new test file lands in `redis` unless it is listed below.
 
 /** Pure code: no Redis, no processes, no real waits of note. `npm run test:fast`. */
@@ -83,13 +85,15 @@ const withRedis = { globalSetup: ['test/setup/redis-server.ts'], setupFiles: ['t
 export default defineConfig({
   test: {
     pool: 'forks',
+    sequence: { sequencer: SlowFirst },
     // bounds against a hang, with room for a busy box (a property test, a take-over under load)
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: UNIT, maxWorkers: WORKERS },
+        // pure code with no state between files: one fork runs file after file, its modules loaded once
+        test: { name: 'unit', include: UNIT, maxWorkers: WORKERS, isolate: false },
       },
       {
         extends: true,

@@ -22,8 +22,10 @@ export interface ChaosPlan {
   schedules: number;
   /** All schedules due at the same instant (the whole second), or phases spread over the second. */
   aligned: boolean;
-  /** How long the kills go on. */
+  /** How long the kills go on, at least. */
   seconds: number;
+  /** The kills go on past `seconds` until there were this many (a loaded box restarts replicas slowly). */
+  minKills?: number;
   /**
    * `churn`: one replica at random SIGKILLed every 1-2 s; `active`: every 3 s, the replica that
    * enqueued the latest occurrence of `s0`; `pair`: two at random every 3 s. Each is replaced at once.
@@ -173,13 +175,21 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
         out.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]!);
       return out;
     };
-    while (plan.kills !== 'none' && (await redisNow(redis)) < end - 500) {
+    let overran = false;
+    const killing = async () => {
+      if (plan.kills === 'none') return false;
+      if ((await redisNow(redis)) < end - 500) return true;
+      if (kills >= (plan.minKills ?? 0)) return false;
+      overran = true;
+      return true;
+    };
+    while (await killing()) {
       if (plan.kills === 'churn') {
         await sleep(1000 + Math.random() * 1000);
         await replace(await pick(1));
       } else {
         await sleep(3000);
-        if ((await redisNow(redis)) >= end - 500) break;
+        if (!(await killing())) break;
         if (plan.kills === 'pair') await replace(await pick(2));
         else {
           // the active replica: the one whose claim enqueued s0's latest occurrence
@@ -192,7 +202,8 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
       }
     }
     await sleep(Math.max(0, end - (await redisNow(redis))));
-    const t1 = end;
+    // the window: until `end`, or until the last kill when the kills went on past it
+    const t1 = overran ? Math.max(end, await redisNow(redis)) : end;
 
     const want: string[] = [];
     for (let i = 0; i < plan.schedules; i++) {
