@@ -2,6 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Every worker process not yet exited: killed when this test process exits, so that a test that
+ * failed or timed out before its clean-up (a start that timed out beside others that did not, say)
+ * leaves no worker behind to load the box for the files after it.
+ */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
 const defaultJobs = fileURLToPath(new URL('./fixtures/worker-jobs.ts', import.meta.url));
 
 /**
@@ -46,12 +56,14 @@ export class WorkerProcess {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
+    live.add(child);
+    child.on('exit', () => live.delete(child));
     const worker = new WorkerProcess(child);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`worker not ready in 30 s:\n${worker.output}`)),
-        30_000,
-      );
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`worker not ready in 30 s:\n${worker.output}`));
+      }, 30_000);
       const onData = () => {
         if (worker.output.includes('"msg":"worker ready"')) {
           clearTimeout(timer);
