@@ -13,16 +13,25 @@ import { ping } from './redis-server.js';
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function listenOn(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.on('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** A free port whose cluster bus port (port + 10000) is free too. */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await listenOn(0);
+    if (port !== undefined && port + 10000 <= 65535 && (await listenOn(port + 10000)) !== undefined)
+      return port;
+  }
 }
 
 /** One node: its port and process (replaced when restarted). */
@@ -114,7 +123,13 @@ export async function startCluster(
   try {
     for (const n of nodes) {
       let up = false;
-      for (let i = 0; i < 100 && !up; i++) {
+      // a port found free can be taken before the node binds it (another cluster starting beside this
+      // one): a node that exits is started again on another port
+      for (let i = 0, restarts = 0; i < 100 && !up; i++) {
+        if (!alive(n) && restarts++ < 5) {
+          n.port = await freePort();
+          n.child = start(n.port);
+        }
         up = (await ping(`redis://127.0.0.1:${n.port}`, 500)) === 'ok';
         if (!up) await sleep(50);
       }
