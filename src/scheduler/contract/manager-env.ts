@@ -23,5 +23,8 @@ export function managerEnv(): NodeJS.ProcessEnv {
  * managers `io.env`, as the spawned CLI gives them its process's.
  */
 export function withManagerEnv<T>(env: NodeJS.ProcessEnv, fn: () => T): T {
+  // the `bullbeat` executable passes process.env itself: no store, so a long-running worker or scheduler
+  // does not pay for one (on Node 20 a store turns promise hooks on for the whole process)
+  if (env === process.env && holder[KEY]?.getStore() === undefined) return fn();
   return scoped().run(env, fn);
 }
