@@ -72,16 +72,27 @@ export interface FinishRunArgs {
   mode: SlotRule['mode'];
 }
 
+/** What `complete-n` answers. */
+export interface CompleteAnswer {
+  /** Claims completed (still ours, their schedule still there). */
+  completed: number;
+  /** Claims no longer ours: they lapsed and were taken over, and their new owner announces them. */
+  lost: string[];
+}
+
 /**
  * The marshaller's run path (see `StoreScripts`, which extends this class): the completion of claims,
  * and the worker runtime's start and finish of runs, each batched per partition (`ScriptBatcher`).
  */
 export class RunPathScripts extends ScriptCaller {
-  /** `complete-n`: complete claims of one partition made with `token`; how many were still ours. */
+  /**
+   * `complete-n`: complete claims of one partition made with `token`: how many were completed, and the
+   * ids of the claims no longer ours (lapsed and taken over).
+   */
   async complete(
     k: Keys,
     a: { completions: readonly Completion[]; now: number; token: string; historyLimit: number },
-  ): Promise<number> {
+  ): Promise<CompleteAnswer> {
     const p = k.of(a.completions[0]!.claim.id);
     const items = a.completions.map((c) => {
       const id = c.claim.id;
@@ -111,7 +122,11 @@ export class RunPathScripts extends ScriptCaller {
       totals: p.totals,
     };
     const argv = { historyLimit: a.historyLimit, now: a.now, token: a.token };
-    return Number(await this.run(COMPLETE, scriptArgs(COMPLETE, keys, argv, items)));
+    const [completed, ...lost] = (await this.run(COMPLETE, scriptArgs(COMPLETE, keys, argv, items))) as [
+      number,
+      ...string[],
+    ];
+    return { completed: Number(completed), lost };
   }
 
   /** `start-runs-1`, batched: a function starting one run on partition `lane`. */

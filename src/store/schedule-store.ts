@@ -3,6 +3,7 @@ import type { AuditActor } from './audit-entry.js';
 import { type AuditConfig, DEFAULT_AUDIT } from './audit-trail.js';
 import type { Keys } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
+import type { CompleteAnswer } from './run-path-scripts.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
 import { byPartition, readSchedule, readSchedules } from './schedule-rows.js';
 import { parseState, type ScheduleState, type StateCode } from './schedule-state.js';
@@ -98,20 +99,23 @@ export class ScheduleStore {
 
   private fanOut: PartitionClaims | undefined;
 
-  /** Complete claims made with `token` (one claim call's): one script per partition touched. */
-  async complete(completions: readonly Completion[], now: number, token: string): Promise<number> {
-    if (completions.length === 0) return 0;
+  /**
+   * Complete claims made with `token` (one claim call's): one script per partition touched. Answers how
+   * many were completed, and the claims no longer ours (lapsed and taken over, maybe by this replica).
+   */
+  async complete(completions: readonly Completion[], now: number, token: string): Promise<CompleteAnswer> {
+    if (completions.length === 0) return { completed: 0, lost: [] };
     const k = this.keys.of(completions[0]!.claim.id);
     if (completions.some((c) => this.keys.partitionOf(c.claim.id) !== k.index)) {
       // one script per partition (each touches one slot)
       const groups = byPartition(this.keys, completions, (c) => c.claim.id);
       const done = await Promise.all([...groups.values()].map((g) => this.completeOne(g, now, token)));
       this.fanOut?.completed(completions, (id) => this.keys.partitionOf(id));
-      return done.reduce((a, b) => a + b, 0);
+      return { completed: done.reduce((a, b) => a + b.completed, 0), lost: done.flatMap((d) => d.lost) };
     }
-    const n = await this.completeOne(completions, now, token);
+    const answer = await this.completeOne(completions, now, token);
     this.fanOut?.completed(completions, (id) => this.keys.partitionOf(id));
-    return n;
+    return answer;
   }
 
   /**
@@ -129,7 +133,11 @@ export class ScheduleStore {
   }
 
   /** Complete claims of one partition (one complete-n script). */
-  private completeOne(completions: readonly Completion[], now: number, token: string): Promise<number> {
+  private completeOne(
+    completions: readonly Completion[],
+    now: number,
+    token: string,
+  ): Promise<CompleteAnswer> {
     return this.scripts.complete(this.keys, { completions, now, token, historyLimit: this.historyLimit });
   }
 

@@ -124,6 +124,8 @@ describe('the fire loop on a manual clock', () => {
     stalled.schedule({ name: 'tick' }, new DateTrigger(at), { id: 'held' });
     let claimed: Claim | undefined;
     stalled.hooks = { ...stalled.hooks, afterClaim: (c) => void (claimed ??= c[0]) };
+    const firedByStalled: FiredEvent[] = [];
+    stalled.on('fired', (e) => firedByStalled.push(e));
     await stalled.start();
     await until(() => stalled.loopFootprint?.pending === 1);
     expect(claimed?.fireAt).toBe(at);
@@ -142,9 +144,12 @@ describe('the fire loop on a manual clock', () => {
     expect(fired[0]).toMatchObject({ scheduleId: 'held', fireAt: at, lateMs: leaseMs - 100 });
     expect(live.loopStats?.reclaimed).toBe(1);
     await time.stop(live);
-    // the stalled replica wakes: its enqueue finds the job there, its completion is refused
+    // the stalled replica wakes: its enqueue finds the job there, its completion is refused, and it
+    // does not announce the occurrence the live replica announced
     await time.stop(stalled, frozen);
     expect(await env.jobIds()).toEqual([occurrenceJobId('held', at)]);
+    expect(firedByStalled).toEqual([]);
+    expect(stalled.loopStats?.enqueued ?? 0).toBe(0);
     expect(await live.history.get('held', at)).toMatchObject({ outcome: 'enqueued', enqueuedAt: at + 300 });
   });
 });

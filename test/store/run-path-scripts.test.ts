@@ -15,13 +15,13 @@ describe('StoreScripts: the run path', () => {
     const c = await one(
       L.COMPLETE,
       (s) => s.complete(k, { completions: [completion], now: 9, token: 'tk', historyLimit: 3 }),
-      1,
+      [1, 'gone'],
     );
-    expect(c.out).toBe(1);
+    expect(c.out).toEqual({ completed: 1, lost: ['gone'] });
     expect(c.keys).toMatchObject({ due: `${B}:due`, totals: `${B}:totals` });
     expect(c.argv).toEqual({ historyLimit: 3, now: 9, token: 'tk' });
     expect(c.rest).toEqual(['s', 5, '-1', 2, 1, 0, 1, '4', 4, 'missed', 1, 'outcome', 'missed']);
-    const fake = fakeScriptClient(() => 0);
+    const fake = fakeScriptClient(() => [0]);
     await new StoreScripts(fake.redis).complete(k, {
       completions: [completion],
       now: 9,

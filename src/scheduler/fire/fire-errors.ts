@@ -4,7 +4,7 @@ import type { FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
 
 /**
  * A claim that cannot be planned or enqueued: mark its schedule errored (its claim completed without
- * a run, only if still ours: see `store/lua/mark-errored-8.lua`), count it, log it and emit `errored`. When that
+ * a run, only if still ours: see `store/lua/mark-errored-9.lua`), count it, log it and emit `errored`. When that
  * write fails, `failed` is told and the claim's lease lapses as after any failure.
  */
 export async function markClaimErrored(

@@ -201,8 +201,9 @@ export class OccurrenceEnqueuer {
       ),
     );
     const now = Math.floor(this.parts.clock.now());
+    let lost: readonly string[];
     try {
-      await this.parts.deps.store.complete(completions, now, batch.token);
+      ({ lost } = await this.parts.deps.store.complete(completions, now, batch.token));
     } catch (err) {
       occurrenceTrace.failed(items, err);
       this.parts.renewer.release(
@@ -229,7 +230,14 @@ export class OccurrenceEnqueuer {
     // Redis's clock now, not at the start of the completion: under load the completion takes long
     // enough that arming from the earlier reading put the next claim after its fire time
     if (soonest !== null) this.parts.armFor(soonest, Math.floor(this.parts.clock.now()));
-    for (const item of items) this.emitDone(item);
+    // A claim that lapsed while this one was enqueued (a stall, an outage) was taken over, here or by
+    // another replica, and its job id added again (the same job): the owner that completed announces it.
+    const gone = lost.length === 0 ? undefined : new Set(lost);
+    for (const item of items) {
+      if (gone?.has(item.claim.id))
+        occurrenceTrace.failed([item], new Error('its claim lapsed and was taken over'), 'taken-over');
+      else this.emitDone(item);
+    }
   }
 
   private emitDone(item: Item): void {

@@ -33,7 +33,8 @@
     replaces a worker's outcome, when a worker started the job first, or after a take-over).
 
   Output:
-    how many claims were completed (still ours, schedule still there)
+    { how many claims were completed (still ours, schedule still there), then the id of each claim that
+      was no longer ours (it lapsed and was taken over: its new owner announces the occurrence) }
 ]]
 --- @include "includes/state"
 --- @include "includes/record"
@@ -64,7 +65,7 @@ local n = #ids
 local claims = redis.call('HMGET', KEYS[3], unpack(ids))
 local states = redis.call('HMGET', KEYS[4], unpack(ids))
 local anyResched = redis.call('HLEN', KEYS[5]) > 0
-local mine, due, stateArgs = {}, {}, {}
+local mine, due, stateArgs, lost = {}, {}, {}, {}
 for j = 0, n - 1 do
   local a = at[2 * j + 1]
   local id = ARGV[a]
@@ -116,6 +117,8 @@ for j = 0, n - 1 do
       stateArgs[#stateArgs + 1] = id
       stateArgs[#stateArgs + 1] = formatState(s)
     end
+  else
+    lost[#lost + 1] = id
   end
 end
 if #mine > 0 then
@@ -124,4 +127,5 @@ if #mine > 0 then
 end
 if #due > 0 then redis.call('ZADD', KEYS[1], unpack(due)) end
 if #stateArgs > 0 then redis.call('HSET', KEYS[4], unpack(stateArgs)) end
-return #stateArgs / 2
+table.insert(lost, 1, #stateArgs / 2)
+return lost
