@@ -80,7 +80,11 @@ const CHAOS = [
 const WORKERS = Number(process.env.BULLBEAT_TEST_WORKERS) || 4;
 
 // The test Redis: REDIS_URL, else 127.0.0.1:6379, else a private redis-server (test/setup/redis-server.ts).
-const withRedis = { globalSetup: ['test/setup/redis-server.ts'], setupFiles: ['test/setup/redis-env.ts'] };
+// The fixtures that tests spawn, compiled against the build (test/setup/child-fixtures.ts).
+const withRedis = {
+  globalSetup: ['test/setup/redis-server.ts', 'test/setup/child-fixtures.ts'],
+  setupFiles: ['test/setup/redis-env.ts'],
+};
 
 export default defineConfig({
   test: {

@@ -4,7 +4,6 @@
 // runs, asserted) and `npm run bench:failover` (the issue's shapes, printed).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 import { type Cluster, Cluster as ClusterClient, type Redis } from 'ioredis';
 import type { OccurrenceJobData } from '../../src/store/job-payload.js';
@@ -12,8 +11,9 @@ import { keys } from '../../src/store/keys.js';
 import { DEFAULT_CLUSTER_PARTITIONS } from '../../src/store/partitions.js';
 import { bullConnection, openRedis, queuePrefixFor, redisTarget } from '../../src/store/redis-target.js';
 import { RunHistory } from '../../src/store/run-history.js';
+import { childFixture } from '../setup/child-fixtures.js';
 
-const REPLICA = fileURLToPath(new URL('../scheduler/fixtures/default-replica.ts', import.meta.url));
+const REPLICA = childFixture('test/scheduler/fixtures/default-replica.ts');
 
 export interface ChaosPlan {
   /** One Redis (its URL) or a cluster (its nodes, `host:port,...`). */
@@ -82,7 +82,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
   const children: Replica[] = [];
 
   const spawnReplica = (): Replica => {
-    const child = spawn(process.execPath, ['--import', 'tsx', REPLICA], {
+    const child = spawn(process.execPath, [REPLICA], {
       env: {
         ...process.env,
         ...('url' in plan.where ? { REDIS_URL: plan.where.url } : { REDIS_URL: 'redis://127.0.0.1:1' }),

@@ -1,14 +1,14 @@
 // Exactly once on a Redis Cluster: a replica process SIGKILLed mid-fire, bounded chaos, a graceful
 // CLUSTER FAILOVER, and a master SIGKILLed (its replica promoted after cluster-node-timeout).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ChaosPlan, describeChaos, runChaos } from '../chaos/default-chaos.js';
 import { expectKept } from '../chaos/expect-kept.js';
+import { childFixture } from '../setup/child-fixtures.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { clusterEnv, redisNow, until } from './helpers.js';
 
-const REPLICA = fileURLToPath(new URL('../scheduler/fixtures/replica.ts', import.meta.url));
+const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
 const CHAOS_SECONDS = Number(process.env.BULLBEAT_CLUSTER_CHAOS_SECONDS ?? 15);
 
 let cluster: LocalCluster;
@@ -26,7 +26,7 @@ interface Replica {
 }
 
 function spawnReplica(vars: Record<string, string>): Replica {
-  const child = spawn(process.execPath, ['--import', 'tsx', REPLICA], {
+  const child = spawn(process.execPath, [REPLICA], {
     env: { ...process.env, CLUSTER_NODES: cluster.nodesText, ...vars },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

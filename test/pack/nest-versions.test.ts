@@ -9,7 +9,9 @@ import { EXAMPLE, installExample, packBullbeat, runInstancesOnce } from './nest-
 // Each major of NestJS in bullbeat's peer range, installed from the registry (the newest release of
 // the major; no --legacy-peer-deps, so a major outside the range fails at install) into a copy of
 // examples/nest, built with the tsconfig that `nest new` of that major writes, and run as two
-// processes on one prefix. One install per major; npm's cache serves the reruns.
+// processes on one prefix. One install per major; npm's cache serves the reruns. The newest major is
+// the example's own: test/pack/nest-apps.test.ts installs and runs it as it stands (CommonJS and ESM),
+// so it is not installed a second time here.
 
 /** `nest new`'s tsconfig.json in Nest 10 (and early 11): CommonJS output, node10 module resolution. */
 const NEST_10_TSCONFIG = {
@@ -41,8 +43,9 @@ const peers = (
 ).peerDependencies;
 
 const MAJORS = [10, 11, 12] as const;
+const NEWEST = MAJORS.at(-1);
 
-describe('NestJS 10, 11 and 12 from the registry, with bullbeat from the packed tarball', () => {
+describe("NestJS 10 and 11 from the registry (12 is the example's own), with bullbeat from the packed tarball", () => {
   let dir: string;
   let tarball: string;
   let redis: { url: string; stop(): Promise<void> };
@@ -67,10 +70,11 @@ describe('NestJS 10, 11 and 12 from the registry, with bullbeat from the packed 
     const example = JSON.parse(readFileSync(join(EXAMPLE, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
-    expect(example.dependencies['@nestjs/core']).toMatch(new RegExp(`^${MAJORS.at(-1)}\\.`));
+    expect(example.dependencies['@nestjs/core']).toMatch(new RegExp(`^\\^?${NEWEST}\\.`));
+    expect(example.dependencies['@nestjs/common']).toMatch(new RegExp(`^\\^?${NEWEST}\\.`));
   });
 
-  for (const major of MAJORS) {
+  for (const major of MAJORS.filter((m) => m !== NEWEST)) {
     it(`Nest ${major}: installs, builds as \`nest new\` sets it up, two instances run each occurrence once`, async () => {
       const app = join(dir, `nest${major}`);
       installExample(app, tarball, {

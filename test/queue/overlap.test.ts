@@ -1,9 +1,9 @@
-// Cluster-wide overlap control across real worker processes (`bullbeat worker` under tsx).
-import { fileURLToPath } from 'node:url';
+// Cluster-wide overlap control across real worker processes (`bullbeat worker` from the build).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { keys } from '../../src/store/keys.js';
 import { RunHistory } from '../../src/store/run-history.js';
+import { childFixture } from '../setup/child-fixtures.js';
 import { TestBed, waitFor } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 
@@ -84,7 +84,7 @@ describe('overlap across worker processes', () => {
 
   it('the same, fired by a SchedulerManager: every occurrence ran or was skipped as overlap', async () => {
     bed = new TestBed();
-    const jobs = fileURLToPath(new URL('./fixtures/manager-jobs.ts', import.meta.url));
+    const jobs = childFixture('test/queue/fixtures/manager-jobs.ts');
     workers = await Promise.all(
       Array.from({ length: 3 }, () =>
         WorkerProcess.start(bed.prefix, bed.queueName, ['--concurrency', '1'], jobs),

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { childFixture } from '../setup/child-fixtures.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -12,11 +13,11 @@ const live = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
-const defaultJobs = fileURLToPath(new URL('./fixtures/worker-jobs.ts', import.meta.url));
+const defaultJobs = childFixture('test/queue/fixtures/worker-jobs.ts');
 
 /**
  * A worker process running the test jobs module through the one worker entry point: `bullbeat
- * worker`, from the sources under tsx (docker-compose.yml runs the same command from the build).
+ * worker` from the build, as docker-compose.yml runs it (the jobs module compiled against the build).
  */
 export class WorkerProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -49,7 +50,7 @@ export class WorkerProcess {
     }
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'worker', jobs, '--queues', queue, ...flags],
+      ['dist/src/cli/main.js', 'worker', jobs, '--queues', queue, ...flags],
       {
         cwd: root,
         env: { ...env, LOG_FORMAT: 'json', LOG_LEVEL: 'info', BB_TEST_PREFIX: prefix, BB_TEST_QUEUE: queue },

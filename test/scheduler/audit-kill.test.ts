@@ -2,13 +2,13 @@
 // SIGKILLed at a random hook before or after a change's script (and a few ms into it), again and again;
 // after each kill the stored schedule and its trail agree.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../src/store/audit-entry.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, testEnv } from './helpers.js';
 
-const CHANGER = fileURLToPath(new URL('./fixtures/audit-changer.ts', import.meta.url));
+const CHANGER = childFixture('test/scheduler/fixtures/audit-changer.ts');
 const ROUNDS = 8;
 
 let env: ReturnType<typeof testEnv>;
@@ -24,7 +24,7 @@ function runAndKill(
   killAt: number,
   delayMs: number,
 ): Promise<{ lines: string[]; signal: string | null }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHANGER], {
+  const child = spawn(process.execPath, [CHANGER], {
     env: { ...process.env, REDIS_URL, ...vars },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

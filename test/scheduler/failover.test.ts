@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 
-const REPLICA = fileURLToPath(new URL('./fixtures/replica.ts', import.meta.url));
+const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
 
 /**
  * When the replica doing the work stops, a survivor takes over at once: a clean stop hands over
@@ -156,7 +156,7 @@ describe('failover', () => {
 
   /** A replica process of the exactly-once fixture (each schedule every second, phases spread). */
   function spawnReplica(vars: Record<string, string>) {
-    const child = spawn(process.execPath, ['--import', 'tsx', REPLICA], {
+    const child = spawn(process.execPath, [REPLICA], {
       env: { ...process.env, REDIS_URL, ...vars },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -1,14 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OccurrenceJobData } from '../../src/store/job-payload.js';
 import { JobStatus } from '../../src/store/job-status.js';
 import { keys } from '../../src/store/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 
-const REPLICA = fileURLToPath(new URL('./fixtures/trust-replica.ts', import.meta.url));
+const REPLICA = childFixture('test/scheduler/fixtures/trust-replica.ts');
 const SECONDS = Number(process.env.BULLBEAT_TRUST_CHAOS_SECONDS ?? 12);
 const HEALTHY = 20;
 const CYCLED = 4;
@@ -31,7 +31,7 @@ describe('trust chaos', () => {
   });
 
   function spawnReplica() {
-    const child = spawn(process.execPath, ['--import', 'tsx', REPLICA], {
+    const child = spawn(process.execPath, [REPLICA], {
       env: {
         ...process.env,
         REDIS_URL,

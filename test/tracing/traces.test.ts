@@ -11,10 +11,11 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REDIS, REDIS_URL } from '../redis-url.js';
+import { childFixture } from '../setup/child-fixtures.js';
 import type { DumpedSpan } from './fixtures/otel.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const script = fileURLToPath(new URL('./fixtures/traced-process.ts', import.meta.url));
+const script = childFixture('test/tracing/fixtures/traced-process.ts');
 const CONSUMER = 4;
 const PRODUCER = 3;
 
@@ -38,7 +39,7 @@ afterEach(async () => {
 
 function start(role: 'scheduler' | 'worker', env: Record<string, string>): Promise<Started> {
   const file = join(tmpdir(), `bb-spans-${role}-${randomUUID()}.json`);
-  const child = spawn(process.execPath, ['--import', 'tsx', script, role], {
+  const child = spawn(process.execPath, [script, role], {
     cwd: root,
     env: { ...process.env, REDIS_URL, BB_TEST_SPANS: file, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
