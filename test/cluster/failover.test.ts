@@ -86,7 +86,19 @@ describe('exactly once on a Redis Cluster', () => {
     await until(async () => (await redisNow(env.redis)) > t0 + options.seconds * 1000, 60_000, 100);
     const t1 = await redisNow(env.redis);
     const want = expected(options.schedules, t0 + 1000, t1);
-    await until(() => check(runs, want).lost.length === 0, 20_000, 100).catch(() => undefined);
+    // settled: every occurrence ran, or none of those missing has run for 5 s (a master SIGKILL may lose
+    // some for good: waiting the whole 20 s for them cost each such run 15 s)
+    let missing = Number.POSITIVE_INFINITY;
+    let since = Date.now();
+    await until(
+      () => {
+        const { lost } = check(runs, want);
+        if (lost.length < missing) [missing, since] = [lost.length, Date.now()];
+        return lost.length === 0 || Date.now() - since > 5000;
+      },
+      20_000,
+      100,
+    ).catch(() => undefined);
     for (const r of live) r.child.kill('SIGTERM');
     await Promise.all(live.map((r) => r.exited));
     return { ...check(runs, want), want };
