@@ -86,11 +86,13 @@ describe('exclusion groups', () => {
       expect((await history.list(id)).map((r) => r.outcome)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     }
 
-    // groupA holds the group for 3 s; groupB will wait 300 ms only, and is skipped naming the group.
+    // groupA holds the group for 4 s; groupB will wait 300 ms only, and is skipped naming the group.
     // A second groupB occurrence with timeoutMs 500 waits its turn (longer than 500 ms) and then
     // runs: waiting does not count against its timeout.
-    const holder = await bed.enqueue('groupA', { fireAt: 10, args: [3000], run });
-    await waitFor(async () => (await history.get('groupA', 10))?.outcome === 'running');
+    const holder = await bed.enqueue('groupA', { fireAt: 10, args: [4000], run });
+    // held: the group's holder set, not the `running` record, which a run writes before it takes its
+    // group (waiting on the record let the impatient one take the group first on a busy box)
+    await waitFor(async () => (await bed.redis.zcard(keys(bed.prefix).group('reports'))) === 1);
     const impatient = await bed.enqueue('groupB', {
       fireAt: 10,
       args: [10],
