@@ -6,8 +6,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Seconds each file took in one run of the whole suite on a loaded 2-core box (files of 8 s or more;
- * the chaos tier runs one file at a time, so its order does not matter). Only the order counts: a
- * file not listed runs after these, in vitest's order; a renamed file only loses its place.
+ * the chaos tier's, run two at a time after the others, at the end). Only the order counts: a file
+ * not listed runs after these, in vitest's order; a renamed file only loses its place.
  */
 export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/pack/nest-versions.test.ts': 303,
@@ -70,6 +70,14 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/scheduler/trigger-budget.test.ts': 9,
   'test/cluster/replica-acks.test.ts': 9,
   'test/scheduler/persistence.test.ts': 8,
+  // the chaos tier (2026-12-03, two at a time)
+  'test/cluster/failover.test.ts': 52,
+  'test/chaos/default-chaos.test.ts': 45,
+  'test/scheduler/failover.test.ts': 32,
+  'test/scheduler/exactly-once.test.ts': 32,
+  'test/scheduler/replica-share.test.ts': 31,
+  'test/scheduler/trust-chaos.test.ts': 17,
+  'test/cluster/partition-loop.test.ts': 15,
 };
 
 export class SlowFirst extends BaseSequencer {
