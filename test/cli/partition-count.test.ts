@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { REDIS_URL } from '../redis-url.js';
-import { runBullbeat } from './run-bullbeat.js';
+import { cliPath, runBullbeat } from './run-bullbeat.js';
 import { spawnBullbeat } from './spawn-bullbeat.js';
 
 const prefix = `cli-partitions-${randomUUID()}`;
@@ -34,10 +34,10 @@ async function bullbeat(args: string[]) {
   return { code: run.code, output: run.stdout + run.stderr };
 }
 
-/** A service (`worker`) from the sources, spawned: it owns its process and its exit. */
+/** A service (`worker`) from the build, spawned: it owns its process and its exit. */
 async function spawned(args: string[], env: Record<string, string>) {
   const run = spawnBullbeat([], {
-    command: ['--import', 'tsx', 'src/cli/main.ts', ...args],
+    command: [cliPath, ...args],
     env: { ...env, BULLBEAT_PARTITIONS: '4' },
   });
   // a process that does not refuse keeps running: killed after 15 s (its code is then null)
