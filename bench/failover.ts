@@ -5,6 +5,7 @@
 //
 //   npm run bench:failover [-- --only churn|active|pair|start] [--cluster] [--seconds 20] [--schedules N]
 import { type ChaosPlan, describeChaos, runChaos } from '../test/chaos/default-chaos.js';
+import { compileChildFixtures } from '../test/setup/child-fixtures.js';
 import { startCluster } from '../test/setup/redis-cluster.js';
 
 const argv = process.argv;
@@ -15,6 +16,8 @@ const arg = (name: string) => {
 const seconds = Number(arg('seconds') ?? 20);
 const only = arg('only');
 const schedules = arg('schedules');
+// the replicas run the built code, as in the tests (test/setup/child-fixtures.ts builds it when stale)
+await compileChildFixtures();
 const cluster = argv.includes('--cluster') ? await startCluster({ nodeTimeoutMs: 1000 }) : undefined;
 const where = cluster
   ? { clusterNodes: cluster.nodesText }

@@ -13,8 +13,6 @@ import { bullConnection, openRedis, queuePrefixFor, redisTarget } from '../../sr
 import { RunHistory } from '../../src/store/run-history.js';
 import { childFixture } from '../setup/child-fixtures.js';
 
-const REPLICA = childFixture('test/scheduler/fixtures/default-replica.ts');
-
 export interface ChaosPlan {
   /** One Redis (its URL) or a cluster (its nodes, `host:port,...`). */
   where: { url: string } | { clusterNodes: string };
@@ -69,6 +67,8 @@ interface Replica {
 }
 
 export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
+  // compiled against the build: the tiers' global setup, or bench/failover.ts, compiles it first
+  const replica = childFixture('test/scheduler/fixtures/default-replica.ts');
   const log = plan.log ?? (() => undefined);
   const id = `chaos-${randomUUID().slice(0, 8)}`;
   const prefix = `t-${id}`;
@@ -82,7 +82,7 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
   const children: Replica[] = [];
 
   const spawnReplica = (): Replica => {
-    const child = spawn(process.execPath, [REPLICA], {
+    const child = spawn(process.execPath, [replica], {
       env: {
         ...process.env,
         ...('url' in plan.where ? { REDIS_URL: plan.where.url } : { REDIS_URL: 'redis://127.0.0.1:1' }),
