@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { cliPath } from '../cli/run-bullbeat.js';
 import { childFixture } from '../setup/child-fixtures.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,15 +49,11 @@ export class WorkerProcess {
     for (const [key, value] of Object.entries(process.env)) {
       if (!/^(REDIS_URL|BULLBEAT_|LOG_)/.test(key)) env[key] = value;
     }
-    const child = spawn(
-      process.execPath,
-      ['dist/src/cli/main.js', 'worker', jobs, '--queues', queue, ...flags],
-      {
-        cwd: root,
-        env: { ...env, LOG_FORMAT: 'json', LOG_LEVEL: 'info', BB_TEST_PREFIX: prefix, BB_TEST_QUEUE: queue },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [cliPath, 'worker', jobs, '--queues', queue, ...flags], {
+      cwd: root,
+      env: { ...env, LOG_FORMAT: 'json', LOG_LEVEL: 'info', BB_TEST_PREFIX: prefix, BB_TEST_QUEUE: queue },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     live.add(child);
     child.on('exit', () => live.delete(child));
     const worker = new WorkerProcess(child);

@@ -59,7 +59,17 @@ const sourcesFromBuild: Plugin = {
   },
 };
 
-export async function compileChildFixtures(): Promise<void> {
+/**
+ * Builds dist/ when a source is newer, then bundles every fixture. Once per process: each tier that
+ * spawns fixtures names this global setup, and vitest runs the tiers' setups in one process.
+ */
+export function compileChildFixtures(): Promise<void> {
+  const once = globalThis as { bullbeatChildFixtures?: Promise<void> };
+  once.bullbeatChildFixtures ??= compile();
+  return once.bullbeatChildFixtures;
+}
+
+async function compile(): Promise<void> {
   // `npm test` builds first (pretest); a single file run with `npx vitest` may come after an edit.
   execFileSync(process.execPath, [join(root, 'scripts/prepare.mjs'), '--build'], { stdio: 'inherit' });
   await Promise.all(
@@ -77,7 +87,7 @@ export async function compileChildFixtures(): Promise<void> {
         logLevel: 'silent',
         plugins: [sourcesFromBuild],
       });
-      // written whole, then renamed: the tiers' setups may compile side by side
+      // written whole, then renamed: a file run alone may compile while another run reads
       const code = result.outputFiles[0]!.text;
       mkdirSync(dirname(out), { recursive: true });
       const tmp = `${out}.${process.pid}.tmp`;
