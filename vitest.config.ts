@@ -1,3 +1,4 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { SlowFirst } from './test/setup/slow-first.js';
 
@@ -79,6 +80,24 @@ const CHAOS = [
  */
 const WORKERS = Number(process.env.BULLBEAT_TEST_WORKERS) || 4;
 
+/**
+ * Scratch folders (the pack tests' npm installs, clones, private redis-servers) on tmpfs where the box
+ * has one and TMPDIR is not set: on this box a copy of an installed project costs 3.8 s of kernel time
+ * on disk, 0.4 s in /dev/shm. The forks and every process they start inherit it.
+ */
+function scratchOnTmpfs(): void {
+  if (process.env.TMPDIR) return;
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    const dir = `/dev/shm/bullbeat-test-${process.getuid?.() ?? 0}`;
+    mkdirSync(dir, { recursive: true });
+    process.env.TMPDIR = dir;
+  } catch {
+    // no tmpfs: the system's temporary folder
+  }
+}
+scratchOnTmpfs();
+
 // The test Redis: REDIS_URL, else 127.0.0.1:6379, else a private redis-server (test/setup/redis-server.ts).
 // The fixtures that tests spawn, compiled against the build (test/setup/child-fixtures.ts).
 const withRedis = {
@@ -120,6 +139,8 @@ export default defineConfig({
           include: PROCESS,
           exclude: CHAOS,
           maxWorkers: WORKERS,
+          // as in `redis`: every file closes what it starts and puts process.env back
+          isolate: false,
           // a child's start-up (node, a build, a browser, a cluster) is slow on a busy box
           testTimeout: 90_000,
           hookTimeout: 120_000,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, closedPort, root } from './run-bullbeat.js';
+import { assertBuilt, closedPort, linkNodeModules, root } from './run-bullbeat.js';
 import { spawnBullbeat } from './spawn-bullbeat.js';
 
 const privateRedisDirs = () => readdirSync(tmpdir()).filter((d) => d.startsWith('bullbeat-redis-'));
@@ -16,10 +16,9 @@ describe('npm start', () => {
     clone = mkdtempSync(join(tmpdir(), 'bullbeat-clone-'));
     const git = spawnSync('git', ['clone', '--quiet', root, clone], { encoding: 'utf8' });
     if (git.status !== 0) throw new Error(`git clone failed: ${git.stderr}`);
-    // A copy (not a link: npm ci may clean it) of the installed dependencies, newer than the lock
-    // file, so that prepare.mjs does not reinstall from the network; it still builds from scratch.
-    const cp = spawnSync('cp', ['-r', join(root, 'node_modules'), join(clone, 'node_modules')]);
-    if (cp.status !== 0) throw new Error('copying node_modules failed');
+    // The installed dependencies (linked, their record of the install newer than the lock file), so
+    // that prepare.mjs does not reinstall from the network; it still builds from scratch.
+    linkNodeModules(clone);
   });
 
   afterAll(() => {

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/run-cli.js';
 import { REDIS_URL } from '../redis-url.js';
@@ -10,6 +11,26 @@ export const cliPath = fileURLToPath(new URL('../../dist/src/cli/main.js', impor
 
 export function assertBuilt(): void {
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run npm run build (npm test does it)`);
+}
+
+/**
+ * The repository's node_modules in `dir`: hard links where `dir` is on the repository's file system (a
+ * 280 MB copy to disk costs seconds of I/O; links cost none), else a copy (tmpfs: vitest.config.ts sets
+ * TMPDIR there when the box has one). npm replaces a package's files (unlinks them, then writes new
+ * ones), so linked packages can be pruned or reinstalled without touching the repository's; the one
+ * file npm rewrites in place, its record of the install (`.package-lock.json`), is always copied, and
+ * so is newer than the lock file.
+ */
+export function linkNodeModules(dir: string): void {
+  const from = join(root, 'node_modules');
+  const to = join(dir, 'node_modules');
+  if (spawnSync('cp', ['-al', from, to]).status !== 0) {
+    rmSync(to, { recursive: true, force: true }); // another file system: no links across
+    const cp = spawnSync('cp', ['-a', from, to], { encoding: 'utf8' });
+    if (cp.status !== 0) throw new Error(`copying node_modules failed: ${cp.stderr}`);
+  }
+  rmSync(join(to, '.package-lock.json'));
+  copyFileSync(join(from, '.package-lock.json'), join(to, '.package-lock.json'));
 }
 
 export interface CliRun {

@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { assertBuilt, closedPort, root } from '../cli/run-bullbeat.js';
+import { assertBuilt, closedPort, linkNodeModules, root } from '../cli/run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
 import { REDIS, REDIS_URL } from '../redis-url.js';
 
@@ -323,10 +323,9 @@ describe("the Dockerfile's runtime stage", () => {
     for (const f of ['package.json', 'package-lock.json']) {
       spawnSync('cp', [join(root, f), join(dir, f)]);
     }
-    for (const d of ['node_modules', 'dist']) {
-      const cp = spawnSync('cp', ['-r', join(root, d), join(dir, d)]);
-      if (cp.status !== 0) throw new Error(`copying ${d} failed`);
-    }
+    linkNodeModules(dir); // pruned below: npm unlinks what it removes, the repository's stays
+    const cp = spawnSync('cp', ['-r', join(root, 'dist'), join(dir, 'dist')]);
+    if (cp.status !== 0) throw new Error('copying dist failed');
     const prune = spawnSync('npm', ['prune', ...runtimeOmit(), '--no-audit', '--no-fund'], {
       cwd: dir,
       encoding: 'utf8',

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, childEnv, root } from '../cli/run-bullbeat.js';
 import { startRedisServer } from '../setup/redis-server.js';
-import { installExample, packBullbeat, run, runInstancesOnce } from './nest-example.js';
+import { copyInstalledExample, installExample, packBullbeat, run, runInstancesOnce } from './nest-example.js';
 
 // examples/nest as a Nest user has it, from the packed tarball: once as `nest new` makes it (CommonJS,
-// TypeScript `module: nodenext`), once as an ESM application (`"type": "module"`), the same sources.
+// TypeScript `module: nodenext`), once as an ESM application (`"type": "module"`), the same sources
+// and the same installed dependencies.
 // Each runs as two processes at once on one Redis prefix: every occurrence runs once.
 
 describe('examples/nest from the packed tarball, CommonJS and ESM', () => {
@@ -20,7 +21,7 @@ describe('examples/nest from the packed tarball, CommonJS and ESM', () => {
     dir = mkdtempSync(join(tmpdir(), 'bullbeat-nest-apps-'));
     const tarball = packBullbeat(dir);
     installExample(join(dir, 'cjs'), tarball);
-    installExample(join(dir, 'esm'), tarball, { type: 'module' });
+    copyInstalledExample(join(dir, 'cjs'), join(dir, 'esm'), { type: 'module' });
     redis = await startRedisServer();
   }, 900_000);
 

@@ -59,6 +59,22 @@ export function installExample(dir: string, tarball: string, setup: ExampleSetup
   run('npm', ['run', 'build'], dir);
 }
 
+/**
+ * A second application beside one that `installExample` set up: its files copied, its installed
+ * dependencies hard-linked (npm would install the same tree again: `type` does not change what it
+ * resolves; a copy of it costs more I/O than the install), `type` set, and built (`npm run build`).
+ */
+export function copyInstalledExample(from: string, dir: string, setup: Pick<ExampleSetup, 'type'>): void {
+  const own = (src: string) => ![join(from, 'node_modules'), join(from, 'dist')].includes(src);
+  cpSync(from, dir, { recursive: true, filter: (src) => own(src) && !src.endsWith('.tsbuildinfo') });
+  run('cp', ['-al', join(from, 'node_modules'), join(dir, 'node_modules')], dir);
+  const pkgPath = join(dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { type?: string };
+  if (setup.type) pkg.type = setup.type;
+  writeFileSync(pkgPath, `${JSON.stringify(pkg, null, 2)}\n`);
+  run('npm', ['run', 'build'], dir);
+}
+
 /** One line per run of the example's `ReportService.dailyReport`, as its Nest logger printed it. */
 export interface ReportRun {
   occurrence: string;

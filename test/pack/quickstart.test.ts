@@ -118,6 +118,9 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
         '',
       ].join('\n'),
     );
+    // The check's program holds the build's (jobs.ts and every declaration file it reaches): its
+    // build info hands the build its findings, so the libraries are type-checked once, not twice.
+    const buildInfo = ['--incremental', '--tsBuildInfoFile', 'check.tsbuildinfo'];
     writeFileSync(
       join(dir, 'tsconfig.check.json'),
       JSON.stringify({
@@ -127,14 +130,14 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
       }),
     );
     const tsc = join(dir, 'node_modules/typescript/bin/tsc');
-    const check = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.check.json'], {
+    const check = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.check.json', ...buildInfo], {
       cwd: dir,
       encoding: 'utf8',
     });
     expect(check.stdout + check.stderr).toBe('');
     expect(check.status).toBe(0);
-    // `npx tsc`
-    const build = spawnSync(process.execPath, [tsc], { cwd: dir, encoding: 'utf8' });
+    // `npx tsc`: the README's tsconfig.json as it stands
+    const build = spawnSync(process.execPath, [tsc, ...buildInfo], { cwd: dir, encoding: 'utf8' });
     expect(build.stdout + build.stderr).toBe('');
     expect(existsSync(join(dir, 'dist/jobs.js'))).toBe(true);
   }, 120_000);

@@ -35,6 +35,12 @@ async function list<T>(name: string): Promise<T[]> {
 }
 
 /** No two intervals share an instant. */
+/** Puts an environment variable back as it was (its files share a fork with other files). */
+function restoreEnv(name: string, value: string | undefined) {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
+
 function expectNoOverlap(intervals: Interval[]) {
   const sorted = [...intervals].sort((a, b) => a.start - b.start);
   for (let i = 1; i < sorted.length; i++) {
@@ -90,11 +96,14 @@ describe('overlap across worker processes', () => {
         WorkerProcess.start(bed.prefix, bed.queueName, ['--concurrency', '1'], jobs),
       ),
     );
+    // the jobs module reads its prefix and queue from the environment when it is first imported
+    const saved = { prefix: process.env.BB_TEST_PREFIX, queue: process.env.BB_TEST_QUEUE };
     process.env.BB_TEST_PREFIX = bed.prefix;
     process.env.BB_TEST_QUEUE = bed.queueName;
-    const { default: scheduler } = (await import('./fixtures/manager-jobs.js')) as {
-      default: SchedulerManager;
-    };
+    const { default: scheduler } = (await import('./fixtures/manager-jobs.js').finally(() => {
+      restoreEnv('BB_TEST_PREFIX', saved.prefix);
+      restoreEnv('BB_TEST_QUEUE', saved.queue);
+    })) as { default: SchedulerManager };
     const history = new RunHistory(bed.redis, keys(bed.prefix));
     try {
       await scheduler.start();
