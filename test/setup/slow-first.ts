@@ -6,7 +6,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Seconds each file took in one run of the whole suite on a loaded 2-core box (files of 8 s or more;
- * the chaos tier's, run two at a time after the others, at the end). Only the order counts: a file
+ * the chaos tier's, run three at a time after the others, at the end). Only the order counts: a file
  * not listed runs after these, in vitest's order; a renamed file only loses its place.
  */
 export const SLOW_FILES: Readonly<Record<string, number>> = {
@@ -70,7 +70,7 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/scheduler/trigger-budget.test.ts': 9,
   'test/cluster/replica-acks.test.ts': 9,
   'test/scheduler/persistence.test.ts': 8,
-  // the chaos tier (2026-12-03, two at a time)
+  // the chaos tier (2026-12-03)
   'test/cluster/failover.test.ts': 52,
   'test/chaos/default-chaos.test.ts': 45,
   'test/scheduler/failover.test.ts': 32,
