@@ -70,6 +70,9 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/scheduler/trigger-budget.test.ts': 9,
   'test/cluster/replica-acks.test.ts': 9,
   'test/scheduler/persistence.test.ts': 8,
+  // unit files that type-check a program as they load (5-6 s and 3-4 s): not the pool's last minute
+  'test/architecture/redis-door.test.ts': 8,
+  'test/architecture/public-api.test.ts': 8,
   // the chaos tier (2026-12-03)
   'test/cluster/failover.test.ts': 52,
   'test/chaos/default-chaos.test.ts': 45,
