@@ -167,7 +167,7 @@ export default defineConfig({
           name: 'chaos',
           include: CHAOS,
           // three files side by side (~1.7 cores): all passed three at a time with a busy loop on one of
-          // the 2 cores; the tier and chaos-tight took 91-96 s, against 122-133 s two at a time
+          // the 2 cores; this tier and chaos-tight take 96-107 s, against 122-133 s two at a time
           maxWorkers: CHAOS_WORKERS,
           sequence: { groupOrder: 1 },
           ...chaosTimeouts,

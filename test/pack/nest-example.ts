@@ -63,6 +63,7 @@ export function installExample(dir: string, tarball: string, setup: ExampleSetup
  * A second application beside one that `installExample` set up: its files copied, its installed
  * dependencies hard-linked (npm would install the same tree again: `type` does not change what it
  * resolves; a copy of it costs more I/O than the install), `type` set, and built (`npm run build`).
+ * The two share those files: what changes one application's node_modules in place changes both.
  */
 export function copyInstalledExample(from: string, dir: string, setup: Pick<ExampleSetup, 'type'>): void {
   const own = (src: string) => ![join(from, 'node_modules'), join(from, 'dist')].includes(src);

@@ -34,13 +34,13 @@ async function list<T>(name: string): Promise<T[]> {
   return (await bed.redis.lrange(`${bed.prefix}:test:${name}`, 0, -1)).map((v) => JSON.parse(v) as T);
 }
 
-/** No two intervals share an instant. */
-/** Puts an environment variable back as it was (its files share a fork with other files). */
+/** Puts an environment variable back as it was (this file shares a fork with other files). */
 function restoreEnv(name: string, value: string | undefined) {
   if (value === undefined) delete process.env[name];
   else process.env[name] = value;
 }
 
+/** No two intervals share an instant. */
 function expectNoOverlap(intervals: Interval[]) {
   const sorted = [...intervals].sort((a, b) => a.start - b.start);
   for (let i = 1; i < sorted.length; i++) {
