@@ -2,7 +2,7 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { FiredEvent, MissedEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { occurrenceJobId } from '../../src/store/job-payload.js';
+import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/job-payload.js';
 import { keys } from '../../src/store/keys.js';
 import { parseState } from '../../src/store/schedule-state.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -97,12 +97,17 @@ describe('backpressure', () => {
     for (const id of ids) m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id });
     queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
     const ran: string[] = [];
-    let maxWaiting = 0;
+    let maxWaiting = 0; // the most jobs of one schedule waiting at once, seen as each run starts
     worker = new Worker(
       env.queue,
       async (job: Job) => {
         ran.push(job.id!);
-        maxWaiting = Math.max(maxWaiting, await queue!.getWaitingCount());
+        const perSchedule = new Map<string, number>();
+        for (const waiting of await queue!.getWaiting()) {
+          const id = parseOccurrenceJobId(waiting.id ?? '')?.scheduleId ?? '?';
+          perSchedule.set(id, (perSchedule.get(id) ?? 0) + 1);
+        }
+        maxWaiting = Math.max(maxWaiting, ...perSchedule.values());
         await new Promise((r) => setTimeout(r, 350)); // far slower than the 100 ms period
       },
       { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 1 },
@@ -115,10 +120,12 @@ describe('backpressure', () => {
     const stats = m.loopStats!;
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     expect(stats.coalesced).toBeGreaterThan(stats.enqueued); // most occurrences found their previous one waiting
-    // Bounded: at most two waiting jobs per schedule at any time. One is the rule; a second appears when
-    // the waiting one was added late (a busy box: the claim came late) and has not yet waited half the gap,
-    // so it has not had a consumer's chance and the next occurrence is enqueued beside it (the README's rule).
-    expect(maxWaiting).toBeLessThanOrEqual(ids.length * 2);
+    // Bounded: one waiting job per schedule is the rule. A second appears when the waiting one was added
+    // late (a busy box: its claim came late) and has not yet waited half the gap, so it has not had a
+    // consumer's chance and the next occurrence is enqueued beside it (the README's rule); a third when
+    // that one was added late too (two late claims in a row: seen once in ten full runs, a 2-core box at
+    // load 5). Without backpressure ~17 more would wait here every second.
+    expect(maxWaiting).toBeLessThanOrEqual(3);
     // what was enqueued ran, once each
     expect(new Set(ran).size).toBe(ran.length);
     expect(ran.length).toBe(stats.enqueued);
