@@ -52,14 +52,16 @@ describe('backpressure', () => {
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     // the first of each, and at most one more: a first job added late (a loaded box) has not waited
     // half a period when the next comes due, so that one is enqueued too; every one after waits behind
-    expect(stats.enqueued).toBeLessThanOrEqual(2 * ids.length);
+    // (a third only when the second was added late as well: two late claims in a row, as in the
+    // slow-Worker test below)
+    expect(stats.enqueued).toBeLessThanOrEqual(3 * ids.length);
     const jobs = await env.jobIds();
     expect(jobs).toHaveLength(stats.enqueued);
     for (const id of ids) {
       const state = parseState(await env.redis.hget(keys(env.prefix).state, id));
       expect(jobs).toContain(occurrenceJobId(id, state!.lastFireAt!));
       expect(state!.fired).toBeGreaterThanOrEqual(1);
-      expect(state!.fired).toBeLessThanOrEqual(2);
+      expect(state!.fired).toBeLessThanOrEqual(3);
     }
     const { per, totals } = await counters(env.prefix, ids);
     const sum = per.reduce((s, c) => s + Number(c.coalesced ?? 0), 0);
