@@ -14,21 +14,26 @@ export function assertBuilt(): void {
 }
 
 /**
- * The repository's node_modules in `dir`: hard links where `dir` is on the repository's file system (a
- * 280 MB copy to disk costs seconds of I/O; links cost none), else a copy (tmpfs: vitest.config.ts sets
- * TMPDIR there when the box has one). npm replaces a package's files (unlinks them, then writes new
- * ones), so linked packages can be pruned or reinstalled without touching the repository's; the one
- * file npm rewrites in place, its record of the install (`.package-lock.json`), is always copied, and
- * so is newer than the lock file.
+ * The tree at `from` at `to`: hard links where both are on one file system (a copy of an installed
+ * node_modules to this box's disk costs seconds of I/O; links cost none), else a copy (tmpfs:
+ * vitest.config.ts sets TMPDIR there when the box has one). npm replaces a package's files (unlinks
+ * them, then writes new ones), so either side can be pruned or reinstalled without touching the other.
+ */
+export function linkOrCopy(from: string, to: string): void {
+  if (spawnSync('cp', ['-al', from, to]).status === 0) return;
+  rmSync(to, { recursive: true, force: true }); // another file system: no links across
+  const cp = spawnSync('cp', ['-a', from, to], { encoding: 'utf8' });
+  if (cp.status !== 0) throw new Error(`copying ${from} failed: ${cp.stderr}`);
+}
+
+/**
+ * The repository's node_modules in `dir` (`linkOrCopy`). The one file npm rewrites in place, its record
+ * of the install (`.package-lock.json`), is always copied, and so is newer than the lock file.
  */
 export function linkNodeModules(dir: string): void {
   const from = join(root, 'node_modules');
   const to = join(dir, 'node_modules');
-  if (spawnSync('cp', ['-al', from, to]).status !== 0) {
-    rmSync(to, { recursive: true, force: true }); // another file system: no links across
-    const cp = spawnSync('cp', ['-a', from, to], { encoding: 'utf8' });
-    if (cp.status !== 0) throw new Error(`copying node_modules failed: ${cp.stderr}`);
-  }
+  linkOrCopy(from, to);
   rmSync(join(to, '.package-lock.json'));
   copyFileSync(join(from, '.package-lock.json'), join(to, '.package-lock.json'));
 }

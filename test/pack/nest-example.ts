@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { root } from '../cli/run-bullbeat.js';
+import { linkOrCopy, root } from '../cli/run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
 
 // The Nest application of examples/nest/, copied into a temporary folder and installed from the packed
@@ -61,14 +61,14 @@ export function installExample(dir: string, tarball: string, setup: ExampleSetup
 
 /**
  * A second application beside one that `installExample` set up: its files copied, its installed
- * dependencies hard-linked (npm would install the same tree again: `type` does not change what it
- * resolves; a copy of it costs more I/O than the install), `type` set, and built (`npm run build`).
- * The two share those files: what changes one application's node_modules in place changes both.
+ * dependencies linked (`linkOrCopy`: npm would install the same tree again, as `type` does not change
+ * what it resolves, and a copy of it costs more I/O than the install), `type` set, and built (`npm run
+ * build`). The two share those files: what changes one application's node_modules in place changes both.
  */
 export function copyInstalledExample(from: string, dir: string, setup: Pick<ExampleSetup, 'type'>): void {
   const own = (src: string) => ![join(from, 'node_modules'), join(from, 'dist')].includes(src);
   cpSync(from, dir, { recursive: true, filter: (src) => own(src) && !src.endsWith('.tsbuildinfo') });
-  run('cp', ['-al', join(from, 'node_modules'), join(dir, 'node_modules')], dir);
+  linkOrCopy(join(from, 'node_modules'), join(dir, 'node_modules'));
   const pkgPath = join(dir, 'package.json');
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { type?: string };
   if (setup.type) pkg.type = setup.type;

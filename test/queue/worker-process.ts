@@ -1,9 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { cliPath } from '../cli/run-bullbeat.js';
+import { cliPath, root } from '../cli/run-bullbeat.js';
 import { childFixture } from '../setup/child-fixtures.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Every worker process not yet exited: killed when this test process exits, so that a test that

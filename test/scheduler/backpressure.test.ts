@@ -80,7 +80,8 @@ describe('backpressure', () => {
     const m = env.manager({ backpressure: true });
     m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id: 'all', misfire: 'all', coalesce: false });
     m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id: 'dflt' });
-    const jobsOf = async (id: string) => (await env.jobIds()).filter((j) => j.startsWith(`bb-${id}-`));
+    const jobsOf = async (id: string) =>
+      (await env.jobIds()).filter((j) => parseOccurrenceJobId(j)?.scheduleId === id);
     await m.start();
     await until(async () => (await jobsOf('all')).length >= 9, 15_000); // waited for: a busy box only takes longer
     await m.stop();
