@@ -134,8 +134,11 @@ describe('exactly once per occurrence', () => {
       for (let i = 0; i < 3; i++) launch();
       await until(() => live.every((r) => r.out.includes('ready')), 30_000, 50);
       const t0 = await redisNow(env.redis);
+      // The window is a number of kills as much as a time: on a loaded box a kill and its replacement
+      // take longer, so the window runs on until the kills it promises have happened.
+      const minKills = Math.floor(CHAOS_SECONDS / 2) - 1;
       let kills = 0;
-      while ((await redisNow(env.redis)) < t0 + CHAOS_SECONDS * 1000) {
+      while ((await redisNow(env.redis)) < t0 + CHAOS_SECONDS * 1000 || kills < minKills) {
         await new Promise((r) => setTimeout(r, 1000 + Math.random() * 1000));
         // A replica that is up and firing (a fresh one takes a moment to load).
         const ready = live.filter((r) => r.out.includes('ready'));
@@ -158,7 +161,6 @@ describe('exactly once per occurrence', () => {
       await new Promise((r) => setTimeout(r, 1000));
       await worker.close();
       const { lost, twice } = check(runs, want);
-      expect(kills).toBeGreaterThanOrEqual(Math.floor(CHAOS_SECONDS / 2) - 1);
       expect(want.length).toBeGreaterThanOrEqual(200 * (CHAOS_SECONDS - 1));
       expect(twice).toEqual([]);
       expect(lost).toEqual([]);
