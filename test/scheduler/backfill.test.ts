@@ -305,6 +305,25 @@ describe('backfill', () => {
     expect(await env.redis.exists(m.keys.backfills('r'), m.keys.pausedSpans('r'))).toBe(0);
   });
 
+  it('the occurrence at the pause instant is in the pause: resume(all) runs it, a backfill after does not', async () => {
+    // Every millisecond is an occurrence, so one falls on the pause note's `at` itself. The paused span
+    // a backfill judges starts there (inclusive); the catch-up once started just after it, and the
+    // backfill then ran that one occurrence (1 in ~100 runs of the test above, with a 100 ms period).
+    env = testEnv('bf-pause-instant');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'p' }, new IntervalTrigger(0.001), { id: 'p', overlap: 'allowAll' }).saved;
+    await m.pause('p');
+    const pausedAt = (await m.get('p'))!.pauseNote!.at;
+    expect(await m.resume('p', { policy: 'all', maxCatchUp: 10_000 })).toBe(true);
+    const caughtUp = fireTimesOf(await env.jobIds());
+    expect(caughtUp).toContain(pausedAt);
+    expect(Math.min(...caughtUp)).toBe(pausedAt);
+    await m.pause('p');
+    const r = await m.backfill('p', { from: pausedAt, to: Math.max(...caughtUp) + 1 });
+    expect(r.enqueued).toBe(0);
+    expect(await env.jobIds()).toHaveLength(caughtUp.length);
+  });
+
   it('occurrences that ran and whose records were trimmed are not run again; a paused span after them is', async () => {
     env = testEnv('bf-trimmed');
     const m = env.manager({ historyLimit: 10, claimAheadMs: 0 });

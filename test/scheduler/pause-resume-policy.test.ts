@@ -122,8 +122,9 @@ describe('pause with a note, resume with a policy', () => {
     expect(records.length).toBeGreaterThanOrEqual(6);
     expect(records.every((r) => r.kind === 'catch-up' && r.outcome === 'enqueued')).toBe(true);
     const times = records.map((r) => r.fireAt);
-    expect(times[0]!).toBeGreaterThan(pausedAt);
-    expect(times[0]! - pausedAt).toBeLessThanOrEqual(100);
+    // the pause's own instant is in the pause: an occurrence there is the first caught up
+    expect(times[0]!).toBeGreaterThanOrEqual(pausedAt);
+    expect(times[0]! - pausedAt).toBeLessThan(100);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(100);
     expect(times.at(-1)!).toBeLessThanOrEqual(resumedBy);
     expect(resumedBy - times.at(-1)!).toBeLessThan(200); // none left out at the end

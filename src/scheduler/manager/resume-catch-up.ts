@@ -83,7 +83,7 @@ export function missedBetween(
 
 /**
  * Resume a paused schedule with a policy for what was due while it was paused. The missed
- * occurrences are those after the pause (its note's `at`) and after its last run or claimed
+ * occurrences are those at or after the pause (its note's `at`) and after its last run or claimed
  * occurrence; `all` beyond `maxCatchUp` is refused before anything changes. One script
  * (`lua/resume-10.lua`) changes the status (one winner among concurrent resumes), records the span
  * paused over (a backfill may run what nothing ran there) and takes the catch-up runs into the
@@ -107,8 +107,10 @@ export async function resumeWithPolicy(
   if (trigger) {
     const [note] = await ctx.notes.getMany([id]);
     const now = await ctx.store.time();
+    // The pause's own instant is in the pause (an occurrence there came due while paused, as the span
+    // a backfill judges has it), so the missed ones start at it; the last run's and the claim's after.
     const since = Math.max(
-      note?.at ?? Number.NEGATIVE_INFINITY,
+      note ? note.at - 1 : Number.NEGATIVE_INFINITY,
       row.state.lastFireAt ?? Number.NEGATIVE_INFINITY,
       row.claimedFireAt ?? Number.NEGATIVE_INFINITY,
     );
