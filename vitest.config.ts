@@ -72,6 +72,7 @@ const CHAOS = [
   'test/cluster/failover.test.ts',
   'test/cluster/partition-loop.test.ts', // a paused master: counts what fired in a 2 s window
   'test/scheduler/failover.test.ts',
+  'test/scheduler/failover-processes.test.ts',
   'test/scheduler/exactly-once.test.ts',
 ];
 
