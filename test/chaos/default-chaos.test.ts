@@ -1,7 +1,7 @@
-// The trust issue's promise in the default configuration (nothing turned off): while at least one
+// The failover promise in the default configuration (nothing turned off): while at least one
 // scheduler replica lives, the death of any other costs no occurrence. Replicas are separate
 // processes, SIGKILLed and replaced; plain BullMQ consumers count every run. The cluster version is in
-// test/cluster/failover.test.ts; `npm run bench:failover` runs the issue's larger shapes.
+// test/cluster/failover.test.ts; `npm run bench:failover` runs larger shapes.
 import { describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../redis-url.js';
 import { type ChaosPlan, describeChaos, runChaos } from './default-chaos.js';

@@ -1,7 +1,7 @@
-// The trust issue's chaos in the default configuration: scheduler replicas as separate processes
+// Chaos in the default configuration: scheduler replicas as separate processes
 // (test/scheduler/fixtures/default-replica.ts, nothing set but where and what), SIGKILLed and
 // restarted, and plain BullMQ consumers that count every run. Used by test/chaos/*.test.ts (short
-// runs, asserted) and `npm run bench:failover` (the issue's shapes, printed).
+// runs, asserted) and `npm run bench:failover` (larger shapes, printed).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';

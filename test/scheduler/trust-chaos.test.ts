@@ -17,7 +17,7 @@ const MIN_KILLS = Math.floor(SECONDS / 2) - 1;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Everything the trust issue broke, at once: replicas SIGKILLed and replaced, a custom trigger that
+ * Every way the default configuration was once broken, at once: replicas SIGKILLed and replaced, a custom trigger that
  * throws, a schedule whose job options BullMQ refuses (on the same queue as the healthy ones), and
  * schedules paused and resumed at their due instants. No occurrence runs twice, no schedule goes back
  * in time, every healthy occurrence runs, nothing runs while paused, and the poison ones are errored.
