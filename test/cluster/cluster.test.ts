@@ -219,8 +219,16 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     await until(() => onTime > 0, 10_000);
     const records = (await b.history('late')).filter((r) => r.fireAt > lastBefore && r.fireAt < onTime);
     const catchUp = records.filter((r) => r.kind === 'catch-up');
-    expect(catchUp.length).toBe(1);
-    expect(catchUp[0]!.coalesced).toBeGreaterThanOrEqual(5);
+    // seen once in ~10 loaded runs: a catch-up standing for 2, not 5 or more; this says what happened
+    const timeline = JSON.stringify({
+      lastBefore,
+      stoppedAt,
+      restartAt,
+      onTime,
+      records: (await b.history('late')).map((r) => [r.fireAt, r.kind, r.outcome, r.reason, r.coalesced]),
+    });
+    expect(catchUp.length, timeline).toBe(1);
+    expect(catchUp[0]!.coalesced, timeline).toBeGreaterThanOrEqual(5);
     expect(records.filter((r) => r.outcome === 'missed').length).toBe(catchUp[0]!.coalesced! - 1);
     expect((await b.history.counts('late')).missed).toBeGreaterThanOrEqual(4);
   }, 30_000);
