@@ -1,9 +1,9 @@
 // Exactly once on a Redis Cluster: a replica process SIGKILLed mid-fire, bounded chaos, a graceful
 // CLUSTER FAILOVER, and a master SIGKILLed (its replica promoted after cluster-node-timeout).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ChaosPlan, describeChaos, runChaos } from '../chaos/default-chaos.js';
 import { expectKept } from '../chaos/expect-kept.js';
+import { type ReplicaProcess, spawnReplicaProcess } from '../scheduler/replica-process.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { clusterEnv, redisNow, until } from './helpers.js';
@@ -19,25 +19,8 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-interface Replica {
-  child: ChildProcess;
-  out: string;
-  exited: Promise<NodeJS.Signals | number | null>;
-}
-
-function spawnReplica(vars: Record<string, string>): Replica {
-  const child = spawn(process.execPath, [REPLICA], {
-    env: { ...process.env, CLUSTER_NODES: cluster.nodesText, ...vars },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const r: Replica = {
-    child,
-    out: '',
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code))),
-  };
-  child.stdout?.on('data', (d) => (r.out += String(d)));
-  return r;
-}
+const spawnReplica = (vars: Record<string, string>) =>
+  spawnReplicaProcess(REPLICA, { CLUSTER_NODES: cluster.nodesText, ...vars });
 
 /** Every (schedule, fireAt) of the replica fixture's grid in [from, to). */
 function expected(count: number, from: number, to: number): string[] {
@@ -58,7 +41,7 @@ function check(runs: Map<string, number>, want: string[]) {
 
 describe('exactly once on a Redis Cluster', () => {
   let env: ReturnType<typeof clusterEnv>;
-  const replicas: Replica[] = [];
+  const replicas: ReplicaProcess[] = [];
   afterEach(async () => {
     for (const r of replicas.splice(0)) r.child.kill('SIGKILL');
     await env?.cleanup();

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OccurrenceJobData } from '../../src/store/job-payload.js';
@@ -6,6 +5,7 @@ import { keys } from '../../src/store/keys.js';
 import { RunHistory } from '../../src/store/run-history.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { type ReplicaProcess, spawnReplicaProcess } from './replica-process.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
 const CHAOS = process.env.BULLBEAT_SKIP_CHAOS !== '1';
@@ -13,25 +13,7 @@ const CHAOS = process.env.BULLBEAT_SKIP_CHAOS !== '1';
 // with the defaults. BULLBEAT_CHAOS_SECONDS=300 for a long run.
 const CHAOS_SECONDS = Number(process.env.BULLBEAT_CHAOS_SECONDS ?? 15);
 
-interface Replica {
-  child: ChildProcess;
-  out: string;
-  exited: Promise<NodeJS.Signals | number | null>;
-}
-
-function spawnReplica(vars: Record<string, string>): Replica {
-  const child = spawn(process.execPath, [REPLICA], {
-    env: { ...process.env, REDIS_URL, ...vars },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const r: Replica = {
-    child,
-    out: '',
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code))),
-  };
-  child.stdout?.on('data', (d) => (r.out += String(d)));
-  return r;
-}
+const spawnReplica = (vars: Record<string, string>) => spawnReplicaProcess(REPLICA, { REDIS_URL, ...vars });
 
 /**
  * A consumer that behaves like the bullbeat worker runtime for the purpose of these tests: it writes
@@ -72,7 +54,7 @@ function check(runs: Map<string, number>, want: string[]) {
 
 describe('exactly once per occurrence', () => {
   let env: ReturnType<typeof testEnv>;
-  const replicas: Replica[] = [];
+  const replicas: ReplicaProcess[] = [];
   afterEach(async () => {
     for (const r of replicas.splice(0)) r.child.kill('SIGKILL');
     await env.cleanup();
@@ -125,7 +107,7 @@ describe('exactly once per occurrence', () => {
         KEEP_SEC: '1',
         STEP_DELAY_MS: '40',
       };
-      const live: Replica[] = [];
+      const live: ReplicaProcess[] = [];
       const launch = () => {
         const r = spawnReplica(vars);
         replicas.push(r);

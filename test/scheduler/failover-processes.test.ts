@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { spawnReplicaProcess } from './replica-process.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
 
@@ -20,17 +21,8 @@ describe('failover across processes', () => {
   });
 
   /** A replica process of the exactly-once fixture (each schedule every second, phases spread). */
-  function spawnReplica(vars: Record<string, string>) {
-    const child = spawn(process.execPath, [REPLICA], {
-      env: { ...process.env, REDIS_URL, ...vars },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    let out = '';
-    child.stdout?.on('data', (d) => (out += String(d)));
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    return { child, exited, ready: () => out.includes('ready') };
-  }
+  const spawnReplica = (vars: Record<string, string>) =>
+    spawnReplicaProcess(REPLICA, { REDIS_URL, ...vars }, children);
 
   it('across processes: after SIGTERM within claimAheadMs + 1 s, after SIGKILL within the lease + 1 s', async () => {
     env = testEnv('failover-proc');

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OccurrenceJobData } from '../../src/store/job-payload.js';
@@ -7,6 +7,7 @@ import { keys } from '../../src/store/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { spawnReplicaProcess } from './replica-process.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/trust-replica.ts');
 const SECONDS = Number(process.env.BULLBEAT_TRUST_CHAOS_SECONDS ?? 12);
@@ -30,24 +31,12 @@ describe('trust chaos', () => {
     await env.cleanup();
   });
 
-  function spawnReplica() {
-    const child = spawn(process.execPath, [REPLICA], {
-      env: {
-        ...process.env,
-        REDIS_URL,
-        PREFIX: env.prefix,
-        QUEUE: env.queue,
-        HEALTHY: `${HEALTHY}`,
-        CYCLED: `${CYCLED}`,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    let out = '';
-    child.stdout?.on('data', (d) => (out += String(d)));
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    return { child, exited, ready: () => out.includes('ready') };
-  }
+  const spawnReplica = () =>
+    spawnReplicaProcess(
+      REPLICA,
+      { REDIS_URL, PREFIX: env.prefix, QUEUE: env.queue, HEALTHY: `${HEALTHY}`, CYCLED: `${CYCLED}` },
+      children,
+    );
 
   it(
     `${SECONDS} s of kills, a poison trigger, a poison job option and pause/resume at the due instant`,
