@@ -107,6 +107,7 @@ export class RunPathScripts extends ScriptCaller {
           next: c.next === null ? '-1' : c.next,
           missed: c.missedUncounted,
           coalesced: c.coalesced ?? 0,
+          ran: c.enqueued?.fireAt ?? c.claim.fireAt,
           enqueued: counted(c.enqueued === undefined ? [] : enqueuedFacts(c.enqueued, a.now)),
           records,
         },

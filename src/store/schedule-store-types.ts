@@ -132,8 +132,13 @@ export interface FleetMember {
 /** One completion: the records to write and where the schedule goes next. */
 export interface Completion {
   claim: Claim;
-  /** The claimed occurrence was enqueued (its record is written, and it counts for `maxRuns`). */
+  /**
+   * An occurrence was enqueued (its record is written, and it counts for `maxRuns`): the claimed one, or
+   * the latest one due when the claim was a period late (`fireAt`; see `behindPlan`).
+   */
   enqueued?: {
+    /** The occurrence enqueued (the claimed one's fire time when omitted). */
+    fireAt?: number;
     kind: 'scheduled' | 'catch-up';
     queue: string;
     jobId: string;

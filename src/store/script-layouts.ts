@@ -29,7 +29,7 @@ export const COMPLETE = layout(
   ['historyLimit', 'now', 'token'],
   {
     itemKeys: ['runs', 'runidx', 'counts'],
-    item: ['id', 'fireAt', 'next', 'missed', 'coalesced', 'enqueued', 'records'],
+    item: ['id', 'fireAt', 'next', 'missed', 'coalesced', 'ran', 'enqueued', 'records'],
   },
 );
 

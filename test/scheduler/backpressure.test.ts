@@ -291,7 +291,7 @@ describe('backpressure', () => {
     await second.stop();
 
     // the first claim found its next occurrence due already: coalesced, with those due since, into the
-    // latest one, which the next claim enqueued; nothing of the outage was enqueued late
+    // latest one, which the same claim enqueued; nothing of the outage was enqueued late
     for (const e of fired) expect(e.fireAt).toBeGreaterThanOrEqual(restartAt - 200);
     const stats = second.loopStats!;
     expect(stats.coalescedBehind).toBeGreaterThanOrEqual(4);

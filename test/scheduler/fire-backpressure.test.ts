@@ -36,7 +36,7 @@ const deps = (backpressure: boolean) =>
   >;
 
 describe('coalesceBehind', () => {
-  it('coalesces the claims more than a period late, moved to their batch ready; leaves the rest', () => {
+  it('re-plans the claims more than a period late to run the latest due now; leaves the rest', () => {
     const batch: Batch = { token: 't', left: 0, ready: [] };
     const sec = everyMs(1000);
     const now = T0 + 2500;
@@ -51,10 +51,10 @@ describe('coalesceBehind', () => {
     );
     const held = coalesceBehind([behind, slow, reclaimed, all], now, deps(true));
     expect([...held]).toEqual([behind]);
-    expect(behind.plan).toMatchObject({ coalesced: { count: 2 }, next: T0 + 2000 });
-    expect(behind.plan.enqueue).toBeUndefined();
-    expect(batch.ready).toEqual([behind]);
-    expect(batch.left).toBe(3);
+    expect(behind.plan).toMatchObject({ coalesced: { count: 2 }, next: T0 + 3000 });
+    expect(behind.plan.enqueue?.fireAt).toBe(T0 + 2000); // enqueued by this claim, not left to the next
+    expect(batch.ready).toEqual([]); // still to be enqueued: nothing completes yet
+    expect(batch.left).toBe(4);
     for (const i of [slow, reclaimed, all]) expect(i.plan.enqueue?.fireAt).toBe(T0);
   });
 

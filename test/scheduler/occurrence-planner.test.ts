@@ -144,11 +144,27 @@ describe('coalescedPlan (backpressure)', () => {
 });
 
 describe('behindPlan (backpressure while the scheduler runs behind)', () => {
-  it('a claim later than a period: coalesced with the ones due since into the latest, which comes next', () => {
+  it('never collapses: claims each a period late or more still run one occurrence each', () => {
+    // a replica that claims every 1.5 s a schedule due every second: every claim is behind
+    let fireAt = T0;
+    const ran: number[] = [];
+    for (let claimAt = T0 + 1500; claimAt < T0 + 30_000; claimAt += 1500) {
+      if (fireAt > claimAt) continue;
+      const input = { def: def(), trigger: sec, fireAt, now: claimAt, fired: ran.length };
+      const p = behindPlan(input, planOccurrence(input)) ?? planOccurrence(input);
+      if (p.enqueue) ran.push(p.enqueue.fireAt);
+      fireAt = p.next!;
+    }
+    expect(ran.length).toBeGreaterThanOrEqual(18); // one per claim
+    for (let i = 1; i < ran.length; i++) expect(ran[i]!).toBeGreaterThan(ran[i - 1]!);
+  });
+
+  it('a claim later than a period: the latest due runs now, standing for the claimed one and those since', () => {
     const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 3500, fired: 2 };
     const p = behindPlan(input, planOccurrence(input));
-    expect(p?.enqueue).toBeUndefined();
-    // T0, T0 + 1 s and T0 + 2 s are coalesced; T0 + 3 s is due and is the next due time
+    // T0, T0 + 1 s and T0 + 2 s are coalesced into T0 + 3 s, enqueued by this claim; T0 + 4 s comes next
+    expect(p?.enqueue).toEqual({ fireAt: T0 + 3000, kind: 'scheduled' });
+    expect(p?.lateMs).toBe(500);
     expect(p?.coalesced).toEqual({
       fireAt: T0,
       count: 3,
@@ -157,15 +173,16 @@ describe('behindPlan (backpressure while the scheduler runs behind)', () => {
       standIn: T0 + 3000,
       span: { from: T0, to: T0 + 2000, count: 3 },
     });
-    expect(p?.next).toBe(T0 + 3000);
+    expect(p?.next).toBe(T0 + 4000);
     expect(p?.missed).toEqual([]);
   });
 
   it('the next occurrence due exactly now counts as due', () => {
     const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 1000, fired: 0 };
     expect(behindPlan(input, planOccurrence(input))).toMatchObject({
+      enqueue: { fireAt: T0 + 1000 },
       coalesced: { count: 1 },
-      next: T0 + 1000,
+      next: T0 + 2000,
     });
   });
 
@@ -181,11 +198,12 @@ describe('behindPlan (backpressure while the scheduler runs behind)', () => {
     expect(behindPlan(last, planOccurrence(last))).toBeUndefined();
     const ending = { def: def({ endAt: T0 + 500 }), trigger: sec, fireAt: T0, now: T0 + 5000, fired: 0 };
     expect(behindPlan(ending, planOccurrence(ending))).toBeUndefined();
-    // the walk stops at endAt: the latest occurrence inside it comes next
+    // the walk stops at endAt: the latest occurrence inside it runs, and is the last
     const bounded = { def: def({ endAt: T0 + 2000 }), trigger: sec, fireAt: T0, now: T0 + 5000, fired: 0 };
     expect(behindPlan(bounded, planOccurrence(bounded))).toMatchObject({
+      enqueue: { fireAt: T0 + 2000 },
       coalesced: { count: 2 },
-      next: T0 + 2000,
+      next: null,
     });
   });
 
@@ -202,6 +220,7 @@ describe('behindPlan (backpressure while the scheduler runs behind)', () => {
     expect(p?.coalesced?.count).toBe(10_000);
     expect(p?.coalesced?.fireAts).toHaveLength(100); // the newest hundred
     expect(p?.coalesced?.fireAts.at(-1)).toBe(T0 + 9_999);
-    expect(p?.next).toBe(T0 + 10_000);
+    expect(p?.enqueue?.fireAt).toBe(T0 + 10_000);
+    expect(p?.next).toBe(T0 + 10_001); // still due: the next claim walks on from there
   });
 });

@@ -155,6 +155,45 @@ describe('complete', () => {
     expect(await bed.redis.zscore(bed.k.completed, 'b')).toBe('9000');
     expect(await bed.redis.hget(bed.k.state, 'b')).toBe(row('c', 0, '', 1000, 'fp', 'c'));
   });
+
+  it('a claim a period late enqueues a later occurrence: its record, the last run and the resched rule follow it', async () => {
+    const keys = setup();
+    await claimedAt('s', 5000, 't');
+    const standsFor = { from: 5000, to: 6000, count: 2, cause: 'scheduler-behind' };
+    const coalesced = (at: string): [string, string, object, string] => [
+      at,
+      at,
+      { outcome: 'skipped', reason: 'coalesced', standIn: 7000 },
+      '',
+    ];
+    const n = await callScript(
+      bed,
+      COMPLETE,
+      ...keys.complete(['s']),
+      10,
+      9000,
+      't',
+      ...item('s', 5000, 8000, {
+        enqueued: { outcome: 'enqueued', jobId: 'j7' },
+        records: [coalesced('5000'), coalesced('6000'), ['7000', '7000', { standsFor }, '']],
+        coalesced: 2,
+        ran: 7000,
+      }),
+    );
+    expect(n).toEqual([1]);
+    // the stand-in's record holds its enqueue and what it stands for; the claimed one is coalesced
+    expect(await storedRecord(bed, 's', '7000')).toEqual({
+      outcome: 'enqueued',
+      jobId: 'j7',
+      standsFor: JSON.stringify(standsFor),
+    });
+    expect(await storedRecord(bed, 's', '5000')).toMatchObject({ outcome: 'skipped', reason: 'coalesced' });
+    expect(await bed.redis.zrange(bed.k.runIndex('s'), '0', '-1')).toEqual(['5000', '6000', '7000']);
+    // the schedule's last run is the stand-in (what backpressure looks up next), counted once
+    expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('a', 1, 7000, 1000, 'fp', 'c'));
+    expect(await bed.redis.hget(bed.k.counts('s'), 'coalesced')).toBe('2');
+    expect(await bed.redis.zscore(bed.k.due, 's')).toBe('8000');
+  });
 });
 
 describe('upsert and remove', () => {

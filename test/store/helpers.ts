@@ -100,10 +100,20 @@ export function item(
     records?: [string, string, object, string][];
     missed?: number;
     coalesced?: number;
+    /** The occurrence enqueued, when not the claimed one (a claim a period late). */
+    ran?: number;
   } = {},
 ): (string | number)[] {
   const enq = o.enqueued ? patchArgs(o.enqueued as Record<string, unknown>).set : [];
-  const out: (string | number)[] = [id, fireAt, next, o.missed ?? 0, o.coalesced ?? 0, ...counted(enq)];
+  const out: (string | number)[] = [
+    id,
+    fireAt,
+    next,
+    o.missed ?? 0,
+    o.coalesced ?? 0,
+    o.ran ?? fireAt,
+    ...counted(enq),
+  ];
   out.push(o.records?.length ?? 0);
   for (const [field, score, patch, counter] of o.records ?? []) {
     out.push(field, score, counter, ...counted(patchArgs(patch as Record<string, unknown>).set));

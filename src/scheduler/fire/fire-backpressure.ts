@@ -23,36 +23,34 @@ function planInput(item: Item, now: number): PlanInput {
 
 /**
  * Backpressure on one planned claim batch: the occurrences due now whose schedule's next one is due too
- * (`coalesceBehind`), then the look-up of the previous jobs for the rest (`holdBackAtClaim`). Returns
- * every item held back, each moved to its batch's ready list.
+ * are re-planned to run the latest one due (`coalesceBehind`), then the previous jobs are looked up for
+ * all (`holdBackAtClaim`). Returns every item held back (not enqueued), each moved to its batch's ready
+ * list.
  */
-export async function holdBack(
+export function holdBack(
   dueNow: readonly Item[],
   later: readonly Item[],
   now: number,
   deps: Deps,
 ): Promise<Set<Item>> {
-  const behind = coalesceBehind(dueNow, now, deps);
-  const rest = behind.size > 0 ? dueNow.filter((i) => !behind.has(i)) : dueNow;
-  const held = await holdBackAtClaim([...rest, ...later], now, deps);
-  for (const item of behind) held.add(item);
-  return held;
+  coalesceBehind(dueNow, now, deps);
+  return holdBackAtClaim([...dueNow, ...later], now, deps);
 }
 
 /**
  * Backpressure when this replica itself runs behind: a claimed occurrence that is due already and
  * whose schedule's next occurrence is due too, and that is later than a take-over explains
- * (`takeOverGraceMs`: a claim lease and a little), is not enqueued (see `behindPlan`), but coalesced with
- * the others due since into the latest one, which the completion puts back in `due` for the next claim
- * to enqueue. Without it a scheduler that falls behind (more due than the box can enqueue, a replica
- * back after a pause) enqueues its whole backlog, each occurrence later than the last, and never
- * catches up. Same scope as the look-up below: not a reclaimed claim (its own job may be in the queue
- * already), not `misfire: 'all'` with `coalesce: false`. Returns the items coalesced, moved to their
- * batch's ready list.
+ * (`takeOverGraceMs`: a claim lease and a little), is re-planned (see `behindPlan`): the latest
+ * occurrence due is enqueued in its place, now, standing for it and the others due since. Without it a
+ * scheduler that falls behind (more due than the box can claim, a replica back after a pause) enqueues
+ * its whole backlog, each occurrence later than the last, and never catches up; and with the stand-in
+ * left to the next claim instead, a next claim as late coalesces it again, and nothing runs at all.
+ * Same scope as the look-up below: not a reclaimed claim (its own job may be in the queue already), not
+ * `misfire: 'all'` with `coalesce: false`. Returns the items re-planned.
  */
 export function coalesceBehind(items: readonly Item[], now: number, deps: Deps): Set<Item> {
-  const held = new Set<Item>();
-  if (!deps.options.backpressure) return held;
+  const behind = new Set<Item>();
+  if (!deps.options.backpressure) return behind;
   for (const item of items) {
     const def = item.cached.def;
     if (item.claim.reclaimed || !backpressureApplies(def)) continue;
@@ -69,11 +67,9 @@ export function coalesceBehind(items: readonly Item[], now: number, deps: Deps):
     }
     if (!plan) continue;
     item.plan = plan;
-    item.batch.left--;
-    item.batch.ready.push(item);
-    held.add(item);
+    behind.add(item);
   }
-  return held;
+  return behind;
 }
 
 /**

@@ -57,9 +57,9 @@ export interface FireLoopStats {
    */
   coalesced: number;
   /**
-   * Of those, the ones never claimed themselves: coalesced with a claimed one that was late by more than
-   * a period (`claimed` counts the claim once). So `claimed = enqueued + coalesced - coalescedBehind`
-   * when nothing was missed.
+   * The occurrences a claim handled beyond its own: when it came a period late or more, those coalesced
+   * since the claimed one and the latest, which it enqueued (`claimed` counts the claim once). So
+   * `claimed = enqueued + coalesced - coalescedBehind` when nothing was missed.
    */
   coalescedBehind: number;
   reclaimed: number;

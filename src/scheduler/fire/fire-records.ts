@@ -85,6 +85,7 @@ export function completionOf(
     claim,
     ...(plan.enqueue && {
       enqueued: {
+        ...(plan.enqueue.fireAt !== claim.fireAt && { fireAt: plan.enqueue.fireAt }),
         kind: plan.enqueue.kind,
         queue: def.queue,
         jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),

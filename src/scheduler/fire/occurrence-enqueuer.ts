@@ -246,7 +246,8 @@ export class OccurrenceEnqueuer {
     if (plan.enqueue) this.parts.stats.enqueued++;
     if (plan.coalesced) {
       this.parts.stats.coalesced += plan.coalesced.count;
-      this.parts.stats.coalescedBehind += plan.coalesced.count - 1;
+      // the occurrences this claim handled beyond its own (a claim a period late runs a later one)
+      this.parts.stats.coalescedBehind += plan.coalesced.count + (plan.enqueue ? 1 : 0) - 1;
     }
     this.parts.stats.missed += plan.missed.length;
     const { events, options, logger } = this.parts.deps;

@@ -18,7 +18,10 @@ export interface PlanInput {
   fired: number;
 }
 
-/** What to do with one claim. At most one job, always for `input.fireAt`, so that a retry is idempotent. */
+/**
+ * What to do with one claim. At most one job: the claimed occurrence `input.fireAt`, so that a retry is
+ * idempotent, or, when the claim is a period late or more (`behindPlan`), the latest occurrence due.
+ */
 export interface OccurrencePlan {
   /** Enqueue the claimed occurrence. */
   enqueue?: { fireAt: number; kind: 'scheduled' | 'catch-up' };
@@ -184,14 +187,18 @@ export function coalescedPlan(input: PlanInput, plan: OccurrencePlan, waiting: n
     // a trigger that throws walking back: the span is this occurrence (its next claim errors it)
     [from, count] = [fire, 1];
   }
+  // a plan coalescing already (the scheduler behind: `behindPlan`) keeps those it coalesced, with its
+  // stand-in now coalesced too: the waiting job stands for them all
+  const before = plan.coalesced;
+  const fireAts = before ? [...before.fireAts, fire].slice(-100) : [fire];
   return {
     missed: plan.missed,
     next,
     lateMs: plan.lateMs,
     coalesced: {
-      fireAt: fire,
-      count: 1,
-      fireAts: [fire],
+      fireAt: before?.fireAt ?? fire,
+      count: (before?.count ?? 0) + 1,
+      fireAts,
       cause: 'consumer-behind',
       standIn: waiting,
       span: { from, to: fire, count },
@@ -202,35 +209,45 @@ export function coalescedPlan(input: PlanInput, plan: OccurrencePlan, waiting: n
 /**
  * The plan of a claimed occurrence that is superseded already when claimed: the schedule's next
  * occurrence is due too (the claim came more than a period late: every replica was down for a moment,
- * or more is due than this box can enqueue). Enqueued, it would wait in the queue in front of a later
- * occurrence that is due as well. Under backpressure it is coalesced instead, with every occurrence due
- * since but the latest, which becomes the next due time (the next claim enqueues it, at once): a replica
- * that runs behind catches up in one claim instead of enqueueing its whole backlog late. Nothing is
- * enqueued by this plan, so a re-plan of the claim (a take-over) cannot enqueue a different occurrence.
+ * or more is due than this box can claim). Enqueued as claimed, it would wait in the queue in front of
+ * a later occurrence that is due as well, and the next claim, as late, would be behind again. Under
+ * backpressure the latest occurrence due is enqueued instead, in this claim, standing for the claimed
+ * one and every one due since (coalesced, `scheduler-behind`), and the next due time is the one after
+ * it: a replica that runs behind runs each schedule once per claim, at the rate it can claim, and never
+ * falls to zero runs however far behind it is.
+ *
  * Undefined when the plan does not enqueue, when its next occurrence is not due yet, or when it is late
  * by `graceMs` or less: the delay a take-over explains (a replica died holding the schedule's previous
  * claim; its lease lapsed and another took it over, and the occurrences after it come due together),
  * which is caught up by enqueueing them, never by coalescing them in place of the take-over.
+ *
+ * A re-plan of the same claim (a take-over after a crash between the add and the completion) plans the
+ * claimed occurrence afresh (reclaimed claims are not coalesced, see `coalesceBehind`): it may run the
+ * claimed occurrence beside the stand-in, two distinct occurrences, never one twice.
  */
 export function behindPlan(input: PlanInput, plan: OccurrencePlan, graceMs = 0): OccurrencePlan | undefined {
   const { def, trigger, now } = input;
+  // (a claim that is the schedule's last run, by `maxRuns` or `endAt`, has no next: it runs as claimed)
   if (!plan.enqueue || plan.next === null || plan.next > now) return undefined;
   if (now - plan.enqueue.fireAt <= graceMs) return undefined;
   const fireAts = [plan.enqueue.fireAt];
   let latest = plan.next;
   let count = 1;
-  while (count < MAX_WALK) {
-    const n = checkedNextFire(trigger, latest, now);
-    if (n === null || n > now || (def.endAt !== undefined && n > def.endAt)) break;
+  let next: number | null;
+  for (;;) {
+    next = checkedNextFire(trigger, latest, now);
+    if (next !== null && def.endAt !== undefined && next > def.endAt) next = null;
+    if (next === null || next > now || count >= MAX_WALK) break;
     fireAts.push(latest);
     if (fireAts.length > 100) fireAts.shift();
-    latest = n;
+    latest = next;
     count++;
   }
   return {
+    enqueue: { fireAt: latest, kind: plan.enqueue.kind },
     missed: plan.missed,
-    next: latest,
-    lateMs: plan.lateMs,
+    next,
+    lateMs: now - latest,
     coalesced: {
       fireAt: plan.enqueue.fireAt,
       count,

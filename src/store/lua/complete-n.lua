@@ -25,7 +25,9 @@
     ARGV[3] token of the claim call
     then per item, in order:
       id, fireAt, next ('-1' = none: complete), missed occurrences beyond the records, occurrences
-      coalesced by backpressure (counted as `coalesced`; their records are among the others),
+      coalesced by backpressure (counted as `coalesced`; their records are among the others), ran
+      (the fire time of the occurrence enqueued: the claimed one's, or the latest one due when the
+      claim came a period late; the schedule's last run, and where its `enqueued` record goes),
       the `enqueued` record: the number of its name/value pairs (0 = not enqueued), the pairs;
       the number of other records, then per record: field, score, counter ('' none), the number of its
       pairs, the pairs
@@ -49,7 +51,7 @@ do
   while a <= #ARGV do
     at[#at + 1] = a
     ids[#ids + 1] = ARGV[a]
-    local _, b = pairsAt(a + 6)
+    local _, b = pairsAt(a + 7)
     local others = tonumber(ARGV[b])
     b = b + 1
     for _ = 1, others do
@@ -77,7 +79,7 @@ for j = 0, n - 1 do
       local runs, idx, counts = KEYS[8 + 3 * j], KEYS[9 + 3 * j], KEYS[10 + 3 * j]
       local recBase = recordBase(runs, id)
       local s = parseState(row)
-      local enq, b = pairsAt(a + 6)
+      local enq, b = pairsAt(a + 7)
       local others = tonumber(ARGV[b])
       b = b + 1
       for _ = 1, others do
@@ -86,10 +88,11 @@ for j = 0, n - 1 do
         bumpCounters(counts, KEYS[7], ARGV[b + 2])
         b = c
       end
+      local ran = ARGV[a + 5]
       if #enq > 0 then
         s.fired = (tonumber(s.fired) or 0) + 1
-        s.last = f
-        writeRecord(runs, idx, recBase, f, f, enq, '', limit)
+        s.last = ran
+        writeRecord(runs, idx, recBase, ran, ran, enq, '', limit)
       end
       local mc = tonumber(ARGV[a + 3])
       if mc > 0 then
@@ -105,7 +108,7 @@ for j = 0, n - 1 do
       if rs then redis.call('HDEL', KEYS[5], id) end
       if s.status == 'a' then
         local nxt = ARGV[a + 2]
-        if rs and (rs == '-1' or tonumber(rs) > tonumber(f)) then nxt = rs end
+        if rs and (rs == '-1' or tonumber(rs) > tonumber(ran)) then nxt = rs end
         if nxt == '-1' then
           s.status = 'c'
           redis.call('ZADD', KEYS[6], now, id)
