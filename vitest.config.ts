@@ -27,6 +27,7 @@ const UNIT = [
   'test/store/claim-row.test.ts',
   'test/store/owed-run.test.ts',
   'test/store/partitions.test.ts',
+  'test/store/record-spans.test.ts',
   'test/store/run-path-scripts.test.ts',
   'test/store/script-batcher.test.ts',
   'test/store/script-layouts.test.ts',

@@ -14,6 +14,7 @@
 //   npm run bench:burst                               (node --import tsx bench/burst.ts)
 //   node --import tsx bench/burst.ts --n 1000 --seconds 5 --overload 0      (quicker)
 //   --n '' skips the aligned rows, --overload 0 the overload row, --columns runtime,plain,bullmq,limit
+//   --burners K: the overload row again with K CPU burners (busy child processes) beside it (a loaded box)
 //   env: BURST_BATCH the scheduler's claimBatch (500, the default); BURST_DEBUG=1 prints when each
 //   claim came; BENCH_CHILD_ARGS node flags for the child processes (`--cpu-prof --cpu-prof-dir=DIR`)
 //
@@ -41,6 +42,7 @@ const arg = (name: string, fallback: string) => {
 const list = (v: string) => v.split(',').filter(Boolean);
 const NS = list(arg('n', '1000,2000,5000')).map(Number);
 const OVERLOAD = Number(arg('overload', '10000'));
+const BURNERS = Number(arg('burners', '0'));
 const SECONDS = Number(arg('seconds', '20'));
 const WARMUP = Number(arg('warmup', '3'));
 const CONCURRENCY = Number(arg('concurrency', '200'));
@@ -393,27 +395,49 @@ for (const n of NS) {
     );
   }
 }
-if (OVERLOAD > 0) {
-  const bb = await runBullbeat(OVERLOAD, 'plain');
-  // BENCH_AFTER_BULLBEAT: a command run between the two sides (e.g. to read Redis's SLOWLOG of bullbeat's side)
-  if (process.env.BENCH_AFTER_BULLBEAT) execSync(process.env.BENCH_AFTER_BULLBEAT, { stdio: 'inherit' });
-  const mq = await runBullmq(OVERLOAD);
+/** K busy processes (a loaded box) until the returned function stops them. */
+function burn(k: number): () => void {
+  const kids = Array.from({ length: k }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+  return () => {
+    for (const kid of kids) kid.kill('SIGKILL');
+  };
+}
+
+async function overloadRows(burners: number): Promise<void> {
+  const stop = burn(burners);
+  let bb: Row;
+  let mq: Row;
+  try {
+    bb = await runBullbeat(OVERLOAD, 'plain');
+    // BENCH_AFTER_BULLBEAT: a command run between the two sides (e.g. to read Redis's SLOWLOG of bullbeat's side)
+    if (process.env.BENCH_AFTER_BULLBEAT) execSync(process.env.BENCH_AFTER_BULLBEAT, { stdio: 'inherit' });
+    mq = await runBullmq(OVERLOAD);
+  } finally {
+    stop();
+  }
+  const perSec = (row: Row) => row.handler.n / SECONDS;
   console.log(
-    `\nOverload: ${OVERLOAD} schedules every second, aligned, plain Worker (concurrency ${CONCURRENCY}).\n`,
+    `\nOverload: ${OVERLOAD} schedules every second, aligned, plain Worker (concurrency ${CONCURRENCY})${burners > 0 ? `, ${burners} CPU burners beside it` : ''}.\n`,
   );
   console.log(
-    '| | p50 / p99 / max (ms) | runs seen / expected | coalesced | queue depth at the end | Redis CPU per run (µs) |',
+    '| | p50 / p99 / max (ms) | runs seen / expected | runs/s | runs/s vs BullMQ | coalesced | queue depth at the end | Redis CPU per run (µs) |',
   );
-  console.log('|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|');
   console.log(
-    `| bullbeat | ${lat(bb)} | ${bb.handler.n} / ${bb.expected} | ${bb.coalesced} | ${bb.depth} | ${f(bb.redisUs)} |`,
+    `| bullbeat | ${lat(bb)} | ${bb.handler.n} / ${bb.expected} | ${perSec(bb).toFixed(0)} | ${(perSec(bb) / Math.max(1, perSec(mq))).toFixed(2)}x | ${bb.coalesced} | ${bb.depth} | ${f(bb.redisUs)} |`,
   );
   console.log(
-    `| BullMQ job schedulers | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | – | ${mq.depth} | ${f(mq.redisUs)} |`,
+    `| BullMQ job schedulers | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | ${perSec(mq).toFixed(0)} | 1.00x | – | ${mq.depth} | ${f(mq.redisUs)} |`,
   );
   extra.push(
-    `| ${OVERLOAD} (overload) | bullbeat scheduler + plain Worker | ${f(bb.enqueue!.p50)} / ${f(bb.enqueue!.p99)} | ${f(bb.burst!.p50)} / ${f(bb.burst!.p99)} / ${f(bb.burst!.max)} | ${bb.coalesced} | ${bb.lookups!.calls} × ${bb.lookups!.usPerCall.toFixed(2)} µs |`,
+    `| ${OVERLOAD} (overload${burners > 0 ? `, ${burners} burners` : ''}) | bullbeat scheduler + plain Worker | ${f(bb.enqueue!.p50)} / ${f(bb.enqueue!.p99)} | ${f(bb.burst!.p50)} / ${f(bb.burst!.p99)} / ${f(bb.burst!.max)} | ${bb.coalesced} | ${bb.lookups!.calls} × ${bb.lookups!.usPerCall.toFixed(2)} µs |`,
   );
+}
+if (OVERLOAD > 0) {
+  await overloadRows(0);
+  if (BURNERS > 0) await overloadRows(BURNERS);
 }
 if (extra.length > 0) {
   console.log(

@@ -7,7 +7,7 @@ import { parseRecord, type RunRecord } from './run-record.js';
  * never decode it; this file is the one encoder of those arguments and the one decoder of the hash.
  *
  * `scheduleId` and `fireAt` are not stored: the key and the occurrence field say them. Numbers are
- * written in decimal, booleans as `1`; the two nested facts (`previousAttempts`, `standsFor`) are JSON
+ * written in decimal, booleans as `1`; the nested facts (`previousAttempts`, `standsFor`, `coalescedBefore`) are JSON
  * text written by the caller and read back here (Lua only stores them).
  *
  * Records written by earlier releases are JSON under the occurrence field of the schedule's `runs:<id>`
@@ -25,7 +25,7 @@ const NUMBERS = new Set<string>([
   'fencingToken',
 ]);
 const BOOLEANS = new Set<string>(['reclaimed', 'buffered']);
-const NESTED = new Set<string>(['previousAttempts', 'standsFor']);
+const NESTED = new Set<string>(['previousAttempts', 'standsFor', 'coalescedBefore']);
 /** Said by the key and the occurrence field, not stored. */
 const IMPLIED = new Set<string>(['scheduleId', 'fireAt']);
 

@@ -62,7 +62,40 @@ export async function readHistories(
     keys,
     scheduleIds.map((scheduleId, i) => ({ scheduleId, fields: lists[i] ?? [] })),
   );
-  return records.map((list) => list.flatMap((r) => r ?? []));
+  return records.map((list) => withSpans(list.flatMap((r) => r ?? [])).slice(0, limit));
+}
+
+/**
+ * Records newest first, with the occurrences of each coalesced span shown one by one: a run that
+ * stands for occurrences coalesced while the scheduler was behind keeps them as one list
+ * (`coalescedBefore`), and each becomes the `skipped`/`coalesced` record it would have had, placed by
+ * its fire time. An occurrence that has a record of its own keeps it.
+ */
+export function withSpans(records: readonly RunRecord[]): RunRecord[] {
+  if (!records.some((r) => r.coalescedBefore?.length)) return [...records];
+  const own = new Set(
+    records.map((r) => `${r.kind === 'manual' || r.kind === 'backfill' ? r.kind : ''}${r.fireAt}`),
+  );
+  const out = [...records];
+  for (const r of records) {
+    for (const before of r.coalescedBefore ?? []) {
+      const fireAt = r.fireAt - before;
+      if (own.has(String(fireAt))) continue;
+      own.add(String(fireAt));
+      out.push({
+        scheduleId: r.scheduleId,
+        fireAt,
+        kind: 'scheduled',
+        outcome: 'skipped',
+        reason: 'coalesced',
+        coalescedBy: 'scheduler-behind',
+        standIn: r.fireAt,
+        ...(r.replica !== undefined && { replica: r.replica }),
+        ...(r.claimedAt !== undefined && { claimedAt: r.claimedAt }),
+      });
+    }
+  }
+  return out.sort((a, b) => b.fireAt - a.fireAt);
 }
 
 /** Every record key of a schedule's history (its index's fields), for a delete. */

@@ -54,6 +54,13 @@ export interface RunRecord {
    * and why (the latest coalescing written).
    */
   standsFor?: { from: number; to: number; count: number; cause: CoalesceCause };
+  /**
+   * The occurrences this run stands for that were coalesced because no replica claimed them in time
+   * (`scheduler-behind`): how many ms before this run's fire time each was due (the newest 100). They
+   * have no record of their own: a span is one record, and the read model (`history`, `why`, the
+   * dashboard) shows each of them as a `skipped`/`coalesced` record naming this run.
+   */
+  coalescedBefore?: number[];
   enqueuedAt?: number;
   startedAt?: number;
   finishedAt?: number;

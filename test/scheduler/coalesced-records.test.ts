@@ -54,7 +54,7 @@ describe('coalesced occurrences are recorded', () => {
     expect(why.summary).toContain(new Date(standIn.fireAt).toISOString());
   });
 
-  it('scheduler behind (every replica down for 2.5 s): the latest occurrence runs and stands for the outage', async () => {
+  it('scheduler behind (every replica down for 2.5 s): the latest occurrence runs and stands for the outage, one record for the span', async () => {
     env = testEnv('coalesced-behind');
     const runs: number[] = [];
     worker = new Worker(
@@ -90,6 +90,16 @@ describe('coalesced occurrences are recorded', () => {
     const standIn = records.find((r) => r.fireAt === standInAt) as RunRecord;
     expect(standIn.standsFor).toMatchObject({ count: coalesced.length, cause: 'scheduler-behind' });
     expect(standIn.outcome).not.toBe('skipped');
+    // the span is one record, the stand-in's: history shows each occurrence of it from that record
+    expect(standIn.coalescedBefore?.map((ms) => standInAt - ms).sort()).toEqual(
+      coalesced.map((r) => r.fireAt).sort(),
+    );
+    for (const r of coalesced) {
+      expect(await env.redis.exists(second.keys.record('b', String(r.fireAt)))).toBe(0);
+    }
+    expect(await env.redis.exists(second.keys.record('b', String(standInAt)))).toBe(1);
+    // ... and the stand-in ran, enqueued by the claim that found it behind (not left to a later claim)
+    expect(coalesced.every((r) => r.fireAt < standInAt)).toBe(true);
     await until(() => runs.includes(standInAt), 5000);
     const oldest = Math.min(...coalesced.map((r) => r.fireAt));
     const why = await whyDidntItRun(second, 'b', { at: oldest });

@@ -48,7 +48,21 @@ export function completionOf(
     },
     counter: 'missed',
   }));
-  if (plan.coalesced) {
+  if (plan.coalesced?.cause === 'scheduler-behind') {
+    // a span coalesced while the scheduler was behind is one record, the stand-in's (it runs in this
+    // claim): the read model shows each occurrence of it (`coalescedBefore`, see record-reads.ts)
+    const { standIn, span, fireAts } = plan.coalesced;
+    records.push({
+      fireAt: standIn,
+      field: occurrenceField(standIn),
+      patch: {
+        scheduleId: def.id,
+        fireAt: standIn,
+        standsFor: { ...span, cause: 'scheduler-behind' },
+        coalescedBefore: fireAts.slice(-historyLimit).map((at) => standIn - at),
+      },
+    });
+  } else if (plan.coalesced) {
     // each occurrence coalesced (the newest historyLimit; all are counted), and the run standing for them
     const { cause, standIn, span } = plan.coalesced;
     for (const fireAt of plan.coalesced.fireAts.slice(-historyLimit)) {
