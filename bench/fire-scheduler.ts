@@ -19,8 +19,8 @@ const manager = new SchedulerManager({
   ...(process.env.FOREIGN === '0' && { foreignOutcomes: false }),
   ...(process.env.GATHER && { foreignOutcomes: { gatherMs: Number(process.env.GATHER) } }),
   ...(process.env.BACKPRESSURE === '0' && { backpressure: false }),
-  // COMMIT_AHEAD=1: stage occurrences in BullMQ's delayed set ahead of their instant (off by default)
-  ...(process.env.COMMIT_AHEAD === '1' && { commitAhead: true }),
+  // COMMIT_AHEAD=0: hold occurrences in the replica until their instant (staged ahead by default)
+  ...(process.env.COMMIT_AHEAD === '0' && { commitAhead: false }),
 });
 const from = Number(process.env.FROM ?? 0);
 const to = Number(process.env.TO ?? Number.MAX_SAFE_INTEGER);

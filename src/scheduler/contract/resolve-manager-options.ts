@@ -58,7 +58,7 @@ export function resolveManagerOptions(
   const backpressure = o.backpressure ?? true;
   if (typeof backpressure !== 'boolean')
     fail('backpressure', `must be a boolean, got ${String(backpressure)}`);
-  const commitAhead = o.commitAhead ?? false;
+  const commitAhead = o.commitAhead ?? true;
   if (typeof commitAhead !== 'boolean') fail('commitAhead', `must be a boolean, got ${String(commitAhead)}`);
   // REDIS_CLUSTER_NODES wins over REDIS_URL, as --redis-cluster-nodes over --redis-url
   const clusterNodes = env.REDIS_CLUSTER_NODES?.trim();

@@ -153,9 +153,8 @@ export interface SchedulerManagerOptions {
    * once as a delayed job due exactly then (as BullMQ's job schedulers do), so the fire instant costs
    * BullMQ's promotion rather than an `addBulk`, and a replica that dies holds nothing due. A pause,
    * removal or update removes a staged job BullMQ has not promoted yet. `false` holds each occurrence
-   * in the replica and adds it at its fire time. Off by default until it is measured faster and shown
-   * to lose nothing when a Redis Cluster master fails (see docs/commit-ahead.md).
-   * @defaultValue `false`
+   * in the replica and adds it at its fire time (see docs/commit-ahead.md).
+   * @defaultValue `true`
    */
   commitAhead?: boolean;
   /**
