@@ -4,6 +4,7 @@ import { decodeDefinition, type ScheduleDefinition } from '../../store/schedule-
 import type { Claim } from '../../store/schedule-store-types.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
+import type { PlanAllowance } from './plan-allowance.js';
 
 /** Parsed definitions kept (least recently used go first; completed and stopped schedules at once). */
 const CACHE_LIMIT = 20_000;
@@ -15,6 +16,8 @@ export interface CachedDefinition {
   trigger: Trigger;
   /** The definition's BullMQ job options (without the job id), computed once. */
   opts?: JobsOptions;
+  /** Its planning time so far, for a schedule whose plans took a millisecond or more (plan-allowance.ts). */
+  allowance?: PlanAllowance | undefined;
 }
 
 /**

@@ -3,6 +3,7 @@ import { withTimeBudget } from '../../triggers/time-budget.js';
 import { type PreviousJob, stillWaiting } from './backpressure.js';
 import type { FireLoopDeps, Item } from './fire-loop-types.js';
 import { backpressureApplies, behindPlan, coalescedPlan, type PlanInput } from './occurrence-planner.js';
+import { metered } from './plan-allowance.js';
 
 type Deps = Pick<FireLoopDeps, 'options' | 'queue' | 'logger'>;
 
@@ -56,8 +57,11 @@ export function coalesceBehind(items: readonly Item[], now: number, deps: Deps):
     if (item.claim.reclaimed || !backpressureApplies(def)) continue;
     let plan: ReturnType<typeof behindPlan>;
     try {
-      plan = withTimeBudget(deps.options.triggerBudgetMs, () =>
-        behindPlan(planInput(item, now), item.plan, takeOverGraceMs(deps.options.claimLeaseMs)),
+      const budget = deps.options.triggerBudgetMs;
+      plan = metered(item.cached, budget, () =>
+        withTimeBudget(budget, () =>
+          behindPlan(planInput(item, now), item.plan, takeOverGraceMs(deps.options.claimLeaseMs)),
+        ),
       );
     } catch (err) {
       // a trigger that throws further on: the claimed occurrence was planned, it is enqueued as planned

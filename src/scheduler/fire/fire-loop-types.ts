@@ -63,6 +63,11 @@ export interface FireLoopStats {
    */
   coalescedBehind: number;
   reclaimed: number;
+  /**
+   * Claims set aside, unplanned, because their schedule's planning used up its allowance (a slow
+   * trigger; see plan-allowance.ts), to be planned once it has refilled.
+   */
+  setAside: number;
   earlyWakeups: number;
   errors: number;
   /** `WAIT`s sent after enqueues (`replicaAcks`): one per queue per enqueue. */
@@ -140,6 +145,7 @@ export function emptyFireStats(): FireLoopStats {
     coalesced: 0,
     coalescedBehind: 0,
     reclaimed: 0,
+    setAside: 0,
     earlyWakeups: 0,
     errors: 0,
     errored: 0,

@@ -8,6 +8,7 @@ import { DefinitionCache } from './definition-cache.js';
 import { holdBack } from './fire-backpressure.js';
 import { type FireClock, monotonicClock } from './fire-clock.js';
 import {
+  type Batch,
   emptyFireStats,
   type FireLoopDeps,
   type FireLoopFootprint,
@@ -330,17 +331,23 @@ export class FireLoop {
     );
   }
 
-  /** Plan one batch of claims: enqueue what is due now, keep the rest for its fire time. */
+  /**
+   * Plan one batch of claims: enqueue what is due now, keep the rest for its fire time. `setAside`: the
+   * claims of an earlier batch set aside for their schedule's planning allowance, planned now.
+   */
   private async accept(
     claims: readonly Claim[],
     now: number,
     token: string,
     stopSeq: number,
     sentAt: number,
+    setAside = false,
   ): Promise<void> {
-    this.stats.claimed += claims.length;
-    await this.deps.hooks?.afterClaim?.(claims);
-    const { batch, dueNow, later, planned, unplanned, poisoned } = planClaims(
+    if (!setAside) {
+      this.stats.claimed += claims.length;
+      await this.deps.hooks?.afterClaim?.(claims);
+    }
+    const { batch, dueNow, later, planned, unplanned, poisoned, deferred, deferMs } = planClaims(
       claims,
       { now, token, stopSeq },
       this.cache,
@@ -350,6 +357,7 @@ export class FireLoop {
     );
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
     this.renewer.hold(batch, planned, sentAt); // leased from the claim, not from its planning
+    if (deferred.length > 0) this.planLater(deferred, batch, token, stopSeq, deferMs);
     if (poisoned.length > 0) await Promise.all(poisoned);
     const held = await holdBack(dueNow, later, now, this.deps);
     this.learnPrep(this.timers.now() - sentAt);
@@ -365,6 +373,26 @@ export class FireLoop {
       await Promise.all([this.enqueuer.enqueue(dueNow), this.enqueuer.enqueue(staged, undefined, now)]);
       if (staged.length > 0) this.learnPrep(this.timers.now() - sentAt); // staged before the instant
     } else if (batch.left === 0) await this.track(this.enqueuer.complete(batch));
+  }
+
+  /**
+   * Claims set aside because their schedule used up its planning allowance (plan-allowance.ts): held
+   * (renewed with `batch`) and planned in a batch of their own once the allowance has refilled. After
+   * `stop` they are left to lapse (another replica takes them over).
+   */
+  private planLater(claims: Claim[], batch: Batch, token: string, stopSeq: number, waitMs: number): void {
+    this.stats.setAside += claims.length;
+    this.timers.setTimeout(() => {
+      this.renewer.release(
+        batch,
+        claims.map((c) => c.id),
+      );
+      if (!this.running) return;
+      const at = this.timers.now();
+      void this.track(this.accept(claims, Math.floor(this.clock.now()), token, stopSeq, at, true)).catch(
+        (err) => this.enqueuer.failed(err, 'bullbeat: fire loop error; retrying in 1 s'),
+      );
+    }, waitMs);
   }
 
   private track(p: Promise<void>): Promise<void> {

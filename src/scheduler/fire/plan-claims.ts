@@ -4,6 +4,7 @@ import { withTimeBudget } from '../../triggers/time-budget.js';
 import type { CachedDefinition, DefinitionCache } from './definition-cache.js';
 import type { Batch, FireLoopStats, Item } from './fire-loop-types.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
+import { metered, planWaitMs } from './plan-allowance.js';
 
 /** One claim call's claims, planned. */
 export interface PlannedClaims {
@@ -17,6 +18,12 @@ export interface PlannedClaims {
   unplanned: boolean;
   /** The markings of the claims that could not be planned. */
   poisoned: Promise<void>[];
+  /**
+   * Claims set aside unplanned: their schedule used up its planning allowance (plan-allowance.ts).
+   * Held (renewed) and planned again once `deferMs` has passed.
+   */
+  deferred: Claim[];
+  deferMs: number;
 }
 
 /**
@@ -40,6 +47,8 @@ export function planClaims(
     planned: [],
     unplanned: false,
     poisoned: [],
+    deferred: [],
+    deferMs: 0,
   };
   const { batch } = out;
   for (const claim of claims) {
@@ -54,9 +63,20 @@ export function planClaims(
       }
       const { def, trigger } = cached;
       const fired = claim.state?.fired ?? 0;
+      const wait = planWaitMs(cached.allowance, performance.now(), triggerBudgetMs);
+      if (wait > 0) {
+        // its planning used up its share of the loop: set aside, so that it delays no other schedule
+        out.deferred.push(claim);
+        out.planned.push(claim.id);
+        out.deferMs = Math.max(out.deferMs, wait);
+        continue;
+      }
       // a plan that overruns the trigger budget throws (TriggerBudgetError): errored alone, below
-      plan = withTimeBudget(triggerBudgetMs, () =>
-        planOccurrence({ def, trigger, fireAt: claim.fireAt, now, fired }),
+      const c = cached;
+      plan = metered(c, triggerBudgetMs, () =>
+        withTimeBudget(triggerBudgetMs, () =>
+          planOccurrence({ def, trigger, fireAt: claim.fireAt, now, fired }),
+        ),
       );
     } catch (err) {
       out.poisoned.push(markErrored(claim, cached?.def, err));
