@@ -23,6 +23,7 @@ const UNIT = [
   'test/queue/run-stop.test.ts',
   'test/scheduler/claim-renewer.test.ts',
   'test/scheduler/claim-timer.test.ts',
+  'test/scheduler/recheck-ahead.test.ts',
   'test/scheduler/redis-clock.test.ts',
   'test/store/claim-row.test.ts',
   'test/store/owed-run.test.ts',

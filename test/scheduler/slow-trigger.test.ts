@@ -62,9 +62,11 @@ describe('a slow trigger beside fast ones', () => {
     const elapsed = performance.now() - from;
     await m.stop();
 
-    // the slow trigger planned within its allowance (a budget, then 2 % of the time), not on every
-    // claim: without the allowance it plans about once per 45 ms, the loop's whole time
-    const allowed = (50 + elapsed * PLAN_SHARE) / 45 + 3;
+    // the slow trigger planned within its allowance (a budget, then 2 % of the time, and the overdraft
+    // of one claim's planning: its plan, the walk of a late claim, a coalescing walk, each stopped at
+    // the 50 ms budget), not on every claim: without the allowance it plans about once per 45 ms, the
+    // loop's whole time
+    const allowed = (50 + elapsed * PLAN_SHARE + 5 * 45) / 45;
     expect(plans - plansAtStart).toBeLessThanOrEqual(allowed);
     expect(plans - plansAtStart).toBeLessThan(elapsed / 45 / 2);
     expect(m.loopStats!.setAside).toBeGreaterThan(0);

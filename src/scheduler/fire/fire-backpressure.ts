@@ -146,8 +146,11 @@ async function coalesceWaiting<C extends PreviousJob<Item>>(
   for (const item of [...held]) {
     try {
       const input = planInput(item, now);
-      item.plan = withTimeBudget(deps.options.triggerBudgetMs, () =>
-        coalescedPlan(input, item.plan, item.claim.state?.lastFireAt ?? item.claim.fireAt),
+      const budget = deps.options.triggerBudgetMs;
+      item.plan = metered(item.cached, budget, () =>
+        withTimeBudget(budget, () =>
+          coalescedPlan(input, item.plan, item.claim.state?.lastFireAt ?? item.claim.fireAt),
+        ),
       );
     } catch (err) {
       // as in coalesceBehind: a trigger that throws (or overruns its budget) further on leaves the

@@ -8,7 +8,6 @@ import { DefinitionCache } from './definition-cache.js';
 import { holdBack } from './fire-backpressure.js';
 import { type FireClock, monotonicClock } from './fire-clock.js';
 import {
-  type Batch,
   emptyFireStats,
   type FireLoopDeps,
   type FireLoopFootprint,
@@ -20,10 +19,12 @@ import { FleetShare } from './fleet-share.js';
 import { OccurrenceEnqueuer } from './occurrence-enqueuer.js';
 import { PendingOccurrences } from './pending-occurrences.js';
 import { planClaims } from './plan-claims.js';
+import { RecheckAhead } from './recheck-ahead.js';
 import { RedisClock } from './redis-clock.js';
 import { ReplicaAcker } from './replica-acker.js';
+import { planLater } from './set-aside-plans.js';
 import { StagedAnnouncer, takeStageable, unstageAndRecord } from './staged-jobs.js';
-import { StopNotices } from './stop-notices.js';
+import { StopNotices, stopInactive } from './stop-notices.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';
 
@@ -74,6 +75,8 @@ export class FireLoop {
   private readonly timers: FireClock;
   /** Claimed occurrences waiting for their fire time, by fire time. */
   private readonly pending: PendingOccurrences;
+  /** Claimed occurrences waiting for an early backpressure look-up, then staged (`commitAhead`). */
+  private readonly recheckAhead: RecheckAhead;
   /** Enqueues what comes due and completes the batches. */
   private readonly enqueuer: OccurrenceEnqueuer;
   /** Enqueues and completions in flight (awaited by `stop`). */
@@ -128,13 +131,19 @@ export class FireLoop {
     this.pending = new PendingOccurrences(this.clock, timers, (due, release) => {
       void this.track(this.enqueuer.enqueue(due, release).finally(release));
     });
+    this.recheckAhead = new RecheckAhead(
+      this.clock,
+      timers,
+      (items, now) => void this.track(this.enqueuer.enqueue(items, undefined, now)),
+      (items) => this.pending.add(items),
+    );
   }
 
   get footprint(): FireLoopFootprint {
     return {
       cachedDefinitions: this.cache.size,
       stopNotices: this.stops.size,
-      pending: this.pending.length,
+      pending: this.pending.length + this.recheckAhead.length,
       inFlight: this.cycles.size + this.work.size,
     };
   }
@@ -154,6 +163,7 @@ export class FireLoop {
   async stop(): Promise<void> {
     this.running = false;
     this.claimTimer.stop();
+    this.recheckAhead.flush();
     while (this.cycles.size > 0 || this.work.size > 0 || this.pending.length > 0) {
       const busy = [...this.cycles, ...this.work];
       if (busy.length > 0) await Promise.all(busy);
@@ -211,7 +221,7 @@ export class FireLoop {
       );
     }
     this.cache.delete(id);
-    const dropped = this.pending.drop(id);
+    const dropped = [...this.pending.drop(id), ...this.recheckAhead.drop(id)];
     for (const item of dropped) this.enqueuer.notRun(item);
     for (const batch of uniqueBatches(dropped)) {
       if (batch.left === 0) void this.track(this.enqueuer.complete(batch));
@@ -227,15 +237,8 @@ export class FireLoop {
    */
   private async recheckHeld(): Promise<void> {
     this.poke();
-    const ids = [...new Set([...this.pending.ids(), ...this.announcer.ids()])];
-    if (ids.length === 0) return;
-    try {
-      const rows = await this.deps.store.getMany(ids);
-      const active = new Set(rows.filter((r) => r.state.status === 'a').map((r) => r.def.id));
-      for (const id of ids) if (!active.has(id)) this.stopSchedule(id);
-    } catch (err) {
-      this.deps.logger.warn({ err }, 'bullbeat: could not re-read held schedules after a reconnect');
-    }
+    const ids = [...new Set([...this.pending.ids(), ...this.recheckAhead.ids(), ...this.announcer.ids()])];
+    await stopInactive(ids, this.deps, (id) => this.stopSchedule(id));
   }
 
   /** Start a claim now, unless as many as allowed are in flight (then the last one re-arms at 0). */
@@ -357,7 +360,18 @@ export class FireLoop {
     );
     if (unplanned) this.arm(this.deps.options.claimLeaseMs);
     this.renewer.hold(batch, planned, sentAt); // leased from the claim, not from its planning
-    if (deferred.length > 0) this.planLater(deferred, batch, token, stopSeq, deferMs);
+    if (deferred.length > 0) {
+      this.stats.setAside += deferred.length;
+      planLater(deferred, batch, deferMs, {
+        timers: this.timers,
+        renewer: this.renewer,
+        running: () => this.running,
+        plan: (again) =>
+          void this.track(
+            this.accept(again, Math.floor(this.clock.now()), token, stopSeq, this.timers.now(), true),
+          ).catch((err) => this.enqueuer.failed(err, 'bullbeat: fire loop error; retrying in 1 s')),
+      });
+    }
     if (poisoned.length > 0) await Promise.all(poisoned);
     const held = await holdBack(dueNow, later, now, this.deps);
     this.learnPrep(this.timers.now() - sentAt);
@@ -368,31 +382,12 @@ export class FireLoop {
       }
     }
     const staged = this.deps.options.commitAhead ? takeStageable(later, now) : [];
+    if (this.deps.options.commitAhead) this.recheckAhead.take(later, this.aheadMs());
     this.pending.add(later);
     if (dueNow.length > 0 || staged.length > 0) {
       await Promise.all([this.enqueuer.enqueue(dueNow), this.enqueuer.enqueue(staged, undefined, now)]);
       if (staged.length > 0) this.learnPrep(this.timers.now() - sentAt); // staged before the instant
     } else if (batch.left === 0) await this.track(this.enqueuer.complete(batch));
-  }
-
-  /**
-   * Claims set aside because their schedule used up its planning allowance (plan-allowance.ts): held
-   * (renewed with `batch`) and planned in a batch of their own once the allowance has refilled. After
-   * `stop` they are left to lapse (another replica takes them over).
-   */
-  private planLater(claims: Claim[], batch: Batch, token: string, stopSeq: number, waitMs: number): void {
-    this.stats.setAside += claims.length;
-    this.timers.setTimeout(() => {
-      this.renewer.release(
-        batch,
-        claims.map((c) => c.id),
-      );
-      if (!this.running) return;
-      const at = this.timers.now();
-      void this.track(this.accept(claims, Math.floor(this.clock.now()), token, stopSeq, at, true)).catch(
-        (err) => this.enqueuer.failed(err, 'bullbeat: fire loop error; retrying in 1 s'),
-      );
-    }, waitMs);
   }
 
   private track(p: Promise<void>): Promise<void> {

@@ -1,3 +1,5 @@
+import type { FireLoopDeps } from './fire-loop-types.js';
+
 /** Stop notices kept: a notice matters only to occurrences claimed before it and not yet enqueued. */
 const STOPS_KEPT = 10_000;
 
@@ -27,5 +29,25 @@ export class StopNotices {
   /** True when `id` was stopped after the count was `seq`. */
   stoppedSince(id: string, seq: number): boolean {
     return (this.latest.get(id) ?? 0) > seq;
+  }
+}
+
+/**
+ * Read the schedules `ids` again (one read) and stop those no longer active (paused, removed, orphaned,
+ * errored) as their stop notice would have: for a wake subscriber that reconnected, whose notices
+ * published meanwhile were lost. A failed read is logged; nothing is stopped.
+ */
+export async function stopInactive(
+  ids: readonly string[],
+  deps: Pick<FireLoopDeps, 'store' | 'logger'>,
+  stop: (id: string) => void,
+): Promise<void> {
+  if (ids.length === 0) return;
+  try {
+    const rows = await deps.store.getMany([...ids]);
+    const active = new Set(rows.filter((r) => r.state.status === 'a').map((r) => r.def.id));
+    for (const id of ids) if (!active.has(id)) stop(id);
+  } catch (err) {
+    deps.logger.warn({ err }, 'bullbeat: could not re-read held schedules after a reconnect');
   }
 }
