@@ -25,8 +25,9 @@ describe('the fire loop on a manual clock', () => {
     env = testEnv('clock-fire');
     time = new ManualTime(env.redis, env.prefix);
     const t0 = await time.start();
-    // claims reach 5 s ahead: the first claim takes all three
-    const m = env.manager({ claimLeaseMs: 20_000, claimAheadMs: 5000 });
+    // claims reach 5 s ahead: the first claim takes all three. The hold path: with commitAhead off (on
+    // by default, it would stage them in BullMQ's delayed set at the claim; commit-ahead.test.ts)
+    const m = env.manager({ claimLeaseMs: 20_000, claimAheadMs: 5000, commitAhead: false });
     time.attach(m);
     const ats = [t0 + 1000, t0 + 2000, t0 + 3000];
     for (const [i, at] of ats.entries()) m.schedule({ name: 'tick' }, new DateTrigger(at), { id: `d${i}` });
@@ -64,7 +65,8 @@ describe('the fire loop on a manual clock', () => {
     env = testEnv('clock-horizon');
     time = new ManualTime(env.redis, env.prefix);
     const t0 = await time.start();
-    const m = env.manager({ claimLeaseMs: 4000, claimAheadMs: 1000, maxSleepMs: 60_000 });
+    // commitAhead off: the claimed occurrence is held here (pending) until its instant
+    const m = env.manager({ claimLeaseMs: 4000, claimAheadMs: 1000, maxSleepMs: 60_000, commitAhead: false });
     time.attach(m);
     const at = t0 + 3000; // beyond the first claim's horizon
     m.schedule({ name: 'tick' }, new DateTrigger(at), { id: 'later' });
@@ -119,7 +121,9 @@ describe('the fire loop on a manual clock', () => {
     const leaseMs = 400;
     const at = t0 + 100;
     const frozen = new ManualClock(0); // never advanced: this replica neither enqueues nor renews
-    const stalled = env.manager({ claimLeaseMs: leaseMs, claimAheadMs: 100 });
+    // the hold path (commitAhead off): with staging, on by default, the claim is staged and completed
+    // at once and the stalled replica holds nothing (commit-ahead.test.ts, trust-chaos.test.ts)
+    const stalled = env.manager({ claimLeaseMs: leaseMs, claimAheadMs: 100, commitAhead: false });
     time.attach(stalled, frozen);
     stalled.schedule({ name: 'tick' }, new DateTrigger(at), { id: 'held' });
     let claimed: Claim | undefined;
@@ -130,7 +134,7 @@ describe('the fire loop on a manual clock', () => {
     await until(() => stalled.loopFootprint?.pending === 1);
     expect(claimed?.fireAt).toBe(at);
 
-    const live = env.manager({ claimLeaseMs: leaseMs, claimAheadMs: 100 });
+    const live = env.manager({ claimLeaseMs: leaseMs, claimAheadMs: 100, commitAhead: false });
     time.attach(live);
     live.schedule({ name: 'tick' }, new DateTrigger(at), { id: 'held' });
     const fired: FiredEvent[] = [];
