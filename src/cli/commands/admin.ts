@@ -94,7 +94,8 @@ type Action = 'schedule:pause' | 'schedule:resume' | 'schedule:trigger' | 'sched
 
 /** `"why" (by who, when)`: a pause note in one line, its control characters escaped. */
 export function noteLine(n: PauseNote): string {
-  return shown(`${n.note === '' ? '(no note)' : `"${n.note}"`} (by ${n.by}, ${shortInstant(n.at)})`);
+  const who = n.onBehalfOf === undefined ? n.by : `${n.by} for ${n.onBehalfOf}`;
+  return shown(`${n.note === '' ? '(no note)' : `"${n.note}"`} (by ${who}, ${shortInstant(n.at)})`);
 }
 
 /** Flags of `schedule:pause` (`--note`) and `schedule:resume` (`--policy`, `--max-catch-up`). */
