@@ -1,0 +1,74 @@
+// Two deployments (prefixes) on one Redis, each with a schedule on its default queue, in the default
+// configuration: each deployment's worker runs only its own jobs, none fails for want of a handler.
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
+import { SchedulerManager } from '../../src/scheduler/index.js';
+import { IntervalTrigger } from '../../src/triggers/index.js';
+import { deleteKeys } from '../dashboard/harness.js';
+import { REDIS_URL, silent, until } from './helpers.js';
+
+const id = randomUUID().slice(0, 8);
+const managers: SchedulerManager[] = [];
+const workers: WorkerHandle[] = [];
+const queues: Queue[] = [];
+
+afterEach(async () => {
+  await Promise.all(workers.map((w) => w.close({ graceMs: 1000 })));
+  await Promise.all(managers.map((m) => m.stop()));
+  await Promise.all([...managers.map((m) => m.close()), ...queues.map((q) => q.close())]);
+  await deleteKeys([`{t-alpha-${id}}*`, `{t-beta-${id}}*`, `bull:t-alpha-${id}*`, `bull:t-beta-${id}*`]);
+});
+
+/** A deployment in the default configuration but for its prefix: one schedule, every 100 ms. */
+function deployment(name: 'alpha' | 'beta') {
+  const m = new SchedulerManager({ prefix: `t-${name}-${id}`, connection: REDIS_URL, logger: silent });
+  managers.push(m);
+  let ran = 0;
+  // a function schedule: its job name (`alpha-job`) has a handler in its own deployment only
+  const jobName = `${name}-job`;
+  const fn = {
+    [jobName]: () => {
+      ran++;
+    },
+  }[jobName]!;
+  m.schedule(fn, new IntervalTrigger(0.1), { id: `${name}-every` });
+  const queue = new Queue(m.options.defaultQueue, { connection: { url: REDIS_URL } });
+  queues.push(queue);
+  return {
+    m,
+    queue,
+    ran: () => ran,
+    async work() {
+      const w = await createWorker(m, { logger: silent });
+      workers.push(w);
+      await w.ready();
+    },
+  };
+}
+
+describe('deployments sharing a Redis', () => {
+  it('each prefix has its own default queue: neither worker takes the other’s jobs', async () => {
+    const alpha = deployment('alpha');
+    const beta = deployment('beta');
+    expect(alpha.m.options.defaultQueue).toBe(`t-alpha-${id}`);
+    expect(beta.m.options.defaultQueue).toBe(`t-beta-${id}`);
+
+    // alpha works; beta only schedules: its job waits in its own queue (one at a time: backpressure),
+    // alpha's worker never sees it
+    await alpha.work();
+    await alpha.m.start();
+    await beta.m.start();
+    await until(async () => alpha.ran() >= 5 && (await beta.queue.getWaitingCount()) >= 1, 20_000);
+    expect(
+      (await alpha.queue.getJobs(['completed', 'failed', 'active', 'wait'])).map((j) => j.name),
+    ).not.toContain('beta-job');
+
+    await beta.work();
+    await until(() => beta.ran() >= 5, 20_000);
+    for (const d of [alpha, beta]) {
+      expect(await d.queue.getFailedCount()).toBe(0);
+    }
+  });
+});
