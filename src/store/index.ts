@@ -89,4 +89,4 @@ export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listi
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
 export { ScheduleStore } from './schedule-store.js';
 export type { Claim, ScheduleErrorInfo, StoredSchedule } from './schedule-store-types.js';
-export { ping, scanKeys } from './server-reads.js';
+export { deploymentExists, ping, scanKeys } from './server-reads.js';
