@@ -88,12 +88,16 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         hooks: { logMethod: uniqueKeys },
       });
     this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
-    this.schedules = new LocalSchedules(this.logger);
+    this.schedules = new LocalSchedules(() => this.logger);
+    const manager = this;
     this.contexts = new ManagerContexts({
       manager: this,
       options: this.options,
       keys: this.keys,
-      logger: this.logger,
+      // read at each use: the CLI hands a jobs module's manager its own logger after the module made it
+      get logger() {
+        return manager.logger;
+      },
       connections: this.connections,
       schedules: this.schedules,
       publishStop: (id) => this.publishStop(id),
