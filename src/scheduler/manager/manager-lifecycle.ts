@@ -31,7 +31,7 @@ export class ManagerLifecycle {
   }
 
   private async doStart(): Promise<void> {
-    const { options, logger, connections, schedules } = this.contexts.parts;
+    const { options, manager, connections, schedules } = this.contexts.parts;
     await this.stopping;
     await connections.checkPartitions(true);
     const code = schedules.code();
@@ -45,7 +45,10 @@ export class ManagerLifecycle {
     }
     this.started = true;
     this.startedAt = options.clock();
-    logger.info({ schedules: schedules.byId.size, managerRole: options.role }, 'bullbeat: scheduler started');
+    manager.logger.info(
+      { schedules: schedules.byId.size, managerRole: options.role },
+      'bullbeat: scheduler started',
+    );
   }
 
   stop(): Promise<void> {
@@ -63,7 +66,7 @@ export class ManagerLifecycle {
     this.lastLoopStats = this.firing?.replica.stats;
     this.firing = undefined;
     await this.contexts.parts.connections.close();
-    this.contexts.parts.logger.info('bullbeat: scheduler stopped');
+    this.contexts.parts.manager.logger.info('bullbeat: scheduler stopped');
   }
 
   async close(): Promise<void> {

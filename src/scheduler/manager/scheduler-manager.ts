@@ -89,15 +89,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       });
     this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
     this.schedules = new LocalSchedules(() => this.logger);
-    const manager = this;
     this.contexts = new ManagerContexts({
       manager: this,
       options: this.options,
       keys: this.keys,
-      // read at each use: the CLI hands a jobs module's manager its own logger after the module made it
-      get logger() {
-        return manager.logger;
-      },
       connections: this.connections,
       schedules: this.schedules,
       publishStop: (id) => this.publishStop(id),
