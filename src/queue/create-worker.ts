@@ -6,6 +6,7 @@ import { uniqueKeys } from '../logging/unique-keys.js';
 import { DEFAULT_AUDIT } from '../store/audit-trail.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
+import { claimQueue } from '../store/queue-owner.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
@@ -87,8 +88,12 @@ export async function createWorker(
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
   // Leases and records are found by hashing a schedule id over the deployment's partition count: with
   // another one this worker would run jobs outside every overlap rule, its records read by no one.
+  // A queue another deployment's workers serve: each would take the other's jobs (queue-owner.ts).
   try {
     await checkPartitionCount(redis, keys(scheduler.prefix, scheduler.partitions ?? 1), true);
+    for (const queue of resolved.queues) {
+      await claimQueue(redis, bullPrefixOf(scheduler, queue), queue, scheduler.prefix);
+    }
   } catch (err) {
     redis.disconnect();
     throw err;
@@ -113,7 +118,7 @@ export async function createWorker(
     const target = scheduler.connectionOptions();
     const connection = bullConnection(target);
     if (connection !== target) bullClients.push(connection as { disconnect(): void });
-    const prefix = scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
+    const prefix = bullPrefixOf(scheduler, queue);
     const worker = new Worker(
       queue,
       async (job, token, signal) => {
@@ -221,4 +226,9 @@ export async function resolveWorkerOptions(
     clock: options.clock ?? systemClock,
     bullmq: options.bullmq ?? {},
   };
+}
+
+/** BullMQ's key prefix of one of the scheduler's queues (undefined: BullMQ's own, `bull`). */
+function bullPrefixOf(scheduler: WorkerScheduler, queue: string): string | undefined {
+  return scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
 }

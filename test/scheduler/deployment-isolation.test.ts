@@ -15,10 +15,17 @@ const workers: WorkerHandle[] = [];
 const queues: Queue[] = [];
 
 afterEach(async () => {
-  await Promise.all(workers.map((w) => w.close({ graceMs: 1000 })));
-  await Promise.all(managers.map((m) => m.stop()));
-  await Promise.all([...managers.map((m) => m.close()), ...queues.map((q) => q.close())]);
-  await deleteKeys([`{t-alpha-${id}}*`, `{t-beta-${id}}*`, `bull:t-alpha-${id}*`, `bull:t-beta-${id}*`]);
+  const [ms, ws, qs] = [managers.splice(0), workers.splice(0), queues.splice(0)];
+  await Promise.all(ws.map((w) => w.close({ graceMs: 1000 })));
+  await Promise.all(ms.map((m) => m.stop()));
+  await Promise.all([...ms.map((m) => m.close()), ...qs.map((q) => q.close())]);
+  await deleteKeys([
+    `{t-alpha-${id}}*`,
+    `{t-beta-${id}}*`,
+    `bull:t-alpha-${id}*`,
+    `bull:t-beta-${id}*`,
+    `bull:t-shared-${id}*`,
+  ]);
 });
 
 /** A deployment in the default configuration but for its prefix: one schedule, every 100 ms. */
@@ -70,5 +77,39 @@ describe('deployments sharing a Redis', () => {
     for (const d of [alpha, beta]) {
       expect(await d.queue.getFailedCount()).toBe(0);
     }
+  });
+
+  it('a queue one deployment’s workers serve is refused to another’s workers and scheduler replicas, naming both', async () => {
+    const shared = `t-shared-${id}`;
+    const alpha = new SchedulerManager({ prefix: `t-alpha-${id}`, connection: REDIS_URL, logger: silent });
+    const beta = new SchedulerManager({ prefix: `t-beta-${id}`, connection: REDIS_URL, logger: silent });
+    managers.push(alpha, beta);
+    alpha.handle('alpha-job', () => undefined, { queue: shared });
+    // a code schedule (saved by start) and its handler
+    beta.schedule({ 'beta-job': () => undefined }['beta-job'], new IntervalTrigger(60), {
+      id: 'beta-every',
+      queue: shared,
+    });
+    queues.push(new Queue(shared, { connection: { url: REDIS_URL } }));
+
+    // before any bullbeat worker serves it, a queue is anyone's: beta's replica may enqueue onto it
+    const first = await createWorker(alpha, { logger: silent });
+    workers.push(first);
+    await first.ready();
+    const refused = {
+      name: 'ConfigError',
+      setting: 'BULLBEAT_PREFIX',
+      message: expect.stringContaining(
+        `queue "${shared}" is served by the workers of deployment "t-alpha-${id}" (bull:${shared}:bb:deployment)`,
+      ),
+    };
+    await expect(createWorker(beta, { logger: silent })).rejects.toMatchObject(refused);
+    await expect(beta.start()).rejects.toMatchObject(refused);
+    // refused before it wrote anything
+    expect(await beta.redis.hexists(beta.keys.schedules, 'beta-every')).toBe(0);
+    // alpha's own second worker is welcome
+    const second = await createWorker(alpha, { logger: silent });
+    workers.push(second);
+    await second.ready();
   });
 });

@@ -1,3 +1,4 @@
+import { checkQueueOwner } from '../../store/queue-owner.js';
 import type { ScheduledJob } from '../contract/index.js';
 import type { FireLoopFootprint, FireLoopStats } from '../fire/index.js';
 import { Firing } from './firing.js';
@@ -34,6 +35,14 @@ export class ManagerLifecycle {
     const { options, manager, connections, schedules } = this.contexts.parts;
     await this.stopping;
     await connections.checkPartitions(true);
+    if (options.role === 'scheduler') {
+      // enqueueing onto a queue another deployment's workers serve would hand them this one's jobs
+      await Promise.all(
+        [...schedules.queues()].map((q) =>
+          checkQueueOwner(connections.redis, connections.queuePrefix(q), q, options.prefix),
+        ),
+      );
+    }
     const code = schedules.code();
     for (let i = 0; i < code.length; i += 500) {
       await Promise.all(code.slice(i, i + 500).map((j) => (j.saved = this.persistCode(j))));
