@@ -90,6 +90,11 @@ describe('GET /api/schedules/{id}/history', () => {
       expect.objectContaining({ op: 'pause', actor: 'api:deploy-bot', onBehalfOf: 'ann@example.com' }),
     ]);
     expect(items[1].onBehalfOf).toBeUndefined();
+    // the page shows the claim under the actor, labelled, and with the pause note
+    const html = await (await fetch(`${t.url}/schedules/claimed`, { headers: BASIC })).text();
+    expect(html).toContain('<td data-actor>api:deploy-bot<div class="sub" data-on-behalf-of');
+    expect(html).toContain('>for bob@example.com</div>');
+    expect(html).toContain('Paused</b> by api:deploy-bot (for bob@example.com)');
     await t.api('POST', '/api/schedules/claimed/resume');
 
     // a dashboard user pausing a code schedule as "bullbeat": refused, nothing written
