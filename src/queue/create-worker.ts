@@ -6,7 +6,7 @@ import { uniqueKeys } from '../logging/unique-keys.js';
 import { DEFAULT_AUDIT } from '../store/audit-trail.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
-import { claimQueue } from '../store/queue-owner.js';
+import { holdQueue, QUEUE_HOLD_MS } from '../store/queue-owner.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
@@ -89,11 +89,13 @@ export async function createWorker(
   // Leases and records are found by hashing a schedule id over the deployment's partition count: with
   // another one this worker would run jobs outside every overlap rule, its records read by no one.
   // A queue another deployment's workers serve: each would take the other's jobs (queue-owner.ts).
+  const holdQueues = () =>
+    Promise.all(
+      resolved.queues.map((q) => holdQueue(redis, bullPrefixOf(scheduler, q), q, scheduler.prefix)),
+    );
   try {
     await checkPartitionCount(redis, keys(scheduler.prefix, scheduler.partitions ?? 1), true);
-    for (const queue of resolved.queues) {
-      await claimQueue(redis, bullPrefixOf(scheduler, queue), queue, scheduler.prefix);
-    }
+    await holdQueues();
   } catch (err) {
     redis.disconnect();
     throw err;
@@ -152,9 +154,16 @@ export async function createWorker(
     return worker;
   });
 
+  // this deployment holds its queues while this worker lives
+  const holding = setInterval(() => {
+    holdQueues().catch((err: unknown) => resolved.logger.error({ err }, 'holding the queues failed'));
+  }, QUEUE_HOLD_MS / 3);
+  holding.unref();
+
   let closing: Promise<void> | undefined;
   const close = (closeOptions: { graceMs?: number } = {}): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(holding);
       const graceMs = closeOptions.graceMs ?? resolved.shutdownGraceMs;
       resolved.logger.info({ running: active, graceMs }, 'worker shutting down');
       const drained = Promise.all(workers.map((w) => w.close()));

@@ -5,6 +5,7 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import { SchedulerManager } from '../../src/scheduler/index.js';
+import { QUEUE_HOLD_MS } from '../../src/store/index.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { deleteKeys } from '../dashboard/harness.js';
 import { REDIS_URL, silent, until } from './helpers.js';
@@ -103,6 +104,10 @@ describe('deployments sharing a Redis', () => {
         `queue "${shared}" is served by the workers of deployment "t-alpha-${id}" (bull:${shared}:bb:deployment)`,
       ),
     };
+    // held while alpha's workers live, renewed by them: it lapses once the last of them is gone
+    const hold = await alpha.redis.pttl(`bull:${shared}:bb:deployment`);
+    expect(hold).toBeGreaterThan(0);
+    expect(hold).toBeLessThanOrEqual(QUEUE_HOLD_MS);
     await expect(createWorker(beta, { logger: silent })).rejects.toMatchObject(refused);
     await expect(beta.start()).rejects.toMatchObject(refused);
     // refused before it wrote anything
