@@ -9,11 +9,13 @@ export function ping(redis: Redis): Promise<string> {
 }
 
 /**
- * Whether a deployment has left anything in this Redis that names it: its schedules (one partition) or
- * its recorded partition count (several). One `EXISTS` of two keys under the deployment's hash tag.
+ * Whether a deployment has left anything in this Redis that names it: its schedules or its recorded
+ * partition count with one partition (earlier releases recorded none), the count with several (their
+ * schedules are per partition). One `EXISTS` under the deployment's hash tag.
  */
 export async function deploymentExists(redis: Redis, k: Keys): Promise<boolean> {
-  return (await redis.exists(k.schedules, k.partitionCount)) > 0;
+  const names = k.partitions === 1 ? [k.schedules, k.partitionCount] : [k.partitionCount];
+  return (await redis.exists(...names)) > 0;
 }
 
 /** Every key of one node matching `pattern` (`SCAN ... MATCH`, 1,000 a step): for commands a person runs. */
