@@ -266,8 +266,13 @@ export function apiRoutes(ctx: DashboardContext): Router {
 
   r.post('/schedules/:id/pause', async (req, res) => {
     const input = parseInput(pauseSchema, req.body);
-    const who = changeBy(ctx, req);
-    const changed = await m.pause(id(req), { ...input, ...who, by: input.by ?? who.by });
+    const { note, onBehalfOf = input.by } = input;
+    // the actor is who authenticated; what the caller says about itself is only ever `onBehalfOf`
+    const changed = await m.pause(id(req), {
+      ...changeBy(ctx, req),
+      ...(note !== undefined && { note }),
+      ...(onBehalfOf !== undefined && { onBehalfOf }),
+    });
     ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });

@@ -54,7 +54,12 @@ export const scheduleView = z
     badges: z.array(z.enum(['late', 'failing', 'no-worker'])),
     error: z.object({ reason: z.string(), at: nullableMs, fireAt: nullableMs }).nullable(),
     pauseNote: z
-      .object({ note: z.string(), by: z.string(), at: ms })
+      .object({
+        note: z.string(),
+        by: z.string().describe('who authenticated'),
+        onBehalfOf: z.string().optional().describe('whom the caller said it paused for (not checked)'),
+        at: ms,
+      })
       .nullable()
       .describe('while paused: why, who paused it and when; null otherwise'),
     definition: z
@@ -107,8 +112,14 @@ const auditEntry = z
       ),
     actor: z
       .string()
-      .describe('who: `dashboard:<user>`, `api:<token name>`, `cli:<user>@<host>`, `code`, `bullbeat`'),
+      .describe(
+        'who authenticated: `dashboard:<user>`, `api:<token name>`, `cli:<user>@<host>`, `code`, `bullbeat` (the system)',
+      ),
     source: z.string().describe('dashboard, api, cli, code or runtime'),
+    onBehalfOf: z
+      .string()
+      .optional()
+      .describe('whom the caller said it acted for: its own claim, not checked, never the actor'),
     note: z.string().optional().describe('pause: why'),
     policy: z.string().optional().describe('resume: skip, once or all'),
     runs: z.number().int().optional().describe('resume: catch-up runs; backfill: occurrences taken'),

@@ -12,7 +12,7 @@ export function dashboardUser(ctx: DashboardContext): string {
  * token is `api:<tokenName>` via `api`; any other (basic auth, a signed-in browser, an open dashboard:
  * the page's forms and its scripts' calls of the API) is the dashboard user via `dashboard`.
  */
-export function changeBy(ctx: DashboardContext, req: Request): Required<ChangeOptions> {
+export function changeBy(ctx: DashboardContext, req: Request): Required<Pick<ChangeOptions, 'by' | 'via'>> {
   return req.bullbeatAuth === 'bearer'
     ? { by: `api:${ctx.options.tokenName}`, via: 'api' }
     : { by: dashboardUser(ctx), via: 'dashboard' };

@@ -173,11 +173,18 @@ export type { TriggerJSON };
 // Shapes only (unknown fields refused); the values are judged by the library (`pause`, `resume`),
 // so the API, the CLI and the library refuse a note or a policy with the same words.
 
-/** `POST /api/schedules/:id/pause`: an optional note (at most 500 characters) and who pauses it. */
+/**
+ * `POST /api/schedules/:id/pause`: an optional note (at most 500 characters) and whom the caller says
+ * it pauses for. The actor is always who authenticated; `by` is the older name of `onBehalfOf`.
+ */
 export const pauseSchema = z.strictObject(
   {
     note: z.string({ error: 'must be a string (at most 500 characters)' }).optional(),
-    by: z.string({ error: 'must be a string' }).optional(),
+    onBehalfOf: z
+      .string({ error: 'must be a string' })
+      .optional()
+      .describe('whom the caller acts for: recorded beside the actor, never as it'),
+    by: z.string({ error: 'must be a string' }).optional().describe('the older name of onBehalfOf'),
   },
   { error: unknownKey('field') },
 );

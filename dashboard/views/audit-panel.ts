@@ -21,7 +21,7 @@ export function auditPanel(entries: readonly AuditEntry[], zone: string, apiPath
     (e) => html`<tr data-op="${e.op}" data-entry="${e.id}">
   <td>${timeAt(e.at, zone)}</td>
   <td><span class="pill">${e.op}</span></td>
-  <td data-actor>${e.actor}</td>
+  <td data-actor>${e.actor}${e.onBehalfOf !== undefined ? html`<div class="sub" data-on-behalf-of title="what the caller said, not checked">for ${e.onBehalfOf}</div>` : ''}</td>
   <td class="sub" data-source>${e.source}</td>
   <td>${details(e)}</td>
 </tr>`,

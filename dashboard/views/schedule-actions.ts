@@ -46,5 +46,6 @@ export function pauseNoteLine(ctx: PageContext, s: ScheduleView): SafeHtml {
   const n = s.pauseNote;
   if (!n) return html``;
   const zone = zoneFor(ctx.zone, s.timezone);
-  return html`<div class="sub" data-pause-note title="Paused by ${n.by} at ${labelledTime(n.at, zone)}">${n.note === '' ? html`<span class="muted">paused</span>` : n.note} <span class="muted">— ${n.by}, ${timeAt(n.at, zone)}</span></div>`;
+  const who = n.onBehalfOf === undefined ? n.by : `${n.by} (for ${n.onBehalfOf})`;
+  return html`<div class="sub" data-pause-note title="Paused by ${who} at ${labelledTime(n.at, zone)}">${n.note === '' ? html`<span class="muted">paused</span>` : n.note} <span class="muted">— ${who}, ${timeAt(n.at, zone)}</span></div>`;
 }

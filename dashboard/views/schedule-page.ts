@@ -75,7 +75,7 @@ ${flash ? html`<div class="flash ${flash.ok ? 'ok' : 'bad'}" role="status">${fla
 <p><a href="${ctx.base}/">← all schedules</a></p>
 <h1><span class="name">${s.name}</span> ${statusCell(s)}</h1>
 <div class="toolbar">${scheduleActions(ctx, s, back, true)}${!ctx.readOnly && editable(s) ? html` <a href="${back}/edit" data-edit>Edit</a>` : ''} <a href="${back}/why" data-why>Why didn't it run?</a></div>
-${s.pauseNote ? html`<div class="panel" data-pause-note-panel><b>Paused</b> by ${s.pauseNote.by} at ${at(s.pauseNote.at)}${s.pauseNote.note !== '' ? html`: ${s.pauseNote.note}` : ''}</div>` : ''}
+${s.pauseNote ? html`<div class="panel" data-pause-note-panel><b>Paused</b> by ${s.pauseNote.by}${s.pauseNote.onBehalfOf !== undefined ? ` (for ${s.pauseNote.onBehalfOf})` : ''} at ${at(s.pauseNote.at)}${s.pauseNote.note !== '' ? html`: ${s.pauseNote.note}` : ''}</div>` : ''}
 ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.error.at !== null ? html` at ${at(s.error.at)}` : ''}${s.error.fireAt !== null ? html`, planning the occurrence of ${at(s.error.fireAt)}` : ''}:</b> ${s.error.reason}<br><span class="sub">It fires no more until it is fixed: update or re-deploy it, resume it to retry, or remove it.</span></div>` : ''}
 <div class="layout-2">
   <section>

@@ -13,6 +13,6 @@ export function cliUser(): string {
 }
 
 /** The change options of every CLI change: this OS user and host, via `cli`. */
-export function cliChange(): Required<ChangeOptions> {
+export function cliChange(): Required<Pick<ChangeOptions, 'by' | 'via'>> {
   return { by: cliUser(), via: 'cli' };
 }

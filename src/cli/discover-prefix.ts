@@ -55,6 +55,36 @@ export async function discoverPrefixes(target: string | RedisTarget, timeoutMs: 
   }
 }
 
+/** Where the prefix was named (`--prefix`, `BULLBEAT_PREFIX`), or undefined when it was not. */
+function prefixSetting(ctx: CommandContext): '--prefix' | 'BULLBEAT_PREFIX' | undefined {
+  const { flags, env } = ctx.sources;
+  if (flags.prefix !== undefined) return '--prefix';
+  return env.BULLBEAT_PREFIX !== undefined && env.BULLBEAT_PREFIX !== '' ? 'BULLBEAT_PREFIX' : undefined;
+}
+
+/**
+ * For a command that works on an existing deployment, after `resolvePrefix`: a `--prefix` typed for
+ * this command under which this Redis holds nothing, while it holds other deployments, is a
+ * `ConfigError` (exit 2) listing them: a typo, most likely. `BULLBEAT_PREFIX` is a deployment's
+ * setting, so a deployment with nothing stored yet is not refused. With no deployment at all in this
+ * Redis, there is nothing to list.
+ */
+export async function checkPrefixFound(ctx: CommandContext, found: () => Promise<boolean>): Promise<void> {
+  const setting = prefixSetting(ctx);
+  if (setting !== '--prefix' || (await found())) return;
+  const c = cliConnection(ctx.config);
+  const prefixes = await discoverPrefixes(
+    typeof c === 'string' ? c : redisTarget(c),
+    ctx.config.redisTimeoutMs,
+  );
+  if (prefixes.length === 0) return;
+  const shown = prefixes.length > 20 ? `${prefixes.slice(0, 20).join(', ')}, ...` : prefixes.join(', ');
+  throw new ConfigError(
+    setting,
+    `no bullbeat deployment "${ctx.config.prefix}" in this Redis, which holds: ${shown} (name one of them)`,
+  );
+}
+
 /**
  * The CLI's one rule for which deployment (key prefix) a command works on, first that applies:
  * 1. `--prefix`, 2. `BULLBEAT_PREFIX`, 3. the jobs module's `prefix` (commands that load one),
@@ -63,10 +93,7 @@ export async function discoverPrefixes(target: string | RedisTarget, timeoutMs: 
  * sets `ctx.config.prefix` and, when Redis chose, says so on stderr.
  */
 export async function resolvePrefix(ctx: CommandContext): Promise<string> {
-  const { flags, env } = ctx.sources;
-  const given =
-    flags.prefix !== undefined || (env.BULLBEAT_PREFIX !== undefined && env.BULLBEAT_PREFIX !== '');
-  if (given) return ctx.config.prefix;
+  if (prefixSetting(ctx) !== undefined) return ctx.config.prefix;
   const c = cliConnection(ctx.config);
   const prefixes = await discoverPrefixes(
     typeof c === 'string' ? c : redisTarget(c),

@@ -6,6 +6,7 @@ import { uniqueKeys } from '../logging/unique-keys.js';
 import { DEFAULT_AUDIT } from '../store/audit-trail.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
+import { holdQueue, QUEUE_HOLD_MS } from '../store/queue-owner.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
@@ -87,8 +88,14 @@ export async function createWorker(
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
   // Leases and records are found by hashing a schedule id over the deployment's partition count: with
   // another one this worker would run jobs outside every overlap rule, its records read by no one.
+  // A queue another deployment's workers serve: each would take the other's jobs (queue-owner.ts).
+  const holdQueues = () =>
+    Promise.all(
+      resolved.queues.map((q) => holdQueue(redis, bullPrefixOf(scheduler, q), q, scheduler.prefix)),
+    );
   try {
     await checkPartitionCount(redis, keys(scheduler.prefix, scheduler.partitions ?? 1), true);
+    await holdQueues();
   } catch (err) {
     redis.disconnect();
     throw err;
@@ -113,7 +120,7 @@ export async function createWorker(
     const target = scheduler.connectionOptions();
     const connection = bullConnection(target);
     if (connection !== target) bullClients.push(connection as { disconnect(): void });
-    const prefix = scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
+    const prefix = bullPrefixOf(scheduler, queue);
     const worker = new Worker(
       queue,
       async (job, token, signal) => {
@@ -147,9 +154,16 @@ export async function createWorker(
     return worker;
   });
 
+  // this deployment holds its queues while this worker lives
+  const holding = setInterval(() => {
+    holdQueues().catch((err: unknown) => resolved.logger.error({ err }, 'holding the queues failed'));
+  }, QUEUE_HOLD_MS / 3);
+  holding.unref();
+
   let closing: Promise<void> | undefined;
   const close = (closeOptions: { graceMs?: number } = {}): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(holding);
       const graceMs = closeOptions.graceMs ?? resolved.shutdownGraceMs;
       resolved.logger.info({ running: active, graceMs }, 'worker shutting down');
       const drained = Promise.all(workers.map((w) => w.close()));
@@ -221,4 +235,9 @@ export async function resolveWorkerOptions(
     clock: options.clock ?? systemClock,
     bullmq: options.bullmq ?? {},
   };
+}
+
+/** BullMQ's key prefix of one of the scheduler's queues (undefined: BullMQ's own, `bull`). */
+function bullPrefixOf(scheduler: WorkerScheduler, queue: string): string | undefined {
+  return scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
 }

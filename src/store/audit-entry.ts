@@ -20,13 +20,21 @@ export type AuditOp =
 
 /** Who made a change and from where: written into its audit entry. */
 export interface AuditActor {
-  /** A user (`dashboard:<user>`), `api:<token name>`, `cli:<user>@<host>`, `code`, `bullbeat`, `host:pid`. */
+  /**
+   * Who authenticated: the dashboard user (`dashboard:<user>`), `api:<token name>`, `cli:<user>@<host>`,
+   * `code`, `bullbeat` (the system, and only it), or what the embedding code says (default `host:pid`).
+   */
   actor: string;
   source: AuditSource;
+  /** Whom the caller says it acts for: its own claim, kept apart from `actor` (absent: none named). */
+  onBehalfOf?: string;
 }
 
+/** The system's own name: the actor of what bullbeat does itself, which no caller may claim. */
+export const SYSTEM_ACTOR = 'bullbeat';
+
 /** bullbeat itself (a pause on failure, an errored schedule, a completed one pruned). */
-export const RUNTIME_ACTOR: AuditActor = { actor: 'bullbeat', source: 'runtime' };
+export const RUNTIME_ACTOR: AuditActor = { actor: SYSTEM_ACTOR, source: 'runtime' };
 /** The deploy of a jobs module (its code schedules upserted at start). */
 export const CODE_ACTOR: AuditActor = { actor: 'code', source: 'code' };
 
@@ -47,8 +55,11 @@ export interface AuditEntry {
   /** When (epoch ms, Redis time). */
   at: number;
   op: AuditOp | string;
+  /** Who authenticated (see `AuditActor.actor`). */
   actor: string;
   source: AuditSource | string;
+  /** Whom the caller said it acted for: a claim, not checked (absent: none named). */
+  onBehalfOf?: string;
   /** `pause`: the note (may be empty). */
   note?: string;
   /** `resume`: its policy (`skip`, `once`, `all`). */
@@ -73,7 +84,7 @@ export interface AuditEntry {
 }
 
 const NUMBERS = ['runs', 'from', 'to', 'fireAt'] as const;
-const TEXTS = ['note', 'policy', 'reason', 'jobId'] as const;
+const TEXTS = ['onBehalfOf', 'note', 'policy', 'reason', 'jobId'] as const;
 
 /** The one reader of a stored entry (a stream entry: its id and flat field list); never throws. */
 export function decodeAuditEntry(scheduleId: string, streamId: string, flat: readonly string[]): AuditEntry {

@@ -13,12 +13,15 @@ export interface AuditConfig {
 /** The defaults: 100 entries per schedule, kept 7 days after a remove. */
 export const DEFAULT_AUDIT: AuditConfig = { limit: 100, retentionMs: 7 * 24 * 3600 * 1000 };
 
-/** The three audit ARGV every change script takes (includes/audit.lua): limit, actor, source. */
-export function auditArgs(config: AuditConfig, who: AuditActor = RUNTIME_ACTOR): [number, string, string] {
-  return [config.limit, who.actor, who.source];
+/** The four audit ARGV every change script takes (includes/audit.lua): limit, actor, source, onBehalfOf. */
+export function auditArgs(
+  config: AuditConfig,
+  who: AuditActor = RUNTIME_ACTOR,
+): [number, string, string, string] {
+  return [config.limit, who.actor, who.source, who.onBehalfOf ?? ''];
 }
 
-/** Who writes a change, and the trails' bounds: what a change script's three audit ARGV say. */
+/** Who writes a change, and the trails' bounds: what a change script's four audit ARGV say. */
 export interface AuditBy {
   audit: AuditConfig;
   /** Default: bullbeat itself. */
@@ -26,9 +29,14 @@ export interface AuditBy {
 }
 
 /** A change script's audit ARGV by their slot names (`script-layouts.ts`). */
-export function auditSlots(a: AuditBy): { auditLimit: number; auditActor: string; auditSource: string } {
-  const [auditLimit, auditActor, auditSource] = auditArgs(a.audit, a.by);
-  return { auditLimit, auditActor, auditSource };
+export function auditSlots(a: AuditBy): {
+  auditLimit: number;
+  auditActor: string;
+  auditSource: string;
+  auditOnBehalfOf: string;
+} {
+  const [auditLimit, auditActor, auditSource, auditOnBehalfOf] = auditArgs(a.audit, a.by);
+  return { auditLimit, auditActor, auditSource, auditOnBehalfOf };
 }
 
 /** A page of a trail: `before` an entry id (exclusive), newest first. */

@@ -54,6 +54,7 @@ export {
   parsePauseNote,
   pauseNoteProblem,
 } from './pause-note.js';
+export { checkQueueOwner, holdQueue, QUEUE_HOLD_MS, queueOwnerKey } from './queue-owner.js';
 export { patchArgs, recordFromHash } from './record-form.js';
 export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export {
@@ -89,4 +90,4 @@ export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listi
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
 export { ScheduleStore } from './schedule-store.js';
 export type { Claim, ScheduleErrorInfo, StoredSchedule } from './schedule-store-types.js';
-export { ping, scanKeys } from './server-reads.js';
+export { deploymentExists, ping, scanKeys } from './server-reads.js';

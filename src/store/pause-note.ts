@@ -15,6 +15,8 @@ export interface PauseNote {
   note: string;
   /** Who: a user name, `cli:<user>@<host>`, `dashboard:<user>`, `bullbeat` for an automatic pause. */
   by: string;
+  /** Whom the caller said it paused for (its own claim, beside `by`); absent when none was named. */
+  onBehalfOf?: string;
   /** When it was paused (Redis time, epoch ms). */
   at: number;
 }
@@ -33,6 +35,7 @@ export function parsePauseNote(v: string | null | undefined): PauseNote | null {
     return {
       note: typeof o.note === 'string' ? o.note : '',
       by: typeof o.by === 'string' ? o.by : '',
+      ...(typeof o.onBehalfOf === 'string' && { onBehalfOf: o.onBehalfOf }),
       at: o.at,
     };
   } catch {

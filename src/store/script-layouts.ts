@@ -4,8 +4,8 @@ import { layout } from './script-layout.js';
 // (`lua/<file>.lua`); `test/store/script-layouts.test.ts` reads each header against its layout, so a
 // header and its marshaller (`store-scripts.ts`) cannot drift apart.
 
-/** The three audit ARGV of a change script (includes/audit): limit, actor, source. */
-const AUDIT = ['auditLimit', 'auditActor', 'auditSource'] as const;
+/** The four audit ARGV of a change script (includes/audit): limit, actor, source, onBehalfOf. */
+const AUDIT = ['auditLimit', 'auditActor', 'auditSource', 'auditOnBehalfOf'] as const;
 
 export const UPSERT = layout(
   'upsert-8',

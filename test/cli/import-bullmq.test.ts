@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +172,13 @@ describe('bullbeat import:bullmq', () => {
       const bullmqNext = (await queue.getJobScheduler('ping-5s'))?.next as number;
       expect(((ping?.nextRunTime as number) - bullmqNext) % 5000).toBe(0);
       expect(await manager.get('broken')).toBeUndefined();
+      // who imported it: the CLI's user and host, as every CLI change (not this process's host:pid)
+      const [created] = await manager.auditTrail('weekday-report');
+      expect(created).toMatchObject({
+        op: 'create',
+        actor: `cli:${userInfo().username}@${hostname()}`,
+        source: 'cli',
+      });
     } finally {
       await manager.close();
     }

@@ -92,5 +92,9 @@ describe('logs', () => {
     // every failure, in full, every time
     expect(out.match(/WARN.*run failed/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
     expect(out.match(/upstream answered 503/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+    // the jobs module's manager logs through the CLI's pretty logger too, its start and stop included
+    expect(out).toMatch(/^\[[\d:.]+\] INFO.*bullbeat: scheduler started/m);
+    expect(out).toMatch(/^\[[\d:.]+\] INFO.*bullbeat: scheduler stopped/m);
+    expect(out.split('\n').filter((line) => line.trimStart().startsWith('{"'))).toEqual([]);
   });
 });

@@ -112,7 +112,20 @@ describe('your own project, as the README writes it', () => {
       env: { REDIS_URL, BULLBEAT_PREFIX: 'billing' },
     });
     expect(named.code).toBe(0);
-    const empty = await runBullbeat(['schedule:list', '--prefix', 'nothing-here'], { env: { REDIS_URL } });
+    // a --prefix this Redis holds nothing under is a typo: the deployments it does hold are named
+    const typo = await runBullbeat(['schedule:list', '--prefix', 'biling'], { env: { REDIS_URL } });
+    expect(typo).toMatchObject({ code: 2, stdout: '' });
+    expect(typo.stderr).toBe(
+      'bullbeat: --prefix: no bullbeat deployment "biling" in this Redis, which holds: app, billing, bullbeat (name one of them)\n',
+    );
+    const remove = await runBullbeat(['schedule:remove', 'y', '--prefix', 'biling', '--json'], {
+      env: { REDIS_URL },
+    });
+    expect(remove.code).toBe(2);
+    // BULLBEAT_PREFIX is a deployment's own setting: one with nothing stored yet lists nothing
+    const empty = await runBullbeat(['schedule:list'], {
+      env: { REDIS_URL, BULLBEAT_PREFIX: 'nothing-here' },
+    });
     expect(empty.code).toBe(0);
     expect(empty.stdout).toBe('no schedules under prefix "nothing-here"\n');
   }, 180_000);

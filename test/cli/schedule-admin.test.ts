@@ -133,6 +133,15 @@ describe('schedule:add, list, pause, resume, trigger, remove', () => {
       const missing = await runBullbeat([command, 'ping-a'], { env });
       expect(missing.code, command).toBe(4);
       expect(missing.stderr, command).toBe('bullbeat: no schedule with id "ping-a"\n');
+      // --json: its document all the same, nothing done
+      const json = await runBullbeat([command, 'ping-a', '--json'], { env });
+      expect(json.code, command).toBe(4);
+      expect(JSON.parse(json.stdout), command).toEqual({
+        id: 'ping-a',
+        action: command.slice('schedule:'.length),
+        done: false,
+      });
+      expect(json.stderr, command).toBe('bullbeat: no schedule with id "ping-a"\n');
     }
   });
 

@@ -174,4 +174,44 @@ describe('audit trail', () => {
     await gone.remove('g');
     expect(await env.redis.exists(gone.keys.audit('g'))).toBe(0);
   });
+
+  it('the actor is who the embedding code says authenticated; a caller’s own claim is `onBehalfOf`; `bullbeat` is the system’s alone', async () => {
+    env = testEnv('audit-who');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'w' }, new IntervalTrigger(60), { id: 'w' }).saved;
+    await m.pause('w', { by: 'api:deploy-bot', via: 'api', onBehalfOf: 'ann@example.com', note: 'n' });
+    expect((await m.get('w'))?.pauseNote).toMatchObject({
+      by: 'api:deploy-bot',
+      onBehalfOf: 'ann@example.com',
+    });
+    await m.resume('w', { by: 'api:deploy-bot', via: 'api' });
+    await m.triggerNow('w', { ...cli, onBehalfOf: 'bob' });
+    const [trigger, resume, pause] = await m.auditTrail('w');
+    expect(pause).toMatchObject({
+      op: 'pause',
+      actor: 'api:deploy-bot',
+      source: 'api',
+      onBehalfOf: 'ann@example.com',
+    });
+    expect(resume).toMatchObject({ op: 'resume', actor: 'api:deploy-bot' });
+    expect(resume).not.toHaveProperty('onBehalfOf');
+    expect(trigger).toMatchObject({ op: 'trigger', actor: 'cli:ann@box', onBehalfOf: 'bob' });
+
+    const before = (await m.auditTrail('w')).length;
+    for (const [field, change] of [
+      ['by', { by: 'bullbeat' }],
+      ['by', { by: 'BULLBEAT ' }],
+      ['onBehalfOf', { onBehalfOf: 'bullbeat' }],
+      ['onBehalfOf', { onBehalfOf: '' }],
+    ] as const) {
+      await expect(m.pause('w', change), JSON.stringify(change)).rejects.toMatchObject({
+        name: 'ScheduleOptionsError',
+        field,
+      });
+      await expect(m.update('w', { maxRuns: 3 }, change)).rejects.toMatchObject({ field });
+      await expect(m.backfill('w', { from: 0, to: 1, ...change })).rejects.toMatchObject({ field });
+    }
+    expect((await m.get('w'))?.status).toBe('active');
+    expect(await m.auditTrail('w')).toHaveLength(before);
+  });
 });

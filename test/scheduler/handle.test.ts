@@ -34,9 +34,9 @@ describe('handle(name, fn): a worker handler without a schedule', () => {
     expect(entry.job.queue).toBe('reports');
     expect(await entry.job.run()).toBe('report by send-report');
     expect(m.handlerFor('other')).toBeUndefined();
-    // its queue defaults to the manager's
+    // its queue defaults to the manager's, named after the deployment's prefix
     m.handle('plain', () => 1);
-    expect(m.handlerFor('plain')!.job.queue).toBe('bullbeat');
+    expect(m.handlerFor('plain')!.job.queue).toBe('never-started');
   });
 
   it('refuses a name twice, an empty name, a bad queue and an unknown option, naming the field', () => {

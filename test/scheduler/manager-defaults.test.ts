@@ -39,7 +39,7 @@ describe("the manager's prefix", () => {
     else process.env.BULLBEAT_PREFIX = saved;
   });
 
-  const manager = (options: { prefix?: string } = {}) =>
+  const manager = (options: { prefix?: string; defaultQueue?: string } = {}) =>
     new SchedulerManager({ role: 'client', logger: silent, ...options });
 
   it('takes BULLBEAT_PREFIX by default, as the CLI does', async () => {
@@ -57,6 +57,11 @@ describe("the manager's prefix", () => {
     process.env.BULLBEAT_PREFIX = '';
     const fallback = manager();
     expect(fallback.prefix).toBe('bullbeat');
+    // the default queue is named after the prefix: each deployment on a Redis has its own
+    expect(explicit.options.defaultQueue).toBe('mine');
+    expect(fallback.options.defaultQueue).toBe('bullbeat');
+    expect(manager({ prefix: '{team:a}' }).options.defaultQueue).toBe('team-a');
+    expect(manager({ prefix: 'mine', defaultQueue: 'bullbeat' }).options.defaultQueue).toBe('bullbeat');
     await explicit.close();
     await fallback.close();
   });

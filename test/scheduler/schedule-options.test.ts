@@ -11,7 +11,7 @@ describe('schedule options', () => {
     expect(job.def).toMatchObject({
       id: 'nightly',
       name: 'nightly',
-      queue: 'bullbeat',
+      queue: 'never-started', // the default queue is named after the prefix
       source: 'code',
       args: [],
       run: { maxInstances: 1, coalesce: true },

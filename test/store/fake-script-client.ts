@@ -55,8 +55,11 @@ export function bySlot(
 // A partition's keys, and audit arguments, for the marshaller's tests.
 export const k = keys('t');
 export const B = '{t}:bb';
-export const AUDIT = { audit: { limit: 7, retentionMs: 99 }, by: { actor: 'ann', source: 'cli' } } as const;
-export const AUDIT_SLOTS = { auditLimit: 7, auditActor: 'ann', auditSource: 'cli' };
+export const AUDIT = {
+  audit: { limit: 7, retentionMs: 99 },
+  by: { actor: 'ann', source: 'cli', onBehalfOf: 'bob' },
+} as const;
+export const AUDIT_SLOTS = { auditLimit: 7, auditActor: 'ann', auditSource: 'cli', auditOnBehalfOf: 'bob' };
 
 /** Call `use` on a marshaller over a fake client answering `answer`; the one call's slots. */
 export async function one(l: ScriptLayout, use: (s: StoreScripts) => Promise<unknown>, answer: unknown = 1) {

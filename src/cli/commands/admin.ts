@@ -2,22 +2,27 @@ import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
-import { checkPartitionCount, type PauseNote } from '../../store/index.js';
+import { checkPartitionCount, deploymentExists, type PauseNote } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import { cliChange } from '../cli-actor.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
-import { resolvePrefix } from '../discover-prefix.js';
+import { checkPrefixFound, resolvePrefix } from '../discover-prefix.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
 import { shown } from '../terminal-text.js';
 
-/** Runs `fn` with a client-role manager on the configured Redis and prefix; closes it after. */
+/**
+ * Runs `fn` with a client-role manager on the configured Redis and prefix; closes it after. A command
+ * that may start a deployment (`schedule:add`) says `creates`; any other is refused on a named prefix
+ * this Redis holds nothing under while it holds others (`checkPrefixFound`).
+ */
 export async function withManager<T>(
   ctx: CommandContext,
   fn: (manager: SchedulerManager) => Promise<T>,
+  options: { creates?: boolean } = {},
 ): Promise<T> {
   await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
   await resolvePrefix(ctx);
@@ -30,6 +35,7 @@ export async function withManager<T>(
   try {
     // before any command reads or writes: another partition count than the deployment's is exit 2
     await checkPartitionCount(manager.redis, manager.keys, false);
+    if (!options.creates) await checkPrefixFound(ctx, () => deploymentExists(manager.redis, manager.keys));
     return await fn(manager);
   } finally {
     await manager.close();
@@ -92,9 +98,18 @@ export function listCommand(io: CliIO) {
 
 type Action = 'schedule:pause' | 'schedule:resume' | 'schedule:trigger' | 'schedule:remove';
 
+/** The word of an action in its `--json` result. */
+const ACTION_WORD = {
+  'schedule:pause': 'pause',
+  'schedule:resume': 'resume',
+  'schedule:trigger': 'trigger',
+  'schedule:remove': 'remove',
+} as const satisfies Record<Action, ActionResult['action']>;
+
 /** `"why" (by who, when)`: a pause note in one line, its control characters escaped. */
 export function noteLine(n: PauseNote): string {
-  return shown(`${n.note === '' ? '(no note)' : `"${n.note}"`} (by ${n.by}, ${shortInstant(n.at)})`);
+  const who = n.onBehalfOf === undefined ? n.by : `${n.by} for ${n.onBehalfOf}`;
+  return shown(`${n.note === '' ? '(no note)' : `"${n.note}"`} (by ${who}, ${shortInstant(n.at)})`);
 }
 
 /** Flags of `schedule:pause` (`--note`) and `schedule:resume` (`--policy`, `--max-catch-up`). */
@@ -126,6 +141,15 @@ export function actionCommand(io: CliIO, action: Action) {
     command: Command,
   ): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
+    // no such schedule: nothing done. `--json` still prints its document, `done: false`, before the
+    // error (stderr, exit 4)
+    const missing = (err: unknown): never => {
+      if (options?.json && err instanceof ScheduleNotFoundError) {
+        const result: ActionResult = { id, action: ACTION_WORD[action], done: false };
+        io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      }
+      throw err;
+    };
     const { line, result } = await withManager(
       ctx,
       async (m): Promise<{ line: string; result: ActionResult }> => {
@@ -200,7 +224,7 @@ export function actionCommand(io: CliIO, action: Action) {
             return { line: `removed ${id}`, result: { id, action: 'remove', done: true } };
         }
       },
-    );
+    ).catch(missing);
     io.stdout(options?.json ? `${JSON.stringify(result, null, 2)}\n` : `${shown(line)}\n`);
     return ExitCode.ok;
   };

@@ -6,6 +6,7 @@ import { JOB_PAYLOADS, type JobPayload, redisTarget } from '../../store/index.js
 import { describeTrigger } from '../../triggers/index.js';
 import { type ImportPlanItem, planImport } from '../bullmq-import-plan.js';
 import { BullmqOriginals } from '../bullmq-originals.js';
+import { cliChange } from '../cli-actor.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
@@ -151,7 +152,7 @@ async function apply(
         outcomes.push({ item, action: 'would-create', nextRunTime: item.trigger.nextFire(null, now) });
         continue;
       }
-      const job = manager.schedule(item.target, item.trigger, item.options);
+      const job = manager.schedule(item.target, item.trigger, item.options, cliChange());
       await job.saved;
       outcomes.push({
         item,

@@ -242,34 +242,38 @@ export function addCommand(io: CliIO) {
     const scheduleOptions = scheduleOptionsFrom(options);
     const id = options.id ?? options.name;
     checkExceptFlags(trigger, options.except, id);
-    const { job, before } = await withManager(ctx, async (m) => {
-      const existing = await m.get(id);
-      // the id is --id, or --name when no --id was given: blame the flag the user typed
-      const idFlag = options.id !== undefined ? '--id' : '--name';
-      const idWords = options.id !== undefined ? '' : ' (the id defaults to --name)';
-      if (existing?.def.source === 'code') {
-        throw new ConfigError(
-          idFlag,
-          `schedule "${id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`,
+    const { job, before } = await withManager(
+      ctx,
+      async (m) => {
+        const existing = await m.get(id);
+        // the id is --id, or --name when no --id was given: blame the flag the user typed
+        const idFlag = options.id !== undefined ? '--id' : '--name';
+        const idWords = options.id !== undefined ? '' : ' (the id defaults to --name)';
+        if (existing?.def.source === 'code') {
+          throw new ConfigError(
+            idFlag,
+            `schedule "${id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`,
+          );
+        }
+        if (existing && !options.replace) {
+          throw new ConfigError(
+            idFlag,
+            `a schedule "${id}"${idWords} already exists (${defWords(existing.def)}, queue "${existing.queue}"): pass --replace to overwrite it${options.id === undefined ? ', or --id to add another' : ''}`,
+          );
+        }
+        const created = m.schedule(
+          { name: options.name, ...(options.queue !== undefined && { queue: options.queue }) },
+          trigger,
+          scheduleOptions,
+          cliChange(),
         );
-      }
-      if (existing && !options.replace) {
-        throw new ConfigError(
-          idFlag,
-          `a schedule "${id}"${idWords} already exists (${defWords(existing.def)}, queue "${existing.queue}"): pass --replace to overwrite it${options.id === undefined ? ', or --id to add another' : ''}`,
-        );
-      }
-      const created = m.schedule(
-        { name: options.name, ...(options.queue !== undefined && { queue: options.queue }) },
-        trigger,
-        scheduleOptions,
-        cliChange(),
-      );
-      await created.saved;
-      const unserved = await unservedNote(m, created.queue, created.name);
-      if (unserved) ctx.note(unserved);
-      return { job: (await m.get(created.id)) ?? created, before: existing?.def };
-    });
+        await created.saved;
+        const unserved = await unservedNote(m, created.queue, created.name);
+        if (unserved) ctx.note(unserved);
+        return { job: (await m.get(created.id)) ?? created, before: existing?.def };
+      },
+      { creates: true },
+    );
     const json = job.toJSON();
     if (options.json) {
       io.stdout(`${JSON.stringify(json, null, 2)}\n`);

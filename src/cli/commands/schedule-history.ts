@@ -32,7 +32,13 @@ export function historyCommand(io: CliIO) {
       io.stdout(`${shown(id)}: no changes recorded\n`);
       return ExitCode.ok;
     }
-    const rows = items.map((e) => [shortInstant(e.at), e.op, e.actor, e.source, auditDetails(e)]);
+    const rows = items.map((e) => [
+      shortInstant(e.at),
+      e.op,
+      e.onBehalfOf === undefined ? e.actor : `${e.actor} (for ${e.onBehalfOf})`,
+      e.source,
+      auditDetails(e),
+    ]);
     io.stdout(`${formatTable(['TIME (UTC)', 'CHANGE', 'BY', 'VIA', 'DETAILS'], rows)}\n`);
     if (!exists) io.stdout(`(${shown(id)} is removed: its trail is kept for a while after the remove)\n`);
     return ExitCode.ok;

@@ -74,18 +74,26 @@ export function statusCommand(io: CliIO) {
                 .join(' ')
             : `${m.queues.join(',')} [${m.handlers.join(',')}]`,
       ]);
-      const out = [
-        `prefix "${ctx.config.prefix}": ${fleet.replicas} scheduler replica(s) alive, ${fleet.workers} worker(s) alive`,
+      // the table is several lines whose cells are already shown one-line (`formatTable`); every
+      // other line is one line of text that may carry stored names
+      const table =
         rows.length > 0
           ? formatTable(['role', 'state', 'host', 'pid', 'version', 'last beat', 'queues [handlers]'], rows)
-          : '(no process registered)',
-        `schedules: ${health.late} late, ${health.failing} failing, ${health.errored} errored`,
-        ...(health.lateIds.length ? [`  late: ${health.lateIds.join(', ')}`] : []),
-        ...(health.failingIds.length ? [`  failing: ${health.failingIds.join(', ')}`] : []),
-        ...(health.erroredIds.length ? [`  errored: ${health.erroredIds.join(', ')}`] : []),
-        problems.length > 0 ? `NOT OK: ${problems.join('; ')}` : 'OK',
+          : '(no process registered)';
+      const out = [
+        shown(
+          `prefix "${ctx.config.prefix}": ${fleet.replicas} scheduler replica(s) alive, ${fleet.workers} worker(s) alive`,
+        ),
+        table,
+        ...[
+          `schedules: ${health.late} late, ${health.failing} failing, ${health.errored} errored`,
+          ...(health.lateIds.length ? [`  late: ${health.lateIds.join(', ')}`] : []),
+          ...(health.failingIds.length ? [`  failing: ${health.failingIds.join(', ')}`] : []),
+          ...(health.erroredIds.length ? [`  errored: ${health.erroredIds.join(', ')}`] : []),
+          problems.length > 0 ? `NOT OK: ${problems.join('; ')}` : 'OK',
+        ].map(shown),
       ];
-      io.stdout(`${out.map(shown).join('\n')}\n`);
+      io.stdout(`${out.join('\n')}\n`);
       return code;
     } finally {
       await manager.close();

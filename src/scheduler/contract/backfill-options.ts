@@ -172,6 +172,7 @@ const optionsSchema = z
         .max(CHANGE_BY_MAX)
         .optional(),
       via: z.enum(AUDIT_SOURCES, { error: `must be one of ${AUDIT_SOURCES.join(', ')}` }).optional(),
+      onBehalfOf: z.string({ error: 'must be a string' }).optional(),
       onProgress: z
         .custom<(p: BackfillProgress) => void>((f) => typeof f === 'function', {
           error: 'must be a function',
@@ -212,6 +213,7 @@ export function resolveBackfillOptions(scheduleId: string, options: unknown): Re
     by: actorOf(scheduleId, {
       ...(o.by !== undefined && { by: o.by }),
       ...(o.via !== undefined && { via: o.via }),
+      ...(o.onBehalfOf !== undefined && { onBehalfOf: o.onBehalfOf }),
     }),
   };
 }

@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import { ScheduleOptionsError } from '../../errors/index.js';
-import { AUDIT_SOURCES, type AuditActor, type AuditSource } from '../../store/audit-entry.js';
+import { AUDIT_SOURCES, type AuditActor, type AuditSource, SYSTEM_ACTOR } from '../../store/audit-entry.js';
 
 /** Who makes a change to a schedule, for its audit trail (`auditTrail(id)`). */
 export interface ChangeOptions {
   /**
-   * Who: a user name, `api:<token name>`, `cli:<user>@<host>`. At most 200 characters.
+   * Who authenticated, as the code that checked it says: a user name, `api:<token name>`,
+   * `cli:<user>@<host>`. Never `bullbeat` (the system's own name). At most 200 characters.
    * @defaultValue this process, `host:pid`
    */
   by?: string;
@@ -15,9 +16,15 @@ export interface ChangeOptions {
    * @defaultValue `'runtime'`
    */
   via?: AuditSource;
+  /**
+   * Whom the caller says it acts for (an API client's own `onBehalfOf`): recorded as said, in its
+   * own field beside `by`, never as the actor. Never `bullbeat`. At most 200 characters.
+   * @defaultValue none
+   */
+  onBehalfOf?: string;
 }
 
-/** The longest `by` accepted (characters). */
+/** The longest `by` or `onBehalfOf` accepted (characters). */
 export const CHANGE_BY_MAX = 200;
 
 /** This process, `host:pid`: who makes a change when the caller does not say. */
@@ -25,16 +32,32 @@ export function thisProcess(): string {
   return `${hostname()}:${process.pid}`;
 }
 
-/** The checked actor of a change (a `ScheduleOptionsError` naming `by` or `via` otherwise). */
+/** Whether a name a caller gives would read as the system's own (`bullbeat`, in any case or spacing). */
+export function isSystemName(name: string): boolean {
+  return name.trim().toLowerCase() === SYSTEM_ACTOR;
+}
+
+/** The problem with a name a caller gives (`by`, `onBehalfOf`), or undefined. */
+function nameProblem(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.trim().length === 0 || v.length > CHANGE_BY_MAX) {
+    return `must be a non-empty string of at most ${CHANGE_BY_MAX} characters`;
+  }
+  if (isSystemName(v)) return `"${SYSTEM_ACTOR}" is the system's own name: no caller may use it`;
+  return undefined;
+}
+
+/** The checked actor of a change (a `ScheduleOptionsError` naming `by`, `via` or `onBehalfOf` otherwise). */
 export function actorOf(id: string | undefined, options: ChangeOptions | undefined): AuditActor {
   const by = options?.by;
   const via = options?.via;
-  if (by !== undefined && (typeof by !== 'string' || by.length === 0 || by.length > CHANGE_BY_MAX)) {
-    throw new ScheduleOptionsError(
-      id,
-      'by',
-      `must be a non-empty string of at most ${CHANGE_BY_MAX} characters`,
-    );
+  const onBehalfOf = options?.onBehalfOf;
+  for (const [field, v] of [
+    ['by', by],
+    ['onBehalfOf', onBehalfOf],
+  ] as const) {
+    const problem = nameProblem(v);
+    if (problem) throw new ScheduleOptionsError(id, field, problem);
   }
   if (via !== undefined && !AUDIT_SOURCES.includes(via)) {
     throw new ScheduleOptionsError(
@@ -43,5 +66,9 @@ export function actorOf(id: string | undefined, options: ChangeOptions | undefin
       `must be one of ${AUDIT_SOURCES.map((s) => `"${s}"`).join(', ')}, got ${JSON.stringify(via)}`,
     );
   }
-  return { actor: by ?? thisProcess(), source: via ?? 'runtime' };
+  return {
+    actor: by ?? thisProcess(),
+    source: via ?? 'runtime',
+    ...(onBehalfOf !== undefined && { onBehalfOf }),
+  };
 }

@@ -8,7 +8,7 @@ export interface HandleOptions {
   /**
    * The queue its jobs come on: a worker of this module serves it by default (as it serves the
    * queue of every stored schedule of this job name, whatever this option says).
-   * @defaultValue the manager's `defaultQueue` (`'bullbeat'`)
+   * @defaultValue the manager's `defaultQueue` (named after its prefix: `'bullbeat'` by default)
    */
   queue?: string;
   /**

@@ -9,7 +9,8 @@ export interface PauseOptions extends ChangeOptions {
    */
   note?: string;
   /**
-   * Who paused it (shown with the note, and in the audit trail).
+   * Who paused it, as the code that authenticated the caller says (shown with the note, and as the
+   * audit trail's actor). Never `bullbeat`.
    * @defaultValue this process, `host:pid`
    */
   by?: string;

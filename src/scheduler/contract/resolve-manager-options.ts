@@ -9,6 +9,16 @@ import { resolveReplicaAcks } from './replica-acks-options.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 
 /**
+ * The default queue of a deployment: named after its prefix (`bullbeat` keeps `bullbeat`; `alpha` is
+ * `alpha`), so two deployments sharing a Redis never consume each other's jobs by default. BullMQ
+ * refuses `:` in a queue name and a hash tag's braces would split its keys on a cluster: `{a:b}`
+ * gives `a-b`.
+ */
+export function defaultQueueOf(prefix: string): string {
+  return prefix.replace(/[{}]/g, '').replace(/:/g, '-') || 'bullbeat';
+}
+
+/**
  * Apply the manager's defaults once and validate them; settings it does not name come from `env`
  * (`process.env`, or the CLI's own: see `withManagerEnv`).
  */
@@ -28,7 +38,7 @@ export function resolveManagerOptions(
   // BULLBEAT_PREFIX, as for the CLI: a module that names no prefix follows the deployment's setting.
   const prefix = o.prefix ?? (env.BULLBEAT_PREFIX || 'bullbeat');
   if (typeof prefix !== 'string' || prefix === '') fail('prefix', 'must be a non-empty string');
-  const defaultQueue = o.defaultQueue ?? 'bullbeat';
+  const defaultQueue = o.defaultQueue ?? defaultQueueOf(prefix);
   if (typeof defaultQueue !== 'string' || defaultQueue === '' || defaultQueue.includes(':')) {
     fail('defaultQueue', 'must be a non-empty string without ":"');
   }

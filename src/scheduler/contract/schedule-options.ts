@@ -27,7 +27,7 @@ export interface ScheduleOptions {
   name?: string;
   /**
    * The BullMQ queue its occurrences go to.
-   * @defaultValue the manager's `defaultQueue` (`'bullbeat'`)
+   * @defaultValue the manager's `defaultQueue` (named after its prefix: `'bullbeat'` by default)
    */
   queue?: string;
   /**

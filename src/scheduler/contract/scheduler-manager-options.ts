@@ -29,8 +29,11 @@ export interface SchedulerManagerOptions {
    */
   partitions?: number;
   /**
-   * The queue of schedules that name none.
-   * @defaultValue `'bullbeat'`
+   * The queue of schedules and handlers that name none. Named after `prefix` by default, so that each
+   * deployment on a shared Redis has its own (BullMQ forbids `:`: it becomes `-`, and braces are
+   * dropped). Set `'bullbeat'` to keep the default queue of releases that named every deployment's
+   * default queue `bullbeat` (docs/upgrading.md).
+   * @defaultValue the prefix: `'bullbeat'` for the default prefix
    */
   defaultQueue?: string;
   /**

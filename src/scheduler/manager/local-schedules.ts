@@ -20,13 +20,14 @@ export class LocalSchedules {
   /** Handlers registered by job name with `handle()` (no schedule). */
   private readonly handlers = new Map<string, NamedHandler>();
 
-  constructor(private readonly logger: Logger) {}
+  /** `logger`: the manager's logger at the time of each line (the CLI gives a jobs module's manager its own). */
+  constructor(private readonly logger: () => Logger) {}
 
   /** Keep a newly defined schedule; the last definition of an id wins. */
   add(job: ScheduledJob): void {
     const previous = this.byId.get(job.id);
     if (previous) {
-      this.logger.warn(
+      this.logger().warn(
         { scheduleId: job.id },
         'bullbeat: schedule id defined twice; the last definition wins',
       );

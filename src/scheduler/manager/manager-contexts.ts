@@ -23,6 +23,8 @@ import type { StagedControlContext } from './staged-controls.js';
 /** What the manager's operations ask of the manager itself, each time (tests stand in for them). */
 interface ManagerSeams {
   readonly hooks: FireHooks | undefined;
+  /** Read at each use: the CLI hands a jobs module's manager its own logger after the module made it. */
+  readonly logger: Logger;
   queue(name: string): Queue;
   jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
 }
@@ -33,7 +35,6 @@ export interface ManagerParts {
   manager: ForeignOutcomesManager & ScheduledJobHost & ManagerSeams;
   options: ResolvedManagerOptions;
   keys: Keys;
-  logger: Logger;
   connections: ManagerConnections;
   schedules: LocalSchedules;
   /** Drop a schedule's occurrences held here and tell the other replicas to (`stop:<id>`). */
@@ -51,13 +52,13 @@ export class ManagerContexts {
 
   /** What the scheduler role is made of (read at start: the test hooks set by then). */
   get replica(): ReplicaDeps {
-    const { manager, connections, options, keys, logger, schedules, publishStop } = this.parts;
+    const { manager, connections, options, keys, schedules, publishStop } = this.parts;
     return {
       manager,
       connections,
       options,
       keys,
-      logger,
+      logger: manager.logger,
       local: schedules.byId,
       jobOptions: (def, jobId) => this.jobOptions(def, jobId),
       publishStop,
@@ -89,11 +90,11 @@ export class ManagerContexts {
   }
 
   get writes(): WriteContext {
-    const { connections, keys, logger, manager, schedules } = this.parts;
+    const { connections, keys, manager, schedules } = this.parts;
     return {
       store: connections.store,
       keys,
-      logger,
+      logger: manager.logger,
       events: manager,
       publish: (message) => publishWake(connections.redis, keys, message),
       triggerOf: (def) => this.triggerOf(def),

@@ -1,3 +1,4 @@
+import { checkQueueOwner } from '../../store/queue-owner.js';
 import type { ScheduledJob } from '../contract/index.js';
 import type { FireLoopFootprint, FireLoopStats } from '../fire/index.js';
 import { Firing } from './firing.js';
@@ -31,9 +32,17 @@ export class ManagerLifecycle {
   }
 
   private async doStart(): Promise<void> {
-    const { options, logger, connections, schedules } = this.contexts.parts;
+    const { options, manager, connections, schedules } = this.contexts.parts;
     await this.stopping;
     await connections.checkPartitions(true);
+    if (options.role === 'scheduler') {
+      // enqueueing onto a queue another deployment's workers serve would hand them this one's jobs
+      await Promise.all(
+        [...schedules.queues()].map((q) =>
+          checkQueueOwner(connections.redis, connections.queuePrefix(q), q, options.prefix),
+        ),
+      );
+    }
     const code = schedules.code();
     for (let i = 0; i < code.length; i += 500) {
       await Promise.all(code.slice(i, i + 500).map((j) => (j.saved = this.persistCode(j))));
@@ -45,7 +54,10 @@ export class ManagerLifecycle {
     }
     this.started = true;
     this.startedAt = options.clock();
-    logger.info({ schedules: schedules.byId.size, managerRole: options.role }, 'bullbeat: scheduler started');
+    manager.logger.info(
+      { schedules: schedules.byId.size, managerRole: options.role },
+      'bullbeat: scheduler started',
+    );
   }
 
   stop(): Promise<void> {
@@ -63,7 +75,7 @@ export class ManagerLifecycle {
     this.lastLoopStats = this.firing?.replica.stats;
     this.firing = undefined;
     await this.contexts.parts.connections.close();
-    this.contexts.parts.logger.info('bullbeat: scheduler stopped');
+    this.contexts.parts.manager.logger.info('bullbeat: scheduler stopped');
   }
 
   async close(): Promise<void> {

@@ -17,7 +17,7 @@ export class NamedHandler {
     readonly queue: string,
     readonly fn: (...args: never[]) => unknown,
     readonly middleware: readonly Middleware[],
-    private readonly logger: pino.Logger,
+    private readonly logger: () => pino.Logger,
   ) {}
 
   get id(): string {
@@ -30,6 +30,6 @@ export class NamedHandler {
       id: this.id,
       name: this.name,
     });
-    return handler(inProcessRunContext(this.id, this.name, this.logger.child({ jobName: this.name }), ctx));
+    return handler(inProcessRunContext(this.id, this.name, this.logger().child({ jobName: this.name }), ctx));
   }
 }

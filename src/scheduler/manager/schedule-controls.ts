@@ -34,12 +34,18 @@ export async function pauseSchedule(
 ): Promise<boolean> {
   const problem =
     typeof options !== 'object' || options === null
-      ? { field: 'options', reason: 'must be an object { note?, by?, via? }' }
+      ? { field: 'options', reason: 'must be an object { note?, by?, via?, onBehalfOf? }' }
       : pauseNoteProblem(options.note, options.by);
   if (problem) throw new ScheduleOptionsError(id, problem.field, problem.reason);
   const who = actorOf(id, options);
   const at = await ctx.store.time();
-  const r = await ctx.notes.pause(id, { note: options.note ?? '', by: who.actor, at }, ctx.audit, who);
+  const note = {
+    note: options.note ?? '',
+    by: who.actor,
+    ...(who.onBehalfOf !== undefined && { onBehalfOf: who.onBehalfOf }),
+    at,
+  };
+  const r = await ctx.notes.pause(id, note, ctx.audit, who);
   if (r === 'missing') throw new ScheduleNotFoundError(id);
   if (r !== 'done') return false;
   await ctx.publishStop(id);

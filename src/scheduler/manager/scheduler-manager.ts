@@ -88,12 +88,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
         hooks: { logMethod: uniqueKeys },
       });
     this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
-    this.schedules = new LocalSchedules(this.logger);
+    this.schedules = new LocalSchedules(() => this.logger);
     this.contexts = new ManagerContexts({
       manager: this,
       options: this.options,
       keys: this.keys,
-      logger: this.logger,
       connections: this.connections,
       schedules: this.schedules,
       publishStop: (id) => this.publishStop(id),

@@ -31,10 +31,10 @@
     ARGV[2] '1' to take the ones to run, '' to judge only
     ARGV[3] ledger expiry (ms)
     ARGV[4] the owed member's middle: `<lane>|<overlap>|<coalesced>` (e.g. `b|bufferAll|`)
-    ARGV[5..7] the audit entry's limit, actor, source: `backfill`, with the range `from`, `to` and
+    ARGV[5..8] the audit entry's limit, actor, source, onBehalfOf: `backfill`, with the range `from`, `to` and
             `runs` (taken by this call), written when it takes at least one
-    ARGV[8] ARGV[9] the backfill's range [from, to) (ms)
-    ARGV[10..] pairs: fire time (ascending), ms after now by which it is enqueued
+    ARGV[9] ARGV[10] the backfill's range [from, to) (ms)
+    ARGV[11..] pairs: fire time (ascending), ms after now by which it is enqueued
 
   Output:
     { -1 } when the schedule does not exist; else { now, code per fire time } (codes above)
@@ -57,7 +57,7 @@ local pausedFrom = (st == 'p' or st == 'o') and pauseSpanFrom(row, KEYS[6], KEYS
 local take = ARGV[2] == '1'
 local out = { now }
 local taken = 0
-for i = 10, #ARGV, 2 do
+for i = 11, #ARGV, 2 do
   local f = ARGV[i]
   local t = tonumber(f)
   local code = 1
@@ -84,6 +84,6 @@ for i = 10, #ARGV, 2 do
 end
 if taken > 0 then
   keepLedger(KEYS[2], KEYS[3], ARGV[3])
-  audit(KEYS[10], 5, 'backfill', { 'from', ARGV[8], 'to', ARGV[9], 'runs', tostring(taken) })
+  audit(KEYS[10], 5, 'backfill', { 'from', ARGV[9], 'to', ARGV[10], 'runs', tostring(taken) })
 end
 return out

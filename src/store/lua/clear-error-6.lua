@@ -13,7 +13,7 @@
     ARGV[1] id
     ARGV[2] next due time ('' = none: completed)
     ARGV[3] now (ms)
-    ARGV[4..6] the audit entry's limit, actor, source: `cleared`, with `next` ('' = completed)
+    ARGV[4..7] the audit entry's limit, actor, source, onBehalfOf: `cleared`, with `next` ('' = completed)
 
   Output:
     1 if it was errored, else 0

@@ -14,9 +14,9 @@
     ARGV[2] score: the fire time
     ARGV[3] schedule id (its record keys, `rec:<id>:<field>`, are built from KEYS[1])
     ARGV[4] history limit
-    ARGV[5..7] the audit entry's limit, actor, source: `trigger`, with `fireAt` and `jobId`
-    ARGV[8] the job id
-    ARGV[9] the number of the record patch's name/value pairs, then the pairs (includes/record)
+    ARGV[5..8] the audit entry's limit, actor, source, onBehalfOf: `trigger`, with `fireAt` and `jobId`
+    ARGV[9] the job id
+    ARGV[10] the number of the record patch's name/value pairs, then the pairs (includes/record)
 
   Output:
     1
@@ -24,6 +24,6 @@
 --- @include "includes/record"
 --- @include "includes/audit"
 
-writeRecord(KEYS[1], KEYS[2], recordBase(KEYS[1], ARGV[3]), ARGV[1], ARGV[2], pairsAt(10), '', tonumber(ARGV[4]))
-audit(KEYS[5], 5, 'trigger', { 'fireAt', ARGV[2], 'jobId', ARGV[8] })
+writeRecord(KEYS[1], KEYS[2], recordBase(KEYS[1], ARGV[3]), ARGV[1], ARGV[2], pairsAt(11), '', tonumber(ARGV[4]))
+audit(KEYS[5], 5, 'trigger', { 'fireAt', ARGV[2], 'jobId', ARGV[9] })
 return 1

@@ -23,9 +23,9 @@
     ARGV[2] claim `fireAt|token` ('' = none)
     ARGV[3] error JSON `{ reason, at, fireAt }`
     ARGV[4] now (ms)
-    ARGV[5..7] the audit entry's limit, actor, source: `errored`, with `reason` and `fireAt`
-    ARGV[8] the reason (text)
-    ARGV[9] the occurrence it failed on ('' = none)
+    ARGV[5..8] the audit entry's limit, actor, source, onBehalfOf: `errored`, with `reason` and `fireAt`
+    ARGV[9] the reason (text)
+    ARGV[10] the occurrence it failed on ('' = none)
 
   Output:
     1 marked errored; 0 not (claim lost, schedule gone, not active, re-defined meanwhile)
@@ -61,7 +61,7 @@ redis.call('ZREM', KEYS[6], id)
 redis.call('HSET', KEYS[7], id, ARGV[3])
 redis.call('HSET', KEYS[1], id, withStatus(row, 'e'))
 redis.call('HINCRBY', KEYS[8], 'errored', 1)
-local fields = { 'reason', ARGV[8] }
-if ARGV[9] ~= '' then fields = { 'reason', ARGV[8], 'fireAt', ARGV[9] } end
+local fields = { 'reason', ARGV[9] }
+if ARGV[10] ~= '' then fields = { 'reason', ARGV[9], 'fireAt', ARGV[10] } end
 audit(KEYS[9], 5, 'errored', fields)
 return 1

@@ -13,7 +13,7 @@
     ARGV[1] id
     ARGV[2] the pause note JSON
     ARGV[3] the note's text (the audit entry's `note`)
-    ARGV[4..6] the audit entry's limit, actor, source: `pause`, with `note`
+    ARGV[4..7] the audit entry's limit, actor, source, onBehalfOf: `pause`, with `note`
 
   Output:
     1 paused, 0 no such schedule, -1 not active (nothing written)

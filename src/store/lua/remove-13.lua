@@ -16,8 +16,8 @@
 
     ARGV[1] id
     ARGV[2] required status ('' = any): removed only if its state row has it
-    ARGV[3..5] the audit entry's limit, actor, source: `remove`, with `before` (the definition removed)
-    ARGV[6] how long the trail is kept after the remove (ms; 0 = deleted with the schedule)
+    ARGV[3..6] the audit entry's limit, actor, source, onBehalfOf: `remove`, with `before` (the definition removed)
+    ARGV[7] how long the trail is kept after the remove (ms; 0 = deleted with the schedule)
 
   Output:
     1 if removed, 0 if there was no definition or its status did not match
@@ -49,7 +49,7 @@ redis.call('DEL', KEYS[8], KEYS[9], KEYS[10])
 redis.call('HDEL', KEYS[11], id)
 if existed == 1 then
   audit(KEYS[13], 3, 'remove', { 'before', def })
-  local keep = tonumber(ARGV[6]) or 0
+  local keep = tonumber(ARGV[7]) or 0
   if keep > 0 then redis.call('PEXPIRE', KEYS[13], keep) else redis.call('DEL', KEYS[13]) end
 end
 return existed

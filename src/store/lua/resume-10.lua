@@ -30,9 +30,9 @@
     ARGV[4] ledger expiry (ms)
     ARGV[5] ms after now by which the catch-up runs are enqueued (else a replica does)
     ARGV[6] the owed member's overlap (e.g. `bufferAll`)
-    ARGV[7..9] the audit entry's limit, actor, source: `resume`, with `policy` and `runs` (the
+    ARGV[7..10] the audit entry's limit, actor, source, onBehalfOf: `resume`, with `policy` and `runs` (the
             catch-up runs taken)
-    ARGV[10..] candidate fire times, ascending
+    ARGV[11..] candidate fire times, ascending
 
   Output:
     { 0 } no such schedule, { -1 } not paused, { -2 } nothing written: it is claimed at or after
@@ -72,7 +72,7 @@ if from < nextAt then redis.call('ZADD', KEYS[7], nextAt, from .. ':' .. nextAt)
 local s = parseState(row)
 local after = math.max(tonumber(s.last) or -1, claimed or -1)
 local left = {}
-for i = 10, #ARGV do
+for i = 11, #ARGV do
   local t = tonumber(ARGV[i])
   if t > after and t < nextAt and not inLedger(KEYS[6], ARGV[i]) then left[#left + 1] = ARGV[i] end
 end

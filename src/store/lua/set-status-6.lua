@@ -14,8 +14,8 @@
     ARGV[2] from: the statuses it may be in (e.g. 'a', 'po')
     ARGV[3] to: the new status
     ARGV[4] next due time when `to` is 'a' ('' = leave `due` alone)
-    ARGV[5..7] the audit entry's limit, actor, source
-    ARGV[8] the audit entry's `op` (e.g. `orphan`, `resume`)
+    ARGV[5..8] the audit entry's limit, actor, source, onBehalfOf
+    ARGV[9] the audit entry's `op` (e.g. `orphan`, `resume`)
 
   Output:
     1 done, 0 no such schedule, -1 not in one of `from`, -2 nothing written: it is claimed at or after
@@ -45,5 +45,5 @@ else
   redis.call('HDEL', KEYS[4], id)
 end
 redis.call('HSET', KEYS[1], id, withStatus(row, ARGV[3]))
-audit(KEYS[6], 5, ARGV[8], {})
+audit(KEYS[6], 5, ARGV[9], {})
 return 1

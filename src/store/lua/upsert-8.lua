@@ -22,7 +22,7 @@
     ARGV[8] createdAt of the schedule an update read ('' or absent = create it if it is missing): an
             update writes only over that schedule, never over a missing one (removed meanwhile) or
             one created again since under the same id
-    ARGV[9..11] the audit entry's limit, actor, source (includes/audit): `create` (with `after`, the
+    ARGV[9..12] the audit entry's limit, actor, source, onBehalfOf (includes/audit): `create` (with `after`, the
             definition), `update` or `restore` (`before` and `after` when the definition changed); none
             when nothing changed or nothing was written. A create keeps a trail left by a removed
             schedule of the same id (it no longer expires)
