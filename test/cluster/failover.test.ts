@@ -53,7 +53,7 @@ describe('exactly once on a Redis Cluster', () => {
     options: { replicas: number; schedules: number; seconds: number; during(t0: number): Promise<void> },
   ) {
     env = clusterEnv(cluster, tag);
-    const { runs } = env.consumer();
+    const { runs, state } = env.consumer();
     const vars = {
       PREFIX: env.prefix,
       QUEUE: env.queue,
@@ -82,9 +82,13 @@ describe('exactly once on a Redis Cluster', () => {
       20_000,
       100,
     ).catch(() => undefined);
+    const consumer = await state();
+    const nodes = await cluster.roles().catch((err: Error) => err.message);
     for (const r of live) r.child.kill('SIGTERM');
     await Promise.all(live.map((r) => r.exited));
-    return { ...check(runs, want), want };
+    // what a stalled consumer or a wedged node looks like, for the failure message
+    const diagnostics = JSON.stringify({ consumer, nodes }, (_k, v) => (v instanceof Map ? [...v] : v));
+    return { ...check(runs, want), want, diagnostics };
   }
 
   it('a replica process SIGKILLed right after its claim: its claims are taken over, each occurrence runs once', async () => {
@@ -155,7 +159,7 @@ describe('exactly once on a Redis Cluster', () => {
   }, 120_000);
 
   it('a master SIGKILLed mid-run, its replica promoted: 0 twice; what async replication lost is counted', async () => {
-    const { lost, twice, want } = await run('master-kill', {
+    const { lost, twice, want, diagnostics } = await run('master-kill', {
       replicas: 2,
       schedules: 90,
       seconds: 10,
@@ -170,10 +174,12 @@ describe('exactly once on a Redis Cluster', () => {
       },
     });
     console.log(
-      `cluster master SIGKILL: ${want.length} occurrences, ${lost.length} lost (async replication), ${twice.length} twice`,
+      `cluster master SIGKILL: ${want.length} occurrences, ${lost.length} lost (async replication), ${twice.length} twice; ${diagnostics}`,
     );
     expect(twice).toEqual([]);
-    // a loss needs a write acknowledged by the master and not yet replicated when it died: rare
-    expect(lost.length).toBeLessThan(want.length / 20);
+    // a loss needs a write acknowledged by the master and not yet replicated when it died: rare. A
+    // consumer that stopped taking jobs after the failover shows here as handlers entered = left, jobs
+    // waiting or delayed, the worker running and not paused
+    expect(lost.length, diagnostics).toBeLessThan(want.length / 20);
   }, 120_000);
 });

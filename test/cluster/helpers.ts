@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Job, Worker } from 'bullmq';
+import { type Job, Queue, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import pino from 'pino';
 import type { SchedulerManagerOptions } from '../../src/scheduler/contract/scheduler-manager-options.js';
@@ -46,15 +46,22 @@ export function clusterEnv(cluster: LocalCluster, tag: string, partitions?: numb
      */
     consumer(concurrency = 50) {
       const runs = new Map<string, number>();
+      // what a stalled consumer looks like from inside (handlers entered and left, the worker's state)
+      const handlers = { entered: 0, left: 0 };
       const history = new RunHistory(redis, keys(prefix, partitions ?? DEFAULT_CLUSTER_PARTITIONS));
       const connection = bullConnection(target) as Cluster;
       const worker = new Worker<OccurrenceJobData>(
         queue,
         async (job: Job<OccurrenceJobData>) => {
-          const { scheduleId, fireAt } = job.data;
-          await history.merge(scheduleId, fireAt, false, { outcome: 'running', startedAt: Date.now() });
-          const k = `${scheduleId}@${fireAt}`;
-          runs.set(k, (runs.get(k) ?? 0) + 1);
+          handlers.entered++;
+          try {
+            const { scheduleId, fireAt } = job.data;
+            await history.merge(scheduleId, fireAt, false, { outcome: 'running', startedAt: Date.now() });
+            const k = `${scheduleId}@${fireAt}`;
+            runs.set(k, (runs.get(k) ?? 0) + 1);
+          } finally {
+            handlers.left++;
+          }
         },
         { connection, prefix: queuePrefixFor(target, queue)!, concurrency },
       );
@@ -63,7 +70,16 @@ export function clusterEnv(cluster: LocalCluster, tag: string, partitions?: numb
         await worker.close().catch(() => undefined);
         connection.disconnect();
       });
-      return { runs, worker };
+      /** The consumer's state, for a test's failure message. */
+      const state = async () => {
+        const q = new Queue(queue, { connection, prefix: queuePrefixFor(target, queue)! });
+        const jobs = await q
+          .getJobCounts('wait', 'active', 'delayed', 'completed', 'failed')
+          .catch((err: Error) => err.message);
+        await q.close().catch(() => undefined);
+        return { ...handlers, running: worker.isRunning(), paused: worker.isPaused(), jobs };
+      };
+      return { runs, worker, state };
     },
     async cleanup(): Promise<void> {
       await Promise.all(managers.map((m) => m.stop().catch(() => undefined)));
