@@ -47,25 +47,29 @@ describe('RecheckAhead', () => {
     ahead.take(later, 300);
     expect(later).toEqual([plain, close]);
     expect(ahead.ids()).toEqual(['a']);
-    await timers.advance(895);
+    await timers.advance(945);
     expect(staged).toEqual([]);
-    await timers.advance(15); // T0 + 900: 300 ms before its fire time, 700 ms after its previous one was due
+    await timers.advance(15); // T0 + 950: 250 ms before its fire time, 750 ms after its previous one was due
     expect(staged).toHaveLength(1);
     expect(staged[0]!.ids).toEqual(['a']);
-    expect(staged[0]!.at - (T0 + 900)).toBeGreaterThanOrEqual(0);
-    expect(staged[0]!.at - (T0 + 900)).toBeLessThan(15); // a timer: never early, a slew late at most
+    expect(staged[0]!.at - (T0 + 950)).toBeGreaterThanOrEqual(0);
+    expect(staged[0]!.at - (T0 + 950)).toBeLessThan(15); // a timer: never early, a slew late at most
     expect(held).toEqual([]);
     expect(ahead.length).toBe(0);
   });
 
-  it('never before the previous job had half the gap, however long the lead', async () => {
+  it('a lead of 250 ms at most; a schedule whose previous job would have had less than 3/4 of its gap is held', async () => {
     const { timers, staged, ahead } = setUp();
-    ahead.take([item('a', T0 + 1000, { dueAt: T0, minWaitedMs: 500 })], 900);
-    await timers.advance(497);
+    const second = item('a', T0 + 1000, { dueAt: T0, minWaitedMs: 500 });
+    const short = item('b', T0 + 400, { dueAt: T0, minWaitedMs: 200 }); // 150 of 400 ms at its look-up
+    const later = [second, short];
+    ahead.take(later, 900);
+    expect(later).toEqual([short]);
+    await timers.advance(745);
     expect(staged).toEqual([]);
     await timers.advance(15);
     expect(staged).toHaveLength(1);
-    expect(staged[0]!.at).toBeGreaterThanOrEqual(T0 + 500);
+    expect(staged[0]!.at).toBeGreaterThanOrEqual(T0 + 750);
   });
 
   it('a stopped schedule is dropped; at stop the rest are held for their fire time', async () => {

@@ -6,6 +6,16 @@ import { STAGE_MIN_MS } from './staged-jobs.js';
 /** Room (ms) left between an early look-up and the fire time for the add of what it lets through. */
 const LOOKUP_ROOM_MS = 50;
 
+/** The lead of an early look-up (ms): at least the room to stage, at most this. */
+const MAX_LEAD_MS = 250;
+
+/**
+ * The share of the gap between two fire times the previous job must have had when it is looked at
+ * early: nearly what it has at the fire time, so that a consumer judged behind early would be judged
+ * behind at the instant too, but for the last quarter of a gap.
+ */
+const JUDGED_AFTER = 0.75;
+
 /**
  * Staging after an early backpressure look-up (`commitAhead`). An occurrence claimed while its
  * schedule's previous job was still young (staged or added a moment ago: see `holdBackAtClaim`) is
@@ -13,10 +23,10 @@ const LOOKUP_ROOM_MS = 50;
  * fire time for that, its look-up and its add would be on the burst's critical path, as they are for
  * every 1 s schedule claimed more than half a second ahead (a burst's claim horizon). So it is looked
  * at a lead before its fire time (the time recent claims took to plan and stage: what a burst needs to
- * be in BullMQ before its instant), but never before the previous job has had its chance, and staged
- * then if its consumer is not behind: the previous job is judged after nearly the whole gap, as at the
- * fire time. One whose look-up would come less than `STAGE_MIN_MS + LOOKUP_ROOM_MS` before its fire time
- * is held and judged at its fire time, as without `commitAhead`.
+ * be in BullMQ before its instant; at most `MAX_LEAD_MS`), and staged then if its consumer is not behind.
+ * Only where the previous job has had three quarters of the gap by then (`JUDGED_AFTER`): a schedule
+ * whose gap is shorter than four leads (under ~0.5-1 s) keeps the look-up at the fire time, where the
+ * previous job had the whole gap: its item is held and judged at its fire time, as without `commitAhead`.
  */
 export class RecheckAhead {
   /** Items waiting for their look-up, by the timer that starts it. */
@@ -48,10 +58,15 @@ export class RecheckAhead {
     const kept: Item[] = [];
     for (const item of later) {
       const r = item.recheck;
-      const at =
-        r?.dueAt === undefined ? undefined : Math.max(r.dueAt + r.minWaitedMs, fireTime(item) - leadMs);
-      if (at === undefined || fireTime(item) - at < STAGE_MIN_MS + LOOKUP_ROOM_MS) kept.push(item);
-      else {
+      const lead = Math.min(MAX_LEAD_MS, Math.max(leadMs, STAGE_MIN_MS + LOOKUP_ROOM_MS + 50));
+      const fireAt = fireTime(item);
+      const at = fireAt - lead;
+      if (
+        r?.dueAt === undefined ||
+        at < r.dueAt + Math.max(r.minWaitedMs, JUDGED_AFTER * (fireAt - r.dueAt))
+      ) {
+        kept.push(item);
+      } else {
         const slot = Math.ceil(at / 10) * 10; // one look-up per 10 ms of a burst
         let list = byTime.get(slot);
         if (!list) byTime.set(slot, (list = []));
