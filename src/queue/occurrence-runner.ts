@@ -40,6 +40,16 @@ interface Run {
 }
 
 /**
+ * The start mark a delivery asks for (start-runs-1): every backfill and catch-up start is marked (their
+ * owed runs may be enqueued by a sweep as well as by their taker); a scheduled one only once its claim
+ * was taken over; a manual run never. The stamp names this add of the job id.
+ */
+function startMark(occurrence: Occurrence, job: Job): { stamp: number; always: boolean } | undefined {
+  if (occurrence.kind === 'manual') return undefined;
+  return { stamp: job.timestamp, always: occurrence.kind !== 'scheduled' };
+}
+
+/**
  * Runs one BullMQ job of an occurrence: overlap policy on the run slot, exclusion group, records, the
  * middleware pipeline under `timeoutMs`, and the abort on shutdown or cancellation. One per worker
  * handle, shared by its queues.
@@ -171,6 +181,7 @@ export class OccurrenceRunner {
           jobId: job.id ?? '',
           owedId: run.state.owed ? job.id : undefined,
           firstDelivery: first,
+          mark: startMark(occurrence, job),
         },
         {
           outcome: 'running',
@@ -219,6 +230,12 @@ export class OccurrenceRunner {
     if (start.status === 'ran') {
       logger.info(
         'not run again: this occurrence ran already (its job was enqueued again after it left BullMQ)',
+      );
+      return { ranAlready: true };
+    }
+    if (start.status === 'refused') {
+      logger.warn(
+        'not run: another add of this job started the occurrence already (this one came from an enqueuer that had lost it: a stalled claimant or backfill); recorded as skipped (ran-already)',
       );
       return { ranAlready: true };
     }

@@ -124,13 +124,13 @@ export class BackfillLedger {
   }
 
   /**
-   * Forget a schedule's ledger, paused spans and owed runs (when it is removed), so that a schedule
+   * Forget a schedule's ledger, paused spans, start marks and owed runs (when it is removed), so that a schedule
    * re-created under its id inherits none of them. The owed set holds only what is being enqueued:
    * reading it whole is cheap.
    */
   async clear(scheduleId: string): Promise<void> {
     const k = this.keys.of(scheduleId);
-    await this.redis.del(k.backfills(scheduleId), k.pausedSpans(scheduleId));
+    await this.redis.del(k.backfills(scheduleId), k.pausedSpans(scheduleId), k.taken(scheduleId));
     const owed = await this.redis.zrange(k.owedRuns, '0', '-1');
     const mine = owed.filter((m) => parseOwedMember(m)?.scheduleId === scheduleId);
     if (mine.length > 0) await this.redis.zrem(k.owedRuns, ...mine);
