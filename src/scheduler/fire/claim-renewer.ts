@@ -21,8 +21,8 @@ export class ClaimRenewer {
 
   constructor(
     private readonly leaseMs: number,
-    /** Extend the claims `ids` held by `token`; the ids no longer held (none: void). */
-    private readonly renew: (ids: string[], token: string) => Promise<readonly string[] | void>,
+    /** Extend the claims `ids` held by `token`; answers the ids no longer held. */
+    private readonly renew: (ids: string[], token: string) => Promise<readonly string[]>,
     private readonly onError: (err: unknown) => void,
     /** The fire loop's clock: `now` and the renewal timer. */
     private readonly clock: FireClock = monotonicClock,
@@ -98,7 +98,7 @@ export class ClaimRenewer {
     const ids = [...new Set([...e.ids, ...also])].filter((id) => !e.lost.has(id));
     const sent = this.now();
     const lost = ids.length === 0 ? [] : await this.renew(ids, batch.token);
-    for (const id of lost ?? []) e.lost.add(id);
+    for (const id of lost) e.lost.add(id);
     e.since = sent;
   }
 

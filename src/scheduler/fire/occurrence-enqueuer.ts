@@ -111,6 +111,8 @@ export class OccurrenceEnqueuer {
         if (stagedAt !== undefined) Object.assign(opts, stagedJobOptions(opts, fireAt, stagedAt));
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
+      if (hooks?.beforeAdd && byQueue.size > 0)
+        await hooks.beforeAdd([...byQueue.values()].flatMap((l) => l.map((j) => j.tag.claim)));
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
       // others of its queue still go. A connection failure throws: nothing is blamed.
       const refused = await addBulkByQueue(byQueue, (q) => this.parts.deps.queue(q));
