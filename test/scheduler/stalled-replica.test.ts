@@ -84,10 +84,6 @@ describe('a replica stopped past its history', () => {
       for (const c of children) c.kill('SIGKILL');
 
       const twice = [...tokens].filter(([, t]) => t.length > 1).map(([k, t]) => `${k} tokens ${t.join(',')}`);
-      const refusedAt = [...notRun].filter(([, why]) => why.includes('ran-already')).length;
-      console.log(
-        `stopped at ${at}: held ${held.length}, run twice ${twice.length}, refused at start ${refusedAt}`,
-      );
       expect(twice, 'occurrences run twice').toEqual([]);
       for (const [id, fireAt] of held) {
         expect(tokens.get(`${id}@${fireAt}`)?.length, `${id}@${fireAt}, held by the stalled replica`).toBe(1);
@@ -98,6 +94,9 @@ describe('a replica stopped past its history', () => {
         refused.filter((k) => !tokens.has(k)),
         'refused, never run',
       ).toEqual([]);
+      // Stopped before its add, it adds once it wakes (its job gone from BullMQ, its record trimmed):
+      // the start refuses it.
+      if (at === 'add') expect(refused.length, 'adds refused at their start').toBeGreaterThan(0);
       // Nothing lost: every occurrence due while it was stopped ran, or was skipped by its overlap policy
       // (the take-over enqueues the occurrences it was late for at once), or coalesced by backpressure
       // (counted per schedule) had the worker fallen behind.
