@@ -111,6 +111,22 @@ export class BackfillLedger {
     return written !== null;
   }
 
+  /**
+   * Before its taker adds owed occurrences of `scheduleId` (each with the time it was given, `owedBy`):
+   * those still its own are kept `leaseMs` more, and the others (a sweep took them while the taker was
+   * stopped) are returned: the taker adds nothing for them.
+   */
+  async keep(
+    scheduleId: string,
+    runs: readonly { run: OwedRun; owedBy: number }[],
+    leaseMs: number,
+  ): Promise<Set<OwedRun>> {
+    if (runs.length === 0) return new Set();
+    const owed = runs.map(({ run, owedBy }) => ({ member: owedMember(run), given: owedBy }));
+    const lost = new Set(await this.scripts.owedKeep(this.keys.of(scheduleId), { leaseMs, owed }));
+    return new Set(runs.filter((_, i) => lost.has(owed[i]!.member)).map((r) => r.run));
+  }
+
   /** Take, in partition `index`, at most `max` owed occurrences whose time has passed, each for `leaseMs` more. */
   async takeLapsed(index: number, leaseMs: number, max: number): Promise<LapsedOwedRun[]> {
     const k = this.keys.partition(index);

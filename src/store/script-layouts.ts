@@ -121,6 +121,8 @@ export const OWED_DONE = layout(
 
 export const OWED_TAKE = layout('owed-take-2', ['owedRuns', 'schedules'], ['lease', 'most']);
 
+export const OWED_KEEP = layout('owed-keep-1', ['owedRuns'], ['lease'], { item: ['owedMember', 'given'] });
+
 export const RETAKE = layout('retake-3', ['taken', 'rec', 'runs'], ['field', 'kept']);
 
 export const RENEW_LEASE = layout('renew-lease-1', ['lease'], ['leaseId', 'ttl']);
@@ -214,6 +216,7 @@ export const LAYOUTS = [
   RESUME,
   OWED_DONE,
   OWED_TAKE,
+  OWED_KEEP,
   RETAKE,
   RENEW_LEASE,
   RENEW_RUN,
