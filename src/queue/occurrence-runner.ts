@@ -15,7 +15,7 @@ import { CancelWatch } from './cancel-watch.js';
 import { takeGroup } from './exclusion-group.js';
 import { HeldLeases } from './held-leases.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
-import { type Occurrence, OccurrenceSource } from './occurrence-source.js';
+import { type Occurrence, OccurrenceSource, startMarkOf } from './occurrence-source.js';
 import { composePipeline, type RunContext } from './pipeline.js';
 import { RunRecorder, type RunTicket } from './run-recorder.js';
 import { type CancelledResult, type SkippedResult, serializable } from './run-results.js';
@@ -37,16 +37,6 @@ interface Run {
   startedAt: number | undefined;
   /** Attempts allowed, lost ones not counted (see `takeSlot`). */
   maxAttempts: number;
-}
-
-/**
- * The start mark a delivery asks for (start-runs-1): every backfill and catch-up start is marked (their
- * owed runs may be enqueued by a sweep as well as by their taker); a scheduled one only once its claim
- * was taken over; a manual run never. The stamp names this add of the job id.
- */
-function startMark(occurrence: Occurrence, job: Job): { stamp: number; always: boolean } | undefined {
-  if (occurrence.kind === 'manual') return undefined;
-  return { stamp: job.timestamp, always: occurrence.kind !== 'scheduled' };
 }
 
 /**
@@ -181,7 +171,7 @@ export class OccurrenceRunner {
           jobId: job.id ?? '',
           owedId: run.state.owed ? job.id : undefined,
           firstDelivery: first,
-          mark: startMark(occurrence, job),
+          mark: startMarkOf(occurrence, job),
         },
         {
           outcome: 'running',
@@ -227,16 +217,9 @@ export class OccurrenceRunner {
       );
       return await this.waitForSlot(occurrence, job, token, state, logger);
     }
-    if (start.status === 'ran') {
-      logger.info(
-        'not run again: this occurrence ran already (its job was enqueued again after it left BullMQ)',
-      );
-      return { ranAlready: true };
-    }
-    if (start.status === 'refused') {
-      logger.warn(
-        'not run: another add of this job started the occurrence already (this one came from an enqueuer that had lost it: a stalled claimant or backfill); recorded as skipped (ran-already)',
-      );
+    if (start.status === 'ran' || start.status === 'refused') {
+      // ran: its job enqueued again after it left BullMQ; refused: by an enqueuer that had lost it
+      logger.info(`not run again: this occurrence ran already (${start.status}: enqueued again)`);
       return { ranAlready: true };
     }
     const skipped: SkippedResult = { skipped: start.reason };
