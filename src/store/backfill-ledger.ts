@@ -25,6 +25,8 @@ export interface LapsedOwedRun {
   run: OwedRun;
   member: string;
   definition: string;
+  /** The Redis time by which the sweep that took it adds it (past it, another sweep may). */
+  owedBy: number;
 }
 
 /**
@@ -131,9 +133,10 @@ export class BackfillLedger {
   async takeLapsed(index: number, leaseMs: number, max: number): Promise<LapsedOwedRun[]> {
     const k = this.keys.partition(index);
     const taken: LapsedOwedRun[] = [];
-    for (const { member, definition } of await this.scripts.owedTake(k, { leaseMs, max })) {
+    const { owedBy, taken: owed } = await this.scripts.owedTake(k, { leaseMs, max });
+    for (const { member, definition } of owed) {
       const run = parseOwedMember(member);
-      if (run) taken.push({ run, member, definition });
+      if (run) taken.push({ run, member, definition, owedBy });
       else await this.redis.zrem(k.owedRuns, member); // not one of ours: never taken again
     }
     return taken;

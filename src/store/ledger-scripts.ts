@@ -157,19 +157,22 @@ export class LedgerScripts extends RunPathScripts {
     return written === NO_SCHEDULE ? null : written;
   }
 
-  /** `owed-take-2`: on partition `k`, at most `max` owed occurrences past their time, each for `leaseMs` more. */
+  /**
+   * `owed-take-2`: on partition `k`, at most `max` owed occurrences past their time, each for `leaseMs`
+   * more: the time they were given (Redis ms), and each one's member and definition.
+   */
   async owedTake(
     k: Keys,
     a: { leaseMs: number; max: number },
-  ): Promise<{ member: string; definition: string }[]> {
+  ): Promise<{ owedBy: number; taken: { member: string; definition: string }[] }> {
     const keys = { owedRuns: k.owedRuns, schedules: k.schedules };
-    const out = (await this.run(
+    const [given, ...out] = (await this.run(
       OWED_TAKE,
       scriptArgs(OWED_TAKE, keys, { lease: a.leaseMs, most: a.max }),
-    )) as string[];
+    )) as [number, ...string[]];
     const taken: { member: string; definition: string }[] = [];
     for (let i = 0; i + 1 < out.length; i += 2) taken.push({ member: out[i]!, definition: out[i + 1]! });
-    return taken;
+    return { owedBy: Number(given), taken };
   }
 
   /**
