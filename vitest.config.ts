@@ -76,6 +76,8 @@ const CHAOS = [
   'test/scheduler/failover.test.ts',
   'test/scheduler/failover-processes.test.ts',
   'test/scheduler/exactly-once.test.ts',
+  'test/scheduler/stalled-replica.test.ts', // replicas stopped 8 s (SIGSTOP) past their history
+  'test/scheduler/stalled-backfill.test.ts', // a backfill stopped past its owed time on a busy queue
 ];
 
 /**

@@ -3,7 +3,7 @@ import type { WhyFact, WhyFacts, WhyReport } from './why-types.js';
 import { COALESCE_CAUSE, iso, type Said, secs } from './why-words.js';
 
 // Records of occurrences that did not run: missed (misfire, catch-up bounds, stopped) or skipped
-// (overlap, exclusion group, coalesced by backpressure).
+// (overlap, exclusion group, coalesced by backpressure); and the refusal of a later add of one that ran.
 
 export function explainMissed(
   f: WhyFacts,
@@ -68,6 +68,19 @@ export function explainMissed(
 export function explainSkipped(f: WhyFacts, r: RunRecord, facts: WhyFact[], d: Said): WhyReport {
   const s = f.schedule;
   if (r.reason === 'coalesced') return explainCoalesced(f, r, facts, d);
+  if (r.reason === 'ran-already') {
+    // the occurrence ran; this record is the refusal of a later add of its job id (start-runs-1)
+    facts.push({
+      link: 'worker',
+      ...(r.finishedAt !== undefined && { at: r.finishedAt }),
+      text: `a later add of its job (${r.jobId ?? '?'}) refused at its start: an earlier add ran it (its record is no longer in the kept history)`,
+      ok: true,
+    });
+    return d(
+      null,
+      'it ran, under an earlier add of its job; a later add, by an enqueuer that had lost it (a stalled replica or backfill), was refused at its start',
+    );
+  }
   if (r.reason === 'exclusion-group') {
     facts.push({
       link: 'worker',

@@ -15,7 +15,7 @@ import { CancelWatch } from './cancel-watch.js';
 import { takeGroup } from './exclusion-group.js';
 import { HeldLeases } from './held-leases.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
-import { type Occurrence, OccurrenceSource } from './occurrence-source.js';
+import { type Occurrence, OccurrenceSource, startMarkOf } from './occurrence-source.js';
 import { composePipeline, type RunContext } from './pipeline.js';
 import { RunRecorder, type RunTicket } from './run-recorder.js';
 import { type CancelledResult, type SkippedResult, serializable } from './run-results.js';
@@ -171,6 +171,7 @@ export class OccurrenceRunner {
           jobId: job.id ?? '',
           owedId: run.state.owed ? job.id : undefined,
           firstDelivery: first,
+          mark: startMarkOf(occurrence, job),
         },
         {
           outcome: 'running',
@@ -216,10 +217,9 @@ export class OccurrenceRunner {
       );
       return await this.waitForSlot(occurrence, job, token, state, logger);
     }
-    if (start.status === 'ran') {
-      logger.info(
-        'not run again: this occurrence ran already (its job was enqueued again after it left BullMQ)',
-      );
+    if (start.status === 'ran' || start.status === 'refused') {
+      // ran: its job enqueued again after it left BullMQ; refused: by an enqueuer that had lost it
+      logger.info(`not run again: this occurrence ran already (${start.status}: enqueued again)`);
       return { ranAlready: true };
     }
     const skipped: SkippedResult = { skipped: start.reason };

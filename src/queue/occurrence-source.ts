@@ -24,6 +24,19 @@ export interface Occurrence {
   run: ResolvedRunOptions;
 }
 
+/**
+ * The start mark a delivery asks for (start-runs-1): every backfill and catch-up start is marked (their
+ * owed runs may be enqueued by a sweep as well as by their taker); a scheduled one only once its claim
+ * was taken over; a manual run never. The stamp names this add of the job id.
+ */
+export function startMarkOf(
+  occurrence: Occurrence,
+  job: Job,
+): { stamp: number; always: boolean } | undefined {
+  if (occurrence.kind === 'manual') return undefined;
+  return { stamp: job.timestamp, always: occurrence.kind !== 'scheduled' };
+}
+
 /** A deployment's keys and the stores on them, by prefix. */
 interface DeploymentStores {
   keys: Keys;

@@ -25,6 +25,8 @@ export interface LapsedOwedRun {
   run: OwedRun;
   member: string;
   definition: string;
+  /** The Redis time by which the sweep that took it adds it (past it, another sweep may). */
+  owedBy: number;
 }
 
 /**
@@ -111,26 +113,43 @@ export class BackfillLedger {
     return written !== null;
   }
 
+  /**
+   * Before its taker adds owed occurrences of `scheduleId` (each with the time it was given, `owedBy`):
+   * those still its own are kept `leaseMs` more, and the others (a sweep took them while the taker was
+   * stopped) are returned: the taker adds nothing for them.
+   */
+  async keep(
+    scheduleId: string,
+    runs: readonly { run: OwedRun; owedBy: number }[],
+    leaseMs: number,
+  ): Promise<Set<OwedRun>> {
+    if (runs.length === 0) return new Set();
+    const owed = runs.map(({ run, owedBy }) => ({ member: owedMember(run), given: owedBy }));
+    const lost = new Set(await this.scripts.owedKeep(this.keys.of(scheduleId), { leaseMs, owed }));
+    return new Set(runs.filter((_, i) => lost.has(owed[i]!.member)).map((r) => r.run));
+  }
+
   /** Take, in partition `index`, at most `max` owed occurrences whose time has passed, each for `leaseMs` more. */
   async takeLapsed(index: number, leaseMs: number, max: number): Promise<LapsedOwedRun[]> {
     const k = this.keys.partition(index);
     const taken: LapsedOwedRun[] = [];
-    for (const { member, definition } of await this.scripts.owedTake(k, { leaseMs, max })) {
+    const { owedBy, taken: owed } = await this.scripts.owedTake(k, { leaseMs, max });
+    for (const { member, definition } of owed) {
       const run = parseOwedMember(member);
-      if (run) taken.push({ run, member, definition });
+      if (run) taken.push({ run, member, definition, owedBy });
       else await this.redis.zrem(k.owedRuns, member); // not one of ours: never taken again
     }
     return taken;
   }
 
   /**
-   * Forget a schedule's ledger, paused spans and owed runs (when it is removed), so that a schedule
+   * Forget a schedule's ledger, paused spans, start marks and owed runs (when it is removed), so that a schedule
    * re-created under its id inherits none of them. The owed set holds only what is being enqueued:
    * reading it whole is cheap.
    */
   async clear(scheduleId: string): Promise<void> {
     const k = this.keys.of(scheduleId);
-    await this.redis.del(k.backfills(scheduleId), k.pausedSpans(scheduleId));
+    await this.redis.del(k.backfills(scheduleId), k.pausedSpans(scheduleId), k.taken(scheduleId));
     const owed = await this.redis.zrange(k.owedRuns, '0', '-1');
     const mine = owed.filter((m) => parseOwedMember(m)?.scheduleId === scheduleId);
     if (mine.length > 0) await this.redis.zrem(k.owedRuns, ...mine);

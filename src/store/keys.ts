@@ -104,6 +104,15 @@ export interface Keys {
    */
   pausedSpans(scheduleId: string): string;
   /**
+   * Hash: the start marks of a schedule's occurrences that more than one enqueuer may add (a
+   * backfill's and a catch-up's, owed and perhaps swept; one whose claim was taken over): occurrence
+   * field → the stamp (BullMQ `timestamp`) of the add of its job that started or skipped it, '' while
+   * none did, '-' when one did before the take-over. A delivery of another add is refused at its start
+   * (start-runs-1), however much of the history and of BullMQ's jobs was trimmed. Expires with the
+   * ledger (`backfills`), and goes with the schedule.
+   */
+  taken(scheduleId: string): string;
+  /**
    * Stream: a schedule's audit trail, one entry per change (`op`, `actor`, `source` and the change's own
    * fields, see audit-entry.ts), its id Redis's clock; the newest `auditLimit` kept (XADD MAXLEN),
    * written by the script that makes the change, and kept `auditRetentionMs` after a remove.
@@ -227,6 +236,7 @@ function partitionKeys(
     cancelled: (id) => `${ofId(id).base}:cancelled:${id}`,
     backfills: (id) => `${ofId(id).base}:backfills:${id}`,
     pausedSpans: (id) => `${ofId(id).base}:paused:${id}`,
+    taken: (id) => `${ofId(id).base}:taken:${id}`,
     audit: (id) => `${ofId(id).base}:audit:${id}`,
     owedRuns: `${base}:owed-runs`,
     pauseNotes: `${base}:notes`,

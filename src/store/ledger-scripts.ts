@@ -18,6 +18,7 @@ import {
   HANDOVER_SCHEDULER,
   MANUAL_RUN,
   OWED_DONE,
+  OWED_KEEP,
   OWED_TAKE,
   RESUME,
   UNSTAGE,
@@ -156,19 +157,35 @@ export class LedgerScripts extends RunPathScripts {
     return written === NO_SCHEDULE ? null : written;
   }
 
-  /** `owed-take-2`: on partition `k`, at most `max` owed occurrences past their time, each for `leaseMs` more. */
+  /**
+   * `owed-take-2`: on partition `k`, at most `max` owed occurrences past their time, each for `leaseMs`
+   * more: the time they were given (Redis ms), and each one's member and definition.
+   */
   async owedTake(
     k: Keys,
     a: { leaseMs: number; max: number },
-  ): Promise<{ member: string; definition: string }[]> {
+  ): Promise<{ owedBy: number; taken: { member: string; definition: string }[] }> {
     const keys = { owedRuns: k.owedRuns, schedules: k.schedules };
-    const out = (await this.run(
+    const [given, ...out] = (await this.run(
       OWED_TAKE,
       scriptArgs(OWED_TAKE, keys, { lease: a.leaseMs, most: a.max }),
-    )) as string[];
+    )) as [number, ...string[]];
     const taken: { member: string; definition: string }[] = [];
     for (let i = 0; i + 1 < out.length; i += 2) taken.push({ member: out[i]!, definition: out[i + 1]! });
-    return taken;
+    return { owedBy: Number(given), taken };
+  }
+
+  /**
+   * `owed-keep-1`: of owed occurrences (one partition), each with the time its taker was given, keep
+   * those still owed at that time for `leaseMs` more; the members no longer the taker's.
+   */
+  async owedKeep(
+    k: Keys,
+    a: { leaseMs: number; owed: readonly { member: string; given: number }[] },
+  ): Promise<string[]> {
+    const items = a.owed.map((o) => ({ values: { owedMember: o.member, given: o.given } }));
+    const args = scriptArgs(OWED_KEEP, { owedRuns: k.owedRuns }, { lease: a.leaseMs }, items);
+    return ((await this.run(OWED_KEEP, args)) as unknown[]).map(String);
   }
 
   /** `manual-run-5`: a manual run's `enqueued` record and its `trigger` audit entry. */

@@ -24,7 +24,13 @@ export type RunStart =
    * Asked as a first delivery, but the record shows this job succeeded, was skipped or cancelled: the
    * same occurrence enqueued again after its job left BullMQ. Nothing was taken or written.
    */
-  | { status: 'ran' };
+  | { status: 'ran' }
+  /**
+   * Another add of the same job id started (or skipped) the occurrence already (its start mark names
+   * another add): this one was enqueued by an enqueuer that had lost it. Its `skipped` record (reason
+   * `ran-already`) is written where no record says more; `at` is Redis TIME.
+   */
+  | { status: 'refused'; at: number };
 
 /** What `finish-runs-5` did for one run. */
 export interface RunFinish {
@@ -49,6 +55,12 @@ export interface StartRunArgs {
   fireAt: number;
   /** No record was read: taken for the job's first delivery. */
   firstDelivery: boolean;
+  /**
+   * The occurrence's start mark (`taken:<id>`, start-runs-1): `stamp` names this add of the job
+   * (BullMQ's `timestamp`); `always` marks every start (a backfill's, a catch-up's), else only an
+   * occurrence whose claim was taken over. Undefined: no mark (a manual run).
+   */
+  mark?: { stamp: number; always: boolean } | undefined;
   /** The `running` and `skipped` patches; their instants (`startedAt`, `finishedAt`) are the script's. */
   running: Patch;
   skipped: Patch;
@@ -133,12 +145,18 @@ export class RunPathScripts extends ScriptCaller {
   /** `start-runs-1`, batched: a function starting one run on partition `lane`. */
   startRuns(
     k: Keys,
-    a: { ttlMs: number; historyLimit: number },
+    a: { ttlMs: number; historyLimit: number; markKeptMs: number },
   ): (lane: number, run: StartRunArgs) => Promise<RunStart> {
     const l = START_RUNS;
     const batcher = new ScriptBatcher(async (lane, values) => {
       const p = k.partition(lane);
-      const argv = { base: p.base, leaseTtl: a.ttlMs, historyLimit: a.historyLimit, cancelChannel: p.cancel };
+      const argv = {
+        base: p.base,
+        leaseTtl: a.ttlMs,
+        historyLimit: a.historyLimit,
+        cancelChannel: p.cancel,
+        markKept: a.markKeptMs,
+      };
       return (await this.run(l, [...scriptArgs(l, { totals: p.totals }, argv), ...values])) as unknown[];
     }, 5);
     return async (lane, r) => {
@@ -158,6 +176,7 @@ export class RunPathScripts extends ScriptCaller {
         field: r.field,
         fireTime: r.fireAt,
         firstDelivery: r.firstDelivery ? '1' : '0',
+        startMark: r.mark ? `${r.mark.always ? 'a' : 'r'}${r.mark.stamp}` : '',
         skippedPairs: facts.skipOnly.length / 2,
         bothRecords: facts.shared.length / 2,
         runningOnly: facts.runOnly.length / 2,
@@ -168,6 +187,7 @@ export class RunPathScripts extends ScriptCaller {
       // per run: { code, live leases, fencing token, Redis TIME, skip reason }
       const status = codeName(l, RunStartCode, code);
       if (status === 'ran' || status === 'reread') return { status };
+      if (status === 'refused') return { status, at: Number(at) };
       if (status === 'wait') return { status, live: Number(live) };
       if (status === 'started')
         return { status, live: Number(live), fencingToken: Number(token), at: Number(at) };

@@ -19,7 +19,8 @@ export type SkipReason =
   | 'catch-up-window' // older than catchUpWindowMs
   | 'max-catch-up' // beyond maxCatchUp under misfire 'all'
   | 'paused' // claimed, then its schedule was paused or removed before it was enqueued
-  | 'coalesced'; // backpressure: another run stands for it (`coalescedBy` says why, `standIn` which)
+  | 'coalesced' // backpressure: another run stands for it (`coalescedBy` says why, `standIn` which)
+  | 'ran-already'; // this add of its job was refused at its start: another add of the job id ran it
 
 /**
  * Why backpressure coalesced an occurrence: its consumer was behind (the previous occurrence's job was

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_AUDIT } from './audit-trail.js';
+import { BACKFILL_LEDGER_TTL_MS } from './backfill-ledger.js';
 import { type Keys, occurrenceField, type RecordLane } from './keys.js';
 import type { SlotRule } from './overlap-policy.js';
 import type { RunCounter, RunPatch } from './run-history.js';
@@ -39,14 +40,21 @@ export class RunSlots {
     auditLimit = DEFAULT_AUDIT.limit,
   ) {
     this.scripts = new StoreScripts(redis);
-    this.starts = this.scripts.startRuns(keys, { ttlMs, historyLimit });
+    this.starts = this.scripts.startRuns(keys, { ttlMs, historyLimit, markKeptMs: BACKFILL_LEDGER_TTL_MS });
     this.finishes = this.scripts.finishRuns(keys, { historyLimit, auditLimit });
   }
 
   start(
     run: RunTarget,
     rule: SlotRule,
-    ids: { leaseId: string; jobId: string; owedId?: string | undefined; firstDelivery?: boolean },
+    ids: {
+      leaseId: string;
+      jobId: string;
+      owedId?: string | undefined;
+      firstDelivery?: boolean;
+      /** The occurrence's start mark (`StartRunArgs.mark`). */
+      mark?: StartRunArgs['mark'];
+    },
     running: RunPatch,
     skipped: RunPatch,
   ): Promise<RunStart> {
@@ -60,6 +68,7 @@ export class RunSlots {
       field: occurrenceField(run.fireAt, run.manual),
       fireAt: run.fireAt,
       firstDelivery: ids.firstDelivery === true,
+      mark: ids.mark,
       running,
       skipped,
     });

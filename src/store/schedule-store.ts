@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { AuditActor } from './audit-entry.js';
 import { type AuditConfig, DEFAULT_AUDIT } from './audit-trail.js';
-import type { Keys } from './keys.js';
+import { BACKFILL_LEDGER_TTL_MS } from './backfill-ledger.js';
+import { type Keys, occurrenceField } from './keys.js';
 import { PartitionClaims, type PartitionClaimsOptions } from './partition-claims.js';
 import type { CompleteAnswer } from './run-path-scripts.js';
 import type { ScheduleDefinition } from './schedule-definition.js';
@@ -120,16 +121,29 @@ export class ScheduleStore {
 
   /**
    * Extend the leases of the claims `ids` still held by `token` to `leaseMs` from now (Redis TIME):
-   * one script per partition touched. Answers how many were extended (a claim completed or taken over
-   * meanwhile is not).
+   * one script per partition touched. Answers the ids no longer held (completed or taken over
+   * meanwhile): the others are this token's for `leaseMs` from the script's run.
    */
-  async renewClaims(ids: readonly string[], token: string, leaseMs: number): Promise<number> {
-    if (ids.length === 0) return 0;
+  async renewClaims(ids: readonly string[], token: string, leaseMs: number): Promise<string[]> {
+    if (ids.length === 0) return [];
     const groups = byPartition(this.keys, ids, (id) => id);
-    const done = await Promise.all(
+    const lost = await Promise.all(
       [...groups.values()].map((part) => this.scripts.renewClaims(this.keys, { ids: part, token, leaseMs })),
     );
-    return done.reduce((a, b) => a + b, 0);
+    return lost.flat();
+  }
+
+  /**
+   * Before adding a scheduled occurrence whose claim this replica took over: true when an add of its
+   * job started (or skipped) it already (add nothing); else it is entered in the schedule's start
+   * marks, so that whichever add of its job starts first is the only one that runs (`retake-3`).
+   */
+  retake(scheduleId: string, fireAt: number): Promise<boolean> {
+    return this.scripts.retake(this.keys, {
+      scheduleId,
+      field: occurrenceField(fireAt),
+      keptMs: BACKFILL_LEDGER_TTL_MS,
+    });
   }
 
   /** Complete claims of one partition (one complete-n script). */

@@ -16,7 +16,7 @@ export const RunLease = { held: 1, gone: 0, cancelled: -1 } as const;
 export type RunLease = keyof typeof RunLease;
 
 /** What `start-runs-1` decided for one run (its first value). */
-export const RunStartCode = { started: 1, skipped: 0, wait: 2, reread: 3, ran: 4 } as const;
+export const RunStartCode = { started: 1, skipped: 0, wait: 2, reread: 3, ran: 4, refused: 5 } as const;
 export type RunStartCode = keyof typeof RunStartCode;
 
 /** What `backfill-take-10` finds about one occurrence. */

@@ -121,6 +121,10 @@ export const OWED_DONE = layout(
 
 export const OWED_TAKE = layout('owed-take-2', ['owedRuns', 'schedules'], ['lease', 'most']);
 
+export const OWED_KEEP = layout('owed-keep-1', ['owedRuns'], ['lease'], { item: ['owedMember', 'given'] });
+
+export const RETAKE = layout('retake-3', ['taken', 'rec', 'runs'], ['field', 'kept']);
+
 export const RENEW_LEASE = layout('renew-lease-1', ['lease'], ['leaseId', 'ttl']);
 
 export const RENEW_RUN = layout('renew-run-2', ['lease', 'cancelled'], ['leaseId', 'ttl']);
@@ -148,7 +152,7 @@ export const HANDOVER_SCHEDULER = layout(
 export const START_RUNS = layout(
   'start-runs-1',
   ['totals'],
-  ['base', 'leaseTtl', 'historyLimit', 'cancelChannel'],
+  ['base', 'leaseTtl', 'historyLimit', 'cancelChannel', 'markKept'],
   {
     item: [
       'scheduleId',
@@ -160,6 +164,7 @@ export const START_RUNS = layout(
       'field',
       'fireTime',
       'firstDelivery',
+      'startMark',
       'skippedPairs',
       'bothRecords',
       'runningOnly',
@@ -211,6 +216,8 @@ export const LAYOUTS = [
   RESUME,
   OWED_DONE,
   OWED_TAKE,
+  OWED_KEEP,
+  RETAKE,
   RENEW_LEASE,
   RENEW_RUN,
   TRY_GROUP,

@@ -22,6 +22,7 @@ import {
   RENEW_CLAIMS,
   RENEW_LEASE,
   RENEW_RUN,
+  RETAKE,
   SET_STATUS,
   TRY_GROUP,
   UPSERT,
@@ -121,12 +122,18 @@ export class StoreScripts extends LedgerScripts {
     return res;
   }
 
-  /** `renew-claims-2`: extend the leases of the claims `ids` (one partition) still held by `token`. */
-  async renewClaims(k: Keys, a: { ids: readonly string[]; token: string; leaseMs: number }): Promise<number> {
+  /**
+   * `renew-claims-2`: extend the leases of the claims `ids` (one partition) still held by `token`; the
+   * ids no longer held (completed, or taken over).
+   */
+  async renewClaims(
+    k: Keys,
+    a: { ids: readonly string[]; token: string; leaseMs: number },
+  ): Promise<string[]> {
     const p = k.of(a.ids[0]!);
     const items = a.ids.map((id) => ({ values: { ids: id } }));
     const args = scriptArgs(RENEW_CLAIMS, pick(p, 'inflight', 'claim'), a, items);
-    return Number(await this.run(RENEW_CLAIMS, args));
+    return ((await this.run(RENEW_CLAIMS, args)) as unknown[]).map(String);
   }
 
   /** `set-status-6`: move a schedule between statuses (`to` 'a' from `next`, when given). */
@@ -283,6 +290,18 @@ export class StoreScripts extends LedgerScripts {
   async renewLease(a: { set: string; leaseId: string; ttlMs: number }): Promise<boolean> {
     const args = scriptArgs(RENEW_LEASE, { lease: a.set }, { leaseId: a.leaseId, ttl: a.ttlMs });
     return yes(RENEW_LEASE, await this.run(RENEW_LEASE, args));
+  }
+
+  /**
+   * `retake-3`: before adding an occurrence whose claim was taken over, enter it in its schedule's start
+   * marks; true when an add of its job started (or skipped) it already, so nothing is added.
+   */
+  async retake(k: Keys, a: { scheduleId: string; field: string; keptMs: number }): Promise<boolean> {
+    const id = a.scheduleId;
+    const p = k.of(id);
+    const keys = { taken: p.taken(id), rec: p.record(id, a.field), runs: p.runs(id) };
+    const args = scriptArgs(RETAKE, keys, { field: a.field, kept: a.keptMs });
+    return yes(RETAKE, await this.run(RETAKE, args));
   }
 
   /** `renew-run-2`: extend a run's slot lease, unless it was asked to stop. */

@@ -22,6 +22,7 @@ describe('ClaimRenewer', () => {
       1000,
       async (ids, token) => {
         calls.push([ids, token]);
+        return [];
       },
       () => undefined,
       readOnly(() => t),
@@ -60,6 +61,7 @@ describe('ClaimRenewer', () => {
       async () => {
         if (fail) throw new Error('connection is closed');
         renewed++;
+        return [];
       },
       (err) => errors.push(err),
       readOnly(() => t),
@@ -82,6 +84,7 @@ describe('ClaimRenewer', () => {
       400,
       async (ids) => {
         calls.push(ids);
+        return [];
       },
       () => undefined,
       clock,
@@ -98,5 +101,45 @@ describe('ClaimRenewer', () => {
     expect(clock.pending).toBe(0);
     await clock.advance(1000);
     expect(calls).toHaveLength(2);
+  });
+
+  it('lostOf: trusts a lease renewed within half a lease, else asks Redis; a lease runs from the renewal sent', async () => {
+    let t = 0;
+    const calls: string[][] = [];
+    let taken = new Set<string>();
+    let stallInReply = 0;
+    const r = new ClaimRenewer(
+      1000,
+      async (ids) => {
+        calls.push(ids);
+        t += stallInReply; // the process stopped between the renewal and its answer
+        return ids.filter((id) => taken.has(id));
+      },
+      () => undefined,
+      readOnly(() => t),
+    );
+    const a = batch('A');
+    r.hold(a, ['x', 'y']);
+    t = 500;
+    expect(await r.lostOf(a, ['x', 'y'])).toEqual(new Set()); // half a lease: still ours, unasked
+    expect(calls).toEqual([]);
+    // stopped for 20 s: another replica took y over meanwhile
+    t = 20_500;
+    taken = new Set(['y']);
+    expect(await r.lostOf(a, ['x', 'y'])).toEqual(new Set(['y']));
+    expect(calls).toEqual([['x', 'y']]);
+    // y is not asked for again, and stays lost
+    t = 21_100;
+    expect(await r.lostOf(a, ['x', 'y'])).toEqual(new Set(['y']));
+    expect(calls.slice(1)).toEqual([['x']]);
+    // a stall between the renewal and its answer: the lease ran from the renewal, so x is asked again
+    stallInReply = 5000;
+    t = 21_700;
+    await r.tick();
+    stallInReply = 0;
+    expect(t).toBe(26_700);
+    taken = new Set(['x', 'y']);
+    expect(await r.lostOf(a, ['x'])).toEqual(new Set(['x']));
+    r.stop();
   });
 });

@@ -18,6 +18,7 @@ const OUT = join(root, 'node_modules/.cache/bullbeat-test-fixtures');
 /** Every fixture a test spawns (or hands to `bullbeat worker`), relative to the repository. */
 export const CHILD_FIXTURES = [
   'test/scheduler/fixtures/replica.ts',
+  'test/scheduler/fixtures/backfiller.ts',
   'test/scheduler/fixtures/default-replica.ts',
   'test/scheduler/fixtures/trust-replica.ts',
   'test/scheduler/fixtures/audit-changer.ts',

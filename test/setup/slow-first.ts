@@ -55,6 +55,8 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/chaos/default-chaos.test.ts': 51,
   'test/scheduler/exactly-once.test.ts': 40,
   'test/scheduler/failover-processes.test.ts': 31,
+  'test/scheduler/stalled-replica.test.ts': 27, // alone; two 8 s stalls
+  'test/scheduler/stalled-backfill.test.ts': 22, // alone; a 15 s stall
   'test/cluster/partition-loop.test.ts': 16,
   'test/scheduler/failover.test.ts': 11,
   'test/scheduler/replica-share.test.ts': 33,

@@ -33,8 +33,29 @@ describe('StoreScripts: the run path', () => {
   });
 
   it('start-runs-1: the runs of one tick in one call, each decoded by name', async () => {
-    const fake = fakeScriptClient(() => [1, 2, 7, 100, '', 0, 3, 0, 101, 'overlap', 4, '', '', 0, '']);
-    const start = new StoreScripts(fake.redis).startRuns(k, { ttlMs: 30, historyLimit: 3 });
+    const fake = fakeScriptClient(() => [
+      1,
+      2,
+      7,
+      100,
+      '',
+      0,
+      3,
+      0,
+      101,
+      'overlap',
+      4,
+      '',
+      '',
+      0,
+      '',
+      5,
+      0,
+      0,
+      102,
+      'ran-already',
+    ]);
+    const start = new StoreScripts(fake.redis).startRuns(k, { ttlMs: 30, historyLimit: 3, markKeptMs: 90 });
     const run = {
       scheduleId: 's',
       leaseId: 'l',
@@ -47,25 +68,25 @@ describe('StoreScripts: the run path', () => {
       running: { startedAt: 1, outcome: 'running', attempts: 1, error: null, queue: 'q' },
       skipped: { finishedAt: 1, outcome: 'skipped', queue: 'q', group: 'g' },
     };
-    const out = await Promise.all([start(0, run), start(0, run), start(0, run)]);
+    const marked = { ...run, mark: { stamp: 77, always: false } };
+    const out = await Promise.all([start(0, run), start(0, run), start(0, run), start(0, marked)]);
     expect(out).toEqual([
       { status: 'started', live: 2, fencingToken: 7, at: 100 },
       { status: 'skipped', live: 3, reason: 'overlap', at: 101 },
       { status: 'ran' },
+      { status: 'refused', at: 102 },
     ]);
     expect(fake.calls).toHaveLength(1);
     const c = bySlot(L.START_RUNS, fake.calls[0]!.args);
-    expect(c.argv).toEqual({ base: B, leaseTtl: 30, historyLimit: 3, cancelChannel: `${B}:cancel` });
-    const one = [
-      's',
-      'l',
-      'skip',
-      2,
-      '',
-      'j',
-      '5',
-      5,
-      '1',
+    expect(c.argv).toEqual({
+      base: B,
+      leaseTtl: 30,
+      historyLimit: 3,
+      cancelChannel: `${B}:cancel`,
+      markKept: 90,
+    });
+    const head = ['s', 'l', 'skip', 2, '', 'j', '5', 5, '1'];
+    const tail = [
       // the pairs only the skip sets, both set alike, only the run sets; the outcomes and instants are the script's
       1,
       1,
@@ -78,7 +99,9 @@ describe('StoreScripts: the run path', () => {
       '1',
       'error',
     ];
-    expect(c.rest).toEqual([...one, ...one, ...one]);
+    const one = [...head, '', ...tail];
+    // a scheduled occurrence's mark: only where its claim was taken over (r), stamped by its add
+    expect(c.rest).toEqual([...one, ...one, ...one, ...head, 'r77', ...tail]);
   });
 
   it('finish-runs-5: a finishedAt given is the script clock; a null one is removed', async () => {

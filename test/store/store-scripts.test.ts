@@ -76,9 +76,9 @@ describe('StoreScripts puts each named argument in its slot', () => {
     const c = await one(
       L.RENEW_CLAIMS,
       (s) => s.renewClaims(k, { ids: ['a', 'b'], token: 'tk', leaseMs: 9 }),
-      2,
+      ['b'],
     );
-    expect(c).toMatchObject({ out: 2, argv: { leaseMs: 9, token: 'tk' }, rest: ['a', 'b'] });
+    expect(c).toMatchObject({ out: ['b'], argv: { leaseMs: 9, token: 'tk' }, rest: ['a', 'b'] });
   });
 
   it('set-status-6, with its codes by name', async () => {
@@ -245,8 +245,11 @@ describe('StoreScripts puts each named argument in its slot', () => {
     const d = await one(L.OWED_DONE, (s) => s.owedDone(k, { scheduleId: 's', historyLimit: 3, records }), -1);
     expect(d).toMatchObject({ out: null, argv: { scheduleId: 's', historyLimit: 3 } });
     expect(d.rest).toEqual(['m', 'b5', 5, 1, 'outcome', 'enqueued']);
-    const t = await one(L.OWED_TAKE, (s) => s.owedTake(k, { leaseMs: 4, max: 2 }), ['m', '{}']);
-    expect(t).toMatchObject({ argv: { lease: 4, most: 2 }, out: [{ member: 'm', definition: '{}' }] });
+    const t = await one(L.OWED_TAKE, (s) => s.owedTake(k, { leaseMs: 4, max: 2 }), [104, 'm', '{}']);
+    expect(t).toMatchObject({
+      argv: { lease: 4, most: 2 },
+      out: { owedBy: 104, taken: [{ member: 'm', definition: '{}' }] },
+    });
   });
 
   it('leases and groups: renew-lease-1, renew-run-2, try-group-4, leave-group-queue-2', async () => {

@@ -130,6 +130,8 @@ export async function startBackfill(
   const def = row.def;
   const instants = backfillInstants(def, walkTrigger(ctx, def), o.from, o.to, o.maxOccurrences);
   const occurrences: BackfillOccurrence[] = [];
+  // fire time -> the Redis time by which this backfill owes its add (a sweep may take it after)
+  const owedBy = new Map<number, number>();
   const take = o.dryRun ? undefined : { overlap: o.overlap, from: o.from, to: o.to, by: o.by };
   for (let i = 0; i < instants.length; i += CHECK_BATCH) {
     const batch = instants.slice(i, i + CHECK_BATCH).map((fireAt, j) => ({
@@ -139,8 +141,9 @@ export async function startBackfill(
     }));
     const checked = await ctx.ledger.judge(id, batch, take);
     if (!checked) throw new ScheduleNotFoundError(id);
-    batch.forEach(({ fireAt }, j) => {
+    batch.forEach(({ fireAt, withinMs }, j) => {
       const verdict = checked.verdicts[j] ?? 'ran';
+      if (verdict === 'run') owedBy.set(fireAt, checked.now + Math.ceil(withinMs));
       const status = verdict === 'run' && o.dryRun ? 'to-enqueue' : STATUS[verdict];
       occurrences.push({
         fireAt,
@@ -160,20 +163,23 @@ export async function startBackfill(
     enqueued: toRun.length,
     skipped: occurrences.length - toRun.length,
   };
-  const done = o.dryRun ? Promise.resolve() : enqueuePaced(ctx, def, toRun, o);
+  const done = o.dryRun ? Promise.resolve() : enqueuePaced(ctx, def, toRun, o, owedBy);
   return { result, done };
 }
 
 /**
  * Enqueue the taken occurrences at most `ratePerSecond`, in batches of a tenth of it, recording each
  * batch and reporting progress. Each was taken into the ledger when judged: a backfill that stops here
- * leaves the rest owed, and a scheduler replica enqueues them once their time has passed.
+ * leaves the rest owed, and a scheduler replica enqueues them once their time has passed. A backfill
+ * that stalls past that time (SIGSTOP, a VM pause) adds none that a replica's sweep took meanwhile
+ * (`BackfillLedger.keep`, before each batch's add; a job that gets through is refused at its start).
  */
 async function enqueuePaced(
   ctx: BackfillContext,
   def: ScheduleDefinition,
   toRun: readonly BackfillOccurrence[],
   o: ResolvedBackfillOptions,
+  owedBy: ReadonlyMap<number, number>,
 ): Promise<void> {
   const batchSize = Math.max(1, Math.min(1000, Math.floor(o.ratePerSecond / 10)));
   const started = performance.now();
@@ -193,7 +199,13 @@ async function enqueuePaced(
       lane: 'backfill',
       overlap: o.overlap,
     }));
-    if (!(await enqueueOwed(ctx, def, runs))) throw new ScheduleNotFoundError(def.id);
+    const swept = await ctx.ledger.keep(
+      def.id,
+      runs.map((run) => ({ run, owedBy: owedBy.get(run.fireAt) ?? 0 })),
+      ctx.owedGraceMs,
+    );
+    const ours = swept.size === 0 ? runs : runs.filter((r) => !swept.has(r));
+    if (!(await enqueueOwed(ctx, def, ours))) throw new ScheduleNotFoundError(def.id);
     sent += batch.length;
     report(sent === toRun.length);
   }

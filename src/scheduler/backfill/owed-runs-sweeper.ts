@@ -57,10 +57,10 @@ export class OwedRunsSweeper {
 
   private async sweepPartition(i: number): Promise<void> {
     const lapsed = await this.ctx.ledger.takeLapsed(i, this.leaseMs, SWEEP_BATCH);
-    const bySchedule = new Map<string, { definition: string; runs: OwedRun[] }>();
-    for (const { run, definition } of lapsed) {
+    const bySchedule = new Map<string, { definition: string; runs: { run: OwedRun; owedBy: number }[] }>();
+    for (const { run, definition, owedBy } of lapsed) {
       const entry = bySchedule.get(run.scheduleId) ?? { definition, runs: [] };
-      entry.runs.push(run);
+      entry.runs.push({ run, owedBy });
       bySchedule.set(run.scheduleId, entry);
     }
     for (const [id, { definition, runs }] of bySchedule) {
@@ -72,9 +72,15 @@ export class OwedRunsSweeper {
         );
         continue;
       }
-      const fireAts = runs.map((r) => r.fireAt);
+      const fireAts = runs.map((r) => r.run.fireAt);
       try {
-        await enqueueOwed(this.ctx, def, runs);
+        // a sweep stopped past the time it was given adds none that another sweep took meanwhile
+        const lost = await this.ctx.ledger.keep(id, runs, this.leaseMs);
+        await enqueueOwed(
+          this.ctx,
+          def,
+          runs.map((r) => r.run).filter((r) => !lost.has(r)),
+        );
       } catch (err) {
         // one schedule's refused job (or a lost connection) leaves the others: it is owed again a lease later
         this.logger.error({ err, scheduleId: id, fireAts }, 'bullbeat: could not enqueue owed runs');

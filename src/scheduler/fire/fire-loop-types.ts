@@ -21,6 +21,8 @@ export const RESUBSCRIBED = 'resubscribed';
 /** Test hooks, called between the steps of a fire (a test kills the process in one), and the fire loop's clock. */
 export interface FireHooks {
   afterClaim?: (claims: readonly Claim[]) => void | Promise<void>;
+  /** Right before the add of claims checked still held (a stall here outlives that check). */
+  beforeAdd?: (claims: readonly Claim[]) => void | Promise<void>;
   afterEnqueue?: (claims: readonly Claim[]) => void | Promise<void>;
   /** The fire loop's monotonic clock and timers: a manual one drives claiming and firing in a test. */
   clock?: FireClock;

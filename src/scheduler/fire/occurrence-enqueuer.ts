@@ -79,9 +79,14 @@ export class OccurrenceEnqueuer {
     try {
       const coalesced = await holdBackWhenDue(items, Math.floor(this.parts.clock.now()), this.parts.deps);
       if (coalesced.size > 0) items = items.filter((i) => !coalesced.has(i));
-      // A reclaimed occurrence whose record shows it reached a worker is not added again (its job
-      // may be gone already under removeOnComplete). Their records are read at once: one at a time,
-      // the take-over of a dead replica's hundreds of claims made the occurrences after them late.
+      // A claim this process no longer holds (it stalled past the lease, and another replica took the
+      // occurrence over) adds nothing, however long it slept.
+      const lost = await this.lostClaims(items);
+      if (lost.size > 0) items = items.filter((i) => !lost.has(i));
+      // A reclaimed occurrence that an add of its job started already is not added again (its job may
+      // be gone under removeOnComplete, its record trimmed); the others are entered in the start
+      // marks first. At once: one at a time, the take-over of a dead replica's hundreds of claims made
+      // the occurrences after them late.
       const started = await this.startedAlready(items);
       const byQueue = new Map<string, { tag: Item; job: BulkJob }[]>();
       for (const item of items) {
@@ -106,6 +111,8 @@ export class OccurrenceEnqueuer {
         if (stagedAt !== undefined) Object.assign(opts, stagedJobOptions(opts, fireAt, stagedAt));
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
+      if (hooks?.beforeAdd && byQueue.size > 0)
+        await hooks.beforeAdd([...byQueue.values()].flatMap((l) => l.map((j) => j.tag.claim)));
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
       // others of its queue still go. A connection failure throws: nothing is blamed.
       const refused = await addBulkByQueue(byQueue, (q) => this.parts.deps.queue(q));
@@ -170,19 +177,53 @@ export class OccurrenceEnqueuer {
     );
   }
 
-  /** The reclaimed items whose record shows a worker started them already (their records read at once). */
+  /**
+   * The reclaimed items that an add of their job started (or skipped) already (`retake-3`, at once);
+   * the others are entered in their schedule's start marks before they are added, so that a stalled
+   * claimant's add of the same job id, landing after, is refused at its start.
+   */
   private async startedAlready(items: readonly Item[]): Promise<Set<Item>> {
     const reclaimed = items.filter((i) => i.claim.reclaimed);
     if (reclaimed.length === 0) return new Set();
-    const records = await Promise.all(
-      reclaimed.map((i) => this.parts.deps.history.get(i.claim.id, i.claim.fireAt)),
+    const ran = await Promise.all(
+      reclaimed.map((i) => this.parts.deps.store.retake(i.claim.id, i.claim.fireAt)),
     );
-    return new Set(
-      reclaimed.filter((_, n) => {
-        const outcome = records[n]?.outcome;
-        return outcome !== undefined && outcome !== 'enqueued';
+    return new Set(reclaimed.filter((_, n) => ran[n]));
+  }
+
+  /**
+   * The items whose claim this replica no longer holds (see `ClaimRenewer.lostOf`: checked in Redis
+   * when more than half a lease passed since their lease last ran from). They are given up: their
+   * batch no longer waits for them, and the replica that took them over enqueues and records them.
+   */
+  private async lostClaims(items: readonly Item[]): Promise<Set<Item>> {
+    const byBatch = new Map<Batch, Item[]>();
+    for (const item of items) {
+      const list = byBatch.get(item.batch);
+      if (list) list.push(item);
+      else byBatch.set(item.batch, [item]);
+    }
+    const lost = new Set<Item>();
+    await Promise.all(
+      [...byBatch].map(async ([batch, list]) => {
+        const gone = await this.parts.renewer.lostOf(
+          batch,
+          list.map((i) => i.claim.id),
+        );
+        for (const item of list) if (gone.has(item.claim.id)) lost.add(item);
       }),
     );
+    if (lost.size === 0) return lost;
+    for (const item of lost) {
+      item.batch.left--;
+      this.parts.renewer.release(item.batch, [item.claim.id]);
+    }
+    occurrenceTrace.failed([...lost], new Error('its claim lapsed and was taken over'), 'taken-over');
+    this.parts.deps.logger.warn(
+      { occurrences: [...lost].map((i) => ({ scheduleId: i.claim.id, fireAt: i.claim.fireAt })) },
+      'bullbeat: claims lost while this process was stalled (taken over by another replica): not enqueued here',
+    );
+    return lost;
   }
 
   /** Complete the ready items of a batch: records, run counts, and each schedule's next due time. */

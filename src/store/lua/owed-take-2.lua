@@ -11,18 +11,20 @@
     ARGV[2] at most this many
 
   Output:
-    pairs: owed member, definition JSON
+    the time each is given (`now + lease`: a taker that stalls past it adds nothing, owed-keep-1),
+    then pairs: owed member, definition JSON
 ]]
 --- @include "includes/now"
 
 local now = redisNow()
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-local out = {}
+local given = now + tonumber(ARGV[1])
+local out = { given }
 for _, m in ipairs(due) do
   local id = string.match(m, '^[^|]*|[^|]*|[^|]*|[^|]*|(.*)$')
   local def = id and redis.call('HGET', KEYS[2], id)
   if def then
-    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), m)
+    redis.call('ZADD', KEYS[1], given, m)
     out[#out + 1] = m
     out[#out + 1] = def
   else

@@ -13,19 +13,22 @@
     ARGV[3...] ids
 
   Output:
-    how many leases were extended
+    the ids whose claim is no longer held by the token (completed, or taken over), in the order given;
+    every other one was extended (also one whose lease lapsed that no replica took over yet: it is
+    still this token's)
 ]]
 --- @include "includes/now"
 
 local expiry = tostring(redisNow() + tonumber(ARGV[1]))
 local suffix = '|' .. ARGV[2]
-local n = 0
+local lost = {}
 for i = 3, #ARGV do
   local id = ARGV[i]
   local c = redis.call('HGET', KEYS[2], id)
   if c and string.sub(c, -#suffix) == suffix then
     redis.call('ZADD', KEYS[1], 'XX', expiry, id)
-    n = n + 1
+  else
+    lost[#lost + 1] = id
   end
 end
-return n
+return lost

@@ -32,6 +32,7 @@
     ARGV[2] lease ttl ms (also the owed claim's and a waiter's heartbeat)
     ARGV[3] history limit
     ARGV[4] cancel channel (pub/sub: a lease id asked to stop)
+    ARGV[5] how long a schedule's start marks are kept after their last write (ms; the ledger's)
     then per run, from ARGV[i]:
       i      schedule id
       i + 1  lease id
@@ -46,8 +47,12 @@
              or an older job's outcome) sends it back to read it (output 3), before anything is
              taken; a record saying this job already succeeded, was skipped or cancelled refuses it
              (output 4: the same occurrence enqueued again, after its job left BullMQ)
-      i + 9  the number of name/value pairs only the `skipped` record sets, i + 10 the number both
-             records set (the job's facts: queue, job id, kind), i + 11 the number only the
+      i + 9  the start mark: '' none; `a<stamp>` always, `r<stamp>` only when the occurrence has an
+             entry in `taken:<id>` (a claim of it was taken over); `<stamp>` names this add of the
+             job (BullMQ's `timestamp`). The occurrence's first start (or skip) writes its stamp
+             there; a delivery of another add of the same job id is refused (output 5, below)
+      i + 10 the number of name/value pairs only the `skipped` record sets, i + 11 the number both
+             records set (the job's facts: queue, job id, kind), i + 12 the number only the
              `running` record sets; then those pairs in that order (each record's facts are one
              stretch of ARGV); then the names the `running` record removes (comma-separated, ''
              none). The outcomes are written here (`running`, `skipped`), and so are the
@@ -62,8 +67,17 @@
   cancelled:<id> (set: lease ids asked to stop), rec:<id>:<field> (the record, includes/record).
   The outcomes written here (`running`, `skipped`) are never `enqueued`: the merge rule is HSET/HDEL.
 
+  Start marks (`taken:<id>`, hash: occurrence field -> stamp, '' while none started): the promise
+  that an occurrence enqueued again by an enqueuer that lost it (a claimant stalled past its lease, a
+  backfill stalled past its owed time) does not run twice rests on them, not on the record (trimmed
+  at `historyLimit`) nor on the job (BullMQ's retention). Written only for occurrences more than one
+  enqueuer may add: a backfill's and a catch-up's (their owed runs may be swept), and one whose claim
+  was taken over (`retake-3` writes its entry first). A refused delivery writes a `skipped` record
+  (reason `ran-already`) only where no record says more; the key expires with the ledger.
+
   Output:
-    { 1 started | 0 skipped | 2 wait | 3 read the record first | 4 ran already, live leases before this one, fencing token (0 unless started),
+    { 1 started | 0 skipped | 2 wait | 3 read the record first | 4 ran already | 5 refused: another
+      add of its job id started (or skipped) the occurrence, live leases before this one, fencing token (0 unless started),
       Redis TIME of the start or skip (0 otherwise), skip reason ('' unless skipped) }
 
   Output, per run (5 values each, in the batch's order): as above; { -1, '', '', 0, error } for a run whose
@@ -78,6 +92,7 @@
 --- @include "includes/run-slot"
 
 local base, ttl, limit, channel = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local LEDGER_TTL = ARGV[5]
 local sums = {} -- the batch's counters (skips), added to the totals at the end
 
 -- Redis TIME, read once per call (the batch is one atomic step), and the numbers every run of the
@@ -137,6 +152,23 @@ local function skip(id, rec, idx, counts, field, score, s0, s1, live, reason, kn
   return 0, live, 0, at, reason
 end
 
+-- A delivery of another add of the job id (output 5): a `skipped` record (reason `ran-already`) where
+-- none says more, so that the refusal shows in the occurrence's record; nothing else is taken.
+local function refuse(rec, idx, counts, id, field, score, s0, s1)
+  local outcome = redis.call('HGET', rec, 'outcome')
+  if not outcome or outcome == 'enqueued' then
+    skip(id, rec, idx, counts, field, score, s0, s1, 0, 'ran-already', false, false)
+  end
+  return 5, 0, 0, batchNow(), 'ran-already'
+end
+
+-- The occurrence's start mark: this add's stamp, kept as long as the ledger.
+local function markTaken(markKey, field, stamp)
+  if not markKey then return end
+  redis.call('HSET', markKey, field, stamp)
+  redis.call('PEXPIRE', markKey, LEDGER_TTL)
+end
+
 -- Buffer the job for the slot, in fire-time order, with its heartbeat.
 local function wait(waiters, beats, score, jobId, now, live)
   redis.call('ZADD', waiters, score, jobId)
@@ -160,6 +192,23 @@ local function startRun(i, r0, r1, drop, s0, s1)
   -- Every record, of either form, is indexed: an occurrence whose index entry this adds has none,
   -- and that is the whole check. Only where the start then writes a record whatever it decides (a
   -- fresh occurrence under `none` or `skip`: `running` or `skipped`), so no entry is left without one.
+  -- The start mark (see Start marks): another add of this job id took the occurrence already.
+  -- Only a first delivery is refused (a retry of the add that ran has passed here before); the mark
+  -- is written where there is none, or only the entry of a take-over.
+  local markKey, stampOf = false, false
+  local mark = ARGV[i + 9]
+  if mark ~= '' then
+    local key = pre .. 'taken:' .. id
+    local seen = redis.call('HGET', key, field)
+    if seen and seen ~= '' then
+      if ARGV[i + 8] == '1' and seen ~= string.sub(mark, 2) then
+        return refuse(rec, idx, counts, id, field, score, s0, s1)
+      end
+    elseif seen or string.sub(mark, 1, 1) == 'a' then
+      markKey, stampOf = key, string.sub(mark, 2)
+    end
+  end
+
   local known, added = false, false
   if ARGV[i + 8] == '1' and owed == '' and (mode == 'none' or mode == 'skip') then
     known = true
@@ -196,6 +245,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
       redis.call('ZREM', owedSet, owed)
     elseif mode == 'skip' then
       if live + owing >= tonumber(ARGV[i + 3]) then
+        markTaken(markKey, field, stampOf)
         return skip(id, rec, idx, counts, field, score, s0, s1, live, 'overlap', known, added)
       end
     else
@@ -206,6 +256,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
         if fireAt < newest or (last[2] and tonumber(last[2]) > fireAt) then
           redis.call('ZREM', waiters, jobId)
           redis.call('ZREM', beats, jobId)
+          markTaken(markKey, field, stampOf)
           return skip(id, rec, idx, counts, field, score, s0, s1, live, 'superseded', known, added)
         end
         -- Older waiters give way to this one.
@@ -220,6 +271,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
       local free = live + owing == 0
       if not (free and (first == nil or first == jobId)) then
         if mode == 'bufferOne' and not buffered and first ~= nil then
+          markTaken(markKey, field, stampOf)
           return skip(id, rec, idx, counts, field, score, s0, s1, live, 'buffer-full', known, added)
         end
         if mode == 'cancelOther' then
@@ -246,6 +298,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
     end
   end
 
+  markTaken(markKey, field, stampOf)
   local token = redis.call('HINCRBY', counts, 'fence', '1')
   if token == 1 then
     local floor = fenceFloor()
@@ -275,12 +328,12 @@ end
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
 -- The totals get the batch's skips once at the end (bumpBatched).
 local out, n = {}, 0
-local i = 5
+local i = 6
 while i <= #ARGV do
-  local s0 = i + 12
-  local r0 = s0 + tonumber(ARGV[i + 9]) * 2 -- the shared facts' start
-  local s1 = r0 + tonumber(ARGV[i + 10]) * 2 - 1
-  local r1 = s1 + tonumber(ARGV[i + 11]) * 2
+  local s0 = i + 13
+  local r0 = s0 + tonumber(ARGV[i + 10]) * 2 -- the shared facts' start
+  local s1 = r0 + tonumber(ARGV[i + 11]) * 2 - 1
+  local r1 = s1 + tonumber(ARGV[i + 12]) * 2
   local drop = ARGV[r1 + 1]
   local ok, a, b, c, d, e = pcall(startRun, i, r0, r1, drop, s0, s1)
   if not ok then a, b, c, d, e = -1, '', '', 0, type(a) == 'table' and tostring(a.err) or tostring(a) end
