@@ -17,6 +17,7 @@ const UNIT = [
   'test/dashboard/backoff-words.test.ts',
   'test/dashboard/time-zone.test.ts',
   'test/triggers/**/*.test.ts',
+  'test/insight/agenda.test.ts',
   'test/insight/explain-lost.test.ts',
   'test/queue/middleware/**/*.test.ts',
   'test/queue/pipeline.test.ts',
