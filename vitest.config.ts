@@ -15,6 +15,7 @@ const UNIT = [
   'test/cron/**/*.test.ts',
   'test/cli/fleet-notes.test.ts',
   'test/dashboard/backoff-words.test.ts',
+  'test/dashboard/lateness.test.ts',
   'test/dashboard/time-zone.test.ts',
   'test/triggers/**/*.test.ts',
   'test/insight/agenda.test.ts',

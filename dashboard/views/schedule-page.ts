@@ -10,9 +10,13 @@ import { editable } from './new-schedule-page.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
 import { timeAt, zoneFor } from './time-zone.js';
 
-/** Start (or enqueue, when it never started) minus the intended fire time, in ms. */
+/**
+ * The first attempt's start (or the enqueue, when it never started) minus the intended fire time, in
+ * ms: how late the occurrence began, not how late its last retry did (`startedAt` is the last attempt's).
+ */
 export function latenessOf(r: RunRecord): number | null {
-  const at = r.startedAt ?? r.enqueuedAt;
+  const first = r.previousAttempts?.find((a) => a.startedAt !== undefined)?.startedAt;
+  const at = first ?? r.startedAt ?? r.enqueuedAt;
   return at === undefined ? null : at - r.fireAt;
 }
 
@@ -102,7 +106,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
 <div class="layout-2">
   <section>
     <h2>Recent runs</h2>
-    <div class="panel chart" id="runs-chart" data-zone="${zone}"><div class="sub muted">Lateness = start (or enqueue) minus the intended fire time. Duration = finish minus start.</div></div>
+    <div class="panel chart" id="runs-chart" data-zone="${zone}"><div class="sub muted">Lateness = the first attempt's start (or the enqueue) minus the intended fire time. Duration = finish minus the last attempt's start.</div></div>
     <script type="application/json" id="runs-data">${raw(JSON.stringify(chartData).replaceAll('<', '\\u003c'))}</script>
     ${occurrencesHeading(ctx, s, runs.length, history)}
     ${
