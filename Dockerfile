@@ -17,6 +17,7 @@ COPY scripts ./scripts
 COPY src ./src
 COPY workers ./workers
 COPY dashboard ./dashboard
+COPY nest ./nest
 COPY examples ./examples
 RUN npm run build
 

@@ -94,7 +94,10 @@ export const runRecord = z
     attempts: z.number().int().optional(),
     error: z.string().optional(),
     jobId: z.string().optional(),
-    lateness: z.number().nullable().describe('start (or enqueue) minus the fire time, ms'),
+    lateness: z
+      .number()
+      .nullable()
+      .describe("the first attempt's start (or the enqueue) minus the fire time, ms"),
     duration: z.number().nullable().describe('finish minus start, ms'),
   })
   .loose();

@@ -10,7 +10,7 @@ import { sameOriginPath } from './same-origin-path.js';
 import { html } from './views/html.js';
 import { layout, type PageContext } from './views/layout.js';
 import { editable, newSchedulePage } from './views/new-schedule-page.js';
-import { schedulePage } from './views/schedule-page.js';
+import { OCCURRENCES_SHOWN, schedulePage } from './views/schedule-page.js';
 import { schedulesPage } from './views/schedules-page.js';
 
 const ACTIONS = ['pause', 'resume', 'trigger', 'remove'] as const;
@@ -133,11 +133,13 @@ export function pageRoutes(ctx: DashboardContext): Router {
       );
       return;
     }
-    const [runs, audit] = await Promise.all([
-      ctx.scheduler.history(id, 100),
+    const [runs, audit, kept] = await Promise.all([
+      ctx.scheduler.history(id, OCCURRENCES_SHOWN),
       ctx.scheduler.auditTrail(id, { limit: 20 }),
+      ctx.reader.historySize(id),
     ]);
-    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req), audit));
+    const history = { kept, limit: ctx.scheduler.options.historyLimit };
+    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req), audit, history));
   });
 
   r.post('/schedules/:id/:action', async (req, res) => {

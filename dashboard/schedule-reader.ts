@@ -150,4 +150,9 @@ export class ScheduleReader {
   history(id: string, limit = 100): Promise<RunRecord[]> {
     return this.runs.list(id, limit);
   }
+
+  /** How many occurrences' records a schedule keeps (at most `historyLimit`). */
+  historySize(id: string): Promise<number> {
+    return this.runs.size(id);
+  }
 }

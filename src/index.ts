@@ -104,6 +104,7 @@ export {
   type BackfillResult,
   type BackfillRun,
   type BackfillStatus,
+  type BackfillStop,
   type ChangeOptions,
   type CronScheduleOptions,
   type EveryOptions,

@@ -10,9 +10,13 @@ import { editable } from './new-schedule-page.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
 import { timeAt, zoneFor } from './time-zone.js';
 
-/** Start (or enqueue, when it never started) minus the intended fire time, in ms. */
+/**
+ * The first attempt's start (or the enqueue, when it never started) minus the intended fire time, in
+ * ms: how late the occurrence began, not how late its last retry did (`startedAt` is the last attempt's).
+ */
 export function latenessOf(r: RunRecord): number | null {
-  const at = r.startedAt ?? r.enqueuedAt;
+  const first = r.previousAttempts?.find((a) => a.startedAt !== undefined)?.startedAt;
+  const at = first ?? r.startedAt ?? r.enqueuedAt;
   return at === undefined ? null : at - r.fireAt;
 }
 
@@ -35,6 +39,27 @@ function dl(entries: [string, SafeHtml | string | number | null | undefined][]):
 
 const json = (v: unknown) => html`<pre>${JSON.stringify(v, null, 2)}</pre>`;
 
+/** The newest occurrences the schedule page lists (the JSON API reads up to 1,000 of those kept). */
+export const OCCURRENCES_SHOWN = 100;
+
+/** How many occurrences' records the schedule keeps, and the most it keeps (`historyLimit`). */
+export interface KeptHistory {
+  kept: number;
+  limit: number;
+}
+
+/**
+ * The occurrences' heading and, when there are more than the page lists or the oldest were trimmed, a
+ * line that says where the others are.
+ */
+function occurrencesHeading(ctx: PageContext, s: ScheduleView, shown: number, h: KeptHistory): SafeHtml {
+  const kept = Math.max(h.kept, shown);
+  const api = `${ctx.base}/api/schedules/${encodeURIComponent(s.id)}/runs?limit=${Math.min(kept, 1000)}`;
+  return html`<h2 data-occurrences="${shown} of ${kept}">Occurrences (newest first, ${shown} of ${kept.toLocaleString('en-US')} kept)</h2>
+    ${kept > shown ? html`<p class="muted" data-older>The ${(kept - shown).toLocaleString('en-US')} older ones kept: <a href="${api}">all ${kept.toLocaleString('en-US')} as JSON</a> (<code>GET /api/schedules/:id/runs?limit=</code>, up to 1,000).</p>` : ''}
+    ${kept >= h.limit ? html`<p class="muted" data-trimmed>Older occurrences are not kept: each schedule keeps its newest ${h.limit.toLocaleString('en-US')} records (<code>historyLimit</code>); the counts under Definition cover every occurrence.</p>` : ''}`;
+}
+
 /** `/schedules/:id`: definition and options, the runs chart and the occurrence history. */
 export function schedulePage(
   ctx: PageContext,
@@ -42,6 +67,7 @@ export function schedulePage(
   runs: RunRecord[],
   flash?: { ok: boolean; text: string },
   audit: readonly AuditEntry[] = [],
+  history: KeptHistory = { kept: runs.length, limit: Number.POSITIVE_INFINITY },
 ): string {
   const d = s.definition;
   // every time of this page in the zone chosen in the header (this schedule's own, for `schedule`)
@@ -80,9 +106,9 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
 <div class="layout-2">
   <section>
     <h2>Recent runs</h2>
-    <div class="panel chart" id="runs-chart" data-zone="${zone}"><div class="sub muted">Lateness = start (or enqueue) minus the intended fire time. Duration = finish minus start.</div></div>
+    <div class="panel chart" id="runs-chart" data-zone="${zone}"><div class="sub muted">Lateness = the first attempt's start (or the enqueue) minus the intended fire time. Duration = finish minus the last attempt's start.</div></div>
     <script type="application/json" id="runs-data">${raw(JSON.stringify(chartData).replaceAll('<', '\\u003c'))}</script>
-    <h2>Occurrences (newest first, ${runs.length})</h2>
+    ${occurrencesHeading(ctx, s, runs.length, history)}
     ${
       runs.length === 0
         ? html`<div class="panel empty">No occurrence recorded yet.</div>`

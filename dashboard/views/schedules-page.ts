@@ -55,6 +55,7 @@ ${d.flash ? html`<div class="flash ${d.flash.ok ? 'ok' : 'bad'}" role="status">$
   ${stat(all, 'schedules')}${stat(d.counts.active, 'active')}${stat(d.counts.paused, 'paused')}${stat(d.counts.completed, 'completed')}${d.counts.errored > 0 ? stat(d.counts.errored, 'errored') : ''}
   ${stat(d.totals.runs, 'runs')}${stat(d.totals.errors, 'errors')}${stat(d.totals.skipped, 'skipped')}${stat(d.totals.missed, 'missed')}${stat(d.totals.coalesced, 'coalesced')}
 </div>
+<p class="muted" data-totals-note>Runs, errors, skipped, missed and coalesced: every occurrence since the deployment began, removed schedules included (as the <code>bullbeat_runs_recorded</code> metric); each schedule's own are in its row.</p>
 <form class="toolbar" method="get" action="${ctx.base}/" role="search">
   <input type="search" name="q" value="${d.q}" placeholder="Search name, id or queue" aria-label="Search schedules">
   <select name="status" aria-label="Status">

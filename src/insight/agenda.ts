@@ -41,6 +41,11 @@ export interface Agenda {
    * every instant walked (not only the `limit` entries), so a timeline covers the whole window.
    */
   perQueueSlices?: Record<string, number[]>;
+  /**
+   * The minute (its start, epoch ms) with the most instants, counted over every instant walked in the
+   * window (not only the `limit` entries); the earliest such minute on a tie. Absent when none fire.
+   */
+  busiestMinute?: { at: number; count: number };
   /** Schedules whose walk stopped at `perScheduleLimit` instants before the window's end. */
   capped: string[];
   /** Active schedules whose instants cannot be computed here (a custom trigger this process does not define). */
@@ -95,6 +100,7 @@ export function agendaOf(
   const perQueueSlices: Record<string, number[]> = {};
   const sliceMs = slices > 0 ? (to - from) / slices : 0;
   const capped: string[] = [];
+  const perMinute = new Map<number, number>();
   /** Once `limit` entries are known, none later than the `limit`-th can make the list. */
   let cutoff = Number.POSITIVE_INFINITY;
   for (const s of schedules) {
@@ -111,6 +117,8 @@ export function agendaOf(
         if (t >= from) {
           n++;
           perQueue[s.queue] = (perQueue[s.queue] ?? 0) + 1;
+          const minute = t - (((t % 60_000) + 60_000) % 60_000);
+          perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
           if (slices > 0) {
             const row = (perQueueSlices[s.queue] ??= new Array<number>(slices).fill(0));
             const i = Math.min(slices - 1, Math.floor((t - from) / sliceMs));
@@ -142,6 +150,8 @@ export function agendaOf(
     perQueue,
     capped,
   };
+  const busiest = busiestOf(perMinute);
+  if (busiest) out.busiestMinute = busiest;
   if (slices > 0) out.perQueueSlices = perQueueSlices;
   return out;
 }
@@ -202,6 +212,15 @@ function entry(s: AgendaSchedule, at: number, zone: string, jitterMs: number): A
       DateTime.fromMillis(at, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(at).toISOString(),
     ...(jitterMs > 0 && { jitterMs }),
   };
+}
+
+/** The minute with the most instants, the earliest on a tie. */
+function busiestOf(perMinute: ReadonlyMap<number, number>): { at: number; count: number } | undefined {
+  let best: { at: number; count: number } | undefined;
+  for (const [at, count] of perMinute) {
+    if (!best || count > best.count || (count === best.count && at < best.at)) best = { at, count };
+  }
+  return best;
 }
 
 function jitterOf(trigger: Trigger): number {

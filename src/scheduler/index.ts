@@ -9,6 +9,7 @@ export {
   type BackfillProgress,
   type BackfillResult,
   type BackfillStatus,
+  type BackfillStop,
   backfillFields,
   type ChangeOptions,
   type CronScheduleOptions,

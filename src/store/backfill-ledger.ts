@@ -129,6 +129,21 @@ export class BackfillLedger {
     return new Set(runs.filter((_, i) => lost.has(owed[i]!.member)).map((r) => r.run));
   }
 
+  /**
+   * Give back occurrences taken and not enqueued (a backfill stopped by a pause): out of the ledger and
+   * the owed set together, so that no replica enqueues them and a later backfill or a resume's catch-up
+   * may take them again.
+   */
+  async release(scheduleId: string, runs: readonly OwedRun[]): Promise<void> {
+    if (runs.length === 0) return;
+    const k = this.keys.of(scheduleId);
+    await this.redis
+      .multi()
+      .zrem(k.owedRuns, ...runs.map(owedMember))
+      .zrem(k.backfills(scheduleId), ...runs.map((r) => String(r.fireAt)))
+      .exec();
+  }
+
   /** Take, in partition `index`, at most `max` owed occurrences whose time has passed, each for `leaseMs` more. */
   async takeLapsed(index: number, leaseMs: number, max: number): Promise<LapsedOwedRun[]> {
     const k = this.keys.partition(index);

@@ -63,6 +63,11 @@ export class RunHistory {
     return (await readRecords(this.redis, this.keys, [{ scheduleId, fields }]))[0]?.[0] ?? null;
   }
 
+  /** How many occurrences' records a schedule keeps now (at most `historyLimit`). */
+  async size(scheduleId: string): Promise<number> {
+    return this.redis.zcard(this.keys.runIndex(scheduleId));
+  }
+
   /** A schedule's counters (missing ones are 0). */
   async counts(scheduleId: string): Promise<Record<RunCounter, number>> {
     return countsFrom(await this.redis.hgetall(this.keys.counts(scheduleId)));

@@ -49,6 +49,36 @@ describe('agenda', () => {
     expect(run.stdout).toMatch(new RegExp(`\\n[12] fires? from .* \\(${qa} [12]\\)`));
   });
 
+  it('--limit cuts the rows, never the counts: the cut is said on stderr and under the table', async () => {
+    const run = await runBullbeat(['agenda', '--next', '2d', '--queue', qb, '--limit', '3'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'bullbeat: agenda: the first 3 of 48 fires shown; --limit 48 shows them all',
+    );
+    expect(run.stdout).toMatch(/\n48 fires from .*\nthe first 3 of 48 fires shown/);
+    const json = await runBullbeat(['agenda', '--next', '2d', '--queue', qb, '--limit', '3', '--json'], {
+      env,
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({ truncated: true, perQueue: { [qb]: 48 } });
+    expect(json.stderr).toContain('the first 3 of 48 fires shown');
+  });
+
+  it('the busiest minute is counted over the window, not over the rows shown', async () => {
+    // both schedules fire in the same minute only at 02:00 Berlin time, far past the first row
+    const run = await runBullbeat(['agenda', '--next', '2d', '--limit', '1', '--json'], { env });
+    const a = JSON.parse(run.stdout) as { busiestMinute?: { at: number; count: number }; entries: Entry[] };
+    expect(a.entries).toHaveLength(1);
+    expect(a.busiestMinute?.count).toBe(2);
+  });
+
+  it('an empty window says "nothing fires" once, with no "0 fires" line', async () => {
+    const run = await runBullbeat(['agenda', '--queue', `none-${qa}`], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^nothing fires from .* on queue none-/);
+    expect(run.stdout).not.toMatch(/\b0 fires\b/);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
   it('a bad window is a usage error naming the flag', async () => {
     const run = await runBullbeat(['agenda', '--next', 'soon'], { env });
     expect(run.code).toBe(2);

@@ -138,6 +138,14 @@ describe('docker-compose.yml', () => {
     expect(runtime).toContain('COPY --from=build /app/dist ./dist');
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toContain('ENTRYPOINT ["node", "dist/src/cli/main.js"]');
+    // The build stage copies every folder the build compiles (tsconfig.build.json's include): a folder
+    // left out builds without complaint and ships an image without that entry (bullbeat/nest).
+    const build = dockerfile.slice(dockerfile.indexOf(' AS build'), dockerfile.indexOf(' AS runtime'));
+    const copied = [...build.matchAll(/^COPY (\S+) \.\/\1$/gm)].map((m) => m[1]);
+    const compiled = (
+      JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as { include: string[] }
+    ).include;
+    expect(copied).toEqual(expect.arrayContaining(compiled));
     const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
     for (const entry of ['node_modules', 'dist', '.git', '.env']) expect(ignore).toContain(entry);
   });

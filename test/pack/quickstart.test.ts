@@ -59,20 +59,14 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
       `${JSON.stringify({ name: 'my-app', version: '1.0.0', private: true }, null, 2)}\n`,
     );
     // The README's install lines (typescript, @types/node and tsx at this repository's versions, from the cache).
-    run('npm', ['pkg', 'set', 'type=module'], dir);
+    run('npm', ['pkg', 'set', 'type=module', 'scripts.build=tsc'], dir);
+    // Two installs, as the README's two lines: the dev tools as dev dependencies (the Docker recipe's
+    // runtime stage leaves them out, which the last test checks).
+    const install = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+    run('npm', [...install, join(dir, tarball as string)], dir);
     run(
       'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        join(dir, tarball as string),
-        devVersion('typescript'),
-        devVersion('tsx'),
-        devVersion('@types/node'),
-      ],
+      [...install, '--save-dev', devVersion('typescript'), devVersion('tsx'), devVersion('@types/node')],
       dir,
     );
     redis = await startRedisServer();
@@ -89,8 +83,8 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
     for (const line of [
       'npm install bullbeat',
       'npm install --save-dev typescript @types/node tsx',
-      'npm pkg set type=module',
-      'npx tsc ',
+      'npm pkg set type=module scripts.build=tsc',
+      'npm run build ',
       'npx bullbeat scheduler dist/jobs.js',
       'npx bullbeat worker dist/jobs.js',
       'npx bullbeat schedule:trigger dailyReport',
@@ -136,7 +130,7 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
     });
     expect(check.stdout + check.stderr).toBe('');
     expect(check.status).toBe(0);
-    // `npx tsc`: the README's tsconfig.json as it stands
+    // `npm run build` (`tsc`): the README's tsconfig.json as it stands
     const build = spawnSync(process.execPath, [tsc, ...buildInfo], { cwd: dir, encoding: 'utf8' });
     expect(build.stdout + build.stderr).toBe('');
     expect(existsSync(join(dir, 'dist/jobs.js'))).toBe(true);
@@ -185,4 +179,33 @@ describe("the README's own-project quickstart, from the packed tarball", () => {
     dev.child.kill('SIGINT');
     expect((await dev.exited).code).toBe(0);
   }, 60_000);
+
+  // Last: it prunes the project to what the image's runtime stage installs. No Docker engine here: the
+  // recipe's commands run by hand on this project (its build script, its runtime npm flags).
+  it("deploy/app/Dockerfile's recipe fits this project: its build script, and a runtime without TypeScript that runs", async () => {
+    const dockerfile = readFileSync(join(root, 'deploy/app/Dockerfile'), 'utf8');
+    const build = dockerfile.slice(dockerfile.indexOf(' AS build'), dockerfile.indexOf(' AS runtime'));
+    expect(build).toMatch(/^RUN npm run build$/m);
+    const scripts = (
+      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
+    ).scripts;
+    expect(scripts?.build).toBe('tsc');
+    const runtime = dockerfile.slice(dockerfile.indexOf(' AS runtime'));
+    const flags = (/^RUN npm ci ([^&\n]*)/m.exec(runtime)?.[1] ?? '')
+      .split(/\s+/)
+      .filter((a) => a.startsWith('--omit='));
+    expect(flags).toEqual(expect.arrayContaining(['--omit=dev']));
+    run('npm', ['prune', ...flags, '--no-audit', '--no-fund', '--loglevel=error'], dir);
+    for (const gone of ['typescript', 'tsx'])
+      expect(existsSync(join(dir, 'node_modules', gone)), gone).toBe(false);
+    const scheduler = spawnBullbeat([], {
+      cwd: dir,
+      env: { REDIS_URL: redis.url },
+      command: [join(dir, 'node_modules/.bin/bullbeat'), 'scheduler', 'dist/jobs.js'],
+    });
+    procs.push(scheduler);
+    await scheduler.waitFor(/scheduler replica running/, 30_000);
+    scheduler.child.kill('SIGTERM');
+    expect((await scheduler.exited).code).toBe(0);
+  }, 90_000);
 });

@@ -96,6 +96,57 @@ describe('backfill', () => {
     expect(await env.jobIds()).toHaveLength(5);
   });
 
+  it('pausing the schedule stops its running backfill: what it enqueued runs, the rest is given back, the result says paused', async () => {
+    env = testEnv('bf-pause');
+    const m = env.manager({ role: 'client' });
+    // active while backfilled: the occurrences before its creation are the fire loop's to none
+    await m.schedule({ name: 'm' }, new IntervalTrigger(60), { id: 'm' }).saved;
+    const created = (await m.get('m'))!.createdAt as number;
+    const from = created - 100 * 60_000;
+    const progress: BackfillProgress[] = [];
+    let pausing: Promise<unknown> | undefined;
+    const r = await m.backfill('m', {
+      from,
+      to: created,
+      ratePerSecond: 20,
+      onProgress: (p) => {
+        progress.push(p);
+        if (p.enqueued >= 6) pausing ??= m.pause('m', { note: 'stop the backfill' });
+      },
+    });
+    await pausing;
+    expect(r.stopped).toBe('paused');
+    const enqueued = r.occurrences.filter((o) => o.status === 'enqueued');
+    const stopped = r.occurrences.filter((o) => o.status === 'stopped');
+    expect(r.enqueued).toBe(enqueued.length);
+    // at most the batch in flight when the pause landed went after it (batches of 2)
+    expect(r.enqueued).toBeGreaterThanOrEqual(6);
+    expect(r.enqueued).toBeLessThanOrEqual(10);
+    expect(stopped.length).toBeGreaterThan(80);
+    expect(stopped.every((o) => o.jobId === undefined)).toBe(true);
+    expect(r.enqueued + stopped.length).toBe(r.occurrences.length);
+    expect(progress.at(-1)).toMatchObject({ done: true, stopped: 'paused', enqueued: r.enqueued });
+    // what was enqueued stays enqueued; nothing of the rest was, and nothing owes it
+    expect((await env.jobIds()).sort()).toEqual(enqueued.map((o) => o.jobId).sort());
+    expect(await env.redis.zcard(m.keys.partition(0).owedRuns)).toBe(0);
+    // given back to the ledger: a later backfill may take them (and only them)
+    const again = await m.backfill('m', { from, to: created, dryRun: true });
+    const toEnqueue = again.occurrences.filter((o) => o.status === 'to-enqueue').map((o) => o.fireAt);
+    expect(toEnqueue).toEqual(stopped.map((o) => o.fireAt));
+  });
+
+  it('a backfill of a schedule paused before it began is not stopped by that pause', async () => {
+    env = testEnv('bf-prepaused');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'm' }, new IntervalTrigger(60), { id: 'm' }).saved;
+    await m.pause('m');
+    const created = (await m.get('m'))!.createdAt as number;
+    const r = await m.backfill('m', { from: created - 30 * 60_000, to: created, ratePerSecond: 100 });
+    expect(r.stopped).toBeUndefined();
+    expect(r.enqueued).toBe(30);
+    expect(await env.jobIds()).toHaveLength(30);
+  });
+
   it('an occurrence already enqueued or run is not run again; a missed or skipped one is', async () => {
     env = testEnv('bf-ran');
     const m = env.manager({ role: 'client' });

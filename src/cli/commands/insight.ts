@@ -75,6 +75,10 @@ export function agendaCommand(io: CliIO) {
     const a = await withManager(ctx, (m) =>
       agenda(m, { nextMs, limit, ...(options.queue !== undefined && { queue: options.queue }) }),
     );
+    const total = Object.values(a.perQueue).reduce((x, y) => x + y, 0);
+    const cut = `the first ${a.entries.length} of ${total} fires shown; --limit ${total} shows them all`;
+    // said on stderr too, so that neither a long table nor --json hides the cut
+    if (a.truncated) ctx.note(`agenda: ${cut}`);
     if (options.json) {
       io.stdout(`${JSON.stringify(a, null, 2)}\n`);
       return ExitCode.ok;
@@ -91,34 +95,23 @@ export function agendaCommand(io: CliIO) {
         e.jitterMs ? `+ up to ${e.jitterMs / 1000} s jitter` : '',
       ]);
       io.stdout(`${formatTable(['UTC', 'LOCAL', 'QUEUE', 'SCHEDULE', ''], rows)}\n`);
-    }
-    const total = Object.values(a.perQueue).reduce((x, y) => x + y, 0);
-    const queues = Object.entries(a.perQueue)
-      .map(([q, n]) => `${q} ${n}`)
-      .join(', ');
-    io.stdout(
-      `\n${total} fire${total === 1 ? '' : 's'} from ${window}${queues ? ` (${shown(queues)})` : ''}`,
-    );
-    io.stdout(a.truncated ? `; the first ${a.entries.length} shown (--limit)\n` : '\n');
-    const burst = busiestMinute(a.entries);
-    if (burst && burst.count > 1) {
-      io.stdout(`busiest minute: ${new Date(burst.at).toISOString().slice(0, 16)}Z, ${burst.count} fires\n`);
+      const queues = Object.entries(a.perQueue)
+        .map(([q, n]) => `${q} ${n}`)
+        .join(', ');
+      io.stdout(
+        `\n${total} fire${total === 1 ? '' : 's'} from ${window}${queues ? ` (${shown(queues)})` : ''}\n`,
+      );
+      if (a.truncated) io.stdout(`${cut}\n`);
+      const burst = a.busiestMinute;
+      if (burst && burst.count > 1) {
+        io.stdout(
+          `busiest minute: ${new Date(burst.at).toISOString().slice(0, 16)}Z, ${burst.count} fires\n`,
+        );
+      }
     }
     if (a.unknown.length > 0) {
       io.stdout(`not shown (custom triggers defined in code only): ${shown(a.unknown.join(', '))}\n`);
     }
     return ExitCode.ok;
   };
-}
-
-function busiestMinute(entries: readonly { at: number }[]): { at: number; count: number } | undefined {
-  const counts = new Map<number, number>();
-  let best: { at: number; count: number } | undefined;
-  for (const e of entries) {
-    const m = e.at - (e.at % 60_000);
-    const c = (counts.get(m) ?? 0) + 1;
-    counts.set(m, c);
-    if (!best || c > best.count) best = { at: m, count: c };
-  }
-  return best;
 }

@@ -45,6 +45,7 @@ const WORDS: Record<BackfillOccurrence['status'], string> = {
   backfilled: 'not run: already backfilled',
   scheduled: 'not run: the schedule fires it itself',
   future: 'not run: in the future',
+  stopped: 'not run: the schedule was paused while the backfill ran',
 };
 
 /** `Fri 2026-03-06 02:30:00 EST (-05:00)`: an instant in a zone, as `schedule:next` shows it. */
@@ -129,6 +130,13 @@ export function backfillCommand(io: CliIO) {
         if (p.scheduleId === id) print(p);
       });
       await run.done;
+      if (r.stopped === 'paused') {
+        const rest = r.occurrences.filter((o) => o.status === 'stopped').length;
+        io.stdout(
+          `stopped: the schedule was paused; ${r.enqueued} enqueued before the pause (they run), ${rest} not enqueued (a later backfill may take them)\n`,
+        );
+        return ExitCode.ok;
+      }
       io.stdout(`done: ${r.enqueued} enqueued (kind backfill), ${r.skipped} not run\n`);
       return ExitCode.ok;
     });

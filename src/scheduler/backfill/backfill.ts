@@ -3,7 +3,9 @@ import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.
 import type { BackfillVerdict } from '../../store/backfill-ledger.js';
 import { occurrenceJobId } from '../../store/job-payload.js';
 import type { OwedRun } from '../../store/owed-run.js';
+import type { PauseNotes } from '../../store/pause-note.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import { StateCode } from '../../store/schedule-state.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
@@ -16,6 +18,7 @@ import {
   type BackfillProgress,
   type BackfillResult,
   type BackfillStatus,
+  type BackfillStop,
   type ResolvedBackfillOptions,
   resolveBackfillOptions,
 } from '../contract/index.js';
@@ -24,6 +27,8 @@ import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
 /** What a backfill needs from the manager. */
 export interface BackfillContext extends OwedRunsContext {
   store: ScheduleStore;
+  /** The pause notes: when a schedule paused while its backfill ran was paused. */
+  notes: PauseNotes;
   /** How long past its planned time a taken occurrence may wait before a replica enqueues it (ms). */
   owedGraceMs: number;
   /** The trigger of a stored definition (a custom one only if this process defines it). */
@@ -103,16 +108,22 @@ export async function runBackfill(
   id: string,
   options: BackfillOptions,
 ): Promise<BackfillResult> {
-  const { result, done } = await startBackfill(ctx, id, options);
-  await done;
-  return result;
+  const { done } = await startBackfill(ctx, id, options);
+  return done;
 }
 
-/** A backfill under way: what it found (final before anything is enqueued) and its enqueueing. */
+/** A backfill under way: what it found (before anything is enqueued) and its enqueueing. */
 export interface BackfillRun {
+  /**
+   * What the backfill found and takes. A pause of the schedule while it enqueues updates it (`stopped`,
+   * `enqueued`, the statuses of what it did not enqueue) before `done` settles.
+   */
   result: BackfillResult;
-  /** Settles when every occurrence it enqueues is enqueued and recorded (at once for a dry run). */
-  done: Promise<void>;
+  /**
+   * Settles with `result` when every occurrence it enqueues is enqueued and recorded, or when a pause
+   * of the schedule stopped it (at once for a dry run).
+   */
+  done: Promise<BackfillResult>;
 }
 
 /**
@@ -132,6 +143,8 @@ export async function startBackfill(
   const occurrences: BackfillOccurrence[] = [];
   // fire time -> the Redis time by which this backfill owes its add (a sweep may take it after)
   const owedBy = new Map<number, number>();
+  /** When the backfill began (Redis time of its first judgement): a pause after it stops it. */
+  let began: number | undefined;
   const take = o.dryRun ? undefined : { overlap: o.overlap, from: o.from, to: o.to, by: o.by };
   for (let i = 0; i < instants.length; i += CHECK_BATCH) {
     const batch = instants.slice(i, i + CHECK_BATCH).map((fireAt, j) => ({
@@ -141,6 +154,7 @@ export async function startBackfill(
     }));
     const checked = await ctx.ledger.judge(id, batch, take);
     if (!checked) throw new ScheduleNotFoundError(id);
+    began ??= checked.now;
     batch.forEach(({ fireAt, withinMs }, j) => {
       const verdict = checked.verdicts[j] ?? 'ran';
       if (verdict === 'run') owedBy.set(fireAt, checked.now + Math.ceil(withinMs));
@@ -163,42 +177,59 @@ export async function startBackfill(
     enqueued: toRun.length,
     skipped: occurrences.length - toRun.length,
   };
-  const done = o.dryRun ? Promise.resolve() : enqueuePaced(ctx, def, toRun, o, owedBy);
+  const since = { at: began ?? 0, paused: row.state.status === StateCode.paused };
+  const done = o.dryRun ? Promise.resolve(result) : enqueuePaced(ctx, def, result, since, o, owedBy);
   return { result, done };
 }
 
 /**
  * Enqueue the taken occurrences at most `ratePerSecond`, in batches of a tenth of it, recording each
- * batch and reporting progress. Each was taken into the ledger when judged: a backfill that stops here
- * leaves the rest owed, and a scheduler replica enqueues them once their time has passed. A backfill
- * that stalls past that time (SIGSTOP, a VM pause) adds none that a replica's sweep took meanwhile
- * (`BackfillLedger.keep`, before each batch's add; a job that gets through is refused at its start).
+ * batch and reporting progress. Each was taken into the ledger when judged: a backfill whose process
+ * stops here leaves the rest owed, and a scheduler replica enqueues them once their time has passed.
+ * A backfill that stalls past that time (SIGSTOP, a VM pause) adds none that a replica's sweep took
+ * meanwhile (`BackfillLedger.keep`, before each batch's add; a job that gets through is refused at its
+ * start). Before each batch it checks that its schedule was not paused since it began (`since`): a pause
+ * stops it, gives the rest back to the ledger (`stopAtPause`) and marks the result `stopped: 'paused'`.
  */
 async function enqueuePaced(
   ctx: BackfillContext,
   def: ScheduleDefinition,
-  toRun: readonly BackfillOccurrence[],
+  result: BackfillResult,
+  since: PauseWatch,
   o: ResolvedBackfillOptions,
   owedBy: ReadonlyMap<number, number>,
-): Promise<void> {
+): Promise<BackfillResult> {
+  const toRun = result.occurrences.filter((x) => x.jobId !== undefined);
   const batchSize = Math.max(1, Math.min(1000, Math.floor(o.ratePerSecond / 10)));
   const started = performance.now();
   let sent = 0;
-  const report = (done: boolean) => {
-    const progress: BackfillProgress = { scheduleId: def.id, enqueued: sent, total: toRun.length, done };
+  const report = (done: boolean, stopped?: BackfillStop) => {
+    const progress: BackfillProgress = {
+      scheduleId: def.id,
+      enqueued: sent,
+      total: toRun.length,
+      done,
+      ...(stopped && { stopped }),
+    };
     ctx.events.emit('backfill', progress);
     o.onProgress?.(progress);
   };
+  const runOf = (x: BackfillOccurrence): OwedRun => ({
+    scheduleId: def.id,
+    fireAt: x.fireAt,
+    lane: 'backfill',
+    overlap: o.overlap,
+  });
   for (let i = 0; i < toRun.length; i += batchSize) {
     const wait = started + (sent / o.ratePerSecond) * 1000 - performance.now();
     if (wait > 0) await sleep(wait);
+    if (await pausedSince(ctx, def.id, since)) {
+      await stopAtPause(ctx, result, toRun.slice(i), runOf);
+      report(true, 'paused');
+      return result;
+    }
     const batch = toRun.slice(i, i + batchSize);
-    const runs: OwedRun[] = batch.map((x) => ({
-      scheduleId: def.id,
-      fireAt: x.fireAt,
-      lane: 'backfill',
-      overlap: o.overlap,
-    }));
+    const runs = batch.map(runOf);
     const swept = await ctx.ledger.keep(
       def.id,
       runs.map((run) => ({ run, owedBy: owedBy.get(run.fireAt) ?? 0 })),
@@ -210,4 +241,44 @@ async function enqueuePaced(
     report(sent === toRun.length);
   }
   if (toRun.length === 0) report(true);
+  return result;
+}
+
+/** When a backfill began (Redis ms) and whether its schedule was paused then. */
+interface PauseWatch {
+  at: number;
+  paused: boolean;
+}
+
+/**
+ * Whether schedule `id` is paused by a pause that came after the backfill began: its pause note's `at`
+ * is not before the beginning (a note-less pause counts when the schedule was not paused then). A
+ * backfill of a schedule paused before it began runs on: backfilling a paused schedule is deliberate.
+ */
+async function pausedSince(ctx: BackfillContext, id: string, since: PauseWatch): Promise<boolean> {
+  const row = await ctx.store.get(id);
+  if (row?.state.status !== StateCode.paused) return false;
+  const [note] = await ctx.notes.getMany([id]);
+  return note ? note.at >= since.at : !since.paused;
+}
+
+/**
+ * A pause stopped the backfill: the occurrences it took and did not enqueue leave the ledger and the
+ * owed set (no replica enqueues them; a later backfill or a resume's catch-up may take them), and the
+ * result says so.
+ */
+async function stopAtPause(
+  ctx: BackfillContext,
+  result: BackfillResult,
+  rest: readonly BackfillOccurrence[],
+  runOf: (x: BackfillOccurrence) => OwedRun,
+): Promise<void> {
+  await ctx.ledger.release(result.scheduleId, rest.map(runOf));
+  for (const x of rest) {
+    x.status = 'stopped';
+    delete x.jobId;
+  }
+  result.enqueued -= rest.length;
+  result.skipped += rest.length;
+  result.stopped = 'paused';
 }

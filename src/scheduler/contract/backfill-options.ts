@@ -62,7 +62,15 @@ export interface BackfillProgress {
   /** Occurrences this backfill enqueues in all. */
   total: number;
   done: boolean;
+  /**
+   * Set when the backfill stopped before enqueueing them all (`done` then true): `paused`, the schedule
+   * was paused while it ran (what it enqueued before runs; the rest is not enqueued).
+   */
+  stopped?: BackfillStop;
 }
+
+/** Why a backfill stopped before enqueueing everything it took: `paused`, its schedule was paused. */
+export type BackfillStop = 'paused';
 
 /** What became (or, in a dry run, would become) of one occurrence of the range. */
 export type BackfillStatus =
@@ -71,7 +79,8 @@ export type BackfillStatus =
   | 'ran' // its scheduled record shows it enqueued or run, or the fire loop passed over it: not run again
   | 'backfilled' // an earlier (or concurrent) backfill, or a resume's catch-up, took it
   | 'scheduled' // at or after the schedule's next due (or claimed) time: its own firing runs it
-  | 'future'; // after now
+  | 'future' // after now
+  | 'stopped'; // taken, then not enqueued: the schedule was paused while the backfill ran (`stopped`)
 
 export interface BackfillOccurrence {
   fireAt: number;
@@ -94,6 +103,12 @@ export interface BackfillResult {
   enqueued: number;
   /** How many were not, for the reasons in their status. */
   skipped: number;
+  /**
+   * Set when the backfill stopped before enqueueing all it took: `paused`, the schedule was paused
+   * while it ran. `enqueued` then counts what was enqueued before the pause (those run), and the rest
+   * have status `stopped`: not enqueued, and free for a later backfill or a resume's catch-up.
+   */
+  stopped?: BackfillStop;
 }
 
 /** `backfill()`'s options with the defaults applied once. */

@@ -8,6 +8,7 @@ export {
   type BackfillProgress,
   type BackfillResult,
   type BackfillStatus,
+  type BackfillStop,
   backfillFields,
   type ResolvedBackfillOptions,
   resolveBackfillOptions,

@@ -147,6 +147,7 @@ export class ManagerContexts {
     return {
       ...this.owedRuns,
       store: this.parts.connections.store,
+      notes: this.pauseNotes,
       owedGraceMs: this.parts.options.claimLeaseMs,
       triggerOf: (def) => this.triggerOf(def),
     };
