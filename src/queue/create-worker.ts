@@ -6,7 +6,7 @@ import { uniqueKeys } from '../logging/unique-keys.js';
 import { DEFAULT_AUDIT } from '../store/audit-trail.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
-import { holdQueue, QUEUE_HOLD_MS } from '../store/queue-owner.js';
+import { holdQueue, QUEUE_HOLD_MS, releaseQueue } from '../store/queue-owner.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
@@ -187,6 +187,10 @@ export async function createWorker(
         clearTimeout(timer);
       }
       await runner.close();
+      // stopped, not dead: the queues are free for whatever is started next on them
+      await Promise.all(
+        resolved.queues.map((q) => releaseQueue(redis, bullPrefixOf(scheduler, q), q, scheduler.prefix)),
+      ).catch((err: unknown) => resolved.logger.warn({ err }, 'releasing the queues failed'));
       await redis.quit().catch(() => redis.disconnect());
       for (const c of bullClients) c.disconnect();
       resolved.logger.info('worker closed');

@@ -54,7 +54,7 @@ export {
   parsePauseNote,
   pauseNoteProblem,
 } from './pause-note.js';
-export { checkQueueOwner, holdQueue, QUEUE_HOLD_MS, queueOwnerKey } from './queue-owner.js';
+export { checkQueueOwner, holdQueue, QUEUE_HOLD_MS, queueOwnerKey, releaseQueue } from './queue-owner.js';
 export { patchArgs, recordFromHash } from './record-form.js';
 export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export {

@@ -43,6 +43,25 @@ export async function holdQueue(
   else ownedElsewhere(key, queue, prefix, owner);
 }
 
+/**
+ * A worker's graceful close lets its deployment's hold on a queue go at once (when it is still this
+ * deployment's), so that a deployment started next on the queue is not refused for `QUEUE_HOLD_MS`.
+ * Another worker of the same deployment still running takes it again at its next renewal.
+ */
+export async function releaseQueue(
+  redis: Redis,
+  bullPrefix: string | undefined,
+  queue: string,
+  prefix: string,
+): Promise<void> {
+  const key = queueOwnerKey(bullPrefix, queue);
+  // compare-and-delete in one step: a hold another deployment took meanwhile is left alone
+  await redis.eval(RELEASE, 1, key, prefix);
+}
+
+const RELEASE =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
 /** A scheduler's check of a queue it enqueues onto (it holds nothing: a plain consumer may serve it). */
 export async function checkQueueOwner(
   redis: Redis,
@@ -61,6 +80,6 @@ function ownedElsewhere(key: string, queue: string, prefix: string, owner: strin
     `"${prefix}", but queue "${queue}" is served by the workers of deployment "${owner}" (${key}): ` +
       "each would take the other's jobs. Give this deployment its own queue (the default one is named " +
       `after the prefix), or run both as one deployment (the same prefix) to share it; "${owner}" holds ` +
-      `the queue until ${QUEUE_HOLD_MS / 1000} s after its last worker stops`,
+      `the queue while its workers run (until ${QUEUE_HOLD_MS / 1000} s after the last one died; at once when it stops)`,
   );
 }
