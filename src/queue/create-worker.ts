@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { type ConnectionOptions, Job, Worker } from 'bullmq';
 import pino from 'pino';
+import { ScheduleOptionsError } from '../errors/schedule-options-error.js';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import { DEFAULT_AUDIT } from '../store/audit-trail.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, withCommandTimeout } from '../store/command-timeout.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
@@ -81,7 +83,10 @@ export async function createWorker(
   options: CreateWorkerOptions = {},
 ): Promise<WorkerHandle> {
   const resolved = await resolveWorkerOptions(scheduler, options);
-  const redis = openRedis({ ...scheduler.connectionOptions(), lazyConnect: false });
+  const redis = withCommandTimeout(
+    openRedis({ ...scheduler.connectionOptions(), lazyConnect: false }),
+    resolved.commandTimeoutMs,
+  );
   // BullMQ needs a client instance on a cluster (one per worker; closed with it)
   const bullClients: { disconnect(): void }[] = [];
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
@@ -217,8 +222,22 @@ export async function resolveWorkerOptions(
     slotWaitPollMs: options.slotWaitPollMs ?? 1000,
     historyLimit: options.historyLimit ?? 100,
     auditLimit: scheduler.options?.auditLimit ?? DEFAULT_AUDIT.limit,
+    commandTimeoutMs: commandTimeoutOf(options.commandTimeoutMs ?? scheduler.options?.commandTimeoutMs),
     logger: options.logger ?? scheduler.logger ?? pino({ level: 'info', hooks: { logMethod: uniqueKeys } }),
     clock: options.clock ?? systemClock,
     bullmq: options.bullmq ?? {},
   };
+}
+
+/** `commandTimeoutMs`, checked: a whole number of ms, `0` for none. */
+function commandTimeoutOf(v: number | undefined): number {
+  if (v === undefined) return DEFAULT_COMMAND_TIMEOUT_MS;
+  if (!Number.isInteger(v) || v < 0) {
+    throw new ScheduleOptionsError(
+      undefined,
+      'commandTimeoutMs',
+      `must be an integer >= 0, got ${String(v)}`,
+    );
+  }
+  return v;
 }
