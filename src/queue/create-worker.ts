@@ -9,6 +9,7 @@ import { DEFAULT_COMMAND_TIMEOUT_MS, withCommandTimeout } from '../store/command
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
+import { announceRuntimeQueues, RUNTIME_ANNOUNCE_MS } from '../store/runtime-queues.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
 import { handledQueues } from './handled-queues.js';
@@ -92,8 +93,9 @@ export async function createWorker(
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
   // Leases and records are found by hashing a schedule id over the deployment's partition count: with
   // another one this worker would run jobs outside every overlap rule, its records read by no one.
+  const k = keys(scheduler.prefix, scheduler.partitions ?? 1);
   try {
-    await checkPartitionCount(redis, keys(scheduler.prefix, scheduler.partitions ?? 1), true);
+    await checkPartitionCount(redis, k, true);
   } catch (err) {
     redis.disconnect();
     throw err;
@@ -152,6 +154,16 @@ export async function createWorker(
     return worker;
   });
 
+  // While it runs, the runtime says which queues it consumes: the scheduler's follower of plain
+  // Workers' outcomes then reads none of their records back (this runtime writes them).
+  const announce = () =>
+    announceRuntimeQueues(redis, k, resolved.queues).catch((err: unknown) =>
+      resolved.logger.warn({ err }, 'could not announce the queues this worker consumes'),
+    );
+  await announce();
+  const announcer = setInterval(announce, RUNTIME_ANNOUNCE_MS);
+  announcer.unref();
+
   let closing: Promise<void> | undefined;
   const close = (closeOptions: { graceMs?: number } = {}): Promise<void> => {
     closing ??= (async () => {
@@ -177,6 +189,7 @@ export async function createWorker(
         }
         clearTimeout(timer);
       }
+      clearInterval(announcer);
       await runner.close();
       await redis.quit().catch(() => redis.disconnect());
       for (const c of bullClients) c.disconnect();
