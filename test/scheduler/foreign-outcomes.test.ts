@@ -2,6 +2,7 @@
 // occurrence they run is recorded from BullMQ's own events and job state, so list()/get(), the
 // dashboard and the CLI tell the truth.
 import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleReader } from '../../dashboard/schedule-reader.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
@@ -237,6 +238,61 @@ describe('foreign consumers', () => {
     read.length = 0;
     await checking.reconcile();
     expect(read.sort()).toEqual([k.runIndex('ran-by-plain'), k.runIndex('ran-by-runtime')].sort());
+  });
+
+  it('a job a bullbeat worker ran between the read of its record and of its state finds no foreign consumer', async () => {
+    env = testEnv('foreign-race');
+    const { redis, prefix, queue } = env;
+    const k = keys(prefix);
+    const jobId = occurrenceJobId('s', 1000);
+    await redis.hset(k.schedules, 's', JSON.stringify({ name: 's', queue }));
+    await redis.zadd(k.runIndex('s'), 1000, '1000');
+    await redis.hset(
+      k.record('s', '1000'),
+      'outcome',
+      'enqueued',
+      'queue',
+      queue,
+      'jobId',
+      jobId,
+      'enqueuedAt',
+      1000,
+    );
+    await redis.zadd(`bull:${queue}:completed`, 2000, jobId);
+    // the follower reads the record (`enqueued`), then Redis's time: meanwhile the worker runtime's
+    // run of the job starts and ends, and its job is completed
+    const moved = new Redis(REDIS_URL);
+    let read = false;
+    let armed = true;
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((
+      command: { name: string; args: unknown[]; promise: Promise<unknown> },
+      ...rest: unknown[]
+    ) => {
+      if (command.name === 'hgetall' && command.args[0] === k.record('s', '1000')) read = true;
+      if (command.name !== 'time' || !read || !armed)
+        return (send as (...a: unknown[]) => unknown)(command, ...rest);
+      armed = false;
+      void moved
+        .hset(k.record('s', '1000'), 'outcome', 'succeeded', 'startedAt', 1500, 'finishedAt', 1900)
+        .then(() => (send as (...a: unknown[]) => unknown)(command, ...rest));
+      return command.promise;
+    }) as typeof redis.sendCommand;
+    const follower = new ForeignOutcomes({
+      redis,
+      keys: k,
+      prefix,
+      historyLimit: 100,
+      logger: silent,
+      options: resolveForeignOutcomesOptions({}),
+      connection: redisTarget(REDIS_URL),
+    });
+    expect(await follower.reconcile()).toBe(0);
+    expect(armed).toBe(false);
+    expect((follower as unknown as { listeners: Map<string, unknown> }).listeners.size).toBe(0);
+    expect(await redis.hget(k.record('s', '1000'), 'outcome')).toBe('succeeded');
+    await follower.stop();
+    await moved.quit();
   });
 
   it('a worker runtime says which queues it consumes, while it runs', async () => {

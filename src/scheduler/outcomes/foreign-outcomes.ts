@@ -234,7 +234,6 @@ export class ForeignOutcomes {
     for (const [i, c] of candidates.entries()) {
       const { completed, failed, fields } = res[i]!;
       if (!completed && !failed) continue;
-      if (!this.listeners.has(c.queue)) found.add(c.queue);
       const job = jobFields(fields);
       // written together: one script call per partition
       const written = this.recorder.record({
@@ -246,7 +245,15 @@ export class ForeignOutcomes {
         jobId: c.jobId,
         kind: c.record.kind ?? 'scheduled',
       });
-      writes.push(written);
+      // A foreign consumer is found only by an outcome written: the script writes over `enqueued`
+      // alone, so a record a bullbeat worker moved on between the read above and the job's finish
+      // (its run started and ended meanwhile) finds nothing.
+      writes.push(
+        written.then((ok) => {
+          if (ok && !this.listeners.has(c.queue)) found.add(c.queue);
+          return ok;
+        }),
+      );
     }
     const recorded = (await Promise.all(writes)).filter(Boolean).length;
     for (const queue of found) await this.discover(queue);
