@@ -28,6 +28,7 @@ export {
   InvalidTimezoneError,
   JobsModuleError,
   LeaseLostError,
+  RedisCommandTimeoutError,
   RedisUnreachableError,
   RunCancelledError,
   ScheduleNotFoundError,

@@ -5,6 +5,7 @@ export { type CronField, CronSyntaxError } from './cron-syntax-error.js';
 export { InvalidTimezoneError } from './invalid-timezone-error.js';
 export { JobsModuleError } from './jobs-module-error.js';
 export { LeaseLostError } from './lease-lost-error.js';
+export { RedisCommandTimeoutError } from './redis-command-timeout-error.js';
 export { RedisUnreachableError } from './redis-unreachable-error.js';
 export { RunCancelledError } from './run-cancelled-error.js';
 export { ScheduleNotFoundError } from './schedule-not-found-error.js';

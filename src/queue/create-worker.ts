@@ -1,13 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { type ConnectionOptions, Job, Worker } from 'bullmq';
 import pino from 'pino';
+import { ScheduleOptionsError } from '../errors/schedule-options-error.js';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import { DEFAULT_AUDIT } from '../store/audit-trail.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, withCommandTimeout } from '../store/command-timeout.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
 import { holdQueue, QUEUE_HOLD_MS, releaseQueue } from '../store/queue-owner.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
+import { announceRuntimeQueues, RUNTIME_ANNOUNCE_MS } from '../store/runtime-queues.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
 import { handledQueues } from './handled-queues.js';
@@ -82,7 +85,10 @@ export async function createWorker(
   options: CreateWorkerOptions = {},
 ): Promise<WorkerHandle> {
   const resolved = await resolveWorkerOptions(scheduler, options);
-  const redis = openRedis({ ...scheduler.connectionOptions(), lazyConnect: false });
+  const redis = withCommandTimeout(
+    openRedis({ ...scheduler.connectionOptions(), lazyConnect: false }),
+    resolved.commandTimeoutMs,
+  );
   // BullMQ needs a client instance on a cluster (one per worker; closed with it)
   const bullClients: { disconnect(): void }[] = [];
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
@@ -93,8 +99,9 @@ export async function createWorker(
     Promise.all(
       resolved.queues.map((q) => holdQueue(redis, bullPrefixOf(scheduler, q), q, scheduler.prefix)),
     );
+  const k = keys(scheduler.prefix, scheduler.partitions ?? 1);
   try {
-    await checkPartitionCount(redis, keys(scheduler.prefix, scheduler.partitions ?? 1), true);
+    await checkPartitionCount(redis, k, true);
     await holdQueues();
   } catch (err) {
     redis.disconnect();
@@ -159,6 +166,15 @@ export async function createWorker(
     holdQueues().catch((err: unknown) => resolved.logger.error({ err }, 'holding the queues failed'));
   }, QUEUE_HOLD_MS / 3);
   holding.unref();
+  // While it runs, the runtime says which queues it consumes: the scheduler's follower of plain
+  // Workers' outcomes then reads none of their records back (this runtime writes them).
+  const announce = () =>
+    announceRuntimeQueues(redis, k, resolved.queues).catch((err: unknown) =>
+      resolved.logger.warn({ err }, 'could not announce the queues this worker consumes'),
+    );
+  await announce();
+  const announcer = setInterval(announce, RUNTIME_ANNOUNCE_MS);
+  announcer.unref();
 
   let closing: Promise<void> | undefined;
   const close = (closeOptions: { graceMs?: number } = {}): Promise<void> => {
@@ -186,6 +202,7 @@ export async function createWorker(
         }
         clearTimeout(timer);
       }
+      clearInterval(announcer);
       await runner.close();
       // stopped, not dead: the queues are free for whatever is started next on them
       await Promise.all(
@@ -235,6 +252,7 @@ export async function resolveWorkerOptions(
     slotWaitPollMs: options.slotWaitPollMs ?? 1000,
     historyLimit: options.historyLimit ?? 100,
     auditLimit: scheduler.options?.auditLimit ?? DEFAULT_AUDIT.limit,
+    commandTimeoutMs: commandTimeoutOf(options.commandTimeoutMs ?? scheduler.options?.commandTimeoutMs),
     logger: options.logger ?? scheduler.logger ?? pino({ level: 'info', hooks: { logMethod: uniqueKeys } }),
     clock: options.clock ?? systemClock,
     bullmq: options.bullmq ?? {},
@@ -244,4 +262,17 @@ export async function resolveWorkerOptions(
 /** BullMQ's key prefix of one of the scheduler's queues (undefined: BullMQ's own, `bull`). */
 function bullPrefixOf(scheduler: WorkerScheduler, queue: string): string | undefined {
   return scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
+}
+
+/** `commandTimeoutMs`, checked: a whole number of ms, `0` for none. */
+function commandTimeoutOf(v: number | undefined): number {
+  if (v === undefined) return DEFAULT_COMMAND_TIMEOUT_MS;
+  if (!Number.isInteger(v) || v < 0) {
+    throw new ScheduleOptionsError(
+      undefined,
+      'commandTimeoutMs',
+      `must be an integer >= 0, got ${String(v)}`,
+    );
+  }
+  return v;
 }

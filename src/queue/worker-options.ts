@@ -68,6 +68,15 @@ export interface CreateWorkerOptions {
    */
   historyLimit?: number;
   /**
+   * The longest a command on the runtime's own Redis client (run starts and ends, lease renewals,
+   * records) waits for its answer (ms). One unanswered by then fails with a `RedisCommandTimeoutError`
+   * (a run that cannot start fails its attempt; one that cannot record its end has its lease lapse), so
+   * a handler never waits without end on a dead Redis or Cluster node, holding its concurrency slot and
+   * `close()`. BullMQ's own connections keep BullMQ's settings. `0`: no deadline.
+   * @defaultValue the scheduler's `commandTimeoutMs`, else `5000`
+   */
+  commandTimeoutMs?: number;
+  /**
    * Logger.
    * @defaultValue `scheduler.logger`, else a pino logger at `info`
    */
@@ -96,6 +105,7 @@ export interface ResolvedWorkerOptions {
   historyLimit: number;
   /** Audit entries kept per schedule (the scheduler's `auditLimit`). */
   auditLimit: number;
+  commandTimeoutMs: number;
   logger: Logger;
   clock: WorkerClock;
   bullmq: NonNullable<CreateWorkerOptions['bullmq']>;

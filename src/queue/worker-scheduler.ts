@@ -47,8 +47,11 @@ export interface WorkerScheduler {
   /** The deployment's partition count (see `SchedulerManagerOptions.partitions`). Default: 1. */
   readonly partitions?: number;
   readonly logger?: Logger;
-  /** Its options: `auditLimit` bounds the audit entry a pause on failure writes. Default: 100. */
-  readonly options?: { readonly auditLimit?: number };
+  /**
+   * Its options: `auditLimit` bounds the audit entry a pause on failure writes (default: 100);
+   * `commandTimeoutMs` is the default of the worker's own.
+   */
+  readonly options?: { readonly auditLimit?: number; readonly commandTimeoutMs?: number };
   /** Typed events: the worker emits `failed` and `skipped` for runs in its process. */
   emit?(event: string, payload: unknown): unknown;
 }

@@ -5,16 +5,24 @@ import { peekNameAndQueue } from './schedule-definition.js';
 // What following a plain BullMQ Worker's outcomes reads (`src/scheduler/outcomes`): the schedules to
 // look at, their newest record fields, and BullMQ's word on the jobs (finished, and the hash's fields).
 
-/** The next page of schedule ids in one partition's `state` (HSCAN), and the cursor to go on from ('0': done). */
-export async function scanScheduleIds(
+/**
+ * The next page of schedules in one partition's `schedules` (HSCAN), each id with its queue, and the
+ * cursor to go on from ('0': done).
+ */
+export async function scanScheduleQueues(
   redis: Redis,
   keys: Keys,
   partition: number,
   cursor: string,
   count: number,
-): Promise<{ cursor: string; ids: string[] }> {
-  const [next, flat] = await redis.hscan(keys.partition(partition).state, cursor, 'COUNT', count);
-  return { cursor: next, ids: flat.filter((_, i) => i % 2 === 0) };
+): Promise<{ cursor: string; schedules: { id: string; queue: string }[] }> {
+  const [next, flat] = await redis.hscan(keys.partition(partition).schedules, cursor, 'COUNT', count);
+  const schedules: { id: string; queue: string }[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const id = flat[i]!;
+    schedules.push({ id, queue: peekNameAndQueue(id, flat[i + 1]!).queue });
+  }
+  return { cursor: next, schedules };
 }
 
 /** The ids of every stored schedule whose jobs go to `queue`, over all partitions. */

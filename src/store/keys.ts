@@ -126,6 +126,12 @@ export interface Keys {
   owedRuns: string;
   /** String: the deployment's partition count, written by the first manager that starts (see `partitions`). */
   partitionCount: string;
+  /**
+   * Hash: queue → the Redis time (ms) until which a bullbeat worker runtime consumes it, announced by
+   * each runtime while it runs (see `runtime-queues.ts`): the outcome follower leaves such a queue
+   * alone, its runs' records being written by the runtime itself.
+   */
+  runtimeQueues: string;
 }
 
 /**
@@ -247,6 +253,7 @@ function partitionKeys(
     fleet: `${globalBase}:fleet`,
     fleetBeats: `${globalBase}:fleet:beats`,
     partitionCount: `${globalBase}:partitions`,
+    runtimeQueues: `${globalBase}:runtime-queues`,
   };
   return k;
 }

@@ -16,7 +16,7 @@ export interface ScriptLayout<
   I extends string = string,
   IK extends string = string,
 > {
-  /** The file's name without `.lua` (`upsert-8`, `complete-n`). */
+  /** The file's name without `.lua` (`upsert-9`, `complete-n`). */
   readonly file: string;
   /** The ioredis command the script is defined as (`bbUpsert`). */
   readonly command: string;

@@ -8,9 +8,20 @@ import { layout } from './script-layout.js';
 const AUDIT = ['auditLimit', 'auditActor', 'auditSource', 'auditOnBehalfOf'] as const;
 
 export const UPSERT = layout(
-  'upsert-8',
-  ['schedules', 'due', 'inflight', 'state', 'resched', 'completed', 'claim', 'audit'],
-  ['id', 'definition', 'fingerprint', 'next', 'now', 'source', 'keepCompleted', 'createdAt', ...AUDIT],
+  'upsert-9',
+  ['schedules', 'due', 'inflight', 'state', 'resched', 'completed', 'claim', 'audit', 'counts'],
+  [
+    'id',
+    'definition',
+    'fingerprint',
+    'next',
+    'now',
+    'source',
+    'keepCompleted',
+    'createdAt',
+    ...AUDIT,
+    'keepsStreak',
+  ],
 );
 
 export const CLAIM = layout(

@@ -42,7 +42,7 @@ const orNone = (v: number | string | null | undefined): number | string => v ?? 
  * schedules' and leases' here.
  */
 export class StoreScripts extends LedgerScripts {
-  /** `upsert-8`: create or update a definition (see `UpsertResult`). */
+  /** `upsert-9`: create or update a definition (see `UpsertResult`). */
   async upsert(
     k: Keys,
     a: {
@@ -63,6 +63,7 @@ export class StoreScripts extends LedgerScripts {
         {
           ...pick(p, 'schedules', 'due', 'inflight', 'state', 'resched', 'completed', 'claim'),
           audit: p.audit(id),
+          counts: p.counts(id),
         },
         {
           id,
@@ -74,6 +75,7 @@ export class StoreScripts extends LedgerScripts {
           keepCompleted: a.keepCompleted ? '1' : '',
           createdAt: orNone(a.ifCreatedAt),
           ...auditSlots(a),
+          keepsStreak: a.definition.run.pauseOnFailure !== undefined ? '1' : '',
         },
       ),
     );

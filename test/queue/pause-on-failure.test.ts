@@ -1,7 +1,8 @@
 // pauseOnFailure: after N final failures in a row the schedule pauses itself, atomically with the
 // outcome that made N (finish-runs): status `p`, out of `due`, a note naming the last error in the
 // shared notes hash, `stop:<id>` on the wake channel, an event and a metric. A success resets the count;
-// a failure BullMQ will retry does not count.
+// a failure BullMQ will retry does not count. A schedule without pauseOnFailure keeps no streak: its
+// runs neither reset nor count it.
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -137,5 +138,32 @@ describe('pauseOnFailure', () => {
     expect(parseState(await bed.redis.hget(k.state, 'done'))?.status).toBe(StateCode.completed);
     expect(parseState(await bed.redis.hget(k.state, 'free'))?.status).toBe(StateCode.active);
     expect(await bed.redis.hlen(k.pauseNotes)).toBe(0);
+  });
+
+  it('without pauseOnFailure no streak is written: a success leaves one in place, a failure counts none', async () => {
+    bed = new TestBed();
+    const k = keys(bed.prefix);
+    // a streak planted as if left by an earlier definition: a write on success (HDEL) would remove it
+    await bed.redis.hset(k.counts('ok'), 'failstreak', '7');
+    const scheduler = new StandInScheduler(bed.prefix, [bed.queueName])
+      .register('ok', () => 'fine')
+      .register('bad', () => {
+        throw new Error('z');
+      });
+    handle = await createWorker(scheduler, { queues: [bed.queueName], concurrency: 1, logger: silent });
+    await handle.ready();
+    const jobs = [
+      await bed.enqueue('ok', { fireAt: 1 }),
+      await bed.enqueue('ok', { fireAt: 2, run: { maxInstances: 1, coalesce: true } }),
+      await bed.enqueue('bad', { fireAt: 1 }),
+      await bed.enqueue('bad', { fireAt: 2 }),
+    ];
+    await bed.allSettled(jobs.map((j) => j.id));
+    const history = new RunHistory(bed.redis, k);
+    expect(await history.get('ok', 2)).toMatchObject({ outcome: 'succeeded' });
+    expect(await history.get('bad', 2)).toMatchObject({ outcome: 'failed' });
+    expect(await bed.redis.hget(k.counts('ok'), 'failstreak')).toBe('7');
+    expect(await bed.redis.hget(k.counts('bad'), 'failstreak')).toBeNull();
+    expect(await bed.redis.hget(k.counts('bad'), 'errors')).toBe('2');
   });
 });

@@ -2,12 +2,18 @@
 // occurrence they run is recorded from BullMQ's own events and job state, so list()/get(), the
 // dashboard and the CLI tell the truth.
 import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleReader } from '../../dashboard/schedule-reader.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { resolveForeignOutcomesOptions } from '../../src/scheduler/contract/foreign-outcomes-options.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
+import { ForeignOutcomes } from '../../src/scheduler/outcomes/foreign-outcomes.js';
 import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/job-payload.js';
+import { keys } from '../../src/store/keys.js';
+import { redisTarget } from '../../src/store/redis-target.js';
 import type { RunRecord } from '../../src/store/run-record.js';
+import { announceRuntimeQueues, liveRuntimeQueues } from '../../src/store/runtime-queues.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, silent, testEnv, until } from './helpers.js';
 
@@ -181,4 +187,121 @@ describe('foreign consumers', () => {
     );
     expect((await second.history.counts('s')).runs).toBe(jobs.completed);
   }, 60_000);
+
+  it("reads no record of a queue bullbeat's worker runtime consumes, but in a checking scan", async () => {
+    env = testEnv('foreign-skip');
+    const { redis, prefix, queue } = env;
+    const k = keys(prefix);
+    const plainQueue = `${queue}-plain`;
+    await redis.hset(
+      k.schedules,
+      'ran-by-runtime',
+      JSON.stringify({ name: 'r', queue }),
+      'ran-by-plain',
+      JSON.stringify({ name: 'p', queue: plainQueue }),
+    );
+    await announceRuntimeQueues(redis, k, [queue]);
+    expect([...(await liveRuntimeQueues(redis, k, Date.now()))]).toEqual([queue]);
+    // every record index the follower reads (ZREVRANGE runidx:<id>), counted on its own client
+    const read: string[] = [];
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((command: { name: string; args: unknown[] }, ...rest: unknown[]) => {
+      if (command.name === 'zrevrange') read.push(String(command.args[0]));
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof redis.sendCommand;
+    const follower = (runtimeCheckIntervalMs: number) =>
+      new ForeignOutcomes({
+        redis,
+        keys: k,
+        prefix,
+        historyLimit: 100,
+        logger: silent,
+        options: resolveForeignOutcomesOptions({ runtimeCheckIntervalMs }),
+        connection: redisTarget(REDIS_URL),
+      });
+    const quiet = follower(3_600_000);
+    await quiet.start();
+    await quiet.stop(); // no timer: passes by hand
+    for (let pass = 0; pass < 3; pass++) await quiet.reconcile();
+    expect(read).toEqual([
+      k.runIndex('ran-by-plain'),
+      k.runIndex('ran-by-plain'),
+      k.runIndex('ran-by-plain'),
+    ]);
+    // a checking scan (here every scan after the first) reads the runtime's queue too
+    read.length = 0;
+    const checking = follower(0);
+    await checking.start();
+    await checking.stop();
+    await checking.reconcile();
+    expect(read).toEqual([k.runIndex('ran-by-plain')]);
+    read.length = 0;
+    await checking.reconcile();
+    expect(read.sort()).toEqual([k.runIndex('ran-by-plain'), k.runIndex('ran-by-runtime')].sort());
+  });
+
+  it('a job a bullbeat worker ran between the read of its record and of its state finds no foreign consumer', async () => {
+    env = testEnv('foreign-race');
+    const { redis, prefix, queue } = env;
+    const k = keys(prefix);
+    const jobId = occurrenceJobId('s', 1000);
+    await redis.hset(k.schedules, 's', JSON.stringify({ name: 's', queue }));
+    await redis.zadd(k.runIndex('s'), 1000, '1000');
+    await redis.hset(
+      k.record('s', '1000'),
+      'outcome',
+      'enqueued',
+      'queue',
+      queue,
+      'jobId',
+      jobId,
+      'enqueuedAt',
+      1000,
+    );
+    await redis.zadd(`bull:${queue}:completed`, 2000, jobId);
+    // the follower reads the record (`enqueued`), then Redis's time: meanwhile the worker runtime's
+    // run of the job starts and ends, and its job is completed
+    const moved = new Redis(REDIS_URL);
+    let read = false;
+    let armed = true;
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((
+      command: { name: string; args: unknown[]; promise: Promise<unknown> },
+      ...rest: unknown[]
+    ) => {
+      if (command.name === 'hgetall' && command.args[0] === k.record('s', '1000')) read = true;
+      if (command.name !== 'time' || !read || !armed)
+        return (send as (...a: unknown[]) => unknown)(command, ...rest);
+      armed = false;
+      void moved
+        .hset(k.record('s', '1000'), 'outcome', 'succeeded', 'startedAt', 1500, 'finishedAt', 1900)
+        .then(() => (send as (...a: unknown[]) => unknown)(command, ...rest));
+      return command.promise;
+    }) as typeof redis.sendCommand;
+    const follower = new ForeignOutcomes({
+      redis,
+      keys: k,
+      prefix,
+      historyLimit: 100,
+      logger: silent,
+      options: resolveForeignOutcomesOptions({}),
+      connection: redisTarget(REDIS_URL),
+    });
+    expect(await follower.reconcile()).toBe(0);
+    expect(armed).toBe(false);
+    expect((follower as unknown as { listeners: Map<string, unknown> }).listeners.size).toBe(0);
+    expect(await redis.hget(k.record('s', '1000'), 'outcome')).toBe('succeeded');
+    await follower.stop();
+    await moved.quit();
+  });
+
+  it('a worker runtime says which queues it consumes, while it runs', async () => {
+    env = testEnv('foreign-announce');
+    const m = env.manager();
+    m.every(60, { id: 'own' })(async function own() {});
+    handle = await createWorker(m, { logger: silent });
+    const k = keys(env.prefix);
+    const until = Number(await env.redis.hget(k.runtimeQueues, env.queue));
+    expect(until).toBeGreaterThan(Date.now() + 20_000);
+  });
 });

@@ -1,4 +1,4 @@
-// claim-6.lua, complete-n.lua, upsert-8.lua and remove-13.lua on their own against Redis.
+// claim-6.lua, complete-n.lua, upsert-9.lua and remove-13.lua on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLAIM, COMPLETE, REMOVE, RENEW_CLAIMS, UPSERT } from '../../src/store/script-layouts.js';
 import { defineStoreScripts } from '../../src/store/scripts.js';
@@ -216,6 +216,34 @@ describe('upsert and remove', () => {
     expect(await up('{"v":2}', 'f4', 8000)).toBe('restored');
     expect(await bed.redis.hget(bed.k.state, 's')).toBe('a|2|50|100|f4|c');
     expect(await bed.redis.zscore(bed.k.due, 's')).toBe('8000');
+  });
+
+  it('keeps the failure streak only for a definition with pauseOnFailure (ARGV[12]); another drops it', async () => {
+    const keys = setup();
+    const up = (def: string, keepsStreak: string) =>
+      callScript(
+        bed,
+        UPSERT,
+        ...keys.upsert,
+        's',
+        def,
+        'f1',
+        5000,
+        100,
+        'c',
+        '',
+        '',
+        '',
+        '',
+        '',
+        keepsStreak,
+      );
+    expect(await up('{"v":1}', '1')).toBe('created');
+    await bed.redis.hset(bed.k.counts('s'), 'failstreak', 2, 'runs', 5);
+    expect(await up('{"v":1}', '1')).toBe('unchanged');
+    expect(await bed.redis.hget(bed.k.counts('s'), 'failstreak')).toBe('2');
+    expect(await up('{"v":2}', '')).toBe('updated');
+    expect(await bed.redis.hgetall(bed.k.counts('s'))).toEqual({ runs: '5' });
   });
 
   it('remove deletes every key of the schedule, only in the required status when one is given', async () => {

@@ -56,7 +56,8 @@ export function scheduleScriptKeys(k: Keys) {
   // the audit trail's key: these tests pass no audit ARGV (limit absent: nothing is written to it)
   const audit = k.audit('_');
   return {
-    upsert: [k.schedules, k.due, k.inflight, k.state, k.resched, k.completed, k.claim, audit],
+    // the counters of the tests' schedule `s`
+    upsert: [k.schedules, k.due, k.inflight, k.state, k.resched, k.completed, k.claim, audit, k.counts('s')],
     claim: [k.due, k.inflight, k.claim, k.schedules, k.state, k.totals],
     setStatus: [k.state, k.due, k.inflight, k.resched, k.claim, audit],
     complete: (ids: string[]) => [

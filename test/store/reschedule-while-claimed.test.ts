@@ -1,4 +1,4 @@
-// The re-schedule-while-claimed path, script by script: upsert-8, set-status-6 and complete-n
+// The re-schedule-while-claimed path, script by script: upsert-9, set-status-6 and complete-n
 // never send a schedule back to (or before) the occurrence it has claimed.
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMPLETE, SET_STATUS, UPSERT } from '../../src/store/script-layouts.js';

@@ -8,7 +8,7 @@ import { StoreScripts } from '../../src/store/store-scripts.js';
 import { AUDIT, AUDIT_SLOTS, B, bySlot, fakeScriptClient, k, one } from './fake-script-client.js';
 
 describe('StoreScripts puts each named argument in its slot', () => {
-  it('upsert-8', async () => {
+  it('upsert-9', async () => {
     const json = '{"name":"s","queue":"q","trigger":{"type":"interval","seconds":1}}';
     const definition = { ...decodeDefinition('s', json).def, source: 'code' as const };
     const c = await one(
@@ -36,6 +36,25 @@ describe('StoreScripts puts each named argument in its slot', () => {
       keepCompleted: '1',
     });
     expect(c.argv).toMatchObject({ createdAt: 3, ...AUDIT_SLOTS });
+    // no pauseOnFailure: the schedule keeps no failure streak
+    expect(c.keys).toMatchObject({ counts: `${B}:counts:s` });
+    expect(c.argv).toMatchObject({ keepsStreak: '' });
+    const paused = { ...definition, run: { ...definition.run, pauseOnFailure: 2 } };
+    const d = await one(
+      L.UPSERT,
+      (s) =>
+        s.upsert(k, {
+          definition: paused,
+          fingerprint: 'fp',
+          next: 9,
+          now: 5,
+          keepCompleted: false,
+          ifCreatedAt: 3,
+          ...AUDIT,
+        }),
+      'updated',
+    );
+    expect(d.argv).toMatchObject({ keepsStreak: '1' });
   });
 
   it('claim-6: the fleet slots only with a fleet member', async () => {

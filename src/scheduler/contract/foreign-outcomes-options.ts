@@ -20,6 +20,12 @@ export interface ForeignOutcomesOptions {
    * `0`: read again at once. Default: `100`.
    */
   gatherMs?: number;
+  /**
+   * The schedules of a queue that bullbeat's worker runtime consumes are not reconciled (the runtime
+   * writes their records itself), but for one full scan this often, which finds a plain BullMQ Worker
+   * consuming such a queue beside the runtime (ms). Default: `300000`.
+   */
+  runtimeCheckIntervalMs?: number;
 }
 
 export interface ResolvedForeignOutcomesOptions {
@@ -29,6 +35,7 @@ export interface ResolvedForeignOutcomesOptions {
   reconcileBatch: number;
   reconcileRecent: number;
   gatherMs: number;
+  runtimeCheckIntervalMs: number;
 }
 
 /** Apply the defaults once: `true` or `undefined` = on with the defaults, `false` = off. */
@@ -58,5 +65,6 @@ export function resolveForeignOutcomesOptions(
     reconcileBatch: int('reconcileBatch', 200, 1),
     reconcileRecent: int('reconcileRecent', 20, 1),
     gatherMs: int('gatherMs', 100, 0),
+    runtimeCheckIntervalMs: int('runtimeCheckIntervalMs', 300_000, 0),
   };
 }

@@ -1,5 +1,6 @@
 import { ScheduleOptionsError } from '../../errors/index.js';
 import { DEFAULT_AUDIT } from '../../store/audit-trail.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS } from '../../store/command-timeout.js';
 import { DEFAULT_CLUSTER_PARTITIONS } from '../../store/partitions.js';
 import { isCluster, type RedisTarget, redisTarget, targetOfCluster } from '../../store/redis-target.js';
 import { DEFAULT_TRIGGER_BUDGET_MS } from '../../triggers/time-budget.js';
@@ -119,5 +120,6 @@ export function resolveManagerOptions(
     backpressure,
     commitAhead,
     replicaAcks: resolveReplicaAcks(o.replicaAcks),
+    commandTimeoutMs: int('commandTimeoutMs', o.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 0),
   };
 }

@@ -171,6 +171,16 @@ export interface SchedulerManagerOptions {
    * @defaultValue `BULLBEAT_REPLICA_ACKS` (`replicas[:timeoutMs]`, e.g. `1:100`), else `false`
    */
   replicaAcks?: false | { replicas?: number; timeoutMs?: number };
+  /**
+   * The longest a command on bullbeat's own Redis clients (the manager's: claims, completions, records,
+   * reads) waits for its answer (ms). One unanswered by then (Redis paused or unreachable, a Cluster
+   * node dead while its slots move) fails with a `RedisCommandTimeoutError`, which each path handles as
+   * any failed write (a fire loop's claims lapse and are claimed again), instead of waiting without end
+   * in ioredis's offline queue. BullMQ's own connections (queues, workers) keep BullMQ's settings.
+   * `0`: no deadline.
+   * @defaultValue `5000`
+   */
+  commandTimeoutMs?: number;
 }
 
 export interface ResolvedManagerOptions {
@@ -200,4 +210,6 @@ export interface ResolvedManagerOptions {
   commitAhead: boolean;
   /** Replica acknowledgement of each enqueue; undefined: none. */
   replicaAcks: ReplicaAcksOptions | undefined;
+  /** The deadline of each command on bullbeat's own clients (ms; 0: none). */
+  commandTimeoutMs: number;
 }

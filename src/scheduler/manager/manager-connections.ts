@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuditConfig } from '../../store/audit-trail.js';
 import { subscribeTo, unsubscribeAll } from '../../store/channels.js';
+import { withCommandTimeout } from '../../store/command-timeout.js';
 import type { Keys } from '../../store/keys.js';
 import type { ManualRunStore } from '../../store/manual-run.js';
 import { checkPartitionCount } from '../../store/partition-count.js';
@@ -54,7 +55,7 @@ export class ManagerConnections {
 
   get redis(): Redis {
     if (!this._redis) {
-      this._redis = openRedis(this.connectionOptions());
+      this._redis = withCommandTimeout(openRedis(this.connectionOptions()), this.options.commandTimeoutMs);
       this._redis.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis error'));
     }
     return this._redis;

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { withCommandTimeout } from '../../store/command-timeout.js';
 import type { Keys } from '../../store/keys.js';
 import type { ResolvedManagerOptions, SchedulerEvents } from '../contract/index.js';
 import { ForeignOutcomes } from './foreign-outcomes.js';
@@ -26,7 +27,7 @@ export async function startForeignOutcomes(
   if (!options.enabled) return undefined;
   // A connection of its own: after a burst, its reads of a thousand records and jobs and its writes
   // would otherwise queue the fire loop's next claim and completions behind them on the manager's.
-  const redis = manager.redis.duplicate();
+  const redis = withCommandTimeout(manager.redis.duplicate(), manager.options.commandTimeoutMs);
   const foreign = new ForeignOutcomes({
     redis,
     keys: manager.keys,

@@ -6,7 +6,7 @@ import {
   newestRecordFields,
   readFinishedJobs,
   readJobFields,
-  scanScheduleIds,
+  scanScheduleQueues,
   scheduleIdsOnQueue,
 } from '../../store/foreign-reads.js';
 import { parseOccurrenceJobId } from '../../store/job-payload.js';
@@ -15,6 +15,7 @@ import { readRecords } from '../../store/record-reads.js';
 import { queuePrefixFor, type RedisTarget } from '../../store/redis-target.js';
 import { redisTime } from '../../store/redis-time.js';
 import type { RunRecord } from '../../store/run-record.js';
+import { liveRuntimeQueues } from '../../store/runtime-queues.js';
 import type { ResolvedForeignOutcomesOptions } from '../contract/index.js';
 import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
 import { JOB_FIELDS, jobFields, OUTCOME_FIELDS, outcomeOf } from './foreign-job-fields.js';
@@ -42,7 +43,9 @@ export interface ForeignOutcomesHost {
  *   `attempts`, `error` = `failedReason`) and counts it;
  * - **reconciliation**: every `reconcileIntervalMs`, the newest records of the next `reconcileBatch`
  *   schedules that are still `enqueued` after `reconcileMinAgeMs` are looked up in BullMQ, which
- *   catches up on events missed while no replica listened.
+ *   catches up on events missed while no replica listened. Schedules of a queue that bullbeat's
+ *   worker runtime consumes are left out (the runtime records its runs), but for one checking scan
+ *   every `runtimeCheckIntervalMs` (a plain Worker beside the runtime on the same queue).
  *
  * Both write through one script that only replaces an `enqueued` record (or writes a missing one),
  * so a bullbeat worker's own records are never overwritten and several replicas observing the same
@@ -55,8 +58,12 @@ export class ForeignOutcomes {
   private timer: NodeJS.Timeout | undefined;
   private passing: Promise<void> | undefined;
   private cursor = '0';
-  /** The partition whose `state` the reconciliation scans now. */
+  /** The partition whose `schedules` the reconciliation scans now. */
   private scanPartition = 0;
+  /** This scan looks at the schedules of queues a worker runtime consumes too (see `reconcile`). */
+  private checking = false;
+  /** When (this process's clock) a scan next checks the runtime's queues. */
+  private nextCheckAt = 0;
   private stopped = false;
   private startedAt = 0;
   private readonly recorder: ForeignOutcomeRecorder;
@@ -87,6 +94,7 @@ export class ForeignOutcomes {
    */
   async start(): Promise<void> {
     this.startedAt = Date.now();
+    this.nextCheckAt = this.startedAt + this.host.options.runtimeCheckIntervalMs;
     this.arm(0);
   }
 
@@ -132,20 +140,41 @@ export class ForeignOutcomes {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  /** One bounded reconciliation pass over the next batch of schedules; returns how many it recorded. */
+  /**
+   * One bounded reconciliation pass over the next batch of schedules; returns how many it recorded.
+   * The schedules of a queue that bullbeat's worker runtime consumes (it says so: `runtime-queues.ts`)
+   * are passed over: the runtime wrote their records. Only a checking scan (one full scan every
+   * `runtimeCheckIntervalMs`) looks at them too, which finds a plain Worker consuming such a queue
+   * beside the runtime; a queue found so is followed from then on.
+   */
   async reconcile(): Promise<number> {
     const { redis, keys: k, options } = this.host;
     // partition by partition: a pass that ends one partition's scan goes on with the next one's
-    const { cursor, ids } = await scanScheduleIds(
+    const { cursor, schedules } = await scanScheduleQueues(
       redis,
       k,
       this.scanPartition % k.partitions,
       this.cursor,
       options.reconcileBatch,
     );
+    const checking = this.checking;
     this.cursor = cursor;
-    if (cursor === '0') this.scanPartition = (this.scanPartition + 1) % k.partitions;
+    if (cursor === '0') {
+      this.scanPartition = (this.scanPartition + 1) % k.partitions;
+      if (this.scanPartition === 0) this.nextScan();
+    }
+    const runtime = checking ? new Set<string>() : await liveRuntimeQueues(redis, k, await redisTime(redis));
+    const ids = schedules
+      .filter((s) => !runtime.has(s.queue) || this.listeners.has(s.queue))
+      .map((s) => s.id);
     return this.reconcileSchedules(ids, options.reconcileRecent);
+  }
+
+  /** A full scan ended: the next one checks the runtime's queues too when `runtimeCheckIntervalMs` has passed. */
+  private nextScan(): void {
+    const now = Date.now();
+    this.checking = now >= this.nextCheckAt;
+    if (this.checking) this.nextCheckAt = now + this.host.options.runtimeCheckIntervalMs;
   }
 
   /**
@@ -205,7 +234,6 @@ export class ForeignOutcomes {
     for (const [i, c] of candidates.entries()) {
       const { completed, failed, fields } = res[i]!;
       if (!completed && !failed) continue;
-      if (!this.listeners.has(c.queue)) found.add(c.queue);
       const job = jobFields(fields);
       // written together: one script call per partition
       const written = this.recorder.record({
@@ -217,7 +245,15 @@ export class ForeignOutcomes {
         jobId: c.jobId,
         kind: c.record.kind ?? 'scheduled',
       });
-      writes.push(written);
+      // A foreign consumer is found only by an outcome written: the script writes over `enqueued`
+      // alone, so a record a bullbeat worker moved on between the read above and the job's finish
+      // (its run started and ended meanwhile) finds nothing.
+      writes.push(
+        written.then((ok) => {
+          if (ok && !this.listeners.has(c.queue)) found.add(c.queue);
+          return ok;
+        }),
+      );
     }
     const recorded = (await Promise.all(writes)).filter(Boolean).length;
     for (const queue of found) await this.discover(queue);

@@ -1,8 +1,8 @@
 --[[
   Finish a batch of runs (one or more, all of one partition), in one call (the worker runtime's lean
   path). For each run: write its outcome unless a newer run of the same occurrence took its record
-  over (fencing), give its lease back, keep the schedule's consecutive-failure count, and pause the
-  schedule after `pauseOnFailure` failures in a row (includes/pause, a note in `notes`, `stop:<id>`
+  over (fencing), give its lease back, keep the schedule's consecutive-failure count (only for a
+  schedule with `pauseOnFailure`), and pause the schedule after `pauseOnFailure` failures in a row (includes/pause, a note in `notes`, `stop:<id>`
   published on the wake channel, and the `pause` entry on its audit trail: includes/audit, actor
   `bullbeat`, source `runtime`).
 
@@ -33,7 +33,8 @@
       i + 5  counters to bump (comma-separated, may be empty)
       i + 6  the run's fencing token ('' = a run that never started: written unfenced)
       i + 7  streak: 'ok' (a success: reset), 'failed' (a final failure: count), '' (neither)
-      i + 8  pauseOnFailure: failures in a row that pause the schedule (0 = never)
+      i + 8  pauseOnFailure: failures in a row that pause the schedule (0 = never: no streak is
+             kept, neither reset nor counted)
       i + 9  the pause note JSON (written when it pauses)
       i + 10 the run's slot policy (start-runs's): only `cancelOther` marks leases, only the
              buffering ones and `cancelOther` have waiters
@@ -126,11 +127,15 @@ local function finishRun(i, p0, p1, drop)
     end
     local counts = pre .. 'counts:' .. id
     bumpBatched(counts, sums, ARGV[i + 5])
+    -- The streak is kept only for a schedule that asked for it (`pauseOnFailure`): without it a
+    -- success writes nothing and a failure counts nothing (upsert-9 drops a streak left by it).
     local streak = ARGV[i + 7]
-    if streak == 'ok' then
-      redis.call('HDEL', counts, 'failstreak')
-    elseif streak == 'failed' then
-      paused = failed(id, counts, i)
+    if streak ~= '' and tonumber(ARGV[i + 8]) > 0 then
+      if streak == 'ok' then
+        redis.call('HDEL', counts, 'failstreak')
+      elseif streak == 'failed' then
+        paused = failed(id, counts, i)
+      end
     end
   end
 

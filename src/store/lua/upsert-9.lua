@@ -10,6 +10,7 @@
     KEYS[6] completed   zset: id -> completion time
     KEYS[7] claim       hash: id -> `fireAt|token`
     KEYS[8] audit:<id>  stream: the schedule's audit trail (includes/audit)
+    KEYS[9] counts:<id> hash: the schedule's counters and `failstreak` (see finish-runs-5.lua)
 
     ARGV[1] id
     ARGV[2] definition JSON
@@ -26,6 +27,9 @@
             definition), `update` or `restore` (`before` and `after` when the definition changed); none
             when nothing changed or nothing was written. A create keeps a trail left by a removed
             schedule of the same id (it no longer expires)
+    ARGV[12] keeps streak: '1' when the definition sets `pauseOnFailure` (its runs keep a failure
+            streak); else the streak is dropped, so that one counted under an earlier `pauseOnFailure`
+            does not carry over into a later one across runs that kept none
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -40,6 +44,13 @@
 --- @include "includes/audit"
 
 local id = ARGV[1]
+
+-- A schedule without `pauseOnFailure` keeps no failure streak (finish-runs-5 neither resets nor
+-- counts it): one left from an earlier definition goes.
+local function dropStreak()
+  if ARGV[12] ~= '1' then redis.call('HDEL', KEYS[9], 'failstreak') end
+end
+
 local row = redis.call('HGET', KEYS[4], id)
 local expected = ARGV[8] or ''
 if expected ~= '' and (not row or (tonumber(parseState(row).created) or 0) ~= tonumber(expected)) then
@@ -58,6 +69,7 @@ if not row then
     fp = ARGV[3], source = ARGV[6] }))
   audit(KEYS[8], 9, 'create', { 'after', ARGV[2] })
   redis.call('PERSIST', KEYS[8])
+  dropStreak()
   return 'created'
 end
 local s = parseState(row)
@@ -80,6 +92,7 @@ if claimed and ARGV[4] ~= '' then
   if at and tonumber(ARGV[4]) <= at then return 'claimed:' .. at end
 end
 redis.call('HSET', KEYS[1], id, ARGV[2])
+dropStreak()
 if retime and s.status == 'c' and ARGV[4] ~= '' then
   s.status = 'a'
   redis.call('ZREM', KEYS[6], id)
