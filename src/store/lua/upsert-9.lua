@@ -27,7 +27,7 @@
             definition), `update` or `restore` (`before` and `after` when the definition changed); none
             when nothing changed or nothing was written. A create keeps a trail left by a removed
             schedule of the same id (it no longer expires)
-    ARGV[12] keeps streak: '1' when the definition sets `pauseOnFailure` (its runs keep a failure
+    ARGV[13] keeps streak: '1' when the definition sets `pauseOnFailure` (its runs keep a failure
             streak); else the streak is dropped, so that one counted under an earlier `pauseOnFailure`
             does not carry over into a later one across runs that kept none
 
@@ -48,7 +48,7 @@ local id = ARGV[1]
 -- A schedule without `pauseOnFailure` keeps no failure streak (finish-runs-5 neither resets nor
 -- counts it): one left from an earlier definition goes.
 local function dropStreak()
-  if ARGV[12] ~= '1' then redis.call('HDEL', KEYS[9], 'failstreak') end
+  if ARGV[13] ~= '1' then redis.call('HDEL', KEYS[9], 'failstreak') end
 end
 
 local row = redis.call('HGET', KEYS[4], id)
