@@ -218,8 +218,9 @@ describe('upsert and remove', () => {
     expect(await bed.redis.zscore(bed.k.due, 's')).toBe('8000');
   });
 
-  it('keeps the failure streak only for a definition with pauseOnFailure (ARGV[12]); another drops it', async () => {
+  it('keeps the failure streak only for a definition with pauseOnFailure (ARGV[13]); another drops it', async () => {
     const keys = setup();
+    // the audit entry's four (limit, actor, source, onBehalfOf) are '' (none written), then keepsStreak
     const up = (def: string, keepsStreak: string) =>
       callScript(
         bed,
@@ -231,6 +232,7 @@ describe('upsert and remove', () => {
         5000,
         100,
         'c',
+        '',
         '',
         '',
         '',
