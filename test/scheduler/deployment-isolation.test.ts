@@ -63,12 +63,14 @@ describe('deployments sharing a Redis', () => {
     expect(alpha.m.options.defaultQueue).toBe(`t-alpha-${id}`);
     expect(beta.m.options.defaultQueue).toBe(`t-beta-${id}`);
 
-    // alpha works; beta only schedules: its job waits in its own queue (one at a time: backpressure),
+    // alpha works; beta only schedules: its job waits in its own queue (one at a time: backpressure;
+    // staged ahead, the default, it stays in the delayed set until a worker of that queue promotes it),
     // alpha's worker never sees it
     await alpha.work();
     await alpha.m.start();
     await beta.m.start();
-    await until(async () => alpha.ran() >= 5 && (await beta.queue.getWaitingCount()) >= 1, 20_000);
+    const betaWaits = async () => (await beta.queue.getJobCountByTypes('wait', 'delayed')) >= 1;
+    await until(async () => alpha.ran() >= 5 && (await betaWaits()), 20_000);
     expect(
       (await alpha.queue.getJobs(['completed', 'failed', 'active', 'wait'])).map((j) => j.name),
     ).not.toContain('beta-job');
