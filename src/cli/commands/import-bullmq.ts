@@ -4,8 +4,10 @@ import { ConfigError } from '../../errors/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
 import { JOB_PAYLOADS, type JobPayload, redisTarget } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
+import { BullmqHandOver, type HandOverState, HOLD_AHEAD_MS } from '../bullmq-hand-over.js';
 import { type ImportPlanItem, planImport } from '../bullmq-import-plan.js';
 import { BullmqOriginals } from '../bullmq-originals.js';
+import { cliChange } from '../cli-actor.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { type CommandContext, commandContext } from '../command-context.js';
@@ -32,6 +34,8 @@ interface Outcome {
   nextRunTime?: number | null;
   /** Under `--remove-originals`: what became of the BullMQ original. */
   original?: 'removed' | 'gone' | 'would-remove';
+  /** A job scheduler's: where it stands between BullMQ and bullbeat. */
+  handover?: HandOverState;
 }
 
 function defaultZone(tz: string | undefined): string {
@@ -62,9 +66,10 @@ export function importBullmqCommand(io: CliIO) {
       const now = io.now();
       const removing = options.removeOriginals === true;
       const plan = sources.map((s) =>
-        handedOver(planImport(s, options.queue, now, zone, payload as JobPayload), removing),
+        held(planImport(s, options.queue, now, zone, payload as JobPayload), now),
       );
       const outcomes = await apply(ctx, plan, options.dryRun === true, now);
+      if (options.dryRun !== true) await settle(ctx, originals, outcomes, removing);
       if (removing) await removeOriginals(originals, outcomes, options.dryRun === true);
       if (options.json) {
         io.stdout(`${JSON.stringify(toJSON(options, outcomes), null, 2)}\n`);
@@ -79,30 +84,55 @@ export function importBullmqCommand(io: CliIO) {
 }
 
 /**
- * Under `--remove-originals` a job scheduler hands over at its pending job: BullMQ runs that one
- * (it is already in the queue), the bullbeat schedule starts after it, so no instant runs twice or
- * not at all.
+ * A job scheduler with a pending job is created a while after it (`HOLD_AHEAD_MS`) and held (paused)
+ * at once: BullMQ runs each of its occurrences until the hand-over sets the schedule's real start.
  */
-function handedOver(item: ImportPlanItem, removing: boolean): ImportPlanItem {
+function held(item: ImportPlanItem, now: number): ImportPlanItem {
   const next = item.source.next;
-  if (!removing || !item.mapped || item.source.kind !== 'job-scheduler' || next === undefined) return item;
-  const startAt = Math.max(
-    item.options.startAt instanceof Date ? item.options.startAt.getTime() : (item.options.startAt ?? 0),
-    next + 1,
-  );
-  return {
-    ...item,
-    options: { ...item.options, startAt },
-    mapping: [
-      ...item.mapping,
-      `hand-over: BullMQ runs its pending job at ${new Date(next).toISOString()}; bullbeat from the next`,
-    ],
-  };
+  if (!item.mapped || item.source.kind !== 'job-scheduler' || next === undefined) return item;
+  const startAt = Math.max(item.source.startDate ?? 0, Math.max(next, now) + HOLD_AHEAD_MS);
+  return { ...item, options: { ...item.options, startAt } };
 }
 
 /**
- * Removes each original that is now a bullbeat schedule (created, or there from an earlier import),
- * after every schedule was written: a failure before leaves every original in place.
+ * Holds each job scheduler's schedule while BullMQ's scheduler lives and, when `removing`, hands it
+ * over (`BullmqHandOver`); the report then shows the schedule as it is after it.
+ */
+async function settle(
+  ctx: CommandContext,
+  originals: BullmqOriginals,
+  outcomes: Outcome[],
+  removing: boolean,
+): Promise<void> {
+  const manager = new SchedulerManager({
+    role: 'client',
+    prefix: ctx.config.prefix,
+    connection: cliConnection(ctx.config),
+    logger: ctx.logger,
+  });
+  try {
+    const handOver = new BullmqHandOver(manager, originals, cliChange());
+    for (const o of outcomes) {
+      if (!o.item.mapped || (o.action !== 'created' && o.action !== 'exists')) continue;
+      const done = await handOver.settle(o.item.id, o.item.source, o.action === 'created', removing);
+      if (!done) continue;
+      o.handover = done.handover;
+      if (done.original) o.original = done.original;
+      const job = await manager.get(o.item.id);
+      if (o.action === 'created') {
+        o.nextRunTime = job?.nextRunTime ?? null;
+        if (job?.def.startAt !== undefined) o.item.options.startAt = job.def.startAt;
+      }
+    }
+  } finally {
+    await manager.close();
+  }
+}
+
+/**
+ * Removes each original that is now a bullbeat schedule (created, or there from an earlier import)
+ * and was not settled by a hand-over, after every schedule was written: a failure before leaves every
+ * original in place.
  */
 async function removeOriginals(
   originals: BullmqOriginals,
@@ -115,9 +145,8 @@ async function removeOriginals(
       o.original = 'would-remove';
       continue;
     }
-    // an existing bullbeat schedule already fires the pending instant: BullMQ's pending job goes with the entry
-    const handoverAt = o.action === 'created' ? o.item.source.next : undefined;
-    o.original = await originals.remove(o.item.source, handoverAt);
+    if (o.original !== undefined || o.handover !== undefined) continue;
+    o.original = await originals.remove(o.item.source);
   }
 }
 
@@ -187,7 +216,7 @@ function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): st
     `BullMQ queue "${q}" → bullbeat prefix "${prefix}"${options.dryRun ? ' (dry run: nothing is written)' : ''}`,
     '',
   );
-  for (const { item, action, nextRunTime, original } of outcomes) {
+  for (const { item, action, nextRunTime, original, handover } of outcomes) {
     const what = item.source.kind === 'job-scheduler' ? 'job scheduler' : 'legacy repeatable job';
     lines.push(
       `${LABEL[action].padEnd(12)} ${item.id}  (${what} "${item.source.key}", jobs "${item.source.name}")`,
@@ -205,6 +234,7 @@ function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): st
     if (action === 'exists')
       lines.push('             a bullbeat schedule with this id exists: left as it is');
     if (original) lines.push(`             BullMQ original: ${ORIGINAL[original]}`);
+    if (handover) lines.push(`             hand-over: ${handOverWords(handover)}`);
     if (!item.mapped) lines.push(`             ${item.reason}`);
     for (const m of item.mapping) lines.push(`               ${m}`);
   }
@@ -219,12 +249,36 @@ function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): st
       : "Payload plain: each job's data is the schedule's own data, as BullMQ made it; your workers need no change.",
     options.removeOriginals
       ? `${removed} BullMQ original${removed === 1 ? '' : 's'} ${options.dryRun ? 'would be ' : ''}removed: ` +
-          'jobs already in the queue (waiting, active, the pending delayed one) run once as they are.'
-      : 'The BullMQ originals are untouched: both will enqueue jobs until they are removed ' +
-          '(run again with --remove-originals, or queue.removeJobScheduler(id)).',
+          "jobs already in the queue (waiting, active, a job scheduler's pending one) run once as they are, " +
+          'except a pending job that bullbeat runs instead (see its hand-over).'
+      : 'The BullMQ originals are untouched and keep running: each schedule made from a job scheduler is ' +
+          'paused until its hand-over (run again with --remove-originals: BullMQ runs its pending job, ' +
+          'bullbeat each occurrence after it).',
     `Run the schedules: bullbeat scheduler (no jobs module needed) with BULLBEAT_PREFIX=${prefix}.`,
   );
   return `${lines.map(shown).join('\n')}\n`;
+}
+
+/** What happens to each occurrence of one job scheduler: which side runs it, from when. */
+function handOverWords(h: HandOverState): string {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  switch (h.state) {
+    case 'held':
+      return "not yet: BullMQ's job scheduler runs each occurrence; this schedule is paused until import:bullmq --remove-originals hands it over";
+    case 'handed-over':
+      return (
+        `BullMQ runs its pending job at ${iso(h.until)} and nothing after it; ` +
+        (h.next === null
+          ? 'bullbeat runs none (the schedule has no occurrence after it)'
+          : `bullbeat runs each occurrence from ${iso(h.next)}`)
+      );
+    case 'taken':
+      return `the bullbeat schedule already ran beside BullMQ: BullMQ's pending job${h.at === null ? '' : ` at ${iso(h.at)}`} was removed with its job scheduler, and bullbeat runs that occurrence`;
+    case 'both':
+      return "none: a bullbeat schedule of this id was already running, and BullMQ's job scheduler runs beside it: both run each occurrence until --remove-originals";
+    case 'moved-on':
+      return 'not done: BullMQ moved on to a new pending job at each try; the schedule stays paused and BullMQ runs each occurrence: run the import again';
+  }
 }
 
 function toJSON(options: ImportOptions, outcomes: Outcome[]) {
@@ -233,9 +287,10 @@ function toJSON(options: ImportOptions, outcomes: Outcome[]) {
     dryRun: options.dryRun === true,
     payload: options.payload ?? 'plain',
     removeOriginals: options.removeOriginals === true,
-    items: outcomes.map(({ item, action, nextRunTime, original }) => ({
+    items: outcomes.map(({ item, action, nextRunTime, original, handover }) => ({
       action,
       ...(original && { original }),
+      ...(handover && { handover }),
       id: item.id,
       source: item.source,
       mapping: item.mapping,

@@ -1,0 +1,141 @@
+import type { ChangeOptions, SchedulerManager } from '../scheduler/index.js';
+import { type BullmqHandover, BullmqHandovers, redisTime } from '../store/index.js';
+import type { BullmqSchedule } from './bullmq-import-plan.js';
+import type { BullmqOriginals } from './bullmq-originals.js';
+
+/**
+ * How far ahead of its job scheduler's pending job a schedule is created, paused at once: no replica
+ * claims an occurrence of it in between. The hand-over sets its real start.
+ */
+export const HOLD_AHEAD_MS = 60_000;
+
+/** Tries of a hand-over while BullMQ moves on to a new pending job under it. */
+const HAND_OVER_TRIES = 5;
+
+/** Where one imported job scheduler stands between BullMQ and bullbeat. */
+export type HandOverState =
+  /** BullMQ's job scheduler runs every occurrence; the bullbeat schedule is paused until the hand-over. */
+  | { state: 'held' }
+  /** BullMQ runs its pending job at `until` (and nothing after); bullbeat runs from `next`. */
+  | { state: 'handed-over'; until: number; next: number | null }
+  /** The bullbeat schedule was running already: BullMQ's pending job was removed with its scheduler. */
+  | { state: 'taken'; at: number | null }
+  /** A bullbeat schedule of this id was running already, beside BullMQ's job scheduler: both run. */
+  | { state: 'both' }
+  /** BullMQ moved on to a new pending job at each try: still held (run the import again). */
+  | { state: 'moved-on' };
+
+/**
+ * Moves an imported job scheduler from BullMQ to bullbeat so that each occurrence runs once, in any
+ * order of `import:bullmq`, `import:bullmq --remove-originals` and starting the scheduler.
+ *
+ * An imported schedule is held (paused) while BullMQ's job scheduler lives; its hand-over record
+ * (`BullmqHandovers`) says BullMQ runs its occurrences. The hand-over reads BullMQ's pending job T,
+ * sets the schedule's start after T and the record's `until` to T, then removes BullMQ's scheduler in
+ * one step that checks its pending job is still T (else it tries again at the new one): T's job stays
+ * and runs once on BullMQ, and the schedule resumes from its first occurrence after T. A crash between
+ * two steps leaves the schedule held; running the import again finishes the hand-over.
+ */
+export class BullmqHandOver {
+  readonly #manager: SchedulerManager;
+  readonly #originals: BullmqOriginals;
+  readonly #records: BullmqHandovers;
+  readonly #change: Required<ChangeOptions>;
+
+  constructor(manager: SchedulerManager, originals: BullmqOriginals, change: Required<ChangeOptions>) {
+    this.#manager = manager;
+    this.#originals = originals;
+    this.#records = new BullmqHandovers(manager.redis, manager.keys);
+    this.#change = change;
+  }
+
+  /**
+   * One imported job scheduler's schedule, `created` by this import or existing already: held while
+   * BullMQ's scheduler lives, handed over when `removing`. Undefined for a schedule that is not one.
+   */
+  async settle(
+    id: string,
+    source: BullmqSchedule,
+    created: boolean,
+    removing: boolean,
+  ): Promise<{ handover: HandOverState; original?: 'removed' | 'gone' } | undefined> {
+    if (source.kind !== 'job-scheduler') return undefined;
+    const job = await this.#manager.get(id);
+    if (!job) return undefined;
+    const record = created ? null : await this.#records.get(id);
+    const pending = await this.#originals.pendingAt(source.key);
+    if (!created && !record) {
+      // a bullbeat schedule of its own, running beside BullMQ's: BullMQ's goes, its pending job with it
+      if (!removing) return pending === null ? undefined : { handover: { state: 'both' } };
+      return { handover: { state: 'taken', at: pending }, original: await this.#originals.remove(source) };
+    }
+    if (pending === null && !created) {
+      // BullMQ's side is gone (an earlier hand-over stopped after it): bullbeat runs after its last job
+      if (job.toJSON().status !== 'paused') return undefined;
+      return { handover: await this.#finish(id, source), original: 'gone' };
+    }
+    if (pending === null) return undefined; // no pending job: nothing of BullMQ's to hand over
+    await this.#hold(id, source);
+    if (!removing) return { handover: { state: 'held' } };
+    return this.#handOver(id, source);
+  }
+
+  /** Pauses the schedule (if it is not already) and records that BullMQ's job scheduler runs it. */
+  async #hold(id: string, source: BullmqSchedule): Promise<void> {
+    const job = await this.#manager.get(id);
+    if (job?.toJSON().status === 'active') {
+      await this.#manager.pause(id, {
+        ...this.#change,
+        note: `BullMQ's job scheduler "${source.key}" runs it until import:bullmq --remove-originals hands it over`,
+      });
+    }
+    const createdAt = (await this.#manager.get(id))?.toJSON().createdAt ?? 0;
+    await this.#records.set(id, this.#record(source, createdAt, null));
+  }
+
+  async #handOver(
+    id: string,
+    source: BullmqSchedule,
+  ): Promise<{ handover: HandOverState; original?: 'removed' | 'gone' }> {
+    for (let attempt = 0; attempt < HAND_OVER_TRIES; attempt++) {
+      const pending = await this.#originals.pendingAt(source.key);
+      if (pending === null) return { handover: await this.#finish(id, source), original: 'gone' };
+      await this.#startAfter(id, source, pending);
+      const done = await this.#originals.keepPending(source.key, pending);
+      if (done === 'moved-on') continue;
+      return { handover: await this.#resume(id, pending), original: done };
+    }
+    return { handover: { state: 'moved-on' } };
+  }
+
+  /** The schedule starts after `until`, and its record says BullMQ runs up to `until`. */
+  async #startAfter(id: string, source: BullmqSchedule, until: number): Promise<void> {
+    const startAt = Math.max(source.startDate ?? 0, until + 1);
+    await this.#manager.update(id, { startAt }, this.#change);
+    const createdAt = (await this.#manager.get(id))?.toJSON().createdAt ?? 0;
+    await this.#records.set(id, this.#record(source, createdAt, until));
+  }
+
+  /**
+   * Finishes a hand-over whose BullMQ side is gone: after the instant it recorded, or (BullMQ's
+   * scheduler removed by other means) after now.
+   */
+  async #finish(id: string, source: BullmqSchedule): Promise<HandOverState> {
+    const until = (await this.#records.get(id))?.until ?? (await redisTime(this.#manager.redis));
+    await this.#startAfter(id, source, until);
+    return this.#resume(id, until);
+  }
+
+  /**
+   * Resumes the schedule, started after BullMQ's last job at `until`. Occurrences after `until` that
+   * came due meanwhile (BullMQ's pending job was late) run once, as a resume's catch-up.
+   */
+  async #resume(id: string, until: number): Promise<HandOverState> {
+    await this.#manager.resume(id, { ...this.#change, policy: 'once' });
+    return { state: 'handed-over', until, next: (await this.#manager.get(id))?.nextRunTime ?? null };
+  }
+
+  #record(source: BullmqSchedule, createdAt: number, until: number | null): BullmqHandover {
+    return { scheduler: source.key, queue: this.#originals.queueName, createdAt, until };
+  }
+}

@@ -1,0 +1,167 @@
+import { Queue, Worker } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SchedulerManager } from '../../src/index.js';
+import { REDIS_URL, silent, testEnv, until } from '../scheduler/helpers.js';
+import { assertBuilt, runBullbeat } from './run-bullbeat.js';
+
+// A BullMQ app moved to bullbeat in two steps (`import:bullmq`, later `import:bullmq
+// --remove-originals`), with the scheduler started before, between or after them. A plain BullMQ
+// Worker runs every job, BullMQ's and bullbeat's alike; each instant of each schedule is counted by
+// the instant its job stands for (`repeat:<id>:<ms>`, `bb-<id>-<ms>`). No wall-clock assertion: only
+// the counts per instant.
+
+type Step = 'import' | 'remove' | 'scheduler';
+
+/** The schedulers of the app: an interval and a cron one (every 2 s, on its own grid). */
+const SCHEDULERS = [
+  { id: 'ping', repeat: { every: 1000 }, periodMs: 1000 },
+  { id: 'tick', repeat: { pattern: '*/2 * * * * *', tz: 'UTC' }, periodMs: 2000 },
+] as const;
+
+/** The instant a job stands for, and whose job it is. */
+function instantOf(jobId: string): { schedule: string; at: number; by: 'bullmq' | 'bullbeat' } {
+  const m = /^repeat:(.+):(\d+)$/.exec(jobId) ?? /^bb-(.+)-(\d+)$/.exec(jobId);
+  if (!m) throw new Error(`unexpected job id ${jobId}`);
+  return { schedule: m[1] as string, at: Number(m[2]), by: jobId.startsWith('bb-') ? 'bullbeat' : 'bullmq' };
+}
+
+interface Tally {
+  /** `<schedule>@<ms>` → the sides that ran it, one entry per run. */
+  runs: Map<string, ('bullmq' | 'bullbeat')[]>;
+  twice: string[];
+  /** Ran by none, and not recorded by bullbeat as missed or coalesced under its policies. */
+  lost: string[];
+  /** Ran by BullMQ only, and `schedule:why` does not say so. */
+  whyWrong: string[];
+}
+
+/** `schedule:why` causes of an occurrence bullbeat recorded as not run, by its misfire and backpressure policies. */
+const RECORDED = ['coalesced', 'misfire', 'catch-up-window', 'max-catch-up'];
+
+/** Runs the steps in order, a few instants apart, then counts each instant from BullMQ's first run on. */
+async function migrate(steps: readonly Step[]): Promise<Tally> {
+  const env = testEnv('migrate-orders');
+  const cli = { BULLBEAT_PREFIX: env.prefix, REDIS_URL };
+  const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+  const runs = new Map<string, ('bullmq' | 'bullbeat')[]>();
+  const worker = new Worker(
+    env.queue,
+    async (job) => {
+      const { schedule, at, by } = instantOf(job.id as string);
+      const key = `${schedule}@${at}`;
+      runs.set(key, [...(runs.get(key) ?? []), by]);
+    },
+    { connection: { url: REDIS_URL }, concurrency: 4 },
+  );
+  let scheduler: SchedulerManager | undefined;
+  const ran = (by: 'bullmq' | 'bullbeat') => [...runs.values()].flat().filter((b) => b === by).length;
+  /**
+   * A few instants pass between steps: until `n` more jobs ran, or for as long as `n` instants take
+   * when none runs (BullMQ's originals gone and no scheduler started yet).
+   */
+  const instantsPass = async (n: number) => {
+    const seen = ran('bullmq') + ran('bullbeat');
+    await until(() => ran('bullmq') + ran('bullbeat') >= seen + n, n * 1000, 50).catch(() => undefined);
+  };
+  try {
+    for (const s of SCHEDULERS) {
+      await queue.upsertJobScheduler(s.id, s.repeat, { name: s.id, data: { from: 'app' } });
+    }
+    await worker.waitUntilReady();
+    await instantsPass(3);
+    for (const step of steps) {
+      if (step === 'scheduler') {
+        scheduler = new SchedulerManager({
+          prefix: env.prefix,
+          connection: REDIS_URL,
+          logger: silent,
+          pauseOrphans: false,
+        });
+        await scheduler.start();
+      } else {
+        const args = ['import:bullmq', '--queue', env.queue, '--tz', 'UTC'];
+        const run = await runBullbeat(step === 'remove' ? [...args, '--remove-originals'] : args, {
+          env: cli,
+        });
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(0);
+      }
+      await instantsPass(4);
+    }
+    // after the last step, bullbeat runs several instants of each schedule
+    await until(
+      () =>
+        SCHEDULERS.every(
+          (s) =>
+            [...runs].filter(([k, by]) => k.startsWith(`${s.id}@`) && by.includes('bullbeat')).length >= 3,
+        ),
+      40_000,
+      50,
+    );
+    const tally: Tally = { runs, twice: [], lost: [], whyWrong: [] };
+    const why = async (id: string, at: number) => {
+      const run = await runBullbeat(['schedule:why', id, '--at', String(at), '--json'], { env: cli });
+      return JSON.parse(run.stdout) as { cause: string | null; summary: string };
+    };
+    for (const s of SCHEDULERS) {
+      const instants = [...runs.keys()]
+        .filter((k) => k.startsWith(`${s.id}@`))
+        .map((k) => Number(k.split('@')[1]));
+      const first = Math.min(...instants);
+      // the newest instants may still be on their way: count up to two periods before the newest run
+      const last = Math.max(...instants) - 2 * s.periodMs;
+      for (let t = first; t <= last; t += s.periodMs) {
+        const by = runs.get(`${s.id}@${t}`) ?? [];
+        const at = `${s.id}@${new Date(t).toISOString()}`;
+        if (by.length > 1) tally.twice.push(`${at} ${by.join('+')}`);
+        if (by.length === 1 && by[0] === 'bullbeat') continue;
+        // ran by BullMQ only, or by none: schedule:why says so (none: a policy of bullbeat's recorded it)
+        const said = await why(s.id, t);
+        if (by.length === 0 && !RECORDED.includes(said.cause ?? ''))
+          tally.lost.push(`${at} (why: ${said.cause})`);
+        if (by.length === 1 && !/BullMQ/.test(said.summary))
+          tally.whyWrong.push(`${at} ${said.cause}: ${said.summary}`);
+      }
+    }
+    return tally;
+  } finally {
+    await scheduler?.stop().catch(() => undefined);
+    await scheduler?.close().catch(() => undefined);
+    await worker.close();
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    await env.cleanup();
+  }
+}
+
+const ALL_ORDERS: (readonly Step[])[] = [
+  ['import', 'scheduler', 'remove'],
+  ['import', 'remove', 'scheduler'],
+  ['scheduler', 'import', 'remove'],
+  ['remove', 'scheduler'],
+  ['scheduler', 'remove'],
+];
+
+const ORDERS = process.env.MIGRATE_ORDER
+  ? ALL_ORDERS.filter((o) => o.join(',') === process.env.MIGRATE_ORDER)
+  : ALL_ORDERS;
+
+beforeAll(() => {
+  assertBuilt();
+});
+afterAll(() => undefined);
+
+describe('a BullMQ app moved over in two steps, its plain Worker unchanged', () => {
+  it('two-step migration in every order: 0 twice, 0 lost', async () => {
+    const results = await Promise.all(ORDERS.map((steps) => migrate(steps)));
+    const summary = ORDERS.map((steps, i) => ({
+      steps: steps.join(' → '),
+      once: [...(results[i]?.runs.values() ?? [])].filter((by) => by.length === 1).length,
+      twice: results[i]?.twice ?? [],
+      lost: results[i]?.lost ?? [],
+      whyWrong: results[i]?.whyWrong ?? [],
+    }));
+    console.log(JSON.stringify(summary, null, 2));
+    expect(summary.filter((s) => s.twice.length + s.lost.length + s.whyWrong.length > 0)).toEqual([]);
+  }, 240_000);
+});
