@@ -75,13 +75,16 @@ export class BullmqHandOver {
       return { handover: await this.#finish(id, source), original: 'gone' };
     }
     if (pending === null) return undefined; // no pending job: nothing of BullMQ's to hand over
-    await this.#hold(id, source);
+    await this.#hold(id, source, created);
     if (!removing) return { handover: { state: 'held' } };
     return this.#handOver(id, source);
   }
 
-  /** Pauses the schedule (if it is not already) and records that BullMQ's job scheduler runs it. */
-  async #hold(id: string, source: BullmqSchedule): Promise<void> {
+  /**
+   * Pauses the schedule (if it is not already) and records that BullMQ's job scheduler runs it; one
+   * just `created` (its start `HOLD_AHEAD_MS` ahead) gets its own start back once paused.
+   */
+  async #hold(id: string, source: BullmqSchedule, created: boolean): Promise<void> {
     const job = await this.#manager.get(id);
     if (job?.toJSON().status === 'active') {
       await this.#manager.pause(id, {
@@ -89,6 +92,7 @@ export class BullmqHandOver {
         note: `BullMQ's job scheduler "${source.key}" runs it until import:bullmq --remove-originals hands it over`,
       });
     }
+    if (created) await this.#manager.update(id, { startAt: source.startDate ?? null }, this.#change);
     const createdAt = (await this.#manager.get(id))?.toJSON().createdAt ?? 0;
     await this.#records.set(id, this.#record(source, createdAt, null));
   }
@@ -128,11 +132,15 @@ export class BullmqHandOver {
 
   /**
    * Resumes the schedule, started after BullMQ's last job at `until`. Occurrences after `until` that
-   * came due meanwhile (BullMQ's pending job was late) run once, as a resume's catch-up.
+   * came due before it resumed (BullMQ's pending job was late, or the hand-over slow) were BullMQ's
+   * to make and are now bullbeat's: each runs once, as a backfill.
    */
   async #resume(id: string, until: number): Promise<HandOverState> {
-    await this.#manager.resume(id, { ...this.#change, policy: 'once' });
-    return { state: 'handed-over', until, next: (await this.#manager.get(id))?.nextRunTime ?? null };
+    await this.#manager.resume(id, { ...this.#change, policy: 'skip' });
+    const next = (await this.#manager.get(id))?.nextRunTime ?? null;
+    const to = next ?? (await redisTime(this.#manager.redis));
+    if (to > until + 1) await this.#manager.backfill(id, { ...this.#change, from: until + 1, to });
+    return { state: 'handed-over', until, next };
   }
 
   #record(source: BullmqSchedule, createdAt: number, until: number | null): BullmqHandover {

@@ -20,7 +20,7 @@ const SCHEDULERS = [
 
 /** The instant a job stands for, and whose job it is. */
 function instantOf(jobId: string): { schedule: string; at: number; by: 'bullmq' | 'bullbeat' } {
-  const m = /^repeat:(.+):(\d+)$/.exec(jobId) ?? /^bb-(.+)-(\d+)$/.exec(jobId);
+  const m = /^repeat:(.+):(\d+)$/.exec(jobId) ?? /^bb-(.+)-b?(\d+)$/.exec(jobId);
   if (!m) throw new Error(`unexpected job id ${jobId}`);
   return { schedule: m[1] as string, at: Number(m[2]), by: jobId.startsWith('bb-') ? 'bullbeat' : 'bullmq' };
 }
@@ -48,6 +48,9 @@ async function migrate(steps: readonly Step[]): Promise<Tally> {
     env.queue,
     async (job) => {
       const { schedule, at, by } = instantOf(job.id as string);
+      // the app's data, as BullMQ made it, on bullbeat's jobs too (payload plain)
+      if (JSON.stringify(job.data) !== '{"from":"app"}')
+        throw new Error(`job.data ${JSON.stringify(job.data)}`);
       const key = `${schedule}@${at}`;
       runs.set(key, [...(runs.get(key) ?? []), by]);
     },

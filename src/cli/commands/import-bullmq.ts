@@ -65,9 +65,10 @@ export function importBullmqCommand(io: CliIO) {
       const sources = await originals.read();
       const now = io.now();
       const removing = options.removeOriginals === true;
-      const plan = sources.map((s) =>
-        held(planImport(s, options.queue, now, zone, payload as JobPayload), now),
-      );
+      const plan = sources.map((s) => {
+        const item = planImport(s, options.queue, now, zone, payload as JobPayload);
+        return options.dryRun ? item : held(item, now);
+      });
       const outcomes = await apply(ctx, plan, options.dryRun === true, now);
       if (options.dryRun !== true) await settle(ctx, originals, outcomes, removing);
       if (removing) await removeOriginals(originals, outcomes, options.dryRun === true);
@@ -84,8 +85,9 @@ export function importBullmqCommand(io: CliIO) {
 }
 
 /**
- * A job scheduler with a pending job is created a while after it (`HOLD_AHEAD_MS`) and held (paused)
- * at once: BullMQ runs each of its occurrences until the hand-over sets the schedule's real start.
+ * A job scheduler with a pending job is created starting a while after it (`HOLD_AHEAD_MS`), so that
+ * no replica claims an occurrence of it before it is held (paused) and its start set back
+ * (`BullmqHandOver`): BullMQ runs each of its occurrences until the hand-over.
  */
 function held(item: ImportPlanItem, now: number): ImportPlanItem {
   const next = item.source.next;
@@ -119,9 +121,10 @@ async function settle(
       o.handover = done.handover;
       if (done.original) o.original = done.original;
       const job = await manager.get(o.item.id);
-      if (o.action === 'created') {
-        o.nextRunTime = job?.nextRunTime ?? null;
-        if (job?.def.startAt !== undefined) o.item.options.startAt = job.def.startAt;
+      if (o.action === 'created' && job) {
+        o.nextRunTime = job.nextRunTime;
+        const { startAt: _, ...rest } = o.item.options;
+        o.item.options = job.def.startAt === undefined ? rest : { ...rest, startAt: job.def.startAt };
       }
     }
   } finally {
