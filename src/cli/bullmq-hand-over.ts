@@ -104,7 +104,9 @@ export class BullmqHandOver {
     for (let attempt = 0; attempt < HAND_OVER_TRIES; attempt++) {
       const pending = await this.#originals.pendingAt(source.key);
       if (pending === null) return { handover: await this.#finish(id, source), original: 'gone' };
-      await this.#startAfter(id, source, pending);
+      // read while its pending job is `pending`: the check below keeps the two together
+      const made = await this.#originals.iterations(source.key);
+      await this.#startAfter(id, source, pending, made);
       const done = await this.#originals.keepPending(source.key, pending);
       if (done === 'moved-on') continue;
       return { handover: await this.#resume(id, pending), original: done };
@@ -112,10 +114,17 @@ export class BullmqHandOver {
     return { handover: { state: 'moved-on' } };
   }
 
-  /** The schedule starts after `until`, and its record says BullMQ runs up to `until`. */
-  async #startAfter(id: string, source: BullmqSchedule, until: number): Promise<void> {
+  /**
+   * The schedule starts after `until`, and its record says BullMQ runs up to `until`. Under a `limit`,
+   * bullbeat runs what BullMQ has not made by then (`made`: its jobs so far, the pending one included);
+   * none left, the schedule ends where it starts.
+   */
+  async #startAfter(id: string, source: BullmqSchedule, until: number, made?: number): Promise<void> {
     const startAt = Math.max(source.startDate ?? 0, until + 1);
-    await this.#manager.update(id, { startAt }, this.#change);
+    const left = source.limit !== undefined && made !== undefined ? source.limit - made : undefined;
+    // (an occurrence at `startAt` itself would be 1 ms after BullMQ's last: no BullMQ schedule has one)
+    const limit = left === undefined ? {} : left > 0 ? { maxRuns: left } : { endAt: startAt };
+    await this.#manager.update(id, { startAt, ...limit }, this.#change);
     const createdAt = (await this.#manager.get(id))?.toJSON().createdAt ?? 0;
     await this.#records.set(id, this.#record(source, createdAt, until));
   }

@@ -87,6 +87,11 @@ export class BullmqOriginals {
     return pendingInstant(this.redis, this.queue.keys.repeat as string, schedulerId);
   }
 
+  /** Jobs a job scheduler has made so far, its pending one included (BullMQ's `ic`); undefined when gone. */
+  async iterations(schedulerId: string): Promise<number | undefined> {
+    return (await this.queue.getJobScheduler(schedulerId))?.iterationCount;
+  }
+
   /**
    * Removes a job scheduler while its pending job is still the one at `at`, in one step, and keeps that
    * job: it runs once as a plain delayed job (BullMQ makes no next one for a scheduler that is gone).

@@ -12,11 +12,22 @@ import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 
 type Step = 'import' | 'remove' | 'scheduler';
 
+interface AppScheduler {
+  id: string;
+  repeat: { every?: number; pattern?: string; tz?: string; limit?: number };
+  periodMs: number;
+}
+
 /** The schedulers of the app: an interval and a cron one (every 2 s, on its own grid). */
-const SCHEDULERS = [
+const SCHEDULERS: readonly AppScheduler[] = [
   { id: 'ping', repeat: { every: 1000 }, periodMs: 1000 },
   { id: 'tick', repeat: { pattern: '*/2 * * * * *', tz: 'UTC' }, periodMs: 2000 },
-] as const;
+];
+
+/** A job scheduler with a `limit`: its runs on both sides add up to it. */
+const LIMITED: readonly AppScheduler[] = [
+  { id: 'fourteen', repeat: { every: 1000, limit: 14 }, periodMs: 1000 },
+];
 
 /** The instant a job stands for, and whose job it is. */
 function instantOf(jobId: string): { schedule: string; at: number; by: 'bullmq' | 'bullbeat' } {
@@ -38,8 +49,15 @@ interface Tally {
 /** `schedule:why` causes of an occurrence bullbeat recorded as not run, by its misfire and backpressure policies. */
 const RECORDED = ['coalesced', 'misfire', 'catch-up-window', 'max-catch-up'];
 
-/** Runs the steps in order, a few instants apart, then counts each instant from BullMQ's first run on. */
-async function migrate(steps: readonly Step[]): Promise<Tally> {
+/**
+ * Runs the steps in order, a few instants apart, then counts each instant from BullMQ's first run on;
+ * `done` says when bullbeat has run enough of them.
+ */
+async function migrate(
+  steps: readonly Step[],
+  schedulers: readonly AppScheduler[] = SCHEDULERS,
+  done?: (runs: Map<string, ('bullmq' | 'bullbeat')[]>) => boolean,
+): Promise<Tally> {
   const env = testEnv('migrate-orders');
   const cli = { BULLBEAT_PREFIX: env.prefix, REDIS_URL };
   const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
@@ -67,7 +85,7 @@ async function migrate(steps: readonly Step[]): Promise<Tally> {
     await until(() => ran('bullmq') + ran('bullbeat') >= seen + n, n * 1000, 50).catch(() => undefined);
   };
   try {
-    for (const s of SCHEDULERS) {
+    for (const s of schedulers) {
       await queue.upsertJobScheduler(s.id, s.repeat, { name: s.id, data: { from: 'app' } });
     }
     await worker.waitUntilReady();
@@ -94,19 +112,22 @@ async function migrate(steps: readonly Step[]): Promise<Tally> {
     // after the last step, bullbeat runs several instants of each schedule
     await until(
       () =>
-        SCHEDULERS.every(
+        done?.(runs) ??
+        schedulers.every(
           (s) =>
             [...runs].filter(([k, by]) => k.startsWith(`${s.id}@`) && by.includes('bullbeat')).length >= 3,
         ),
       40_000,
       50,
     );
+    // a few more instants: the runs `done` waited for are all there are
+    if (done) await new Promise((r) => setTimeout(r, 3000));
     const tally: Tally = { runs, twice: [], lost: [], whyWrong: [] };
     const why = async (id: string, at: number) => {
       const run = await runBullbeat(['schedule:why', id, '--at', String(at), '--json'], { env: cli });
       return JSON.parse(run.stdout) as { cause: string | null; summary: string };
     };
-    for (const s of SCHEDULERS) {
+    for (const s of schedulers) {
       const instants = [...runs.keys()]
         .filter((k) => k.startsWith(`${s.id}@`))
         .map((k) => Number(k.split('@')[1]));
@@ -167,4 +188,15 @@ describe('a BullMQ app moved over in two steps, its plain Worker unchanged', () 
     console.log(JSON.stringify(summary, null, 2));
     expect(summary.filter((s) => s.twice.length + s.lost.length + s.whyWrong.length > 0)).toEqual([]);
   }, 240_000);
+
+  it('a limit carries over the hand-over: BullMQ and bullbeat run it limit times in all, each instant once', async () => {
+    const total = (runs: Map<string, unknown[]>) => [...runs.values()].flat().length;
+    const tally = await migrate(['import', 'scheduler', 'remove'], LIMITED, (runs) => total(runs) >= 14);
+    expect({ twice: tally.twice, lost: tally.lost, runs: total(tally.runs) }).toEqual({
+      twice: [],
+      lost: [],
+      runs: 14,
+    });
+    expect([...tally.runs.values()].flat()).toContain('bullbeat');
+  }, 120_000);
 });
