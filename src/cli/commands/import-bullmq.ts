@@ -122,9 +122,16 @@ async function settle(
       if (done.original) o.original = done.original;
       const job = await manager.get(o.item.id);
       if (o.action === 'created' && job) {
+        // the report shows the window and the runs left as the hand-over set them
         o.nextRunTime = job.nextRunTime;
-        const { startAt: _, ...rest } = o.item.options;
-        o.item.options = job.def.startAt === undefined ? rest : { ...rest, startAt: job.def.startAt };
+        const { startAt: _s, endAt: _e, maxRuns: _m, ...rest } = o.item.options;
+        const { startAt, endAt, maxRuns } = job.def;
+        o.item.options = {
+          ...rest,
+          ...(startAt !== undefined && { startAt }),
+          ...(endAt !== undefined && { endAt }),
+          ...(maxRuns !== undefined && { maxRuns }),
+        };
       }
     }
   } finally {
