@@ -25,6 +25,13 @@ export type HandOverState =
   /** BullMQ moved on to a new pending job at each try: still held (run the import again). */
   | { state: 'moved-on' };
 
+/** A hand-over finished by this import whose BullMQ job scheduler was gone already. */
+export interface FinishedHandOver {
+  id: string;
+  scheduler: string;
+  handover: HandOverState;
+}
+
 /**
  * Moves an imported job scheduler from BullMQ to bullbeat so that each occurrence runs once, in any
  * order of `import:bullmq`, `import:bullmq --remove-originals` and starting the scheduler.
@@ -78,6 +85,24 @@ export class BullmqHandOver {
     await this.#hold(id, source, created);
     if (!removing) return { handover: { state: 'held' } };
     return this.#handOver(id, source);
+  }
+
+  /**
+   * Finishes each hand-over from this queue that a crash (or a job scheduler removed by other means)
+   * left with its BullMQ side gone and its schedule still paused, but those in `seen` (settled already).
+   */
+  async finishCutShort(seen: ReadonlySet<string>): Promise<FinishedHandOver[]> {
+    const out: FinishedHandOver[] = [];
+    for (const job of await this.#manager.list()) {
+      const { status, createdAt } = job.toJSON();
+      if (seen.has(job.id) || status !== 'paused') continue;
+      const record = await this.#records.get(job.id);
+      if (record?.queue !== this.#originals.queueName || record.createdAt !== createdAt) continue;
+      if ((await this.#originals.pendingAt(record.scheduler)) !== null) continue;
+      const source: BullmqSchedule = { kind: 'job-scheduler', key: record.scheduler, name: job.name };
+      out.push({ id: job.id, scheduler: record.scheduler, handover: await this.#finish(job.id, source) });
+    }
+    return out;
   }
 
   /**

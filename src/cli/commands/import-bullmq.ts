@@ -4,7 +4,12 @@ import { ConfigError } from '../../errors/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
 import { JOB_PAYLOADS, type JobPayload, redisTarget } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
-import { BullmqHandOver, type HandOverState, HOLD_AHEAD_MS } from '../bullmq-hand-over.js';
+import {
+  BullmqHandOver,
+  type FinishedHandOver,
+  type HandOverState,
+  HOLD_AHEAD_MS,
+} from '../bullmq-hand-over.js';
 import { type ImportPlanItem, planImport } from '../bullmq-import-plan.js';
 import { BullmqOriginals } from '../bullmq-originals.js';
 import { cliChange } from '../cli-actor.js';
@@ -70,12 +75,12 @@ export function importBullmqCommand(io: CliIO) {
         return options.dryRun ? item : held(item, now);
       });
       const outcomes = await apply(ctx, plan, options.dryRun === true, now);
-      if (options.dryRun !== true) await settle(ctx, originals, outcomes, removing);
+      const finished = options.dryRun === true ? [] : await settle(ctx, originals, outcomes, removing);
       if (removing) await removeOriginals(originals, outcomes, options.dryRun === true);
       if (options.json) {
-        io.stdout(`${JSON.stringify(toJSON(options, outcomes), null, 2)}\n`);
+        io.stdout(`${JSON.stringify(toJSON(options, outcomes, finished), null, 2)}\n`);
       } else {
-        io.stdout(report(options, ctx.config.prefix, outcomes));
+        io.stdout(report(options, ctx.config.prefix, outcomes, finished));
       }
       return ExitCode.ok;
     } finally {
@@ -98,14 +103,15 @@ function held(item: ImportPlanItem, now: number): ImportPlanItem {
 
 /**
  * Holds each job scheduler's schedule while BullMQ's scheduler lives and, when `removing`, hands it
- * over (`BullmqHandOver`); the report then shows the schedule as it is after it.
+ * over (`BullmqHandOver`); the report then shows the schedule as it is after it. When `removing`,
+ * also finishes the hand-overs of this queue whose BullMQ side is gone already (cut short earlier).
  */
 async function settle(
   ctx: CommandContext,
   originals: BullmqOriginals,
   outcomes: Outcome[],
   removing: boolean,
-): Promise<void> {
+): Promise<FinishedHandOver[]> {
   const manager = new SchedulerManager({
     role: 'client',
     prefix: ctx.config.prefix,
@@ -134,6 +140,8 @@ async function settle(
         };
       }
     }
+    if (!removing) return [];
+    return await handOver.finishCutShort(new Set(outcomes.map((o) => o.item.id)));
   } finally {
     await manager.close();
   }
@@ -217,14 +225,27 @@ const LABEL: Record<Action, string> = {
   'not-mapped': 'NOT MAPPED',
 };
 
-function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): string {
+function report(
+  options: ImportOptions,
+  prefix: string,
+  outcomes: Outcome[],
+  finished: FinishedHandOver[],
+): string {
   const q = options.queue;
-  if (outcomes.length === 0) return `no job schedulers or repeatable jobs in BullMQ queue "${shown(q)}"\n`;
+  const done = finished.flatMap((f) => [
+    `${'finished'.padEnd(12)} ${f.id}  (its hand-over from BullMQ's job scheduler "${f.scheduler}", whose entry is gone)`,
+    `             hand-over: ${handOverWords(f.handover)}`,
+  ]);
+  if (outcomes.length === 0) {
+    const none = `no job schedulers or repeatable jobs in BullMQ queue "${q}"`;
+    return `${[none, ...done].map(shown).join('\n')}\n`;
+  }
   const lines: string[] = [];
   const count = (a: Action) => outcomes.filter((o) => o.action === a).length;
   lines.push(
     `BullMQ queue "${q}" → bullbeat prefix "${prefix}"${options.dryRun ? ' (dry run: nothing is written)' : ''}`,
     '',
+    ...done,
   );
   for (const { item, action, nextRunTime, original, handover } of outcomes) {
     const what = item.source.kind === 'job-scheduler' ? 'job scheduler' : 'legacy repeatable job';
@@ -238,7 +259,7 @@ function report(options: ImportOptions, prefix: string, outcomes: Outcome[]): st
           ? `cron "${trigger.expression}": ${describeTrigger(trigger)}`
           : describeTrigger(trigger);
       lines.push(
-        `             ${words} → jobs "${item.target.name}" on queue "${q}"; next run ${shortInstant(nextRunTime)}`,
+        `             ${words} → jobs "${item.target.name}" on queue "${q}"; next run ${handover?.state === 'held' || handover?.state === 'moved-on' ? 'after the hand-over' : shortInstant(nextRunTime)}`,
       );
     }
     if (action === 'exists')
@@ -291,9 +312,10 @@ function handOverWords(h: HandOverState): string {
   }
 }
 
-function toJSON(options: ImportOptions, outcomes: Outcome[]) {
+function toJSON(options: ImportOptions, outcomes: Outcome[], finished: FinishedHandOver[]) {
   return {
     queue: options.queue,
+    ...(finished.length > 0 && { finished }),
     dryRun: options.dryRun === true,
     payload: options.payload ?? 'plain',
     removeOriginals: options.removeOriginals === true,
