@@ -2,8 +2,10 @@ import { type ConnectionOptions, Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import {
   bullConnection,
+  type HandOver,
   handOverScheduler,
   openRedis,
+  pendingInstant,
   queuePrefixFor,
   type RedisTarget,
   removeRepeatEntry,
@@ -80,22 +82,36 @@ export class BullmqOriginals {
     return found;
   }
 
+  /** The instant of a job scheduler's pending job (its next run), or null when it is gone. */
+  pendingAt(schedulerId: string): Promise<number | null> {
+    return pendingInstant(this.redis, this.queue.keys.repeat as string, schedulerId);
+  }
+
+  /** Jobs a job scheduler has made so far, its pending one included (BullMQ's `ic`); undefined when gone. */
+  async iterations(schedulerId: string): Promise<number | undefined> {
+    return (await this.queue.getJobScheduler(schedulerId))?.iterationCount;
+  }
+
   /**
-   * Hands one original over to bullbeat at `handoverAt` (the instant its bullbeat schedule starts
-   * after): when BullMQ's next job is still the one at `handoverAt`, the entry goes and that job
-   * stays, to run once as a plain delayed job (BullMQ makes no next one for a scheduler that is
-   * gone). When BullMQ has moved on meanwhile, its newer pending job is removed with the entry
-   * (`removeJobScheduler`): bullbeat fires that instant. A legacy repeatable job's entry is removed
-   * (BullMQ 6 never repeats it); a pending job of it, if any, runs once. Idempotent: a missing entry
-   * is `gone`.
+   * Removes a job scheduler while its pending job is still the one at `at`, in one step, and keeps that
+   * job: it runs once as a plain delayed job (BullMQ makes no next one for a scheduler that is gone).
+   * `moved-on` (nothing written) when its pending job is another by now, `gone` when there is none.
    */
-  async remove(source: BullmqSchedule, handoverAt: number | undefined): Promise<'removed' | 'gone'> {
-    const repeat = this.queue.keys.repeat as string;
+  keepPending(schedulerId: string, at: number): Promise<HandOver> {
+    return handOverScheduler(this.redis, this.queue.keys.repeat as string, schedulerId, at);
+  }
+
+  /**
+   * Removes one original with what it has pending: a job scheduler with its pending delayed job
+   * (`removeJobScheduler`), a legacy repeatable job's entry (BullMQ 6 never repeats it; a pending job
+   * of it, if any, runs once). Idempotent: a missing entry is `gone`.
+   */
+  async remove(source: BullmqSchedule): Promise<'removed' | 'gone'> {
     if (source.kind === 'legacy-repeatable') {
-      return (await removeRepeatEntry(this.redis, repeat, source.key)) ? 'removed' : 'gone';
+      return (await removeRepeatEntry(this.redis, this.queue.keys.repeat as string, source.key))
+        ? 'removed'
+        : 'gone';
     }
-    const done = await handOverScheduler(this.redis, repeat, source.key, handoverAt);
-    if (done !== 'moved-on') return done;
     return (await this.queue.removeJobScheduler(source.key)) ? 'removed' : 'gone';
   }
 

@@ -357,7 +357,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     )
     .option(
       '--remove-originals',
-      'after every schedule is written, remove the BullMQ originals, handing over at their pending job (idempotent)',
+      "after every schedule is written, remove the BullMQ originals, handing over at their pending job: BullMQ runs it, bullbeat each occurrence after it (without it, a job scheduler's schedule stays paused while BullMQ runs it; idempotent)",
     )
     .option('--dry-run', 'print the mapping; write nothing')
     .option(

@@ -1,4 +1,6 @@
+import { leftToBullmq } from '../store/bullmq-handover.js';
 import type { RunRecord } from '../store/run-record.js';
+import { explainBullmq } from './explain-bullmq.js';
 import { explainRecord } from './explain-record.js';
 import { explainUnrecorded } from './explain-unrecorded.js';
 import type { WhyCause, WhyFact, WhyFacts, WhyReport } from './why-types.js';
@@ -55,6 +57,9 @@ export function explainOccurrence(f: WhyFacts): WhyReport {
     return done('no-occurrence', `${s.trigger}: it gives no occurrence at or before ${iso(f.at)}`);
   }
   if (record) return explainRecord(f, record, facts, done);
+  if (leftToBullmq(f.handover ?? null, s.createdAt, occ!.planned)) {
+    return explainBullmq(f, occ!.planned, facts, done);
+  }
   return explainUnrecorded(f, occ!.planned, occ!.planned + occ!.jitterMs, facts, done);
 }
 

@@ -1,3 +1,4 @@
+import type { BullmqHandover } from '../store/bullmq-handover.js';
 import type { PauseNote } from '../store/pause-note.js';
 import type { RunRecord } from '../store/run-record.js';
 import type { ScheduleErrorInfo } from '../store/schedule-store-types.js';
@@ -18,6 +19,8 @@ import type { ExpectedOccurrence } from './expected-occurrence.js';
  * - `running`, `retrying`, `failed`, `job-gone` (enqueued, its job no longer in BullMQ)
  * - `lost`: recorded running, but its worker died (its slot lease lapsed, or its job is no longer active)
  * - `unrecorded`: no record (older than the kept history, or the schedule was paused or re-timed then)
+ * - `bullmq`: an imported schedule's occurrence left to BullMQ's job scheduler (`import:bullmq`'s
+ *   hand-over): BullMQ runs it, bullbeat does not (its job not completed, or not found)
  */
 export type WhyCause =
   | 'not-due-yet'
@@ -44,7 +47,8 @@ export type WhyCause =
   | 'retrying'
   | 'failed'
   | 'job-gone'
-  | 'unrecorded';
+  | 'unrecorded'
+  | 'bullmq';
 
 /** One link of the chain, in order: trigger → claim → enqueue → worker → outcome. */
 export interface WhyFact {
@@ -121,6 +125,10 @@ export interface WhyFacts {
    * job's state (null: the job is gone).
    */
   run?: { lease: 'live' | 'lapsed' | 'none'; jobState: string | null } | undefined;
+  /** An imported schedule's hand-over from BullMQ's job scheduler (`import:bullmq`), or null. */
+  handover?: BullmqHandover | null | undefined;
+  /** BullMQ's own job of an occurrence left to it: its state, null when gone; undefined when not looked up. */
+  bullmqJob?: { state: string } | null | undefined;
   /** BullMQ workers connected to the queue (undefined: not looked up). */
   queueWorkers?: number | undefined;
   /** A claim later than this after its fire time means no replica took it sooner (ms). */

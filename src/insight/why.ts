@@ -1,5 +1,6 @@
 import { ScheduleNotFoundError } from '../errors/index.js';
 import type { ScheduledJob, SchedulerManager } from '../scheduler/index.js';
+import { BullmqHandovers } from '../store/bullmq-handover.js';
 import { claimReplica } from '../store/claim-row.js';
 import { claimInFlight } from '../store/claims-in-flight.js';
 import { type OccurrenceJobData, resolveRunOptions } from '../store/job-payload.js';
@@ -38,10 +39,18 @@ export async function whyDidntItRun(
   const hint =
     records.find((r) => r.kind !== 'manual' && r.kind !== 'backfill' && r.fireAt <= at)?.fireAt ?? null;
   const def = job.def;
-  const occurrence = trigger
-    ? expectedAtOrBefore(trigger, at, { startAt: def.startAt, endAt: def.endAt }, hint)
-    : null;
   const json = job.toJSON();
+  const handover = await new BullmqHandovers(manager.redis, manager.keys).get(id);
+  // an imported schedule starts after BullMQ's last job: its occurrences before that are BullMQ's
+  const bullmqSide = handover !== null && handover.createdAt === json.createdAt;
+  const occurrence = trigger
+    ? expectedAtOrBefore(
+        trigger,
+        at,
+        { startAt: bullmqSide ? undefined : def.startAt, endAt: def.endAt },
+        hint,
+      )
+    : null;
   const facts: WhyFacts = {
     now,
     at,
@@ -68,10 +77,19 @@ export async function whyDidntItRun(
     records,
     historyLimit: manager.options.historyLimit,
     claim: await claimOf(manager, id),
+    handover,
     lateThresholdMs: Math.max(manager.options.lateThresholdMs, manager.options.claimAheadMs + 1000),
   };
   // A record still `enqueued` (or none, with nothing else to say): look at the job and the queue.
   const first = explainOccurrence(facts);
+  // Left to BullMQ's job scheduler: look at BullMQ's own job of the occurrence.
+  if (first.cause === 'bullmq' && handover && occurrence) {
+    const bull = await manager
+      .queue(handover.queue)
+      .getJob(`repeat:${handover.scheduler}:${occurrence.planned}`);
+    facts.bullmqJob = bull ? { state: await bull.getState() } : null;
+    return explainOccurrence(facts);
+  }
   // A record `running`: is its run going on (its slot lease renewed, its job active)?
   if (first.cause === 'running' && first.record?.jobId) {
     const jobId = first.record.jobId;

@@ -19,6 +19,12 @@ export async function repeatEntries(redis: Redis, repeatKey: string): Promise<Re
   return out;
 }
 
+/** The instant of an entry's pending job (its score), or null when the entry is gone. */
+export async function pendingInstant(redis: Redis, repeatKey: string, key: string): Promise<number | null> {
+  const score = await redis.zscore(repeatKey, key);
+  return score === null ? null : Number(score);
+}
+
 /** Remove an entry; false when it was gone. */
 export async function removeRepeatEntry(redis: Redis, repeatKey: string, key: string): Promise<boolean> {
   return (await redis.zrem(repeatKey, key)) === 1;

@@ -17,10 +17,17 @@ export {
 export {
   type HandOver,
   handOverScheduler,
+  pendingInstant,
   type RepeatEntry,
   removeRepeatEntry,
   repeatEntries,
 } from './bull-repeat.js';
+export {
+  type BullmqHandover,
+  BullmqHandovers,
+  leftToBullmq,
+  parseBullmqHandover,
+} from './bullmq-handover.js';
 export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
 export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
 export {

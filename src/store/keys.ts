@@ -113,6 +113,12 @@ export interface Keys {
    */
   taken(scheduleId: string): string;
   /**
+   * String: a schedule imported from one of BullMQ's job schedulers, JSON (see `bullmq-handover.ts`):
+   * which one, and up to which instant BullMQ's runs stand for its occurrences. Written by
+   * `import:bullmq`; read by `schedule:why`.
+   */
+  bullmqHandover(scheduleId: string): string;
+  /**
    * Stream: a schedule's audit trail, one entry per change (`op`, `actor`, `source` and the change's own
    * fields, see audit-entry.ts), its id Redis's clock; the newest `auditLimit` kept (XADD MAXLEN),
    * written by the script that makes the change, and kept `auditRetentionMs` after a remove.
@@ -243,6 +249,7 @@ function partitionKeys(
     backfills: (id) => `${ofId(id).base}:backfills:${id}`,
     pausedSpans: (id) => `${ofId(id).base}:paused:${id}`,
     taken: (id) => `${ofId(id).base}:taken:${id}`,
+    bullmqHandover: (id) => `${ofId(id).base}:bullmq-handover:${id}`,
     audit: (id) => `${ofId(id).base}:audit:${id}`,
     owedRuns: `${base}:owed-runs`,
     pauseNotes: `${base}:notes`,

@@ -146,7 +146,8 @@ describe('bullbeat import:bullmq', () => {
     expect(run.stdout).toMatch(/limit 10 \(0 run so far\) → maxRuns 10/);
     expect(run.stdout).toMatch(/^NOT MAPPED +broken /m);
     expect(run.stdout).toMatch(/4 created, 0 already there, 1 not mapped/);
-    expect(run.stdout).toMatch(/BullMQ originals are untouched/);
+    expect(run.stdout).toMatch(/BullMQ originals are untouched and keep running/);
+    expect(run.stdout).toMatch(/hand-over: not yet: BullMQ's job scheduler runs each occurrence/);
 
     const manager = new SchedulerManager({ role: 'client', prefix, connection: REDIS_URL, logger: silent });
     try {
@@ -160,7 +161,9 @@ describe('bullbeat import:bullmq', () => {
         endAt: endDate,
         trigger: { type: 'cron', expression: '0 9 * * 1-5', timezone: 'America/New_York' },
       });
-      expect(weekday?.nextRunTime).toBeGreaterThanOrEqual(startDate);
+      // held until the hand-over: BullMQ's job scheduler runs each occurrence meanwhile
+      expect(weekday?.toJSON()).toMatchObject({ status: 'paused', nextRunTime: null });
+      expect(weekday?.toJSON().pauseNote?.note).toMatch(/BullMQ's job scheduler "weekday-report" runs it/);
       const ping = await manager.get('ping-5s');
       expect(ping?.def).toMatchObject({
         name: 'ping',
@@ -168,9 +171,10 @@ describe('bullbeat import:bullmq', () => {
         attempts: 3,
         trigger: { type: 'interval', seconds: 5 },
       });
-      // Same phase as BullMQ's grid: bullbeat's next run and BullMQ's are 5 s apart, a whole number of times.
+      // Same phase as BullMQ's grid: bullbeat's interval is anchored on BullMQ's next run.
       const bullmqNext = (await queue.getJobScheduler('ping-5s'))?.next as number;
-      expect(((ping?.nextRunTime as number) - bullmqNext) % 5000).toBe(0);
+      const anchor = (ping?.def.trigger as { anchor?: number } | undefined)?.anchor ?? Number.NaN;
+      expect((bullmqNext - anchor) % 5000).toBe(0);
       expect(await manager.get('broken')).toBeUndefined();
       // who imported it: the CLI's user and host, as every CLI change (not this process's host:pid)
       const [created] = await manager.auditTrail('weekday-report');

@@ -67,6 +67,16 @@ describe('pause with a note, resume with a policy', () => {
     expect(job.pauseNote?.note).toHaveLength(500);
   });
 
+  it('a schedule paused before its startAt resumes at its first occurrence at or after startAt', async () => {
+    env = testEnv('resume-start');
+    const m = env.manager({ role: 'client' });
+    const startAt = (await redisNow(env.redis)) + 3_600_500;
+    await m.schedule({ name: 's' }, new IntervalTrigger(1), { id: 's', startAt }).saved;
+    expect(await m.pause('s')).toBe(true);
+    expect(await m.resume('s')).toBe(true);
+    expect((await m.get('s'))!.nextRunTime).toBe(Math.ceil(startAt / 1000) * 1000);
+  });
+
   it('skip (the default) runs nothing that was due while paused', async () => {
     env = testEnv('resume-skip');
     const m = env.manager({ role: 'client' });

@@ -40,6 +40,7 @@ describe('update(id, patch)', () => {
       id: 'r',
       attempts: 3,
       data: { a: 1 },
+      payload: 'plain',
       endAt: Date.UTC(2100, 0, 1),
     }).saved;
     const before = (await m.get('r'))!;
@@ -52,6 +53,7 @@ describe('update(id, patch)', () => {
     expect(updated.def.run.maxInstances).toBe(2);
     expect(updated.def.attempts).toBe(3);
     expect(updated.def.data).toEqual({ a: 1 });
+    expect(updated.def.payload).toBe('plain'); // a plain BullMQ worker still reads job.data as its data
     expect(updated.def.endAt).toBeUndefined();
     expect(updated.def.source).toBe('runtime');
     expect(updated.createdAt).toBe(before.createdAt);

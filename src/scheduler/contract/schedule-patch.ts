@@ -24,6 +24,7 @@ export function optionsOfDefinition(def: ScheduleDefinition): ScheduleOptions {
     queue: def.queue,
     args: def.args,
     ...(def.data !== undefined && { data: def.data }),
+    ...(def.payload !== undefined && { payload: def.payload }),
     maxInstances: def.run.maxInstances,
     coalesce: def.run.coalesce,
     ...(def.run.exclusionGroup !== undefined && { exclusionGroup: def.run.exclusionGroup }),

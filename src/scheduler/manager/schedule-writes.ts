@@ -105,8 +105,8 @@ export async function saveSchedule(
 }
 
 /**
- * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any occurrence
- * still claimed from before the pause; retry an errored one (its error cleared, planned from now: a
+ * Resume a paused (or orphaned) schedule from the next occurrence after now, not before its `startAt`,
+ * and after any occurrence still claimed from before the pause; retry an errored one (its error cleared, planned from now: a
  * trigger that still fails throws and leaves it errored). False if it was neither. `activate` makes a
  * paused one active from `next` (as `set-status-6` answers: `done`, `claimed` at or after `next`);
  * by default the bare status change.
@@ -147,6 +147,9 @@ export async function resumeSchedule(
     let next = checkedNextFire(trigger, after, now);
     if (next !== null && next <= now && after !== null)
       next = checkedNextFire(trigger, null, Math.max(now, after));
+    // no occurrence before startAt: a schedule paused before its start resumes at its first one
+    if (next !== null && row.def.startAt !== undefined && next < row.def.startAt)
+      next = checkedNextFire(trigger, null, row.def.startAt - 1);
     const r = await activate(next ?? now);
     if (r === 'claimed' && attempt < 5) continue; // claimed meanwhile at or after `next`: read it again
     if (r === 'done') {

@@ -12,7 +12,7 @@
 
   Output:
     1 the entry and hash were removed and the pending job kept, 0 there is no such scheduler,
-    2 its pending job is another (the caller removes both with BullMQ's own `removeJobScheduler`)
+    2 its pending job is another (nothing written: the caller reads the new one and tries again)
 ]]
 
 local millis = redis.call('ZSCORE', KEYS[1], ARGV[1])
