@@ -96,8 +96,9 @@ describe('a replica stopped past its history', () => {
         'refused, never run',
       ).toEqual([]);
       // Stopped before its add, it adds once it wakes (its job gone from BullMQ, its record trimmed):
-      // the start refuses it.
-      if (at === 'add') expect(refused.length, 'adds refused at their start').toBeGreaterThan(0);
+      // the start refuses it. With the default retention (BULLBEAT_STALL_DEFAULTS=1) the job may still be
+      // kept, and its add is then the same job: nothing to refuse, nothing run twice either.
+      if (at === 'add' && SHRUNK) expect(refused.length, 'adds refused at their start').toBeGreaterThan(0);
       // Nothing lost: every occurrence due while it was stopped ran, or was skipped by its overlap policy
       // (the take-over enqueues the occurrences it was late for at once), or coalesced by backpressure
       // (counted per schedule) had the worker fallen behind.
