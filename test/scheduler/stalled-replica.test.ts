@@ -39,82 +39,92 @@ describe('a replica stopped past its history', () => {
   for (const at of ['claim', 'add'] as const) {
     const when =
       at === 'claim' ? 'right after its claim' : 'after its claims were checked, right before its add';
-    it(`stopped ${STALL_MS / 1000} s ${when}: no occurrence runs twice, none is lost`, async () => {
-      env = testEnv(`stall-${at}`);
-      const consumer = env.manager({ role: 'client' });
-      const tokens = new Map<string, number[]>();
-      consumer.handle('tick', (ctx: RunContext) => {
-        const k = `${ctx.scheduleId}@${ctx.fireAt}`;
-        tokens.set(k, [...(tokens.get(k) ?? []), ctx.fencingToken ?? -1]);
-      });
-      worker = await createWorker(consumer, { concurrency: 50 });
-      // the jobs that did not run their handler: skipped by the overlap policy, or refused at their start
-      const notRun = new Map<string, string[]>();
-      worker.workers[0]!.on(
-        'completed',
-        (job, result: { skipped?: string; ranAlready?: boolean } | undefined) => {
-          const why = result?.skipped ?? (result?.ranAlready ? 'ran-already' : undefined);
-          if (why === undefined) return;
-          const k = `${job.data.scheduleId}@${job.data.fireAt}`;
-          notRun.set(k, [...(notRun.get(k) ?? []), why]);
-        },
-      );
-      await worker.ready();
+    it(
+      `stopped ${STALL_MS / 1000} s ${when}: no occurrence runs twice, none is lost`,
+      async () => {
+        env = testEnv(`stall-${at}`);
+        const consumer = env.manager({ role: 'client' });
+        const tokens = new Map<string, number[]>();
+        consumer.handle('tick', (ctx: RunContext) => {
+          const k = `${ctx.scheduleId}@${ctx.fireAt}`;
+          tokens.set(k, [...(tokens.get(k) ?? []), ctx.fencingToken ?? -1]);
+        });
+        worker = await createWorker(consumer, { concurrency: 50 });
+        // the jobs that did not run their handler: skipped by the overlap policy, or refused at their start
+        const notRun = new Map<string, string[]>();
+        worker.workers[0]!.on(
+          'completed',
+          (job, result: { skipped?: string; ranAlready?: boolean } | undefined) => {
+            const why = result?.skipped ?? (result?.ranAlready ? 'ran-already' : undefined);
+            if (why === undefined) return;
+            const k = `${job.data.scheduleId}@${job.data.fireAt}`;
+            notRun.set(k, [...(notRun.get(k) ?? []), why]);
+          },
+        );
+        await worker.ready();
 
-      const vars = {
-        REDIS_URL,
-        PREFIX: env.prefix,
-        QUEUE: env.queue,
-        SCHEDULES: String(SCHEDULES),
-        EVERY_MS: String(EVERY_MS),
-        BACKPRESSURE: '1', // the default
-        ...(SHRUNK && { HISTORY_LIMIT: '20', KEEP_SEC: '2' }),
-      };
-      const survivor = spawnReplicaProcess(REPLICA, vars, children);
-      await until(() => survivor.ready(), 30_000, 50);
-      const stalled = spawnReplicaProcess(REPLICA, { ...vars, STOP_AT: at }, children);
-      await until(() => stalled.out.includes('stopped '), 30_000, 20);
-      const from = await redisNow(env.redis);
-      const held = JSON.parse(stalled.out.match(/stopped (.*)/)![1]!) as [string, number][];
-      expect(held.length).toBeGreaterThan(0);
+        const vars = {
+          REDIS_URL,
+          PREFIX: env.prefix,
+          QUEUE: env.queue,
+          SCHEDULES: String(SCHEDULES),
+          EVERY_MS: String(EVERY_MS),
+          BACKPRESSURE: '1', // the default
+          ...(SHRUNK && { HISTORY_LIMIT: '20', KEEP_SEC: '2' }),
+        };
+        const survivor = spawnReplicaProcess(REPLICA, vars, children);
+        await until(() => survivor.ready(), 30_000, 50);
+        const stalled = spawnReplicaProcess(REPLICA, { ...vars, STOP_AT: at }, children);
+        await until(() => stalled.out.includes('stopped '), 30_000, 20);
+        const from = await redisNow(env.redis);
+        const held = JSON.parse(stalled.out.match(/stopped (.*)/)![1]!) as [string, number][];
+        expect(held.length).toBeGreaterThan(0);
 
-      await sleep(STALL_MS);
-      stalled.child.kill('SIGCONT');
-      await sleep(3000); // its wake-up: whatever it adds, the worker takes at once
-      const to = (await redisNow(env.redis)) - 1000;
-      for (const c of children) c.kill('SIGKILL');
+        await sleep(STALL_MS);
+        stalled.child.kill('SIGCONT');
+        await sleep(3000); // its wake-up: whatever it adds, the worker takes at once
+        const to = (await redisNow(env.redis)) - 1000;
+        for (const c of children) c.kill('SIGKILL');
 
-      const twice = [...tokens].filter(([, t]) => t.length > 1).map(([k, t]) => `${k} tokens ${t.join(',')}`);
-      expect(twice, 'occurrences run twice').toEqual([]);
-      for (const [id, fireAt] of held) {
-        expect(tokens.get(`${id}@${fireAt}`)?.length, `${id}@${fireAt}, held by the stalled replica`).toBe(1);
-      }
-      // A refused add is one of an occurrence that ran.
-      const refused = [...notRun].filter(([, why]) => why.includes('ran-already')).map(([k]) => k);
-      expect(
-        refused.filter((k) => !tokens.has(k)),
-        'refused, never run',
-      ).toEqual([]);
-      // Stopped before its add, it adds once it wakes (its job gone from BullMQ, its record trimmed):
-      // the start refuses it. With the default retention (BULLBEAT_STALL_DEFAULTS=1) the job may still be
-      // kept, and its add is then the same job: nothing to refuse, nothing run twice either.
-      if (at === 'add' && SHRUNK) expect(refused.length, 'adds refused at their start').toBeGreaterThan(0);
-      // Nothing lost: every occurrence due while it was stopped ran, or was skipped by its overlap policy
-      // (the take-over enqueues the occurrences it was late for at once), or coalesced by backpressure
-      // (counted per schedule) had the worker fallen behind.
-      for (let i = 0; i < SCHEDULES; i++) {
-        const anchor = Math.floor((i * EVERY_MS) / SCHEDULES);
-        const missing: string[] = [];
-        for (let t = Math.ceil((from - anchor) / EVERY_MS) * EVERY_MS + anchor; t < to; t += EVERY_MS) {
-          const k = `s${i}@${t}`;
-          if (!tokens.has(k) && !notRun.get(k)?.some((why) => why !== 'ran-already')) missing.push(k);
+        const twice = [...tokens]
+          .filter(([, t]) => t.length > 1)
+          .map(([k, t]) => `${k} tokens ${t.join(',')}`);
+        expect(twice, 'occurrences run twice').toEqual([]);
+        for (const [id, fireAt] of held) {
+          expect(tokens.get(`${id}@${fireAt}`)?.length, `${id}@${fireAt}, held by the stalled replica`).toBe(
+            1,
+          );
         }
-        const coalesced = Number((await env.redis.hget(keys(env.prefix).counts(`s${i}`), 'coalesced')) ?? 0);
+        // A refused add is one of an occurrence that ran.
+        const refused = [...notRun].filter(([, why]) => why.includes('ran-already')).map(([k]) => k);
         expect(
-          missing.length,
-          `s${i}: neither run, skipped nor coalesced: ${missing.join(' ')}`,
-        ).toBeLessThanOrEqual(coalesced);
-      }
-    }, STALL_MS + 90_000);
+          refused.filter((k) => !tokens.has(k)),
+          'refused, never run',
+        ).toEqual([]);
+        // Stopped before its add, it adds once it wakes (its job gone from BullMQ, its record trimmed):
+        // the start refuses it. With the default retention (BULLBEAT_STALL_DEFAULTS=1) the job may still be
+        // kept, and its add is then the same job: nothing to refuse, nothing run twice either.
+        if (at === 'add' && SHRUNK) expect(refused.length, 'adds refused at their start').toBeGreaterThan(0);
+        // Nothing lost: every occurrence due while it was stopped ran, or was skipped by its overlap policy
+        // (the take-over enqueues the occurrences it was late for at once), or coalesced by backpressure
+        // (counted per schedule) had the worker fallen behind.
+        for (let i = 0; i < SCHEDULES; i++) {
+          const anchor = Math.floor((i * EVERY_MS) / SCHEDULES);
+          const missing: string[] = [];
+          for (let t = Math.ceil((from - anchor) / EVERY_MS) * EVERY_MS + anchor; t < to; t += EVERY_MS) {
+            const k = `s${i}@${t}`;
+            if (!tokens.has(k) && !notRun.get(k)?.some((why) => why !== 'ran-already')) missing.push(k);
+          }
+          const coalesced = Number(
+            (await env.redis.hget(keys(env.prefix).counts(`s${i}`), 'coalesced')) ?? 0,
+          );
+          expect(
+            missing.length,
+            `s${i}: neither run, skipped nor coalesced: ${missing.join(' ')}`,
+          ).toBeLessThanOrEqual(coalesced);
+        }
+      },
+      STALL_MS + 90_000,
+    );
   }
 });
