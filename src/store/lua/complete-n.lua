@@ -68,6 +68,8 @@ local claims = redis.call('HMGET', KEYS[3], unpack(ids))
 local states = redis.call('HMGET', KEYS[4], unpack(ids))
 local anyResched = redis.call('HLEN', KEYS[5]) > 0
 local mine, due, stateArgs, lost = {}, {}, {}, {}
+-- the batch's counters, added to `totals` once per name at its end (includes/record: addTotals)
+local sums = {}
 for j = 0, n - 1 do
   local a = at[2 * j + 1]
   local id = ARGV[a]
@@ -85,7 +87,7 @@ for j = 0, n - 1 do
       for _ = 1, others do
         local set, c = pairsAt(b + 4)
         writeRecord(runs, idx, recBase, ARGV[b], ARGV[b + 1], set, '', limit)
-        bumpCounters(counts, KEYS[7], ARGV[b + 2])
+        bumpBatched(counts, sums, ARGV[b + 2])
         b = c
       end
       local ran = ARGV[a + 5]
@@ -97,12 +99,12 @@ for j = 0, n - 1 do
       local mc = tonumber(ARGV[a + 3])
       if mc > 0 then
         redis.call('HINCRBY', counts, 'missed', mc)
-        redis.call('HINCRBY', KEYS[7], 'missed', mc)
+        sums.missed = (sums.missed or 0) + mc
       end
       local cc = tonumber(ARGV[a + 4])
       if cc > 0 then
         redis.call('HINCRBY', counts, 'coalesced', cc)
-        redis.call('HINCRBY', KEYS[7], 'coalesced', cc)
+        sums.coalesced = (sums.coalesced or 0) + cc
       end
       local rs = anyResched and redis.call('HGET', KEYS[5], id)
       if rs then redis.call('HDEL', KEYS[5], id) end
@@ -130,5 +132,6 @@ if #mine > 0 then
 end
 if #due > 0 then redis.call('ZADD', KEYS[1], unpack(due)) end
 if #stateArgs > 0 then redis.call('HSET', KEYS[4], unpack(stateArgs)) end
+addTotals(KEYS[7], sums)
 table.insert(lost, 1, #stateArgs / 2)
 return lost
