@@ -26,6 +26,9 @@ const NUMBERS = new Set<string>([
 ]);
 const BOOLEANS = new Set<string>(['reclaimed', 'buffered']);
 const NESTED = new Set<string>(['previousAttempts', 'standsFor', 'coalescedBefore']);
+/** Stored as one field per occurrence, `c<ms after the run's fire time>` (see `RunRecord.coalescedAfter`). */
+const AFTER = 'coalescedAfter';
+const AFTER_FIELD = /^c\d+$/;
 /** Said by the key and the occurrence field, not stored. */
 const IMPLIED = new Set<string>(['scheduleId', 'fireAt']);
 
@@ -44,6 +47,11 @@ export function patchArgs(patch: { readonly [k: string]: unknown }): PatchArgs {
     if (IMPLIED.has(name)) continue;
     const v = patch[name];
     if (v === undefined) continue;
+    if (name === AFTER) {
+      // one field per occurrence, added to the record without reading it (a new field per claim)
+      for (const ms of v as number[]) set.push(`c${ms}`, '1');
+      continue;
+    }
     if (v === null) drop.push(name);
     else set.push(name, factText(name, v));
   }
@@ -78,6 +86,11 @@ export function recordFromHash(
   const r: Record<string, unknown> = { scheduleId, fireAt: fireTimeOf(field) };
   for (const name of names) {
     const v = hash[name]!;
+    if (AFTER_FIELD.test(name)) {
+      const after = (r[AFTER] ??= []) as number[];
+      after.push(Number(name.slice(1)));
+      continue;
+    }
     if (NUMBERS.has(name)) r[name] = Number(v);
     else if (BOOLEANS.has(name)) r[name] = v === '1';
     else if (NESTED.has(name)) r[name] = parseJson(v);

@@ -72,14 +72,17 @@ export async function readHistories(
  * its fire time. An occurrence that has a record of its own keeps it.
  */
 export function withSpans(records: readonly RunRecord[]): RunRecord[] {
-  if (!records.some((r) => r.coalescedBefore?.length)) return [...records];
+  if (!records.some((r) => r.coalescedBefore?.length || r.coalescedAfter?.length)) return [...records];
   const own = new Set(
     records.map((r) => `${r.kind === 'manual' || r.kind === 'backfill' ? r.kind : ''}${r.fireAt}`),
   );
   const out = [...records];
   for (const r of records) {
-    for (const before of r.coalescedBefore ?? []) {
-      const fireAt = r.fireAt - before;
+    const spans = [
+      ...(r.coalescedBefore ?? []).map((ms) => [r.fireAt - ms, 'scheduler-behind'] as const),
+      ...(r.coalescedAfter ?? []).map((ms) => [r.fireAt + ms, 'consumer-behind'] as const),
+    ];
+    for (const [fireAt, coalescedBy] of spans) {
       if (own.has(String(fireAt))) continue;
       own.add(String(fireAt));
       out.push({
@@ -88,10 +91,11 @@ export function withSpans(records: readonly RunRecord[]): RunRecord[] {
         kind: 'scheduled',
         outcome: 'skipped',
         reason: 'coalesced',
-        coalescedBy: 'scheduler-behind',
+        coalescedBy,
         standIn: r.fireAt,
-        ...(r.replica !== undefined && { replica: r.replica }),
-        ...(r.claimedAt !== undefined && { claimedAt: r.claimedAt }),
+        // claimed with the stand-in (a behind claim's span), not with the job that waited for them
+        ...(coalescedBy === 'scheduler-behind' && r.replica !== undefined && { replica: r.replica }),
+        ...(coalescedBy === 'scheduler-behind' && r.claimedAt !== undefined && { claimedAt: r.claimedAt }),
       });
     }
   }

@@ -62,6 +62,13 @@ export interface RunRecord {
    * dashboard) shows each of them as a `skipped`/`coalesced` record naming this run.
    */
   coalescedBefore?: number[];
+  /**
+   * The occurrences this run stands for that were coalesced while its job waited in the queue
+   * (`consumer-behind`): how many ms after this run's fire time each was due. Stored as one small field
+   * per occurrence (`c<ms>`) in this record, written by each claim that coalesces one (no record of its
+   * own, no index entry); the read model shows each as a `skipped`/`coalesced` record naming this run.
+   */
+  coalescedAfter?: number[];
   enqueuedAt?: number;
   startedAt?: number;
   finishedAt?: number;

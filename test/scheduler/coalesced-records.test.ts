@@ -48,6 +48,13 @@ describe('coalesced occurrences are recorded', () => {
       count: coalesced.length,
       cause: 'consumer-behind',
     });
+    // stored as a field each in the waiting run's record (`c<ms after it>`), not as records of their own
+    for (const at of fireAts) expect(await env.redis.exists(m.keys.record('c', String(at)))).toBe(0);
+    const fields = await env.redis.hkeys(m.keys.record('c', String(standIn.fireAt)));
+    expect(fields.filter((f) => /^c\d+$/.test(f)).sort()).toEqual(
+      fireAts.map((at) => `c${at - standIn.fireAt}`).sort(),
+    );
+    expect(standIn.coalescedAfter?.map((ms) => standIn.fireAt + ms).sort()).toEqual(fireAts);
     const why = await whyDidntItRun(m, 'c', { at: fireAts[1]! });
     expect(why.cause).toBe('coalesced');
     expect(why.summary).toContain('consumer-behind');

@@ -62,6 +62,22 @@ export function completionOf(
         coalescedBefore: fireAts.slice(-historyLimit).map((at) => standIn - at),
       },
     });
+  } else if (plan.coalesced?.cause === 'consumer-behind') {
+    // coalesced while the waiting job stands for them: a field each in that job's record (no record of
+    // their own), while the span is within the kept history; all are counted; the read model shows each
+    const { standIn, span, fireAts } = plan.coalesced;
+    records.push({
+      fireAt: standIn,
+      field: occurrenceField(standIn),
+      patch: {
+        scheduleId: def.id,
+        fireAt: standIn,
+        standsFor: { ...span, cause: 'consumer-behind' },
+        ...(span.count <= historyLimit && {
+          coalescedAfter: fireAts.slice(-historyLimit).map((at) => at - standIn),
+        }),
+      },
+    });
   } else if (plan.coalesced) {
     // each occurrence coalesced (the newest historyLimit; all are counted), and the run standing for them
     const { cause, standIn, span } = plan.coalesced;
