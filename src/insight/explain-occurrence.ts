@@ -1,4 +1,4 @@
-import { leftToBullmq } from '../store/bullmq-handover.js';
+import { leftToBullmq } from '../store/index.js';
 import type { RunRecord } from '../store/run-record.js';
 import { explainBullmq } from './explain-bullmq.js';
 import { explainRecord } from './explain-record.js';

@@ -1,4 +1,4 @@
-import type { BullmqHandover } from '../store/bullmq-handover.js';
+import type { BullmqHandover } from '../store/index.js';
 import type { PauseNote } from '../store/pause-note.js';
 import type { RunRecord } from '../store/run-record.js';
 import type { ScheduleErrorInfo } from '../store/schedule-store-types.js';

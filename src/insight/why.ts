@@ -1,8 +1,8 @@
 import { ScheduleNotFoundError } from '../errors/index.js';
 import type { ScheduledJob, SchedulerManager } from '../scheduler/index.js';
-import { BullmqHandovers } from '../store/bullmq-handover.js';
 import { claimReplica } from '../store/claim-row.js';
 import { claimInFlight } from '../store/claims-in-flight.js';
+import { BullmqHandovers } from '../store/index.js';
 import { type OccurrenceJobData, resolveRunOptions } from '../store/job-payload.js';
 import { runLease } from '../store/lease-store.js';
 import { redisTime } from '../store/redis-time.js';

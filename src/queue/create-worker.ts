@@ -5,12 +5,18 @@ import { ScheduleOptionsError } from '../errors/schedule-options-error.js';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
 import { DEFAULT_AUDIT } from '../store/audit-trail.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS, withCommandTimeout } from '../store/command-timeout.js';
+import {
+  announceRuntimeQueues,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  holdQueue,
+  QUEUE_HOLD_MS,
+  RUNTIME_ANNOUNCE_MS,
+  releaseQueue,
+  withCommandTimeout,
+} from '../store/index.js';
 import { keys } from '../store/keys.js';
 import { checkPartitionCount } from '../store/partition-count.js';
-import { holdQueue, QUEUE_HOLD_MS, releaseQueue } from '../store/queue-owner.js';
 import { bullConnection, openRedis } from '../store/redis-target.js';
-import { announceRuntimeQueues, RUNTIME_ANNOUNCE_MS } from '../store/runtime-queues.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
 import { handledQueues } from './handled-queues.js';

@@ -3,10 +3,12 @@
 
 export {
   AUDIT_SOURCES,
+  type AuditActor,
   type AuditChange,
   type AuditEntry,
   type AuditOp,
   type AuditSource,
+  SYSTEM_ACTOR,
 } from './audit-entry.js';
 export type { AuditQuery } from './audit-trail.js';
 export {
@@ -30,6 +32,7 @@ export {
 } from './bullmq-handover.js';
 export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
 export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
+export { DEFAULT_COMMAND_TIMEOUT_MS, withCommandTimeout } from './command-timeout.js';
 export {
   definitionSchema,
   firstProblem,
@@ -84,6 +87,7 @@ export {
   type SkipReason,
 } from './run-record.js';
 export { type RunFinish, RunSlots, type RunStart, type RunTarget } from './run-slots.js';
+export { announceRuntimeQueues, liveRuntimeQueues, RUNTIME_ANNOUNCE_MS } from './runtime-queues.js';
 export { readActivity, type ScheduleActivity } from './schedule-activity.js';
 export {
   type CustomTriggerJSON,

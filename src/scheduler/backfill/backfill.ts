@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
 import type { BackfillVerdict } from '../../store/backfill-ledger.js';
+import { type PauseNotes, StateCode } from '../../store/index.js';
 import { occurrenceJobId } from '../../store/job-payload.js';
 import type { OwedRun } from '../../store/owed-run.js';
-import type { PauseNotes } from '../../store/pause-note.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import { StateCode } from '../../store/schedule-state.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { ScheduleOptionsError } from '../../errors/index.js';
-import { AUDIT_SOURCES, type AuditActor, type AuditSource, SYSTEM_ACTOR } from '../../store/audit-entry.js';
+import { AUDIT_SOURCES, type AuditActor, type AuditSource, SYSTEM_ACTOR } from '../../store/index.js';
 
 /** Who makes a change to a schedule, for its audit trail (`auditTrail(id)`). */
 export interface ChangeOptions {

@@ -1,6 +1,6 @@
 import { ScheduleOptionsError } from '../../errors/index.js';
 import { DEFAULT_AUDIT } from '../../store/audit-trail.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS } from '../../store/command-timeout.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS } from '../../store/index.js';
 import { DEFAULT_CLUSTER_PARTITIONS } from '../../store/partitions.js';
 import { isCluster, type RedisTarget, redisTarget, targetOfCluster } from '../../store/redis-target.js';
 import { DEFAULT_TRIGGER_BUDGET_MS } from '../../triggers/time-budget.js';

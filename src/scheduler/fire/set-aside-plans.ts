@@ -1,4 +1,4 @@
-import type { Claim } from '../../store/schedule-store-types.js';
+import type { Claim } from '../../store/index.js';
 import type { ClaimRenewer } from './claim-renewer.js';
 import type { FireClock } from './fire-clock.js';
 import type { Batch } from './fire-loop-types.js';

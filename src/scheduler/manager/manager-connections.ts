@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuditConfig } from '../../store/audit-trail.js';
 import { subscribeTo, unsubscribeAll } from '../../store/channels.js';
-import { withCommandTimeout } from '../../store/command-timeout.js';
+import { withCommandTimeout } from '../../store/index.js';
 import type { Keys } from '../../store/keys.js';
 import type { ManualRunStore } from '../../store/manual-run.js';
 import { checkPartitionCount } from '../../store/partition-count.js';

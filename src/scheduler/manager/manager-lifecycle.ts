@@ -1,4 +1,4 @@
-import { checkQueueOwner } from '../../store/queue-owner.js';
+import { checkQueueOwner } from '../../store/index.js';
 import type { ScheduledJob } from '../contract/index.js';
 import type { FireLoopFootprint, FireLoopStats } from '../fire/index.js';
 import { Firing } from './firing.js';

@@ -9,13 +9,13 @@ import {
   scanScheduleQueues,
   scheduleIdsOnQueue,
 } from '../../store/foreign-reads.js';
+import { liveRuntimeQueues } from '../../store/index.js';
 import { parseOccurrenceJobId } from '../../store/job-payload.js';
 import { hashTag, type Keys, occurrenceField } from '../../store/keys.js';
 import { readRecords } from '../../store/record-reads.js';
 import { queuePrefixFor, type RedisTarget } from '../../store/redis-target.js';
 import { redisTime } from '../../store/redis-time.js';
 import type { RunRecord } from '../../store/run-record.js';
-import { liveRuntimeQueues } from '../../store/runtime-queues.js';
 import type { ResolvedForeignOutcomesOptions } from '../contract/index.js';
 import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
 import { JOB_FIELDS, jobFields, OUTCOME_FIELDS, outcomeOf } from './foreign-job-fields.js';
