@@ -20,8 +20,8 @@ export interface ClaimFacts {
 /**
  * The completion of one planned claim: the `enqueued` record (when it enqueued), the missed
  * occurrences' records (the newest `historyLimit`; the rest only counted), the pre-record of a
- * coalesced catch-up, the records of occurrences backpressure coalesced and the `standsFor` of the run
- * that stands for them, and the next due time.
+ * coalesced catch-up, what backpressure coalesced (in the record of the run that stands for it), and
+ * the next due time.
  */
 export function completionOf(
   claim: Claim,
@@ -48,59 +48,24 @@ export function completionOf(
     },
     counter: 'missed',
   }));
-  if (plan.coalesced?.cause === 'scheduler-behind') {
-    // a span coalesced while the scheduler was behind is one record, the stand-in's (it runs in this
-    // claim): the read model shows each occurrence of it (`coalescedBefore`, see record-reads.ts)
-    const { standIn, span, fireAts } = plan.coalesced;
+  if (plan.coalesced) {
+    // what backpressure coalesced is one record, the stand-in's (all are counted): a behind span as the
+    // offsets before it (`coalescedBefore`; it runs in this claim), an occurrence coalesced while the
+    // waiting job stands for it as a field of that job's record (`coalescedAfter`, while the span is within
+    // the kept history). The read model shows each occurrence of them (record-reads.ts, `withSpans`)
+    const { cause, standIn, span, fireAts } = plan.coalesced;
+    const kept = fireAts.slice(-historyLimit);
     records.push({
       fireAt: standIn,
       field: occurrenceField(standIn),
       patch: {
         scheduleId: def.id,
         fireAt: standIn,
-        standsFor: { ...span, cause: 'scheduler-behind' },
-        coalescedBefore: fireAts.slice(-historyLimit).map((at) => standIn - at),
+        standsFor: { ...span, cause },
+        ...(cause === 'scheduler-behind'
+          ? { coalescedBefore: kept.map((at) => standIn - at) }
+          : span.count <= historyLimit && { coalescedAfter: kept.map((at) => at - standIn) }),
       },
-    });
-  } else if (plan.coalesced?.cause === 'consumer-behind') {
-    // coalesced while the waiting job stands for them: a field each in that job's record (no record of
-    // their own), while the span is within the kept history; all are counted; the read model shows each
-    const { standIn, span, fireAts } = plan.coalesced;
-    records.push({
-      fireAt: standIn,
-      field: occurrenceField(standIn),
-      patch: {
-        scheduleId: def.id,
-        fireAt: standIn,
-        standsFor: { ...span, cause: 'consumer-behind' },
-        ...(span.count <= historyLimit && {
-          coalescedAfter: fireAts.slice(-historyLimit).map((at) => at - standIn),
-        }),
-      },
-    });
-  } else if (plan.coalesced) {
-    // each occurrence coalesced (the newest historyLimit; all are counted), and the run standing for them
-    const { cause, standIn, span } = plan.coalesced;
-    for (const fireAt of plan.coalesced.fireAts.slice(-historyLimit)) {
-      records.push({
-        fireAt,
-        field: occurrenceField(fireAt),
-        patch: {
-          scheduleId: def.id,
-          fireAt,
-          kind: 'scheduled',
-          outcome: 'skipped',
-          reason: 'coalesced',
-          coalescedBy: cause,
-          standIn,
-          ...facts,
-        },
-      });
-    }
-    records.push({
-      fireAt: standIn,
-      field: occurrenceField(standIn),
-      patch: { scheduleId: def.id, fireAt: standIn, standsFor: { ...span, cause } },
     });
   }
   if (plan.coalesceInto) {
