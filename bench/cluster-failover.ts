@@ -12,7 +12,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { keySlot } from '../src/store/partitions.js';
+import { keySlot } from '../src/store/keys/partitions.js';
 import { clusterEnv, redisNow, until } from '../test/cluster/helpers.js';
 import { type LocalCluster, startCluster } from '../test/setup/redis-cluster.js';
 

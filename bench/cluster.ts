@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { SchedulerManager } from '../src/scheduler/manager/scheduler-manager.js';
-import { openRedis, redisTarget } from '../src/store/redis-target.js';
+import { openRedis, redisTarget } from '../src/store/connection/redis-target.js';
 import { IntervalTrigger } from '../src/triggers/interval-trigger.js';
 import { startCluster } from '../test/setup/redis-cluster.js';
 import { startRedisServer } from '../test/setup/redis-server.js';

@@ -30,7 +30,7 @@ import { type Command, Redis } from 'ioredis';
 import pino from 'pino';
 import { createWorker } from '../dist/src/queue/create-worker.js';
 import type { WorkerScheduler } from '../dist/src/queue/worker-scheduler.js';
-import { occurrenceJobId } from '../dist/src/store/job-payload.js';
+import { occurrenceJobId } from '../dist/src/store/forms/job-payload.js';
 
 const argv = process.argv;
 const arg = (name: string, fallback: string) => {

@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { keys } from '../src/store/keys.js';
-import { RunHistory } from '../src/store/run-history.js';
+import { keys } from '../src/store/keys/keys.js';
+import { RunHistory } from '../src/store/reads/run-history.js';
 
 const REPLICA = fileURLToPath(new URL('../test/scheduler/fixtures/default-replica.ts', import.meta.url));
 const URL_ = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,7 +1,6 @@
 import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/index.js';
-import { JobStatus } from '../store/job-status.js';
-import { redisTime } from '../store/redis-time.js';
+import { JobStatus, redisTime } from '../store/index.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';

@@ -1,4 +1,4 @@
-import type { RunRecord } from '../store/run-record.js';
+import type { RunRecord } from '../store/index.js';
 import type { WhyFact, WhyFacts, WhyReport } from './why-types.js';
 import { COALESCE_CAUSE, iso, type Said, secs } from './why-words.js';
 

@@ -1,5 +1,5 @@
+import type { RunRecord } from '../store/index.js';
 import { leftToBullmq } from '../store/index.js';
-import type { RunRecord } from '../store/run-record.js';
 import { explainBullmq } from './explain-bullmq.js';
 import { explainRecord } from './explain-record.js';
 import { explainUnrecorded } from './explain-unrecorded.js';

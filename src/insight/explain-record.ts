@@ -1,4 +1,4 @@
-import type { RunRecord } from '../store/run-record.js';
+import type { RunRecord } from '../store/index.js';
 import { explainMissed, explainSkipped } from './explain-not-run.js';
 import type { WhyCause, WhyFact, WhyFacts, WhyReport } from './why-types.js';
 import { COALESCE_CAUSE, type Done, iso, type Said, secs } from './why-words.js';

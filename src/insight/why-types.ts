@@ -1,7 +1,4 @@
-import type { BullmqHandover } from '../store/index.js';
-import type { PauseNote } from '../store/pause-note.js';
-import type { RunRecord } from '../store/run-record.js';
-import type { ScheduleErrorInfo } from '../store/schedule-store-types.js';
+import type { BullmqHandover, PauseNote, RunRecord, ScheduleErrorInfo } from '../store/index.js';
 import type { ExpectedOccurrence } from './expected-occurrence.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { CoalesceCause, RunRecord } from '../store/run-record.js';
+import type { CoalesceCause, RunRecord } from '../store/index.js';
 import type { WhyCause, WhyReport } from './why-types.js';
 
 // The words of `why`'s answers, shared by its explanations.

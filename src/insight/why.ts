@@ -1,11 +1,14 @@
 import { ScheduleNotFoundError } from '../errors/index.js';
 import type { ScheduledJob, SchedulerManager } from '../scheduler/index.js';
-import { claimReplica } from '../store/claim-row.js';
-import { claimInFlight } from '../store/claims-in-flight.js';
-import { BullmqHandovers } from '../store/index.js';
-import { type OccurrenceJobData, resolveRunOptions } from '../store/job-payload.js';
-import { runLease } from '../store/lease-store.js';
-import { redisTime } from '../store/redis-time.js';
+import {
+  BullmqHandovers,
+  claimInFlight,
+  claimReplica,
+  type OccurrenceJobData,
+  redisTime,
+  resolveRunOptions,
+  runLease,
+} from '../store/index.js';
 import { describeTrigger } from '../triggers/describe-trigger.js';
 import { expectedAtOrBefore } from './expected-occurrence.js';
 import { explainOccurrence } from './explain-occurrence.js';

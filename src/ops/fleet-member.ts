@@ -1,6 +1,6 @@
-import type { FleetMemberInfo } from '../store/fleet-members.js';
+import type { FleetMemberInfo } from '../store/index.js';
 
-export type { FleetMemberInfo, FleetRole } from '../store/fleet-members.js';
+export type { FleetMemberInfo, FleetRole } from '../store/index.js';
 
 /** A member as a reader sees it: alive while its last beat is younger than three heartbeats. */
 export interface FleetMember extends FleetMemberInfo {

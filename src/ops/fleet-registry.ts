@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { decodeHandles, FleetMembers } from '../store/fleet-members.js';
-import { openRedis } from '../store/redis-target.js';
+import { decodeHandles, FleetMembers, openRedis } from '../store/index.js';
 import {
   type FleetMember,
   type FleetMemberInfo,

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import type { PreviousAttempt, RunRecord } from '../store/run-record.js';
+import type { PreviousAttempt, RunRecord } from '../store/index.js';
 
 /** Where one delivery of an occurrence's job stands among its attempts. */
 export interface AttemptState {

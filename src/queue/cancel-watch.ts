@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { subscribeTo } from '../store/channels.js';
+import { subscribeTo } from '../store/index.js';
 
 /**
  * Listens on a deployment's cancel channel (`keys.cancel`) for the lease ids of runs asked to stop by

@@ -4,19 +4,20 @@ import pino from 'pino';
 import { ScheduleOptionsError } from '../errors/schedule-options-error.js';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
-import { DEFAULT_AUDIT } from '../store/audit-trail.js';
 import {
   announceRuntimeQueues,
+  bullConnection,
+  checkPartitionCount,
+  DEFAULT_AUDIT,
   DEFAULT_COMMAND_TIMEOUT_MS,
   holdQueue,
+  keys,
+  openRedis,
   QUEUE_HOLD_MS,
   RUNTIME_ANNOUNCE_MS,
   releaseQueue,
   withCommandTimeout,
 } from '../store/index.js';
-import { keys } from '../store/keys.js';
-import { checkPartitionCount } from '../store/partition-count.js';
-import { bullConnection, openRedis } from '../store/redis-target.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
 import { handledQueues } from './handled-queues.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { LeaseStore } from '../store/lease-store.js';
+import type { LeaseStore } from '../store/index.js';
 import type { HeldLeases } from './held-leases.js';
 import type { Occurrence } from './occurrence-source.js';
 import type { SkippedResult } from './run-results.js';

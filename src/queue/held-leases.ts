@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
 import { RunCancelledError } from '../errors/run-cancelled-error.js';
-import type { LeaseStore } from '../store/lease-store.js';
+import type { LeaseStore } from '../store/index.js';
 
 /** Renews a run's slot lease: `held`, `gone` (lapsed, maybe given away) or `cancelled` (asked to stop). */
 export type SlotRenewal = () => Promise<'held' | 'gone' | 'cancelled'>;

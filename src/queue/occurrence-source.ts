@@ -1,10 +1,16 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { type ResolvedRunOptions, resolveRunOptions } from '../store/job-payload.js';
-import { type Keys, keys, laneOf, type RecordLane } from '../store/keys.js';
-import { RunHistory } from '../store/run-history.js';
-import type { RunRecord } from '../store/run-record.js';
-import { RunSlots } from '../store/run-slots.js';
+import type { RunRecord } from '../store/index.js';
+import {
+  type Keys,
+  keys,
+  laneOf,
+  type RecordLane,
+  type ResolvedRunOptions,
+  RunHistory,
+  RunSlots,
+  resolveRunOptions,
+} from '../store/index.js';
 import { traceSteps } from '../tracing/run-tracing.js';
 import { OccurrenceFacts } from './plain-occurrence.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';

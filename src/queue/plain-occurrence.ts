@@ -1,10 +1,6 @@
 import type { Job } from 'bullmq';
-import {
-  type OccurrenceJobData,
-  type OccurrenceRunOptions,
-  parseOccurrenceJobId,
-} from '../store/job-payload.js';
-import type { RunRecord } from '../store/run-record.js';
+import type { RunRecord } from '../store/index.js';
+import { type OccurrenceJobData, type OccurrenceRunOptions, parseOccurrenceJobId } from '../store/index.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
 
 /** How long a schedule read for a plain job serves the next jobs of the same schedule. */

@@ -1,8 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
-import type { SlotRule } from '../store/overlap-policy.js';
-import type { RunCounter, RunPatch } from '../store/run-history.js';
+import type { RunCounter, RunPatch, SlotRule } from '../store/index.js';
 import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
 import type { HeldLeases } from './held-leases.js';
 import type { Occurrence, OccurrenceSource } from './occurrence-source.js';

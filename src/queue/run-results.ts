@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SkipReason } from '../store/run-record.js';
+import type { SkipReason } from '../store/index.js';
 
 // What the worker runtime hands back for one job beside the handler's own result, and what it emits.
 

@@ -1,6 +1,6 @@
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import type { OccurrenceRunOptions } from '../store/job-payload.js';
+import type { OccurrenceRunOptions } from '../store/index.js';
 import type { Middleware, ScheduledJobLike } from './pipeline.js';
 
 /** The code-defined handler of one job name, as the scheduler hands it to a worker. */

@@ -2,103 +2,191 @@
 // the Redis contract. Everything bullbeat writes to or reads from Redis is decoded in this folder.
 
 export {
-  AUDIT_SOURCES,
-  type AuditActor,
-  type AuditChange,
-  type AuditEntry,
-  type AuditOp,
-  type AuditSource,
-  SYSTEM_ACTOR,
-} from './audit-entry.js';
-export type { AuditQuery } from './audit-trail.js';
-export {
-  BACKFILL_LEDGER_TTL_MS,
-  BackfillLedger,
-  type BackfillVerdict,
-} from './backfill-ledger.js';
-export {
-  type HandOver,
-  handOverScheduler,
-  pendingInstant,
-  type RepeatEntry,
-  removeRepeatEntry,
-  repeatEntries,
-} from './bull-repeat.js';
-export {
+  announceRuntimeQueues,
   type BullmqHandover,
   BullmqHandovers,
+  checkQueueOwner,
+  type EventsRead,
+  type FinishedEvent,
+  type ForeignOutcome,
+  ForeignOutcomeRecorder,
+  handOverScheduler,
+  holdQueue,
+  lastEventId,
   leftToBullmq,
+  liveRuntimeQueues,
   parseBullmqHandover,
-} from './bullmq-handover.js';
-export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
-export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
-export { DEFAULT_COMMAND_TIMEOUT_MS, withCommandTimeout } from './command-timeout.js';
-export {
-  definitionSchema,
-  firstProblem,
-  scheduleFields,
-  scheduleOptionsSchema,
-  unknownKey,
-} from './definition-schema.js';
-export {
-  DEFAULT_RUN_OPTIONS,
-  JOB_PAYLOADS,
-  type JobPayload,
-  type OccurrenceJobData,
-  type OccurrenceRunOptions,
-  occurrenceJobId,
-  type ResolvedRunOptions,
-  resolveRunOptions,
-} from './job-payload.js';
-export { JobStatus } from './job-status.js';
-export { hashTag, type Keys, keys, laneOf, occurrenceField, type RecordLane } from './keys.js';
-export { activeRuns, LeaseStore } from './lease-store.js';
-export { MISFIRE_POLICIES } from './misfire-policy.js';
-export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule } from './overlap-policy.js';
-export { checkPartitionCount } from './partition-count.js';
-export {
-  PAUSE_BY_MAX,
-  PAUSE_NOTE_MAX,
-  type PauseNote,
-  PauseNotes,
-  parsePauseNote,
-  pauseNoteProblem,
-} from './pause-note.js';
-export { checkQueueOwner, holdQueue, QUEUE_HOLD_MS, queueOwnerKey, releaseQueue } from './queue-owner.js';
-export { patchArgs, recordFromHash } from './record-form.js';
-export { type RecordRead, readHistories, readRecords } from './record-reads.js';
+  pendingInstant,
+  QUEUE_HOLD_MS,
+  queueOwnerKey,
+  type RepeatEntry,
+  RUNTIME_ANNOUNCE_MS,
+  readFinishedEvents,
+  releaseQueue,
+  removeRepeatEntry,
+  repeatEntries,
+  unstageJobs,
+  unstartedSince,
+} from './bullmq/index.js';
 export {
   bullConnection,
   type ClusterConnection,
+  connectionOfKey,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  isCluster,
   openRedis,
   parseClusterNodes,
   queuePrefixFor,
   type RedisTarget,
+  type ReplicaAcksOptions,
   redisTarget,
-} from './redis-target.js';
-export { redisTime } from './redis-time.js';
-export { connectionOfKey, type ReplicaAcksOptions } from './replica-acks.js';
-export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
+  redisTime,
+  targetOfCluster,
+  waitForReplicas,
+  withCommandTimeout,
+} from './connection/index.js';
 export {
+  decodeHandles,
+  type FleetMemberInfo,
+  FleetMembers,
+  type FleetRole,
+  leaveFleet,
+  PauseNotes,
+  ScheduleStore,
+} from './deployment/index.js';
+export {
+  AUDIT_SOURCES,
+  type AuditActor,
+  type AuditChange,
+  type AuditConfig,
+  type AuditEntry,
+  type AuditOp,
+  type AuditSource,
+  type Claim,
+  type ClaimResult,
+  type ClaimRow,
+  CODE_ACTOR,
+  type CoalesceCause,
+  type Completion,
+  type CustomTriggerJSON,
+  claimReplica,
+  DEFAULT_AUDIT,
+  DEFAULT_RUN_OPTIONS,
+  decodeClaimRow,
+  decodeDefinition,
+  definitionFrom,
+  definitionSchema,
+  encodeClaimRow,
+  type FleetMember,
+  firstProblem,
+  formatState,
+  JOB_PAYLOADS,
+  type JobPayload,
+  JobStatus,
+  jobDataFor,
+  jobOptionsFor,
+  MISFIRE_POLICIES,
+  type MisfirePolicy,
+  type OccurrenceJobData,
+  type OccurrenceRunOptions,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  type OwedOverlap,
+  type OwedRun,
+  occurrenceJobId,
+  PAUSE_BY_MAX,
+  PAUSE_NOTE_MAX,
+  type PassthroughJobOptions,
+  type PauseNote,
   type PreviousAttempt,
+  parseOccurrenceJobId,
+  parsePauseNote,
   parseRecord,
+  parseState,
+  patchArgs,
+  pauseNoteProblem,
+  type ResolvedRunOptions,
+  RUNTIME_ACTOR,
   type RunOutcome,
   type RunRecord,
-  type SkipReason,
-} from './run-record.js';
-export { type RunFinish, RunSlots, type RunStart, type RunTarget } from './run-slots.js';
-export { announceRuntimeQueues, liveRuntimeQueues, RUNTIME_ANNOUNCE_MS } from './runtime-queues.js';
-export { readActivity, type ScheduleActivity } from './schedule-activity.js';
-export {
-  type CustomTriggerJSON,
-  decodeDefinition,
+  recordFromHash,
+  resolveRunOptions,
   type ScheduleDefinition,
+  type ScheduleErrorInfo,
   type ScheduleSource,
+  type ScheduleState,
+  type SkipReason,
+  type SlotRule,
+  StateCode,
+  type StoredSchedule,
+  SYSTEM_ACTOR,
+  scheduleFields,
+  scheduleOptionsSchema,
+  showValue,
+  statusOf,
   timingFingerprint,
-} from './schedule-definition.js';
-export { ScheduleIndex } from './schedule-index.js';
-export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
-export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
-export { ScheduleStore } from './schedule-store.js';
-export type { Claim, ScheduleErrorInfo, StoredSchedule } from './schedule-store-types.js';
-export { deploymentExists, ping, scanKeys } from './server-reads.js';
+  unknownKey,
+} from './forms/index.js';
+export {
+  checkPartitionCount,
+  DEFAULT_CLUSTER_PARTITIONS,
+  hashTag,
+  type Keys,
+  keys,
+  laneOf,
+  occurrenceField,
+  publishWake,
+  type RecordLane,
+  subscribeTo,
+  unsubscribeAll,
+  WAKE_HANDOFF,
+} from './keys/index.js';
+export {
+  type AuditQuery,
+  AuditTrail,
+  activeRuns,
+  type ClaimInFlight,
+  claimInFlight,
+  countersOf,
+  countsFrom,
+  deploymentExists,
+  dueEarlier,
+  LeaseStore,
+  type ListQuery,
+  lateSchedules,
+  newestRecordFields,
+  ping,
+  type RecordRead,
+  type RunCounter,
+  RunHistory,
+  type RunPatch,
+  readActivity,
+  readFinishedJobs,
+  readHistories,
+  readJobFields,
+  readRecords,
+  runLease,
+  type ScheduleActivity,
+  ScheduleIndex,
+  scanKeys,
+  scanScheduleQueues,
+  scheduleIdsOnQueue,
+  storedQueueNames,
+  withTriggerChecked,
+} from './reads/index.js';
+export {
+  BACKFILL_LEDGER_TTL_MS,
+  BackfillLedger,
+  type ManualRunStore,
+  type ResumeTake,
+  RunSlots,
+  type RunTarget,
+  recordManualRun,
+} from './runs/index.js';
+export {
+  type BackfillVerdict,
+  type HandOver,
+  type RunFinish,
+  type RunStart,
+  StatusChange,
+} from './scripts/index.js';

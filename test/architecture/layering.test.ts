@@ -49,6 +49,10 @@ const DOORS: Record<string, readonly string[]> = {
 const SUBFLOORS: Record<string, readonly (readonly string[])[]> = {
   // contract: the options, events and ScheduledJob; fire, outcomes, backfill stand on it; the manager composes them
   scheduler: [['contract'], ['fire', 'outcomes', 'backfill'], ['manager']],
+  // keys: the names of every key; connection: clients and Redis time; forms: the stored forms and their
+  // codecs; scripts: the Lua and its marshalling; reads and bullmq: readers, and what touches BullMQ's keys;
+  // runs: run slots, manual runs, the backfill ledger; deployment: the schedule store, claims, pauses, fleet
+  store: [['keys'], ['connection'], ['forms'], ['scripts'], ['reads', 'bullmq'], ['runs'], ['deployment']],
 };
 
 const floorOf = new Map(FLOORS.flatMap((rooms, floor) => rooms.map((room) => [room, floor] as const)));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/index.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 

@@ -1,7 +1,8 @@
 import { Queue, Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/index.js';
-import { BullmqHandovers, handOverScheduler } from '../../src/store/index.js';
+import { handOverScheduler } from '../../src/store/bullmq/bull-repeat.js';
+import { BullmqHandovers } from '../../src/store/bullmq/bullmq-handover.js';
 import { REDIS_URL, silent, testEnv, until } from '../scheduler/helpers.js';
 import { runBullbeat } from './run-bullbeat.js';
 

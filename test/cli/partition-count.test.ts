@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../src/store/keys.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { REDIS_URL } from '../redis-url.js';
 import { cliPath, runBullbeat } from './run-bullbeat.js';
 import { spawnBullbeat } from './spawn-bullbeat.js';

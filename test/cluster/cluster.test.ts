@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker } from '../../src/queue/create-worker.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { keys } from '../../src/store/keys.js';
-import { keySlot } from '../../src/store/partitions.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { keySlot } from '../../src/store/keys/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { assertBuilt, runBullbeat } from '../cli/run-bullbeat.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';

@@ -4,11 +4,16 @@ import type { Cluster, Redis } from 'ioredis';
 import pino from 'pino';
 import type { SchedulerManagerOptions } from '../../src/scheduler/contract/scheduler-manager-options.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import type { OccurrenceJobData } from '../../src/store/job-payload.js';
-import { keys } from '../../src/store/keys.js';
-import { DEFAULT_CLUSTER_PARTITIONS, keySlot } from '../../src/store/partitions.js';
-import { bullConnection, openRedis, queuePrefixFor, redisTarget } from '../../src/store/redis-target.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import {
+  bullConnection,
+  openRedis,
+  queuePrefixFor,
+  redisTarget,
+} from '../../src/store/connection/redis-target.js';
+import type { OccurrenceJobData } from '../../src/store/forms/job-payload.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { DEFAULT_CLUSTER_PARTITIONS, keySlot } from '../../src/store/keys/partitions.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import type { LocalCluster } from '../setup/redis-cluster.js';
 
 export const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

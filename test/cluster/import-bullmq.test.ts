@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bullConnection, queuePrefixFor } from '../../src/store/redis-target.js';
+import { bullConnection, queuePrefixFor } from '../../src/store/connection/redis-target.js';
 import { assertBuilt, runBullbeat } from '../cli/run-bullbeat.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { clusterEnv } from './helpers.js';

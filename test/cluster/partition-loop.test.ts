@@ -3,7 +3,7 @@
 // master stops answering (CLIENT PAUSE on it) does not hold back the schedules of the others.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { keySlot } from '../../src/store/partitions.js';
+import { keySlot } from '../../src/store/keys/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { clusterEnv, redisNow, until } from './helpers.js';

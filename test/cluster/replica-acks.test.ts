@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerMetrics } from '../../src/ops/scheduler-metrics.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { keySlot } from '../../src/store/partitions.js';
+import { keySlot } from '../../src/store/keys/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { startRedisServer } from '../setup/redis-server.js';

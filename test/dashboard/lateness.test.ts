@@ -1,7 +1,7 @@
 // The schedule page's lateness is how late the occurrence began: its first attempt, not its last retry.
 import { describe, expect, it } from 'vitest';
 import { durationOf, latenessOf } from '../../dashboard/views/schedule-page.js';
-import type { RunRecord } from '../../src/store/index.js';
+import type { RunRecord } from '../../src/store/forms/run-record.js';
 
 const FIRE = Date.UTC(2026, 0, 1, 9, 0, 0);
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDashboard, startDashboard } from '../../dashboard/index.js';
 import { ConfigError } from '../../src/errors/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { keys } from '../../src/store/keys.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { REDIS_URL } from '../redis-url.js';
 import { BEARER, deleteKeys, quietLogger, TOKEN } from './harness.js';
 

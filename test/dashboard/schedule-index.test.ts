@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { ScheduleIndex } from '../../src/store/schedule-index.js';
+import { ScheduleIndex } from '../../src/store/reads/schedule-index.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { deleteKeys, quietLogger } from './harness.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { openRedis } from '../../src/store/redis-target.js';
+import { openRedis } from '../../src/store/connection/redis-target.js';
 import { assertBuilt, root } from '../cli/run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';

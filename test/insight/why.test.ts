@@ -5,7 +5,7 @@ import { whyDidntItRun } from '../../src/insight/why.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import type { RunRecord } from '../../src/store/run-record.js';
+import type { RunRecord } from '../../src/store/forms/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { silent, testEnv, until } from '../scheduler/helpers.js';

@@ -5,7 +5,7 @@ import { createWorker, SchedulerManager } from '../../src/index.js';
 import { FleetReader, joinFleet } from '../../src/ops/fleet-registry.js';
 import { startProcessOps } from '../../src/ops/process-ops.js';
 import { WorkerMetrics } from '../../src/ops/worker-metrics.js';
-import { keys } from '../../src/store/keys.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { REDIS, TestBed } from '../queue/helpers.js';
 import { parseExposition, total } from './scrape.js';
 

@@ -3,10 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { Middleware, RunContext } from '../../src/queue/pipeline.js';
-import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/job-payload.js';
-import { keys } from '../../src/store/keys.js';
-import { activeRuns } from '../../src/store/lease-store.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { activeRuns } from '../../src/store/reads/lease-store.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { TestBed, waitFor } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 

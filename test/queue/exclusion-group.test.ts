@@ -1,9 +1,9 @@
 // Exclusion groups: runs of schedules that share a group never overlap anywhere in the cluster.
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { keys } from '../../src/store/keys.js';
-import { LeaseStore } from '../../src/store/lease-store.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { LeaseStore } from '../../src/store/reads/lease-store.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { REDIS, TestBed, waitFor } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 

@@ -2,8 +2,8 @@
 // its BullMQ lock is re-run by another worker with a newer token; when the stalled one wakes up and
 // completes, its outcome is refused (the record keeps the newer run's), and it says so in its log.
 import { afterEach, describe, expect, it } from 'vitest';
-import { keys } from '../../src/store/keys.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { TestBed, waitFor } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 

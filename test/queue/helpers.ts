@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import {
-  type OccurrenceJobData,
-  type OccurrenceRunOptions,
-  occurrenceJobId,
-} from '../../src/store/job-payload.js';
-import { hashTag } from '../../src/store/keys.js';
+import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import type { OccurrenceRunOptions } from '../../src/store/forms/run-options.js';
+import { hashTag } from '../../src/store/keys/keys.js';
 import { REDIS } from '../redis-url.js';
 
 export { REDIS } from '../redis-url.js';

@@ -6,10 +6,10 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/job-payload.js';
-import { keys } from '../../src/store/keys.js';
-import type { OverlapPolicy } from '../../src/store/overlap-policy.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import type { OverlapPolicy } from '../../src/store/forms/overlap-policy.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { REDIS, TestBed, waitFor } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 

@@ -1,8 +1,8 @@
 // Cluster-wide overlap control across real worker processes (`bullbeat worker` from the build).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { keys } from '../../src/store/keys.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { TestBed, waitFor } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';

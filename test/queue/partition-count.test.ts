@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
 import { createWorker } from '../../src/queue/create-worker.js';
-import { keys } from '../../src/store/keys.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { TestBed } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 

@@ -11,10 +11,10 @@ import { WorkerMetrics } from '../../src/ops/worker-metrics.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import type { PausedOnFailureEvent } from '../../src/queue/run-results.js';
-import { AuditTrail } from '../../src/store/audit-trail.js';
-import { keys } from '../../src/store/keys.js';
-import { RunHistory } from '../../src/store/run-history.js';
-import { formatState, parseState, StateCode } from '../../src/store/schedule-state.js';
+import { formatState, parseState, StateCode } from '../../src/store/forms/schedule-state.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { AuditTrail } from '../../src/store/reads/audit-trail.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { REDIS, TestBed, waitFor } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 

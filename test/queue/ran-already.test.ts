@@ -4,8 +4,8 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
-import { keys } from '../../src/store/keys.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { TestBed, waitFor } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 

@@ -1,7 +1,7 @@
 // Graceful shutdown of a worker process on SIGTERM.
 import { afterEach, describe, expect, it } from 'vitest';
-import { keys } from '../../src/store/keys.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { TestBed, waitFor } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 

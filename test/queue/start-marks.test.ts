@@ -5,10 +5,10 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
-import { BACKFILL_LEDGER_TTL_MS } from '../../src/store/backfill-ledger.js';
-import { type Keys, keys, occurrenceField } from '../../src/store/keys.js';
-import { RunHistory } from '../../src/store/run-history.js';
-import { StoreScripts } from '../../src/store/store-scripts.js';
+import { type Keys, keys, occurrenceField } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
+import { BACKFILL_LEDGER_TTL_MS } from '../../src/store/runs/backfill-ledger.js';
+import { ScheduleScripts } from '../../src/store/scripts/schedule-scripts.js';
 import { TestBed, waitFor } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
@@ -32,7 +32,7 @@ async function setup() {
   handle = await createWorker(scheduler, { queues: [bed.queueName], logger: silent });
   await handle.ready();
   const k = keys(bed.prefix);
-  return { runs, k, history: new RunHistory(bed.redis, k), scripts: new StoreScripts(bed.redis) };
+  return { runs, k, history: new RunHistory(bed.redis, k), scripts: new ScheduleScripts(bed.redis) };
 }
 
 /** Wait for a job to settle and answer its return value. */

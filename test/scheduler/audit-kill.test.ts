@@ -3,7 +3,7 @@
 // after each kill the stored schedule and its trail agree.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../src/store/audit-entry.js';
+import type { AuditEntry } from '../../src/store/forms/audit-entry.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, testEnv } from './helpers.js';

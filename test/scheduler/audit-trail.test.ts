@@ -3,8 +3,8 @@
 // (auditLimit) and outlives a remove for auditRetentionMs.
 import { afterEach, describe, expect, it } from 'vitest';
 import { IntervalTrigger } from '../../src/index.js';
-import type { AuditEntry } from '../../src/store/audit-entry.js';
-import { ScheduleStore } from '../../src/store/schedule-store.js';
+import { ScheduleStore } from '../../src/store/deployment/schedule-store.js';
+import type { AuditEntry } from '../../src/store/forms/audit-entry.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { redisNow, testEnv } from './helpers.js';
 

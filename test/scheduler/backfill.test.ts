@@ -3,7 +3,7 @@ import { CronParser } from '../../src/cron/cron-parser.js';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import type { BackfillProgress } from '../../src/scheduler/contract/backfill-options.js';
-import { occurrenceJobId } from '../../src/store/job-payload.js';
+import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { redisNow, silent, testEnv, until } from './helpers.js';

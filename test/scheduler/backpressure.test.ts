@@ -2,9 +2,9 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { FiredEvent, MissedEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/job-payload.js';
-import { keys } from '../../src/store/keys.js';
-import { parseState } from '../../src/store/schedule-state.js';
+import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/forms/job-payload.js';
+import { parseState } from '../../src/store/forms/schedule-state.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, silent, testEnv, until } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobStatus } from '../../src/store/job-status.js';
+import { JobStatus } from '../../src/store/forms/job-status.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { writeBadRows } from './bad-rows.js';
 import { testEnv } from './helpers.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { occurrenceJobId } from '../../src/store/job-payload.js';
+import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { testEnv, until } from './helpers.js';
 

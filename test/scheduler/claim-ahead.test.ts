@@ -2,8 +2,8 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { occurrenceJobId } from '../../src/store/job-payload.js';
-import type { Claim } from '../../src/store/schedule-store-types.js';
+import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 

@@ -4,7 +4,7 @@
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { whyDidntItRun } from '../../src/insight/why.js';
-import type { RunRecord } from '../../src/store/run-record.js';
+import type { RunRecord } from '../../src/store/forms/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, testEnv, until } from './helpers.js';
 

@@ -2,8 +2,8 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker } from '../../src/queue/create-worker.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { occurrenceJobId } from '../../src/store/job-payload.js';
-import type { Claim } from '../../src/store/schedule-store-types.js';
+import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, silent, testEnv, until } from './helpers.js';
 

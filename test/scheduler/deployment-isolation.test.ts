@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import { SchedulerManager } from '../../src/scheduler/index.js';
-import { QUEUE_HOLD_MS } from '../../src/store/index.js';
+import { QUEUE_HOLD_MS } from '../../src/store/bullmq/queue-owner.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { deleteKeys } from '../dashboard/harness.js';
 import { REDIS_URL, silent, until } from './helpers.js';

@@ -1,8 +1,8 @@
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OccurrenceJobData } from '../../src/store/job-payload.js';
-import { keys } from '../../src/store/keys.js';
-import { RunHistory } from '../../src/store/run-history.js';
+import type { OccurrenceJobData } from '../../src/store/forms/job-payload.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 import { type ReplicaProcess, spawnReplicaProcess } from './replica-process.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { coalesceBehind } from '../../src/scheduler/fire/fire-backpressure.js';
 import type { Batch, FireLoopDeps, Item } from '../../src/scheduler/fire/fire-loop-types.js';
 import { planOccurrence } from '../../src/scheduler/fire/occurrence-planner.js';
-import type { ScheduleDefinition } from '../../src/store/schedule-definition.js';
+import type { ScheduleDefinition } from '../../src/store/forms/definition-schema.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { definition, everyMs } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent, MissedEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { occurrenceJobId } from '../../src/store/job-payload.js';
-import type { Claim } from '../../src/store/schedule-store-types.js';
+import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { ManualClock } from '../queue/manual-clock.js';
 import { REDIS_URL, testEnv, until } from './helpers.js';

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { occurrenceJobId } from '../../src/store/job-payload.js';
-import { JobStatus } from '../../src/store/job-status.js';
+import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import { JobStatus } from '../../src/store/forms/job-status.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';

@@ -9,11 +9,11 @@ import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.j
 import { resolveForeignOutcomesOptions } from '../../src/scheduler/contract/foreign-outcomes-options.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { ForeignOutcomes } from '../../src/scheduler/outcomes/foreign-outcomes.js';
-import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/job-payload.js';
-import { keys } from '../../src/store/keys.js';
-import { redisTarget } from '../../src/store/redis-target.js';
-import type { RunRecord } from '../../src/store/run-record.js';
-import { announceRuntimeQueues, liveRuntimeQueues } from '../../src/store/runtime-queues.js';
+import { announceRuntimeQueues, liveRuntimeQueues } from '../../src/store/bullmq/runtime-queues.js';
+import { redisTarget } from '../../src/store/connection/redis-target.js';
+import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/forms/job-payload.js';
+import type { RunRecord } from '../../src/store/forms/run-record.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, silent, testEnv, until } from './helpers.js';
 

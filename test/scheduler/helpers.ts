@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { SchedulerManagerOptions } from '../../src/scheduler/contract/scheduler-manager-options.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import type { ScheduleDefinition } from '../../src/store/schedule-definition.js';
+import type { ScheduleDefinition } from '../../src/store/forms/definition-schema.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { REDIS_URL } from '../redis-url.js';
 

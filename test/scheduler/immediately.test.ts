@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { keys } from '../../src/store/keys.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { redisNow, testEnv, until } from './helpers.js';

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { defineStoreScripts, storeScripts } from '../../src/store/scripts.js';
+import { defineStoreScripts, storeScripts } from '../../src/store/scripts/scripts.js';
 import { ManualClock } from '../queue/manual-clock.js';
 import { redisNow, until } from './helpers.js';
 
-/** The body of `redisNow()` (src/store/lua/includes/now.lua): Redis TIME in ms. */
+/** The body of `redisNow()` (src/store/scripts/lua/includes/now.lua): Redis TIME in ms. */
 const TIME_BODY = `local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 

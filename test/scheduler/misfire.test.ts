@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MisfirePolicy } from '../../src/scheduler/contract/schedule-options.js';
-import type { RunRecord } from '../../src/store/run-record.js';
+import type { RunRecord } from '../../src/store/forms/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { testEnv } from './helpers.js';
 import { ManualTime } from './manual-time.js';

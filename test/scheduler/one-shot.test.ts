@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { JobStatus } from '../../src/store/job-status.js';
+import { JobStatus } from '../../src/store/forms/job-status.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { testEnv, until } from './helpers.js';
 

@@ -3,7 +3,7 @@
 // write them where the scheduler never looks, or read nothing.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
-import { keys } from '../../src/store/keys.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { testEnv } from './helpers.js';
 

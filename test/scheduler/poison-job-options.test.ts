@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import { addBulkIsolated } from '../../src/scheduler/fire/add-bulk-isolated.js';
-import { JobStatus } from '../../src/store/job-status.js';
+import { JobStatus } from '../../src/store/forms/job-status.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, testEnv, until } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ErroredEvent, FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { JobStatus } from '../../src/store/job-status.js';
+import { JobStatus } from '../../src/store/forms/job-status.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { everyMs, testEnv, until } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import type { Claim } from '../../src/store/schedule-store-types.js';
+import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { testEnv, until } from './helpers.js';
 

@@ -2,8 +2,8 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { keys } from '../../src/store/keys.js';
-import { ScheduleStore } from '../../src/store/schedule-store.js';
+import { ScheduleStore } from '../../src/store/deployment/schedule-store.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { keys } from '../../src/store/keys.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 import { spawnReplicaProcess } from './replica-process.js';

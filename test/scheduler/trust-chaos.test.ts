@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OccurrenceJobData } from '../../src/store/job-payload.js';
-import { JobStatus } from '../../src/store/job-status.js';
-import { keys } from '../../src/store/keys.js';
+import type { OccurrenceJobData } from '../../src/store/forms/job-payload.js';
+import { JobStatus } from '../../src/store/forms/job-status.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';

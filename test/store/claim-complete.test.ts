@@ -1,7 +1,7 @@
 // claim-6.lua, complete-n.lua, upsert-9.lua and remove-13.lua on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLAIM, COMPLETE, REMOVE, RENEW_CLAIMS, UPSERT } from '../../src/store/script-layouts.js';
-import { defineStoreScripts } from '../../src/store/scripts.js';
+import { CLAIM, COMPLETE, REMOVE, RENEW_CLAIMS, UPSERT } from '../../src/store/scripts/script-layouts.js';
+import { defineStoreScripts } from '../../src/store/scripts/scripts.js';
 import { callScript, item, row, StoreBed, scheduleScriptKeys, storedRecord } from './helpers.js';
 
 let bed: StoreBed;

@@ -1,6 +1,6 @@
 // The claim row (`fireAt|token`): one codec, encode and decode side by side.
 import { describe, expect, it } from 'vitest';
-import { claimReplica, decodeClaimRow, encodeClaimRow } from '../../src/store/claim-row.js';
+import { claimReplica, decodeClaimRow, encodeClaimRow } from '../../src/store/forms/claim-row.js';
 
 describe('claim row', () => {
   it('reads back what it writes, a token with bars and slashes included', () => {

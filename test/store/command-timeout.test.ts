@@ -6,8 +6,8 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisCommandTimeoutError } from '../../src/errors/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { withCommandTimeout } from '../../src/store/command-timeout.js';
-import { openRedis, redisTarget } from '../../src/store/redis-target.js';
+import { withCommandTimeout } from '../../src/store/connection/command-timeout.js';
+import { openRedis, redisTarget } from '../../src/store/connection/redis-target.js';
 import { startRedisServer } from '../setup/redis-server.js';
 
 const TIMEOUT_MS = 300;

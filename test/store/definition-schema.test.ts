@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { EveryOptions } from '../../src/scheduler/contract/schedule-options.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { decodeDefinition } from '../../src/store/schedule-definition.js';
+import { decodeDefinition } from '../../src/store/forms/schedule-definition.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { silent } from '../scheduler/helpers.js';
 

@@ -1,7 +1,7 @@
 // mark-errored-8.lua and clear-error-5.lua on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLEAR_ERROR, MARK_ERRORED } from '../../src/store/script-layouts.js';
-import { defineStoreScripts } from '../../src/store/scripts.js';
+import { CLEAR_ERROR, MARK_ERRORED } from '../../src/store/scripts/script-layouts.js';
+import { defineStoreScripts } from '../../src/store/scripts/scripts.js';
 import { callScript, row, StoreBed, scheduleScriptKeys } from './helpers.js';
 
 let bed: StoreBed;

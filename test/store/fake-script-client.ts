@@ -1,8 +1,11 @@
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { keys } from '../../src/store/keys.js';
-import type { ScriptLayout } from '../../src/store/script-layout.js';
-import { StoreScripts } from '../../src/store/store-scripts.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { LeaseScripts } from '../../src/store/scripts/lease-scripts.js';
+import { LedgerScripts } from '../../src/store/scripts/ledger-scripts.js';
+import { RunPathScripts } from '../../src/store/scripts/run-path-scripts.js';
+import { ScheduleScripts } from '../../src/store/scripts/schedule-scripts.js';
+import type { ScriptLayout } from '../../src/store/scripts/script-layout.js';
 
 /** One script call a `FakeScriptClient` took: the command and its arguments. */
 export interface TakenCall {
@@ -61,10 +64,24 @@ export const AUDIT = {
 } as const;
 export const AUDIT_SLOTS = { auditLimit: 7, auditActor: 'ann', auditSource: 'cli', auditOnBehalfOf: 'bob' };
 
-/** Call `use` on a marshaller over a fake client answering `answer`; the one call's slots. */
-export async function one(l: ScriptLayout, use: (s: StoreScripts) => Promise<unknown>, answer: unknown = 1) {
+/** The store's script callers over one client, by domain. */
+export function scriptCallers(redis: Redis) {
+  return {
+    schedules: new ScheduleScripts(redis),
+    runPath: new RunPathScripts(redis),
+    ledger: new LedgerScripts(redis),
+    leases: new LeaseScripts(redis),
+  };
+}
+
+/** Call `use` on the script callers over a fake client answering `answer`; the one call's slots. */
+export async function one(
+  l: ScriptLayout,
+  use: (s: ReturnType<typeof scriptCallers>) => Promise<unknown>,
+  answer: unknown = 1,
+) {
   const fake = fakeScriptClient(() => answer);
-  const out = await use(new StoreScripts(fake.redis));
+  const out = await use(scriptCallers(fake.redis));
   expect(fake.calls.map((c) => c.command)).toEqual([l.command]);
   return { out, ...bySlot(l, fake.calls[0]!.args) };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { type Keys, keys } from '../../src/store/keys.js';
-import { counted, patchArgs } from '../../src/store/record-form.js';
-import { runScript, type ScriptLayout } from '../../src/store/script-layout.js';
-import { defineStoreScripts } from '../../src/store/scripts.js';
+import { counted, patchArgs } from '../../src/store/forms/record-form.js';
+import { type Keys, keys } from '../../src/store/keys/keys.js';
+import { runScript, type ScriptLayout } from '../../src/store/scripts/script-layout.js';
+import { defineStoreScripts } from '../../src/store/scripts/scripts.js';
 import { REDIS } from '../redis-url.js';
 
 /** A fresh key prefix and a client for one store test; `cleanup()` deletes every key under it. */

@@ -1,7 +1,7 @@
 // renew-lease-1, try-group-4 and leave-group-queue-2 on their own against Redis.
 import { afterEach, describe, expect, it } from 'vitest';
-import { LEAVE_GROUP_QUEUE, RENEW_LEASE, TRY_GROUP } from '../../src/store/script-layouts.js';
-import { defineStoreScripts } from '../../src/store/scripts.js';
+import { LEAVE_GROUP_QUEUE, RENEW_LEASE, TRY_GROUP } from '../../src/store/scripts/script-layouts.js';
+import { defineStoreScripts } from '../../src/store/scripts/scripts.js';
 import { callScript, StoreBed } from './helpers.js';
 
 let bed: StoreBed;

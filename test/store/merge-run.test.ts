@@ -1,6 +1,6 @@
 // The run record merge and the history trim, through RunHistory (merge-run-4.lua): the one rule.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunHistory } from '../../src/store/run-history.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { whyDidntItRun } from '../../src/insight/why.js';
-import { RunSlots } from '../../src/store/run-slots.js';
+import { RunSlots } from '../../src/store/runs/run-slots.js';
 import { startTestDashboard, type TestDashboard } from '../dashboard/harness.js';
 import { REDIS_URL } from '../redis-url.js';
 

@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { EveryOptions } from '../../src/scheduler/contract/schedule-options.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { occurrenceJobData, resolveRunOptions } from '../../src/store/job-payload.js';
-import { slotRule } from '../../src/store/overlap-policy.js';
-import { decodeDefinition } from '../../src/store/schedule-definition.js';
+import { occurrenceJobData } from '../../src/store/forms/job-payload.js';
+import { slotRule } from '../../src/store/forms/overlap-policy.js';
+import { resolveRunOptions } from '../../src/store/forms/run-options.js';
+import { decodeDefinition } from '../../src/store/forms/schedule-definition.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { silent } from '../scheduler/helpers.js';
 

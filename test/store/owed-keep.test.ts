@@ -2,8 +2,8 @@
 // owed to it at the time it was given are its own; one a replica's sweep took (re-timed) or enqueued
 // (struck) while the backfill was stopped is not.
 import { afterEach, describe, expect, it } from 'vitest';
-import { BackfillLedger } from '../../src/store/backfill-ledger.js';
-import { type OwedRun, owedMember } from '../../src/store/owed-run.js';
+import { type OwedRun, owedMember } from '../../src/store/forms/owed-run.js';
+import { BackfillLedger } from '../../src/store/runs/backfill-ledger.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { owedMember, parseOwedMember } from '../../src/store/owed-run.js';
+import { owedMember, parseOwedMember } from '../../src/store/forms/owed-run.js';
 
 describe('owed run members', () => {
   it('round-trip, an id holding the separator included', () => {

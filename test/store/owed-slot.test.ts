@@ -1,7 +1,7 @@
 // A retry owed its run (an attempt after one that started) waits for the slot ahead of newer
 // occurrences: start-runs, through RunSlots, as the worker runtime asks it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunSlots } from '../../src/store/run-slots.js';
+import { RunSlots } from '../../src/store/runs/run-slots.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { keys } from '../../src/store/keys.js';
+import { parseClusterNodes, queuePrefixFor, redisTarget } from '../../src/store/connection/redis-target.js';
+import { keys } from '../../src/store/keys/keys.js';
 import {
   crc16,
   DEFAULT_CLUSTER_PARTITIONS,
   keySlot,
   partitionOf,
   partitionTag,
-} from '../../src/store/partitions.js';
-import { parseClusterNodes, queuePrefixFor, redisTarget } from '../../src/store/redis-target.js';
+} from '../../src/store/keys/partitions.js';
 
 describe('partitions', () => {
   it("CRC16 and key slots are Redis Cluster's (values from CLUSTER KEYSLOT)", () => {

@@ -1,8 +1,8 @@
 // withSpans (pure): a run standing for a span coalesced while the scheduler was behind keeps the span
 // as one list; history shows each occurrence of it as its own `skipped`/`coalesced` record.
 import { describe, expect, it } from 'vitest';
-import { withSpans } from '../../src/store/record-reads.js';
-import type { RunRecord } from '../../src/store/run-record.js';
+import type { RunRecord } from '../../src/store/forms/run-record.js';
+import { withSpans } from '../../src/store/reads/record-reads.js';
 
 const rec = (fireAt: number, over: Partial<RunRecord> = {}): RunRecord => ({
   scheduleId: 's',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redisTarget } from '../../src/store/redis-target.js';
+import { redisTarget } from '../../src/store/connection/redis-target.js';
 
 /** `REDIS_URL` and `connection` strings are read in one place, by ioredis's own parser, not by hand. */
 describe('redis connection URLs', () => {

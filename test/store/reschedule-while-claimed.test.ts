@@ -1,8 +1,8 @@
 // The re-schedule-while-claimed path, script by script: upsert-9, set-status-6 and complete-n
 // never send a schedule back to (or before) the occurrence it has claimed.
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMPLETE, SET_STATUS, UPSERT } from '../../src/store/script-layouts.js';
-import { defineStoreScripts } from '../../src/store/scripts.js';
+import { COMPLETE, SET_STATUS, UPSERT } from '../../src/store/scripts/script-layouts.js';
+import { defineStoreScripts } from '../../src/store/scripts/scripts.js';
 import { callScript, item, row, StoreBed, scheduleScriptKeys } from './helpers.js';
 
 let bed: StoreBed;

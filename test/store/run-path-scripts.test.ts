@@ -1,11 +1,11 @@
 // The marshaller's run path (RunPathScripts) without Redis: complete-n, and start-runs-1 and
 // finish-runs-5 batched per partition; each argument in its slot, each answer decoded by name.
 import { describe, expect, it } from 'vitest';
-import * as L from '../../src/store/script-layouts.js';
-import { StoreScripts } from '../../src/store/store-scripts.js';
+import { RunPathScripts } from '../../src/store/scripts/run-path-scripts.js';
+import * as L from '../../src/store/scripts/script-layouts.js';
 import { B, bySlot, fakeScriptClient, k, one } from './fake-script-client.js';
 
-describe('StoreScripts: the run path', () => {
+describe('RunPathScripts: the run path', () => {
   it('complete-n: numkeys, each item its own keys, then its values', async () => {
     const claim = { id: 's', fireAt: 5, claim: '5|tk', reclaimed: false, defJSON: '', state: null };
     const records = [
@@ -14,7 +14,7 @@ describe('StoreScripts: the run path', () => {
     const completion = { claim, next: null, records, missedUncounted: 2, coalesced: 1 };
     const c = await one(
       L.COMPLETE,
-      (s) => s.complete(k, { completions: [completion], now: 9, token: 'tk', historyLimit: 3 }),
+      (s) => s.runPath.complete(k, { completions: [completion], now: 9, token: 'tk', historyLimit: 3 }),
       [1, 'gone'],
     );
     expect(c.out).toEqual({ completed: 1, lost: ['gone'] });
@@ -22,7 +22,7 @@ describe('StoreScripts: the run path', () => {
     expect(c.argv).toEqual({ historyLimit: 3, now: 9, token: 'tk' });
     expect(c.rest).toEqual(['s', 5, '-1', 2, 1, 5, 0, 1, '4', 4, 'missed', 1, 'outcome', 'missed']);
     const fake = fakeScriptClient(() => [0]);
-    await new StoreScripts(fake.redis).complete(k, {
+    await new RunPathScripts(fake.redis).complete(k, {
       completions: [completion],
       now: 9,
       token: 'tk',
@@ -55,7 +55,7 @@ describe('StoreScripts: the run path', () => {
       102,
       'ran-already',
     ]);
-    const start = new StoreScripts(fake.redis).startRuns(k, { ttlMs: 30, historyLimit: 3, markKeptMs: 90 });
+    const start = new RunPathScripts(fake.redis).startRuns(k, { ttlMs: 30, historyLimit: 3, markKeptMs: 90 });
     const run = {
       scheduleId: 's',
       leaseId: 'l',
@@ -106,7 +106,7 @@ describe('StoreScripts: the run path', () => {
 
   it('finish-runs-5: a finishedAt given is the script clock; a null one is removed', async () => {
     const fake = fakeScriptClient(() => [1, 0, 'next-job', 0, 1, '']);
-    const finish = new StoreScripts(fake.redis).finishRuns(k, { historyLimit: 3, auditLimit: 9 });
+    const finish = new RunPathScripts(fake.redis).finishRuns(k, { historyLimit: 3, auditLimit: 9 });
     const run = {
       scheduleId: 's',
       leaseId: undefined,

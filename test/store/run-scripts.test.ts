@@ -2,11 +2,11 @@
 // slot rule; finish-runs refuses an outcome whose token is not the record's (writing and counting
 // nothing, still giving the lease back) and accepts one on a record of the previous release (no token).
 import { afterEach, describe, expect, it } from 'vitest';
-import { keys } from '../../src/store/keys.js';
-import { RunHistory } from '../../src/store/run-history.js';
-import { RunSlots } from '../../src/store/run-slots.js';
-import { decodeDefinition } from '../../src/store/schedule-definition.js';
-import { ScheduleStore } from '../../src/store/schedule-store.js';
+import { ScheduleStore } from '../../src/store/deployment/schedule-store.js';
+import { decodeDefinition } from '../../src/store/forms/schedule-definition.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
+import { RunSlots } from '../../src/store/runs/run-slots.js';
 import { redisNow } from '../scheduler/helpers.js';
 import { StoreBed } from './helpers.js';
 

@@ -2,7 +2,7 @@
 // is on its way wait for it and then go together, lanes do not wait for each other, and an error
 // of one call (or of a whole batch) reaches exactly the calls it belongs to.
 import { describe, expect, it } from 'vitest';
-import { ScriptBatcher } from '../../src/store/script-batcher.js';
+import { ScriptBatcher } from '../../src/store/scripts/script-batcher.js';
 
 /** A send that echoes each call's one value twice (width 2), and lets the test release each batch. */
 function bed() {

@@ -3,11 +3,11 @@
 // each slot named by words its header entry says. A header and its marshaller cannot drift apart.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ScriptLayout } from '../../src/store/script-layout.js';
-import { LAYOUTS } from '../../src/store/script-layouts.js';
+import type { ScriptLayout } from '../../src/store/scripts/script-layout.js';
+import { LAYOUTS } from '../../src/store/scripts/script-layouts.js';
 import { keyName, parseLuaHeader, saidAt, segments } from './lua-header.js';
 
-const LUA = new URL('../../src/store/lua/', import.meta.url);
+const LUA = new URL('../../src/store/scripts/lua/', import.meta.url);
 const lower = (s: string) => s.toLowerCase();
 
 function headerOf(l: ScriptLayout) {

@@ -1,7 +1,7 @@
 // The script loader: every .lua file compiles in Redis with its includes resolved, once per client.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commandName, defineStoreScripts, storeScripts } from '../../src/store/scripts.js';
+import { commandName, defineStoreScripts, storeScripts } from '../../src/store/scripts/scripts.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;
@@ -9,7 +9,7 @@ afterEach(async () => {
   await bed.cleanup();
 });
 
-const LUA = new URL('../../src/store/lua/', import.meta.url);
+const LUA = new URL('../../src/store/scripts/lua/', import.meta.url);
 
 describe('store scripts', () => {
   it('every script compiles in Redis, with no include left unresolved', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CronParser } from '../../src/cron/index.js';
 import { TriggerError } from '../../src/errors/index.js';
 import { backfillInstants } from '../../src/scheduler/backfill/backfill.js';
-import type { ScheduleDefinition } from '../../src/store/index.js';
+import type { ScheduleDefinition } from '../../src/store/forms/definition-schema.js';
 import {
   CompoundLogic,
   CompoundTrigger,

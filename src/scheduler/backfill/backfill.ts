@@ -1,11 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
-import type { BackfillVerdict } from '../../store/backfill-ledger.js';
-import { type PauseNotes, StateCode } from '../../store/index.js';
-import { occurrenceJobId } from '../../store/job-payload.js';
-import type { OwedRun } from '../../store/owed-run.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
+import type { BackfillVerdict, OwedRun, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
+import { occurrenceJobId, type PauseNotes, StateCode } from '../../store/index.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { OwedRun } from '../../store/owed-run.js';
-import { decodeDefinition } from '../../store/schedule-definition.js';
+import type { OwedRun } from '../../store/index.js';
+import { decodeDefinition } from '../../store/index.js';
 import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
 
 /** At most this many owed occurrences are taken per partition and sweep. */

@@ -1,9 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
-import type { BackfillLedger } from '../../store/backfill-ledger.js';
-import { jobDataFor, type OccurrenceRunOptions, occurrenceJobId } from '../../store/job-payload.js';
-import type { OwedOverlap, OwedRun } from '../../store/owed-run.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { BackfillLedger, OwedOverlap, OwedRun, ScheduleDefinition } from '../../store/index.js';
+import { jobDataFor, type OccurrenceRunOptions, occurrenceJobId } from '../../store/index.js';
 import type { SchedulerEvents } from '../contract/index.js';
 
 /** What enqueueing taken occurrences needs: the ledger, the queues, the clock of Redis. */

@@ -1,4 +1,4 @@
-import type { AuditChange, AuditEntry } from '../../store/audit-entry.js';
+import type { AuditChange, AuditEntry } from '../../store/index.js';
 
 /** A definition field's value in a line: compact JSON, `(none)` when absent. */
 export function fieldValue(v: unknown): string {

@@ -1,9 +1,13 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ScheduleOptionsError } from '../../errors/index.js';
-import { AUDIT_SOURCES, type AuditActor } from '../../store/audit-entry.js';
-import { firstProblem, unknownKey } from '../../store/definition-schema.js';
-import { showValue as show } from '../../store/show-value.js';
+import {
+  AUDIT_SOURCES,
+  type AuditActor,
+  firstProblem,
+  showValue as show,
+  unknownKey,
+} from '../../store/index.js';
 import { instantProblem } from '../../triggers/instant-bounds.js';
 import { actorOf, CHANGE_BY_MAX, type ChangeOptions } from './change-options.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ScheduleOptionsError } from '../../errors/index.js';
-import { firstProblem, scheduleFields, unknownKey } from '../../store/definition-schema.js';
+import { firstProblem, scheduleFields, unknownKey } from '../../store/index.js';
 import type { HandleOptions } from './handle-options.js';
 
 const handleSchema = z.strictObject(

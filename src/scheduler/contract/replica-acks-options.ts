@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ScheduleOptionsError } from '../../errors/index.js';
-import type { ReplicaAcksOptions } from '../../store/replica-acks.js';
+import type { ReplicaAcksOptions } from '../../store/index.js';
 
 /** `replicaAcks.timeoutMs` when not given (ms). */
 export const DEFAULT_REPLICA_ACKS_TIMEOUT_MS = 50;

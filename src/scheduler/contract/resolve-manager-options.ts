@@ -1,8 +1,13 @@
 import { ScheduleOptionsError } from '../../errors/index.js';
-import { DEFAULT_AUDIT } from '../../store/audit-trail.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS } from '../../store/index.js';
-import { DEFAULT_CLUSTER_PARTITIONS } from '../../store/partitions.js';
-import { isCluster, type RedisTarget, redisTarget, targetOfCluster } from '../../store/redis-target.js';
+import {
+  DEFAULT_AUDIT,
+  DEFAULT_CLUSTER_PARTITIONS,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  isCluster,
+  type RedisTarget,
+  redisTarget,
+  targetOfCluster,
+} from '../../store/index.js';
 import { DEFAULT_TRIGGER_BUDGET_MS } from '../../triggers/time-budget.js';
 import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
 import { managerEnv } from './manager-env.js';

@@ -8,7 +8,7 @@ import {
   type ScheduleDefinition,
   type ScheduleSource,
   scheduleOptionsSchema,
-} from '../../store/definition-schema.js';
+} from '../../store/index.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import { ExceptTrigger } from '../../triggers/except-trigger.js';
 import type { ExceptEntry } from '../../triggers/exclusion.js';

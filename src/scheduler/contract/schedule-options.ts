@@ -1,17 +1,14 @@
 import type { BackoffOptions } from 'bullmq';
 import type { Middleware } from '../../queue/pipeline.js';
-import type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema.js';
-import type { PassthroughJobOptions } from '../../store/job-options-schema.js';
-import type { JobPayload } from '../../store/job-payload.js';
+import type { JobPayload, MisfirePolicy, OverlapPolicy, PassthroughJobOptions } from '../../store/index.js';
 
-export type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema.js';
-export type { PassthroughJobOptions } from '../../store/job-options-schema.js';
+export type { MisfirePolicy, OverlapPolicy, PassthroughJobOptions } from '../../store/index.js';
 
 import type { ExceptEntry, ExceptEntryJSON } from '../../triggers/exclusion.js';
 
 /**
  * Options of one schedule (`schedule()`, `every()`, `cron()`). Checked by the store's one schema
- * (`src/store/definition-schema.ts`), which the JSON API and the CLI use too; the defaults below are
+ * (`src/store/forms/definition-schema.ts`), which the JSON API and the CLI use too; the defaults below are
  * applied once, there (`SCHEDULE_DEFAULTS`). An unknown option is refused, naming it.
  */
 export interface ScheduleOptions {

@@ -1,5 +1,5 @@
 import { ScheduleOptionsError, TriggerError } from '../../errors/index.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../../store/index.js';
 import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { ScheduleOptions } from './schedule-options.js';

@@ -5,12 +5,8 @@ import {
   type Middleware,
   type RunContext,
 } from '../../queue/pipeline.js';
-import { JobStatus } from '../../store/job-status.js';
-import type { PauseNote } from '../../store/pause-note.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { ScheduleState } from '../../store/schedule-state.js';
-import { statusOf } from '../../store/schedule-state.js';
-import type { ScheduleErrorInfo } from '../../store/schedule-store-types.js';
+import type { PauseNote, ScheduleDefinition, ScheduleErrorInfo, ScheduleState } from '../../store/index.js';
+import { JobStatus, statusOf } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { PauseOptions } from './pause-options.js';
 import type { ResumeOptions } from './resume-options.js';

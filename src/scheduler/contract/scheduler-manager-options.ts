@@ -1,7 +1,6 @@
 import type { Cluster, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import type { ClusterConnection, RedisTarget } from '../../store/redis-target.js';
-import type { ReplicaAcksOptions } from '../../store/replica-acks.js';
+import type { ClusterConnection, RedisTarget, ReplicaAcksOptions } from '../../store/index.js';
 import type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 
 /** What this process does with a manager: fire schedules, or only define and inspect them. */
@@ -22,7 +21,7 @@ export interface SchedulerManagerOptions {
    */
   connection?: string | RedisOptions | ClusterConnection | Cluster;
   /**
-   * How many hash-tagged partitions the schedules are spread over (see src/store/partitions.ts). Every
+   * How many hash-tagged partitions the schedules are spread over (see src/store/keys/partitions.ts). Every
    * process of a deployment must use the same count (it decides where a schedule's keys are); it is
    * recorded in Redis at the first start and a different one is refused.
    * @defaultValue `32` on a Redis Cluster, `1` on a single Redis (the key names of earlier releases)

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { unstartedSince } from '../../store/bull-jobs.js';
+import { unstartedSince } from '../../store/index.js';
 
 /** The previous occurrence's job of a schedule about to fire: where to look for it. */
 export interface PreviousJob<T> {

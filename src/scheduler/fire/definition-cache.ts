@@ -1,7 +1,7 @@
 import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import { decodeDefinition, type ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { Claim } from '../../store/schedule-store-types.js';
+import type { Claim } from '../../store/index.js';
+import { decodeDefinition, type ScheduleDefinition } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { PlanAllowance } from './plan-allowance.js';

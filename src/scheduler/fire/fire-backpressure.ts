@@ -1,4 +1,4 @@
-import { occurrenceJobId } from '../../store/job-payload.js';
+import { occurrenceJobId } from '../../store/index.js';
 import { withTimeBudget } from '../../triggers/time-budget.js';
 import { type PreviousJob, stillWaiting } from './backpressure.js';
 import type { FireLoopDeps, Item } from './fire-loop-types.js';

@@ -1,5 +1,4 @@
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { Claim } from '../../store/schedule-store-types.js';
+import type { Claim, ScheduleDefinition } from '../../store/index.js';
 import type { FireLoopDeps, FireLoopStats } from './fire-loop-types.js';
 
 /**

@@ -1,10 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import type { RunHistory } from '../../store/run-history.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
-import type { Claim } from '../../store/schedule-store-types.js';
+import type { Claim, RunHistory, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
 import type { OccurrenceTrace } from '../../tracing/fire-tracing.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ResolvedManagerOptions, SchedulerEvents } from '../contract/index.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { leaveFleet } from '../../store/fleet.js';
-import type { Claim, ClaimResult } from '../../store/schedule-store-types.js';
+import type { Claim, ClaimResult } from '../../store/index.js';
+import { leaveFleet } from '../../store/index.js';
 import { ClaimRenewer } from './claim-renewer.js';
 import { ClaimTimer } from './claim-timer.js';
 import { DefinitionCache } from './definition-cache.js';

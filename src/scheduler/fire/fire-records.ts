@@ -1,9 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { occurrenceJobId } from '../../store/job-payload.js';
-import { occurrenceField } from '../../store/keys.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { Claim, Completion } from '../../store/schedule-store-types.js';
+import type { Claim, Completion, ScheduleDefinition } from '../../store/index.js';
+import { occurrenceField, occurrenceJobId } from '../../store/index.js';
 import type { SchedulerEvents } from '../contract/index.js';
 import type { OccurrencePlan } from './occurrence-planner.js';
 

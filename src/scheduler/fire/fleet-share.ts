@@ -1,4 +1,4 @@
-import type { ClaimResult, FleetMember } from '../../store/schedule-store-types.js';
+import type { ClaimResult, FleetMember } from '../../store/index.js';
 
 /**
  * This replica's part in sharing bursts with the other replicas (see claim-6.lua): what it claimed

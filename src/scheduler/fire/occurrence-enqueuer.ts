@@ -1,6 +1,5 @@
-import { jobDataFor, occurrenceJobId } from '../../store/job-payload.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { Claim } from '../../store/schedule-store-types.js';
+import type { Claim, ScheduleDefinition } from '../../store/index.js';
+import { jobDataFor, occurrenceJobId } from '../../store/index.js';
 import * as occurrenceTrace from '../../tracing/fire-tracing.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import type { ClaimRenewer } from './claim-renewer.js';

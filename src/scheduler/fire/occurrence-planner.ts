@@ -1,5 +1,4 @@
-import type { CoalesceCause, SkipReason } from '../../store/run-record.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { CoalesceCause, ScheduleDefinition, SkipReason } from '../../store/index.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
 

@@ -1,5 +1,4 @@
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { Claim } from '../../store/schedule-store-types.js';
+import type { Claim, ScheduleDefinition } from '../../store/index.js';
 import { withTimeBudget } from '../../triggers/time-budget.js';
 import type { CachedDefinition, DefinitionCache } from './definition-cache.js';
 import type { Batch, FireLoopStats, Item } from './fire-loop-types.js';

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { connectionOfKey, type ReplicaAcksOptions, waitForReplicas } from '../../store/replica-acks.js';
+import { connectionOfKey, type ReplicaAcksOptions, waitForReplicas } from '../../store/index.js';
 import type { FireLoopStats } from './fire-loop-types.js';
 
 /**

@@ -1,7 +1,6 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { unstageJobs } from '../../store/bull-jobs.js';
-import { occurrenceJobId } from '../../store/job-payload.js';
+import { occurrenceJobId, unstageJobs } from '../../store/index.js';
 import type { FireClock } from './fire-clock.js';
 import type { Item } from './fire-loop-types.js';
 

@@ -1,5 +1,5 @@
 import { ScheduleOptionsError } from '../../errors/index.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../../store/index.js';
 import { CronTrigger } from '../../triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../triggers/interval-trigger.js';
 import type { Trigger } from '../../triggers/trigger.js';

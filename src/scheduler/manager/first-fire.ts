@@ -1,4 +1,4 @@
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { ScheduleDefinition } from '../../store/index.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
 

@@ -1,15 +1,19 @@
 import { type ConnectionOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AuditConfig } from '../../store/audit-trail.js';
-import { subscribeTo, unsubscribeAll } from '../../store/channels.js';
-import { withCommandTimeout } from '../../store/index.js';
-import type { Keys } from '../../store/keys.js';
-import type { ManualRunStore } from '../../store/manual-run.js';
-import { checkPartitionCount } from '../../store/partition-count.js';
-import { bullConnection, openRedis, queuePrefixFor, type RedisTarget } from '../../store/redis-target.js';
-import { RunHistory } from '../../store/run-history.js';
-import { ScheduleStore } from '../../store/schedule-store.js';
+import type { AuditConfig, Keys, ManualRunStore } from '../../store/index.js';
+import {
+  bullConnection,
+  checkPartitionCount,
+  openRedis,
+  queuePrefixFor,
+  type RedisTarget,
+  RunHistory,
+  ScheduleStore,
+  subscribeTo,
+  unsubscribeAll,
+  withCommandTimeout,
+} from '../../store/index.js';
 import type { ResolvedManagerOptions } from '../contract/index.js';
 import { RESUBSCRIBED } from '../fire/index.js';
 import type { HistoryAccess } from './scheduler-manager-types.js';

@@ -1,10 +1,7 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import { BackfillLedger } from '../../store/backfill-ledger.js';
-import { publishWake } from '../../store/channels.js';
-import type { Keys } from '../../store/keys.js';
-import { PauseNotes } from '../../store/pause-note.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { Keys, ScheduleDefinition } from '../../store/index.js';
+import { BackfillLedger, PauseNotes, publishWake } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { BackfillContext, OwedRunsContext } from '../backfill/index.js';

@@ -1,10 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import { CODE_ACTOR } from '../../store/audit-entry.js';
-import { publishWake, WAKE_HANDOFF } from '../../store/channels.js';
-import type { Keys } from '../../store/keys.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { Keys, ScheduleDefinition } from '../../store/index.js';
+import { CODE_ACTOR, publishWake, WAKE_HANDOFF } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ResolvedManagerOptions, ScheduledJob, SchedulerEvents } from '../contract/index.js';
 import {

@@ -1,8 +1,5 @@
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
-import type { AuditActor } from '../../store/audit-entry.js';
-import type { ResumeTake } from '../../store/backfill-ledger.js';
-import type { PauseNotes } from '../../store/pause-note.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
+import type { AuditActor, PauseNotes, ResumeTake, ScheduleDefinition } from '../../store/index.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { enqueueOwed, type OwedRunsContext } from '../backfill/index.js';

@@ -1,9 +1,6 @@
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
-import type { AuditConfig } from '../../store/audit-trail.js';
-import type { BackfillLedger } from '../../store/backfill-ledger.js';
-import { JobStatus } from '../../store/job-status.js';
-import { type PauseNotes, pauseNoteProblem } from '../../store/pause-note.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
+import type { AuditConfig, BackfillLedger, ScheduleStore } from '../../store/index.js';
+import { JobStatus, type PauseNotes, pauseNoteProblem } from '../../store/index.js';
 import type { ChangeOptions, PauseOptions, ScheduledJob } from '../contract/index.js';
 import { actorOf } from '../contract/index.js';
 import { type StagedControlContext, unstagePaused, unstageRemoved } from './staged-controls.js';

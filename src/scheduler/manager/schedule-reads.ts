@@ -1,15 +1,22 @@
 import type { Redis } from 'ioredis';
-import { JobStatus } from '../../store/job-status.js';
-import type { Keys } from '../../store/keys.js';
-import type { PauseNote } from '../../store/pause-note.js';
-import { countsFrom, type RunCounter, type RunHistory } from '../../store/run-history.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import { ScheduleIndex } from '../../store/schedule-index.js';
-import { countersOf, withTriggerChecked } from '../../store/schedule-listing.js';
-import type { ScheduleState } from '../../store/schedule-state.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
-import type { StoredSchedule } from '../../store/schedule-store-types.js';
-import { storedQueueNames } from '../../store/stored-queues.js';
+import type {
+  Keys,
+  PauseNote,
+  ScheduleDefinition,
+  ScheduleState,
+  ScheduleStore,
+  StoredSchedule,
+} from '../../store/index.js';
+import {
+  countersOf,
+  countsFrom,
+  JobStatus,
+  type RunCounter,
+  type RunHistory,
+  ScheduleIndex,
+  storedQueueNames,
+  withTriggerChecked,
+} from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ScheduledJob } from '../contract/index.js';
 import type { ListQuery, SchedulerStats } from './scheduler-manager-types.js';

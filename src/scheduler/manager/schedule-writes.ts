@@ -2,16 +2,18 @@ import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
-import { type AuditActor, RUNTIME_ACTOR } from '../../store/audit-entry.js';
-import { dueEarlier } from '../../store/due-earlier.js';
-import { jobDataFor, occurrenceJobId } from '../../store/job-payload.js';
-import type { Keys } from '../../store/keys.js';
-import { type ManualRunStore, recordManualRun } from '../../store/manual-run.js';
-import type { RunHistory } from '../../store/run-history.js';
-import { type ScheduleDefinition, timingFingerprint } from '../../store/schedule-definition.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
-import type { ScheduleErrorInfo } from '../../store/schedule-store-types.js';
-import type { StatusChange } from '../../store/script-codes.js';
+import type { Keys, RunHistory, ScheduleErrorInfo, ScheduleStore, StatusChange } from '../../store/index.js';
+import {
+  type AuditActor,
+  dueEarlier,
+  jobDataFor,
+  type ManualRunStore,
+  occurrenceJobId,
+  RUNTIME_ACTOR,
+  recordManualRun,
+  type ScheduleDefinition,
+  timingFingerprint,
+} from '../../store/index.js';
 import { withCallerContext } from '../../tracing/job-context.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';

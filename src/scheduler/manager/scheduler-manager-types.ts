@@ -1,5 +1,4 @@
-import type { RunHistory } from '../../store/run-history.js';
-import type { RunRecord } from '../../store/run-record.js';
+import type { RunHistory, RunRecord } from '../../store/index.js';
 import type { ScheduledJob } from '../contract/index.js';
 
 /**
@@ -67,7 +66,7 @@ export interface SchedulerStats {
   uptime: number;
 }
 
-export type { ListQuery } from '../../store/schedule-listing.js';
+export type { ListQuery } from '../../store/index.js';
 
 /** The run history of the deployment, callable as `history(id, limit?)` (Sillo-style). */
 export type HistoryAccess = RunHistory & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);

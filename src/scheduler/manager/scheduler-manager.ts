@@ -4,15 +4,18 @@ import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { uniqueKeys } from '../../logging/unique-keys.js';
 import type { HandlerEntry } from '../../queue/worker-scheduler.js';
-import { type AuditActor, type AuditEntry, CODE_ACTOR } from '../../store/audit-entry.js';
-import { type AuditQuery, AuditTrail } from '../../store/audit-trail.js';
-import { publishWake } from '../../store/channels.js';
-import { jobOptionsFor } from '../../store/job-payload.js';
-import type { JobStatus } from '../../store/job-status.js';
-import { type Keys, keys } from '../../store/keys.js';
-import type { RedisTarget } from '../../store/redis-target.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
+import type { JobStatus, RedisTarget, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
+import {
+  type AuditActor,
+  type AuditEntry,
+  type AuditQuery,
+  AuditTrail,
+  CODE_ACTOR,
+  jobOptionsFor,
+  type Keys,
+  keys,
+  publishWake,
+} from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type BackfillRun, runBackfill, startBackfill } from '../backfill/index.js';
 import {

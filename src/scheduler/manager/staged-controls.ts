@@ -1,9 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { dueEarlier } from '../../store/due-earlier.js';
-import type { Keys } from '../../store/keys.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
+import type { Keys, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
+import { dueEarlier } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type UnstagedRecords, unstage, unstageAndRecord } from '../fire/index.js';
 import { firstFire } from './first-fire.js';

@@ -1,6 +1,5 @@
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
-import type { AuditActor } from '../../store/audit-entry.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
+import type { AuditActor, ScheduleStore } from '../../store/index.js';
 import type { ScheduledJob, SchedulePatch } from '../contract/index.js';
 import { type DefineContext, patchedJob } from './define-schedule.js';
 import type { LocalSchedules } from './local-schedules.js';

@@ -1,10 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import {
-  type EventsRead,
-  type FinishedEvent,
-  lastEventId,
-  readFinishedEvents,
-} from '../../store/bull-events.js';
+import { type EventsRead, type FinishedEvent, lastEventId, readFinishedEvents } from '../../store/index.js';
 
 export type { FinishedEvent };
 

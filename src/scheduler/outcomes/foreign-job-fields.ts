@@ -1,5 +1,4 @@
-import type { ForeignOutcome } from '../../store/foreign-outcome-script.js';
-import type { RunRecord } from '../../store/run-record.js';
+import type { ForeignOutcome, RunRecord } from '../../store/index.js';
 
 // What a finished BullMQ job's hash says of its run, read by `ForeignOutcomes`.
 

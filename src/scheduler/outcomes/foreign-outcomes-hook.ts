@@ -1,8 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Keys } from '../../store/index.js';
 import { withCommandTimeout } from '../../store/index.js';
-import type { Keys } from '../../store/keys.js';
 import type { ResolvedManagerOptions, SchedulerEvents } from '../contract/index.js';
 import { ForeignOutcomes } from './foreign-outcomes.js';
 

@@ -1,21 +1,24 @@
 import { QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { ForeignOutcomeRecorder } from '../../store/foreign-outcome-script.js';
+import type { RunRecord } from '../../store/index.js';
 import {
+  ForeignOutcomeRecorder,
+  hashTag,
+  type Keys,
+  liveRuntimeQueues,
   newestRecordFields,
+  occurrenceField,
+  parseOccurrenceJobId,
+  queuePrefixFor,
+  type RedisTarget,
   readFinishedJobs,
   readJobFields,
+  readRecords,
+  redisTime,
   scanScheduleQueues,
   scheduleIdsOnQueue,
-} from '../../store/foreign-reads.js';
-import { liveRuntimeQueues } from '../../store/index.js';
-import { parseOccurrenceJobId } from '../../store/job-payload.js';
-import { hashTag, type Keys, occurrenceField } from '../../store/keys.js';
-import { readRecords } from '../../store/record-reads.js';
-import { queuePrefixFor, type RedisTarget } from '../../store/redis-target.js';
-import { redisTime } from '../../store/redis-time.js';
-import type { RunRecord } from '../../store/run-record.js';
+} from '../../store/index.js';
 import type { ResolvedForeignOutcomesOptions } from '../contract/index.js';
 import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
 import { JOB_FIELDS, jobFields, OUTCOME_FIELDS, outcomeOf } from './foreign-job-fields.js';

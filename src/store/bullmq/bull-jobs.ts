@@ -1,0 +1,45 @@
+import type { Redis } from 'ioredis';
+import { LedgerScripts } from '../scripts/index.js';
+
+// What bullbeat reads and removes of BullMQ's own keys, beside BullMQ's API: on the queue's own client
+// (BullMQ's keys are in the queue's slot), with key names BullMQ gives (`queue.keys`, `queue.toKey`).
+
+/** BullMQ's keys of one queue that `unstageJobs` touches. */
+export interface StagedJobKeys {
+  /** `queue.keys.delayed` */
+  delayed: string;
+  /** `queue.keys.events` */
+  events: string;
+  /** `queue.toKey('')`: a job's hash is this and its id. */
+  jobBase: string;
+}
+
+/**
+ * Remove the staged (delayed, not yet promoted) jobs whose ids are `idPrefix` and a fire time, due
+ * within `windowMs` of Redis's clock; only the one at `fireAt` when given (`unstage-2.lua`).
+ * Returns the fire times removed.
+ */
+export async function unstageJobs(
+  client: Redis,
+  keys: StagedJobKeys,
+  idPrefix: string,
+  windowMs: number,
+  fireAt?: number,
+): Promise<number[]> {
+  return new LedgerScripts(client).unstage({ ...keys, jobIdPrefix: idPrefix, windowMs, fireAt });
+}
+
+/**
+ * For each job hash key, BullMQ's `timestamp` (ms) of a job no worker took yet (no `processedOn`), or
+ * null: the hash is gone, was never written, or the job started. One `HMGET` per job, pipelined.
+ */
+export async function unstartedSince(client: Redis, jobKeys: readonly string[]): Promise<(number | null)[]> {
+  const pipe = client.pipeline();
+  for (const key of jobKeys) pipe.hmget(key, 'timestamp', 'processedOn');
+  const res = (await pipe.exec()) ?? [];
+  return jobKeys.map((_, i) => {
+    const [err, v] = res[i] ?? [null, null];
+    const [timestamp, processedOn] = (v ?? []) as (string | null)[];
+    return err || timestamp == null || processedOn != null ? null : Number(timestamp);
+  });
+}

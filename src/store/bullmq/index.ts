@@ -1,0 +1,20 @@
+// The door of src/store/bullmq/: what the store's other rooms use of it.
+
+export { type EventsRead, type FinishedEvent, lastEventId, readFinishedEvents } from './bull-events.js';
+export { unstageJobs, unstartedSince } from './bull-jobs.js';
+export {
+  handOverScheduler,
+  pendingInstant,
+  type RepeatEntry,
+  removeRepeatEntry,
+  repeatEntries,
+} from './bull-repeat.js';
+export {
+  type BullmqHandover,
+  BullmqHandovers,
+  leftToBullmq,
+  parseBullmqHandover,
+} from './bullmq-handover.js';
+export { type ForeignOutcome, ForeignOutcomeRecorder } from './foreign-outcome-script.js';
+export { checkQueueOwner, holdQueue, QUEUE_HOLD_MS, queueOwnerKey, releaseQueue } from './queue-owner.js';
+export { announceRuntimeQueues, liveRuntimeQueues, RUNTIME_ANNOUNCE_MS } from './runtime-queues.js';

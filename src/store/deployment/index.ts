@@ -1,0 +1,6 @@
+// The door of src/store/deployment/: what the store's other rooms use of it.
+
+export { leaveFleet } from './fleet.js';
+export { decodeHandles, type FleetMemberInfo, FleetMembers, type FleetRole } from './fleet-members.js';
+export { PauseNotes } from './pause-notes.js';
+export { ScheduleStore } from './schedule-store.js';

@@ -1,0 +1,89 @@
+// The door of src/store/forms/: what the store's other rooms use of it.
+
+export { type AuditBy, type AuditConfig, auditSlots, DEFAULT_AUDIT } from './audit-config.js';
+export {
+  AUDIT_SOURCES,
+  type AuditActor,
+  type AuditChange,
+  type AuditEntry,
+  type AuditOp,
+  type AuditSource,
+  CODE_ACTOR,
+  decodeAuditEntry,
+  RUNTIME_ACTOR,
+  SYSTEM_ACTOR,
+} from './audit-entry.js';
+export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
+export {
+  type CustomTriggerJSON,
+  definitionFrom,
+  definitionSchema,
+  firstProblem,
+  type ScheduleDefinition,
+  type ScheduleSource,
+  scheduleFields,
+  scheduleOptionsSchema,
+  unknownKey,
+} from './definition-schema.js';
+export type { PassthroughJobOptions } from './job-options-schema.js';
+export {
+  jobDataFor,
+  jobOptionsFor,
+  type OccurrenceJobData,
+  occurrenceJobId,
+  parseOccurrenceJobId,
+} from './job-payload.js';
+export { JobStatus } from './job-status.js';
+export { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
+export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule } from './overlap-policy.js';
+export { type OwedOverlap, type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
+export {
+  PAUSE_BY_MAX,
+  PAUSE_NOTE_MAX,
+  type PauseNote,
+  parsePauseNote,
+  pauseNoteProblem,
+} from './pause-note.js';
+export {
+  counted,
+  enqueuedFacts,
+  mergeForms,
+  patchArgs,
+  recordFromHash,
+  recordFromJson,
+} from './record-form.js';
+export {
+  DEFAULT_RUN_OPTIONS,
+  JOB_PAYLOADS,
+  type JobPayload,
+  type OccurrenceRunOptions,
+  type ResolvedRunOptions,
+  resolveRunOptions,
+} from './run-options.js';
+export {
+  type CoalesceCause,
+  type PreviousAttempt,
+  parseRecord,
+  type RunOutcome,
+  type RunRecord,
+  type SkipReason,
+} from './run-record.js';
+export {
+  decodeDefinition,
+  encodeDefinition,
+  peekNameAndQueue,
+  timingFingerprint,
+} from './schedule-definition.js';
+export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
+export {
+  type Claim,
+  type ClaimResult,
+  type Completion,
+  decodeRow,
+  type FleetMember,
+  type ScheduleErrorInfo,
+  type StoredSchedule,
+  type UpsertOptions,
+  type UpsertResult,
+} from './schedule-store-types.js';
+export { showValue } from './show-value.js';

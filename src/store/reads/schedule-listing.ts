@@ -1,0 +1,51 @@
+import type { Redis } from 'ioredis';
+import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
+import type { JobStatus, StoredSchedule } from '../forms/index.js';
+import type { Keys } from '../keys/index.js';
+import { countsFrom } from './run-history.js';
+
+/** A filter and page of the schedules, sorted by name then id (`list()`, the dashboard, the API). */
+export interface ListQuery {
+  status?: JobStatus;
+  /** Case-insensitive substring of the id, name or queue. */
+  search?: string;
+  /** Only schedules targeting this queue. */
+  queue?: string;
+  /** Default: 0. */
+  offset?: number;
+  /** Default: all. */
+  limit?: number;
+}
+
+/** Run counters and live runs (leases unexpired at `now`, Redis ms) of schedules, in one pipeline. */
+export async function countersOf(
+  redis: Redis,
+  keys: Keys,
+  ids: readonly string[],
+  now: number,
+): Promise<{ runs: number; errors: number; skipped: number; missed: number; activeInstances: number }[]> {
+  const pipe = redis.pipeline();
+  for (const id of ids) {
+    pipe.hgetall(keys.counts(id));
+    pipe.zcount(keys.lease(id), `(${now}`, '+inf'); // live: expiring after now (as activeRuns)
+  }
+  const res = (await pipe.exec()) ?? [];
+  return ids.map((_, i) => {
+    return {
+      ...countsFrom((res[2 * i]?.[1] ?? {}) as Record<string, string>),
+      activeInstances: Number(res[2 * i + 1]?.[1] ?? 0),
+    };
+  });
+}
+
+/** A row whose built-in trigger no longer decodes (an older release's out-of-range value) shows errored. */
+export function withTriggerChecked(row: StoredSchedule): StoredSchedule {
+  if (row.error !== null || row.def.trigger.type === 'custom') return row;
+  try {
+    triggerFromJSON(row.def.trigger);
+    return row;
+  } catch (err) {
+    const error = { reason: `trigger: ${(err as Error).message}`, at: null, fireAt: null };
+    return { ...row, state: { ...row.state, status: 'e' }, next: null, error };
+  }
+}

@@ -1,0 +1,110 @@
+import type { Redis } from 'ioredis';
+import type { SlotRule } from '../forms/index.js';
+import { DEFAULT_AUDIT } from '../forms/index.js';
+import { type Keys, occurrenceField, type RecordLane } from '../keys/index.js';
+import type { RunCounter, RunPatch } from '../reads/index.js';
+import type { FinishRunArgs, RunFinish, RunStart, StartRunArgs } from '../scripts/index.js';
+import { LeaseScripts, RunPathScripts } from '../scripts/index.js';
+import { BACKFILL_LEDGER_TTL_MS } from './backfill-ledger.js';
+
+/** One occurrence of a schedule, as the run scripts address it. */
+export interface RunTarget {
+  scheduleId: string;
+  fireAt: number;
+  /** The record lane: `true` a manual run, `'backfill'` a backfilled occurrence (see `occurrenceField`). */
+  manual: RecordLane;
+}
+
+export type { RunFinish, RunStart };
+
+/**
+ * The worker runtime's lean run path: one script to start a run (overlap policy on the run slot, the
+ * fencing token, the `running` or `skipped` record) and one to finish it (the outcome unless fenced off,
+ * the lease given back, the failure streak and `pauseOnFailure`). See `lua/start-runs-1.lua`,
+ * `lua/finish-runs-5.lua`; the runs that start (finish) together in a worker go in one call.
+ */
+export class RunSlots {
+  /** The runs starting and finishing together go in one script call per partition (see ScriptBatcher). */
+  private readonly starts: (lane: number, run: StartRunArgs) => Promise<RunStart>;
+  private readonly finishes: (lane: number, run: FinishRunArgs) => Promise<RunFinish>;
+  private readonly scripts: RunPathScripts;
+  private readonly leases: LeaseScripts;
+
+  constructor(
+    redis: Redis,
+    private readonly keys: Keys,
+    /** Lease lifetime (ms), also an owed claim's and a waiter's. */
+    readonly ttlMs: number,
+    /** Records kept per schedule. */
+    historyLimit: number,
+    /** Audit entries kept per schedule (a pause on failure writes one). */
+    auditLimit = DEFAULT_AUDIT.limit,
+  ) {
+    this.scripts = new RunPathScripts(redis);
+    this.leases = new LeaseScripts(redis);
+    this.starts = this.scripts.startRuns(keys, { ttlMs, historyLimit, markKeptMs: BACKFILL_LEDGER_TTL_MS });
+    this.finishes = this.scripts.finishRuns(keys, { historyLimit, auditLimit });
+  }
+
+  start(
+    run: RunTarget,
+    rule: SlotRule,
+    ids: {
+      leaseId: string;
+      jobId: string;
+      owedId?: string | undefined;
+      firstDelivery?: boolean;
+      /** The occurrence's start mark (`StartRunArgs.mark`). */
+      mark?: StartRunArgs['mark'];
+    },
+    running: RunPatch,
+    skipped: RunPatch,
+  ): Promise<RunStart> {
+    const id = run.scheduleId;
+    return this.starts(this.keys.partitionOf(id), {
+      scheduleId: id,
+      leaseId: ids.leaseId,
+      rule,
+      owedId: ids.owedId,
+      jobId: ids.jobId,
+      field: occurrenceField(run.fireAt, run.manual),
+      fireAt: run.fireAt,
+      firstDelivery: ids.firstDelivery === true,
+      mark: ids.mark,
+      running,
+      skipped,
+    });
+  }
+
+  finish(
+    run: RunTarget,
+    leaseId: string | undefined,
+    /** The run's token; undefined when it never started (written unfenced). */
+    fencingToken: number | undefined,
+    outcome: RunPatch,
+    counters: readonly RunCounter[],
+    streak: 'ok' | 'failed' | undefined,
+    pause: { afterFailures: number; note: string; at: number },
+    /** The slot rule the run started under (which waiters and marks it may have left). */
+    mode: SlotRule['mode'] = 'skip',
+  ): Promise<RunFinish> {
+    const id = run.scheduleId;
+    return this.finishes(this.keys.partitionOf(id), {
+      scheduleId: id,
+      leaseId,
+      field: occurrenceField(run.fireAt, run.manual),
+      fireAt: run.fireAt,
+      outcome,
+      counters,
+      fencingToken,
+      streak,
+      pause,
+      mode,
+    });
+  }
+
+  /** Extend a run's slot lease: `held`, `gone` (lapsed, maybe given away) or `cancelled` (asked to stop). */
+  async renew(scheduleId: string, leaseId: string): Promise<'held' | 'gone' | 'cancelled'> {
+    return this.leases.renewRun(this.keys, { scheduleId, leaseId, ttlMs: this.ttlMs });
+  }
+}

@@ -1,0 +1,274 @@
+import type { Redis } from 'ioredis';
+import type { Completion, SkipReason, SlotRule } from '../forms/index.js';
+import { counted, enqueuedFacts, patchArgs } from '../forms/index.js';
+import type { Keys } from '../keys/index.js';
+import { ScriptBatcher } from './script-batcher.js';
+import { codeName, RunStartCode, yes } from './script-codes.js';
+import { itemArgs, ScriptCaller, scriptArgs } from './script-layout.js';
+import { COMPLETE, FINISH_RUNS, START_RUNS } from './script-layouts.js';
+
+type Patch = { readonly [name: string]: unknown };
+
+/** What `start-runs-1` decided for one run. */
+export type RunStart =
+  /** `at`: Redis TIME of the start (the record's `startedAt`). */
+  | { status: 'started'; live: number; fencingToken: number; at: number }
+  /** `at`: Redis TIME of the skip (the record's `finishedAt`). */
+  | { status: 'skipped'; live: number; reason: SkipReason; at: number }
+  /** Not now: a retry owed its run, or an occurrence buffered for the slot, asks again later. */
+  | { status: 'wait'; live: number }
+  /** Asked as a first delivery, but the record shows an earlier attempt of this job: read it, ask again. */
+  | { status: 'reread' }
+  /**
+   * Asked as a first delivery, but the record shows this job succeeded, was skipped or cancelled: the
+   * same occurrence enqueued again after its job left BullMQ. Nothing was taken or written.
+   */
+  | { status: 'ran' }
+  /**
+   * Another add of the same job id started (or skipped) the occurrence already (its start mark names
+   * another add): this one was enqueued by an enqueuer that had lost it. Its `skipped` record (reason
+   * `ran-already`) is written where no record says more; `at` is Redis TIME.
+   */
+  | { status: 'refused'; at: number };
+
+/** What `finish-runs-5` did for one run. */
+export interface RunFinish {
+  /** False when a newer run of the occurrence holds its record (fenced off): nothing was written. */
+  written: boolean;
+  /** The schedule was paused by this failure (`pauseOnFailure`). */
+  paused: boolean;
+  /** The job id next in line for the slot (a retry owed it, or a buffered occurrence), if any. */
+  next?: string;
+}
+
+/** One run to start (`start-runs-1`, per run). */
+export interface StartRunArgs {
+  scheduleId: string;
+  leaseId: string;
+  rule: SlotRule;
+  /** The job id of a retry owed its run; undefined for a fresh occurrence. */
+  owedId: string | undefined;
+  jobId: string;
+  /** The occurrence field (`occurrenceField`). */
+  field: string;
+  fireAt: number;
+  /** No record was read: taken for the job's first delivery. */
+  firstDelivery: boolean;
+  /**
+   * The occurrence's start mark (`taken:<id>`, start-runs-1): `stamp` names this add of the job
+   * (BullMQ's `timestamp`); `always` marks every start (a backfill's, a catch-up's), else only an
+   * occurrence whose claim was taken over. Undefined: no mark (a manual run).
+   */
+  mark?: { stamp: number; always: boolean } | undefined;
+  /** The `running` and `skipped` patches; their instants (`startedAt`, `finishedAt`) are the script's. */
+  running: Patch;
+  skipped: Patch;
+}
+
+/** One run to finish (`finish-runs-5`, per run). */
+export interface FinishRunArgs {
+  scheduleId: string;
+  /** Undefined: the run held no slot. */
+  leaseId: string | undefined;
+  field: string;
+  fireAt: number;
+  /** The outcome; a `finishedAt` given is the script's Redis TIME, a `null` one removed. */
+  outcome: Patch;
+  counters: readonly string[];
+  /** Undefined: a run that never started (written unfenced). */
+  fencingToken: number | undefined;
+  streak: 'ok' | 'failed' | undefined;
+  pause: { afterFailures: number; note: string; at: number };
+  /** The slot rule the run started under. */
+  mode: SlotRule['mode'];
+}
+
+/** What `complete-n` answers. */
+export interface CompleteAnswer {
+  /** Claims completed (still ours, their schedule still there). */
+  completed: number;
+  /** Claims no longer ours: they lapsed and were taken over, and their new owner announces them. */
+  lost: string[];
+}
+
+/**
+ * The run path's scripts (see `ScheduleScripts`): the completion of claims,
+ * and the worker runtime's start and finish of runs, each batched per partition (`ScriptBatcher`).
+ */
+export class RunPathScripts {
+  readonly #caller: ScriptCaller;
+
+  constructor(redis: Redis) {
+    this.#caller = new ScriptCaller(redis);
+  }
+
+  /**
+   * `complete-n`: complete claims of one partition made with `token`: how many were completed, and the
+   * ids of the claims no longer ours (lapsed and taken over).
+   */
+  async complete(
+    k: Keys,
+    a: { completions: readonly Completion[]; now: number; token: string; historyLimit: number },
+  ): Promise<CompleteAnswer> {
+    const p = k.of(a.completions[0]!.claim.id);
+    const items = a.completions.map((c) => {
+      const id = c.claim.id;
+      const records: (string | number)[] = [c.records.length];
+      for (const r of c.records)
+        records.push(r.field, r.fireAt, r.counter ?? '', ...counted(patchArgs(r.patch).set));
+      return {
+        keys: { runs: p.runs(id), runidx: p.runIndex(id), counts: p.counts(id) },
+        values: {
+          id,
+          fireAt: c.claim.fireAt,
+          next: c.next === null ? '-1' : c.next,
+          missed: c.missedUncounted,
+          coalesced: c.coalesced ?? 0,
+          ran: c.enqueued?.fireAt ?? c.claim.fireAt,
+          enqueued: counted(c.enqueued === undefined ? [] : enqueuedFacts(c.enqueued, a.now)),
+          records,
+        },
+      };
+    });
+    const keys = {
+      due: p.due,
+      inflight: p.inflight,
+      claim: p.claim,
+      state: p.state,
+      resched: p.resched,
+      completed: p.completed,
+      totals: p.totals,
+    };
+    const argv = { historyLimit: a.historyLimit, now: a.now, token: a.token };
+    const [completed, ...lost] = (await this.#caller.run(
+      COMPLETE,
+      scriptArgs(COMPLETE, keys, argv, items),
+    )) as [number, ...string[]];
+    return { completed: Number(completed), lost };
+  }
+
+  /** `start-runs-1`, batched: a function starting one run on partition `lane`. */
+  startRuns(
+    k: Keys,
+    a: { ttlMs: number; historyLimit: number; markKeptMs: number },
+  ): (lane: number, run: StartRunArgs) => Promise<RunStart> {
+    const l = START_RUNS;
+    const batcher = new ScriptBatcher(async (lane, values) => {
+      const p = k.partition(lane);
+      const argv = {
+        base: p.base,
+        leaseTtl: a.ttlMs,
+        historyLimit: a.historyLimit,
+        cancelChannel: p.cancel,
+        markKept: a.markKeptMs,
+      };
+      return (await this.#caller.run(l, [
+        ...scriptArgs(l, { totals: p.totals }, argv),
+        ...values,
+      ])) as unknown[];
+    }, 5);
+    return async (lane, r) => {
+      // the script writes the outcomes, and the instants as its Redis TIME (`startedAt`, a skip's
+      // `finishedAt`): not sent; the facts both records share are sent once
+      const { startedAt: _s, outcome: _r, ...runningFacts } = r.running;
+      const { finishedAt: _f, outcome: _k, ...skippedFacts } = r.skipped;
+      const running = patchArgs(runningFacts);
+      const facts = sharedFacts(running.set, patchArgs(skippedFacts).set);
+      const values = {
+        scheduleId: r.scheduleId,
+        leaseId: r.leaseId,
+        overlap: r.rule.mode,
+        cap: r.rule.cap,
+        owed: r.owedId ?? '',
+        jobId: r.jobId,
+        field: r.field,
+        fireTime: r.fireAt,
+        firstDelivery: r.firstDelivery ? '1' : '0',
+        startMark: r.mark ? `${r.mark.always ? 'a' : 'r'}${r.mark.stamp}` : '',
+        skippedPairs: facts.skipOnly.length / 2,
+        bothRecords: facts.shared.length / 2,
+        runningOnly: facts.runOnly.length / 2,
+        pairs: [...facts.skipOnly, ...facts.shared, ...facts.runOnly],
+        removes: running.drop,
+      };
+      const [code, live, token, at, reason] = await batcher.call(lane, itemArgs(l, values));
+      // per run: { code, live leases, fencing token, Redis TIME, skip reason }
+      const status = codeName(l, RunStartCode, code);
+      if (status === 'ran' || status === 'reread') return { status };
+      if (status === 'refused') return { status, at: Number(at) };
+      if (status === 'wait') return { status, live: Number(live) };
+      if (status === 'started')
+        return { status, live: Number(live), fencingToken: Number(token), at: Number(at) };
+      return { status, live: Number(live), reason: reason as SkipReason, at: Number(at) };
+    };
+  }
+
+  /** `finish-runs-5`, batched: a function finishing one run on partition `lane`. */
+  finishRuns(
+    k: Keys,
+    a: { historyLimit: number; auditLimit: number },
+  ): (lane: number, run: FinishRunArgs) => Promise<RunFinish> {
+    const l = FINISH_RUNS;
+    const batcher = new ScriptBatcher(async (lane, values) => {
+      const p = k.partition(lane);
+      const keys = { totals: p.totals, state: p.state, due: p.due, resched: p.resched, notes: p.pauseNotes };
+      const argv = {
+        base: p.base,
+        historyLimit: a.historyLimit,
+        wakeChannel: p.wake,
+        auditKept: a.auditLimit,
+      };
+      return (await this.#caller.run(l, [...scriptArgs(l, keys, argv), ...values])) as unknown[];
+    }, 3);
+    return async (lane, r) => {
+      // a `finishedAt` is the script's Redis TIME: not sent
+      const { finishedAt, ...facts } = r.outcome;
+      const p = patchArgs(facts);
+      const { afterFailures, note, at } = r.pause;
+      const values = {
+        scheduleId: r.scheduleId,
+        leaseId: r.leaseId ?? '',
+        field: r.field,
+        fireTime: r.fireAt,
+        finishedAt: finishedAt === null || finishedAt === undefined ? '' : '1',
+        counters: r.counters.join(','),
+        fencingToken: r.fencingToken ?? '',
+        streak: r.streak ?? '',
+        pauseOnFailure: afterFailures,
+        pauseNote: afterFailures > 0 ? JSON.stringify({ note, by: 'pauseOnFailure', at }) : '',
+        policy: r.mode,
+        patch: counted(p.set),
+        removes: finishedAt === null ? (p.drop ? `${p.drop},finishedAt` : 'finishedAt') : p.drop,
+      };
+      // per run: { 1 written | 0 fenced off, 1 paused now | 0, the job id next in line ('') }
+      const [written, paused, next] = await batcher.call(lane, itemArgs(l, values));
+      return { written: yes(l, written), paused: yes(l, paused), ...(next ? { next: String(next) } : {}) };
+    };
+  }
+}
+
+/**
+ * The `running` and `skipped` patches' pairs split into the pairs only the skip sets, the pairs both
+ * set alike (the job's facts), and the pairs only the run sets: start-runs writes either record from
+ * one contiguous stretch of its arguments.
+ */
+function sharedFacts(
+  running: readonly string[],
+  skipped: readonly string[],
+): { skipOnly: string[]; shared: string[]; runOnly: string[] } {
+  const skip = new Map<string, string>();
+  for (let j = 0; j < skipped.length; j += 2) skip.set(skipped[j]!, skipped[j + 1]!);
+  const shared: string[] = [];
+  const runOnly: string[] = [];
+  for (let j = 0; j < running.length; j += 2) {
+    const name = running[j]!;
+    const value = running[j + 1]!;
+    if (skip.get(name) === value) {
+      shared.push(name, value);
+      skip.delete(name);
+    } else runOnly.push(name, value);
+  }
+  const skipOnly: string[] = [];
+  for (const [name, value] of skip) skipOnly.push(name, value);
+  return { skipOnly, shared, runOnly };
+}

@@ -1,0 +1,340 @@
+import type { Redis } from 'ioredis';
+import type { Claim, ClaimResult, FleetMember, UpsertResult } from '../forms/index.js';
+import {
+  type AuditBy,
+  auditSlots,
+  counted,
+  encodeClaimRow,
+  encodeDefinition,
+  parseState,
+  patchArgs,
+  type ScheduleDefinition,
+  type StateCode,
+} from '../forms/index.js';
+import type { Keys } from '../keys/index.js';
+import { ScriptBatcher } from './script-batcher.js';
+import { codeName, StatusChange, yes } from './script-codes.js';
+import { itemArgs, ScriptCaller, scriptArgs, unexpected } from './script-layout.js';
+import {
+  CLAIM,
+  CLEAR_ERROR,
+  FOREIGN_OUTCOMES,
+  MARK_ERRORED,
+  MERGE_RUN,
+  PAUSE,
+  PAUSE_NOTE,
+  REMOVE,
+  RENEW_CLAIMS,
+  RETAKE,
+  SET_STATUS,
+  UPSERT,
+} from './script-layouts.js';
+
+const UPSERT_ANSWERS = new Set(['created', 'updated', 'unchanged', 'restored', 'kept-completed', 'missing']);
+
+/** `''` for none: how the scripts read an absent time or value. */
+const orNone = (v: number | string | null | undefined): number | string => v ?? '';
+
+/**
+ * The schedules' scripts: definitions, statuses, claims, pauses, and the records written beside a
+ * run (a merged patch, a plain Worker's outcomes). Like every caller of the store's scripts
+ * (`RunPathScripts`, `LedgerScripts`, `LeaseScripts`), a method per script, given named arguments,
+ * that builds the script's KEYS from `Keys` and its ARGV in the order its header names them
+ * (`script-layouts.ts`), and decodes its answer (`script-codes.ts`); each calls through one
+ * `ScriptCaller` (the scripts defined once on the client).
+ */
+export class ScheduleScripts {
+  readonly #caller: ScriptCaller;
+
+  constructor(redis: Redis) {
+    this.#caller = new ScriptCaller(redis);
+  }
+
+  /** `upsert-9`: create or update a definition (see `UpsertResult`). */
+  async upsert(
+    k: Keys,
+    a: {
+      definition: ScheduleDefinition;
+      fingerprint: string;
+      next: number | null;
+      now: number;
+      keepCompleted: boolean;
+      ifCreatedAt: number | undefined;
+    } & AuditBy,
+  ): Promise<UpsertResult> {
+    const id = a.definition.id;
+    const p = k.of(id);
+    const out = await this.#caller.run(
+      UPSERT,
+      scriptArgs(
+        UPSERT,
+        {
+          ...pick(p, 'schedules', 'due', 'inflight', 'state', 'resched', 'completed', 'claim'),
+          audit: p.audit(id),
+          counts: p.counts(id),
+        },
+        {
+          id,
+          definition: encodeDefinition(a.definition),
+          fingerprint: a.fingerprint,
+          next: orNone(a.next),
+          now: a.now,
+          source: a.definition.source === 'code' ? 'c' : 'r',
+          keepCompleted: a.keepCompleted ? '1' : '',
+          createdAt: orNone(a.ifCreatedAt),
+          ...auditSlots(a),
+          keepsStreak: a.definition.run.pauseOnFailure !== undefined ? '1' : '',
+        },
+      ),
+    );
+    const answer = String(out);
+    if (UPSERT_ANSWERS.has(answer) || /^claimed:\d+$/.test(answer)) return answer as UpsertResult;
+    throw unexpected(UPSERT, out);
+  }
+
+  /** `claim-6`: claim what is due on partition `k` (lapsed claims first), as one of `fleet` when given. */
+  async claim(
+    k: Keys,
+    a: { batch: number; leaseMs: number; token: string; aheadMs: number; fleet?: FleetMember | undefined },
+  ): Promise<ClaimResult> {
+    const f = a.fleet;
+    const raw = (await this.#caller.run(
+      CLAIM,
+      scriptArgs(CLAIM, pick(k, 'due', 'inflight', 'claim', 'schedules', 'state', 'totals'), {
+        batch: a.batch,
+        leaseMs: a.leaseMs,
+        token: a.token,
+        aheadMs: a.aheadMs,
+        replica: f?.replica,
+        horizon: f?.aheadMs,
+        longestSleep: f?.liveMs,
+        claimedWithin: f?.recent,
+        imminent: f?.imminentMs,
+      }),
+    )) as (string | number)[];
+    // { now, earliest due, earliest lease, then 5 values per claim[, live replicas, longest horizon] }
+    const fleetOf = f ? raw.splice(raw.length - 2, 2).map(Number) : undefined;
+    const claims: Claim[] = [];
+    for (let i = 3; i + 4 < raw.length; i += 5) {
+      const fireAt = Number(raw[i + 1]);
+      claims.push({
+        id: String(raw[i]),
+        fireAt,
+        claim: encodeClaimRow({ fireAt, token: a.token }),
+        reclaimed: Number(raw[i + 2]) === 1,
+        defJSON: String(raw[i + 3]),
+        state: parseState(String(raw[i + 4])),
+      });
+    }
+    const time = (v: unknown) => (v === '' || v === undefined ? null : Number(v));
+    const res: ClaimResult = { now: Number(raw[0]), nextDue: time(raw[1]), nextLease: time(raw[2]), claims };
+    if (fleetOf) res.fleet = { size: fleetOf[0]!, aheadMs: fleetOf[1]! };
+    return res;
+  }
+
+  /**
+   * `renew-claims-2`: extend the leases of the claims `ids` (one partition) still held by `token`; the
+   * ids no longer held (completed, or taken over).
+   */
+  async renewClaims(
+    k: Keys,
+    a: { ids: readonly string[]; token: string; leaseMs: number },
+  ): Promise<string[]> {
+    const p = k.of(a.ids[0]!);
+    const items = a.ids.map((id) => ({ values: { ids: id } }));
+    const args = scriptArgs(RENEW_CLAIMS, pick(p, 'inflight', 'claim'), a, items);
+    return ((await this.#caller.run(RENEW_CLAIMS, args)) as unknown[]).map(String);
+  }
+
+  /** `set-status-6`: move a schedule between statuses (`to` 'a' from `next`, when given). */
+  async setStatus(
+    k: Keys,
+    a: { id: string; from: string; to: StateCode; next: number | null; op: 'orphan' | 'resume' } & AuditBy,
+  ): Promise<StatusChange> {
+    const p = k.of(a.id);
+    const keys = { ...pick(p, 'state', 'due', 'inflight', 'resched', 'claim'), audit: p.audit(a.id) };
+    const argv = { id: a.id, from: a.from, to: a.to, next: orNone(a.next), ...auditSlots(a), op: a.op };
+    return codeName(
+      SET_STATUS,
+      StatusChange,
+      await this.#caller.run(SET_STATUS, scriptArgs(SET_STATUS, keys, argv)),
+    );
+  }
+
+  /** `remove-13`: delete a schedule with its history (only if its status is `onlyIf`, when not ''). */
+  async remove(k: Keys, a: { id: string; onlyIf: StateCode | '' } & AuditBy): Promise<boolean> {
+    const { id } = a;
+    const p = k.of(id);
+    const keys = {
+      ...pick(
+        p,
+        'schedules',
+        'due',
+        'inflight',
+        'claim',
+        'state',
+        'resched',
+        'completed',
+        'errors',
+        'totals',
+      ),
+      runs: p.runs(id),
+      runidx: p.runIndex(id),
+      counts: p.counts(id),
+      audit: p.audit(id),
+    };
+    const argv = { id, requiredStatus: a.onlyIf, ...auditSlots(a), trailKept: a.audit.retentionMs };
+    return yes(REMOVE, await this.#caller.run(REMOVE, scriptArgs(REMOVE, keys, argv)));
+  }
+
+  /** `mark-errored-9`: mark a schedule errored, from its claim (`fireAt|token`) or at definition (''). */
+  async markErrored(
+    k: Keys,
+    a: {
+      id: string;
+      claim: string;
+      error: { reason: string; at: number | null; fireAt: number | null };
+      now: number;
+    } & AuditBy,
+  ): Promise<boolean> {
+    const p = k.of(a.id);
+    const keys = {
+      ...pick(p, 'state', 'due', 'inflight', 'claim', 'resched', 'completed', 'errors', 'totals'),
+      audit: p.audit(a.id),
+    };
+    const argv = {
+      id: a.id,
+      claim: a.claim,
+      errorJson: JSON.stringify(a.error),
+      now: a.now,
+      ...auditSlots(a),
+      reason: a.error.reason,
+      occurrence: orNone(a.error.fireAt),
+    };
+    return yes(MARK_ERRORED, await this.#caller.run(MARK_ERRORED, scriptArgs(MARK_ERRORED, keys, argv)));
+  }
+
+  /** `clear-error-6`: an errored schedule active again from `next` (completed when null). */
+  async clearError(k: Keys, a: { id: string; next: number | null; now: number } & AuditBy): Promise<boolean> {
+    const p = k.of(a.id);
+    const keys = { ...pick(p, 'state', 'due', 'inflight', 'completed', 'errors'), audit: p.audit(a.id) };
+    const argv = { id: a.id, next: orNone(a.next), now: a.now, ...auditSlots(a) };
+    return yes(CLEAR_ERROR, await this.#caller.run(CLEAR_ERROR, scriptArgs(CLEAR_ERROR, keys, argv)));
+  }
+
+  /** `merge-run-4`: merge a patch into one occurrence's record, bump `counters`. */
+  async mergeRun(
+    k: Keys,
+    a: {
+      scheduleId: string;
+      field: string;
+      fireAt: number;
+      historyLimit: number;
+      counters: readonly string[];
+      patch: { readonly [name: string]: unknown };
+    },
+  ): Promise<void> {
+    const id = a.scheduleId;
+    const p = k.of(id);
+    const patch = patchArgs(a.patch);
+    const keys = { runs: p.runs(id), runidx: p.runIndex(id), counts: p.counts(id), totals: p.totals };
+    await this.#caller.run(
+      MERGE_RUN,
+      scriptArgs(MERGE_RUN, keys, {
+        field: a.field,
+        score: a.fireAt,
+        scheduleId: id,
+        historyLimit: a.historyLimit,
+        counters: a.counters.join(','),
+        removes: patch.drop,
+        pairs: counted(patch.set),
+      }),
+    );
+  }
+
+  /**
+   * `foreign-outcomes-2`, batched: a function recording one outcome on partition `lane`, the outcomes
+   * recorded together going in one call per partition (at most `perCall`). Answers true when written
+   * and counted, false when left alone.
+   */
+  foreignOutcomes(
+    k: Keys,
+    a: { historyLimit: number; perCall: number },
+  ): (
+    lane: number,
+    o: {
+      scheduleId: string;
+      field: string;
+      fireAt: number;
+      jobId: string;
+      counters: readonly string[];
+      kind: string;
+      patch: { readonly [name: string]: unknown };
+    },
+  ) => Promise<boolean> {
+    const l = FOREIGN_OUTCOMES;
+    const batcher = new ScriptBatcher(
+      async (lane, values) => {
+        const p = k.partition(lane);
+        const shared = scriptArgs(l, pick(p, 'totals', 'schedules'), {
+          base: p.base,
+          historyLimit: a.historyLimit,
+        });
+        return (await this.#caller.run(l, [...shared, ...values])) as unknown[];
+      },
+      2,
+      a.perCall,
+    );
+    return async (lane, o) => {
+      const values = {
+        scheduleId: o.scheduleId,
+        field: o.field,
+        score: o.fireAt,
+        jobId: o.jobId,
+        counters: o.counters.join(','),
+        kind: o.kind,
+        pairs: counted(patchArgs(o.patch).set),
+      };
+      const [written] = await batcher.call(lane, itemArgs(l, values));
+      return yes(l, written);
+    };
+  }
+
+  /**
+   * `retake-3`: before adding an occurrence whose claim was taken over, enter it in its schedule's start
+   * marks; true when an add of its job started (or skipped) it already, so nothing is added.
+   */
+  async retake(k: Keys, a: { scheduleId: string; field: string; keptMs: number }): Promise<boolean> {
+    const id = a.scheduleId;
+    const p = k.of(id);
+    const keys = { taken: p.taken(id), rec: p.record(id, a.field), runs: p.runs(id) };
+    const args = scriptArgs(RETAKE, keys, { field: a.field, kept: a.keptMs });
+    return yes(RETAKE, await this.#caller.run(RETAKE, args));
+  }
+
+  /** `pause-note-2`: write (`noteJson`) or clear ('') a pause note, consistent with the status. */
+  async pauseNote(k: Keys, a: { id: string; noteJson: string }): Promise<boolean> {
+    const p = k.of(a.id);
+    const args = scriptArgs(PAUSE_NOTE, { state: p.state, notes: p.pauseNotes }, a);
+    return yes(PAUSE_NOTE, await this.#caller.run(PAUSE_NOTE, args));
+  }
+
+  /** `pause-5`: pause an active schedule with its note and its audit entry. */
+  async pause(
+    k: Keys,
+    a: { id: string; note: { note: string; by: string; at: number } } & AuditBy,
+  ): Promise<Exclude<StatusChange, 'claimed'>> {
+    const p = k.of(a.id);
+    const keys = { ...pick(p, 'state', 'due', 'resched'), notes: p.pauseNotes, audit: p.audit(a.id) };
+    const argv = { id: a.id, noteJson: JSON.stringify(a.note), noteText: a.note.note, ...auditSlots(a) };
+    const { claimed: _, ...codes } = StatusChange;
+    return codeName(PAUSE, codes, await this.#caller.run(PAUSE, scriptArgs(PAUSE, keys, argv)));
+  }
+}
+
+/** The named fields of a `Keys`, for a layout's slots of the same names. */
+export function pick<N extends keyof Keys>(k: Keys, ...names: N[]): { [P in N]: string } {
+  const out = {} as { [P in N]: string };
+  for (const n of names) out[n] = k[n] as string;
+  return out;
+}

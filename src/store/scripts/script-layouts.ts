@@ -1,0 +1,240 @@
+import { layout } from './script-layout.js';
+
+// Every store script's KEYS and ARGV in order, slot by slot, each named as its file's header names it
+// (`lua/<file>.lua`); `test/store/script-layouts.test.ts` reads each header against its layout, so a
+// header and its caller cannot drift apart.
+
+/** The four audit ARGV of a change script (includes/audit): limit, actor, source, onBehalfOf. */
+const AUDIT = ['auditLimit', 'auditActor', 'auditSource', 'auditOnBehalfOf'] as const;
+
+export const UPSERT = layout(
+  'upsert-9',
+  ['schedules', 'due', 'inflight', 'state', 'resched', 'completed', 'claim', 'audit', 'counts'],
+  [
+    'id',
+    'definition',
+    'fingerprint',
+    'next',
+    'now',
+    'source',
+    'keepCompleted',
+    'createdAt',
+    ...AUDIT,
+    'keepsStreak',
+  ],
+);
+
+export const CLAIM = layout(
+  'claim-6',
+  ['due', 'inflight', 'claim', 'schedules', 'state', 'totals'],
+  ['batch', 'leaseMs', 'token', 'aheadMs', 'replica', 'horizon', 'longestSleep', 'claimedWithin', 'imminent'],
+);
+
+export const RENEW_CLAIMS = layout('renew-claims-2', ['inflight', 'claim'], ['leaseMs', 'token'], {
+  item: ['ids'],
+});
+
+export const COMPLETE = layout(
+  'complete-n',
+  ['due', 'inflight', 'claim', 'state', 'resched', 'completed', 'totals'],
+  ['historyLimit', 'now', 'token'],
+  {
+    itemKeys: ['runs', 'runidx', 'counts'],
+    item: ['id', 'fireAt', 'next', 'missed', 'coalesced', 'ran', 'enqueued', 'records'],
+  },
+);
+
+export const SET_STATUS = layout(
+  'set-status-6',
+  ['state', 'due', 'inflight', 'resched', 'claim', 'audit'],
+  ['id', 'from', 'to', 'next', ...AUDIT, 'op'],
+);
+
+export const REMOVE = layout(
+  'remove-13',
+  [
+    'schedules',
+    'due',
+    'inflight',
+    'claim',
+    'state',
+    'resched',
+    'completed',
+    'runs',
+    'runidx',
+    'counts',
+    'errors',
+    'totals',
+    'audit',
+  ],
+  ['id', 'requiredStatus', ...AUDIT, 'trailKept'],
+);
+
+export const MARK_ERRORED = layout(
+  'mark-errored-9',
+  ['state', 'due', 'inflight', 'claim', 'resched', 'completed', 'errors', 'totals', 'audit'],
+  ['id', 'claim', 'errorJson', 'now', ...AUDIT, 'reason', 'occurrence'],
+);
+
+export const CLEAR_ERROR = layout(
+  'clear-error-6',
+  ['state', 'due', 'inflight', 'completed', 'errors', 'audit'],
+  ['id', 'next', 'now', ...AUDIT],
+);
+
+export const MERGE_RUN = layout(
+  'merge-run-4',
+  ['runs', 'runidx', 'counts', 'totals'],
+  ['field', 'score', 'scheduleId', 'historyLimit', 'counters', 'removes', 'pairs'],
+);
+
+export const MANUAL_RUN = layout(
+  'manual-run-5',
+  ['runs', 'runidx', 'counts', 'totals', 'audit'],
+  ['field', 'score', 'scheduleId', 'historyLimit', ...AUDIT, 'jobId', 'pairs'],
+);
+
+export const FOREIGN_OUTCOMES = layout(
+  'foreign-outcomes-2',
+  ['totals', 'schedules'],
+  ['base', 'historyLimit'],
+  { item: ['scheduleId', 'field', 'score', 'jobId', 'counters', 'kind', 'pairs'] },
+);
+
+export const PAUSE_NOTE = layout('pause-note-2', ['state', 'notes'], ['id', 'noteJson']);
+
+export const PAUSE = layout(
+  'pause-5',
+  ['state', 'due', 'resched', 'notes', 'audit'],
+  ['id', 'noteJson', 'noteText', ...AUDIT],
+);
+
+export const BACKFILL_TAKE = layout(
+  'backfill-take-10',
+  ['runs', 'backfills', 'paused', 'owedRuns', 'due', 'claim', 'schedules', 'state', 'notes', 'audit'],
+  ['id', 'take', 'ledgerExpiry', 'owedMiddle', ...AUDIT, 'from', 'to'],
+  { item: ['fireTime', 'msAfterNow'] },
+);
+
+export const RESUME = layout(
+  'resume-10',
+  ['state', 'due', 'inflight', 'resched', 'claim', 'backfills', 'paused', 'owedRuns', 'notes', 'audit'],
+  ['id', 'next', 'policy', 'ledgerExpiry', 'msAfterNow', 'owedOverlap', ...AUDIT],
+  { item: ['candidate'] },
+);
+
+export const OWED_DONE = layout(
+  'owed-done-4',
+  ['runs', 'runidx', 'owedRuns', 'schedules'],
+  ['scheduleId', 'historyLimit'],
+  { item: ['owedMember', 'recordField', 'fireTime', 'pairs'] },
+);
+
+export const OWED_TAKE = layout('owed-take-2', ['owedRuns', 'schedules'], ['lease', 'most']);
+
+export const OWED_KEEP = layout('owed-keep-1', ['owedRuns'], ['lease'], { item: ['owedMember', 'given'] });
+
+export const RETAKE = layout('retake-3', ['taken', 'rec', 'runs'], ['field', 'kept']);
+
+export const RENEW_LEASE = layout('renew-lease-1', ['lease'], ['leaseId', 'ttl']);
+
+export const RENEW_RUN = layout('renew-run-2', ['lease', 'cancelled'], ['leaseId', 'ttl']);
+
+export const TRY_GROUP = layout(
+  'try-group-4',
+  ['group', 'groupQueue', 'groupWaiters', 'groupTicket'],
+  ['leaseId', 'ttl'],
+);
+
+export const LEAVE_GROUP_QUEUE = layout('leave-group-queue-2', ['groupQueue', 'groupWaiters'], ['leaseId']);
+
+export const UNSTAGE = layout(
+  'unstage-2',
+  ['delayed', 'events'],
+  ['keyPrefix', 'jobIdPrefix', 'window', 'fireTime'],
+);
+
+export const HANDOVER_SCHEDULER = layout(
+  'handover-scheduler-2',
+  ['repeat', 'scheduler'],
+  ['schedulerId', 'instant'],
+);
+
+export const START_RUNS = layout(
+  'start-runs-1',
+  ['totals'],
+  ['base', 'leaseTtl', 'historyLimit', 'cancelChannel', 'markKept'],
+  {
+    item: [
+      'scheduleId',
+      'leaseId',
+      'overlap',
+      'cap',
+      'owed',
+      'jobId',
+      'field',
+      'fireTime',
+      'firstDelivery',
+      'startMark',
+      'skippedPairs',
+      'bothRecords',
+      'runningOnly',
+      'pairs',
+      'removes',
+    ],
+  },
+);
+
+export const FINISH_RUNS = layout(
+  'finish-runs-5',
+  ['totals', 'state', 'due', 'resched', 'notes'],
+  ['base', 'historyLimit', 'wakeChannel', 'auditKept'],
+  {
+    item: [
+      'scheduleId',
+      'leaseId',
+      'field',
+      'fireTime',
+      'finishedAt',
+      'counters',
+      'fencingToken',
+      'streak',
+      'pauseOnFailure',
+      'pauseNote',
+      'policy',
+      'patch',
+      'removes',
+    ],
+  },
+);
+
+/** Every layout, one per script file. */
+export const LAYOUTS = [
+  UPSERT,
+  CLAIM,
+  RENEW_CLAIMS,
+  COMPLETE,
+  SET_STATUS,
+  REMOVE,
+  MARK_ERRORED,
+  CLEAR_ERROR,
+  MERGE_RUN,
+  MANUAL_RUN,
+  FOREIGN_OUTCOMES,
+  PAUSE_NOTE,
+  PAUSE,
+  BACKFILL_TAKE,
+  RESUME,
+  OWED_DONE,
+  OWED_TAKE,
+  OWED_KEEP,
+  RETAKE,
+  RENEW_LEASE,
+  RENEW_RUN,
+  TRY_GROUP,
+  LEAVE_GROUP_QUEUE,
+  UNSTAGE,
+  HANDOVER_SCHEDULER,
+  START_RUNS,
+  FINISH_RUNS,
+] as const;
