@@ -102,3 +102,4 @@ export { formatState, parseState, type ScheduleState, StateCode, statusOf } from
 export { ScheduleStore } from './schedule-store.js';
 export type { Claim, ScheduleErrorInfo, StoredSchedule } from './schedule-store-types.js';
 export { deploymentExists, ping, scanKeys } from './server-reads.js';
+export { formatSpread, parseSpreadMs, spreadOffsetMs } from './spread.js';

@@ -151,7 +151,7 @@ export const LEAVE_GROUP_QUEUE = layout('leave-group-queue-2', ['groupQueue', 'g
 export const UNSTAGE = layout(
   'unstage-2',
   ['delayed', 'events'],
-  ['keyPrefix', 'jobIdPrefix', 'window', 'fireTime'],
+  ['keyPrefix', 'jobIdPrefix', 'window', 'fireTime', 'offset'],
 );
 
 export const HANDOVER_SCHEDULER = layout(

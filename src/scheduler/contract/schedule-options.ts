@@ -163,6 +163,15 @@ export interface ScheduleOptions {
    * @defaultValue none
    */
   except?: (ExceptEntry | ExceptEntryJSON)[];
+  /**
+   * Deterministic spread (Jenkins' `H`): each occurrence fires at its time plus an offset in
+   * `[0, spread)` derived from the schedule's id, the same on every replica and after every restart, so
+   * that many schedules aligned on one instant fire spread over the window. The occurrence keeps its
+   * nominal time as its identity (job id, record, `why`, backfill). A duration (`'30s'`, `'10m'`,
+   * `'1h'`) or whole ms; at most the trigger's shortest gap between occurrences.
+   * @defaultValue none (fires at the nominal time)
+   */
+  spread?: string | number;
 }
 
 /** `every(seconds, options)`: a schedule plus the interval trigger's options. */
