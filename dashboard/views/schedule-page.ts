@@ -181,7 +181,18 @@ function spreadRows(zone: ZoneChoice, s: ScheduleView): [string, SafeHtml | stri
   if (spreadMs === undefined) return [];
   const offset = spreadOffsetMs(s.id, spreadMs);
   return [
-    ['Spread', `${formatSpread(spreadMs)} window; this schedule fires ${formatSpread(offset)} after each time`],
-    ['Fires at (spread)', fireTimes(zone, s.nextFireTimes.map((t) => t + offset), s.timezone, s.jitterMs)],
+    [
+      'Spread',
+      `${formatSpread(spreadMs)} window; this schedule fires ${formatSpread(offset)} after each time`,
+    ],
+    [
+      'Fires at (spread)',
+      fireTimes(
+        zone,
+        s.nextFireTimes.map((t) => t + offset),
+        s.timezone,
+        s.jitterMs,
+      ),
+    ],
   ];
 }

@@ -65,7 +65,9 @@ describe('spread option', () => {
       const m = env.manager();
       const fn = () => {};
       const cron = (e: string, tz = 'UTC') => new CronTrigger(e, { timezone: tz });
-      const long = refused(() => m.schedule(fn, new IntervalTrigger(60), { id: 'a', name: 'a', spread: '2m' }));
+      const long = refused(() =>
+        m.schedule(fn, new IntervalTrigger(60), { id: 'a', name: 'a', spread: '2m' }),
+      );
       expect(long.field).toBe('spread');
       expect(long.message).toMatch(/2m is longer than the trigger's shortest gap between occurrences \(1m\)/);
       const five = refused(() => m.schedule(fn, cron('*/5 * * * *'), { id: 'b', name: 'b', spread: '6m' }));

@@ -11,10 +11,10 @@ import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { ScheduleState } from '../../store/schedule-state.js';
 import { statusOf } from '../../store/schedule-state.js';
 import type { ScheduleErrorInfo } from '../../store/schedule-store-types.js';
+import { spreadOffsetMs } from '../../store/spread.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { PauseOptions } from './pause-options.js';
 import type { ResumeOptions } from './resume-options.js';
-import { spreadOffsetMs } from '../../store/spread.js';
 
 /** What a `ScheduledJob` asks of its manager. */
 export interface ScheduledJobHost {
