@@ -39,6 +39,7 @@ export type WhyCause =
   | 'stopped'
   | 'overlap'
   | 'exclusion-group'
+  | 'group'
   | 'no-worker'
   | 'no-handler'
   | 'waiting'

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
+import { groupField } from './group-options.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { OVERLAP_POLICIES } from './overlap-policy.js';
@@ -190,6 +191,8 @@ export const scheduleFields = {
   except: exceptList.optional(),
   /** Read into whole ms (`spreadMs`); checked against the trigger's shortest gap where the trigger is known. */
   spread: spreadField.optional(),
+  /** At most `max` runs at once across the schedules naming `key` (stored in `run.group`). */
+  group: groupField.optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */
@@ -312,6 +315,7 @@ export const definitionSchema = z.object({
       timeoutMs: int(1).optional(),
       overlap: overlap.optional(),
       pauseOnFailure: int(1).optional(),
+      group: groupField.optional(),
     },
     { error: (i) => `must be an object { maxInstances, coalesce, ... }, got ${show(i.input)}` },
   ),
@@ -359,6 +363,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
       ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
       ...(o.overlap !== undefined && { overlap: o.overlap }),
       ...(o.pauseOnFailure !== undefined && { pauseOnFailure: o.pauseOnFailure }),
+      ...(o.group !== undefined && { group: o.group }),
     },
     attempts: o.attempts ?? d.attempts,
     misfire: o.misfire ?? d.misfire,

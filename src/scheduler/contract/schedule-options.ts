@@ -1,10 +1,12 @@
 import type { BackoffOptions } from 'bullmq';
 import type { Middleware } from '../../queue/pipeline.js';
 import type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema.js';
+import type { GroupRule } from '../../store/group-options.js';
 import type { PassthroughJobOptions } from '../../store/job-options-schema.js';
 import type { JobPayload } from '../../store/job-payload.js';
 
 export type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema.js';
+export type { GroupOverflow, GroupRule } from '../../store/group-options.js';
 export type { PassthroughJobOptions } from '../../store/job-options-schema.js';
 
 import type { ExceptEntry, ExceptEntryJSON } from '../../triggers/exclusion.js';
@@ -172,6 +174,15 @@ export interface ScheduleOptions {
    * @defaultValue none (fires at the nominal time)
    */
   spread?: string | number;
+  /**
+   * At most `max` runs at once across every schedule naming the same `key`, counted on every worker
+   * with leases (a dead worker's slot frees when its lease lapses). When the group is full, `overflow`
+   * decides: `'skip'` (recorded `skipped`, reason `group`), `'bufferOne'` (one waits for a slot, others
+   * are skipped) or `'bufferAll'` (each waits, in arrival order); a buffered run waits up to `waitMs`
+   * (default: the worker's `exclusionWaitMs`), then is skipped. `max: 0` is refused.
+   * @defaultValue none
+   */
+  group?: GroupRule;
 }
 
 /** `every(seconds, options)`: a schedule plus the interval trigger's options. */
