@@ -1,5 +1,5 @@
 import type { AuditEntry, RunRecord } from '../../src/store/index.js';
-import { laneOf, occurrenceJobId } from '../../src/store/index.js';
+import { formatSpread, laneOf, occurrenceJobId, spreadOffsetMs } from '../../src/store/index.js';
 import type { ScheduleView } from '../schedule-view.js';
 import { auditPanel } from './audit-panel.js';
 import { backfillPanel } from './backfill-panel.js';
@@ -8,7 +8,7 @@ import { formatDuration, html, raw, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
 import { editable } from './new-schedule-page.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
-import { timeAt, zoneFor } from './time-zone.js';
+import { timeAt, type ZoneChoice, zoneFor } from './time-zone.js';
 
 /**
  * The first attempt's start (or the enqueue, when it never started) minus the intended fire time, in
@@ -126,6 +126,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Trigger', s.description],
       ['Time zone', s.timezone],
       ['Next fire times', fireTimes(ctx.zone, s.nextFireTimes, s.timezone, s.jitterMs)],
+      ...spreadRows(ctx.zone, s),
       ['Runs / errors', `${s.counts.runs} / ${s.counts.errors}`],
       ['Skipped / missed / coalesced', `${s.counts.skipped} / ${s.counts.missed} / ${s.counts.coalesced}`],
       ['Enqueued so far', s.fired],
@@ -169,4 +170,29 @@ export function backoffWords(backoff: unknown): string {
   if (type === 'exponential') return after ? `exponential from ${after}, doubling` : 'exponential';
   if (type === 'fixed') return after ? `fixed ${after}` : 'fixed';
   return after ? `${String(type)} (${after})` : String(type);
+}
+
+/**
+ * A spread schedule's rows: its window and offset (from its id), and the instants its next occurrences
+ * fire at (each nominal time above plus the offset). None without `spread`.
+ */
+function spreadRows(zone: ZoneChoice, s: ScheduleView): [string, SafeHtml | string][] {
+  const spreadMs = s.definition.spreadMs;
+  if (spreadMs === undefined) return [];
+  const offset = spreadOffsetMs(s.id, spreadMs);
+  return [
+    [
+      'Spread',
+      `${formatSpread(spreadMs)} window; this schedule fires ${formatSpread(offset)} after each time`,
+    ],
+    [
+      'Fires at (spread)',
+      fireTimes(
+        zone,
+        s.nextFireTimes.map((t) => t + offset),
+        s.timezone,
+        s.jitterMs,
+      ),
+    ],
+  ];
 }

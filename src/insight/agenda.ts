@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/index.js';
-import { JobStatus, redisTime } from '../store/index.js';
+import { JobStatus, redisTime, spreadOffsetMs } from '../store/index.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
@@ -24,6 +24,11 @@ export interface AgendaEntry {
    * much later (ms). Planned instants, not a random sample, so that the agenda is the same at every reading.
    */
   jitterMs?: number;
+  /**
+   * A spread schedule's: `at` is the occurrence's nominal time (its identity), and it fires at
+   * `firesAt`, `at` plus the schedule's offset inside its `spread` window.
+   */
+  firesAt?: number;
 }
 
 /** Every fire instant in a window, merged in time order. */
@@ -80,6 +85,8 @@ export interface AgendaSchedule {
   runsLeft?: number | undefined;
   /** Its jitter (ms), when `trigger` is its trigger without it (its planned instants). */
   jitterMs?: number | undefined;
+  /** Its spread offset (ms), when it has a `spread`. */
+  spreadOffsetMs?: number | undefined;
 }
 
 /**
@@ -186,6 +193,7 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
       trigger: planned ?? trigger,
       next: planned && next !== null ? plannedInstantOf(planned, next, jitterMs) : next,
       ...(planned && { jitterMs }),
+      ...(job.def.spreadMs !== undefined && { spreadOffsetMs: spreadOffsetMs(job.id, job.def.spreadMs) }),
       endAt: job.def.endAt,
       runsLeft: maxRuns === undefined ? undefined : Math.max(0, maxRuns - job.fired),
     });
@@ -210,6 +218,7 @@ function entry(s: AgendaSchedule, at: number, zone: string, jitterMs: number): A
     local:
       DateTime.fromMillis(at, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(at).toISOString(),
     ...(jitterMs > 0 && { jitterMs }),
+    ...(s.spreadOffsetMs !== undefined && { firesAt: at + s.spreadOffsetMs }),
   };
 }
 

@@ -92,6 +92,10 @@ export function explainSkipped(f: WhyFacts, r: RunRecord, facts: WhyFact[], d: S
       `skipped: its exclusion group "${r.group ?? s.exclusionGroup ?? '?'}" stayed busy past exclusionWaitMs`,
     );
   }
+  if (r.reason === 'group') {
+    facts.push({ link: 'worker', text: `group "${r.group ?? '?'}" ran its max at once`, ok: false });
+    return d('group', `skipped: its group "${r.group ?? '?'}" already ran its max at once (group.max)`);
+  }
   const t = r.finishedAt ?? r.enqueuedAt ?? r.fireAt;
   const other = f.records.find(
     (o) =>

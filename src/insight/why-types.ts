@@ -36,6 +36,7 @@ export type WhyCause =
   | 'stopped'
   | 'overlap'
   | 'exclusion-group'
+  | 'group'
   | 'no-worker'
   | 'no-handler'
   | 'waiting'

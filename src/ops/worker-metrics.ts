@@ -14,7 +14,7 @@ export interface WorkerMetricsSource {
   };
 }
 
-const SKIPS = new Set(['overlap', 'exclusion-group', 'buffer-full', 'superseded']);
+const SKIPS = new Set(['overlap', 'exclusion-group', 'group', 'buffer-full', 'superseded']);
 
 /**
  * A worker process's own metrics, from its BullMQ workers' `completed` and `failed` events: runs by

@@ -24,6 +24,7 @@ export const CHILD_FIXTURES = [
   'test/scheduler/fixtures/audit-changer.ts',
   'test/queue/fixtures/worker-jobs.ts',
   'test/queue/fixtures/manager-jobs.ts',
+  'test/queue/fixtures/group-jobs.ts',
   'test/tracing/fixtures/traced-process.ts',
 ] as const;
 

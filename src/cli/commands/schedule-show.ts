@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
+import { formatSpread } from '../../store/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -34,6 +35,7 @@ export function showCommand(io: CliIO) {
       ['status', j.orphaned ? 'paused (orphaned)' : j.status],
       ['trigger', triggerWords(j)],
       ['next run', shortInstant(j.nextRunTime)],
+      ...spreadRows(j.spread),
       ['last run', shortInstant(j.lastRunTime)],
       [
         'runs',
@@ -57,4 +59,13 @@ export function showCommand(io: CliIO) {
 function firstLine(text: string): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** A spread schedule's rows: the window and offset, and the instant its next occurrence fires. */
+function spreadRows(spread: { ms: number; offsetMs: number; nextFiresAt: number | null } | undefined) {
+  if (!spread) return [];
+  return [
+    ['spread', `${formatSpread(spread.ms)} window, offset ${formatSpread(spread.offsetMs)} (from the id)`],
+    ['next fires', shortInstant(spread.nextFiresAt)],
+  ] as [string, string][];
 }

@@ -16,6 +16,7 @@ import { isSerializableTrigger } from '../../triggers/is-serializable-trigger.js
 import { DEFAULT_TRIGGER_BUDGET_MS, withTimeBudget } from '../../triggers/time-budget.js';
 import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
+import { checkSpread } from './check-spread.js';
 import type { ScheduleOptions } from './schedule-options.js';
 
 // Every option of `ScheduleOptions` has its rule in the schema (a compile error names one that has not).
@@ -78,6 +79,8 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
     o.except !== undefined,
     fail,
   );
+  const budgetMs = input.triggerBudgetMs ?? DEFAULT_TRIGGER_BUDGET_MS;
+  if (o.spread !== undefined) checkSpread(o.spread, fires, Date.now(), budgetMs, fail);
   const trigger = serializeTrigger(fires);
   const { except: _, ...rest } = o;
   const def = definitionFrom(

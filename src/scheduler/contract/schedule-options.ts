@@ -1,8 +1,20 @@
 import type { BackoffOptions } from 'bullmq';
 import type { Middleware } from '../../queue/pipeline.js';
-import type { JobPayload, MisfirePolicy, OverlapPolicy, PassthroughJobOptions } from '../../store/index.js';
+import type {
+  GroupRule,
+  JobPayload,
+  MisfirePolicy,
+  OverlapPolicy,
+  PassthroughJobOptions,
+} from '../../store/index.js';
 
-export type { MisfirePolicy, OverlapPolicy, PassthroughJobOptions } from '../../store/index.js';
+export type {
+  GroupOverflow,
+  GroupRule,
+  MisfirePolicy,
+  OverlapPolicy,
+  PassthroughJobOptions,
+} from '../../store/index.js';
 
 import type { ExceptEntry, ExceptEntryJSON } from '../../triggers/exclusion.js';
 
@@ -160,6 +172,24 @@ export interface ScheduleOptions {
    * @defaultValue none
    */
   except?: (ExceptEntry | ExceptEntryJSON)[];
+  /**
+   * Deterministic spread (Jenkins' `H`): each occurrence fires at its time plus an offset in
+   * `[0, spread)` derived from the schedule's id, the same on every replica and after every restart, so
+   * that many schedules aligned on one instant fire spread over the window. The occurrence keeps its
+   * nominal time as its identity (job id, record, `why`, backfill). A duration (`'30s'`, `'10m'`,
+   * `'1h'`) or whole ms; at most the trigger's shortest gap between occurrences.
+   * @defaultValue none (fires at the nominal time)
+   */
+  spread?: string | number;
+  /**
+   * At most `max` runs at once across every schedule naming the same `key`, counted on every worker
+   * with leases (a dead worker's slot frees when its lease lapses). When the group is full, `overflow`
+   * decides: `'skip'` (recorded `skipped`, reason `group`), `'bufferOne'` (one waits for a slot, others
+   * are skipped) or `'bufferAll'` (each waits, in arrival order); a buffered run waits up to `waitMs`
+   * (default: the worker's `exclusionWaitMs`), then is skipped. `max: 0` is refused.
+   * @defaultValue none
+   */
+  group?: GroupRule;
 }
 
 /** `every(seconds, options)`: a schedule plus the interval trigger's options. */

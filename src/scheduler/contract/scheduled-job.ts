@@ -6,7 +6,7 @@ import {
   type RunContext,
 } from '../../queue/pipeline.js';
 import type { PauseNote, ScheduleDefinition, ScheduleErrorInfo, ScheduleState } from '../../store/index.js';
-import { JobStatus, statusOf } from '../../store/index.js';
+import { JobStatus, spreadOffsetMs, statusOf } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { PauseOptions } from './pause-options.js';
 import type { ResumeOptions } from './resume-options.js';
@@ -54,6 +54,11 @@ export interface ScheduledJobJSON {
   error: ScheduleErrorInfo | null;
   /** While paused: why, who paused it and when (null when active, or paused with no note stored). */
   pauseNote: PauseNote | null;
+  /**
+   * With `spread`: the window (ms), this schedule's offset in it (ms, the same on every replica and
+   * restart) and when the next occurrence fires (`nextRunTime`, its nominal time, plus the offset).
+   */
+  spread?: { ms: number; offsetMs: number; nextFiresAt: number | null };
 }
 
 /**
@@ -194,6 +199,13 @@ export class ScheduledJob {
       fired: this.fired,
       error: this.error,
       pauseNote: this.pauseNote,
+      ...(this.def.spreadMs !== undefined && { spread: spreadOf(this.def, this.nextRunTime) }),
     };
   }
+}
+
+/** A spread schedule's window, offset and next firing instant (`ScheduledJobJSON.spread`). */
+function spreadOf(def: ScheduleDefinition, next: number | null) {
+  const offsetMs = spreadOffsetMs(def.id, def.spreadMs);
+  return { ms: def.spreadMs as number, offsetMs, nextFiresAt: next === null ? null : next + offsetMs };
 }

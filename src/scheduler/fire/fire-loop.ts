@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Claim, ClaimResult } from '../../store/index.js';
-import { leaveFleet } from '../../store/index.js';
+import { leaveFleet, spreadOffsetMs } from '../../store/index.js';
 import { ClaimRenewer } from './claim-renewer.js';
 import { ClaimTimer } from './claim-timer.js';
 import { DefinitionCache } from './definition-cache.js';
@@ -213,10 +213,11 @@ export class FireLoop {
   stopSchedule(id: string): void {
     this.stops.record(id);
     this.announcer.drop(id);
-    const queue = this.cache.peek(id)?.def.queue;
-    if (queue !== undefined && this.deps.options.commitAhead) {
+    const def = this.cache.peek(id)?.def;
+    if (def !== undefined && (this.deps.options.commitAhead || def.spreadMs !== undefined)) {
       // staged by this replica while the notice travelled: out of BullMQ, unless promoted already
-      unstageAndRecord(this.deps.queue(queue), this.deps.history, id).catch((err) =>
+      const offset = spreadOffsetMs(id, def.spreadMs);
+      unstageAndRecord(this.deps.queue(def.queue), this.deps.history, id, undefined, offset).catch((err) =>
         this.deps.logger.warn({ err, scheduleId: id }, 'bullbeat: could not unstage a stopped schedule'),
       );
     }

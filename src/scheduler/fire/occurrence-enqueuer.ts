@@ -1,5 +1,5 @@
 import type { Claim, ScheduleDefinition } from '../../store/index.js';
-import { jobDataFor, occurrenceJobId } from '../../store/index.js';
+import { jobDataFor, occurrenceJobId, spreadOffsetMs } from '../../store/index.js';
 import * as occurrenceTrace from '../../tracing/fire-tracing.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
 import type { ClaimRenewer } from './claim-renewer.js';
@@ -107,7 +107,11 @@ export class OccurrenceEnqueuer {
         const jobId = occurrenceJobId(def.id, fireAt);
         item.trace = occurrenceTrace.start(item, def, fireAt, jobId, this.parts.replicaId);
         const opts = occurrenceTrace.carry({ ...cached.opts, jobId }, item.trace);
-        if (stagedAt !== undefined) Object.assign(opts, stagedJobOptions(opts, fireAt, stagedAt));
+        // spread: the job waits in BullMQ's delayed set until its offset past the nominal time
+        const firesAt = fireAt + spreadOffsetMs(def.id, def.spreadMs);
+        const from = stagedAt ?? Math.floor(startedAt);
+        if (stagedAt !== undefined || firesAt > from)
+          Object.assign(opts, stagedJobOptions(opts, firesAt, from));
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
       if (hooks?.beforeAdd && byQueue.size > 0)
@@ -171,7 +175,8 @@ export class OccurrenceEnqueuer {
     await Promise.all(
       late.map(async (i) => {
         const q = this.parts.deps.queue(i.cached.def.queue);
-        if ((await unstage(q, i.claim.id, fireTime(i)).catch(() => [])).length > 0) stopped.add(i);
+        const offset = spreadOffsetMs(i.claim.id, i.cached.def.spreadMs);
+        if ((await unstage(q, i.claim.id, fireTime(i), offset).catch(() => [])).length > 0) stopped.add(i);
       }),
     );
   }

@@ -35,13 +35,19 @@ const UNSTAGE_WINDOW_MS = 60_000;
  * not promoted them yet. Returns their fire times. A pause, a removal or an update calls it after its
  * own write, and a replica that staged an occurrence of a schedule stopped meanwhile calls it too.
  */
-export async function unstage(queue: Queue, scheduleId: string, fireAt?: number): Promise<number[]> {
+export async function unstage(
+  queue: Queue,
+  scheduleId: string,
+  fireAt?: number,
+  /** The schedule's spread offset (`spreadOffsetMs`): its staged jobs are scored this far past their fire time. */
+  offsetMs = 0,
+): Promise<number[]> {
   // BullMQ's Redis backend hands out its ioredis client
   const client = (await queue.getBackend().client) as unknown as Redis;
   const all = occurrenceJobId(scheduleId, 0);
   const prefix = all.slice(0, all.length - 1); // `bb-<id>-`
   const keys = { delayed: queue.keys.delayed!, events: queue.keys.events!, jobBase: queue.toKey('') };
-  return unstageJobs(client, keys, prefix, UNSTAGE_WINDOW_MS, fireAt);
+  return unstageJobs(client, keys, prefix, UNSTAGE_WINDOW_MS + offsetMs, fireAt, offsetMs);
 }
 
 /** What recording an unstaged occurrence needs (`RunHistory.merge`). */
@@ -64,8 +70,9 @@ export async function unstageAndRecord(
   history: UnstagedRecords,
   scheduleId: string,
   fireAt?: number,
+  offsetMs = 0,
 ): Promise<number[]> {
-  const removed = await unstage(queue, scheduleId, fireAt);
+  const removed = await unstage(queue, scheduleId, fireAt, offsetMs);
   await Promise.all(
     removed.map((at) =>
       history.merge(

@@ -66,7 +66,7 @@ export async function removeSchedule(
   change?: ChangeOptions,
 ): Promise<boolean> {
   const by = actorOf(id, change);
-  const queue = (await ctx.store.get(id))?.def.queue;
+  const def = (await ctx.store.get(id))?.def;
   const job = ctx.local.get(id);
   if (job) {
     job.status = JobStatus.CANCELLED;
@@ -78,6 +78,6 @@ export async function removeSchedule(
   await ctx.notes.delete(id);
   if (removed) await ctx.publishStop(id);
   if (removed) await ctx.ledger.clear(id);
-  if (removed && queue !== undefined) await unstageRemoved(ctx.staged, queue, id);
+  if (removed && def !== undefined) await unstageRemoved(ctx.staged, def, id);
   return removed;
 }

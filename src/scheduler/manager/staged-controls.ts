@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Keys, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
-import { dueEarlier } from '../../store/index.js';
+import { dueEarlier, spreadOffsetMs } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type UnstagedRecords, unstage, unstageAndRecord } from '../fire/index.js';
 import { firstFire } from './first-fire.js';
@@ -23,12 +23,21 @@ export interface StagedControlContext {
 /** Paused: its staged occurrences leave BullMQ, recorded missed (reason `paused`). */
 export async function unstagePaused(ctx: StagedControlContext, id: string): Promise<void> {
   const row = await ctx.store.get(id);
-  if (row) await unstageAndRecord(ctx.queue(row.def.queue), ctx.history, id);
+  if (row) await unstageAndRecord(ctx.queue(row.def.queue), ctx.history, id, undefined, offsetOf(row.def));
 }
 
 /** Removed (its history forgotten): its staged occurrences leave BullMQ. */
-export async function unstageRemoved(ctx: StagedControlContext, queue: string, id: string): Promise<void> {
-  await unstage(ctx.queue(queue), id);
+export async function unstageRemoved(
+  ctx: StagedControlContext,
+  def: ScheduleDefinition,
+  id: string,
+): Promise<void> {
+  await unstage(ctx.queue(def.queue), id, undefined, offsetOf(def));
+}
+
+/** Where a schedule's staged jobs are scored past their fire time: its spread offset. */
+function offsetOf(def: ScheduleDefinition): number {
+  return spreadOffsetMs(def.id, def.spreadMs);
 }
 
 /**
@@ -36,8 +45,12 @@ export async function unstageRemoved(ctx: StagedControlContext, queue: string, i
  * the new definition still fires at, on an active schedule, goes back to `due` at its time: claimed and
  * staged again, as the new definition says. Any other is recorded missed (`paused`).
  */
-export async function restageUpdated(ctx: StagedControlContext, oldQueue: string, id: string): Promise<void> {
-  const removed = await unstage(ctx.queue(oldQueue), id);
+export async function restageUpdated(
+  ctx: StagedControlContext,
+  old: ScheduleDefinition,
+  id: string,
+): Promise<void> {
+  const removed = await unstage(ctx.queue(old.queue), id, undefined, offsetOf(old));
   if (removed.length === 0) return;
   const row = await ctx.store.get(id);
   const trigger = row?.state.status === 'a' ? ctx.triggerOf(row.def) : undefined;

@@ -42,7 +42,7 @@ export async function updateSchedule(
   const job = patchedJob(ctx.define, row.def, patch, readable, mine);
   // only over the schedule read above: one removed meanwhile stays removed
   await ctx.persist(job, row.state.createdAt, by);
-  await restageUpdated(ctx.contexts.staged, row.def.queue, id);
+  await restageUpdated(ctx.contexts.staged, row.def, id);
   if (mine) ctx.schedules.replace(mine, job);
   return job;
 }

@@ -25,8 +25,10 @@ export async function unstageJobs(
   idPrefix: string,
   windowMs: number,
   fireAt?: number,
+  /** Staged jobs are scored this far (ms) past the fire time their id names (a spread's offset). */
+  offsetMs = 0,
 ): Promise<number[]> {
-  return new LedgerScripts(client).unstage({ ...keys, jobIdPrefix: idPrefix, windowMs, fireAt });
+  return new LedgerScripts(client).unstage({ ...keys, jobIdPrefix: idPrefix, windowMs, fireAt, offsetMs });
 }
 
 /**

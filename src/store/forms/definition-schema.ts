@@ -2,11 +2,13 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { instantProblem } from '../../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../../triggers/trigger.js';
+import { groupField } from './group-options.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { OVERLAP_POLICIES } from './overlap-policy.js';
 import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS } from './run-options.js';
 import { showValue as show } from './show-value.js';
+import { spreadField } from './spread.js';
 
 // A schedule's rules, written once: the manager's options (`schedule()`, `every()`, `cron()`), the
 // JSON API's bodies, the dashboard form and the CLI's flags are checked with `scheduleFields`, and a
@@ -187,6 +189,10 @@ export const scheduleFields = {
   pauseOnFailure: int(1).optional(),
   /** Read into an `ExceptTrigger` wrapping the trigger (each entry checked there); stored in the trigger. */
   except: exceptList.optional(),
+  /** Read into whole ms (`spreadMs`); checked against the trigger's shortest gap where the trigger is known. */
+  spread: spreadField.optional(),
+  /** At most `max` runs at once across the schedules naming `key` (stored in `run.group`). */
+  group: groupField.optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */
@@ -309,6 +315,7 @@ export const definitionSchema = z.object({
       timeoutMs: int(1).optional(),
       overlap: overlap.optional(),
       pauseOnFailure: int(1).optional(),
+      group: groupField.optional(),
     },
     { error: (i) => `must be an object { maxInstances, coalesce, ... }, got ${show(i.input)}` },
   ),
@@ -328,6 +335,8 @@ export const definitionSchema = z.object({
   maxRuns: int(1).optional(),
   /** Fire once when the schedule is created, then follow the trigger (stored only when true). */
   immediately: z.literal(true, { error: (i) => `must be true when stored, got ${show(i.input)}` }).optional(),
+  /** Deterministic spread window (ms): each occurrence fires at its time plus `spreadOffsetMs(id, spreadMs)`. */
+  spreadMs: int(1).optional(),
 });
 export type ScheduleDefinition = z.output<typeof definitionSchema>;
 
@@ -354,6 +363,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
       ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
       ...(o.overlap !== undefined && { overlap: o.overlap }),
       ...(o.pauseOnFailure !== undefined && { pauseOnFailure: o.pauseOnFailure }),
+      ...(o.group !== undefined && { group: o.group }),
     },
     attempts: o.attempts ?? d.attempts,
     misfire: o.misfire ?? d.misfire,
@@ -368,6 +378,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     ...(o.endAt !== undefined && { endAt: o.endAt }),
     ...(o.maxRuns !== undefined && { maxRuns: o.maxRuns }),
     ...(o.immediately === true && { immediately: true as const }),
+    ...(o.spread !== undefined && { spreadMs: o.spread }),
   };
 }
 

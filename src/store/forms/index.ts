@@ -25,6 +25,7 @@ export {
   scheduleOptionsSchema,
   unknownKey,
 } from './definition-schema.js';
+export { type GroupOverflow, type GroupRule, groupLeaseName } from './group-options.js';
 export type { PassthroughJobOptions } from './job-options-schema.js';
 export {
   jobDataFor,
@@ -87,3 +88,4 @@ export {
   type UpsertResult,
 } from './schedule-store-types.js';
 export { showValue } from './show-value.js';
+export { formatSpread, parseSpreadMs, spreadOffsetMs } from './spread.js';

@@ -1,3 +1,4 @@
+import type { GroupRule } from './group-options.js';
 import { type OverlapPolicy, type SlotRule, slotRule } from './overlap-policy.js';
 
 // A schedule's run options as its occurrence's job carries them, and their defaults: read by the
@@ -22,6 +23,8 @@ export interface OccurrenceRunOptions {
   exclusionWaitMs?: number;
   /** The handler's deadline (ms): its signal aborts and the run fails with a timeout error. */
   timeoutMs?: number;
+  /** At most `max` runs at once across every schedule of the group `key` (see `GroupRule`). */
+  group?: GroupRule;
 }
 
 /**

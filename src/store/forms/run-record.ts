@@ -15,6 +15,7 @@ export type SkipReason =
   | 'buffer-full' // overlap bufferOne: another occurrence was already waiting for the running one
   | 'superseded' // overlap cancelOther: a newer occurrence started or waits
   | 'exclusion-group' // its exclusion group stayed busy past the bound (`group` names it)
+  | 'group' // its group (`group` option) ran `max` runs already: overflow skip, or waited past the bound
   | 'misfire' // late, and the misfire policy did not run it
   | 'catch-up-window' // older than catchUpWindowMs
   | 'max-catch-up' // beyond maxCatchUp under misfire 'all'
@@ -42,7 +43,7 @@ export interface RunRecord {
   kind: 'scheduled' | 'manual' | 'catch-up' | 'backfill';
   outcome: RunOutcome;
   reason?: SkipReason;
-  /** The exclusion group, when `reason` is `exclusion-group`. */
+  /** The exclusion group, when `reason` is `exclusion-group`; the group's key when `reason` is `group`. */
   group?: string;
   /** For `catch-up` under misfire `once`: how many missed occurrences this one run stands for. */
   coalesced?: number;

@@ -1,7 +1,7 @@
 // The door of src/store/reads/: what the store's other rooms use of it.
 
 export { type AuditQuery, AuditTrail } from './audit-trail.js';
-export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
+export { claimInFlight, lateSchedules } from './claims-in-flight.js';
 export { dueEarlier } from './due-earlier.js';
 export {
   newestRecordFields,
@@ -10,10 +10,10 @@ export {
   scanScheduleQueues,
   scheduleIdsOnQueue,
 } from './foreign-reads.js';
-export { activeRuns, LeaseStore, runLease } from './lease-store.js';
-export { type RecordRead, readHistories, readRecords } from './record-reads.js';
+export { LeaseStore, runLease } from './lease-store.js';
+export { readRecords } from './record-reads.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
-export { readActivity, type ScheduleActivity } from './schedule-activity.js';
+export { readActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';
 export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
 export { byPartition, readSchedule, readSchedules } from './schedule-rows.js';

@@ -29,6 +29,29 @@ export class LeaseStore {
     return this.scripts.tryGroup(keys, { group, leaseId, ttlMs: this.ttlMs });
   }
 
+  /**
+   * Take a place in a group (`group` option: up to `max` holders), or wait in its line, by `overflow`
+   * (`try-group-4`): the Redis TIME it was taken at, `'waiting'` (in line), or `'refused'` (full, and
+   * this run may not wait). `name` is the group's lease set name (`groupLeaseName`).
+   */
+  async takeGroupPlace(
+    keys: Keys,
+    name: string,
+    leaseId: string,
+    max: number,
+    overflow: 'skip' | 'bufferOne' | 'bufferAll',
+  ): Promise<number | 'waiting' | 'refused'> {
+    const line = overflow === 'bufferAll' ? 'line' : overflow;
+    const at = await this.scripts.takeGroup(keys, {
+      group: name,
+      leaseId,
+      ttlMs: this.ttlMs,
+      max,
+      overflow: line,
+    });
+    return at > 0 ? at : at === 0 ? 'waiting' : 'refused';
+  }
+
   /** Leave the line of `group` (after giving up waiting). */
   async leaveGroupQueue(keys: Keys, group: string, leaseId: string): Promise<void> {
     await this.scripts.leaveGroupQueue(keys, { group, leaseId });
@@ -91,4 +114,18 @@ export async function runLease(
     found = 'lapsed';
   }
   return found;
+}
+
+/** A group's occupancy now (judged by Redis `TIME`): live holders and live waiters in its line. */
+export async function groupOccupancy(
+  redis: Redis,
+  keys: Keys,
+  name: string,
+): Promise<{ running: number; waiting: number }> {
+  const now = await redisTime(redis);
+  const [running, waiting] = await Promise.all([
+    redis.zcount(keys.group(name), `(${now}`, '+inf'),
+    redis.zcount(keys.groupWaiters(name), `(${now}`, '+inf'),
+  ]);
+  return { running: Number(running), waiting: Number(waiting) };
 }

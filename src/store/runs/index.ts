@@ -2,4 +2,4 @@
 
 export { BACKFILL_LEDGER_TTL_MS, BackfillLedger, type ResumeTake } from './backfill-ledger.js';
 export { type ManualRunStore, recordManualRun } from './manual-run.js';
-export { RunSlots, type RunTarget } from './run-slots.js';
+export { RunSlots } from './run-slots.js';

@@ -1,9 +1,14 @@
-// The door of src/store/scripts/: the per-domain callers of the store's scripts, each over one
-// `ScriptCaller` (the scripts defined once on a client), and what their answers are.
+// The door of src/store/scripts/: what the store's other rooms use of it.
 
 export { LeaseScripts } from './lease-scripts.js';
 export { LedgerScripts } from './ledger-scripts.js';
-export type { CompleteAnswer, FinishRunArgs, RunFinish, RunStart, StartRunArgs } from './run-path-scripts.js';
-export { RunPathScripts } from './run-path-scripts.js';
+export {
+  type CompleteAnswer,
+  type FinishRunArgs,
+  type RunFinish,
+  RunPathScripts,
+  type RunStart,
+  type StartRunArgs,
+} from './run-path-scripts.js';
 export { ScheduleScripts } from './schedule-scripts.js';
 export { type BackfillVerdict, type HandOver, StatusChange } from './script-codes.js';

@@ -27,7 +27,19 @@ export class LeaseScripts {
   }
 
   /** `try-group-4`: wait in line for an exclusion group, or take it: the Redis TIME when taken. */
-  async tryGroup(k: Keys, a: { group: string; leaseId: string; ttlMs: number }): Promise<number | undefined> {
+  async tryGroup(
+    k: Keys,
+    a: { group: string; leaseId: string; ttlMs: number; max?: number; overflow?: string },
+  ): Promise<number | undefined> {
+    const taken = await this.takeGroup(k, a);
+    return taken > 0 ? taken : undefined;
+  }
+
+  /** `try-group-4` with a group's `max` and overflow: the Redis TIME taken at, 0 waiting, -1 refused. */
+  async takeGroup(
+    k: Keys,
+    a: { group: string; leaseId: string; ttlMs: number; max?: number; overflow?: string },
+  ): Promise<number> {
     const g = a.group;
     const keys = {
       group: k.group(g),
@@ -35,10 +47,8 @@ export class LeaseScripts {
       groupWaiters: k.groupWaiters(g),
       groupTicket: k.groupTicket(g),
     };
-    const taken = Number(
-      await this.#caller.run(TRY_GROUP, scriptArgs(TRY_GROUP, keys, { leaseId: a.leaseId, ttl: a.ttlMs })),
-    );
-    return taken > 0 ? taken : undefined;
+    const argv = { leaseId: a.leaseId, ttl: a.ttlMs, max: a.max, overflow: a.overflow };
+    return Number(await this.#caller.run(TRY_GROUP, scriptArgs(TRY_GROUP, keys, argv)));
   }
 
   /** `leave-group-queue-2`: leave an exclusion group's line. */

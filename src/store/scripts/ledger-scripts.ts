@@ -240,12 +240,14 @@ export class LedgerScripts {
     jobIdPrefix: string;
     windowMs: number;
     fireAt: number | undefined;
+    offsetMs?: number;
   }): Promise<number[]> {
     const argv = {
       keyPrefix: a.jobBase,
       jobIdPrefix: a.jobIdPrefix,
       window: String(a.windowMs),
       fireTime: a.fireAt === undefined ? '' : String(a.fireAt),
+      offset: String(a.offsetMs ?? 0),
     };
     const removed = (await this.#caller.run(
       UNSTAGE,

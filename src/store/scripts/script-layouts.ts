@@ -143,7 +143,7 @@ export const RENEW_RUN = layout('renew-run-2', ['lease', 'cancelled'], ['leaseId
 export const TRY_GROUP = layout(
   'try-group-4',
   ['group', 'groupQueue', 'groupWaiters', 'groupTicket'],
-  ['leaseId', 'ttl'],
+  ['leaseId', 'ttl', 'max', 'overflow'],
 );
 
 export const LEAVE_GROUP_QUEUE = layout('leave-group-queue-2', ['groupQueue', 'groupWaiters'], ['leaseId']);
@@ -151,7 +151,7 @@ export const LEAVE_GROUP_QUEUE = layout('leave-group-queue-2', ['groupQueue', 'g
 export const UNSTAGE = layout(
   'unstage-2',
   ['delayed', 'events'],
-  ['keyPrefix', 'jobIdPrefix', 'window', 'fireTime'],
+  ['keyPrefix', 'jobIdPrefix', 'window', 'fireTime', 'offset'],
 );
 
 export const HANDOVER_SCHEDULER = layout(

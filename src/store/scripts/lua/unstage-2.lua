@@ -3,8 +3,8 @@
   only its occurrence at one fire time. Atomic with BullMQ's promotion (a script too): a staged job
   still in `delayed` is removed (job hash, logs, a `removed` event, as BullMQ's own removal writes);
   one promoted already is not touched (it was due: it runs). A staged job is recognised by its id
-  (`<prefix><fireAt>`) and its place: scored at the fire time its id names (a retry waiting for its
-  backoff is scored later, and is left alone). BullMQ scores a delayed job at `ms * 4096 + counter`.
+  (`<prefix><fireAt>`) and its place: scored at the fire time its id names plus the schedule's spread
+  offset (a retry waiting for its backoff is scored later, and is left alone). BullMQ scores a delayed job at `ms * 4096 + counter`.
 
   Input:
     KEYS[1] delayed     zset: BullMQ's delayed jobs of the queue
@@ -14,6 +14,7 @@
     ARGV[2] the job id prefix of the schedule's occurrences (`bb-<id>-`)
     ARGV[3] window (ms): staged jobs due up to now + window are looked at
     ARGV[4] one fire time only ('' = every one)
+    ARGV[5] the schedule's spread offset (ms): a staged job is scored at its fire time plus this
 
   Output:
     the fire times removed
@@ -29,7 +30,7 @@ for i = 1, #members, 2 do
   if string.sub(id, 1, n) == prefix then
     local rest = string.sub(id, n + 1)
     if string.match(rest, '^%d+$') and (ARGV[4] == '' or rest == ARGV[4])
-      and tonumber(rest) == math.floor(tonumber(members[i + 1]) / 4096) then
+      and tonumber(rest) + tonumber(ARGV[5]) == math.floor(tonumber(members[i + 1]) / 4096) then
       redis.call('ZREM', KEYS[1], id)
       redis.call('DEL', ARGV[1] .. id, ARGV[1] .. id .. ':logs')
       redis.call('XADD', KEYS[2], 'MAXLEN', '~', 10000, '*', 'event', 'removed', 'jobId', id, 'prev', 'delayed')
