@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
+import { type Labels, labelsProblem, sortedLabels } from './labels.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { OVERLAP_POLICIES } from './overlap-policy.js';
 import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS } from './run-options.js';
@@ -70,6 +71,14 @@ const misfire = z.enum(MISFIRE_POLICIES, {
 const overlap = z.enum(OVERLAP_POLICIES, {
   error: (i) => `must be one of ${OVERLAP_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
 });
+/** Labels (labels.ts): a bad key or value names itself (`labels.my key: key "my key": must be ...`). */
+const labels = z
+  .unknown()
+  .superRefine((v, ctx) => {
+    const problem = labelsProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.reason });
+  })
+  .transform((v) => sortedLabels(v as Labels));
 const args = z.array(z.unknown(), { error: (i) => `must be an array, got ${show(i.input)}` });
 const payload = z.enum(JOB_PAYLOADS, {
   error: (i) => `must be one of ${JOB_PAYLOADS.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
@@ -187,6 +196,7 @@ export const scheduleFields = {
   pauseOnFailure: int(1).optional(),
   /** Read into an `ExceptTrigger` wrapping the trigger (each entry checked there); stored in the trigger. */
   except: exceptList.optional(),
+  labels: labels.optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */
@@ -328,6 +338,8 @@ export const definitionSchema = z.object({
   maxRuns: int(1).optional(),
   /** Fire once when the schedule is created, then follow the trigger (stored only when true). */
   immediately: z.literal(true, { error: (i) => `must be true when stored, got ${show(i.input)}` }).optional(),
+  /** Stored only when it has any; indexed by the scripts that write it (includes/labels.lua). */
+  labels: labels.optional(),
 });
 export type ScheduleDefinition = z.output<typeof definitionSchema>;
 
@@ -368,6 +380,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     ...(o.endAt !== undefined && { endAt: o.endAt }),
     ...(o.maxRuns !== undefined && { maxRuns: o.maxRuns }),
     ...(o.immediately === true && { immediately: true as const }),
+    ...(o.labels !== undefined && Object.keys(o.labels).length > 0 && { labels: o.labels }),
   };
 }
 

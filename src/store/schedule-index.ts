@@ -1,9 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { JobStatus } from './job-status.js';
 import type { Keys } from './keys.js';
+import { selectIds } from './label-index.js';
 import { peekNameAndQueue } from './schedule-definition.js';
 import type { ListQuery } from './schedule-listing.js';
 import { parseState, statusOf } from './schedule-state.js';
+import { parseSelector } from './selector.js';
 
 /** What the list needs to filter and order every schedule without reading their full records. */
 interface IndexEntry {
@@ -144,10 +146,15 @@ export class ScheduleIndex {
   }
 
   async page(query: ListQuery): Promise<IndexPage> {
+    const selected =
+      query.selector === undefined
+        ? undefined
+        : new Set(await selectIds(this.redis, this.keys, parseSelector(query.selector)));
     const all = await this.all();
     const q = query.search?.trim().toLowerCase() ?? '';
     const matches = all.filter(
       (e) =>
+        (selected === undefined || selected.has(e.id)) &&
         (q === '' || e.haystack.includes(q)) &&
         (query.status === undefined || e.status === query.status) &&
         (query.queue === undefined || e.queue === query.queue),

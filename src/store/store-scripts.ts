@@ -1,6 +1,7 @@
 import { type AuditBy, auditSlots } from './audit-trail.js';
 import { encodeClaimRow } from './claim-row.js';
 import type { Keys } from './keys.js';
+import { labelsArg } from './labels.js';
 import { LedgerScripts } from './ledger-scripts.js';
 import { counted, patchArgs } from './record-form.js';
 import { encodeDefinition, type ScheduleDefinition } from './schedule-definition.js';
@@ -76,6 +77,7 @@ export class StoreScripts extends LedgerScripts {
           createdAt: orNone(a.ifCreatedAt),
           ...auditSlots(a),
           keepsStreak: a.definition.run.pauseOnFailure !== undefined ? '1' : '',
+          labels: labelsArg(a.definition.labels),
         },
       ),
     );

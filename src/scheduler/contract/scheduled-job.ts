@@ -114,6 +114,10 @@ export class ScheduledJob {
   get coalesce(): boolean {
     return this.def.run.coalesce;
   }
+  /** Its labels (`labels` option; `{}` when none). */
+  get labels(): Readonly<Record<string, string>> {
+    return this.def.labels ?? {};
+  }
 
   /** Copy a stored state into this handle. */
   applyState(state: ScheduleState, next: number | null, error: ScheduleErrorInfo | null = null): void {
