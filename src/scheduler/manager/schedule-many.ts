@@ -1,0 +1,98 @@
+import { BullbeatError, ScheduleOptionsError, TriggerError } from '../../errors/index.js';
+import type { AuditActor } from '../../store/audit-entry.js';
+import type { BulkTrail } from '../../store/bulk-trail.js';
+import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
+import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
+import type { ScheduledJob, ScheduleOptions, ScheduleTarget } from '../contract/index.js';
+import { type DefineContext, definedJob } from './define-schedule.js';
+import { type BulkResult, forEachId } from './schedule-selection.js';
+import { saveSchedule, type WriteContext } from './schedule-writes.js';
+
+/** One schedule of `scheduleMany`: what `schedule(target, trigger, options)` takes. */
+export interface ScheduleManyItem {
+  /** The job it enqueues: `{ queue?, name }` (a runtime schedule; functions are defined one by one). */
+  target: ScheduleTarget;
+  /** A trigger object or a built-in trigger's JSON (`{ type: 'cron', expression: '0 9 * * *' }`). */
+  trigger: Trigger | TriggerJSON;
+  options?: ScheduleOptions;
+}
+
+/** What `scheduleMany` needs from the manager. */
+export interface ScheduleManyContext {
+  define: DefineContext;
+  writes: WriteContext;
+  trail: BulkTrail;
+}
+
+/**
+ * Check every item first, as `schedule()` would (an error names the item: `[12].labels.my key: ...`, and
+ * nothing is written); then save them, each by the same upsert as `schedule()` (its own audit entry), a
+ * bounded number at once, and wake the replicas once, for the earliest due time. One entry, with its
+ * count, goes in the deployment's bulk trail. Saving is idempotent: a batch cut short (a lost connection)
+ * can be sent again as it was.
+ */
+export async function scheduleMany(
+  ctx: ScheduleManyContext,
+  items: readonly ScheduleManyItem[],
+  by: AuditActor,
+): Promise<BulkResult> {
+  if (!Array.isArray(items)) throw new ScheduleOptionsError(undefined, 'schedules', 'must be an array');
+  const jobs = items.map((item, i) => checkedItem(ctx.define, item, i));
+  const seen = new Map<string, number>();
+  jobs.forEach((job, i) => {
+    const first = seen.get(job.id);
+    if (first !== undefined) {
+      throw new ScheduleOptionsError(job.id, `[${i}].id`, `is also item [${first}]'s: each id once`);
+    }
+    seen.set(job.id, i);
+  });
+  let earliest: number | null = null;
+  const writes: WriteContext = {
+    ...ctx.writes,
+    publish: async (message) => {
+      const t = Number(message);
+      if (Number.isFinite(t) && (earliest === null || t < earliest)) earliest = t;
+    },
+  };
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  const { count, failed } = await forEachId([...byId.keys()], async (id) => {
+    await saveSchedule(writes, byId.get(id)!, undefined, by);
+    return true;
+  });
+  if (earliest !== null) await ctx.writes.publish(String(earliest));
+  const changeId = await ctx.trail.append({ op: 'create', matched: jobs.length, count }, by);
+  return { changeId, matched: jobs.length, count, failed };
+}
+
+function checkedItem(define: DefineContext, item: ScheduleManyItem, i: number): ScheduledJob {
+  const where = (field: string) => `[${i}].${field}`;
+  if (typeof item !== 'object' || item === null) {
+    throw new ScheduleOptionsError(undefined, `[${i}]`, 'must be an object { target, trigger, options? }');
+  }
+  if (typeof item.target !== 'object' || item.target === null) {
+    throw new ScheduleOptionsError(undefined, where('target'), 'must be { queue?, name }');
+  }
+  const raw = item.trigger as unknown;
+  let trigger: Trigger;
+  try {
+    trigger =
+      typeof raw === 'object' && raw !== null && typeof (raw as Trigger).nextFire === 'function'
+        ? (raw as Trigger)
+        : triggerFromJSON(raw);
+  } catch (err) {
+    if (err instanceof TriggerError) {
+      throw new ScheduleOptionsError(undefined, where(`trigger.${err.field}`), err.reason, { cause: err });
+    }
+    if (err instanceof BullbeatError)
+      throw new ScheduleOptionsError(undefined, where('trigger'), err.message);
+    throw err;
+  }
+  try {
+    return definedJob(define, item.target, trigger, item.options ?? {}, true);
+  } catch (err) {
+    if (err instanceof ScheduleOptionsError) {
+      throw new ScheduleOptionsError(err.scheduleId, where(err.field), err.reason, { cause: err });
+    }
+    throw err;
+  }
+}
