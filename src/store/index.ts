@@ -16,6 +16,8 @@ export {
   BackfillLedger,
   type BackfillVerdict,
 } from './backfill-ledger.js';
+// labels, selectors and the bulk trail
+export { type BulkChange, type BulkOp, BulkTrail } from './bulk-trail.js';
 export {
   type HandOver,
   handOverScheduler,
@@ -52,6 +54,8 @@ export {
 } from './job-payload.js';
 export { JobStatus } from './job-status.js';
 export { hashTag, type Keys, keys, laneOf, occurrenceField, type RecordLane } from './keys.js';
+export { selectIds } from './label-index.js';
+export { type Labels, labelsProblem, MAX_LABELS } from './labels.js';
 export { activeRuns, LeaseStore } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
 export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule } from './overlap-policy.js';
@@ -101,4 +105,5 @@ export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listi
 export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
 export { ScheduleStore } from './schedule-store.js';
 export type { Claim, ScheduleErrorInfo, StoredSchedule } from './schedule-store-types.js';
+export { matchesSelector, parseSelector, type Requirement, type Selector } from './selector.js';
 export { deploymentExists, ping, scanKeys } from './server-reads.js';
