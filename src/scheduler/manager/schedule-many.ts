@@ -1,10 +1,12 @@
 import { BullbeatError, ScheduleOptionsError, TriggerError } from '../../errors/index.js';
 import type { AuditActor } from '../../store/audit-entry.js';
 import type { BulkTrail } from '../../store/bulk-trail.js';
+import { timingFingerprint } from '../../store/schedule-definition.js';
 import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { ScheduledJob, ScheduleOptions, ScheduleTarget } from '../contract/index.js';
 import { type DefineContext, definedJob } from './define-schedule.js';
+import { firstFire } from './first-fire.js';
 import { type BulkResult, forEachId } from './schedule-selection.js';
 import { saveSchedule, type WriteContext } from './schedule-writes.js';
 
@@ -47,6 +49,10 @@ export async function scheduleMany(
     seen.set(job.id, i);
   });
   let earliest: number | null = null;
+  const track = (job: ScheduledJob) => {
+    const t = job.nextRunTime;
+    if (t !== null && (earliest === null || t < earliest)) earliest = t;
+  };
   const writes: WriteContext = {
     ...ctx.writes,
     publish: async (message) => {
@@ -55,13 +61,60 @@ export async function scheduleMany(
     },
   };
   const byId = new Map(jobs.map((j) => [j.id, j]));
+  const clock = batchClock(ctx.writes);
   const { count, failed } = await forEachId([...byId.keys()], async (id) => {
-    await saveSchedule(writes, byId.get(id)!, undefined, by);
+    const job = byId.get(id)!;
+    if (!(await created(ctx.writes, job, await clock(), by))) await saveSchedule(writes, job, undefined, by);
+    track(job);
     return true;
   });
   if (earliest !== null) await ctx.writes.publish(String(earliest));
   const changeId = await ctx.trail.append({ op: 'create', matched: jobs.length, count }, by);
   return { changeId, matched: jobs.length, count, failed };
+}
+
+/** Redis's time, read again every `BATCH_CLOCK_MS` of this process's clock (one `TIME` per batch, not per schedule). */
+const BATCH_CLOCK_MS = 1000;
+
+function batchClock(writes: WriteContext): () => Promise<number> {
+  let base: { redis: number; local: number } | null = null;
+  let reading: Promise<number> | null = null;
+  return async () => {
+    const local = performance.now();
+    if (base === null || local - base.local > BATCH_CLOCK_MS) {
+      reading ??= writes.store.time().then((redis) => {
+        base = { redis, local: performance.now() };
+        reading = null;
+        return redis;
+      });
+      return reading;
+    }
+    return base.redis + Math.floor(local - base.local);
+  };
+}
+
+/**
+ * The fast path of a new schedule: its first fire time planned, then one upsert. True when it created
+ * it; anything else (it existed, its trigger cannot be planned) goes the way of `schedule()`
+ * (`saveSchedule`: re-plan, clear an error, re-time around a claim), which the upsert left room for.
+ */
+async function created(
+  writes: WriteContext,
+  job: ScheduledJob,
+  now: number,
+  by: AuditActor,
+): Promise<boolean> {
+  let next: number | null;
+  try {
+    next = firstFire(job.def, job.trigger, now);
+  } catch {
+    return false;
+  }
+  if (job.def.immediately) return false;
+  const result = await writes.store.upsert(job.def, timingFingerprint(job.def), next, now, { by });
+  if (result !== 'created') return false;
+  job.nextRunTime = next;
+  return true;
 }
 
 function checkedItem(define: DefineContext, item: ScheduleManyItem, i: number): ScheduledJob {
