@@ -261,6 +261,7 @@ export function openApiDocument(version: string): Json {
           parameters: [
             query('next', 'the window: 30m, 24h, 7d (at most 31d; default 24h)'),
             query('queue', 'only this queue'),
+            query('selector', 'only schedules whose labels match: tenant=acme'),
           ],
           responses: { ...ok('the agenda', s.agendaBody), ...errors(400) },
         },

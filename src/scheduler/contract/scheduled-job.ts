@@ -58,6 +58,8 @@ export interface ScheduledJobJSON {
   error: ScheduleErrorInfo | null;
   /** While paused: why, who paused it and when (null when active, or paused with no note stored). */
   pauseNote: PauseNote | null;
+  /** Its labels (`{}` when none). */
+  labels: Readonly<Record<string, string>>;
 }
 
 /**
@@ -202,6 +204,7 @@ export class ScheduledJob {
       fired: this.fired,
       error: this.error,
       pauseNote: this.pauseNote,
+      labels: this.labels,
     };
   }
 }
