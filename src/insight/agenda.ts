@@ -166,7 +166,10 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
   const now = await redisTime(manager.redis);
   const from = options.from ?? now;
   const to = from + (options.nextMs ?? 24 * 3_600_000);
-  const listed = { status: JobStatus.ACTIVE, ...(options.selector !== undefined && { selector: options.selector }) };
+  const listed = {
+    status: JobStatus.ACTIVE,
+    ...(options.selector !== undefined && { selector: options.selector }),
+  };
   const jobs = (await manager.list(listed)).filter(
     (j) => options.queue === undefined || j.queue === options.queue,
   );
