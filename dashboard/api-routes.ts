@@ -15,6 +15,7 @@ import { backfillHandler } from './backfill-route.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
+import { selectorInput } from './schedule-batch.js';
 import {
   checkPast,
   createSchema,
@@ -190,9 +191,12 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const q = strParam(req, 'q');
     const status = statusParam(req);
     const queue = strParam(req, 'queue');
+    const selector = strParam(req, 'selector');
+    if (selector !== undefined) selectorInput(selector);
     const page = await ctx.index.page({
       offset,
       limit,
+      ...(selector !== undefined && { selector }),
       ...(q !== undefined && { search: q }),
       ...(status !== undefined && { status }),
       ...(queue !== undefined && { queue }),

@@ -20,6 +20,7 @@ import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
 import { Auth } from './auth.js';
+import { bulkApiRoutes } from './bulk-routes.js';
 import { Csrf } from './csrf.js';
 import type { Dashboard } from './dashboard.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -173,10 +174,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   // Bull Board: its UI sends no CSRF token, so a write must prove it comes from this origin.
   app.use('/admin/queues', csrf.boardMiddleware(), rewriteBoardPage, board.middleware(), board.router());
 
+  // a batch of schedules is larger than any other body (at most MAX_BATCH of them)
+  app.use('/api/schedules\\:batch', express.json({ limit: '64mb' }));
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
   app.use('/', timeZoneRoute(), fleetRoutes(ctx));
-  app.use('/api', insightApiRoutes(ctx), apiRoutes(ctx));
+  app.use('/api', insightApiRoutes(ctx), bulkApiRoutes(ctx), apiRoutes(ctx));
   app.use('/', insightPageRoutes(ctx), pageRoutes(ctx));
 
   app.use(errorHandler(o.logger));

@@ -4,6 +4,7 @@ import { instantProblem } from '../src/triggers/index.js';
 import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { pageContextOf, sendPage } from './page-response.js';
+import { selectorInput } from './schedule-batch.js';
 import { InputError } from './schedule-input.js';
 import { AGENDA_SLICES, agendaPage } from './views/agenda-page.js';
 import type { PageContext } from './views/layout.js';
@@ -28,7 +29,9 @@ function agendaQuery(req: Request) {
     throw new InputError('next', `must be ${DURATION_HELP}, at most 31d, got "${nextText}"`);
   }
   const queue = strParam(req, 'queue');
-  return { nextText, nextMs, queue };
+  const selector = strParam(req, 'selector');
+  if (selector !== undefined) selectorInput(selector);
+  return { nextText, nextMs, queue, selector };
 }
 
 /** `GET /api/schedules/:id/why?at=` and `GET /api/agenda?next=&queue=`. */
@@ -39,8 +42,9 @@ export function insightApiRoutes(ctx: DashboardContext): Router {
     res.json(await whyDidntItRun(ctx.scheduler, String(req.params.id), at === undefined ? {} : { at }));
   });
   r.get('/agenda', async (req, res) => {
-    const { nextMs, queue } = agendaQuery(req);
-    res.json(await agenda(ctx.scheduler, { nextMs, limit: 5000, ...(queue !== undefined && { queue }) }));
+    const { nextMs, queue, selector } = agendaQuery(req);
+    const only = { ...(queue !== undefined && { queue }), ...(selector !== undefined && { selector }) };
+    res.json(await agenda(ctx.scheduler, { nextMs, limit: 5000, ...only }));
   });
   return r;
 }

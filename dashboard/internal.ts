@@ -3,4 +3,5 @@
 export { resolveDashboardCredentials } from './dashboard-credentials.js';
 export { DeploymentHealthReader } from './deployment-health.js';
 export { resolveDashboardOptions } from './resolve-dashboard-options.js';
+export { batchItems } from './schedule-batch.js';
 export { ScheduleReader } from './schedule-reader.js';

@@ -1,6 +1,7 @@
 import { type ZodType, z } from 'zod';
 import * as s from './api-schemas.js';
 import { backfillSchema } from './backfill-route.js';
+import { bulkPaths } from './openapi-bulk.js';
 import { createSchema, pauseSchema, resumeSchema, updateSchema } from './schedule-input.js';
 
 type Json = Record<string, unknown>;
@@ -9,7 +10,7 @@ type Json = Record<string, unknown>;
 // keep theirs, as the schemas are strict objects.
 const schema = (t: ZodType): Json =>
   z.toJSONSchema(t, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as Json;
-const input = schema;
+export const input = schema;
 
 /** A built-in trigger, as `POST /api/schedules` takes it (the triggers' own JSON). */
 const TRIGGER: Json = {
@@ -71,10 +72,10 @@ const withTrigger = (body: Json, required: boolean): Json => {
   return { ...body, properties, required: required ? [...req, 'trigger'] : req };
 };
 
-const ok = (description: string, t: ZodType, status = '200'): Json => ({
+export const ok = (description: string, t: ZodType, status = '200'): Json => ({
   [status]: { description, content: { 'application/json': { schema: schema(t) } } },
 });
-const errors = (...codes: number[]): Json =>
+export const errors = (...codes: number[]): Json =>
   Object.fromEntries(
     codes.map((code) => [
       String(code),
@@ -92,14 +93,14 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'a schedule defined in code cannot be changed here; on create: the id exists (send `replace: true`)',
 };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
-const query = (name: string, description: string, type = 'string') => ({
+export const query = (name: string, description: string, type = 'string') => ({
   name,
   in: 'query',
   required: false,
   description,
   schema: { type },
 });
-const write = (op: Json): Json => ({ ...op, security: WRITE_SECURITY });
+export const write = (op: Json): Json => ({ ...op, security: WRITE_SECURITY });
 const WRITE_SECURITY = [{ bearer: [] }, { session: [], csrf: [] }, { basic: [], csrf: [] }];
 
 /**
@@ -127,12 +128,14 @@ export function openApiDocument(version: string): Json {
     },
     security: [{ bearer: [] }, { session: [] }, { basic: [] }],
     paths: {
+      ...bulkPaths(),
       '/schedules': {
         get: {
           summary: 'List schedules, paged and searched on the server',
           parameters: [
             query('q', 'search in name, id and queue'),
             query('status', 'active, paused, completed, cancelled or errored'),
+            query('selector', 'a label selector: tenant=acme,team!=ops (docs/labels.md)'),
             query('queue', 'only this queue'),
             query('offset', 'default 0', 'integer'),
             query('limit', 'default the page size, at most 500', 'integer'),
@@ -258,6 +261,7 @@ export function openApiDocument(version: string): Json {
           parameters: [
             query('next', 'the window: 30m, 24h, 7d (at most 31d; default 24h)'),
             query('queue', 'only this queue'),
+            query('selector', 'only schedules whose labels match: tenant=acme'),
           ],
           responses: { ...ok('the agenda', s.agendaBody), ...errors(400) },
         },

@@ -17,8 +17,8 @@ export {
   type DstPolicy,
   describeCron,
 } from './cron/index.js';
-
 // errors: one class per failure, all extending BullbeatError
+// labels, selectors and bulk changes (docs/labels.md)
 export {
   AmbiguousHandlerError,
   BullbeatError,
@@ -33,13 +33,13 @@ export {
   RunCancelledError,
   ScheduleNotFoundError,
   ScheduleOptionsError,
+  SelectorError,
   TimeoutError,
   TriggerBudgetError,
   TriggerError,
   UnknownHandlerError,
   WorkerShutdownError,
 } from './errors/index.js';
-
 // insight: the agenda, and why an occurrence did not run
 export {
   type Agenda,
@@ -52,10 +52,8 @@ export {
   type WhyReport,
   whyDidntItRun,
 } from './insight/index.js';
-
 // logging: the pino hook that keeps a log line's keys unique
 export { uniqueKeys } from './logging/index.js';
-
 // operations: Prometheus metrics, the metrics server, joining the fleet
 export {
   type FleetMembership,
@@ -74,7 +72,6 @@ export {
   WorkerMetrics,
   type WorkerMetricsSource,
 } from './ops/index.js';
-
 // the worker: createWorker, what a handler is given, middleware
 export {
   type CancelledResult,
@@ -95,7 +92,6 @@ export {
   timeoutMiddleware,
   type WorkerHandle,
 } from './queue/index.js';
-
 // the manager: its options, schedules and what they are given, changes, backfill, its events
 export {
   type BackfillOccurrence,
@@ -106,6 +102,7 @@ export {
   type BackfillRun,
   type BackfillStatus,
   type BackfillStop,
+  type BulkResult,
   type ChangeOptions,
   type CronScheduleOptions,
   type EveryOptions,
@@ -127,6 +124,7 @@ export {
   type ScheduleDecorator,
   ScheduledJob,
   type ScheduledJobJSON,
+  type ScheduleManyItem,
   type ScheduleOptions,
   type SchedulePatch,
   type SchedulerEvents,
@@ -134,12 +132,12 @@ export {
   type SchedulerManagerOptions,
   type SchedulerRole,
   type SchedulerStats,
+  ScheduleSelection,
   type ScheduleTarget,
   type SkippedEvent,
   setupScheduler,
   type WakeEvent,
 } from './scheduler/index.js';
-
 // the store: run records and counters, the audit trail, a schedule's status and pause note, a cluster connection
 export type {
   AuditChange,
@@ -153,8 +151,18 @@ export type {
   RunRecord,
   SkipReason,
 } from './store/index.js';
-export { type ClusterConnection, JobStatus, type PauseNote } from './store/index.js';
-
+export {
+  type BulkChange,
+  type BulkOp,
+  type ClusterConnection,
+  JobStatus,
+  type Labels,
+  matchesSelector,
+  type PauseNote,
+  parseSelector,
+  type Requirement,
+  type Selector,
+} from './store/index.js';
 // triggers: when a schedule fires, and their JSON form
 export {
   CompoundLogic,

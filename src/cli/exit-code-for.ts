@@ -9,6 +9,7 @@ const USAGE_ERRORS = new Set([
   'InvalidTimezoneError',
   'TriggerError',
   'ScheduleOptionsError',
+  'SelectorError',
 ]);
 
 const CONNECTION_CODES = new Set([

@@ -188,8 +188,17 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .action(run(async () => (await import('./commands/status.js')).statusCommand(io)));
 
   command('schedule:list', 'list the schedules in Redis: a table, or JSON')
+    .option('--selector <selector>', 'only schedules whose labels match: tenant=acme,team!=ops')
     .option('--json', 'print JSON (one array of schedules)')
     .action(run(async () => (await import('./commands/admin.js')).listCommand(io)));
+
+  command(
+    'schedule:import',
+    'create or replace the schedules of an NDJSON file, one per line, as one bulk change',
+  )
+    .argument('<file>', 'one schedule a line, as POST /api/schedules takes it (docs/labels.md)')
+    .option('--json', 'print JSON: { changeId, matched, count, failed }')
+    .action(run(async () => (await import('./commands/bulk.js')).importCommand(io)));
 
   for (const [name, verb] of [
     ['schedule:pause', 'pause a schedule: it stops firing, keeping its state'],
@@ -197,7 +206,9 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     ['schedule:trigger', 'enqueue one manual run of a schedule now'],
     ['schedule:remove', 'remove a schedule (cancelled; its pending occurrence is not enqueued)'],
   ] as const) {
-    const c = command(name, verb).argument('<id>', 'the schedule id (see schedule:list)');
+    const bulk = name !== 'schedule:trigger';
+    const c = command(name, verb).argument(bulk ? '[id]' : '<id>', 'the schedule id (see schedule:list)');
+    if (bulk) c.option('--selector <selector>', 'instead of an id: every schedule whose labels match');
     // -- schedule controls: pause with a note, resume with a policy --
     if (name === 'schedule:pause')
       c.option('--note <text>', 'why (at most 500 characters), shown until resumed');
@@ -211,7 +222,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       );
     }
     c.option('--json', 'print JSON: { id, action, done, ... }').action(
-      run(async () => (await import('./commands/admin.js')).actionCommand(io, name)),
+      run(async () =>
+        name === 'schedule:trigger'
+          ? (await import('./commands/admin.js')).actionCommand(io, name)
+          : (await import('./commands/bulk.js')).controlCommand(io, name),
+      ),
     );
   }
 
@@ -337,6 +352,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
   command('agenda', 'every fire instant of every schedule in a window, in time order (UTC and each zone)')
     .option('--next <duration>', 'how far ahead: 30m, 24h, 7d (a bare number is seconds)', '24h')
     .option('--queue <queue>', 'only schedules of this queue')
+    .option('--selector <selector>', 'only schedules whose labels match: tenant=acme')
     .option('--limit <n>', 'at most this many lines (default 1000)')
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/insight.js')).agendaCommand(io)));

@@ -10,6 +10,7 @@ export { RedisUnreachableError } from './redis-unreachable-error.js';
 export { RunCancelledError } from './run-cancelled-error.js';
 export { ScheduleNotFoundError } from './schedule-not-found-error.js';
 export { ScheduleOptionsError } from './schedule-options-error.js';
+export { SelectorError } from './selector-error.js';
 export { TimeoutError } from './timeout-error.js';
 export { TriggerBudgetError } from './trigger-budget-error.js';
 export { TriggerError } from './trigger-error.js';

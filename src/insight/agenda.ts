@@ -64,6 +64,8 @@ export interface AgendaOptions {
   nextMs?: number;
   /** Only schedules of this queue. */
   queue?: string;
+  /** Only schedules whose labels match this selector (`tenant=acme`; see `parseSelector`). */
+  selector?: string;
   /** At most this many entries are returned. Default: 10,000. */
   limit?: number;
   /** At most this many instants are walked per schedule. Default: 100,000. */
@@ -170,7 +172,11 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
   const now = await redisTime(manager.redis);
   const from = options.from ?? now;
   const to = from + (options.nextMs ?? 24 * 3_600_000);
-  const jobs = (await manager.list(JobStatus.ACTIVE)).filter(
+  const listed = {
+    status: JobStatus.ACTIVE,
+    ...(options.selector !== undefined && { selector: options.selector }),
+  };
+  const jobs = (await manager.list(listed)).filter(
     (j) => options.queue === undefined || j.queue === options.queue,
   );
   const unknown: string[] = [];

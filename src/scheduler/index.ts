@@ -42,13 +42,17 @@ export {
   withManagerEnv,
 } from './contract/index.js';
 export type { FireLoopStats } from './fire/index.js';
+// labels and bulk changes
 export {
+  type BulkResult,
   type ExpressLike,
   type HandlerDecorator,
   type HistoryAccess,
   type ListQuery,
   type ScheduleDecorator,
+  type ScheduleManyItem,
   SchedulerManager,
   type SchedulerStats,
+  ScheduleSelection,
   setupScheduler,
 } from './manager/index.js';

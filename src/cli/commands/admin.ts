@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
-import { checkPartitionCount, deploymentExists, type PauseNote } from '../../store/index.js';
+import { checkPartitionCount, deploymentExists, type PauseNote, parseSelector } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import { cliChange } from '../cli-actor.js';
 import { cliConnection } from '../cli-config.js';
@@ -52,11 +52,14 @@ export function triggerWords(job: ScheduledJobJSON): string {
   }
 }
 
-/** `schedule:list [--json]`. */
+/** `schedule:list [--selector S] [--json]`. */
 export function listCommand(io: CliIO) {
-  return async (options: { json?: boolean }, command: Command): Promise<number> => {
+  return async (options: { json?: boolean; selector?: string }, command: Command): Promise<number> => {
+    const selector =
+      options.selector === undefined ? undefined : parseSelector(options.selector, '--selector');
     const ctx = commandContext(io, command, 'cli');
-    const jobs = await withManager(ctx, async (m) => (await m.list()).map((j) => j.toJSON()));
+    const query = selector === undefined ? {} : { selector: selector.text };
+    const jobs = await withManager(ctx, async (m) => (await m.list(query)).map((j) => j.toJSON()));
     if (options.json) {
       io.stdout(`${JSON.stringify(jobs, null, 2)}\n`);
       return ExitCode.ok;

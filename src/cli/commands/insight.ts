@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { ConfigError } from '../../errors/index.js';
 import type { WhyReport } from '../../insight/index.js';
 import { agenda, DURATION_HELP, parseWindow, whyDidntItRun } from '../../insight/index.js';
+import { parseSelector } from '../../store/index.js';
 import { instantProblem, MAX_PERIOD_SECONDS } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -54,7 +55,7 @@ export function formatWhy(r: WhyReport): string {
 /** `agenda [--next 24h] [--queue Q] [--limit N] [--json]`. */
 export function agendaCommand(io: CliIO) {
   return async (
-    options: { next?: string; queue?: string; limit?: string; json?: boolean },
+    options: { next?: string; queue?: string; selector?: string; limit?: string; json?: boolean },
     command: Command,
   ): Promise<number> => {
     const nextMs = parseWindow(options.next ?? '24h');
@@ -71,10 +72,13 @@ export function agendaCommand(io: CliIO) {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new ConfigError('--limit', `expected a whole number from 1 (got "${options.limit}")`);
     }
+    if (options.selector !== undefined) parseSelector(options.selector, '--selector');
     const ctx = commandContext(io, command, 'cli');
-    const a = await withManager(ctx, (m) =>
-      agenda(m, { nextMs, limit, ...(options.queue !== undefined && { queue: options.queue }) }),
-    );
+    const only = {
+      ...(options.queue !== undefined && { queue: options.queue }),
+      ...(options.selector !== undefined && { selector: options.selector }),
+    };
+    const a = await withManager(ctx, (m) => agenda(m, { nextMs, limit, ...only }));
     const total = Object.values(a.perQueue).reduce((x, y) => x + y, 0);
     const cut = `the first ${a.entries.length} of ${total} fires shown; --limit ${total} shows them all`;
     // said on stderr too, so that neither a long table nor --json hides the cut

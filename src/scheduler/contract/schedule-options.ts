@@ -149,6 +149,13 @@ export interface ScheduleOptions {
    */
   immediately?: boolean;
   /**
+   * Labels to find it by (`{ tenant: 'acme', team: 'billing' }`): selectors (`tenant=acme,team!=ops`)
+   * pick schedules by them in `list`, `select(...)` (bulk pause, resume, remove, backfill) and the
+   * agenda. Keys and values follow Kubernetes' rules (docs/labels.md); at most 64.
+   * @defaultValue none
+   */
+  labels?: Record<string, string>;
+  /**
    * Runs of schedules in one group never overlap anywhere in the cluster.
    * @defaultValue none
    */

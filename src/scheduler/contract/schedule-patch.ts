@@ -43,6 +43,7 @@ export function optionsOfDefinition(def: ScheduleDefinition): ScheduleOptions {
     ...(def.endAt !== undefined && { endAt: def.endAt }),
     ...(def.maxRuns !== undefined && { maxRuns: def.maxRuns }),
     ...(def.immediately === true && { immediately: true }),
+    ...(def.labels !== undefined && { labels: def.labels }),
   };
 }
 

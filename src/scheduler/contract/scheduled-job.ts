@@ -59,6 +59,8 @@ export interface ScheduledJobJSON {
    * restart) and when the next occurrence fires (`nextRunTime`, its nominal time, plus the offset).
    */
   spread?: { ms: number; offsetMs: number; nextFiresAt: number | null };
+  /** Its labels (`{}` when none). */
+  labels: Readonly<Record<string, string>>;
 }
 
 /**
@@ -114,6 +116,10 @@ export class ScheduledJob {
   }
   get coalesce(): boolean {
     return this.def.run.coalesce;
+  }
+  /** Its labels (`labels` option; `{}` when none). */
+  get labels(): Readonly<Record<string, string>> {
+    return this.def.labels ?? {};
   }
 
   /** Copy a stored state into this handle. */
@@ -200,6 +206,7 @@ export class ScheduledJob {
       error: this.error,
       pauseNote: this.pauseNote,
       ...(this.def.spreadMs !== undefined && { spread: spreadOf(this.def, this.nextRunTime) }),
+      labels: this.labels,
     };
   }
 }

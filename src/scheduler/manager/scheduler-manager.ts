@@ -10,10 +10,13 @@ import {
   type AuditEntry,
   type AuditQuery,
   AuditTrail,
+  type BulkChange,
+  BulkTrail,
   CODE_ACTOR,
   jobOptionsFor,
   type Keys,
   keys,
+  parseSelector,
   publishWake,
 } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
@@ -47,7 +50,9 @@ import type { NamedHandler } from './named-handler.js';
 import { resumeWithPolicy } from './resume-catch-up.js';
 import { pauseSchedule, removeSchedule } from './schedule-controls.js';
 import { scheduleDecorator } from './schedule-decorator.js';
+import { type ScheduleManyItem, scheduleMany } from './schedule-many.js';
 import { deploymentStats, listPage, materialize, queueNamesOf, refreshHandle } from './schedule-reads.js';
+import { type BulkResult, ScheduleSelection } from './schedule-selection.js';
 import { enqueueNow, saveSchedule } from './schedule-writes.js';
 import type {
   HandlerDecorator,
@@ -118,18 +123,12 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return this.connections.store;
   }
 
-  /**
-   * What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need).
-   * On a Redis Cluster it carries `cluster` (seed nodes): make clients with `openRedis` from `bullbeat`.
-   */
+  /** What BullMQ queues and workers connect with (on a cluster, `cluster` seeds: use `openRedis`). */
   connectionOptions(): RedisTarget {
     return this.connections.connectionOptions();
   }
 
-  /**
-   * BullMQ's key prefix of a queue: `undefined` (BullMQ's default `bull`) on a single Redis, `{bull:<queue>}`
-   * on a Redis Cluster (a hash tag per queue). A plain BullMQ `Worker` of the queue passes the same.
-   */
+  /** BullMQ's key prefix of a queue (`undefined` on one Redis, `{bull:<queue>}` on a cluster): give it to plain Workers. */
   queuePrefixFor(queue: string): string | undefined {
     return this.connections.queuePrefix(queue);
   }
@@ -142,9 +141,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   // ── defining schedules ────────────────────────────────────────────────────────────────
 
   /**
-   * Schedule `fn` (called with `...args, ctx` by a worker) or a `{ queue, name }` target (any BullMQ
-   * consumer) on `trigger`. Returns at once; `job.saved` settles when it is in Redis (code schedules
-   * are saved by `start()`; after start, or for a target, right away).
+   * Schedule `fn` (called with `...args, ctx` by a worker) or a `{ queue, name }` target on `trigger`.
+   * Returns at once; `job.saved` settles when it is in Redis (code schedules: at `start()`).
    */
   schedule(
     fnOrTarget: AnyFn | ScheduleTarget,
@@ -162,6 +160,24 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       job.saved = saved;
     }
     return job;
+  }
+
+  /** Create or update many runtime schedules: all checked first (nothing written if one is bad), one bulk change. */
+  async scheduleMany(items: readonly ScheduleManyItem[], change?: ChangeOptions): Promise<BulkResult> {
+    const by = actorOf(undefined, change);
+    await this.connections.checkPartitions(true);
+    const trail = new BulkTrail(this.redis, this.keys);
+    return scheduleMany({ define: this.define, writes: this.contexts.writes, trail }, items, by);
+  }
+
+  /** The schedules a label selector picks (`tenant=acme,team!=ops`), to list or change at once. */
+  select(selector: string): ScheduleSelection {
+    return new ScheduleSelection(this, parseSelector(selector));
+  }
+
+  /** The deployment's bulk changes (by selector, `scheduleMany`), newest first, each with its count. */
+  async bulkChanges(limit?: number): Promise<BulkChange[]> {
+    return new BulkTrail(this.redis, this.keys).list(limit);
   }
 
   /** Run every `seconds` (Sillo's `every`): `every(60)(fn)` or `@scheduler.every(60)` on a method. */
@@ -191,11 +207,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   // ── handlers for workers ─────────────────────────────────────────────────────────────
 
   /**
-   * Register a worker handler for a job name without defining a schedule (`handle(name, fn)`), or as
-   * a decorator (`@scheduler.handle()` on a method, named after it; `handle(name)(fn)`). Runtime
-   * schedules made by the API, the CLI or the dashboard (`{ queue, name }` targets) run through it;
-   * nothing fires from it. A name registered twice is refused, naming it; a code schedule of the same
-   * name keeps its own function.
+   * Register a worker handler for a job name without a schedule (`handle(name, fn)`, or `@scheduler.handle()`
+   * on a method): runtime schedules' `{ queue, name }` targets run through it. A name registered twice is
+   * refused; a code schedule of the same name keeps its own function.
    */
   handle(name: string, fn: AnyFn, options?: HandleOptions): void;
   handle(name?: string, options?: HandleOptions): HandlerDecorator;
@@ -208,10 +222,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /**
-   * The handler for a BullMQ job: schedule `scheduleId`'s own function when it is defined here under
-   * `name`; else, by name, a code schedule's function, or one registered with `handle()`. Code schedules
-   * on different functions of one name each run their own; a job that names none of them gets the
-   * `handle()` one, or an entry marked `ambiguous` (the worker refuses it).
+   * The handler for a BullMQ job: schedule `scheduleId`'s own function under `name`; else, by name, a code
+   * schedule's or a `handle()` one (several code functions of one name and none named: `ambiguous`).
    */
   handlerFor(
     name: string,
@@ -240,14 +252,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /**
-   * Change a runtime schedule's trigger or options (Temporal's `ScheduleHandle.update`): the patch is
-   * merged with what is stored and checked by the same schema as a new schedule (nothing is written
-   * when a field is bad), then saved by the same upsert as `schedule()`, so an update while an
-   * occurrence is claimed or running never sends it back in time, and a changed timing recomputes its
-   * next fire time (an unchanged one keeps it). A paused schedule stays paused. A code schedule is
-   * refused (`source`): the next start of its code would overwrite the update; change the code. The
-   * write happens only over the schedule read: one removed meanwhile stays removed (the update fails
-   * with `ScheduleNotFoundError`), one created again under the same id is left alone.
+   * Change a runtime schedule's trigger or options (Temporal's `ScheduleHandle.update`): merged with what
+   * is stored, checked like a new schedule (nothing written when a field is bad), saved by the same upsert
+   * as `schedule()` (never back in time; a changed timing re-plans). A paused one stays paused; a code
+   * schedule is refused (`source`); one removed meanwhile stays removed (`ScheduleNotFoundError`).
    */
   async update(id: string, patch: SchedulePatch, change?: ChangeOptions): Promise<ScheduledJob> {
     const by = actorOf(id, change);
@@ -284,9 +292,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /**
-   * Pause an active schedule, with a note saying why (Temporal's `pause(note)`): the note, who paused
-   * it (`by`, default this process) and when are shown beside it until it is resumed. A note over 500
-   * characters is refused (`note`), nothing changed. False if it was not active (its note unchanged).
+   * Pause an active schedule with a note (Temporal's `pause(note)`), shown with who (`by`) and when until
+   * resumed. A note over 500 characters is refused (`note`). False if it was not active.
    */
   async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
     await this.connections.checkPartitions(true);
@@ -294,12 +301,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /**
-   * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any
-   * occurrence still claimed from before the pause; retry an errored one. False if it was neither.
-   * `policy` says what becomes of the occurrences due while it was paused (Temporal's catch-up on
-   * unpause): `skip` (default) none run, `once` one run stands for them all, `all` each runs, up to
-   * `maxCatchUp` (default 100; more is refused, nothing changed); they are recorded as `catch-up`.
-   * An unknown policy is refused (`policy`). Its pause note is dropped.
+   * Resume a paused (or orphaned) schedule from the next occurrence after now (after any still claimed);
+   * retry an errored one. False if it was neither. `policy` (Temporal's catch-up on unpause): `skip`
+   * (default), `once` one run for all, `all` each, up to `maxCatchUp` (default 100; more refused), recorded
+   * as `catch-up`; an unknown one is refused (`policy`). Its pause note is dropped.
    */
   async resume(id: string, options?: ResumeOptions): Promise<boolean> {
     await this.connections.checkPartitions(true);
@@ -329,10 +334,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return runBackfill(this.contexts.backfills, id, options);
   }
 
-  /**
-   * `backfill()` without waiting for the enqueueing: resolves once the range is checked and judged
-   * (every error is thrown by then, nothing enqueued), with `done` settling when it is all enqueued.
-   */
+  /** `backfill()` resolved once the range is judged (errors thrown by then), `done` settling when enqueued. */
   async startBackfill(id: string, options: BackfillOptions): Promise<BackfillRun> {
     await this.connections.checkPartitions(true);
     return startBackfill(this.contexts.backfills, id, options);

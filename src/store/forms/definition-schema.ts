@@ -4,6 +4,7 @@ import { instantProblem } from '../../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../../triggers/trigger.js';
 import { groupField } from './group-options.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
+import { type Labels, labelsProblem, sortedLabels } from './labels.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { OVERLAP_POLICIES } from './overlap-policy.js';
 import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS } from './run-options.js';
@@ -72,6 +73,14 @@ const misfire = z.enum(MISFIRE_POLICIES, {
 const overlap = z.enum(OVERLAP_POLICIES, {
   error: (i) => `must be one of ${OVERLAP_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
 });
+/** Labels (labels.ts): a bad key or value names itself (`labels.my key: key "my key": must be ...`). */
+const labels = z
+  .unknown()
+  .superRefine((v, ctx) => {
+    const problem = labelsProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.reason });
+  })
+  .transform((v) => sortedLabels(v as Labels));
 const args = z.array(z.unknown(), { error: (i) => `must be an array, got ${show(i.input)}` });
 const payload = z.enum(JOB_PAYLOADS, {
   error: (i) => `must be one of ${JOB_PAYLOADS.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
@@ -193,6 +202,7 @@ export const scheduleFields = {
   spread: spreadField.optional(),
   /** At most `max` runs at once across the schedules naming `key` (stored in `run.group`). */
   group: groupField.optional(),
+  labels: labels.optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */
@@ -337,6 +347,8 @@ export const definitionSchema = z.object({
   immediately: z.literal(true, { error: (i) => `must be true when stored, got ${show(i.input)}` }).optional(),
   /** Deterministic spread window (ms): each occurrence fires at its time plus `spreadOffsetMs(id, spreadMs)`. */
   spreadMs: int(1).optional(),
+  /** Stored only when it has any; indexed by the scripts that write it (includes/labels.lua). */
+  labels: labels.optional(),
 });
 export type ScheduleDefinition = z.output<typeof definitionSchema>;
 
@@ -379,6 +391,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     ...(o.maxRuns !== undefined && { maxRuns: o.maxRuns }),
     ...(o.immediately === true && { immediately: true as const }),
     ...(o.spread !== undefined && { spreadMs: o.spread }),
+    ...(o.labels !== undefined && Object.keys(o.labels).length > 0 && { labels: o.labels }),
   };
 }
 

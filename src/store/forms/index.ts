@@ -35,6 +35,7 @@ export {
   parseOccurrenceJobId,
 } from './job-payload.js';
 export { JobStatus } from './job-status.js';
+export { type Labels, labelsArg, labelsProblem, MAX_LABELS } from './labels.js';
 export { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule } from './overlap-policy.js';
 export { type OwedOverlap, type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
@@ -87,5 +88,6 @@ export {
   type UpsertOptions,
   type UpsertResult,
 } from './schedule-store-types.js';
+export { matchesSelector, parseSelector, type Requirement, type Selector } from './selector.js';
 export { showValue } from './show-value.js';
 export { formatSpread, parseSpreadMs, spreadOffsetMs } from './spread.js';

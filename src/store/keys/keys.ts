@@ -138,6 +138,15 @@ export interface Keys {
    * alone, its runs' records being written by the runtime itself.
    */
   runtimeQueues: string;
+  /**
+   * Set: the ids of this partition's schedules labelled `key=value` (the label index, `labels.ts`),
+   * written by the scripts that write and remove definitions (`upsert-9`, `remove-13`, includes/labels).
+   */
+  labelSet(key: string, value: string): string;
+  /** Set: the values of label `key` that some schedule of this partition carries (its `labelSet`s). */
+  labelValues(key: string): string;
+  /** Stream: the deployment's bulk changes (by selector, `scheduleMany`), one entry each with its count. */
+  bulkAudit: string;
 }
 
 /**
@@ -261,6 +270,10 @@ function partitionKeys(
     fleetBeats: `${globalBase}:fleet:beats`,
     partitionCount: `${globalBase}:partitions`,
     runtimeQueues: `${globalBase}:runtime-queues`,
+    // label keys and values hold no `=` or `:` (labels.ts): no two (key, value) pairs share a set
+    labelSet: (key, value) => `${base}:label:${key}=${value}`,
+    labelValues: (key) => `${base}:labelvals:${key}`,
+    bulkAudit: `${globalBase}:bulk-audit`,
   };
   return k;
 }

@@ -1,7 +1,8 @@
 // The door of src/store/reads/: what the store's other rooms use of it.
 
 export { type AuditQuery, AuditTrail } from './audit-trail.js';
-export { claimInFlight, lateSchedules } from './claims-in-flight.js';
+export { type BulkChange, type BulkOp, BulkTrail } from './bulk-trail.js';
+export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
 export { dueEarlier } from './due-earlier.js';
 export {
   newestRecordFields,
@@ -10,8 +11,9 @@ export {
   scanScheduleQueues,
   scheduleIdsOnQueue,
 } from './foreign-reads.js';
-export { LeaseStore, runLease } from './lease-store.js';
-export { readRecords } from './record-reads.js';
+export { selectIds } from './label-index.js';
+export { activeRuns, LeaseStore, runLease } from './lease-store.js';
+export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export { readActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';

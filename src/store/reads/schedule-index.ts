@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { JobStatus } from '../forms/index.js';
-import { parseState, peekNameAndQueue, statusOf } from '../forms/index.js';
+import { parseSelector, parseState, peekNameAndQueue, statusOf } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
+import { selectIds } from './label-index.js';
 import type { ListQuery } from './schedule-listing.js';
 
 /** What the list needs to filter and order every schedule without reading their full records. */
@@ -143,10 +144,15 @@ export class ScheduleIndex {
   }
 
   async page(query: ListQuery): Promise<IndexPage> {
+    const selected =
+      query.selector === undefined
+        ? undefined
+        : new Set(await selectIds(this.redis, this.keys, parseSelector(query.selector)));
     const all = await this.all();
     const q = query.search?.trim().toLowerCase() ?? '';
     const matches = all.filter(
       (e) =>
+        (selected === undefined || selected.has(e.id)) &&
         (q === '' || e.haystack.includes(q)) &&
         (query.status === undefined || e.status === query.status) &&
         (query.queue === undefined || e.queue === query.queue),

@@ -11,6 +11,8 @@ export interface ListQuery {
   search?: string;
   /** Only schedules targeting this queue. */
   queue?: string;
+  /** Only schedules whose labels match this selector (`tenant=acme,team!=ops`; see `parseSelector`). */
+  selector?: string;
   /** Default: 0. */
   offset?: number;
   /** Default: all. */

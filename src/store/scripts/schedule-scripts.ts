@@ -6,6 +6,7 @@ import {
   counted,
   encodeClaimRow,
   encodeDefinition,
+  labelsArg,
   parseState,
   patchArgs,
   type ScheduleDefinition,
@@ -84,6 +85,7 @@ export class ScheduleScripts {
           createdAt: orNone(a.ifCreatedAt),
           ...auditSlots(a),
           keepsStreak: a.definition.run.pauseOnFailure !== undefined ? '1' : '',
+          labels: labelsArg(a.definition.labels),
         },
       ),
     );

@@ -21,6 +21,7 @@ export const UPSERT = layout(
     'createdAt',
     ...AUDIT,
     'keepsStreak',
+    'labels',
   ],
 );
 

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDashboard, type TestDashboard } from './harness.js';
+
+/** Labels, selectors and bulk changes through the JSON API: a batch, a filter, pause/resume/remove by selector. */
+describe('bulk changes over the JSON API', () => {
+  let t: TestDashboard;
+  beforeAll(async () => {
+    t = await startTestDashboard();
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  const item = (i: number, tenant: string) => ({
+    id: `b${i}`,
+    name: 'report',
+    queue: t.queue,
+    trigger: { type: 'cron', expression: `${i} 9 * * *` },
+    labels: { tenant },
+  });
+
+  it('a batch with one bad item is refused naming it and its field; nothing written', async () => {
+    const bad = await t.api('POST', '/api/schedules:batch', {
+      schedules: [item(1, 'acme'), { ...item(2, 'acme'), labels: { 'my key': 'x' } }],
+    });
+    expect(bad, JSON.stringify(bad.body)).toMatchObject({
+      status: 400,
+      body: { field: 'schedules[1].labels.my key' },
+    });
+    const cron = await t.api('POST', '/api/schedules:batch', {
+      schedules: [
+        item(1, 'acme'),
+        { ...item(2, 'acme'), trigger: { type: 'cron', expression: '61 * * * *' } },
+      ],
+    });
+    expect(cron.status).toBe(400);
+    expect(cron.body.field).toMatch(/^schedules\[1\]\.trigger/);
+    expect((await t.api('GET', '/api/schedules?selector=tenant')).body.total).toBe(0);
+  });
+
+  it('creates a batch, filters the list by selector, pauses, resumes and removes by selector', async () => {
+    const schedules = Array.from({ length: 12 }, (_, i) => item(i, i % 3 === 0 ? 'acme' : 'globex'));
+    const made = await t.api('POST', '/api/schedules:batch', { schedules });
+    expect(made).toMatchObject({ status: 200, body: { matched: 12, count: 12, failed: [] } });
+    const acme = await t.api('GET', '/api/schedules?selector=tenant%3Dacme');
+    expect(acme.body.total).toBe(4);
+    expect(acme.body.items.map((s: { id: string }) => s.id).sort()).toEqual(['b0', 'b3', 'b6', 'b9']);
+    const badSel = await t.api('GET', '/api/schedules?selector=tenant%3D%3D%3D');
+    expect(badSel).toMatchObject({ status: 400, body: { field: 'selector' } });
+
+    const paused = await t.api('POST', '/api/schedules:pause', {
+      selector: 'tenant=acme',
+      note: 'offboarding',
+    });
+    expect(paused).toMatchObject({ status: 200, body: { selector: 'tenant=acme', matched: 4, count: 4 } });
+    expect((await t.api('GET', '/api/schedules?status=paused&selector=tenant%3Dacme')).body.total).toBe(4);
+    expect((await t.api('GET', '/api/schedules?status=paused')).body.total).toBe(4);
+    expect((await t.api('GET', '/api/schedules/b3')).body.pauseNote).toMatchObject({
+      note: 'offboarding',
+      by: 'api:token',
+    });
+    const resumed = await t.api('POST', '/api/schedules:resume', { selector: 'tenant=acme', policy: 'skip' });
+    expect(resumed.body).toMatchObject({ matched: 4, count: 4 });
+    const removed = await t.api('POST', '/api/schedules:remove', { selector: 'tenant=globex' });
+    expect(removed.body).toMatchObject({ matched: 8, count: 8 });
+    expect((await t.api('GET', '/api/schedules?selector=tenant')).body.total).toBe(4);
+    const noSel = await t.api('POST', '/api/schedules:pause', { note: 'x' });
+    expect(noSel).toMatchObject({ status: 400, body: { field: 'selector' } });
+    const empty = await t.api('POST', '/api/schedules:remove', { selector: '' });
+    expect(empty).toMatchObject({ status: 400, body: { field: 'selector' } });
+
+    const changes = await t.api('GET', '/api/bulk-changes');
+    expect(changes.body.items.map((c: { op: string; count: number }) => [c.op, c.count])).toEqual([
+      ['remove', 8],
+      ['resume', 4],
+      ['pause', 4],
+      ['create', 12],
+    ]);
+    expect(changes.body.items[0]).toMatchObject({
+      actor: 'api:token',
+      source: 'api',
+      selector: 'tenant=globex',
+    });
+  });
+});
