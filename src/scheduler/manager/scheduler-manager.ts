@@ -12,9 +12,9 @@ import type { JobStatus } from '../../store/job-status.js';
 import { type Keys, keys } from '../../store/keys.js';
 import type { RedisTarget } from '../../store/redis-target.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
-import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type BackfillRun, runBackfill, startBackfill } from '../backfill/index.js';
+import type { RevertOptions, RevertResult, SchedulePlan } from '../contract/index.js';
 import {
   actorOf,
   type BackfillOptions,
@@ -41,7 +41,9 @@ import { ManagerConnections } from './manager-connections.js';
 import { ManagerContexts } from './manager-contexts.js';
 import { ManagerLifecycle } from './manager-lifecycle.js';
 import type { NamedHandler } from './named-handler.js';
+import { planSchedules } from './plan-schedules.js';
 import { resumeWithPolicy } from './resume-catch-up.js';
+import { revertSchedule } from './revert-schedule.js';
 import { pauseSchedule, removeSchedule } from './schedule-controls.js';
 import { scheduleDecorator } from './schedule-decorator.js';
 import { deploymentStats, listPage, materialize, queueNamesOf, refreshHandle } from './schedule-reads.js';
@@ -109,10 +111,6 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** The bounded run history; also callable: `history(id, limit?)` → newest records first. */
   get history(): HistoryAccess {
     return this.connections.history;
-  }
-
-  private get store(): ScheduleStore {
-    return this.connections.store;
   }
 
   /**
@@ -205,10 +203,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /**
-   * The handler for a BullMQ job: schedule `scheduleId`'s own function when it is defined here under
-   * `name`; else, by name, a code schedule's function, or one registered with `handle()`. Code schedules
-   * on different functions of one name each run their own; a job that names none of them gets the
-   * `handle()` one, or an entry marked `ambiguous` (the worker refuses it).
+   * The handler for a BullMQ job: schedule `scheduleId`'s own function when defined here under `name`;
+   * else, by name, a code schedule's function or a `handle()` one. Code schedules on different functions
+   * of one name each run their own; a job naming none gets `handle()`'s, or `ambiguous` (refused).
    */
   handlerFor(
     name: string,
@@ -238,13 +235,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /**
    * Change a runtime schedule's trigger or options (Temporal's `ScheduleHandle.update`): the patch is
-   * merged with what is stored and checked by the same schema as a new schedule (nothing is written
-   * when a field is bad), then saved by the same upsert as `schedule()`, so an update while an
-   * occurrence is claimed or running never sends it back in time, and a changed timing recomputes its
-   * next fire time (an unchanged one keeps it). A paused schedule stays paused. A code schedule is
-   * refused (`source`): the next start of its code would overwrite the update; change the code. The
-   * write happens only over the schedule read: one removed meanwhile stays removed (the update fails
-   * with `ScheduleNotFoundError`), one created again under the same id is left alone.
+   * merged with what is stored, checked as a new schedule (nothing written when a field is bad) and
+   * saved by `schedule()`'s upsert: never back in time; a changed timing recomputes the next fire time.
+   * A paused schedule stays paused; a code schedule is refused (`source`: change the code). Only over
+   * the schedule read: one removed meanwhile fails with `ScheduleNotFoundError`.
    */
   async update(id: string, patch: SchedulePatch, change?: ChangeOptions): Promise<ScheduledJob> {
     const by = actorOf(id, change);
@@ -255,15 +249,25 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private get updates(): UpdateContext {
     const { contexts, schedules, define } = this;
-    const persist = (job: ScheduledJob, createdAt: number, by: AuditActor) =>
-      this.persist(job, createdAt, by);
-    return { store: this.store, contexts, schedules, define, persist };
+    const persist = (job: ScheduledJob, at: number, by: AuditActor) => this.persist(job, at, by);
+    return { store: this.connections.store, contexts, schedules, define, persist };
+  }
+
+  /** Put a runtime schedule back to a definition of its audit trail (see `RevertOptions`), as an audited update. */
+  revert(id: string, options: RevertOptions = {}): Promise<RevertResult> {
+    return revertSchedule(this, id, options);
+  }
+
+  /** What `start()` would do to the stored schedules (created, changed, orphaned, renamed-looking); writes nothing. */
+  async plan(): Promise<SchedulePlan> {
+    await this.connections.checkPartitions(false);
+    return planSchedules(this.connections.store, this.prefix, this.schedules.code());
   }
 
   /** A fresh handle on a stored schedule, or undefined. */
   async get(id: string): Promise<ScheduledJob | undefined> {
     await this.connections.checkPartitions(false);
-    const row = await this.store.get(id);
+    const row = await this.connections.store.get(id);
     if (!row) return undefined;
     const [job] = await materialize(this.contexts.reads, [row]);
     return job;
@@ -281,9 +285,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /**
-   * Pause an active schedule, with a note saying why (Temporal's `pause(note)`): the note, who paused
-   * it (`by`, default this process) and when are shown beside it until it is resumed. A note over 500
-   * characters is refused (`note`), nothing changed. False if it was not active (its note unchanged).
+   * Pause an active schedule with a note saying why (Temporal's `pause(note)`), shown with who (`by`) and
+   * when until resumed; a note over 500 characters is refused (`note`). False if it was not active.
    */
   async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
     await this.connections.checkPartitions(true);
@@ -291,12 +294,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /**
-   * Resume a paused (or orphaned) schedule from the next occurrence after now, and after any
-   * occurrence still claimed from before the pause; retry an errored one. False if it was neither.
-   * `policy` says what becomes of the occurrences due while it was paused (Temporal's catch-up on
-   * unpause): `skip` (default) none run, `once` one run stands for them all, `all` each runs, up to
-   * `maxCatchUp` (default 100; more is refused, nothing changed); they are recorded as `catch-up`.
-   * An unknown policy is refused (`policy`). Its pause note is dropped.
+   * Resume a paused (or orphaned) schedule from the next occurrence after now (and after any still
+   * claimed); retry an errored one. False if it was neither. `policy` (Temporal's catch-up on unpause):
+   * `skip` (default) none of those due while paused run, `once` one stands for all, `all` each, up to
+   * `maxCatchUp` (default 100; more is refused); recorded as `catch-up`. Its pause note is dropped.
    */
   async resume(id: string, options?: ResumeOptions): Promise<boolean> {
     await this.connections.checkPartitions(true);
@@ -338,7 +339,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Sillo's stats, over the deployment. */
   async stats(): Promise<SchedulerStats> {
     await this.connections.checkPartitions(false);
-    return deploymentStats(this.store, this.history, this.lifecycle.uptime);
+    return deploymentStats(this.connections.store, this.history, this.lifecycle.uptime);
   }
 
   /** Reload a handle from Redis. */
