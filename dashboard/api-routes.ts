@@ -15,6 +15,7 @@ import { backfillHandler } from './backfill-route.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
+import { revertHandler } from './revert-route.js';
 import { selectorInput } from './schedule-batch.js';
 import {
   checkPast,
@@ -294,6 +295,8 @@ export function apiRoutes(ctx: DashboardContext): Router {
   });
 
   r.post('/schedules/:id/backfill', backfillHandler(ctx));
+
+  r.post('/schedules/:id/revert', revertHandler(ctx));
 
   r.delete('/schedules/:id', async (req, res) => {
     if (!(await m.remove(id(req), changeBy(ctx, req)))) throw new ScheduleNotFoundError(id(req));

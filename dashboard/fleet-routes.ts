@@ -1,4 +1,5 @@
 import { type Request, type Response, Router } from 'express';
+import { codeDeploys } from '../src/insight/index.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { pageContextOf, sendPage } from './page-response.js';
 import { fleetPage } from './views/fleet-page.js';
@@ -15,8 +16,8 @@ export function fleetRoutes(ctx: DashboardContext): Router {
     res.json({ ...fleet, health });
   });
   r.get('/fleet', async (req: Request, res: Response) => {
-    const { fleet, health } = await read();
-    sendPage(res, 200, fleetPage(pageContextOf(ctx, req, res), fleet, health));
+    const [{ fleet, health }, deploys] = await Promise.all([read(), codeDeploys(ctx.scheduler)]);
+    sendPage(res, 200, fleetPage(pageContextOf(ctx, req, res), fleet, health, deploys));
   });
   return r;
 }

@@ -2,6 +2,7 @@ import { type ZodType, z } from 'zod';
 import * as s from './api-schemas.js';
 import { backfillSchema } from './backfill-route.js';
 import { bulkPaths } from './openapi-bulk.js';
+import { revertBody, revertSchema } from './revert-route.js';
 import { createSchema, pauseSchema, resumeSchema, updateSchema } from './schedule-input.js';
 
 type Json = Record<string, unknown>;
@@ -229,6 +230,18 @@ export function openApiDocument(version: string): Json {
           summary: 'Enqueue one manual run now',
           parameters: [idParam],
           responses: { ...ok('enqueued', s.triggerBody, '202'), ...errors(403, 404, 405) },
+        }),
+      },
+      '/schedules/{id}/revert': {
+        post: write({
+          summary:
+            'Put a runtime schedule back to a definition from its audit trail (default: before its last change), as an audited update',
+          parameters: [idParam],
+          requestBody: { content: { 'application/json': { schema: input(revertSchema) } } },
+          responses: {
+            ...ok('reverted (changed: false when it was already so)', revertBody),
+            ...errors(400, 403, 404, 405),
+          },
         }),
       },
       '/schedules/{id}/backfill': {

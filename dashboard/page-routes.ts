@@ -13,13 +13,14 @@ import { editable, newSchedulePage } from './views/new-schedule-page.js';
 import { OCCURRENCES_SHOWN, schedulePage } from './views/schedule-page.js';
 import { schedulesPage } from './views/schedules-page.js';
 
-const ACTIONS = ['pause', 'resume', 'trigger', 'remove'] as const;
+const ACTIONS = ['pause', 'resume', 'trigger', 'remove', 'revert'] as const;
 type Action = (typeof ACTIONS)[number];
 const DONE: Record<Action, string> = {
   pause: 'Paused',
   resume: 'Resumed',
   trigger: 'Triggered a run of',
   remove: 'Removed',
+  revert: 'Reverted',
 };
 
 let timezones: string[] | undefined;
@@ -152,7 +153,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
     const view = await ctx.reader.one(id);
     if (!view) throw new ScheduleNotFoundError(id);
     const m = ctx.scheduler;
-    const form = (req.body ?? {}) as { note?: unknown; policy?: unknown };
+    const form = (req.body ?? {}) as { note?: unknown; policy?: unknown; to?: unknown };
     const who = changeBy(ctx, req);
     if (action === 'pause') {
       const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note.trim() : undefined;
@@ -160,7 +161,9 @@ export function pageRoutes(ctx: DashboardContext): Router {
     } else if (action === 'resume') {
       await m.resume(id, { ...who, ...(form.policy ? { policy: String(form.policy) as ResumePolicy } : {}) });
     } else if (action === 'trigger') await m.triggerNow(id, who);
-    else await m.remove(id, who);
+    else if (action === 'revert') {
+      await m.revert(id, { ...who, ...(typeof form.to === 'string' && form.to !== '' && { to: form.to }) });
+    } else await m.remove(id, who);
     ctx.index.invalidate();
     const base = baseOf(req);
     const body = req.body as { back?: unknown } | undefined;

@@ -13,7 +13,13 @@ function details(e: AuditEntry): SafeHtml | string {
 }
 
 /** The schedule page's "Changes" section: who changed it, what and when (its newest audit entries, times in `zone`). */
-export function auditPanel(entries: readonly AuditEntry[], zone: string, apiPath: string): SafeHtml {
+export function auditPanel(
+  entries: readonly AuditEntry[],
+  zone: string,
+  apiPath: string,
+  /** An entry's action (the schedule page's "Revert to this"); none by default. */
+  action: (e: AuditEntry) => SafeHtml = () => html``,
+): SafeHtml {
   if (entries.length === 0) {
     return html`<h2>Changes</h2><div class="panel empty" data-audit-empty>No change recorded.</div>`;
   }
@@ -23,7 +29,7 @@ export function auditPanel(entries: readonly AuditEntry[], zone: string, apiPath
   <td><span class="pill">${e.op}</span></td>
   <td data-actor>${e.actor}${e.onBehalfOf !== undefined ? html`<div class="sub" data-on-behalf-of title="what the caller said, not checked">for ${e.onBehalfOf}</div>` : ''}</td>
   <td class="sub" data-source>${e.source}</td>
-  <td>${details(e)}</td>
+  <td>${details(e)}${action(e)}</td>
 </tr>`,
   );
   return html`<h2>Changes (newest first, ${entries.length})</h2>

@@ -1,11 +1,18 @@
+import type { CodeDeploy } from '../../src/insight/index.js';
 import type { FleetMember, FleetSnapshot } from '../../src/ops/index.js';
 import type { DeploymentHealth } from '../deployment-health.js';
+import { deploysSection } from './deploys-section.js';
 import { formatDuration, html, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
 import { labelledTime, timeAt, zoneFor } from './time-zone.js';
 
 /** `/fleet`: scheduler replicas and workers (alive, then dead within the last hour), what they serve, and the stale schedules. */
-export function fleetPage(ctx: PageContext, fleet: FleetSnapshot, health: DeploymentHealth): string {
+export function fleetPage(
+  ctx: PageContext,
+  fleet: FleetSnapshot,
+  health: DeploymentHealth,
+  deploys: readonly CodeDeploy[] = [],
+): string {
   const served = Object.entries(fleet.served);
   const zone = zoneFor(ctx.zone);
   const idLinks = (ids: string[]) =>
@@ -47,7 +54,8 @@ ${
     : html`<table id="served"><thead><tr><th>queue</th><th>job names</th></tr></thead><tbody>
 ${served.map(([q, names]) => html`<tr data-queue="${q}"><td>${q}</td><td>${names.length > 0 ? names.join(', ') : html`<span class="muted">none</span>`}</td></tr>`)}
 </tbody></table>`
-}`;
+}
+${deploysSection(ctx, deploys)}`;
   return layout(ctx, 'Fleet', 'fleet', body);
 }
 

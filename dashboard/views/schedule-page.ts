@@ -7,6 +7,7 @@ import { fireTimes } from './fire-times.js';
 import { formatDuration, html, raw, type SafeHtml } from './html.js';
 import { layout, type PageContext } from './layout.js';
 import { editable } from './new-schedule-page.js';
+import { revertButton } from './revert-button.js';
 import { scheduleActions, statusCell } from './schedule-actions.js';
 import { timeAt, type ZoneChoice, zoneFor } from './time-zone.js';
 
@@ -114,7 +115,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
         ? html`<div class="panel empty">No occurrence recorded yet.</div>`
         : html`<table id="runs"><thead><tr><th>Fire time</th><th>Outcome</th><th>Lateness</th><th>Duration</th><th>Attempts</th><th>Error</th><th>Bull Board</th></tr></thead><tbody>${rows}</tbody></table>`
     }
-    ${auditPanel(audit, zone, `${ctx.base}/api/schedules/${encodeURIComponent(s.id)}/history`)}
+    ${auditPanel(audit, zone, `${ctx.base}/api/schedules/${encodeURIComponent(s.id)}/history`, revertButton(ctx, s))}
   </section>
   <aside>
     <h2>Definition</h2>

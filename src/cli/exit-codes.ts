@@ -15,6 +15,8 @@ export const ExitCode = {
   notFound: 4,
   /** `bullbeat status`: no scheduler replica alive, or schedules late (a failed probe). */
   unhealthy: 5,
+  /** `bullbeat plan`: starting the jobs module would change the stored schedules (0: it would change nothing). */
+  changes: 6,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

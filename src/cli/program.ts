@@ -26,7 +26,8 @@ Exit codes:
      several deployments in Redis and none named
   3  Redis unreachable
   4  no schedule with that id
-  5  status: no scheduler replica alive, or schedules late`;
+  5  status: no scheduler replica alive, or schedules late
+  6  plan: starting the jobs module would change the stored schedules (0: no change)`;
 
 const ENV_HELP = `
 Environment (flags win):
@@ -338,6 +339,19 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     )
     .option('--json', 'print JSON (once everything is enqueued)')
     .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));
+
+  // -- plan and revert --
+  command('plan', 'what starting a jobs module would do to the stored schedules; writes nothing')
+    .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/plan.js')).planCommand(io)));
+
+  command('schedule:revert', 'put a runtime schedule back to a definition from its audit trail')
+    .argument('<id>', 'the schedule id (see schedule:list)')
+    .option('--to <entry>', 'the audit entry to go back to (default: the definition before the last change)')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/schedule-revert.js')).revertCommand(io)));
+  // -- end plan and revert --
 
   // -- schedule:why and agenda --
   command(

@@ -1,4 +1,10 @@
 export { type Agenda, type AgendaEntry, type AgendaOptions, agenda, parseWindow } from './agenda.js';
+export {
+  type CodeDeploy,
+  type CodeDeployChange,
+  type CodeDeploysOptions,
+  codeDeploys,
+} from './code-deploys.js';
 export { DURATION_HELP, parseDurationMs } from './duration.js';
 export { type WhyOptions, whyDidntItRun } from './why.js';
 export type { WhyCause, WhyFact, WhyReport } from './why-types.js';

@@ -27,6 +27,7 @@ export {
   type ResumeOptions,
   type ResumePolicy,
 } from './resume-options.js';
+export type { RevertOptions, RevertResult } from './revert-options.js';
 export type {
   CronScheduleOptions,
   EveryOptions,
@@ -36,7 +37,16 @@ export type {
   ScheduleOptions,
   ScheduleTarget,
 } from './schedule-options.js';
-export { applyPatch, type SchedulePatch } from './schedule-patch.js';
+export { applyPatch, optionsOfDefinition, type SchedulePatch } from './schedule-patch.js';
+export type {
+  PlannedAdd,
+  PlannedChange,
+  PlannedEffect,
+  PlannedRemoval,
+  PlannedRename,
+  PlannedSchedule,
+  SchedulePlan,
+} from './schedule-plan.js';
 export { ScheduledJob, type ScheduledJobHost, type ScheduledJobJSON } from './scheduled-job.js';
 export type {
   ErroredEvent,

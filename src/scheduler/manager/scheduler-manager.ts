@@ -21,6 +21,7 @@ import {
 } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type BackfillRun, runBackfill, startBackfill } from '../backfill/index.js';
+import type { RevertOptions, RevertResult, SchedulePlan } from '../contract/index.js';
 import {
   actorOf,
   type BackfillOptions,
@@ -47,7 +48,9 @@ import { ManagerConnections } from './manager-connections.js';
 import { ManagerContexts } from './manager-contexts.js';
 import { ManagerLifecycle } from './manager-lifecycle.js';
 import type { NamedHandler } from './named-handler.js';
+import { planSchedules } from './plan-schedules.js';
 import { resumeWithPolicy } from './resume-catch-up.js';
+import { revertSchedule } from './revert-schedule.js';
 import { pauseSchedule, removeSchedule } from './schedule-controls.js';
 import { scheduleDecorator } from './schedule-decorator.js';
 import { type ScheduleManyItem, scheduleMany } from './schedule-many.js';
@@ -266,15 +269,25 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   private get updates(): UpdateContext {
     const { contexts, schedules, define } = this;
-    const persist = (job: ScheduledJob, createdAt: number, by: AuditActor) =>
-      this.persist(job, createdAt, by);
-    return { store: this.store, contexts, schedules, define, persist };
+    const persist = (job: ScheduledJob, at: number, by: AuditActor) => this.persist(job, at, by);
+    return { store: this.connections.store, contexts, schedules, define, persist };
+  }
+
+  /** Put a runtime schedule back to a definition of its audit trail (see `RevertOptions`), as an audited update. */
+  revert(id: string, options: RevertOptions = {}): Promise<RevertResult> {
+    return revertSchedule(this, id, options);
+  }
+
+  /** What `start()` would do to the stored schedules (created, changed, orphaned, renamed-looking); writes nothing. */
+  async plan(): Promise<SchedulePlan> {
+    await this.connections.checkPartitions(false);
+    return planSchedules(this.connections.store, this.prefix, this.schedules.code());
   }
 
   /** A fresh handle on a stored schedule, or undefined. */
   async get(id: string): Promise<ScheduledJob | undefined> {
     await this.connections.checkPartitions(false);
-    const row = await this.store.get(id);
+    const row = await this.connections.store.get(id);
     if (!row) return undefined;
     const [job] = await materialize(this.contexts.reads, [row]);
     return job;
@@ -343,7 +356,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Sillo's stats, over the deployment. */
   async stats(): Promise<SchedulerStats> {
     await this.connections.checkPartitions(false);
-    return deploymentStats(this.store, this.history, this.lifecycle.uptime);
+    return deploymentStats(this.connections.store, this.history, this.lifecycle.uptime);
   }
 
   /** Reload a handle from Redis. */

@@ -10,6 +10,7 @@ export {
   type AuditSource,
   CODE_ACTOR,
   decodeAuditEntry,
+  definitionChanges,
   RUNTIME_ACTOR,
   SYSTEM_ACTOR,
 } from './audit-entry.js';

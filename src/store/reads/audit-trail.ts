@@ -29,6 +29,25 @@ export class AuditTrail {
     return raw.map(([id, flat]) => decodeAuditEntry(scheduleId, id, flat));
   }
 
+  /** The newest `count` entries of each schedule of `ids`, in one round trip (pipelined), newest first per schedule. */
+  async newestOf(
+    ids: readonly string[],
+    count: number,
+  ): Promise<{ scheduleId: string; entry: AuditEntry }[]> {
+    if (ids.length === 0) return [];
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.xrevrange(this.keys.audit(id), '+', '-', 'COUNT', count);
+    const replies = (await pipe.exec()) ?? [];
+    return replies.flatMap(([err, raw], i) =>
+      err
+        ? []
+        : (raw as [string, string[]][]).map(([sid, flat]) => ({
+            scheduleId: ids[i] as string,
+            entry: decodeAuditEntry(ids[i] as string, sid, flat),
+          })),
+    );
+  }
+
   /** How long (ms) a removed schedule's trail is still kept: null while it has no expiry, or none. */
   async expiresInMs(scheduleId: string): Promise<number | null> {
     const ms = await this.redis.pttl(this.keys.audit(scheduleId));
