@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
+import { expectOption, storedExpectations } from './expectations.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { OVERLAP_POLICIES } from './overlap-policy.js';
@@ -187,6 +188,8 @@ export const scheduleFields = {
   pauseOnFailure: int(1).optional(),
   /** Read into an `ExceptTrigger` wrapping the trigger (each entry checked there); stored in the trigger. */
   except: exceptList.optional(),
+  /** What each occurrence must meet (`expectations.ts`); stored in ms. */
+  expect: expectOption.optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */
@@ -328,6 +331,8 @@ export const definitionSchema = z.object({
   maxRuns: int(1).optional(),
   /** Fire once when the schedule is created, then follow the trigger (stored only when true). */
   immediately: z.literal(true, { error: (i) => `must be true when stored, got ${show(i.input)}` }).optional(),
+  /** What each occurrence must meet, durations in ms (see `expectations.ts`). */
+  expect: storedExpectations.optional(),
 });
 export type ScheduleDefinition = z.output<typeof definitionSchema>;
 
@@ -368,6 +373,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     ...(o.endAt !== undefined && { endAt: o.endAt }),
     ...(o.maxRuns !== undefined && { maxRuns: o.maxRuns }),
     ...(o.immediately === true && { immediately: true as const }),
+    ...(o.expect !== undefined && { expect: o.expect }),
   };
 }
 

@@ -48,7 +48,7 @@ const DOORS: Record<string, readonly string[]> = {
  */
 const SUBFLOORS: Record<string, readonly (readonly string[])[]> = {
   // contract: the options, events and ScheduledJob; fire, outcomes, backfill stand on it; the manager composes them
-  scheduler: [['contract'], ['fire', 'outcomes', 'backfill'], ['manager']],
+  scheduler: [['contract'], ['fire', 'outcomes', 'backfill', 'alerts'], ['manager']],
 };
 
 const floorOf = new Map(FLOORS.flatMap((rooms, floor) => rooms.map((room) => [room, floor] as const)));

@@ -8,6 +8,7 @@ export type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema
 export type { PassthroughJobOptions } from '../../store/job-options-schema.js';
 
 import type { ExceptEntry, ExceptEntryJSON } from '../../triggers/exclusion.js';
+import type { ScheduleExpectations } from './schedule-expectations.js';
 
 /**
  * Options of one schedule (`schedule()`, `every()`, `cron()`). Checked by the store's one schema
@@ -163,6 +164,12 @@ export interface ScheduleOptions {
    * @defaultValue none
    */
   except?: (ExceptEntry | ExceptEntryJSON)[];
+  /**
+   * What each occurrence must meet (started within, succeeded by, at most so long, failures in a
+   * row) and who is told when it does not (see `ScheduleExpectations`, docs/being-told.md).
+   * @defaultValue none (the manager's `expect` applies)
+   */
+  expect?: ScheduleExpectations;
 }
 
 /** `every(seconds, options)`: a schedule plus the interval trigger's options. */

@@ -1,8 +1,11 @@
 import type { Cluster, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { StoredExpectations } from '../../store/expectations.js';
 import type { ClusterConnection, RedisTarget } from '../../store/redis-target.js';
 import type { ReplicaAcksOptions } from '../../store/replica-acks.js';
+import type { ResolvedAlertOptions } from './alert-options.js';
 import type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
+import type { ScheduleExpectations } from './schedule-expectations.js';
 
 /** What this process does with a manager: fire schedules, or only define and inspect them. */
 export type SchedulerRole = 'scheduler' | 'client';
@@ -181,6 +184,13 @@ export interface SchedulerManagerOptions {
    * @defaultValue `5000`
    */
   commandTimeoutMs?: number;
+  /**
+   * The deployment's expectations: each schedule's own `expect` fields win over these (see
+   * `ScheduleExpectations`, docs/being-told.md). Notifiers themselves are the operator's
+   * (`--notifier`, `BULLBEAT_NOTIFIERS`), never code's.
+   * @defaultValue none
+   */
+  expect?: ScheduleExpectations;
 }
 
 export interface ResolvedManagerOptions {
@@ -212,4 +222,8 @@ export interface ResolvedManagerOptions {
   replicaAcks: ReplicaAcksOptions | undefined;
   /** The deadline of each command on bullbeat's own clients (ms; 0: none). */
   commandTimeoutMs: number;
+  /** The deployment's expectations, stored form (`expect`); undefined: none. */
+  expect: StoredExpectations | undefined;
+  /** Notifiers and heartbeat, from the environment. */
+  alerts: ResolvedAlertOptions;
 }

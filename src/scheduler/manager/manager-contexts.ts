@@ -1,5 +1,6 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
+import { AlertStore } from '../../store/alert-store.js';
 import { BackfillLedger } from '../../store/backfill-ledger.js';
 import { publishWake } from '../../store/channels.js';
 import type { Keys } from '../../store/keys.js';
@@ -99,6 +100,11 @@ export class ManagerContexts {
       publish: (message) => publishWake(connections.redis, keys, message),
       triggerOf: (def) => this.triggerOf(def),
       local: schedules.byId,
+      knownNotifiers: async () =>
+        new Set([
+          ...this.parts.options.alerts.notifiers.map((n) => n.name),
+          ...(await new AlertStore(connections.redis, this.parts.options.prefix).notifierNames()),
+        ]),
     };
   }
 
