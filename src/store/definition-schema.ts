@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
-import { expectOption, storedExpectations } from './expectations.js';
+import { expectOption, storedExpectations, storedExpectationsOf } from './expectations.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 import { OVERLAP_POLICIES } from './overlap-policy.js';
@@ -188,7 +188,7 @@ export const scheduleFields = {
   pauseOnFailure: int(1).optional(),
   /** Read into an `ExceptTrigger` wrapping the trigger (each entry checked there); stored in the trigger. */
   except: exceptList.optional(),
-  /** What each occurrence must meet (`expectations.ts`); stored in ms. */
+  /** What each occurrence must meet (`expectations.ts`); stored in ms (`storedExpectationsOf`). */
   expect: expectOption.optional(),
 };
 
@@ -373,7 +373,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     ...(o.endAt !== undefined && { endAt: o.endAt }),
     ...(o.maxRuns !== undefined && { maxRuns: o.maxRuns }),
     ...(o.immediately === true && { immediately: true as const }),
-    ...(o.expect !== undefined && { expect: o.expect }),
+    ...(o.expect !== undefined && { expect: storedExpectationsOf(o.expect) }),
   };
 }
 

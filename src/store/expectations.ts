@@ -38,41 +38,35 @@ export function formatDuration(ms: number): string {
   return ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
-const duration = z.unknown().transform((v, ctx) => {
+const duration = z.unknown().superRefine((v, ctx) => {
   const d = parseDuration(v);
-  if ('problem' in d) {
-    ctx.addIssue({ code: 'custom', message: d.problem });
-    return z.NEVER;
-  }
-  return d.ms;
+  if ('problem' in d) ctx.addIssue({ code: 'custom', message: d.problem });
 });
 
-const succeededBy = z.unknown().transform((v, ctx): StoredDeadline => {
+/** `succeededBy` read: a wall time, a duration after the fire time, or why it is neither. */
+function readDeadline(v: unknown): StoredDeadline | { problem: string } {
   const wall = typeof v === 'string' ? WALL_TIME.exec(v.trim()) : null;
   if (wall) {
     const hour = Number(wall[1]);
     const minute = Number(wall[2]);
     if (hour > 23 || minute > 59) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `cannot be met: ${show(v)} is no time of day (HH:mm, 00:00 to 23:59)`,
-      });
-      return z.NEVER;
+      return { problem: `cannot be met: ${show(v)} is no time of day (HH:mm, 00:00 to 23:59)` };
     }
     return { at: `${String(hour).padStart(2, '0')}:${wall[2]}` };
   }
   const d = parseDuration(v);
-  if ('problem' in d) {
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        typeof v === 'string' && DURATION.test(v.trim())
-          ? d.problem
-          : `must be a wall time 'HH:mm' in the schedule's zone or a duration after the fire time ('45m'), got ${show(v)}`,
-    });
-    return z.NEVER;
-  }
-  return { afterMs: d.ms };
+  if ('ms' in d) return { afterMs: d.ms };
+  return {
+    problem:
+      typeof v === 'string' && DURATION.test(v.trim())
+        ? d.problem
+        : `must be a wall time 'HH:mm' in the schedule's zone or a duration after the fire time ('45m'), got ${show(v)}`,
+  };
+}
+
+const succeededBy = z.unknown().superRefine((v, ctx) => {
+  const d = readDeadline(v);
+  if ('problem' in d) ctx.addIssue({ code: 'custom', message: d.problem });
 });
 
 const notifierName = z
@@ -93,39 +87,62 @@ export interface StoredExpectations {
   notify?: string[];
 }
 
-/** `expect` as given (options, API bodies, CLI flags), checked into its stored form. */
-export const expectOption = z
-  .strictObject(
-    {
-      startedWithin: duration.optional(),
-      succeededBy: succeededBy.optional(),
-      maxDuration: duration.optional(),
-      failuresInARow: z
-        .number({ error: (i) => `must be an integer >= 1, got ${show(i.input)}` })
-        .int({ error: (i) => `must be an integer >= 1, got ${show(i.input)}` })
-        .min(1, { error: (i) => `cannot be met: must be an integer >= 1, got ${show(i.input)}` })
-        .optional(),
-      notify: z
-        .array(notifierName, { error: (i) => `must be an array of notifier names, got ${show(i.input)}` })
-        .max(20, { error: 'must name at most 20 notifiers' })
-        .optional(),
-    },
-    {
-      error: (i) =>
-        i.code === 'unrecognized_keys'
-          ? 'unknown expectation'
-          : `must be an object { startedWithin?, succeededBy?, maxDuration?, failuresInARow?, notify? }, got ${show(i.input)}`,
-    },
-  )
-  .transform((e): StoredExpectations => {
-    return {
-      ...(e.startedWithin !== undefined && { startedWithinMs: e.startedWithin }),
-      ...(e.succeededBy !== undefined && { succeededBy: e.succeededBy }),
-      ...(e.maxDuration !== undefined && { maxDurationMs: e.maxDuration }),
-      ...(e.failuresInARow !== undefined && { failuresInARow: e.failuresInARow }),
-      ...(e.notify !== undefined && { notify: [...new Set(e.notify)] }),
-    };
-  });
+/** `expect` as given (options, API bodies, CLI flags): checked, kept as written (`storedExpectationsOf` reads it). */
+export const expectOption = z.strictObject(
+  {
+    startedWithin: duration.optional(),
+    succeededBy: succeededBy.optional(),
+    maxDuration: duration.optional(),
+    failuresInARow: z
+      .number({ error: (i) => `must be an integer >= 1, got ${show(i.input)}` })
+      .int({ error: (i) => `must be an integer >= 1, got ${show(i.input)}` })
+      .min(1, { error: (i) => `cannot be met: must be an integer >= 1, got ${show(i.input)}` })
+      .optional(),
+    notify: z
+      .array(notifierName, { error: (i) => `must be an array of notifier names, got ${show(i.input)}` })
+      .max(20, { error: 'must name at most 20 notifiers' })
+      .optional(),
+  },
+  {
+    error: (i) =>
+      i.code === 'unrecognized_keys'
+        ? 'unknown expectation'
+        : `must be an object { startedWithin?, succeededBy?, maxDuration?, failuresInARow?, notify? }, got ${show(i.input)}`,
+  },
+);
+export type ExpectInput = z.output<typeof expectOption>;
+
+const msOf = (v: unknown): number => (parseDuration(v) as { ms: number }).ms;
+
+/** Checked `expect` (by `expectOption`) in its stored form: durations in ms. */
+export function storedExpectationsOf(e: ExpectInput): StoredExpectations {
+  return {
+    ...(e.startedWithin !== undefined && { startedWithinMs: msOf(e.startedWithin) }),
+    ...(e.succeededBy !== undefined && { succeededBy: readDeadline(e.succeededBy) as StoredDeadline }),
+    ...(e.maxDuration !== undefined && { maxDurationMs: msOf(e.maxDuration) }),
+    ...(e.failuresInARow !== undefined && { failuresInARow: e.failuresInARow }),
+    ...(e.notify !== undefined && { notify: [...new Set(e.notify)] }),
+  };
+}
+
+/** A stored `expect` as a user writes it (what `update()` merges a patch into). */
+export function expectInputOf(e: StoredExpectations): {
+  startedWithin?: string;
+  succeededBy?: string;
+  maxDuration?: string;
+  failuresInARow?: number;
+  notify?: string[];
+} {
+  return {
+    ...(e.startedWithinMs !== undefined && { startedWithin: formatDuration(e.startedWithinMs) }),
+    ...(e.succeededBy !== undefined && {
+      succeededBy: 'at' in e.succeededBy ? e.succeededBy.at : formatDuration(e.succeededBy.afterMs),
+    }),
+    ...(e.maxDurationMs !== undefined && { maxDuration: formatDuration(e.maxDurationMs) }),
+    ...(e.failuresInARow !== undefined && { failuresInARow: e.failuresInARow }),
+    ...(e.notify !== undefined && { notify: e.notify }),
+  };
+}
 
 const storedMs = z.number().int().min(1).max(MAX_MS);
 /** `expect` read back from a stored definition. */
@@ -180,6 +197,10 @@ export function deadlineOf(deadline: StoredDeadline, fireAt: number, zone: strin
       { zone },
     );
     if (at.hour !== hour || at.minute !== minute) at = at.startOf('hour'); // in a gap: its end
+    const firstPass = at.minus({ hours: 1 }); // a repeated hour: luxon reads the second pass
+    if (firstPass.hour === hour && firstPass.minute === minute && firstPass.toMillis() >= fireAt) {
+      return firstPass.toMillis();
+    }
     if (at.toMillis() >= fireAt) return at.toMillis();
   }
   return fireAt + 86_400_000; // unreachable for a valid zone

@@ -2,6 +2,13 @@
 // the Redis contract. Everything bullbeat writes to or reads from Redis is decoded in this folder.
 
 export {
+  AlertStore,
+  alertKeys,
+  INCIDENTS_KEPT,
+  incidentSlot,
+  type TakenDelivery,
+} from './alert-store.js';
+export {
   AUDIT_SOURCES,
   type AuditActor,
   type AuditChange,
@@ -40,6 +47,24 @@ export {
   scheduleOptionsSchema,
   unknownKey,
 } from './definition-schema.js';
+export {
+  deadlineOf,
+  describeExpectations,
+  expectOption,
+  formatDuration,
+  parseDuration,
+  type StoredDeadline,
+  type StoredExpectations,
+} from './expectations.js';
+export {
+  type Delivery,
+  type DeliveryEvent,
+  INCIDENT_CAUSES,
+  type Incident,
+  type IncidentCause,
+  parseDelivery,
+  parseIncident,
+} from './incident.js';
 export {
   DEFAULT_RUN_OPTIONS,
   JOB_PAYLOADS,

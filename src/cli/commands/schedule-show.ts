@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
+import { describeExpectations } from '../../store/index.js';
+import { triggerTimezone } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -44,6 +46,9 @@ export function showCommand(io: CliIO) {
     if (job.lastError) {
       const e = job.lastError;
       rows.push(['last error', `${firstLine(e.error)} (occurrence ${shortInstant(e.fireAt)}, ${e.outcome})`]);
+    }
+    if (job.def.expect) {
+      rows.push(['expects', describeExpectations(job.def.expect, triggerTimezone(job.def.trigger) ?? 'UTC')]);
     }
     if (j.pauseNote) rows.push(['paused', noteLine(j.pauseNote)]);
     if (j.error) rows.push(['error', j.error.reason]);

@@ -55,6 +55,7 @@ export type {
   ErroredEvent,
   FailedEvent,
   FiredEvent,
+  IncidentEvent,
   LateEvent,
   MissedEvent,
   SchedulerEvents,

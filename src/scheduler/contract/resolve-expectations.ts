@@ -1,6 +1,6 @@
 import { ScheduleOptionsError } from '../../errors/index.js';
 import { firstProblem } from '../../store/definition-schema.js';
-import { expectOption, type StoredExpectations } from '../../store/expectations.js';
+import { expectOption, type StoredExpectations, storedExpectationsOf } from '../../store/expectations.js';
 import type { ScheduleExpectations } from './schedule-expectations.js';
 
 /** The manager's `expect` (the deployment's defaults), checked with a schedule's rules; errors name `expect.<field>`. */
@@ -13,7 +13,7 @@ export function resolveDeploymentExpect(
     const { field, reason } = firstProblem(parsed.error);
     throw new ScheduleOptionsError(undefined, field === '(root)' ? 'expect' : `expect.${field}`, reason);
   }
-  return parsed.data;
+  return storedExpectationsOf(parsed.data);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ScheduleOptionsError, TriggerError } from '../../errors/index.js';
+import { expectInputOf } from '../../store/expectations.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
@@ -43,6 +44,7 @@ export function optionsOfDefinition(def: ScheduleDefinition): ScheduleOptions {
     ...(def.endAt !== undefined && { endAt: def.endAt }),
     ...(def.maxRuns !== undefined && { maxRuns: def.maxRuns }),
     ...(def.immediately === true && { immediately: true }),
+    ...(def.expect !== undefined && { expect: expectInputOf(def.expect) }),
   };
 }
 
