@@ -241,6 +241,15 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/schedule-show.js')).showCommand(io)));
 
+  command(
+    'alerts',
+    'incidents (late, missed, failed, overdue, stuck, no worker), newest first, with their deliveries',
+  )
+    .option('--open', 'only the incidents still open')
+    .option('--limit <n>', 'at most this many incidents (default 50)', positiveInt('a whole number from 1'))
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/alerts.js')).alertsCommand(io)));
+
   command('schedule:history', 'who changed a schedule, what and when (its audit trail), newest first')
     .argument('<id>', 'the schedule id (a removed one while its trail is kept)')
     .option('--limit <n>', 'at most this many entries (default 50)', positiveInt('a whole number from 1'))

@@ -41,6 +41,17 @@ export interface TakenDelivery {
   token: string;
 }
 
+/** What `bullbeat alerts`, the API and the dashboard show: incidents with their deliveries, and the counters. */
+export interface AlertsReport {
+  incidents: (Incident & { deliveries: Delivery[] })[];
+  /** `{ notifier: { sent, retry, failed } }`: attempts recorded, by outcome. */
+  deliveryCounts: Record<string, Record<string, number>>;
+  /** Deliveries waiting in the outbox (due, leased or retrying). */
+  outbox: number;
+  /** The notifiers the scheduler replicas announced, name -> kind. */
+  notifiers: Record<string, string>;
+}
+
 /** The slot of an incident: one per cause and schedule. */
 export const incidentSlot = (cause: IncidentCause, scheduleId: string) => `${cause}|${scheduleId}`;
 
@@ -195,6 +206,18 @@ export class AlertStore extends ScriptCaller {
       ),
     );
     return out === 1;
+  }
+
+  /** The incidents (open ones only with `open`, newest first) with their deliveries, and the counters. */
+  async report(o: { open?: boolean; limit?: number } = {}): Promise<AlertsReport> {
+    const incidents = await this.incidents(o);
+    const deliveries = await this.deliveriesOf(incidents);
+    return {
+      incidents: incidents.map((i) => ({ ...i, deliveries: deliveries.filter((d) => d.incident === i.id) })),
+      deliveryCounts: await this.deliveryCounts(),
+      outbox: await this.outboxSize(),
+      notifiers: await this.redis.hgetall(this.keys.notifiers),
+    };
   }
 
   /** Delivery counters: `{ notifier: { sent, retry, failed } }`. */

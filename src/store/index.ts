@@ -3,6 +3,7 @@
 
 export {
   AlertStore,
+  type AlertsReport,
   alertKeys,
   INCIDENTS_KEPT,
   incidentSlot,
