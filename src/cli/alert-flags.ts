@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { parseHeartbeat, parseNotifiers } from '../scheduler/index.js';
 import type { CliIO } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
@@ -32,4 +33,22 @@ export function applyAlertFlags(ctx: CommandContext, io: CliIO): void {
   });
   if (url !== undefined) env.BULLBEAT_HEARTBEAT_URL = url;
   if (every !== undefined) env.BULLBEAT_HEARTBEAT_EVERY = every;
+}
+
+/** The operator's alert flags (notifiers, heartbeat: docs/being-told.md) of `scheduler` and `dev`. */
+export function withAlertOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--notifier <name=kind:target>',
+      'a notifier for incidents, repeatable: ops=webhook:https://…[;secret=…], chat=slack:https://…, pd=pagerduty:<routing key>[;url=…] (env BULLBEAT_NOTIFIERS, one per line)',
+      (v: string, all: string[] = []) => [...all, v],
+    )
+    .option(
+      '--heartbeat-url <url>',
+      "dead man's switch: one live replica GETs this URL every period (env BULLBEAT_HEARTBEAT_URL)",
+    )
+    .option(
+      '--heartbeat-every <duration>',
+      'the heartbeat period, e.g. 30s (env BULLBEAT_HEARTBEAT_EVERY; default 30s)',
+    );
 }

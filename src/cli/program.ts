@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../errors/index.js';
 import { packageVersion } from '../package-version.js';
 import { MISFIRE_POLICIES } from '../store/index.js';
+import { withAlertOptions } from './alert-flags.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { shownLines } from './terminal-text.js';
@@ -124,24 +125,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
         'schedule ids given a label of their own in the metrics (env BULLBEAT_METRICS_SCHEDULES; default none)',
       );
 
-  /** The operator's alerts: notifiers and the heartbeat (docs/being-told.md). */
-  const withAlerts = (cmd: Command) =>
-    cmd
-      .option(
-        '--notifier <name=kind:target>',
-        'a notifier for incidents, repeatable: ops=webhook:https://…[;secret=…], chat=slack:https://…, pd=pagerduty:<routing key>[;url=…] (env BULLBEAT_NOTIFIERS, one per line)',
-        (v: string, all: string[] = []) => [...all, v],
-      )
-      .option(
-        '--heartbeat-url <url>',
-        "dead man's switch: one live replica GETs this URL every period (env BULLBEAT_HEARTBEAT_URL)",
-      )
-      .option(
-        '--heartbeat-every <duration>',
-        'the heartbeat period, e.g. 30s (env BULLBEAT_HEARTBEAT_EVERY; default 30s)',
-      );
-
-  withAlerts(withOps(command('dev', 'scheduler, worker and dashboard in one process, for development')))
+  withAlertOptions(withOps(command('dev', 'scheduler, worker and dashboard in one process, for development')))
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
     .option('--port <n>', 'dashboard port (env PORT; default 3000)')
     .option('--host <host>', 'dashboard address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
@@ -157,7 +141,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--concurrency <n>', 'jobs run at once per queue (env BULLBEAT_CONCURRENCY; default 10)')
     .action(run(async () => (await import('./commands/services.js')).devCommand(io)));
 
-  withAlerts(
+  withAlertOptions(
     withOps(
       command('scheduler', 'run a scheduler replica: upsert the schedules and enqueue their occurrences'),
     ),
