@@ -2,16 +2,18 @@
 // notifier opens incidents for a schedule whose runs do not start (no worker); the page lists them
 // with their why, a link to the occurrence's why page and their deliveries. API callers read alerts
 // but can add no notifier.
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withManagerEnv } from '../../src/scheduler/contract/manager-env.js';
 import { SchedulerManager } from '../../src/scheduler/index.js';
 import { startReceiver } from '../scheduler/alerts/receiver.js';
 import { until } from '../scheduler/helpers.js';
-import { launchBrowser } from './browser.js';
+import { ARTIFACTS, launchBrowser } from './browser.js';
 import { PASSWORD, quietLogger, startTestDashboard, type TestDashboard, USER } from './harness.js';
 
-const SHOT = '/work/shots/alerts-page.png';
+/** The page's screenshot: under test-artifacts/, or `SCREENSHOT_DIR` when set. */
+const SHOT = join(process.env.SCREENSHOT_DIR ?? ARTIFACTS, 'alerts-page.png');
 
 describe('the alerts page', () => {
   let t: TestDashboard;
