@@ -309,3 +309,46 @@ export const fleetBody = z
       .describe('schedules late, failing (or served by no worker) and errored: counts and up to 20 ids each'),
   })
   .describe('The processes of the deployment (scheduler replicas, workers) and the health of its schedules');
+
+const delivery = z.object({
+  id: z
+    .string()
+    .describe('`<incident>|<notifier>|<event>`: the same on every attempt (receivers dedup by it)'),
+  incident: z.string(),
+  notifier: z.string(),
+  event: z.enum(['opened', 'resolved']),
+  createdAt: ms,
+  attempts: z.number().int(),
+  status: z.enum(['pending', 'retrying', 'sent', 'failed']),
+  lastError: z.string().optional(),
+  sentAt: ms.optional(),
+  nextAt: ms.optional(),
+});
+
+export const alertsBody = z
+  .object({
+    incidents: z.array(
+      z.object({
+        id: z.string(),
+        scheduleId: z.string(),
+        cause: z.enum(['late', 'missed', 'failed', 'overdue', 'stuck', 'no-worker', 'no-scheduler']),
+        occurrence: ms.describe('the fire time of the occurrence that opened it'),
+        why: z.string().describe('what the records say of that occurrence'),
+        queue: z.string().optional(),
+        status: z.enum(['open', 'resolved']),
+        openedAt: ms,
+        resolvedAt: ms.optional(),
+        resolvedWhy: z.string().optional(),
+        notify: z.array(z.string()),
+        deliveries: z.array(delivery),
+      }),
+    ),
+    deliveryCounts: z
+      .record(z.string(), z.record(z.string(), z.number()))
+      .describe('notifier -> outcome -> attempts'),
+    outbox: z.number().int().describe('deliveries waiting'),
+    notifiers: z
+      .record(z.string(), z.string())
+      .describe('notifier name -> kind, as the scheduler replicas announced them'),
+  })
+  .describe('GET /api/alerts');

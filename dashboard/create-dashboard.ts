@@ -15,7 +15,9 @@ import {
   TriggerError,
 } from '../src/errors/index.js';
 import { FleetReader } from '../src/ops/index.js';
-import { checkPartitionCount, ping, ScheduleIndex } from '../src/store/index.js';
+import { AlertStore, checkPartitionCount, ping, ScheduleIndex } from '../src/store/index.js';
+import { registerAlertGauges } from './alert-gauges.js';
+import { alertsRoutes } from './alerts-routes.js';
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
@@ -71,6 +73,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       counts: (queue, states) => scheduler.queue(queue).getJobCounts(...(states as JobType[])),
     },
   });
+  registerAlertGauges(metrics.registry, () =>
+    new AlertStore(scheduler.redis, scheduler.prefix).report({ open: true, limit: 1000 }),
+  );
   const board = new QueueBoard({
     // the <base href> of its page is rewritten per request (rewriteBoardPage)
     basePath: '/admin/queues',
@@ -178,7 +183,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.use('/api/schedules\\:batch', express.json({ limit: '64mb' }));
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
-  app.use('/', timeZoneRoute(), fleetRoutes(ctx));
+  app.use('/', timeZoneRoute(), fleetRoutes(ctx), alertsRoutes(ctx));
   app.use('/api', insightApiRoutes(ctx), bulkApiRoutes(ctx), apiRoutes(ctx));
   app.use('/', insightPageRoutes(ctx), pageRoutes(ctx));
 

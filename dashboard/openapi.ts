@@ -285,6 +285,14 @@ export function openApiDocument(version: string): Json {
           responses: ok('the fleet', s.fleetBody),
         },
       },
+      '/alerts': {
+        get: {
+          summary:
+            'Incidents (late, missed, failed, overdue, stuck, no worker) newest first, with their deliveries; notifiers are configured by the operator only, never through the API',
+          parameters: [query('open', '1: only the open incidents')],
+          responses: ok('the incidents', s.alertsBody),
+        },
+      },
       '/stats': {
         get: { summary: "Sillo's stats over the deployment", responses: ok('stats', s.statsBody) },
       },

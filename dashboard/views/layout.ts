@@ -19,7 +19,7 @@ export interface PageContext {
 export function layout(
   ctx: PageContext,
   title: string,
-  current: 'schedules' | 'new' | 'fleet' | 'other',
+  current: 'schedules' | 'new' | 'fleet' | 'alerts' | 'other',
   body: SafeHtml,
 ): string {
   const nav = (href: string, label: string, key: string) =>
@@ -40,6 +40,7 @@ export function layout(
     ${nav('/', 'Schedules', 'schedules')}
     ${ctx.readOnly ? '' : nav('/new', 'New schedule', 'new')}
     ${nav('/fleet', 'Fleet', 'fleet')}
+    ${nav('/alerts', 'Alerts', 'alerts')}
     ${nav('/agenda', 'Agenda', 'agenda')}
     <a href="${ctx.base}/admin/queues">Queues (Bull Board)</a>
     <a href="${ctx.base}/metrics">Metrics</a>

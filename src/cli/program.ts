@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../errors/index.js';
 import { packageVersion } from '../package-version.js';
 import { MISFIRE_POLICIES } from '../store/index.js';
+import { withAlertOptions } from './alert-flags.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { shownLines } from './terminal-text.js';
@@ -125,7 +126,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
         'schedule ids given a label of their own in the metrics (env BULLBEAT_METRICS_SCHEDULES; default none)',
       );
 
-  withOps(command('dev', 'scheduler, worker and dashboard in one process, for development'))
+  withAlertOptions(withOps(command('dev', 'scheduler, worker and dashboard in one process, for development')))
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
     .option('--port <n>', 'dashboard port (env PORT; default 3000)')
     .option('--host <host>', 'dashboard address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
@@ -141,7 +142,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--concurrency <n>', 'jobs run at once per queue (env BULLBEAT_CONCURRENCY; default 10)')
     .action(run(async () => (await import('./commands/services.js')).devCommand(io)));
 
-  withOps(command('scheduler', 'run a scheduler replica: upsert the schedules and enqueue their occurrences'))
+  withAlertOptions(
+    withOps(
+      command('scheduler', 'run a scheduler replica: upsert the schedules and enqueue their occurrences'),
+    ),
+  )
     .alias('schedule:run')
     .argument(
       '[jobs-module]',
@@ -235,6 +240,15 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .argument('<id>', 'the schedule id (see schedule:list)')
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/schedule-show.js')).showCommand(io)));
+
+  command(
+    'alerts',
+    'incidents (late, missed, failed, overdue, stuck, no worker), newest first, with their deliveries',
+  )
+    .option('--open', 'only the incidents still open')
+    .option('--limit <n>', 'at most this many incidents (default 50)', positiveInt('a whole number from 1'))
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/alerts.js')).alertsCommand(io)));
 
   command('schedule:history', 'who changed a schedule, what and when (its audit trail), newest first')
     .argument('<id>', 'the schedule id (a removed one while its trail is kept)')

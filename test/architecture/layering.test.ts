@@ -48,7 +48,7 @@ const DOORS: Record<string, readonly string[]> = {
  */
 const SUBFLOORS: Record<string, readonly (readonly string[])[]> = {
   // contract: the options, events and ScheduledJob; fire, outcomes, backfill stand on it; the manager composes them
-  scheduler: [['contract'], ['fire', 'outcomes', 'backfill'], ['manager']],
+  scheduler: [['contract'], ['fire', 'outcomes', 'backfill', 'alerts'], ['manager']],
   // keys: the names of every key; connection: clients and Redis time; forms: the stored forms and their
   // codecs; scripts: the Lua and its marshalling; reads and bullmq: readers, and what touches BullMQ's keys;
   // runs: run slots, manual runs, the backfill ledger; deployment: the schedule store, claims, pauses, fleet

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
-import { formatSpread } from '../../store/index.js';
+import { describeExpectations, formatSpread } from '../../store/index.js';
+import { triggerTimezone } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -46,6 +47,9 @@ export function showCommand(io: CliIO) {
     if (job.lastError) {
       const e = job.lastError;
       rows.push(['last error', `${firstLine(e.error)} (occurrence ${shortInstant(e.fireAt)}, ${e.outcome})`]);
+    }
+    if (job.def.expect) {
+      rows.push(['expects', describeExpectations(job.def.expect, triggerTimezone(job.def.trigger) ?? 'UTC')]);
     }
     if (j.pauseNote) rows.push(['paused', noteLine(j.pauseNote)]);
     if (j.error) rows.push(['error', j.error.reason]);

@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors/index.js';
 import { FleetReader } from '../../ops/index.js';
 import { createWorker, type WorkerHandle } from '../../queue/index.js';
 import type { SchedulerManager } from '../../scheduler/index.js';
+import { applyAlertFlags } from '../alert-flags.js';
 import { assertPortFree } from '../assert-port-free.js';
 import { cliConnection, resolveDashboardConfig, resolveWorkerConfig } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
@@ -133,6 +134,7 @@ export function devCommand(io: CliIO) {
     const ctx = commandContext(io, command, 'dev');
     resolveDashboardConfig(ctx.sources);
     resolveWorkerConfig(ctx.sources);
+    applyAlertFlags(ctx, io);
     const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
     const openByDefault = options.dashboard !== false && devOpensByDefault(ctx);
     if (options.dashboard !== false) {
@@ -191,6 +193,7 @@ export function devCommand(io: CliIO) {
 export function schedulerCommand(io: CliIO) {
   return async (specifier: string | undefined, _options: unknown, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'scheduler');
+    applyAlertFlags(ctx, io);
     const { path, scheduler } =
       specifier === undefined ? await runtimeOnlyScheduler(ctx) : await loadScheduler(ctx, specifier, io.cwd);
     const opsConfig = await checkOpsConfig(ctx);

@@ -1,5 +1,16 @@
 // The scheduler's words: the options it takes and checks, the events it emits, the ScheduledJob it
 // answers with. The other subfolders of the scheduler stand on it; it imports none of them.
+
+export {
+  type HeartbeatConfig,
+  NOTIFIER_KINDS,
+  type NotifierConfig,
+  type NotifierKind,
+  PAGERDUTY_EVENTS_URL,
+  parseHeartbeat,
+  parseNotifiers,
+  type ResolvedAlertOptions,
+} from './alert-options.js';
 export { auditDetails, changeWords, fieldValue } from './audit-words.js';
 export {
   type BackfillOccurrence,
@@ -19,6 +30,7 @@ export type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.
 export type { HandleOptions } from './handle-options.js';
 export { managerEnv, withManagerEnv } from './manager-env.js';
 export type { PauseOptions } from './pause-options.js';
+export { checkNotify, resolveDeploymentExpect } from './resolve-expectations.js';
 export { resolveManagerOptions } from './resolve-manager-options.js';
 export { resolveScheduleOptions } from './resolve-schedule-options.js';
 export {
@@ -28,6 +40,7 @@ export {
   type ResumePolicy,
 } from './resume-options.js';
 export type { RevertOptions, RevertResult } from './revert-options.js';
+export type { ScheduleExpectations } from './schedule-expectations.js';
 export type {
   CronScheduleOptions,
   EveryOptions,
@@ -52,6 +65,7 @@ export type {
   ErroredEvent,
   FailedEvent,
   FiredEvent,
+  IncidentEvent,
   LateEvent,
   MissedEvent,
   SchedulerEvents,

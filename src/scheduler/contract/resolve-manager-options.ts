@@ -9,9 +9,11 @@ import {
   targetOfCluster,
 } from '../../store/index.js';
 import { DEFAULT_TRIGGER_BUDGET_MS } from '../../triggers/time-budget.js';
+import { resolveAlertOptions } from './alert-options.js';
 import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
 import { managerEnv } from './manager-env.js';
 import { resolveReplicaAcks } from './replica-acks-options.js';
+import { resolveDeploymentExpect } from './resolve-expectations.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
 
 /**
@@ -126,5 +128,7 @@ export function resolveManagerOptions(
     commitAhead,
     replicaAcks: resolveReplicaAcks(o.replicaAcks),
     commandTimeoutMs: int('commandTimeoutMs', o.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 0),
+    expect: resolveDeploymentExpect(o.expect),
+    alerts: resolveAlertOptions(env),
   };
 }

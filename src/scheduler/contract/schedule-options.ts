@@ -17,6 +17,7 @@ export type {
 } from '../../store/index.js';
 
 import type { ExceptEntry, ExceptEntryJSON } from '../../triggers/exclusion.js';
+import type { ScheduleExpectations } from './schedule-expectations.js';
 
 /**
  * Options of one schedule (`schedule()`, `every()`, `cron()`). Checked by the store's one schema
@@ -197,6 +198,12 @@ export interface ScheduleOptions {
    * @defaultValue none
    */
   group?: GroupRule;
+  /**
+   * What each occurrence must meet (started within, succeeded by, at most so long, failures in a
+   * row) and who is told when it does not (see `ScheduleExpectations`, docs/being-told.md).
+   * @defaultValue none (the manager's `expect` applies)
+   */
+  expect?: ScheduleExpectations;
 }
 
 /** `every(seconds, options)`: a schedule plus the interval trigger's options. */

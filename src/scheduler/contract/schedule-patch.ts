@@ -1,5 +1,6 @@
 import { ScheduleOptionsError, TriggerError } from '../../errors/index.js';
 import type { ScheduleDefinition } from '../../store/index.js';
+import { expectInputOf } from '../../store/index.js';
 import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { ScheduleOptions } from './schedule-options.js';
@@ -44,6 +45,7 @@ export function optionsOfDefinition(def: ScheduleDefinition): ScheduleOptions {
     ...(def.maxRuns !== undefined && { maxRuns: def.maxRuns }),
     ...(def.immediately === true && { immediately: true }),
     ...(def.labels !== undefined && { labels: def.labels }),
+    ...(def.expect !== undefined && { expect: expectInputOf(def.expect) }),
   };
 }
 

@@ -78,9 +78,19 @@ export type { PausedOnFailureEvent } from '../../queue/run-results.js';
 /** An enqueueing backfill's progress (after each batch; `done` on the last). */
 export type { BackfillProgress as BackfillEvent } from './backfill-options.js';
 
+import type { IncidentCause } from '../../store/index.js';
 import type { BackfillProgress } from './backfill-options.js';
 
 /** The manager's typed events. */
+/** An incident this replica opened or resolved (docs/being-told.md). */
+export interface IncidentEvent {
+  op: 'opened' | 'resolved';
+  /** The incident's id (`inc-<n>`). */
+  id: string;
+  cause: IncidentCause;
+  scheduleId: string;
+}
+
 export interface SchedulerEvents {
   fired: [FiredEvent];
   missed: [MissedEvent];
@@ -91,4 +101,5 @@ export interface SchedulerEvents {
   errored: [ErroredEvent];
   pausedOnFailure: [import('../../queue/run-results.js').PausedOnFailureEvent];
   backfill: [BackfillProgress];
+  incident: [IncidentEvent];
 }

@@ -1,7 +1,14 @@
 import type { Cluster, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import type { ClusterConnection, RedisTarget, ReplicaAcksOptions } from '../../store/index.js';
+import type {
+  ClusterConnection,
+  RedisTarget,
+  ReplicaAcksOptions,
+  StoredExpectations,
+} from '../../store/index.js';
+import type { ResolvedAlertOptions } from './alert-options.js';
 import type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
+import type { ScheduleExpectations } from './schedule-expectations.js';
 
 /** What this process does with a manager: fire schedules, or only define and inspect them. */
 export type SchedulerRole = 'scheduler' | 'client';
@@ -180,6 +187,13 @@ export interface SchedulerManagerOptions {
    * @defaultValue `5000`
    */
   commandTimeoutMs?: number;
+  /**
+   * The deployment's expectations: each schedule's own `expect` fields win over these (see
+   * `ScheduleExpectations`, docs/being-told.md). Notifiers themselves are the operator's
+   * (`--notifier`, `BULLBEAT_NOTIFIERS`), never code's.
+   * @defaultValue none
+   */
+  expect?: ScheduleExpectations;
 }
 
 export interface ResolvedManagerOptions {
@@ -211,4 +225,8 @@ export interface ResolvedManagerOptions {
   replicaAcks: ReplicaAcksOptions | undefined;
   /** The deadline of each command on bullbeat's own clients (ms; 0: none). */
   commandTimeoutMs: number;
+  /** The deployment's expectations, stored form (`expect`); undefined: none. */
+  expect: StoredExpectations | undefined;
+  /** Notifiers and heartbeat, from the environment. */
+  alerts: ResolvedAlertOptions;
 }

@@ -6,6 +6,7 @@ import type { Trigger } from '../../triggers/trigger.js';
 import {
   applyPatch,
   type CronScheduleOptions,
+  checkNotify,
   type EveryOptions,
   resolveScheduleOptions,
   ScheduledJob,
@@ -22,6 +23,8 @@ export interface DefineContext {
   host: ScheduledJobHost;
   defaultQueue: string;
   triggerBudgetMs: number;
+  /** The notifiers configured in this process, when any: `expect.notify` is checked against them at once. */
+  notifiers?: ReadonlySet<string>;
 }
 
 /**
@@ -54,6 +57,7 @@ export function definedJob(
     source: isFn && !started ? 'code' : 'runtime',
     triggerBudgetMs: ctx.triggerBudgetMs,
   });
+  if (ctx.notifiers) checkNotify(resolved.def.id, resolved.def.expect, ctx.notifiers);
   const fn = isFn ? (fnOrTarget as AnyFn) : undefined;
   return new ScheduledJob(ctx.host, resolved.def, resolved.trigger, fn, resolved.middleware);
 }

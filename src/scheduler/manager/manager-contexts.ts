@@ -1,7 +1,7 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Keys, ScheduleDefinition } from '../../store/index.js';
-import { BackfillLedger, PauseNotes, publishWake } from '../../store/index.js';
+import { AlertStore, BackfillLedger, PauseNotes, publishWake } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { BackfillContext, OwedRunsContext } from '../backfill/index.js';
@@ -96,6 +96,11 @@ export class ManagerContexts {
       publish: (message) => publishWake(connections.redis, keys, message),
       triggerOf: (def) => this.triggerOf(def),
       local: schedules.byId,
+      knownNotifiers: async () =>
+        new Set([
+          ...this.parts.options.alerts.notifiers.map((n) => n.name),
+          ...(await new AlertStore(connections.redis, this.parts.options.prefix).notifierNames()),
+        ]),
     };
   }
 

@@ -1,9 +1,11 @@
 import type { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Keys, ScheduleDefinition } from '../../store/index.js';
 import { CODE_ACTOR, publishWake, WAKE_HANDOFF } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
+import { AlertService } from '../alerts/index.js';
 import type { ResolvedManagerOptions, ScheduledJob, SchedulerEvents } from '../contract/index.js';
 import {
   type FireHooks,
@@ -41,6 +43,8 @@ export class ReplicaRole {
   private foreign: { stop(): Promise<void> } | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private lastStats: FireLoopStats | undefined;
+  /** Expectations, incidents, their deliveries and the heartbeat (docs/being-told.md). */
+  private alerts: AlertService | undefined;
 
   constructor(private readonly deps: ReplicaDeps) {}
 
@@ -56,6 +60,20 @@ export class ReplicaRole {
     this.foreign = await startForeignOutcomes(manager);
     this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, options.completedRetentionMs));
     this.pruneTimer.unref();
+    this.alerts = new AlertService({
+      redis: connections.redis,
+      prefix: options.prefix,
+      keys: this.deps.keys,
+      store: connections.store,
+      alerts: options.alerts,
+      defaults: options.expect,
+      queue: (q) => connections.queue(q),
+      logger: this.deps.logger,
+      replicaId: `${hostname()}:${process.pid}`,
+      healthy: () => this.loops.length > 0,
+      onChange: (change) => manager.emit('incident', change),
+    });
+    await this.alerts.start();
   }
 
   /** A fire loop over `store`, hearing the wake channel through `subscribe`. */
@@ -103,6 +121,8 @@ export class ReplicaRole {
 
   /** Stop firing (what is claimed is enqueued and completed), then wake the other replicas. */
   async stop(): Promise<void> {
+    await this.alerts?.stop();
+    this.alerts = undefined;
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.pruneTimer = undefined;
     if (this.loops.length > 0) {

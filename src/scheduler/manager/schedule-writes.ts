@@ -17,7 +17,7 @@ import {
 import { withCallerContext } from '../../tracing/job-context.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
-import type { ScheduledJob, SchedulerEvents } from '../contract/index.js';
+import { checkNotify, type ScheduledJob, type SchedulerEvents } from '../contract/index.js';
 import { firstFire } from './first-fire.js';
 
 /** What saving and resuming a schedule need from the manager. */
@@ -31,6 +31,8 @@ export interface WriteContext {
   /** The trigger of a stored definition (a custom one only if this process defines it). */
   triggerOf(def: ScheduleDefinition): Trigger | undefined;
   local: ReadonlyMap<string, ScheduledJob>;
+  /** The notifier names configured here or announced by the scheduler replicas (`expect.notify` is checked against them). */
+  knownNotifiers(): Promise<ReadonlySet<string>>;
 }
 
 /**
@@ -48,8 +50,9 @@ export async function saveSchedule(
   by: AuditActor,
 ): Promise<void> {
   const { store, logger } = ctx;
-  const now = await store.time();
   const def = job.def;
+  if (def.expect?.notify?.length) checkNotify(def.id, def.expect, await ctx.knownNotifiers());
+  const now = await store.time();
   // Its instant is often computed at import (`Date.now() + ...`): a start must not re-arm a reminder
   // that already went out.
   const keepCompleted = def.source === 'code' && def.trigger.type === 'date';

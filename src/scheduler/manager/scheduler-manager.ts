@@ -194,8 +194,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   private get define(): DefineContext {
-    const { defaultQueue, triggerBudgetMs } = this.options;
-    return { host: this, defaultQueue, triggerBudgetMs };
+    const { defaultQueue, triggerBudgetMs, alerts } = this.options;
+    const notifiers = alerts.notifiers.length > 0 ? new Set(alerts.notifiers.map((n) => n.name)) : undefined;
+    return { host: this, defaultQueue, triggerBudgetMs, ...(notifiers && { notifiers }) };
   }
 
   private decorator(trigger: Trigger, options: ScheduleOptions): ScheduleDecorator {

@@ -1,5 +1,13 @@
 // The door of src/store/deployment/: what the store's other rooms use of it.
 
+export {
+  AlertStore,
+  type AlertsReport,
+  alertKeys,
+  INCIDENTS_KEPT,
+  incidentSlot,
+  type TakenDelivery,
+} from './alert-store.js';
 export { leaveFleet } from './fleet.js';
 export { decodeHandles, type FleetMemberInfo, FleetMembers, type FleetRole } from './fleet-members.js';
 export { PauseNotes } from './pause-notes.js';

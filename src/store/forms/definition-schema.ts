@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { instantProblem } from '../../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../../triggers/trigger.js';
+import { expectOption, storedExpectations, storedExpectationsOf } from './expectations.js';
 import { groupField } from './group-options.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { type Labels, labelsProblem, sortedLabels } from './labels.js';
@@ -203,6 +204,8 @@ export const scheduleFields = {
   /** At most `max` runs at once across the schedules naming `key` (stored in `run.group`). */
   group: groupField.optional(),
   labels: labels.optional(),
+  /** What each occurrence must meet (`expectations.ts`); stored in ms (`storedExpectationsOf`). */
+  expect: expectOption.optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */
@@ -349,6 +352,8 @@ export const definitionSchema = z.object({
   spreadMs: int(1).optional(),
   /** Stored only when it has any; indexed by the scripts that write it (includes/labels.lua). */
   labels: labels.optional(),
+  /** What each occurrence must meet, durations in ms (see `expectations.ts`). */
+  expect: storedExpectations.optional(),
 });
 export type ScheduleDefinition = z.output<typeof definitionSchema>;
 
@@ -392,6 +397,7 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     ...(o.immediately === true && { immediately: true as const }),
     ...(o.spread !== undefined && { spreadMs: o.spread }),
     ...(o.labels !== undefined && Object.keys(o.labels).length > 0 && { labels: o.labels }),
+    ...(o.expect !== undefined && { expect: storedExpectationsOf(o.expect) }),
   };
 }
 

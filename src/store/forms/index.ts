@@ -26,7 +26,29 @@ export {
   scheduleOptionsSchema,
   unknownKey,
 } from './definition-schema.js';
+export {
+  deadlineOf,
+  describeExpectations,
+  expectInputOf,
+  expectOption,
+  formatDuration,
+  parseDuration,
+  type StoredDeadline,
+  type StoredExpectations,
+  storedExpectationsOf,
+  watches,
+  withDefaults,
+} from './expectations.js';
 export { type GroupOverflow, type GroupRule, groupLeaseName } from './group-options.js';
+export {
+  type Delivery,
+  type DeliveryEvent,
+  INCIDENT_CAUSES,
+  type Incident,
+  type IncidentCause,
+  parseDelivery,
+  parseIncident,
+} from './incident.js';
 export type { PassthroughJobOptions } from './job-options-schema.js';
 export {
   jobDataFor,

@@ -12,3 +12,5 @@ export {
 } from './run-path-scripts.js';
 export { ScheduleScripts } from './schedule-scripts.js';
 export { type BackfillVerdict, type HandOver, StatusChange } from './script-codes.js';
+export { ScriptCaller, scriptArgs, unexpected } from './script-layout.js';
+export { INCIDENT, OUTBOX_DONE, OUTBOX_TAKE } from './script-layouts.js';

@@ -209,6 +209,20 @@ export const FINISH_RUNS = layout(
   },
 );
 
+export const INCIDENT = layout(
+  'incident-7',
+  ['open', 'closed', 'incidents', 'recent', 'seq', 'outbox', 'deliveries'],
+  ['op', 'slot', 'occurrence', 'incident', 'notifiers', 'keep'],
+);
+
+export const OUTBOX_TAKE = layout('outbox-take-2', ['outbox', 'deliveries'], ['lease', 'most', 'notifiers']);
+
+export const OUTBOX_DONE = layout(
+  'outbox-done-3',
+  ['outbox', 'deliveries', 'stats'],
+  ['id', 'token', 'outcome', 'json', 'retry', 'notifier'],
+);
+
 /** Every layout, one per script file. */
 export const LAYOUTS = [
   UPSERT,
@@ -238,4 +252,7 @@ export const LAYOUTS = [
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,
+  INCIDENT,
+  OUTBOX_TAKE,
+  OUTBOX_DONE,
 ] as const;

@@ -1,0 +1,26 @@
+import { type Request, type Response, Router } from 'express';
+import { AlertStore } from '../src/store/index.js';
+import type { DashboardContext } from './dashboard-context.js';
+import { pageContextOf, sendPage } from './page-response.js';
+import { alertsPage } from './views/alerts-page.js';
+
+/**
+ * `/alerts` (the page) and `/api/alerts` (JSON, `?open=1` for the open ones only): incidents with
+ * their deliveries. Read only: notifiers are the operator's (`--notifier`, `BULLBEAT_NOTIFIERS`); no
+ * route adds or changes one.
+ */
+export function alertsRoutes(ctx: DashboardContext): Router {
+  const r = Router();
+  const read = (req: Request) => {
+    const m = ctx.scheduler;
+    const open = req.query.open === '1' || req.query.open === 'true';
+    return new AlertStore(m.redis, m.prefix).report({ ...(open && { open: true }), limit: 200 });
+  };
+  r.get('/api/alerts', async (req, res) => {
+    res.json(await read(req));
+  });
+  r.get('/alerts', async (req: Request, res: Response) => {
+    sendPage(res, 200, alertsPage(pageContextOf(ctx, req, res), await read(req)));
+  });
+  return r;
+}

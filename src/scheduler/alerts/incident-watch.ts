@@ -1,0 +1,185 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { AlertStore, IncidentCause, Keys, ScheduleStore } from '../../store/index.js';
+import {
+  decodeDefinition,
+  incidentSlot,
+  readHistories,
+  type StoredExpectations,
+  watches,
+  withDefaults,
+} from '../../store/index.js';
+import { triggerTimezone } from '../../triggers/trigger-timezone.js';
+import { breaches, resolvedWhy, type ScheduleFacts } from './incident-rules.js';
+
+/** What the watch needs from its replica. */
+export interface IncidentWatchDeps {
+  redis: Redis;
+  keys: Keys;
+  store: ScheduleStore;
+  alerts: AlertStore;
+  /** The deployment's expectations (the manager's `expect`), under each schedule's own. */
+  defaults: StoredExpectations | undefined;
+  /** Every notifier this replica has: where an incident goes when neither the schedule nor the deployment names any. */
+  notifiers: readonly string[];
+  queue(name: string): Queue;
+  logger: Logger;
+  replicaId: string;
+  /** Called with each incident opened or resolved (events, metrics). */
+  onChange?: (change: {
+    op: 'opened' | 'resolved';
+    id: string;
+    cause: IncidentCause;
+    scheduleId: string;
+  }) => void;
+}
+
+/** How often the expectations are checked (ms), by one replica at a time. */
+export const CHECK_EVERY_MS = 1000;
+/** How often the list of schedules that expect something is read again, and queues' consumers counted. */
+const REFRESH_EVERY_MS = 5000;
+
+interface Watched {
+  id: string;
+  queue: string;
+  zone: string;
+  expect: StoredExpectations;
+}
+
+/**
+ * The expectations of every schedule, checked once a second by one scheduler replica (whichever takes
+ * the turn: `checkTurn`): it reads the records the deployment keeps, opens an incident for each breach
+ * and resolves the ones that ended. Whether an incident opens is decided in Redis (`incident-7`), so two
+ * replicas checking at once, or one dying mid-check, never open or resolve one twice.
+ */
+export class IncidentWatch {
+  private timer: NodeJS.Timeout | undefined;
+  private checking: Promise<void> | undefined;
+  private watched: Watched[] = [];
+  private refreshedAt = Number.NEGATIVE_INFINITY;
+  private consumed = new Map<string, boolean>();
+
+  constructor(private readonly deps: IncidentWatchDeps) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.checking ??= this.tick()
+        .catch((err: unknown) => this.deps.logger.warn({ err }, 'bullbeat: expectations: check failed'))
+        .finally(() => {
+          this.checking = undefined;
+        });
+    }, CHECK_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.checking;
+  }
+
+  private async tick(): Promise<void> {
+    if (!(await this.deps.alerts.checkTurn(CHECK_EVERY_MS - 100, this.deps.replicaId))) return;
+    await this.check();
+  }
+
+  /** One check of every schedule's expectations (the turn aside). */
+  async check(): Promise<void> {
+    const { store, alerts } = this.deps;
+    const now = await store.time();
+    if (now - this.refreshedAt >= REFRESH_EVERY_MS) await this.refresh(now);
+    const states = await store.states();
+    const active = this.watched.filter((w) => states.get(w.id)?.status === 'a');
+    const limit = Math.max(10, ...active.map((w) => (w.expect.failuresInARow ?? 0) + 5));
+    const histories = await readHistories(
+      this.deps.redis,
+      this.deps.keys,
+      active.map((w) => w.id),
+      limit,
+    );
+    const open = await alerts.openSlots();
+    const seen = new Set<string>();
+    for (const [i, w] of active.entries()) {
+      const facts: ScheduleFacts = {
+        scheduleId: w.id,
+        queue: w.queue,
+        expect: w.expect,
+        zone: w.zone,
+        records: histories[i] ?? [],
+        now,
+        queueConsumed: this.consumed.get(w.queue),
+      };
+      for (const [cause, breach] of breaches(facts)) {
+        const slot = incidentSlot(cause, w.id);
+        seen.add(slot);
+        if (breach && !open.has(slot)) {
+          const notify = w.expect.notify ?? this.deps.notifiers;
+          const { result, id } = await alerts.open(
+            { scheduleId: w.id, cause, occurrence: breach.occurrence, why: breach.why, queue: w.queue },
+            notify,
+          );
+          if (result === 'opened') {
+            this.deps.logger.warn(
+              { incident: id, scheduleId: w.id, cause, why: breach.why },
+              'bullbeat: incident opened',
+            );
+            this.deps.onChange?.({ op: 'opened', id, cause, scheduleId: w.id });
+          }
+        } else if (!breach && open.has(slot)) {
+          await this.resolve(cause, w.id, resolvedWhy(cause, facts));
+        }
+      }
+    }
+    // an open incident of a schedule no longer checked (paused, removed, its expectation dropped) ends
+    for (const slot of open.keys()) {
+      if (seen.has(slot)) continue;
+      const at = slot.indexOf('|');
+      const cause = slot.slice(0, at) as IncidentCause;
+      const id = slot.slice(at + 1);
+      if (cause === 'no-scheduler') continue;
+      const status = states.get(id)?.status;
+      const why =
+        status === undefined
+          ? 'the schedule was removed'
+          : status !== 'a'
+            ? 'the schedule is no longer active'
+            : `the schedule no longer expects what ${cause} checks`;
+      await this.resolve(cause, id, why);
+    }
+  }
+
+  private async resolve(cause: IncidentCause, scheduleId: string, why: string): Promise<void> {
+    const id = await this.deps.alerts.resolve(cause, scheduleId, why);
+    if (id === undefined) return;
+    this.deps.logger.info({ incident: id, scheduleId, cause, why }, 'bullbeat: incident resolved');
+    this.deps.onChange?.({ op: 'resolved', id, cause, scheduleId });
+  }
+
+  /** Read again which schedules expect something, and which of their queues have a consumer. */
+  private async refresh(now: number): Promise<void> {
+    const rows = await this.deps.alerts.watchedDefinitions(this.deps.keys, watches(this.deps.defaults));
+    const watched: Watched[] = [];
+    for (const [id, json] of rows) {
+      const { def, problem } = decodeDefinition(id, json);
+      const expect = withDefaults(def.expect, this.deps.defaults);
+      if (problem || !watches(expect)) continue;
+      watched.push({ id, queue: def.queue, zone: triggerTimezone(def.trigger) ?? 'UTC', expect });
+    }
+    this.watched = watched;
+    const queues = new Set(watched.map((w) => w.queue));
+    const consumed = new Map<string, boolean>();
+    await Promise.all(
+      [...queues].map(async (q) => {
+        try {
+          consumed.set(q, (await this.deps.queue(q).getWorkersCount()) > 0);
+        } catch {
+          // unknown: no incident either way
+        }
+      }),
+    );
+    this.consumed = consumed;
+    this.refreshedAt = now;
+  }
+}

@@ -1,0 +1,111 @@
+// The alerts page in headless Chromium, and /api/alerts: a scheduler replica with an operator's
+// notifier opens incidents for a schedule whose runs do not start (no worker); the page lists them
+// with their why, a link to the occurrence's why page and their deliveries. API callers read alerts
+// but can add no notifier.
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withManagerEnv } from '../../src/scheduler/contract/manager-env.js';
+import { SchedulerManager } from '../../src/scheduler/index.js';
+import { startReceiver } from '../scheduler/alerts/receiver.js';
+import { until } from '../scheduler/helpers.js';
+import { ARTIFACTS, launchBrowser } from './browser.js';
+import { PASSWORD, quietLogger, startTestDashboard, type TestDashboard, USER } from './harness.js';
+
+/** The page's screenshot: under test-artifacts/, or `SCREENSHOT_DIR` when set. */
+const SHOT = join(process.env.SCREENSHOT_DIR ?? ARTIFACTS, 'alerts-page.png');
+
+describe('the alerts page', () => {
+  let t: TestDashboard;
+  let replica: SchedulerManager;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await startTestDashboard();
+    replica = withManagerEnv(
+      { ...process.env, BULLBEAT_NOTIFIERS: `ops=webhook:${receiver.url}/hook` },
+      () => new SchedulerManager({ prefix: t.prefix, defaultQueue: t.queue, logger: quietLogger() }),
+    );
+    replica.every(1, { id: 'nightly-export', expect: { startedWithin: '1s', notify: ['ops'] } })(
+      async function nightlyExport() {},
+    );
+    await replica.start();
+    browser = await launchBrowser({ username: USER, password: PASSWORD });
+    page = await browser.context.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await replica?.stop();
+    await t?.cleanup();
+    await receiver?.close();
+  });
+
+  it('lists the open incidents with their why, occurrence link and deliveries', async () => {
+    await until(async () => {
+      const { body } = await t.api('GET', '/api/alerts?open=1');
+      return body.incidents.some(
+        (i: { cause: string; deliveries: { status: string }[] }) =>
+          i.cause === 'late' && i.deliveries.some((d) => d.status === 'sent'),
+      );
+    }, 20_000);
+    const { status, body } = await t.api('GET', '/api/alerts');
+    expect(status).toBe(200);
+    const late = body.incidents.find((i: { cause: string }) => i.cause === 'late');
+    expect(late).toMatchObject({ scheduleId: 'nightly-export', status: 'open', notify: ['ops'] });
+    expect(body.notifiers).toEqual({ ops: 'webhook' });
+
+    const metrics = await t.api('GET', '/metrics');
+    expect(metrics.body).toMatch(/bullbeat_incidents_open\{cause="late"\} 1/);
+    expect(metrics.body).toMatch(/bullbeat_alert_deliveries_total\{notifier="ops",outcome="sent"\} [1-9]/);
+
+    await page.goto(`${t.url}/alerts`);
+    const row = page.locator('#incidents tr[data-cause=late]');
+    expect(await row.count()).toBe(1);
+    expect(await row.getAttribute('data-status')).toBe('open');
+    expect(await row.locator('td.why').textContent()).toMatch(/not started .* after its fire time/);
+    expect(await row.locator('[data-delivery]').first().getAttribute('data-status')).toBe('sent');
+    expect(await page.locator('#alerts-summary').getAttribute('data-open')).not.toBe('0');
+    expect(await page.locator('nav a.current').textContent()).toBe('Alerts');
+    await page.screenshot({ path: SHOT, fullPage: true });
+
+    await row.locator('td').nth(4).locator('a').click();
+    await page.waitForURL(/\/schedules\/nightly-export\/why\?at=\d+/);
+    expect(await page.locator('h1').first().textContent()).toMatch(/nightly-export|Why/i);
+  });
+
+  it('an API caller can add no notifier: no route for one, unknown names and fields refused', async () => {
+    expect(
+      (await t.api('POST', '/api/notifiers', { name: 'evil', url: 'https://evil.example' })).status,
+    ).toBe(404);
+    const unknownName = await t.api('POST', '/api/schedules', {
+      name: 'sneaky',
+      trigger: { type: 'interval', seconds: 60 },
+      expect: { startedWithin: '1m', notify: ['evil'] },
+    });
+    expect(unknownName.status).toBe(400);
+    expect(JSON.stringify(unknownName.body)).toMatch(
+      /expect\.notify\[0\]: no notifier named \\"evil\\" is configured/,
+    );
+    const field = await t.api('POST', '/api/schedules', {
+      name: 'sneaky',
+      trigger: { type: 'interval', seconds: 60 },
+      notifiers: { evil: 'webhook:https://evil.example' },
+    });
+    expect(field.status).toBe(400);
+    expect(JSON.stringify(field.body)).toMatch(/notifiers/);
+    const known = await t.api('POST', '/api/schedules', {
+      name: 'watched',
+      trigger: { type: 'interval', seconds: 60 },
+      expect: { startedWithin: '1m', succeededBy: '09:30', notify: ['ops'] },
+    });
+    expect(known.status).toBe(201);
+    expect(known.body.definition.expect).toEqual({
+      startedWithinMs: 60_000,
+      succeededBy: { at: '09:30' },
+      notify: ['ops'],
+    });
+  });
+});

@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorker, type WorkerHandle } from '../../../src/queue/create-worker.js';
+import { withManagerEnv } from '../../../src/scheduler/contract/manager-env.js';
+import { AlertStore } from '../../../src/store/deployment/alert-store.js';
+import { silent, testEnv, until } from '../helpers.js';
+import { type Received, startReceiver } from './receiver.js';
+
+/** How long every receiver is down: the test's stand-in for the 30 s of the docs (the bound is the retention). */
+const OUTAGE_MS = 12_000;
+
+describe('notifiers down: nothing lost', () => {
+  let env: ReturnType<typeof testEnv>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let worker: WorkerHandle | undefined;
+  afterEach(async () => {
+    await worker?.close({ graceMs: 1000 });
+    await env.cleanup();
+    await receiver.close();
+  });
+
+  it('retries with backoff and delivers every incident event once up, in order per incident, to each kind', async () => {
+    env = testEnv('alerts-down');
+    receiver = await startReceiver();
+    await receiver.down();
+    const downAt = Date.now();
+    const m = withManagerEnv(
+      {
+        ...process.env,
+        BULLBEAT_NOTIFIERS: [
+          `hook=webhook:${receiver.url}/hook;secret=k`,
+          `chat=slack:${receiver.url}/slack`,
+          `pd=pagerduty:ROUTE;url=${receiver.url}/pd`,
+        ].join('\n'),
+      },
+      () => env.manager(),
+    );
+    let failing = true;
+    m.every(1, { id: 'flaky', expect: { failuresInARow: 1 } })(async function flaky() {
+      if (failing) throw new Error('upstream said no');
+    });
+    await m.start();
+    worker = await createWorker(m, { concurrency: 1, logger: silent });
+    const alerts = new AlertStore(env.redis, env.prefix);
+    // three incidents open and close while every receiver is down
+    for (let i = 0; i < 3; i++) {
+      failing = true;
+      await until(async () => (await alerts.incidents({ open: true })).length === 1, 15_000);
+      failing = false;
+      await until(async () => (await alerts.incidents({ open: true })).length === 0, 15_000);
+    }
+    failing = false;
+    const incidents = (await alerts.incidents()).filter((i) => i.cause === 'failed');
+    expect(incidents).toHaveLength(3);
+    expect(receiver.got).toHaveLength(0);
+    const retried = (await alerts.deliveriesOf(incidents)).filter((d) => d.status === 'retrying');
+    expect(retried.length).toBeGreaterThan(0);
+    expect(retried.every((d) => d.attempts >= 1 && d.lastError !== undefined)).toBe(true);
+    await new Promise((r) => setTimeout(r, Math.max(0, downAt + OUTAGE_MS - Date.now())));
+
+    await receiver.up();
+    // 3 incidents x 3 notifiers x (opened, resolved)
+    await until(() => new Set(receiver.got.map(deliveryKey)).size === 18, 60_000);
+    const byIncident = new Map<string, Received[]>();
+    for (const r of receiver.got) {
+      const key = `${incidentOf(r)} ${r.path}`;
+      byIncident.set(key, [...(byIncident.get(key) ?? []), r]);
+    }
+    expect(byIncident.size).toBe(9);
+    for (const got of byIncident.values()) {
+      const events = got.map(eventOf);
+      expect(events.indexOf('opened')).toBeLessThan(events.indexOf('resolved'));
+    }
+    const pd = receiver.got.filter((r) => r.path === '/pd');
+    expect(pd.every((r) => r.json.routing_key === 'ROUTE' && r.json.dedup_key.startsWith('bullbeat:'))).toBe(
+      true,
+    );
+    expect(new Set(pd.map((r) => r.json.dedup_key)).size).toBe(3);
+    expect(
+      receiver.got.filter((r) => r.path === '/slack').every((r) => typeof r.json.text === 'string'),
+    ).toBe(true);
+    const all = await alerts.deliveriesOf(incidents);
+    expect(all.every((d) => d.status === 'sent')).toBe(true);
+    expect(all.some((d) => d.attempts > 1)).toBe(true);
+  }, 150_000);
+});
+
+function eventOf(r: Received): string {
+  if (r.path === '/pd') return r.json.event_action === 'trigger' ? 'opened' : 'resolved';
+  return (r.headers['x-bullbeat-delivery'] as string).split('|')[2]!;
+}
+function incidentOf(r: Received): string {
+  return (r.headers['x-bullbeat-delivery'] as string).split('|')[0]!;
+}
+function deliveryKey(r: Received): string {
+  return r.headers['x-bullbeat-delivery'] as string;
+}
