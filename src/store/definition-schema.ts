@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
+import { ON_EXCLUDED } from '../triggers/calendar-trigger.js';
 import { instantProblem } from '../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../triggers/trigger.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
@@ -187,6 +188,13 @@ export const scheduleFields = {
   pauseOnFailure: int(1).optional(),
   /** Read into an `ExceptTrigger` wrapping the trigger (each entry checked there); stored in the trigger. */
   except: exceptList.optional(),
+  /** Read into a `CalendarTrigger` wrapping the trigger (checked there); stored in the trigger. */
+  calendar: text(128).optional(),
+  onExcluded: z
+    .enum(ON_EXCLUDED, {
+      error: (i) => `must be one of ${ON_EXCLUDED.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+    })
+    .optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */

@@ -3,6 +3,7 @@ import type { Middleware } from '../../queue/pipeline.js';
 import type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema.js';
 import type { PassthroughJobOptions } from '../../store/job-options-schema.js';
 import type { JobPayload } from '../../store/job-payload.js';
+import type { OnExcluded } from '../../triggers/calendar-trigger.js';
 
 export type { MisfirePolicy, OverlapPolicy } from '../../store/definition-schema.js';
 export type { PassthroughJobOptions } from '../../store/job-options-schema.js';
@@ -163,6 +164,20 @@ export interface ScheduleOptions {
    * @defaultValue none
    */
   except?: (ExceptEntry | ExceptEntryJSON)[];
+  /**
+   * A named calendar (`calendars.define(name, ...)`) whose business days the schedule fires on, read
+   * in the trigger's zone when the schedule is planned: a change of the calendar reaches every schedule
+   * that names it at once. Saving a schedule that names an undefined calendar is refused.
+   * @defaultValue none
+   */
+  calendar?: string;
+  /**
+   * With `calendar`: what an occurrence on an excluded day does: `'skip'` it, move it to the same
+   * wall-clock time on the `'next'` or `'previous'` included day (a business-day roll; not for interval
+   * triggers). Occurrences rolled onto one instant run once.
+   * @defaultValue `'skip'`
+   */
+  onExcluded?: OnExcluded;
 }
 
 /** `every(seconds, options)`: a schedule plus the interval trigger's options. */

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
+import type { CalendarBook } from '../../store/calendar-book.js';
 import type { RunHistory } from '../../store/run-history.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
@@ -45,6 +46,8 @@ export interface FireLoopDeps {
   hooks?: FireHooks | undefined;
   /** This process's monotonic clock and timers (default: the real ones; a manual one in tests). */
   clock?: FireClock | undefined;
+  /** The named calendars: brought to their current versions before the claims that use one are planned. */
+  calendars?: CalendarBook | undefined;
 }
 
 /** Counters of this replica's fire loop. */

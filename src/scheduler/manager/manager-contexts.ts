@@ -1,6 +1,8 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { BackfillLedger } from '../../store/backfill-ledger.js';
+import { CalendarBook } from '../../store/calendar-book.js';
+import { CalendarStore } from '../../store/calendar-store.js';
 import { publishWake } from '../../store/channels.js';
 import type { Keys } from '../../store/keys.js';
 import { PauseNotes } from '../../store/pause-note.js';
@@ -11,6 +13,7 @@ import type { BackfillContext, OwedRunsContext } from '../backfill/index.js';
 import { type ResolvedManagerOptions, ScheduledJob, type ScheduledJobHost } from '../contract/index.js';
 import type { FireHooks } from '../fire/index.js';
 import type { ForeignOutcomesManager } from '../outcomes/index.js';
+import { Calendars } from './calendars.js';
 import type { LocalSchedules } from './local-schedules.js';
 import type { ManagerConnections } from './manager-connections.js';
 import { customTriggerOf, type ReplicaDeps } from './replica-role.js';
@@ -47,6 +50,11 @@ export interface ManagerParts {
  */
 export class ManagerContexts {
   private notesStore: PauseNotes | undefined;
+  private calendarStoreOf: CalendarStore | undefined;
+  /** The named calendars this process has read, kept current by a version check where they are used. */
+  readonly calendarBook = new CalendarBook(() => this.calendarStore);
+  /** `manager.calendars`. */
+  readonly calendars = new Calendars(() => this.calendarStore, this.calendarBook);
 
   constructor(readonly parts: ManagerParts) {}
 
@@ -63,6 +71,7 @@ export class ManagerContexts {
       jobOptions: (def, jobId) => this.jobOptions(def, jobId),
       publishStop,
       hooks: manager.hooks,
+      calendars: this.calendarBook,
     };
   }
 
@@ -79,7 +88,15 @@ export class ManagerContexts {
   /** The trigger of a stored definition (a custom one only if this process defines it). */
   triggerOf(def: ScheduleDefinition): Trigger | undefined {
     if (def.trigger.type === 'custom') return customTriggerOf(this.parts.schedules.byId.get(def.id));
-    return triggerFromJSON(def.trigger);
+    return triggerFromJSON(def.trigger, { calendars: this.calendarBook });
+  }
+
+  /** The named calendars (`{prefix}:bb:calendars`), on the current client. */
+  get calendarStore(): CalendarStore {
+    const redis = this.parts.connections.redis;
+    if (this.calendarStoreOf?.redis !== redis)
+      this.calendarStoreOf = new CalendarStore(redis, this.parts.keys);
+    return this.calendarStoreOf;
   }
 
   /** The pause notes (`{prefix}:bb:notes`), on the current client. */
@@ -99,6 +116,7 @@ export class ManagerContexts {
       publish: (message) => publishWake(connections.redis, keys, message),
       triggerOf: (def) => this.triggerOf(def),
       local: schedules.byId,
+      calendars: this.calendarBook,
     };
   }
 

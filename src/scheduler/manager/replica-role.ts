@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { CODE_ACTOR } from '../../store/audit-entry.js';
+import type { CalendarBook } from '../../store/calendar-book.js';
 import { publishWake, WAKE_HANDOFF } from '../../store/channels.js';
 import type { Keys } from '../../store/keys.js';
 import type { ScheduleDefinition } from '../../store/schedule-definition.js';
@@ -31,6 +32,8 @@ export interface ReplicaDeps {
   /** Drop a schedule's occurrences held here and tell the other replicas to (`stop:<id>`). */
   publishStop(id: string): Promise<void>;
   hooks: FireHooks | undefined;
+  /** The named calendars, read by the schedules that use one when they are planned. */
+  calendars?: CalendarBook | undefined;
 }
 
 /**
@@ -75,6 +78,7 @@ export class ReplicaRole {
       subscribe,
       hooks: this.deps.hooks,
       clock: this.deps.hooks?.clock,
+      calendars: this.deps.calendars,
     });
   }
 

@@ -3,6 +3,7 @@ import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
 import { type AuditActor, RUNTIME_ACTOR } from '../../store/audit-entry.js';
+import type { CalendarBook } from '../../store/calendar-book.js';
 import { dueEarlier } from '../../store/due-earlier.js';
 import { jobDataFor, occurrenceJobId } from '../../store/job-payload.js';
 import type { Keys } from '../../store/keys.js';
@@ -16,6 +17,7 @@ import { withCallerContext } from '../../tracing/job-context.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ScheduledJob, SchedulerEvents } from '../contract/index.js';
+import { dueTrigger } from './calendar-due.js';
 import { firstFire } from './first-fire.js';
 
 /** What saving and resuming a schedule need from the manager. */
@@ -29,6 +31,8 @@ export interface WriteContext {
   /** The trigger of a stored definition (a custom one only if this process defines it). */
   triggerOf(def: ScheduleDefinition): Trigger | undefined;
   local: ReadonlyMap<string, ScheduledJob>;
+  /** The named calendars (a schedule on one is planned with its current version). */
+  calendars?: CalendarBook | undefined;
 }
 
 /**
@@ -46,6 +50,7 @@ export async function saveSchedule(
   by: AuditActor,
 ): Promise<void> {
   const { store, logger } = ctx;
+  const planned = await dueTrigger(job.id, job.trigger, ctx.calendars); // an unknown calendar: refused here
   const now = await store.time();
   const def = job.def;
   // Its instant is often computed at import (`Date.now() + ...`): a start must not re-arm a reminder
@@ -55,7 +60,7 @@ export async function saveSchedule(
   let problem: Error | undefined;
   const plan = (after: number) => {
     try {
-      next = firstFire(def, job.trigger, after);
+      next = firstFire(def, planned, after);
     } catch (err) {
       next = null;
       problem = err instanceof Error ? err : new Error(String(err));
@@ -127,10 +132,11 @@ export async function resumeSchedule(
     if (row.error && row.error.at === null) {
       throw new ScheduleOptionsError(id, 'definition', `cannot be resumed: ${row.error.reason}`);
     }
-    const trigger = ctx.triggerOf(row.def);
-    if (!trigger) {
+    const stored = ctx.triggerOf(row.def);
+    if (!stored) {
       throw new ScheduleOptionsError(id, 'trigger', 'has a custom trigger that this process does not define');
     }
+    const trigger = await dueTrigger(id, stored, ctx.calendars);
     const now = await store.time();
     if (status === 'e') {
       const next = firstFire(row.def, trigger, Math.max(now, row.claimedFireAt ?? now));
