@@ -82,7 +82,7 @@ describe('a calendar used by 1,000 schedules', () => {
     const snapshot = async () =>
       JSON.stringify([
         await env.redis.hgetall(k.schedules),
-        await env.redis.zrange(k.due, 0, -1, 'WITHSCORES'),
+        await env.redis.zrange(k.due, '0', '-1', 'WITHSCORES'),
         await env.redis.hgetall(k.state),
       ]);
     const stored = await snapshot();
