@@ -17,11 +17,12 @@ export {
   type DstPolicy,
   describeCron,
 } from './cron/index.js';
-
 // errors: one class per failure, all extending BullbeatError
+// named calendars: business days shared by any number of schedules (`manager.calendars`, `calendar:` option)
 export {
   AmbiguousHandlerError,
   BullbeatError,
+  CalendarError,
   ConfigError,
   type CronField,
   CronSyntaxError,
@@ -39,7 +40,6 @@ export {
   UnknownHandlerError,
   WorkerShutdownError,
 } from './errors/index.js';
-
 // insight: the agenda, and why an occurrence did not run
 export {
   type Agenda,
@@ -52,10 +52,8 @@ export {
   type WhyReport,
   whyDidntItRun,
 } from './insight/index.js';
-
 // logging: the pino hook that keeps a log line's keys unique
 export { uniqueKeys } from './logging/index.js';
-
 // operations: Prometheus metrics, the metrics server, joining the fleet
 export {
   type FleetMembership,
@@ -74,7 +72,6 @@ export {
   WorkerMetrics,
   type WorkerMetricsSource,
 } from './ops/index.js';
-
 // the worker: createWorker, what a handler is given, middleware
 export {
   type CancelledResult,
@@ -95,7 +92,7 @@ export {
   timeoutMiddleware,
   type WorkerHandle,
 } from './queue/index.js';
-
+export type { CalendarDefined, CalendarInput, Calendars } from './scheduler/index.js';
 // the manager: its options, schedules and what they are given, changes, backfill, its events
 export {
   type BackfillOccurrence,
@@ -139,7 +136,6 @@ export {
   setupScheduler,
   type WakeEvent,
 } from './scheduler/index.js';
-
 // the store: run records and counters, the audit trail, a schedule's status and pause note, a cluster connection
 export type {
   AuditChange,
@@ -147,22 +143,34 @@ export type {
   AuditOp,
   AuditQuery,
   AuditSource,
+  CalendarChange,
+  CalendarOrigin,
   PreviousAttempt,
   RunCounter,
   RunOutcome,
   RunRecord,
   SkipReason,
+  StoredCalendar,
 } from './store/index.js';
 export { type ClusterConnection, JobStatus, type PauseNote } from './store/index.js';
-
 // triggers: when a schedule fires, and their JSON form
 export {
+  BusinessCalendar,
+  type CalendarDate,
+  type CalendarEffect,
+  type CalendarEffectSchedule,
+  type CalendarExclusion,
+  type CalendarSource,
+  type CalendarSpec,
+  CalendarTrigger,
+  type CalendarTriggerJSON,
   CompoundLogic,
   CompoundTrigger,
   type CompoundTriggerJSON,
   CronTrigger,
   type CronTriggerJSON,
   type CronTriggerOptions,
+  calendarEffect,
   DateTrigger,
   type DateTriggerJSON,
   describeTrigger,
@@ -174,6 +182,7 @@ export {
   IntervalTrigger,
   type IntervalTriggerJSON,
   type IntervalTriggerOptions,
+  type OnExcluded,
   type SerializableTrigger,
   type Trigger,
   type TriggerJSON,

@@ -30,6 +30,9 @@ export {
   leftToBullmq,
   parseBullmqHandover,
 } from './bullmq-handover.js';
+export { CalendarBook } from './calendar-book.js';
+export type { CalendarChange, CalendarOrigin, StoredCalendar } from './calendar-record.js';
+export { CalendarStore } from './calendar-store.js';
 export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
 export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
 export { DEFAULT_COMMAND_TIMEOUT_MS, withCommandTimeout } from './command-timeout.js';
