@@ -9,6 +9,7 @@ const USAGE_ERRORS = new Set([
   'InvalidTimezoneError',
   'TriggerError',
   'ScheduleOptionsError',
+  'CalendarError',
 ]);
 
 const CONNECTION_CODES = new Set([
