@@ -2,7 +2,14 @@
  * A schedule's status as the dashboard shows it (an orphaned code schedule shows as paused; one that
  * cannot be planned or enqueued, or whose stored row cannot be read, as errored).
  */
-import type { JobStatus, PauseNote, RunCounter, RunRecord, ScheduleDefinition, ScheduleErrorInfo } from '../src/store/index.js';
+import type {
+  JobStatus,
+  PauseNote,
+  RunCounter,
+  RunRecord,
+  ScheduleDefinition,
+  ScheduleErrorInfo,
+} from '../src/store/index.js';
 
 /** A schedule's status as the pages show it: the public `JobStatus`. */
 export type ScheduleStatus = JobStatus;

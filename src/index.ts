@@ -19,9 +19,11 @@ export {
 } from './cron/index.js';
 // errors: one class per failure, all extending BullbeatError
 // labels, selectors and bulk changes (docs/labels.md)
+// named calendars: business days shared by any number of schedules (`manager.calendars`, `calendar:` option)
 export {
   AmbiguousHandlerError,
   BullbeatError,
+  CalendarError,
   ConfigError,
   type CronField,
   CronSyntaxError,
@@ -92,6 +94,7 @@ export {
   timeoutMiddleware,
   type WorkerHandle,
 } from './queue/index.js';
+export type { CalendarDefined, CalendarInput, Calendars } from './scheduler/index.js';
 // the manager: its options, schedules and what they are given, changes, backfill, its events
 export {
   type BackfillOccurrence,
@@ -154,11 +157,14 @@ export type {
   AuditOp,
   AuditQuery,
   AuditSource,
+  CalendarChange,
+  CalendarOrigin,
   PreviousAttempt,
   RunCounter,
   RunOutcome,
   RunRecord,
   SkipReason,
+  StoredCalendar,
 } from './store/index.js';
 export {
   type BulkChange,
@@ -174,12 +180,22 @@ export {
 } from './store/index.js';
 // triggers: when a schedule fires, and their JSON form
 export {
+  BusinessCalendar,
+  type CalendarDate,
+  type CalendarEffect,
+  type CalendarEffectSchedule,
+  type CalendarExclusion,
+  type CalendarSource,
+  type CalendarSpec,
+  CalendarTrigger,
+  type CalendarTriggerJSON,
   CompoundLogic,
   CompoundTrigger,
   type CompoundTriggerJSON,
   CronTrigger,
   type CronTriggerJSON,
   type CronTriggerOptions,
+  calendarEffect,
   DateTrigger,
   type DateTriggerJSON,
   describeTrigger,
@@ -191,6 +207,7 @@ export {
   IntervalTrigger,
   type IntervalTriggerJSON,
   type IntervalTriggerOptions,
+  type OnExcluded,
   type SerializableTrigger,
   type Trigger,
   type TriggerJSON,

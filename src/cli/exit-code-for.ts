@@ -10,6 +10,7 @@ const USAGE_ERRORS = new Set([
   'TriggerError',
   'ScheduleOptionsError',
   'SelectorError',
+  'CalendarError',
 ]);
 
 const CONNECTION_CODES = new Set([

@@ -256,6 +256,30 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/schedule-history.js')).historyCommand(io)));
 
+  // -- named calendars: business days shared by schedules (calendar: '<name>') --
+  const many = (value: string, list: string[] = []) => [...list, value];
+  command('calendar:define', 'define a named calendar, or write its next version (audited)')
+    .argument('<name>', 'the calendar name (letters, digits, . _ : -)')
+    .option('--dates <dates>', 'dates that are not business days: 2026-12-25,2026-12-31..2027-01-02', many)
+    .option(
+      '--ics <file>',
+      'an iCalendar (.ics) file to import: each event is a day off, named by its summary',
+    )
+    .option(
+      '--rule <rule>',
+      'weekends | "exclude fri,sat" | "business-day 3" | last-business-day (repeatable)',
+      many,
+    )
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/calendar.js')).calendarDefineCommand(io)));
+  command('calendar:list', 'the named calendars with their versions')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/calendar.js')).calendarListCommand(io)));
+  command('calendar:show', "a calendar's dates, rules and changes")
+    .argument('<name>', 'the calendar name')
+    .option('--json', 'print JSON')
+    .action(run(async () => (await import('./commands/calendar.js')).calendarShowCommand(io)));
+
   command('schedule:next', 'preview an expression: in words, and its next fire times')
     .argument('<expression>', 'a cron expression, quoted: "0 9 * * 1-5"')
     .option('--tz <zone>', 'IANA time zone the expression is read in', 'UTC')

@@ -1,5 +1,6 @@
 export { AmbiguousHandlerError } from './ambiguous-handler-error.js';
 export { BullbeatError } from './bullbeat-error.js';
+export { CalendarError } from './calendar-error.js';
 export { ConfigError } from './config-error.js';
 export { type CronField, CronSyntaxError } from './cron-syntax-error.js';
 export { InvalidTimezoneError } from './invalid-timezone-error.js';

@@ -1,10 +1,12 @@
 import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/index.js';
 import { JobStatus, redisTime, spreadOffsetMs } from '../store/index.js';
+import { CalendarTrigger } from '../triggers/calendar-trigger.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { jitterMsOf, plannedInstantOf } from '../triggers/without-jitter.js';
+import { calendarsOf, nextOccurrence } from './calendar-insight.js';
 import { parseDurationMs } from './duration.js';
 import { plannedTrigger, storedTrigger } from './stored-trigger.js';
 
@@ -112,9 +114,10 @@ export function agendaOf(
   /** Once `limit` entries are known, none later than the `limit`-th can make the list. */
   let cutoff = Number.POSITIVE_INFINITY;
   for (const s of schedules) {
-    // an ExceptTrigger is shown in its zone (its cron trigger's, or the one it was given)
-    const zone =
-      s.trigger instanceof CronTrigger || s.trigger instanceof ExceptTrigger ? s.trigger.timezone : 'UTC';
+    // an ExceptTrigger (or a CalendarTrigger) is shown in its zone (its cron trigger's, or the one it was given)
+    const t0 = s.trigger;
+    const zoned = t0 instanceof CronTrigger || t0 instanceof ExceptTrigger || t0 instanceof CalendarTrigger;
+    const zone = zoned ? t0.timezone : 'UTC';
     const fires = s.trigger instanceof ExceptTrigger ? s.trigger.trigger : s.trigger;
     const jitterMs = s.jitterMs ?? (fires instanceof CronTrigger ? fires.jitterMs : jitterOf(fires));
     let t = s.next;
@@ -181,8 +184,9 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
   );
   const unknown: string[] = [];
   const schedules: AgendaSchedule[] = [];
+  const calendars = await calendarsOf(manager, jobs);
   for (const job of jobs) {
-    const trigger = storedTrigger(job);
+    const trigger = storedTrigger(job, calendars);
     if (!trigger) {
       unknown.push(job.id);
       continue;
@@ -190,8 +194,8 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
     const maxRuns = job.def.maxRuns;
     // a jittered one is walked by its planned instants, from the one its due time was drawn for
     const jitterMs = job.def.trigger.type === 'custom' ? 0 : jitterMsOf(job.def.trigger);
-    const planned = jitterMs > 0 ? plannedTrigger(job) : undefined;
-    const next = job.nextRunTime;
+    const planned = jitterMs > 0 ? plannedTrigger(job, calendars) : undefined;
+    const next = nextOccurrence(trigger, job.nextRunTime, job.lastRunTime ?? null, now);
     schedules.push({
       id: job.id,
       name: job.name,

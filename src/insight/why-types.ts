@@ -18,6 +18,8 @@ import type { ExpectedOccurrence } from './expected-occurrence.js';
  * - `unrecorded`: no record (older than the kept history, or the schedule was paused or re-timed then)
  * - `bullmq`: an imported schedule's occurrence left to BullMQ's job scheduler (`import:bullmq`'s
  *   hand-over): BullMQ runs it, bullbeat does not (its job not completed, or not found)
+ * - `calendar`: the trigger's instant falls on a day its named calendar excludes (the calendar, its
+ *   version and the day are named)
  */
 export type WhyCause =
   | 'not-due-yet'
@@ -46,7 +48,8 @@ export type WhyCause =
   | 'failed'
   | 'job-gone'
   | 'unrecorded'
-  | 'bullmq';
+  | 'bullmq'
+  | 'calendar';
 
 /** One link of the chain, in order: trigger → claim → enqueue → worker → outcome. */
 export interface WhyFact {

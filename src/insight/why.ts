@@ -10,6 +10,7 @@ import {
   runLease,
 } from '../store/index.js';
 import { describeTrigger } from '../triggers/describe-trigger.js';
+import { calendarsOf, calendarVerdict } from './calendar-insight.js';
 import { expectedAtOrBefore } from './expected-occurrence.js';
 import { explainOccurrence } from './explain-occurrence.js';
 import { storedTrigger } from './stored-trigger.js';
@@ -38,7 +39,7 @@ export async function whyDidntItRun(
   const now = await redisTime(manager.redis);
   const at = options.at ?? now;
   const records = await manager.history(id, manager.options.historyLimit);
-  const trigger = storedTrigger(job);
+  const trigger = storedTrigger(job, await calendarsOf(manager, [job]));
   const hint =
     records.find((r) => r.kind !== 'manual' && r.kind !== 'backfill' && r.fireAt <= at)?.fireAt ?? null;
   const def = job.def;
@@ -54,6 +55,8 @@ export async function whyDidntItRun(
         hint,
       )
     : null;
+  const byCalendar = calendarVerdict(trigger, job, at, now, occurrence?.planned ?? null);
+  if (byCalendar) return byCalendar;
   const facts: WhyFacts = {
     now,
     at,

@@ -1,6 +1,7 @@
 // The scheduler's door: what the rest of the house uses of it. Its subfolders (contract/, fire/,
 // outcomes/, backfill/, manager/) each have their own index.ts, used inside the scheduler only.
 export type { BackfillRun } from './backfill/index.js';
+export type { CalendarInput } from './contract/index.js';
 export {
   auditDetails,
   type BackfillOccurrence,
@@ -57,6 +58,7 @@ export {
 } from './contract/index.js';
 export type { FireLoopStats } from './fire/index.js';
 // labels and bulk changes
+export type { CalendarDefined, Calendars } from './manager/index.js';
 export {
   type BulkResult,
   type ExpressLike,

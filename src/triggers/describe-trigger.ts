@@ -32,6 +32,12 @@ export function describeTrigger(trigger: TriggerJSON, options: { timezone?: stri
     }
     case 'except':
       return `${describeTrigger(trigger.trigger, options)}; ${describeExcept(trigger, options)}`;
+    case 'calendar': {
+      const roll = trigger.onExcluded
+        ? `, excluded days moved to the ${trigger.onExcluded} business day`
+        : '';
+      return `${describeTrigger(trigger.trigger, options)}; on business days of calendar "${trigger.calendar}"${roll}`;
+    }
   }
 }
 

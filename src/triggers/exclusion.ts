@@ -50,7 +50,7 @@ const LAST_YEAR = new Date(MAX_INSTANT_MS).getUTCFullYear();
 const LAST_YEAR_FIRST_DAY = daysFromCivil(LAST_YEAR, 1, 1);
 
 /** Days since the epoch of a `YYYY-MM-DD` text, or undefined when it is not a real date. */
-function dayNumber(text: string): number | undefined {
+export function dayNumber(text: string): number | undefined {
   const m = DATE.exec(text);
   if (!m) return undefined;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];

@@ -1,3 +1,20 @@
+export {
+  BusinessCalendar,
+  type CalendarDate,
+  type CalendarSpec,
+  MAX_CALENDAR_DATES,
+} from './business-calendar.js';
+export { type CalendarEffect, type CalendarEffectSchedule, calendarEffect } from './calendar-effect.js';
+export {
+  type CalendarExclusion,
+  type CalendarSource,
+  CalendarTrigger,
+  type CalendarTriggerJSON,
+  calendarNameProblem,
+  NO_CALENDARS,
+  ON_EXCLUDED,
+  type OnExcluded,
+} from './calendar-trigger.js';
 export { CompoundLogic } from './compound-logic.js';
 export { CompoundTrigger } from './compound-trigger.js';
 export { CronTrigger } from './cron-trigger.js';

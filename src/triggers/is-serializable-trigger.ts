@@ -1,3 +1,4 @@
+import { CalendarTrigger } from './calendar-trigger.js';
 import { CompoundTrigger } from './compound-trigger.js';
 import { CronTrigger } from './cron-trigger.js';
 import { DateTrigger } from './date-trigger.js';
@@ -18,5 +19,6 @@ export function isSerializableTrigger(t: unknown): t is SerializableTrigger {
       t.except.every((e) => typeof e === 'string' || isSerializableTrigger(e))
     );
   }
+  if (t instanceof CalendarTrigger) return isSerializableTrigger(t.trigger);
   return t instanceof IntervalTrigger || t instanceof CronTrigger || t instanceof DateTrigger;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CronSyntaxError, InvalidTimezoneError, TriggerError } from '../errors/index.js';
+import { type CalendarSource, CalendarTrigger, NO_CALENDARS } from './calendar-trigger.js';
 import { CompoundTrigger } from './compound-trigger.js';
 import { CronTrigger } from './cron-trigger.js';
 import { DateTrigger } from './date-trigger.js';
@@ -11,7 +12,7 @@ import type { SerializableTrigger } from './trigger.js';
 /** Compounds nested deeper than this are rejected (a guard against hostile input, not a real limit). */
 const MAX_DEPTH = 32;
 
-const TYPES = ['interval', 'cron', 'date', 'compound', 'except'] as const;
+const TYPES = ['interval', 'cron', 'date', 'compound', 'except', 'calendar'] as const;
 
 const number = z.number({ error: (issue) => `must be a finite number, got ${show(issue.input)}` });
 const string = z.string({ error: (issue) => `must be a string, got ${show(issue.input)}` });
@@ -63,6 +64,14 @@ const exceptSchema = z.strictObject({
   timezone: string.optional(),
 });
 
+const calendarSchema = z.strictObject({
+  type: z.literal('calendar'),
+  calendar: string,
+  trigger: z.unknown().nonoptional({ error: 'required: the trigger the calendar governs' }),
+  onExcluded: oneOf(['skip', 'next', 'previous']).optional(),
+  timezone: string.optional(),
+});
+
 type Path = readonly (string | number)[];
 
 /** `triggers[1].seconds`; `(root)` for the value itself. */
@@ -106,7 +115,7 @@ function build<T>(path: Path, make: () => T): T {
   }
 }
 
-function fromJSON(json: unknown, path: Path, depth: number): SerializableTrigger {
+function fromJSON(json: unknown, path: Path, depth: number, calendars: CalendarSource): SerializableTrigger {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     fail(
       path,
@@ -138,20 +147,33 @@ function fromJSON(json: unknown, path: Path, depth: number): SerializableTrigger
     case 'compound': {
       const j = parse(compoundSchema, json, path);
       if (depth >= MAX_DEPTH) fail(path, `compounds nested deeper than ${MAX_DEPTH} levels`);
-      const children = j.triggers.map((child, i) => fromJSON(child, [...path, 'triggers', i], depth + 1));
+      const children = j.triggers.map((child, i) =>
+        fromJSON(child, [...path, 'triggers', i], depth + 1, calendars),
+      );
       return build(path, () => new CompoundTrigger(children, j.logic));
     }
     case 'except': {
       const j = parse(exceptSchema, json, path);
       if (depth >= MAX_DEPTH) fail(path, `triggers nested deeper than ${MAX_DEPTH} levels`);
-      const inner = fromJSON(j.trigger, [...path, 'trigger'], depth + 1);
+      const inner = fromJSON(j.trigger, [...path, 'trigger'], depth + 1, calendars);
       const except = j.except.map((e, i) =>
-        typeof e === 'string' ? e : fromJSON(e, [...path, 'except', i], depth + 1),
+        typeof e === 'string' ? e : fromJSON(e, [...path, 'except', i], depth + 1, calendars),
       );
       return build(
         path,
         () => new ExceptTrigger(inner, except, j.timezone === undefined ? {} : { timezone: j.timezone }),
       );
+    }
+    case 'calendar': {
+      const j = parse(calendarSchema, json, path);
+      if (depth > 0)
+        fail([...path, 'type'], 'a calendar trigger governs a whole schedule: it cannot be nested');
+      const inner = fromJSON(j.trigger, [...path, 'trigger'], depth + 1, calendars);
+      const options = {
+        ...(j.onExcluded !== undefined && { onExcluded: j.onExcluded }),
+        ...(j.timezone !== undefined && { timezone: j.timezone }),
+      };
+      return build(path, () => new CalendarTrigger(inner, j.calendar, options, calendars));
     }
     default:
       return fail(
@@ -167,9 +189,15 @@ function fromJSON(json: unknown, path: Path, depth: number): SerializableTrigger
  * (`triggers[1].seconds`, `(root)` for the value itself) and whose `reason` says what is wrong;
  * a bad cron expression or time zone is reported the same way, with the engine's error as `cause`.
  *
+ * A calendar trigger reads its calendar from `options.calendars` (without one it can be read and
+ * shown, and its `nextFire` throws naming the calendar).
+ *
  * `toJSON()` omits options at their defaults, so `toJSON(triggerFromJSON(j))` equals `j` for every
  * `j` that `toJSON()` produces; an input that spells out a default (`jitter: 0`) comes back without it.
  */
-export function triggerFromJSON(json: unknown): SerializableTrigger {
-  return fromJSON(json, [], 0);
+export function triggerFromJSON(
+  json: unknown,
+  options: { calendars?: CalendarSource } = {},
+): SerializableTrigger {
+  return fromJSON(json, [], 0, options.calendars ?? NO_CALENDARS);
 }

@@ -17,6 +17,7 @@ export function triggerTimezone(trigger: TriggerJSON | { type: string }): string
       }
       return null;
     case 'except':
+    case 'calendar':
       return t.timezone ?? triggerTimezone(t.trigger);
     default:
       return null;

@@ -1,3 +1,5 @@
+import type { CalendarTriggerJSON } from './calendar-trigger.js';
+
 /**
  * The trigger contract: given the last fire time (or `null` when it has never fired) and the current
  * time, the next fire time strictly after `lastFire` (after `now` when it has never fired), or `null`
@@ -20,7 +22,8 @@ export type TriggerJSON =
   | CronTriggerJSON
   | DateTriggerJSON
   | CompoundTriggerJSON
-  | ExceptTriggerJSON;
+  | ExceptTriggerJSON
+  | CalendarTriggerJSON;
 
 export interface IntervalTriggerJSON {
   type: 'interval';

@@ -162,7 +162,7 @@ describe('triggerFromJSON rejects bad input, naming the path', () => {
       'unknown type',
       { type: 'weekly' },
       'type',
-      /unknown trigger type "weekly" \(expected "interval", "cron", "date", "compound", "except"\)/,
+      /unknown trigger type "weekly" \(expected "interval", "cron", "date", "compound", "except", "calendar"\)/,
     ],
     [
       'seconds as a string',

@@ -24,6 +24,7 @@ export {
   type ResolvedBackfillOptions,
   resolveBackfillOptions,
 } from './backfill-options.js';
+export { type CalendarInput, resolveCalendarInput } from './calendar-input.js';
 export { actorOf, type ChangeOptions } from './change-options.js';
 export { checkHandleOptions } from './check-handle-options.js';
 export type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';

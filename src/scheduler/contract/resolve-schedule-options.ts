@@ -9,6 +9,7 @@ import {
   type ScheduleSource,
   scheduleOptionsSchema,
 } from '../../store/index.js';
+import { CalendarTrigger, type OnExcluded } from '../../triggers/calendar-trigger.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import { ExceptTrigger } from '../../triggers/except-trigger.js';
 import type { ExceptEntry } from '../../triggers/exclusion.js';
@@ -71,7 +72,8 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
   const o = parsed.data!;
   if (typeof input.trigger?.nextFire !== 'function')
     fail('trigger', 'must be an object with a nextFire method');
-  const fires = o.except === undefined ? input.trigger : withExceptions(input.trigger, o.except, fail);
+  const unexcepted = o.except === undefined ? input.trigger : withExceptions(input.trigger, o.except, fail);
+  const fires = withCalendar(unexcepted, o.calendar, o.onExcluded, fail);
   probeFirstFire(
     o.id as string,
     fires,
@@ -82,7 +84,7 @@ export function resolveScheduleOptions(input: ResolveInput): ResolvedSchedule {
   const budgetMs = input.triggerBudgetMs ?? DEFAULT_TRIGGER_BUDGET_MS;
   if (o.spread !== undefined) checkSpread(o.spread, fires, Date.now(), budgetMs, fail);
   const trigger = serializeTrigger(fires);
-  const { except: _, ...rest } = o;
+  const { except: _, calendar: _calendar, onExcluded: _onExcluded, ...rest } = o;
   const def = definitionFrom(
     { id: o.id as string, name: o.name as string, queue: o.queue as string, source: input.source, trigger },
     rest,
@@ -122,6 +124,26 @@ function withExceptions(
     throw err;
   }
   return wrapped;
+}
+
+/** `trigger` on the named calendar, when one is given; `onExcluded` needs one. */
+function withCalendar(
+  trigger: Trigger,
+  calendar: string | undefined,
+  onExcluded: OnExcluded | undefined,
+  fail: (field: string, reason: string) => never,
+): Trigger {
+  const base = trigger instanceof CalendarTrigger ? trigger.trigger : trigger;
+  if (calendar === undefined) {
+    if (onExcluded !== undefined) fail('onExcluded', 'needs a calendar: give calendar: "<name>" with it');
+    return trigger;
+  }
+  try {
+    return new CalendarTrigger(base, calendar, onExcluded === undefined ? {} : { onExcluded });
+  } catch (err) {
+    if (err instanceof TriggerError && err.trigger === 'CalendarTrigger') return fail(err.field, err.reason);
+    throw err;
+  }
 }
 
 /**

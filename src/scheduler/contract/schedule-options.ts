@@ -7,6 +7,7 @@ import type {
   OverlapPolicy,
   PassthroughJobOptions,
 } from '../../store/index.js';
+import type { OnExcluded } from '../../triggers/calendar-trigger.js';
 
 export type {
   GroupOverflow,
@@ -204,6 +205,20 @@ export interface ScheduleOptions {
    * @defaultValue none (the manager's `expect` applies)
    */
   expect?: ScheduleExpectations;
+  /**
+   * A named calendar (`calendars.define(name, ...)`) whose business days the schedule fires on, read
+   * in the trigger's zone when the schedule is planned: a change of the calendar reaches every schedule
+   * that names it at once. Saving a schedule that names an undefined calendar is refused.
+   * @defaultValue none
+   */
+  calendar?: string;
+  /**
+   * With `calendar`: what an occurrence on an excluded day does: `'skip'` it, move it to the same
+   * wall-clock time on the `'next'` or `'previous'` included day (a business-day roll; not for interval
+   * triggers). Occurrences rolled onto one instant run once.
+   * @defaultValue `'skip'`
+   */
+  onExcluded?: OnExcluded;
 }
 
 /** `every(seconds, options)`: a schedule plus the interval trigger's options. */

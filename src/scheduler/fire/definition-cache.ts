@@ -2,6 +2,7 @@ import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Claim } from '../../store/index.js';
 import { decodeDefinition, type ScheduleDefinition } from '../../store/index.js';
+import { type CalendarSource, NO_CALENDARS } from '../../triggers/calendar-trigger.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { PlanAllowance } from './plan-allowance.js';
@@ -32,6 +33,8 @@ export class DefinitionCache {
     /** The custom trigger this process defines for a schedule, if any. */
     private readonly localTrigger: (id: string) => Trigger | undefined,
     private readonly logger: Logger,
+    /** Where a schedule's named calendar is read (its current version) when it is planned. */
+    private readonly calendars: CalendarSource = NO_CALENDARS,
   ) {}
 
   get size(): number {
@@ -68,7 +71,7 @@ export class DefinitionCache {
         return undefined;
       }
     } else {
-      trigger = triggerFromJSON(def.trigger);
+      trigger = triggerFromJSON(def.trigger, { calendars: this.calendars });
     }
     const cached = this.touch(claim.id, { defJSON: claim.defJSON, def, trigger });
     if (this.entries.size > CACHE_LIMIT) this.entries.delete(this.entries.keys().next().value!);

@@ -1,7 +1,13 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Claim, RunHistory, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
+import type {
+  CalendarBook,
+  Claim,
+  RunHistory,
+  ScheduleDefinition,
+  ScheduleStore,
+} from '../../store/index.js';
 import type { OccurrenceTrace } from '../../tracing/fire-tracing.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ResolvedManagerOptions, SchedulerEvents } from '../contract/index.js';
@@ -42,6 +48,8 @@ export interface FireLoopDeps {
   hooks?: FireHooks | undefined;
   /** This process's monotonic clock and timers (default: the real ones; a manual one in tests). */
   clock?: FireClock | undefined;
+  /** The named calendars: brought to their current versions before the claims that use one are planned. */
+  calendars?: CalendarBook | undefined;
 }
 
 /** Counters of this replica's fire loop. */

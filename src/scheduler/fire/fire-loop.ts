@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Claim, ClaimResult } from '../../store/index.js';
 import { leaveFleet, spreadOffsetMs } from '../../store/index.js';
+import { refreshCalendars } from './calendar-plan.js';
 import { ClaimRenewer } from './claim-renewer.js';
 import { ClaimTimer } from './claim-timer.js';
 import { DefinitionCache } from './definition-cache.js';
@@ -98,7 +99,7 @@ export class FireLoop {
     const timers = (this.timers = deps.clock ?? monotonicClock);
     this.clock = new RedisClock(() => timers.now());
     this.announcer = new StagedAnnouncer((at) => this.clock.until(at), timers);
-    this.cache = new DefinitionCache(deps.localTrigger, deps.logger);
+    this.cache = new DefinitionCache(deps.localTrigger, deps.logger, deps.calendars);
     const acks = deps.options.replicaAcks;
     this.acker = acks && new ReplicaAcker(acks, (q) => deps.queue(q), this.stats, deps.logger);
     this.renewer = new ClaimRenewer(
@@ -351,6 +352,7 @@ export class FireLoop {
       this.stats.claimed += claims.length;
       await this.deps.hooks?.afterClaim?.(claims);
     }
+    await refreshCalendars(this.deps.calendars, claims);
     const { batch, dueNow, later, planned, unplanned, poisoned, deferred, deferMs } = planClaims(
       claims,
       { now, token, stopSeq },

@@ -1,5 +1,7 @@
 import type { Claim, ScheduleDefinition } from '../../store/index.js';
+import { CalendarTrigger } from '../../triggers/calendar-trigger.js';
 import { withTimeBudget } from '../../triggers/time-budget.js';
+import { planCalendarOccurrence } from './calendar-plan.js';
 import type { CachedDefinition, DefinitionCache } from './definition-cache.js';
 import type { Batch, FireLoopStats, Item } from './fire-loop-types.js';
 import { type OccurrencePlan, planOccurrence } from './occurrence-planner.js';
@@ -74,7 +76,12 @@ export function planClaims(
       const c = cached;
       plan = metered(c, triggerBudgetMs, () =>
         withTimeBudget(triggerBudgetMs, () =>
-          planOccurrence({ def, trigger, fireAt: claim.fireAt, now, fired }),
+          trigger instanceof CalendarTrigger
+            ? planCalendarOccurrence(
+                { def, trigger, fireAt: claim.fireAt, now, fired },
+                claim.state?.lastFireAt ?? null,
+              )
+            : planOccurrence({ def, trigger, fireAt: claim.fireAt, now, fired }),
         ),
       );
     } catch (err) {

@@ -1,6 +1,6 @@
 // The SchedulerManager and its writes, reads and controls: it composes the fire cycle, the outcomes of
 // plain Workers and backfill. Nothing else in the scheduler imports it.
-
+export type { CalendarDefined, Calendars } from './calendars.js';
 export type { ScheduleManyItem } from './schedule-many.js';
 export { type BulkResult, ScheduleSelection } from './schedule-selection.js';
 export { SchedulerManager } from './scheduler-manager.js';

@@ -1,13 +1,21 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Keys, ScheduleDefinition } from '../../store/index.js';
-import { AlertStore, BackfillLedger, PauseNotes, publishWake } from '../../store/index.js';
+import {
+  AlertStore,
+  BackfillLedger,
+  CalendarBook,
+  CalendarStore,
+  PauseNotes,
+  publishWake,
+} from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { BackfillContext, OwedRunsContext } from '../backfill/index.js';
 import { type ResolvedManagerOptions, ScheduledJob, type ScheduledJobHost } from '../contract/index.js';
 import type { FireHooks } from '../fire/index.js';
 import type { ForeignOutcomesManager } from '../outcomes/index.js';
+import { Calendars } from './calendars.js';
 import type { LocalSchedules } from './local-schedules.js';
 import type { ManagerConnections } from './manager-connections.js';
 import { customTriggerOf, type ReplicaDeps } from './replica-role.js';
@@ -44,6 +52,11 @@ export interface ManagerParts {
  */
 export class ManagerContexts {
   private notesStore: PauseNotes | undefined;
+  private calendarStoreOf: CalendarStore | undefined;
+  /** The named calendars this process has read, kept current by a version check where they are used. */
+  readonly calendarBook = new CalendarBook(() => this.calendarStore);
+  /** `manager.calendars`. */
+  readonly calendars = new Calendars(() => this.calendarStore, this.calendarBook);
 
   constructor(readonly parts: ManagerParts) {}
 
@@ -60,6 +73,7 @@ export class ManagerContexts {
       jobOptions: (def, jobId) => this.jobOptions(def, jobId),
       publishStop,
       hooks: manager.hooks,
+      calendars: this.calendarBook,
     };
   }
 
@@ -76,7 +90,15 @@ export class ManagerContexts {
   /** The trigger of a stored definition (a custom one only if this process defines it). */
   triggerOf(def: ScheduleDefinition): Trigger | undefined {
     if (def.trigger.type === 'custom') return customTriggerOf(this.parts.schedules.byId.get(def.id));
-    return triggerFromJSON(def.trigger);
+    return triggerFromJSON(def.trigger, { calendars: this.calendarBook });
+  }
+
+  /** The named calendars (`{prefix}:bb:calendars`), on the current client. */
+  get calendarStore(): CalendarStore {
+    const redis = this.parts.connections.redis;
+    if (this.calendarStoreOf?.redis !== redis)
+      this.calendarStoreOf = new CalendarStore(redis, this.parts.keys);
+    return this.calendarStoreOf;
   }
 
   /** The pause notes (`{prefix}:bb:notes`), on the current client. */
@@ -101,6 +123,7 @@ export class ManagerContexts {
           ...this.parts.options.alerts.notifiers.map((n) => n.name),
           ...(await new AlertStore(connections.redis, this.parts.options.prefix).notifierNames()),
         ]),
+      calendars: this.calendarBook,
     };
   }
 

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Keys, ScheduleDefinition } from '../../store/index.js';
+import type { CalendarBook, Keys, ScheduleDefinition } from '../../store/index.js';
 import { CODE_ACTOR, publishWake, WAKE_HANDOFF } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { AlertService } from '../alerts/index.js';
@@ -31,6 +31,8 @@ export interface ReplicaDeps {
   /** Drop a schedule's occurrences held here and tell the other replicas to (`stop:<id>`). */
   publishStop(id: string): Promise<void>;
   hooks: FireHooks | undefined;
+  /** The named calendars, read by the schedules that use one when they are planned. */
+  calendars?: CalendarBook | undefined;
 }
 
 /**
@@ -91,6 +93,7 @@ export class ReplicaRole {
       subscribe,
       hooks: this.deps.hooks,
       clock: this.deps.hooks?.clock,
+      calendars: this.deps.calendars,
     });
   }
 

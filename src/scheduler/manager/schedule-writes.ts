@@ -2,7 +2,14 @@ import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
-import type { Keys, RunHistory, ScheduleErrorInfo, ScheduleStore, StatusChange } from '../../store/index.js';
+import type {
+  CalendarBook,
+  Keys,
+  RunHistory,
+  ScheduleErrorInfo,
+  ScheduleStore,
+  StatusChange,
+} from '../../store/index.js';
 import {
   type AuditActor,
   dueEarlier,
@@ -17,7 +24,9 @@ import {
 import { withCallerContext } from '../../tracing/job-context.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
-import { checkNotify, type ScheduledJob, type SchedulerEvents } from '../contract/index.js';
+import type { ScheduledJob, SchedulerEvents } from '../contract/index.js';
+import { checkNotify } from '../contract/index.js';
+import { dueTrigger } from './calendar-due.js';
 import { firstFire } from './first-fire.js';
 
 /** What saving and resuming a schedule need from the manager. */
@@ -33,6 +42,8 @@ export interface WriteContext {
   local: ReadonlyMap<string, ScheduledJob>;
   /** The notifier names configured here or announced by the scheduler replicas (`expect.notify` is checked against them). */
   knownNotifiers(): Promise<ReadonlySet<string>>;
+  /** The named calendars (a schedule on one is planned with its current version). */
+  calendars?: CalendarBook | undefined;
 }
 
 /**
@@ -50,6 +61,7 @@ export async function saveSchedule(
   by: AuditActor,
 ): Promise<void> {
   const { store, logger } = ctx;
+  const planned = await dueTrigger(job.id, job.trigger, ctx.calendars); // an unknown calendar: refused here
   const def = job.def;
   if (def.expect?.notify?.length) checkNotify(def.id, def.expect, await ctx.knownNotifiers());
   const now = await store.time();
@@ -60,7 +72,7 @@ export async function saveSchedule(
   let problem: Error | undefined;
   const plan = (after: number) => {
     try {
-      next = firstFire(def, job.trigger, after);
+      next = firstFire(def, planned, after);
     } catch (err) {
       next = null;
       problem = err instanceof Error ? err : new Error(String(err));
@@ -132,10 +144,11 @@ export async function resumeSchedule(
     if (row.error && row.error.at === null) {
       throw new ScheduleOptionsError(id, 'definition', `cannot be resumed: ${row.error.reason}`);
     }
-    const trigger = ctx.triggerOf(row.def);
-    if (!trigger) {
+    const stored = ctx.triggerOf(row.def);
+    if (!stored) {
       throw new ScheduleOptionsError(id, 'trigger', 'has a custom trigger that this process does not define');
     }
+    const trigger = await dueTrigger(id, stored, ctx.calendars);
     const now = await store.time();
     if (status === 'e') {
       const next = firstFire(row.def, trigger, Math.max(now, row.claimedFireAt ?? now));

@@ -1,8 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import pino from 'pino';
-import { uniqueKeys } from '../../logging/unique-keys.js';
+import type pino from 'pino';
 import type { HandlerEntry } from '../../queue/worker-scheduler.js';
 import type { JobStatus, RedisTarget, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
 import {
@@ -42,6 +41,8 @@ import {
   type ScheduleTarget,
 } from '../contract/index.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from '../fire/index.js';
+import type { Calendars } from './calendars.js';
+import { defaultLogger } from './default-logger.js';
 import { cronTrigger, type DefineContext, definedJob, everyTrigger } from './define-schedule.js';
 import { LocalSchedules } from './local-schedules.js';
 import { ManagerConnections } from './manager-connections.js';
@@ -85,19 +86,15 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   private readonly connections: ManagerConnections;
   private readonly contexts: ManagerContexts;
   private readonly lifecycle: ManagerLifecycle;
+  /** The deployment's named calendars: `define` (versioned, audited), `get`, `list`, `history`. */
+  readonly calendars: Calendars;
 
   constructor(options: SchedulerManagerOptions = {}) {
     super();
     this.options = resolveManagerOptions(options);
     this.prefix = this.options.prefix;
     this.keys = keys(this.prefix, this.options.partitions);
-    this.logger =
-      this.options.logger ??
-      pino({
-        name: 'bullbeat',
-        level: process.env.LOG_LEVEL ?? 'info',
-        hooks: { logMethod: uniqueKeys },
-      });
+    this.logger = this.options.logger ?? defaultLogger();
     this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
     this.schedules = new LocalSchedules(() => this.logger);
     this.contexts = new ManagerContexts({
@@ -110,6 +107,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     });
     const persistCode = (job: ScheduledJob) => this.persist(job, undefined, CODE_ACTOR);
     this.lifecycle = new ManagerLifecycle(this.contexts, persistCode);
+    this.calendars = this.contexts.calendars;
   }
 
   /** This manager's own Redis client (created on first use). */

@@ -2,13 +2,7 @@
 
 export { type EventsRead, type FinishedEvent, lastEventId, readFinishedEvents } from './bull-events.js';
 export { unstageJobs, unstartedSince } from './bull-jobs.js';
-export {
-  handOverScheduler,
-  pendingInstant,
-  type RepeatEntry,
-  removeRepeatEntry,
-  repeatEntries,
-} from './bull-repeat.js';
+export { handOverScheduler, pendingInstant, removeRepeatEntry, repeatEntries } from './bull-repeat.js';
 export {
   type BullmqHandover,
   BullmqHandovers,

@@ -8,6 +8,8 @@ export {
   incidentSlot,
   type TakenDelivery,
 } from './alert-store.js';
+export { CalendarBook } from './calendar-book.js';
+export { CalendarStore } from './calendar-store.js';
 export { leaveFleet } from './fleet.js';
 export { decodeHandles, type FleetMemberInfo, FleetMembers, type FleetRole } from './fleet-members.js';
 export { PauseNotes } from './pause-notes.js';

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
+import { ON_EXCLUDED } from '../../triggers/calendar-trigger.js';
 import { instantProblem } from '../../triggers/instant-bounds.js';
 import type { TriggerJSON } from '../../triggers/trigger.js';
 import { expectOption, storedExpectations, storedExpectationsOf } from './expectations.js';
@@ -206,6 +207,13 @@ export const scheduleFields = {
   labels: labels.optional(),
   /** What each occurrence must meet (`expectations.ts`); stored in ms (`storedExpectationsOf`). */
   expect: expectOption.optional(),
+  /** Read into a `CalendarTrigger` wrapping the trigger (checked there); stored in the trigger. */
+  calendar: text(128).optional(),
+  onExcluded: z
+    .enum(ON_EXCLUDED, {
+      error: (i) => `must be one of ${ON_EXCLUDED.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+    })
+    .optional(),
 };
 
 /** Checks shared by every door: the window is not inverted; args and data survive JSON. */

@@ -14,6 +14,13 @@ export {
   RUNTIME_ACTOR,
   SYSTEM_ACTOR,
 } from './audit-entry.js';
+export {
+  type CalendarChange,
+  type CalendarOrigin,
+  decodeCalendar,
+  encodeCalendar,
+  type StoredCalendar,
+} from './calendar-record.js';
 export { type ClaimRow, claimReplica, decodeClaimRow, encodeClaimRow } from './claim-row.js';
 export {
   type CustomTriggerJSON,

@@ -71,6 +71,12 @@ export interface Keys {
   runWaiterBeats(scheduleId: string): string;
   /** Set: lease ids of a schedule's runs asked to stop by a newer occurrence (overlap cancelOther). */
   cancelled(scheduleId: string): string;
+  /** Hash: calendar name → its current version's record (JSON, `calendar-record.ts`). Deployment-wide. */
+  calendars: string;
+  /** Hash: calendar name → its current version number: what a replica checks before it plans. */
+  calendarVersions: string;
+  /** Stream: a calendar's changes, each with its definition before and after (its audit trail). */
+  calendarAudit(name: string): string;
   /** Pub/sub channel: a lease id asked to stop (overlap cancelOther); its holder aborts the run's signal. */
   cancel: string;
   /** Sorted set holding the one lease id (scored by expiry) of the run that has an exclusion group. */
@@ -274,6 +280,9 @@ function partitionKeys(
     labelSet: (key, value) => `${base}:label:${key}=${value}`,
     labelValues: (key) => `${base}:labelvals:${key}`,
     bulkAudit: `${globalBase}:bulk-audit`,
+    calendars: `${globalBase}:calendars`,
+    calendarVersions: `${globalBase}:calendars:v`,
+    calendarAudit: (name) => `${globalBase}:calendars:audit:${name}`,
   };
   return k;
 }
