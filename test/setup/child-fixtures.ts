@@ -22,6 +22,7 @@ export const CHILD_FIXTURES = [
   'test/scheduler/fixtures/default-replica.ts',
   'test/scheduler/fixtures/trust-replica.ts',
   'test/scheduler/fixtures/audit-changer.ts',
+  'test/scheduler/fixtures/alert-replica.ts',
   'test/queue/fixtures/worker-jobs.ts',
   'test/queue/fixtures/manager-jobs.ts',
   'test/queue/fixtures/group-jobs.ts',

@@ -59,6 +59,7 @@ export class IncidentWatch {
   private watched: Watched[] = [];
   private refreshedAt = Number.NEGATIVE_INFINITY;
   private consumed = new Map<string, boolean>();
+  private readonly unconsumedReadings = new Map<string, number>();
 
   constructor(private readonly deps: IncidentWatchDeps) {}
 
@@ -172,14 +173,31 @@ export class IncidentWatch {
     const consumed = new Map<string, boolean>();
     await Promise.all(
       [...queues].map(async (q) => {
-        try {
-          consumed.set(q, (await this.deps.queue(q).getWorkersCount()) > 0);
-        } catch {
-          // unknown: no incident either way
-        }
+        const count = await withDeadline(this.deps.queue(q).getWorkersCount(), 2000);
+        if (count === undefined) return; // unknown: no incident either way
+        // a queue counts as unconsumed on the second reading in a row (a worker reconnecting is not one)
+        const none = count === 0;
+        const before = this.unconsumedReadings.get(q) ?? 0;
+        this.unconsumedReadings.set(q, none ? before + 1 : 0);
+        consumed.set(q, !(none && before >= 1));
       }),
     );
     this.consumed = consumed;
     this.refreshedAt = now;
+  }
+}
+
+/** `p`'s value, or undefined when it fails or takes longer than `ms`. */
+async function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p.catch(() => undefined),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
