@@ -14,6 +14,7 @@ import {
   ScheduleOptionsError,
   TriggerError,
 } from '../src/errors/index.js';
+import { groups } from '../src/insight/index.js';
 import { FleetReader } from '../src/ops/index.js';
 import { checkPartitionCount, ping, ScheduleIndex } from '../src/store/index.js';
 import { apiRoutes } from './api-routes.js';
@@ -69,6 +70,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       queues: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
       counts: (queue, states) => scheduler.queue(queue).getJobCounts(...(states as JobType[])),
     },
+    groups: () => groups(scheduler),
   });
   const board = new QueueBoard({
     // the <base href> of its page is rewritten per request (rewriteBoardPage)

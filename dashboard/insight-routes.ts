@@ -1,5 +1,5 @@
 import { type Request, type Response, Router } from 'express';
-import { agenda, DURATION_HELP, parseWindow, whyDidntItRun } from '../src/insight/index.js';
+import { agenda, DURATION_HELP, groups, parseWindow, whyDidntItRun } from '../src/insight/index.js';
 import { instantProblem } from '../src/triggers/index.js';
 import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -31,7 +31,7 @@ function agendaQuery(req: Request) {
   return { nextText, nextMs, queue };
 }
 
-/** `GET /api/schedules/:id/why?at=` and `GET /api/agenda?next=&queue=`. */
+/** `GET /api/schedules/:id/why?at=`, `GET /api/agenda?next=&queue=` and `GET /api/groups`. */
 export function insightApiRoutes(ctx: DashboardContext): Router {
   const r = Router();
   r.get('/schedules/:id/why', async (req: Request, res: Response) => {
@@ -41,6 +41,10 @@ export function insightApiRoutes(ctx: DashboardContext): Router {
   r.get('/agenda', async (req, res) => {
     const { nextMs, queue } = agendaQuery(req);
     res.json(await agenda(ctx.scheduler, { nextMs, limit: 5000, ...(queue !== undefined && { queue }) }));
+  });
+  // every group the schedules name, with its runs going on and waiting now
+  r.get('/groups', async (_req, res) => {
+    res.json({ groups: await groups(ctx.scheduler) });
   });
   return r;
 }

@@ -19,6 +19,8 @@ export {
   type FailedEvent,
   type FiredEvent,
   fieldValue,
+  type GroupOverflow,
+  type GroupRule,
   type HandleOptions,
   type LateEvent,
   type MisfirePolicy,

@@ -30,6 +30,8 @@ export {
 export type {
   CronScheduleOptions,
   EveryOptions,
+  GroupOverflow,
+  GroupRule,
   MisfirePolicy,
   OverlapPolicy,
   PassthroughJobOptions,
