@@ -12,6 +12,7 @@ import { itemArgs, scriptArgs, unexpected } from './script-layout.js';
 import {
   CLAIM,
   CLEAR_ERROR,
+  FIRE_BUDGET,
   FOREIGN_OUTCOMES,
   LEAVE_GROUP_QUEUE,
   MARK_ERRORED,
@@ -337,6 +338,13 @@ export class StoreScripts extends LedgerScripts {
     };
     const argv = { leaseId: a.leaseId, ttl: a.ttlMs, max: a.max, overflow: a.overflow };
     return Number(await this.run(TRY_GROUP, scriptArgs(TRY_GROUP, keys, argv)));
+  }
+
+  /** `fire-budget-1`: the instant each occurrence fires at under the fire-rate cap (`maxFiresPerSecond`). */
+  async fireBudget(k: Keys, cap: number, instants: readonly number[]): Promise<number[]> {
+    const items = instants.map((instant) => ({ values: { instant } }));
+    const args = scriptArgs(FIRE_BUDGET, { fireBudget: k.fireBudget }, { cap }, items);
+    return ((await this.run(FIRE_BUDGET, args)) as unknown[]).map(Number);
   }
 
   /** `leave-group-queue-2`: leave an exclusion group's line. */
