@@ -110,10 +110,10 @@ export class OccurrenceEnqueuer {
         const jobId = occurrenceJobId(def.id, fireAt);
         item.trace = occurrenceTrace.start(item, def, fireAt, jobId, this.parts.replicaId);
         const opts = occurrenceTrace.carry({ ...cached.opts, jobId }, item.trace);
-        // spread: the job waits in BullMQ's delayed set until its offset past the nominal time
+        // spread or the cap moved it: the job waits in BullMQ's delayed set until then
         const firesAt = firing.get(item) ?? fireAt;
         const from = stagedAt ?? Math.floor(startedAt);
-        if (stagedAt !== undefined || firesAt > from)
+        if (stagedAt !== undefined || (firesAt !== fireAt && firesAt > from))
           Object.assign(opts, stagedJobOptions(opts, firesAt, from));
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
