@@ -257,6 +257,9 @@ export const agendaBody = z
           zone: z.string().describe("the schedule's zone (UTC unless a cron trigger has one)"),
           local: z.string().describe('the instant as wall time in that zone, with its offset (ISO 8601)'),
           jitterMs: z.number().optional().describe('the instant may be up to this much later'),
+          firesAt: ms
+            .optional()
+            .describe("a spread schedule's: when it fires (at, its nominal time, plus its offset)"),
         })
         .loose(),
     ),
@@ -352,3 +355,19 @@ export const alertsBody = z
       .describe('notifier name -> kind, as the scheduler replicas announced them'),
   })
   .describe('GET /api/alerts');
+
+export const groupsBody = z
+  .object({
+    groups: z.array(
+      z
+        .object({
+          key: z.string(),
+          max: z.number().int().describe('runs allowed at once (the smallest its schedules declare)'),
+          schedules: z.number().int().describe('schedules naming the group'),
+          running: z.number().int().describe('runs going on now, on every worker'),
+          waiting: z.number().int().describe('runs waiting for a place (overflow bufferOne/bufferAll)'),
+        })
+        .loose(),
+    ),
+  })
+  .describe('Every group the schedules name (`group` option), with its occupancy now');

@@ -14,6 +14,7 @@ import {
   ScheduleOptionsError,
   TriggerError,
 } from '../src/errors/index.js';
+import { groups } from '../src/insight/index.js';
 import { FleetReader } from '../src/ops/index.js';
 import { AlertStore, checkPartitionCount, ping, ScheduleIndex } from '../src/store/index.js';
 import { registerAlertGauges } from './alert-gauges.js';
@@ -72,6 +73,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       queues: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
       counts: (queue, states) => scheduler.queue(queue).getJobCounts(...(states as JobType[])),
     },
+    groups: () => groups(scheduler),
   });
   registerAlertGauges(metrics.registry, () =>
     new AlertStore(scheduler.redis, scheduler.prefix).report({ open: true, limit: 1000 }),

@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { FleetReader } from '../src/ops/index.js';
 import type { DeploymentHealthReader } from './deployment-health.js';
+import { type GroupReader, registerGroupGauges } from './group-gauges.js';
 
 /** BullMQ job states counted per queue. */
 const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed', 'paused'] as const;
@@ -19,10 +20,11 @@ export interface QueueCounts {
  */
 export function registerDeploymentGauges(
   registry: Registry,
-  sources: { health: DeploymentHealthReader; fleet: FleetReader; queues: QueueCounts },
+  sources: { health: DeploymentHealthReader; fleet: FleetReader; queues: QueueCounts; groups?: GroupReader },
 ): void {
   const registers = [registry];
   const { health, fleet, queues } = sources;
+  if (sources.groups) registerGroupGauges(registry, sources.groups);
   new Gauge({
     name: 'bullbeat_schedules_late',
     help: 'Active schedules due more than lateThresholdMs ago and not enqueued (no replica claimed them, or their claimant died)',

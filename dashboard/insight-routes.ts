@@ -1,5 +1,5 @@
 import { type Request, type Response, Router } from 'express';
-import { agenda, DURATION_HELP, parseWindow, whyDidntItRun } from '../src/insight/index.js';
+import { agenda, DURATION_HELP, groups, parseWindow, whyDidntItRun } from '../src/insight/index.js';
 import { instantProblem } from '../src/triggers/index.js';
 import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -34,7 +34,7 @@ function agendaQuery(req: Request) {
   return { nextText, nextMs, queue, selector };
 }
 
-/** `GET /api/schedules/:id/why?at=` and `GET /api/agenda?next=&queue=`. */
+/** `GET /api/schedules/:id/why?at=`, `GET /api/agenda?next=&queue=` and `GET /api/groups`. */
 export function insightApiRoutes(ctx: DashboardContext): Router {
   const r = Router();
   r.get('/schedules/:id/why', async (req: Request, res: Response) => {
@@ -45,6 +45,10 @@ export function insightApiRoutes(ctx: DashboardContext): Router {
     const { nextMs, queue, selector } = agendaQuery(req);
     const only = { ...(queue !== undefined && { queue }), ...(selector !== undefined && { selector }) };
     res.json(await agenda(ctx.scheduler, { nextMs, limit: 5000, ...only }));
+  });
+  // every group the schedules name, with its runs going on and waiting now
+  r.get('/groups', async (_req, res) => {
+    res.json({ groups: await groups(ctx.scheduler) });
   });
   return r;
 }

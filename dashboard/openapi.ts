@@ -279,6 +279,12 @@ export function openApiDocument(version: string): Json {
           responses: { ...ok('the agenda', s.agendaBody), ...errors(400) },
         },
       },
+      '/groups': {
+        get: {
+          summary: 'Every group the schedules name, with its runs going on and waiting now',
+          responses: ok('the groups', s.groupsBody),
+        },
+      },
       '/fleet': {
         get: {
           summary: 'The processes of the deployment and the health of its schedules',

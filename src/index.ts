@@ -42,12 +42,15 @@ export {
   UnknownHandlerError,
   WorkerShutdownError,
 } from './errors/index.js';
-// insight: the agenda, and why an occurrence did not run
+
+// insight: the agenda, the groups' occupancy, and why an occurrence did not run
 export {
   type Agenda,
   type AgendaEntry,
   type AgendaOptions,
   agenda,
+  type GroupOccupancy,
+  groups,
   type WhyCause,
   type WhyFact,
   type WhyOptions,
@@ -112,6 +115,8 @@ export {
   type ExpressLike,
   type FailedEvent,
   type FiredEvent,
+  type GroupOverflow,
+  type GroupRule,
   type HandleOptions,
   type HandlerDecorator,
   type HistoryAccess,

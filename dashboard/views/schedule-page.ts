@@ -141,6 +141,12 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
         d.run.pauseOnFailure !== undefined ? `after ${d.run.pauseOnFailure} failed runs in a row` : undefined,
       ],
       ['Exclusion group', d.run.exclusionGroup],
+      [
+        'Group',
+        d.run.group
+          ? `${d.run.group.key}: at most ${d.run.group.max} at once, overflow ${d.run.group.overflow ?? 'skip'}`
+          : undefined,
+      ],
       ['Timeout', d.run.timeoutMs !== undefined ? formatDuration(d.run.timeoutMs) : undefined],
       ['Attempts', d.attempts],
       ['Backoff', d.backoff !== undefined ? backoffWords(d.backoff) : undefined],

@@ -152,6 +152,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       '[jobs-module]',
       'a .js or .ts file whose default export is a SchedulerManager (none: the runtime schedules in Redis only)',
     )
+    .option(
+      '--max-fires-per-second <n>',
+      "deployment-wide fire-rate cap: bursts smoothed to n occurrences a second (overrides the module's maxFiresPerSecond; give every replica the same)",
+    )
     .action(run(async () => (await import('./commands/services.js')).schedulerCommand(io)));
 
   withOps(command('worker', "run a worker: consume the schedules' queues and run their handlers"))

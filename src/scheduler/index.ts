@@ -20,6 +20,8 @@ export {
   type FailedEvent,
   type FiredEvent,
   fieldValue,
+  type GroupOverflow,
+  type GroupRule,
   type HandleOptions,
   type IncidentEvent,
   type LateEvent,

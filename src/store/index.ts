@@ -198,6 +198,7 @@ export {
   countsFrom,
   deploymentExists,
   dueEarlier,
+  groupOccupancy,
   LeaseStore,
   type ListQuery,
   lateSchedules,

@@ -107,6 +107,7 @@ describe('the JSON API and its OpenAPI description', () => {
       ['/api/schedules/contract-job/why', '/schedules/{id}/why', 'get'],
       ['/api/agenda?next=7d', '/agenda', 'get'],
       ['/api/fleet', '/fleet', 'get'],
+      ['/api/groups', '/groups', 'get'],
     ];
     for (const [url, path, method] of checks) {
       const r = await t.api('GET', url);

@@ -191,11 +191,24 @@ export function devCommand(io: CliIO) {
  * dashboard or `import:bullmq`), on the deployment the CLI's rule picks.
  */
 export function schedulerCommand(io: CliIO) {
-  return async (specifier: string | undefined, _options: unknown, command: Command): Promise<number> => {
+  return async (
+    specifier: string | undefined,
+    options: { maxFiresPerSecond?: string },
+    command: Command,
+  ): Promise<number> => {
     const ctx = commandContext(io, command, 'scheduler');
     applyAlertFlags(ctx, io);
+    const cap = numericFlag('--max-fires-per-second', options.maxFiresPerSecond);
+    if (cap !== undefined && (!Number.isInteger(cap) || cap < 0)) {
+      throw new ConfigError(
+        '--max-fires-per-second',
+        `expected a whole number of occurrences per second, 0 for none (got "${options.maxFiresPerSecond}")`,
+      );
+    }
     const { path, scheduler } =
       specifier === undefined ? await runtimeOnlyScheduler(ctx) : await loadScheduler(ctx, specifier, io.cwd);
+    // the resolved options are the fire loop's: set before start, the flag wins over the module
+    if (cap !== undefined) (scheduler.options as { maxFiresPerSecond: number }).maxFiresPerSecond = cap;
     const opsConfig = await checkOpsConfig(ctx);
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(ctx.logger, async () => {

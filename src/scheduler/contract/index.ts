@@ -45,6 +45,8 @@ export type { ScheduleExpectations } from './schedule-expectations.js';
 export type {
   CronScheduleOptions,
   EveryOptions,
+  GroupOverflow,
+  GroupRule,
   MisfirePolicy,
   OverlapPolicy,
   PassthroughJobOptions,

@@ -122,6 +122,7 @@ export function resolveManagerOptions(
     triggerBudgetMs,
     maxSleepMs: int('maxSleepMs', o.maxSleepMs, 30_000, 1),
     lateThresholdMs: int('lateThresholdMs', o.lateThresholdMs, 1000, 0),
+    maxFiresPerSecond: int('maxFiresPerSecond', o.maxFiresPerSecond, 0, 0),
     keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),
     foreignOutcomes: resolveForeignOutcomesOptions(o.foreignOutcomes),
     backpressure,

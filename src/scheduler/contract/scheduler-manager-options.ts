@@ -133,6 +133,15 @@ export interface SchedulerManagerOptions {
    */
   lateThresholdMs?: number;
   /**
+   * Deployment-wide fire-rate cap: at most this many occurrences become runnable per second, across
+   * every replica (a budget per second in Redis that each enqueue takes from). An aligned burst is
+   * smoothed: an occurrence past the cap is added as a delayed job at the start of the first second
+   * with room, and its record carries the delay (`capDelayMs`). Nothing is coalesced or skipped for
+   * the cap. Give every replica the same value. 0 = no cap.
+   * @defaultValue `0`
+   */
+  maxFiresPerSecond?: number;
+  /**
    * How long BullMQ keeps a finished occurrence job (s) when the schedule's `jobOptions` give no
    * `removeOnComplete` (then also at most 1,000 per queue) or `removeOnFail`. A schedule's own
    * retention is used as given: exactly once rests on bullbeat's records and claims, not on kept jobs.
@@ -217,6 +226,7 @@ export interface ResolvedManagerOptions {
   triggerBudgetMs: number;
   maxSleepMs: number;
   lateThresholdMs: number;
+  maxFiresPerSecond: number;
   keepFinishedJobsSec: number;
   foreignOutcomes: ResolvedForeignOutcomesOptions;
   backpressure: boolean;

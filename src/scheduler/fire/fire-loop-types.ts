@@ -100,6 +100,8 @@ export interface Item {
    * added): its record's `enqueuedAt`, never after a worker's Redis TIME of the run's start.
    */
   enqueuedAt?: number;
+  /** How long the fire-rate cap (`maxFiresPerSecond`) delayed it past its fire time (ms). */
+  capDelayMs?: number;
   /** Committed to BullMQ ahead of its fire time, as a delayed job (staged-jobs.ts). */
   staged?: boolean;
   /** Redis time of its claim (kept on its records). */

@@ -29,6 +29,8 @@ export function completionOf(
   by?: ClaimFacts,
   /** Redis time when its enqueue started (the record's `enqueuedAt`; the completion's time without it). */
   enqueuedAt?: number,
+  /** How long the fire-rate cap delayed it (ms). */
+  capDelayMs?: number,
 ): Completion {
   // who claimed it and when (for `schedule:why`): a few bytes in records written anyway, no round trip
   const facts: ClaimFacts = by ? { ...by, ...(claim.reclaimed && { reclaimed: true }) } : {};
@@ -83,6 +85,7 @@ export function completionOf(
         queue: def.queue,
         jobId: occurrenceJobId(def.id, plan.enqueue.fireAt),
         ...(enqueuedAt !== undefined && { enqueuedAt }),
+        ...(capDelayMs !== undefined && capDelayMs > 0 && { capDelayMs }),
         ...facts,
       },
     }),

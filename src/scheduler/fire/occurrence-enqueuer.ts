@@ -87,6 +87,7 @@ export class OccurrenceEnqueuer {
       // marks first. At once: one at a time, the take-over of a dead replica's hundreds of claims made
       // the occurrences after them late.
       const started = await this.startedAlready(items);
+      const firing = await this.fireInstants(items, started);
       const byQueue = new Map<string, { tag: Item; job: BulkJob }[]>();
       for (const item of items) {
         const { cached } = item;
@@ -107,10 +108,10 @@ export class OccurrenceEnqueuer {
         const jobId = occurrenceJobId(def.id, fireAt);
         item.trace = occurrenceTrace.start(item, def, fireAt, jobId, this.parts.replicaId);
         const opts = occurrenceTrace.carry({ ...cached.opts, jobId }, item.trace);
-        // spread: the job waits in BullMQ's delayed set until its offset past the nominal time
-        const firesAt = fireAt + spreadOffsetMs(def.id, def.spreadMs);
+        // spread or the cap moved it: the job waits in BullMQ's delayed set until then
+        const firesAt = firing.get(item) ?? fireAt;
         const from = stagedAt ?? Math.floor(startedAt);
-        if (stagedAt !== undefined || firesAt > from)
+        if (stagedAt !== undefined || (firesAt !== fireAt && firesAt > from))
           Object.assign(opts, stagedJobOptions(opts, firesAt, from));
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
@@ -164,6 +165,29 @@ export class OccurrenceEnqueuer {
     await Promise.all(
       uniqueBatches(all).map((b) => (b.left === 0 || urgent.has(b) ? this.complete(b) : undefined)),
     );
+  }
+
+  /**
+   * When each item to add becomes runnable: its fire time plus its schedule's spread offset, then, under
+   * `maxFiresPerSecond`, the slot the deployment's fire budget gives it (its delay kept on the item).
+   */
+  private async fireInstants(items: readonly Item[], started: Set<Item>): Promise<Map<Item, number>> {
+    const adds = items.filter((i) => !started.has(i) && !this.stoppedSinceClaim(i));
+    const at = new Map<Item, number>();
+    for (const i of adds) at.set(i, fireTime(i) + spreadOffsetMs(i.claim.id, i.cached.def.spreadMs));
+    const cap = this.parts.deps.options.maxFiresPerSecond;
+    if (cap <= 0 || adds.length === 0) return at;
+    const given = await this.parts.deps.store.fireBudget(
+      cap,
+      adds.map((i) => at.get(i) as number),
+    );
+    adds.forEach((i, n) => {
+      const slot = given[n] as number;
+      const delay = slot - (at.get(i) as number);
+      if (delay > 0) i.capDelayMs = delay;
+      at.set(i, slot);
+    });
+    return at;
   }
 
   /**
@@ -243,6 +267,7 @@ export class OccurrenceEnqueuer {
         limit,
         { replica: this.parts.replicaId, claimedAt: item.claimedAt },
         item.enqueuedAt,
+        item.capDelayMs,
       ),
     );
     const now = Math.floor(this.parts.clock.now());

@@ -23,6 +23,7 @@ const NUMBERS = new Set<string>([
   'attempts',
   'claimedAt',
   'fencingToken',
+  'capDelayMs',
 ]);
 const BOOLEANS = new Set<string>(['reclaimed', 'buffered']);
 const NESTED = new Set<string>(['previousAttempts', 'standsFor', 'coalescedBefore']);
@@ -135,6 +136,7 @@ export function enqueuedFacts(
     replica?: string | undefined;
     claimedAt?: number | undefined;
     reclaimed?: boolean | undefined;
+    capDelayMs?: number | undefined;
   },
   now: number,
 ): string[] {
@@ -152,5 +154,6 @@ export function enqueuedFacts(
   if (e.replica !== undefined) set.push('replica', e.replica);
   if (e.claimedAt !== undefined) set.push('claimedAt', String(e.claimedAt));
   if (e.reclaimed) set.push('reclaimed', '1');
+  if (e.capDelayMs) set.push('capDelayMs', String(e.capDelayMs));
   return set;
 }

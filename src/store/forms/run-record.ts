@@ -43,6 +43,8 @@ export interface RunRecord {
   kind: 'scheduled' | 'manual' | 'catch-up' | 'backfill';
   outcome: RunOutcome;
   reason?: SkipReason;
+  /** Delayed by the fire-rate cap (`maxFiresPerSecond`): how long past its fire time (spread included) it became runnable (ms). */
+  capDelayMs?: number;
   /** The exclusion group, when `reason` is `exclusion-group`; the group's key when `reason` is `group`. */
   group?: string;
   /** For `catch-up` under misfire `once`: how many missed occurrences this one run stands for. */

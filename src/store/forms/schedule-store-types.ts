@@ -149,6 +149,8 @@ export interface Completion {
     replica?: string;
     claimedAt?: number;
     reclaimed?: boolean;
+    /** Delayed this long by the fire-rate cap (ms). */
+    capDelayMs?: number;
   };
   /** The next due time, or null: completed. */
   next: number | null;

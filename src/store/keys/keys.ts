@@ -79,6 +79,8 @@ export interface Keys {
   calendarAudit(name: string): string;
   /** Pub/sub channel: a lease id asked to stop (overlap cancelOther); its holder aborts the run's signal. */
   cancel: string;
+  /** Hash: second (epoch s) -> occurrences given that second by the fire-rate cap (`maxFiresPerSecond`). */
+  fireBudget: string;
   /** Sorted set holding the one lease id (scored by expiry) of the run that has an exclusion group. */
   group(name: string): string;
   /** Sorted set: lease ids waiting for an exclusion group, scored by arrival ticket (fair order). */
@@ -256,6 +258,7 @@ function partitionKeys(
     // deployment-wide: one channel, one fleet, exclusion groups across every partition
     wake: `${globalBase}:wake`,
     cancel: `${globalBase}:cancel`,
+    fireBudget: `${globalBase}:fire-budget`,
     lease: (id) => `${ofId(id).base}:lease:${id}`,
     leaseOwed: (id) => `${ofId(id).base}:owed:${id}`,
     runWaiters: (id) => `${ofId(id).base}:waiters:${id}`,

@@ -12,7 +12,7 @@ export {
   scheduleIdsOnQueue,
 } from './foreign-reads.js';
 export { selectIds } from './label-index.js';
-export { activeRuns, LeaseStore, runLease } from './lease-store.js';
+export { activeRuns, groupOccupancy, LeaseStore, runLease } from './lease-store.js';
 export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export { readActivity } from './schedule-activity.js';

@@ -19,6 +19,7 @@ import { itemArgs, ScriptCaller, scriptArgs, unexpected } from './script-layout.
 import {
   CLAIM,
   CLEAR_ERROR,
+  FIRE_BUDGET,
   FOREIGN_OUTCOMES,
   MARK_ERRORED,
   MERGE_RUN,
@@ -312,6 +313,13 @@ export class ScheduleScripts {
     const keys = { taken: p.taken(id), rec: p.record(id, a.field), runs: p.runs(id) };
     const args = scriptArgs(RETAKE, keys, { field: a.field, kept: a.keptMs });
     return yes(RETAKE, await this.#caller.run(RETAKE, args));
+  }
+
+  /** `fire-budget-1`: the instant each occurrence fires at under the fire-rate cap (`maxFiresPerSecond`). */
+  async fireBudget(k: Keys, cap: number, instants: readonly number[]): Promise<number[]> {
+    const items = instants.map((instant) => ({ values: { instant } }));
+    const args = scriptArgs(FIRE_BUDGET, { fireBudget: k.fireBudget }, { cap }, items);
+    return ((await this.#caller.run(FIRE_BUDGET, args)) as unknown[]).map(Number);
   }
 
   /** `pause-note-2`: write (`noteJson`) or clear ('') a pause note, consistent with the status. */

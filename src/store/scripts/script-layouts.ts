@@ -149,6 +149,8 @@ export const TRY_GROUP = layout(
 
 export const LEAVE_GROUP_QUEUE = layout('leave-group-queue-2', ['groupQueue', 'groupWaiters'], ['leaseId']);
 
+export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap'], { item: ['instant'] });
+
 export const UNSTAGE = layout(
   'unstage-2',
   ['delayed', 'events'],
@@ -249,6 +251,7 @@ export const LAYOUTS = [
   TRY_GROUP,
   LEAVE_GROUP_QUEUE,
   UNSTAGE,
+  FIRE_BUDGET,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,
