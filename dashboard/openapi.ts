@@ -3,6 +3,7 @@ import * as s from './api-schemas.js';
 import { backfillSchema } from './backfill-route.js';
 import { revertBody, revertSchema } from './revert-route.js';
 import { createSchema, pauseSchema, resumeSchema, updateSchema } from './schedule-input.js';
+import { triggerSchema } from './trigger-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -224,9 +225,11 @@ export function openApiDocument(version: string): Json {
       },
       '/schedules/{id}/trigger': {
         post: write({
-          summary: 'Enqueue one manual run now',
+          summary:
+            "Enqueue one manual run now; data and jobOptions override the schedule's for this run (recorded)",
           parameters: [idParam],
-          responses: { ...ok('enqueued', s.triggerBody, '202'), ...errors(403, 404, 405) },
+          requestBody: { content: { 'application/json': { schema: input(triggerSchema) } } },
+          responses: { ...ok('enqueued', s.triggerBody, '202'), ...errors(400, 403, 404, 405) },
         }),
       },
       '/schedules/{id}/revert': {

@@ -146,6 +146,7 @@ export {
   type ScheduleTarget,
   type SkippedEvent,
   setupScheduler,
+  type TriggerNowOptions,
   type WakeEvent,
 } from './scheduler/index.js';
 

@@ -202,6 +202,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     // -- schedule controls: pause with a note, resume with a policy --
     if (name === 'schedule:pause')
       c.option('--note <text>', 'why (at most 500 characters), shown until resumed');
+    if (name === 'schedule:trigger')
+      c.option(
+        '--data <json>',
+        "this run's data instead of the schedule's (JSON, at most 64 KiB); recorded as overridden",
+      );
     if (name === 'schedule:resume') {
       c.option(
         '--policy <policy>',

@@ -47,6 +47,7 @@ export {
   type SchedulerRole,
   type ScheduleTarget,
   type SkippedEvent,
+  type TriggerNowOptions,
   type WakeEvent,
   withManagerEnv,
 } from './contract/index.js';

@@ -63,3 +63,10 @@ export type {
   SchedulerManagerOptions,
   SchedulerRole,
 } from './scheduler-manager-options.js';
+export {
+  OVERRIDE_DATA_MAX_BYTES,
+  type RunOverrides,
+  resolveRunOverrides,
+  resolveTriggerNowOptions,
+  type TriggerNowOptions,
+} from './trigger-now-options.js';
