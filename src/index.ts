@@ -99,6 +99,7 @@ export {
 // the manager: its options, schedules and what they are given, changes, backfill, its events
 export {
   type BackfillOccurrence,
+  type BackfillOnly,
   type BackfillOptions,
   type BackfillOverlap,
   type BackfillProgress,

@@ -327,6 +327,12 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
         'bufferAll = backfilled runs go one after another (default); allowAll = they may overlap',
       ).choices(['bufferAll', 'allowAll']),
     )
+    .addOption(
+      new Option(
+        '--only <which>',
+        'run only these: failed = runs that failed for good (each once), missed = recorded missed or skipped, not-run = everything nothing ran (default)',
+      ).choices(['failed', 'missed', 'not-run']),
+    )
     .option('--json', 'print JSON (once everything is enqueued)')
     .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));
 

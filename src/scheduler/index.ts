@@ -4,6 +4,7 @@ export type { BackfillRun } from './backfill/index.js';
 export {
   auditDetails,
   type BackfillOccurrence,
+  type BackfillOnly,
   type BackfillOptions,
   type BackfillOverlap,
   type BackfillProgress,

@@ -3,6 +3,7 @@
 export { auditDetails, changeWords, fieldValue } from './audit-words.js';
 export {
   type BackfillOccurrence,
+  type BackfillOnly,
   type BackfillOptions,
   type BackfillOverlap,
   type BackfillProgress,
