@@ -1,7 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError, TriggerBudgetError, TriggerError } from '../src/errors/index.js';
 import { packageVersion } from '../src/package-version.js';
-import type { ResumeOptions } from '../src/scheduler/index.js';
+import type { ResumeOptions, TriggerNowOptions } from '../src/scheduler/index.js';
 import {
   checkTimeBudget,
   DEFAULT_TRIGGER_BUDGET_MS,
@@ -29,6 +29,7 @@ import {
   updateSchema,
 } from './schedule-input.js';
 import type { ScheduleStatus, ScheduleView } from './schedule-view.js';
+import { triggerSchema } from './trigger-input.js';
 import { durationOf, latenessOf } from './views/schedule-page.js';
 
 const STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed', 'cancelled', 'errored'];
@@ -290,7 +291,9 @@ export function apiRoutes(ctx: DashboardContext): Router {
   });
 
   r.post('/schedules/:id/trigger', async (req, res) => {
-    const { jobId, fireAt } = await m.triggerNow(id(req), changeBy(ctx, req));
+    const input = parseInput(triggerSchema, req.body ?? {});
+    const overrides = input as TriggerNowOptions;
+    const { jobId, fireAt } = await m.triggerNow(id(req), { ...overrides, ...changeBy(ctx, req) });
     res.status(202).json({ id: id(req), jobId, fireAt });
   });
 

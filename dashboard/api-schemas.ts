@@ -94,6 +94,11 @@ export const runRecord = z
     attempts: z.number().int().optional(),
     error: z.string().optional(),
     jobId: z.string().optional(),
+    overrides: z
+      .string()
+      .optional()
+      .describe('a manual run: what it overrode (data, jobOptions; comma-separated)'),
+    overriddenBy: z.string().optional().describe('a manual run with overrides: who asked (its audit actor)'),
     lateness: z
       .number()
       .nullable()

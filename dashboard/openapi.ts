@@ -4,6 +4,7 @@ import { backfillSchema } from './backfill-route.js';
 import { bulkPaths } from './openapi-bulk.js';
 import { revertBody, revertSchema } from './revert-route.js';
 import { createSchema, pauseSchema, resumeSchema, updateSchema } from './schedule-input.js';
+import { triggerSchema } from './trigger-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -227,9 +228,11 @@ export function openApiDocument(version: string): Json {
       },
       '/schedules/{id}/trigger': {
         post: write({
-          summary: 'Enqueue one manual run now',
+          summary:
+            "Enqueue one manual run now; data and jobOptions override the schedule's for this run (recorded)",
           parameters: [idParam],
-          responses: { ...ok('enqueued', s.triggerBody, '202'), ...errors(403, 404, 405) },
+          requestBody: { content: { 'application/json': { schema: input(triggerSchema) } } },
+          responses: { ...ok('enqueued', s.triggerBody, '202'), ...errors(400, 403, 404, 405) },
         }),
       },
       '/schedules/{id}/revert': {

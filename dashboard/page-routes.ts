@@ -7,6 +7,7 @@ import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';
 import { pageContextOf, sendPage } from './page-response.js';
 import { sameOriginPath } from './same-origin-path.js';
+import { InputError } from './schedule-input.js';
 import { html } from './views/html.js';
 import { layout, type PageContext } from './views/layout.js';
 import { editable, newSchedulePage } from './views/new-schedule-page.js';
@@ -22,6 +23,16 @@ const DONE: Record<Action, string> = {
   remove: 'Removed',
   revert: 'Reverted',
 };
+
+/** The trigger form's `data` (JSON text, optional) as `triggerNow`'s override; bad JSON is a 400 naming `data`. */
+function formData(text: unknown): { data?: unknown } {
+  if (typeof text !== 'string' || text.trim() === '') return {};
+  try {
+    return { data: JSON.parse(text) as unknown };
+  } catch (err) {
+    throw new InputError('data', `must be JSON (${(err as Error).message})`);
+  }
+}
 
 let timezones: string[] | undefined;
 function allTimezones(): string[] {
@@ -153,14 +164,14 @@ export function pageRoutes(ctx: DashboardContext): Router {
     const view = await ctx.reader.one(id);
     if (!view) throw new ScheduleNotFoundError(id);
     const m = ctx.scheduler;
-    const form = (req.body ?? {}) as { note?: unknown; policy?: unknown; to?: unknown };
+    const form = (req.body ?? {}) as { note?: unknown; policy?: unknown; to?: unknown; data?: unknown };
     const who = changeBy(ctx, req);
     if (action === 'pause') {
       const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note.trim() : undefined;
       await m.pause(id, { ...who, ...(note !== undefined && { note }) });
     } else if (action === 'resume') {
       await m.resume(id, { ...who, ...(form.policy ? { policy: String(form.policy) as ResumePolicy } : {}) });
-    } else if (action === 'trigger') await m.triggerNow(id, who);
+    } else if (action === 'trigger') await m.triggerNow(id, { ...who, ...formData(form.data) });
     else if (action === 'revert') {
       await m.revert(id, { ...who, ...(typeof form.to === 'string' && form.to !== '' && { to: form.to }) });
     } else await m.remove(id, who);

@@ -101,6 +101,7 @@ export type { CalendarDefined, CalendarInput, Calendars } from './scheduler/inde
 // the manager: its options, schedules and what they are given, changes, backfill, its events
 export {
   type BackfillOccurrence,
+  type BackfillOnly,
   type BackfillOptions,
   type BackfillOverlap,
   type BackfillProgress,
@@ -155,6 +156,7 @@ export {
   type ScheduleTarget,
   type SkippedEvent,
   setupScheduler,
+  type TriggerNowOptions,
   type WakeEvent,
 } from './scheduler/index.js';
 // the store: run records and counters, the audit trail, a schedule's status and pause note, a cluster connection

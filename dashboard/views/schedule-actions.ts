@@ -27,7 +27,10 @@ export function scheduleActions(ctx: PageContext, s: ScheduleView, back: string,
         : s.status === 'errored' && s.error?.at !== null
           ? form('resume', 'Retry')
           : html``;
-  return html`${toggle} ${form('trigger', 'Trigger now')} ${form('remove', 'Remove', 'danger', `Remove schedule "${s.name}" (${s.id})? Its history goes with it.`)}`;
+  const dataField = full
+    ? html`<input type="text" name="data" placeholder="data for this run (JSON, optional)" aria-label="Data for this run" data-trigger-data> `
+    : html``;
+  return html`${toggle} ${form('trigger', 'Trigger now', '', undefined, dataField)} ${form('remove', 'Remove', 'danger', `Remove schedule "${s.name}" (${s.id})? Its history goes with it.`)}`;
 }
 
 const BADGE_TITLE: Record<ScheduleView['badges'][number], string> = {

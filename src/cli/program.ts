@@ -222,6 +222,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     // -- schedule controls: pause with a note, resume with a policy --
     if (name === 'schedule:pause')
       c.option('--note <text>', 'why (at most 500 characters), shown until resumed');
+    if (name === 'schedule:trigger')
+      c.option(
+        '--data <json>',
+        "this run's data instead of the schedule's (JSON, at most 64 KiB); recorded as overridden",
+      );
     if (name === 'schedule:resume') {
       c.option(
         '--policy <policy>',
@@ -378,6 +383,12 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
         '--overlap <policy>',
         'bufferAll = backfilled runs go one after another (default); allowAll = they may overlap',
       ).choices(['bufferAll', 'allowAll']),
+    )
+    .addOption(
+      new Option(
+        '--only <which>',
+        'run only these: failed = runs that failed for good (each once), missed = recorded missed or skipped, not-run = everything nothing ran (default)',
+      ).choices(['failed', 'missed', 'not-run']),
     )
     .option('--json', 'print JSON (once everything is enqueued)')
     .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));

@@ -5,6 +5,7 @@ export type { CalendarInput } from './contract/index.js';
 export {
   auditDetails,
   type BackfillOccurrence,
+  type BackfillOnly,
   type BackfillOptions,
   type BackfillOverlap,
   type BackfillProgress,
@@ -55,6 +56,7 @@ export {
   type SchedulerRole,
   type ScheduleTarget,
   type SkippedEvent,
+  type TriggerNowOptions,
   type WakeEvent,
   withManagerEnv,
 } from './contract/index.js';

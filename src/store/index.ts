@@ -111,6 +111,7 @@ export {
   JobStatus,
   jobDataFor,
   jobOptionsFor,
+  jobOptionsSchema,
   type Labels,
   labelsProblem,
   MAX_LABELS,

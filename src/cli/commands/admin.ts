@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ScheduleNotFoundError } from '../../errors/index.js';
+import { ConfigError, ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { SchedulerManager } from '../../scheduler/index.js';
 import { checkPartitionCount, deploymentExists, type PauseNote, parseSelector } from '../../store/index.js';
@@ -120,6 +120,7 @@ export interface ActionOptions {
   note?: string;
   policy?: string;
   maxCatchUp?: string;
+  data?: string;
 }
 
 /** What a control did, as `--json` prints it: `done` false when there was nothing to do. */
@@ -216,9 +217,12 @@ export function actionCommand(io: CliIO, action: Action) {
             };
           }
           case 'schedule:trigger': {
-            const { jobId, fireAt } = await m.triggerNow(id, cliChange());
+            const data = options?.data === undefined ? undefined : jsonFlag('--data', options.data);
+            const { jobId, fireAt } = await m
+              .triggerNow(id, { ...cliChange(), ...(data !== undefined && { data: data.value }) })
+              .catch(asDataFlag);
             return {
-              line: `triggered ${id}: job ${jobId} enqueued at ${new Date(fireAt).toISOString()}`,
+              line: `triggered ${id}: job ${jobId} enqueued at ${new Date(fireAt).toISOString()}${data ? ' with its data overridden' : ''}`,
               result: { id, action: 'trigger', done: true, jobId, fireAt },
             };
           }
@@ -231,6 +235,23 @@ export function actionCommand(io: CliIO, action: Action) {
     io.stdout(options?.json ? `${JSON.stringify(result, null, 2)}\n` : `${shown(line)}\n`);
     return ExitCode.ok;
   };
+}
+
+/** A JSON flag's value (a `ConfigError` naming the flag when it does not parse). */
+export function jsonFlag(flag: string, text: string): { value: unknown } {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (err) {
+    throw new ConfigError(flag, `must be JSON (${(err as Error).message})`);
+  }
+}
+
+/** An overridden `data` refused by the library (over the size limit) is the `--data` flag's fault. */
+function asDataFlag(err: unknown): never {
+  if (err instanceof ScheduleOptionsError && err.field === 'data') {
+    throw new ConfigError('--data', err.reason, { cause: err });
+  }
+  throw err;
 }
 
 async function statusOf(m: SchedulerManager, id: string): Promise<string> {

@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { ConfigError, ScheduleOptionsError } from '../../errors/index.js';
 import {
   type BackfillOccurrence,
+  type BackfillOnly,
   type BackfillOptions,
   type BackfillOverlap,
   type BackfillProgress,
@@ -24,6 +25,7 @@ export interface BackfillFlags {
   rate?: string;
   max?: string;
   overlap?: BackfillOverlap;
+  only?: BackfillOnly;
 }
 
 /** The flag that gave each option, to name it in errors. */
@@ -33,6 +35,7 @@ const FLAG: Record<string, string> = {
   ratePerSecond: '--rate',
   maxOccurrences: '--max',
   overlap: '--overlap',
+  only: '--only',
 };
 
 /** Epoch ms as a number, anything else as given (the library's rule reads ISO 8601 and judges it). */
@@ -46,6 +49,7 @@ const WORDS: Record<BackfillOccurrence['status'], string> = {
   scheduled: 'not run: the schedule fires it itself',
   future: 'not run: in the future',
   stopped: 'not run: the schedule was paused while the backfill ran',
+  'not-selected': 'not run: not what --only names',
 };
 
 /** `Fri 2026-03-06 02:30:00 EST (-05:00)`: an instant in a zone, as `schedule:next` shows it. */
@@ -87,6 +91,7 @@ export function backfillCommand(io: CliIO) {
       to: instantFlag(flags.to),
       ...(flags.dryRun && { dryRun: true }),
       ...(flags.overlap !== undefined && { overlap: flags.overlap }),
+      ...(flags.only !== undefined && { only: flags.only }),
       ...(flags.rate !== undefined && { ratePerSecond: numericFlag('--rate', flags.rate) as number }),
       ...(flags.max !== undefined && { maxOccurrences: numericFlag('--max', flags.max) as number }),
     };

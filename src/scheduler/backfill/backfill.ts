@@ -86,6 +86,7 @@ const STATUS: Record<BackfillVerdict, BackfillStatus> = {
   backfilled: 'backfilled',
   scheduled: 'scheduled',
   future: 'future',
+  excluded: 'not-selected',
 };
 
 /**
@@ -147,7 +148,7 @@ export async function startBackfill(
       // when the paced enqueue reaches it at the latest (it enqueues no more than this one's index)
       withinMs: ((i + j) / o.ratePerSecond) * 1000 + ctx.owedGraceMs,
     }));
-    const checked = await ctx.ledger.judge(id, batch, take);
+    const checked = await ctx.ledger.judge(id, batch, take, o.only);
     if (!checked) throw new ScheduleNotFoundError(id);
     began ??= checked.now;
     batch.forEach(({ fireAt, withinMs }, j) => {

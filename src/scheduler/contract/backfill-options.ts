@@ -27,6 +27,10 @@ export const BACKFILL_DEFAULTS = {
   maxOccurrences: 10_000,
 } as const;
 
+/** Which occurrences of a range a backfill runs (see `BackfillOptions.only`). */
+export const BACKFILL_ONLY = ['failed', 'missed', 'not-run'] as const;
+export type BackfillOnly = (typeof BACKFILL_ONLY)[number];
+
 /** `scheduler.backfill(id, options)`. */
 export interface BackfillOptions extends ChangeOptions {
   /** The start of the range, inclusive: epoch ms, a `Date` or an ISO 8601 date-time (UTC without an offset). Required. */
@@ -39,6 +43,14 @@ export interface BackfillOptions extends ChangeOptions {
    * @defaultValue 'bufferAll'
    */
   overlap?: BackfillOverlap;
+  /**
+   * Run only these occurrences of the range (the others are listed `not-selected`): `failed`, those
+   * whose run failed for good (each re-run once: the ledger takes it); `missed`, those recorded missed or
+   * skipped; `not-run`, every occurrence nothing ran (the default's choice: missed, skipped, and those
+   * before the schedule's creation or inside a pause).
+   * @defaultValue `not-run`'s choice
+   */
+  only?: BackfillOnly;
   /**
    * List the occurrences and what would become of each; enqueue nothing.
    * @defaultValue false
@@ -84,6 +96,7 @@ export type BackfillStatus =
   | 'backfilled' // an earlier (or concurrent) backfill, or a resume's catch-up, took it
   | 'scheduled' // at or after the schedule's next due (or claimed) time: its own firing runs it
   | 'future' // after now
+  | 'not-selected' // left out by `only`
   | 'stopped'; // taken, then not enqueued: the schedule was paused while the backfill ran (`stopped`)
 
 export interface BackfillOccurrence {
@@ -121,6 +134,7 @@ export interface ResolvedBackfillOptions {
   to: number;
   overlap: BackfillOverlap;
   dryRun: boolean;
+  only: BackfillOnly | undefined;
   ratePerSecond: number;
   maxOccurrences: number;
   onProgress: ((progress: BackfillProgress) => void) | undefined;
@@ -175,6 +189,11 @@ export const backfillFields = {
     })
     .optional(),
   dryRun: z.boolean({ error: (i) => `must be a boolean, got ${show(i.input)}` }).optional(),
+  only: z
+    .enum(BACKFILL_ONLY, {
+      error: (i) => `must be one of ${BACKFILL_ONLY.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+    })
+    .optional(),
   ratePerSecond: positive(100_000, 'a number').optional(),
   maxOccurrences: positive(1_000_000, 'a whole number')
     .int({ error: (i) => `must be a whole number from 1 to 1000000, got ${show(i.input)}` })
@@ -226,6 +245,7 @@ export function resolveBackfillOptions(scheduleId: string, options: unknown): Re
     to: o.to,
     overlap: o.overlap ?? 'bufferAll',
     dryRun: o.dryRun ?? false,
+    only: o.only,
     ratePerSecond: o.ratePerSecond ?? BACKFILL_DEFAULTS.ratePerSecond,
     maxOccurrences: o.maxOccurrences ?? BACKFILL_DEFAULTS.maxOccurrences,
     onProgress: o.onProgress,

@@ -14,6 +14,7 @@ export {
 export { auditDetails, changeWords, fieldValue } from './audit-words.js';
 export {
   type BackfillOccurrence,
+  type BackfillOnly,
   type BackfillOptions,
   type BackfillOverlap,
   type BackfillProgress,
@@ -80,3 +81,10 @@ export type {
   SchedulerManagerOptions,
   SchedulerRole,
 } from './scheduler-manager-options.js';
+export {
+  OVERRIDE_DATA_MAX_BYTES,
+  type RunOverrides,
+  resolveRunOverrides,
+  resolveTriggerNowOptions,
+  type TriggerNowOptions,
+} from './trigger-now-options.js';

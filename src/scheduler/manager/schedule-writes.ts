@@ -24,8 +24,13 @@ import {
 import { withCallerContext } from '../../tracing/job-context.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
-import type { ScheduledJob, SchedulerEvents } from '../contract/index.js';
-import { checkNotify } from '../contract/index.js';
+import {
+  checkNotify,
+  resolveTriggerNowOptions,
+  type ScheduledJob,
+  type SchedulerEvents,
+  type TriggerNowOptions,
+} from '../contract/index.js';
 import { dueTrigger } from './calendar-due.js';
 import { firstFire } from './first-fire.js';
 
@@ -188,20 +193,38 @@ export interface EnqueueContext extends WriteContext {
   manualRuns: ManualRunStore;
 }
 
-/** Enqueue one run of a schedule now, recorded as manual (its own job id: it never replaces a scheduled one). */
+/**
+ * Enqueue one run of a schedule now, recorded as manual (its own job id: it never replaces a scheduled
+ * one). `data` and `jobOptions` given replace the schedule's for this run only; its record names them
+ * (`overrides`) and who asked (`overriddenBy`). Bad options are refused before anything is read.
+ */
 export async function enqueueNow(
   ctx: EnqueueContext,
   id: string,
-  by: AuditActor = RUNTIME_ACTOR,
+  options?: TriggerNowOptions,
 ): Promise<{ jobId: string; fireAt: number }> {
+  const { by, overrides } = resolveTriggerNowOptions(id, options);
   const row = await ctx.store.get(id);
   if (!row) throw new ScheduleNotFoundError(id);
-  const def = row.def;
+  const def: ScheduleDefinition = {
+    ...row.def,
+    ...(overrides.names.includes('data') && { data: overrides.data }),
+    ...(overrides.jobOptions !== undefined && {
+      jobOptions: { ...row.def.jobOptions, ...overrides.jobOptions },
+    }),
+  };
   const fireAt = await ctx.store.time();
   const jobId = occurrenceJobId(id, fireAt, true);
   const data = jobDataFor(def, fireAt, 'manual', ctx.prefix);
   await ctx.queue(def.queue).add(def.name, data, withCallerContext(ctx.jobOptions(def, jobId)));
-  const patch = { kind: 'manual', outcome: 'enqueued', enqueuedAt: fireAt, queue: def.queue, jobId } as const;
+  const patch = {
+    kind: 'manual',
+    outcome: 'enqueued',
+    enqueuedAt: fireAt,
+    queue: def.queue,
+    jobId,
+    ...(overrides.names.length > 0 && { overrides: overrides.names.join(','), overriddenBy: by.actor }),
+  } as const;
   await recordManualRun(ctx.manualRuns, id, fireAt, patch, by);
   ctx.events.emit('fired', {
     scheduleId: id,

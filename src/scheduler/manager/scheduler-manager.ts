@@ -20,7 +20,7 @@ import {
 } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type BackfillRun, runBackfill, startBackfill } from '../backfill/index.js';
-import type { RevertOptions, RevertResult, SchedulePlan } from '../contract/index.js';
+import type { RevertOptions, RevertResult, SchedulePlan, TriggerNowOptions } from '../contract/index.js';
 import {
   actorOf,
   type BackfillOptions,
@@ -323,11 +323,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return resumeWithPolicy(this.contexts.resume, id, options);
   }
 
-  /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
-  async triggerNow(id: string, change?: ChangeOptions): Promise<{ jobId: string; fireAt: number }> {
-    const by = actorOf(id, change);
+  /** Enqueue one run now, recorded as manual (its own job id); `data`/`jobOptions` override the schedule's for it. */
+  async triggerNow(id: string, options?: TriggerNowOptions): Promise<{ jobId: string; fireAt: number }> {
     await this.connections.checkPartitions(true);
-    return enqueueNow(this.contexts.enqueue, id, by);
+    return enqueueNow(this.contexts.enqueue, id, options);
   }
 
   /** Who changed schedule `id`, what and when: its audit trail, newest first (see `AuditQuery`). */

@@ -56,7 +56,7 @@ export {
   parseDelivery,
   parseIncident,
 } from './incident.js';
-export type { PassthroughJobOptions } from './job-options-schema.js';
+export { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 export {
   jobDataFor,
   jobOptionsFor,

@@ -72,6 +72,10 @@ export interface RunRecord {
    * own, no index entry); the read model shows each as a `skipped`/`coalesced` record naming this run.
    */
   coalescedAfter?: number[];
+  /** A manual run (or backfill) with what it carries overridden: `data`, `jobOptions` (comma-separated). */
+  overrides?: string;
+  /** Who overrode them (the audit actor of the trigger or backfill). */
+  overriddenBy?: string;
   enqueuedAt?: number;
   startedAt?: number;
   finishedAt?: number;

@@ -64,10 +64,13 @@ export class BackfillLedger {
     scheduleId: string,
     occurrences: readonly { fireAt: number; withinMs: number }[],
     take: { overlap: OwedOverlap; from: number; to: number; by?: AuditActor | undefined } | undefined,
+    /** Which occurrences may run: `failed`, `missed`, `not-run` (absent: not-run's choice). */
+    only?: string,
   ): Promise<{ now: number; verdicts: BackfillVerdict[] } | null> {
     return this.scripts.backfillTake(this.keys, {
       scheduleId,
       take,
+      only,
       ledgerExpiryMs: BACKFILL_LEDGER_TTL_MS,
       occurrences,
       audit: this.audit,

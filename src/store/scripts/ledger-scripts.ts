@@ -42,6 +42,8 @@ export class LedgerScripts {
     a: {
       scheduleId: string;
       take: { overlap: OwedOverlap; from: number; to: number } | undefined;
+      /** `failed`, `missed`, `not-run` (see `BackfillOptions.only`); absent: not-run's choice. */
+      only?: string | undefined;
       ledgerExpiryMs: number;
       occurrences: readonly { fireAt: number; withinMs: number }[];
     } & AuditBy,
@@ -68,6 +70,7 @@ export class LedgerScripts {
       ...auditSlots(a),
       from: a.take?.from ?? '',
       to: a.take?.to ?? '',
+      only: a.only ?? '',
     };
     const items = a.occurrences.map((o) => ({
       values: { fireTime: o.fireAt, msAfterNow: Math.ceil(o.withinMs) },

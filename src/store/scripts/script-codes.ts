@@ -31,6 +31,8 @@ export const BackfillCode = {
   scheduled: 3,
   /** After Redis's clock. */
   future: 4,
+  /** Not run: left out by the backfill's `only` (it would run without it, or it is not what `only` names). */
+  excluded: 5,
 } as const;
 export type BackfillVerdict = keyof typeof BackfillCode;
 

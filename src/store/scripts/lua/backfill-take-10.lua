@@ -10,6 +10,7 @@
     - in the ledger (a backfill or a catch-up took it) or with a `b<time>` record: 2
     - its scheduled record says `missed` or `skipped`: 0 (a backfill is how those run after all);
       any other outcome: 1
+    - (with only = 'failed': a `failed` record is 0, any other 0 above is 5)
     - no record: 0 before the schedule was created, or inside a span it was paused over, the current
       pause included (nothing judged those); 1 otherwise: the fire loop passed over it (it ran, or it was coalesced, and its
       record is no longer kept: never run twice)
@@ -34,7 +35,10 @@
     ARGV[5..8] the audit entry's limit, actor, source, onBehalfOf: `backfill`, with the range `from`, `to` and
             `runs` (taken by this call), written when it takes at least one
     ARGV[9] ARGV[10] the backfill's range [from, to) (ms)
-    ARGV[11..] pairs: fire time (ascending), ms after now by which it is enqueued
+    ARGV[11] only: '' or 'not-run' = every occurrence that may run (above); 'missed' = only those recorded
+            `missed` or `skipped`; 'failed' = only those whose scheduled record says `failed` (a failed run
+            is re-run once: the ledger takes it). An occurrence left out is 5
+    ARGV[12..] pairs: fire time (ascending), ms after now by which it is enqueued
 
   Output:
     { -1 } when the schedule does not exist; else { now, code per fire time } (codes above)
@@ -57,7 +61,8 @@ local pausedFrom = (st == 'p' or st == 'o') and pauseSpanFrom(row, KEYS[6], KEYS
 local take = ARGV[2] == '1'
 local out = { now }
 local taken = 0
-for i = 11, #ARGV, 2 do
+local only = ARGV[11]
+for i = 12, #ARGV, 2 do
   local f = ARGV[i]
   local t = tonumber(f)
   local code = 1
@@ -71,9 +76,13 @@ for i = 11, #ARGV, 2 do
   else
     local outcome = recordFacts(KEYS[1], recBase .. f, f)
     if outcome then
-      if outcome == 'missed' or outcome == 'skipped' then code = 0 end
+      if outcome == 'missed' or outcome == 'skipped' then
+        code = (only == 'failed') and 5 or 0
+      elseif outcome == 'failed' and only == 'failed' then
+        code = 0
+      end
     elseif (created and t < created) or (pausedFrom and t >= pausedFrom) or inPausedSpan(KEYS[3], t) then
-      code = 0
+      code = (only == 'failed' or only == 'missed') and 5 or 0
     end
   end
   if code == 0 and take then

@@ -1,0 +1,54 @@
+// POST /api/schedules/:id/trigger with { data, jobOptions }: this run's data and job options, its record
+// marked overridden by the token's actor; too much data, bad job options, unknown keys: 400 naming the field.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDashboard, type TestDashboard, TOKEN } from './harness.js';
+
+describe('trigger with overrides over the JSON API', () => {
+  let t: TestDashboard;
+  beforeAll(async () => {
+    t = await startTestDashboard();
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  it('enqueues the run with the given data, records the override, refuses bad input naming the field', async () => {
+    await t.api('POST', '/api/schedules', {
+      name: 'ovr',
+      queue: t.queue,
+      data: { n: 1 },
+      trigger: { type: 'interval', seconds: 3600 },
+    });
+    const r = await t.api('POST', '/api/schedules/ovr/trigger', {
+      data: { n: 3 },
+      jobOptions: { priority: 5 },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const job = await t.scheduler.queue(t.queue).getJob(r.body.jobId);
+    expect(job?.data.data).toEqual({ n: 3 });
+    expect(job?.opts.priority).toBe(5);
+    const runs = (await t.api('GET', '/api/schedules/ovr/runs')).body;
+    const items = (runs.items ?? runs) as { kind: string; overrides?: string; overriddenBy?: string }[];
+    expect(items.find((x) => x.kind === 'manual')).toMatchObject({
+      overrides: 'data,jobOptions',
+      overriddenBy: 'api:token',
+    });
+
+    const counts = await t.scheduler.queue(t.queue).getJobCounts();
+    for (const [body, field] of [
+      [{ data: 'x'.repeat(70_000) }, 'data'],
+      [{ jobOptions: { priority: 'high' } }, 'jobOptions.priority'],
+      [{ date: {} }, 'date'],
+    ] as const) {
+      const bad = await t.api('POST', '/api/schedules/ovr/trigger', body);
+      expect(bad.status, JSON.stringify(bad.body)).toBe(400);
+      expect(bad.body.field).toBe(field);
+    }
+    expect(await t.scheduler.queue(t.queue).getJobCounts()).toEqual(counts);
+
+    const page = await (
+      await fetch(`${t.url}/schedules/ovr`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).text();
+    expect(page).toContain('data-trigger-data');
+  });
+});
