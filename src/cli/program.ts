@@ -338,6 +338,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       'do not fire then, in the zone of --tz: a date 2026-12-25, a range 2026-12-24..2026-12-26 or a cron expression (to the minute); repeat the flag for more',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
+    .option('--calendar <name>', 'fire on the business days of this named calendar (see calendar:define)')
+    .option(
+      '--on-excluded <policy>',
+      'with --calendar, on a day off: skip (default), next or previous business day',
+    )
     .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')
     .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')
     .option('--immediately', 'also fire once now, when it is created, then follow the trigger')

@@ -41,6 +41,35 @@ describe('calendar commands', () => {
     expect(show.history.map((h: { version: number }) => h.version)).toEqual([2, 1]);
     expect(show.history[0].before.dates).toEqual([{ date: '2026-11-26' }, { date: '2026-07-03' }]);
     expect((await ok(['calendar:show', 'mkt'])).stdout).toContain('  2026-12-25  Christmas\n');
+
+    // a runtime schedule on it, and one on a calendar that does not exist (refused, not stored)
+    const added = await ok([
+      'schedule:add',
+      '--name',
+      'open',
+      '--cron',
+      '30 9 * * *',
+      '--tz',
+      'America/New_York',
+      '--calendar',
+      'mkt',
+      '--on-excluded',
+      'next',
+      '--json',
+    ]);
+    expect(JSON.parse(added.stdout).spec).toEqual({
+      type: 'calendar',
+      calendar: 'mkt',
+      onExcluded: 'next',
+      trigger: { type: 'cron', expression: '30 9 * * *', timezone: 'America/New_York' },
+    });
+    const r = await runBullbeat(['schedule:add', '--name', 'nope', '--every', '60', '--calendar', 'nope'], {
+      env,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/calendar: unknown calendar "nope"/);
+    expect(await redis.hexists(`{${prefix}}:bb:schedules`, 'nope')).toBe(0);
+    expect(await redis.hexists(`{${prefix}}:bb:schedules`, 'open')).toBe(1);
   });
 
   it('bad input exits 2 naming the flag or field; nothing written', { timeout: 120_000 }, async () => {

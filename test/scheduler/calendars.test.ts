@@ -1,6 +1,7 @@
 // Named calendars against a real Redis and real fire loops: stored once, read by name by every
 // schedule that uses one, so a change is one write that reaches them all.
 
+import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { CalendarError, ScheduleOptionsError } from '../../src/errors/index.js';
 import { agenda, whyDidntItRun } from '../../src/insight/index.js';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { CronTrigger, IntervalTrigger } from '../../src/triggers/index.js';
+import { REDIS } from '../redis-url.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
 
 const NY = 'America/New_York';
@@ -15,22 +17,43 @@ let env: ReturnType<typeof testEnv>;
 afterEach(() => env.cleanup());
 
 /**
- * Every command Redis runs while `body` runs (MONITOR), with the client that sent it: those that name
- * one of this test's keys, and every command of those clients (a MULTI and EXEC name no key).
+ * Every command Redis runs while `body` runs, with the client that sent it (MONITOR, on a plain socket:
+ * one line per command, `+<time> [<db> <client>] "cmd" "arg" ...`): those that name one of this test's
+ * keys, and every command of those clients (a MULTI and EXEC name no key).
  */
 async function commandsDuring(prefix: string, body: () => Promise<void>): Promise<string[][]> {
   const all: { args: string[]; source: string }[] = [];
-  const monitor = await new Redis(REDIS_URL).monitor();
-  monitor.on('monitor', (_time: string, args: string[], source: string) => all.push({ args, source }));
+  const socket = connect({ host: REDIS.host, port: REDIS.port });
+  let buffered = '';
+  let monitoring = false;
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\r\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === '+OK') monitoring = true;
+      const m = /^\+\d+\.\d+ \[\d+ ([^\]]+)\] (.*)$/.exec(line);
+      if (!m) continue;
+      const args = [...m[2]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((a) => a[1]!.replace(/\\(.)/g, '$1'));
+      all.push({ args, source: m[1]! });
+    }
+  });
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  if (REDIS.password) socket.write(`AUTH ${REDIS.username ?? 'default'} ${REDIS.password}\r\n`);
+  socket.write('MONITOR\r\n');
+  await until(() => monitoring, 5_000);
   await body();
   // an ECHO through the monitored server after the body: every command of the body was seen before it
   const marker = new Redis(REDIS_URL);
   await marker.echo(`${prefix}-done`);
-  await until(() => all.some((c) => c.args[0]?.toLowerCase() === 'echo' && c.args[1] === `${prefix}-done`));
+  const isMarker = (c: { args: string[] }) =>
+    c.args[0]?.toLowerCase() === 'echo' && c.args[1] === `${prefix}-done`;
+  await until(() => all.some(isMarker));
   await marker.quit();
-  monitor.disconnect();
+  socket.destroy();
   const ours = new Set(all.filter((c) => c.args.some((a) => a.includes(prefix))).map((c) => c.source));
-  ours.delete(all.find((c) => c.args[0]?.toLowerCase() === 'echo' && c.args[1] === `${prefix}-done`)!.source);
+  ours.delete(all.find(isMarker)!.source);
   return all.filter((c) => ours.has(c.source)).map((c) => c.args);
 }
 

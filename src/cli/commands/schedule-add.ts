@@ -41,6 +41,8 @@ export interface AddOptions {
   overlap?: string;
   pauseOnFailure?: string;
   except?: string[];
+  calendar?: string;
+  onExcluded?: string;
   replace?: boolean;
   allowPast?: boolean;
   /** Fire once at creation too, then follow the trigger. */
@@ -67,6 +69,8 @@ const FLAG: Record<string, string> = {
   timezone: '--tz',
   at: '--at',
   except: '--except',
+  calendar: '--calendar',
+  onExcluded: '--on-excluded',
 };
 export const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
 
@@ -171,6 +175,8 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     pauseOnFailure: numericFlag('--pause-on-failure', o.pauseOnFailure),
     immediately: o.immediately,
     except: o.except,
+    calendar: o.calendar,
+    onExcluded: o.onExcluded,
   };
   for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
   // checked here, before connecting, by the rules the library and the API use

@@ -26,7 +26,8 @@ function lastDay(start: IcsTime, end: IcsTime | null): string {
   const d = new Date(Date.UTC(end.year, end.month - 1, end.day));
   if (midnight && dateOf(end) > dateOf(start)) d.setUTCDate(d.getUTCDate() - 1);
   const text = d.toISOString().slice(0, 10);
-  return text < dateOf(start) ? dateOf(start) : text;
+  const first = dateOf(start);
+  return text < first ? first : text; // an end before its start: the start day alone
 }
 
 function entry(start: IcsTime, end: IcsTime | null, name: string): CalendarDate {
