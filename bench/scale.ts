@@ -42,6 +42,8 @@ const arg = (name: string, fallback: string) => {
 const N = Number(arg('n', '1000000'));
 const TARGETS = arg('targets', 'single,cluster').split(',');
 const WITH_BULLMQ = arg('bullmq', 'yes') !== 'no';
+/** `--bullbeat no`: only BullMQ's side (to run the sides as separate processes). */
+const WITH_BULLBEAT = arg('bullbeat', 'yes') !== 'no';
 const ALIGNED = Number(arg('aligned', '100000'));
 const STEADY_S = Number(arg('steady-seconds', '30'));
 const AUDIT = argv.includes('--audit');
@@ -291,11 +293,12 @@ for (const which of TARGETS) {
   log(`starting ${which}`);
   const t = which === 'cluster' ? await cluster() : await single();
   try {
-    rows.push([`bullbeat, ${t.name}`, await bullbeatOn(t)]);
+    if (WITH_BULLBEAT) rows.push([`bullbeat, ${t.name}`, await bullbeatOn(t)]);
     if (which === 'single') {
       if (WITH_BULLMQ) rows.push([`BullMQ job schedulers, ${t.name}`, await bullmqOn(t, N)]);
       if (ALIGNED > 0) {
-        alignedRows = [['bullbeat (worker runtime, concurrency 200)', await alignedBullbeat(t, ALIGNED)]];
+        if (WITH_BULLBEAT)
+          alignedRows = [['bullbeat (worker runtime, concurrency 200)', await alignedBullbeat(t, ALIGNED)]];
         if (WITH_BULLMQ)
           alignedRows.push([
             'BullMQ job schedulers + Worker (concurrency 200)',
