@@ -7,6 +7,7 @@ import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';
 import { pageContextOf, sendPage } from './page-response.js';
 import { sameOriginPath } from './same-origin-path.js';
+import { selectorProblem } from './schedule-batch.js';
 import { InputError } from './schedule-input.js';
 import { html } from './views/html.js';
 import { layout, type PageContext } from './views/layout.js';
@@ -59,8 +60,11 @@ export function pageRoutes(ctx: DashboardContext): Router {
     const status = statusParam(req);
     const offset = intParam(req, 'offset', 0);
     const limit = ctx.options.pageSize;
+    const selector = strParam(req, 'selector') ?? '';
+    const badSelector = selector === '' ? undefined : selectorProblem(selector);
+    const only = { ...(status !== undefined && { status }), ...(selector !== '' && { selector }) };
     const [pageIds, counts, totals] = await Promise.all([
-      ctx.index.page({ search: q, offset, limit, ...(status !== undefined && { status }) }),
+      badSelector ? { ids: [], total: 0 } : ctx.index.page({ search: q, offset, limit, ...only }),
       ctx.index.statusCounts(),
       ctx.scheduler.history.totals(),
     ]);
@@ -74,7 +78,18 @@ export function pageRoutes(ctx: DashboardContext): Router {
       200,
       schedulesPage(
         page(req, res),
-        { items, total: pageIds.total, offset, limit, q, status, counts, totals, flash: flashOf(req) },
+        {
+          items,
+          total: pageIds.total,
+          offset,
+          limit,
+          q,
+          selector,
+          status,
+          counts,
+          totals,
+          flash: badSelector ? { ok: false, text: badSelector } : flashOf(req),
+        },
         self,
       ),
     );

@@ -77,3 +77,14 @@ export const bulkRemoveSchema = z.strictObject({
   selector: z.string({ error: 'required: a label selector, e.g. "tenant=acme,team!=ops"' }),
   onBehalfOf: z.string({ error: 'must be a string' }).optional(),
 });
+
+/** What is wrong with a selector, as a sentence for a page (`selector: "a b": expected ... at 2`), or undefined. */
+export function selectorProblem(text: string): string | undefined {
+  try {
+    parseSelector(text, 'selector');
+    return undefined;
+  } catch (err) {
+    if (err instanceof SelectorError) return err.message;
+    throw err;
+  }
+}

@@ -69,6 +69,27 @@ describe('bulk changes over the JSON API', () => {
     const empty = await t.api('POST', '/api/schedules:remove', { selector: '' });
     expect(empty).toMatchObject({ status: 400, body: { field: 'selector' } });
 
+    // the schedules page filters by the same selector, shows each row's labels, and names a bad one
+    const page = async (query: string) => {
+      const r = await fetch(`${t.url}/?${query}`, {
+        headers: { authorization: 'Bearer test-token-0123456789' },
+      });
+      expect(r.status).toBe(200);
+      return r.text();
+    };
+    const acmePage = await page('selector=tenant%3Dacme');
+    expect([...acmePage.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]).sort()).toEqual([
+      'b0',
+      'b3',
+      'b6',
+      'b9',
+    ]);
+    expect(acmePage).toContain('<span data-labels>tenant=acme</span>');
+    expect(acmePage).toContain('value="tenant=acme"');
+    const badPage = await page('selector=tenant%3D%3D%3D');
+    expect(badPage).toContain('selector: &quot;tenant===&quot;');
+    expect(badPage).not.toContain('<tr data-id=');
+
     const changes = await t.api('GET', '/api/bulk-changes');
     expect(changes.body.items.map((c: { op: string; count: number }) => [c.op, c.count])).toEqual([
       ['remove', 8],
