@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError, TriggerBudgetError, TriggerError } from '../src/errors/index.js';
 import { packageVersion } from '../src/package-version.js';
 import type { ResumeOptions } from '../src/scheduler/index.js';
+import { internalsOf } from '../src/scheduler/index.js';
 import {
   checkTimeBudget,
   DEFAULT_TRIGGER_BUDGET_MS,
@@ -302,7 +303,7 @@ export function apiRoutes(ctx: DashboardContext): Router {
   });
 
   r.get('/preview', (req, res) => {
-    res.json(preview(req, ctx.now(), ctx.scheduler.options.triggerBudgetMs));
+    res.json(preview(req, ctx.now(), internalsOf(ctx.scheduler).options.triggerBudgetMs));
   });
 
   r.get('/openapi.json', (_req, res) => {

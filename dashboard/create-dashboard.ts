@@ -15,6 +15,7 @@ import {
   TriggerError,
 } from '../src/errors/index.js';
 import { FleetReader } from '../src/ops/index.js';
+import { internalsOf } from '../src/scheduler/index.js';
 import { checkPartitionCount, ping, ScheduleIndex } from '../src/store/index.js';
 import { apiRoutes } from './api-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
@@ -53,35 +54,48 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const o = resolveDashboardOptions(options);
   const scheduler = o.scheduler;
   const now = Date.now;
-  const index = new ScheduleIndex(scheduler.redis, scheduler.keys, o.cacheMs, now);
-  const reader = new ScheduleReader(scheduler.redis, scheduler.keys, scheduler.options.historyLimit, now);
+  const index = new ScheduleIndex(internalsOf(scheduler).redis, internalsOf(scheduler).keys, o.cacheMs, now);
+  const reader = new ScheduleReader(
+    internalsOf(scheduler).redis,
+    internalsOf(scheduler).keys,
+    internalsOf(scheduler).options.historyLimit,
+    now,
+  );
   const metrics = new DashboardMetrics(scheduler.history, index);
   metrics.attach(scheduler as unknown as Parameters<DashboardMetrics['attach']>[0]);
-  const fleet = new FleetReader(scheduler.redis, scheduler.prefix);
-  const health = new DeploymentHealthReader(scheduler.redis, scheduler.keys, index, reader, {
-    lateThresholdMs: scheduler.options.lateThresholdMs,
-    cacheMs: o.cacheMs,
-  });
+  const fleet = new FleetReader(internalsOf(scheduler).redis, internalsOf(scheduler).prefix);
+  const health = new DeploymentHealthReader(
+    internalsOf(scheduler).redis,
+    internalsOf(scheduler).keys,
+    index,
+    reader,
+    {
+      lateThresholdMs: internalsOf(scheduler).options.lateThresholdMs,
+      cacheMs: o.cacheMs,
+    },
+  );
   registerDeploymentGauges(metrics.registry, {
     health,
     fleet,
     queues: {
-      queues: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
-      counts: (queue, states) => scheduler.queue(queue).getJobCounts(...(states as JobType[])),
+      queues: async () =>
+        [...new Set([...(await index.queues()), internalsOf(scheduler).options.defaultQueue])].sort(),
+      counts: (queue, states) =>
+        internalsOf(scheduler)
+          .queue(queue)
+          .getJobCounts(...(states as JobType[])),
     },
   });
   const board = new QueueBoard({
     // the <base href> of its page is rewritten per request (rewriteBoardPage)
     basePath: '/admin/queues',
     readOnly: o.readOnly,
-    connection: scheduler.connectionOptions(),
+    connection: internalsOf(scheduler).connectionOptions(),
     // from the schedule index (cheap, cached), plus the default queue of schedules that name none
-    discover: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
+    discover: async () =>
+      [...new Set([...(await index.queues()), internalsOf(scheduler).options.defaultQueue])].sort(),
     ...(queuePrefixOf(scheduler) !== undefined && { bullPrefix: queuePrefixOf(scheduler) }),
-    ...(typeof (scheduler as { queuePrefixFor?: unknown }).queuePrefixFor === 'function' && {
-      bullPrefixFor: (queue: string) =>
-        (scheduler as { queuePrefixFor(q: string): string | undefined }).queuePrefixFor(queue),
-    }),
+    bullPrefixFor: (queue: string) => internalsOf(scheduler).queuePrefixFor(queue),
     refreshMs: o.cacheMs,
     logger: o.logger,
     onRunFinished: (outcome, ms) => metrics.observeRun(outcome, ms),
@@ -123,7 +137,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.get('/readyz', async (_req, res) => {
     try {
       const pong = await Promise.race([
-        ping(scheduler.redis),
+        ping(internalsOf(scheduler).redis),
         new Promise<never>((_, reject) =>
           setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref(),
         ),
@@ -155,7 +169,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.use(async (_req, _res, next) => {
     try {
       if (!partitionsChecked) {
-        partitionsChecked = await checkPartitionCount(scheduler.redis, scheduler.keys, false);
+        partitionsChecked = await checkPartitionCount(
+          internalsOf(scheduler).redis,
+          internalsOf(scheduler).keys,
+          false,
+        );
       }
       next();
     } catch (err) {

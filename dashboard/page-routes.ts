@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import type { ResumePolicy } from '../src/scheduler/index.js';
+import { internalsOf } from '../src/scheduler/index.js';
 import { intParam, statusParam, strParam } from './api-routes.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -86,7 +87,12 @@ export function pageRoutes(ctx: DashboardContext): Router {
     send(
       res,
       200,
-      newSchedulePage(page(req, res), allTimezones(), ctx.scheduler.options.defaultQueue, served),
+      newSchedulePage(
+        page(req, res),
+        allTimezones(),
+        internalsOf(ctx.scheduler).options.defaultQueue,
+        served,
+      ),
     );
   });
 
@@ -113,7 +119,13 @@ export function pageRoutes(ctx: DashboardContext): Router {
     send(
       res,
       200,
-      newSchedulePage(page(req, res), allTimezones(), ctx.scheduler.options.defaultQueue, served, view),
+      newSchedulePage(
+        page(req, res),
+        allTimezones(),
+        internalsOf(ctx.scheduler).options.defaultQueue,
+        served,
+        view,
+      ),
     );
   });
 
@@ -138,7 +150,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
       ctx.scheduler.auditTrail(id, { limit: 20 }),
       ctx.reader.historySize(id),
     ]);
-    const history = { kept, limit: ctx.scheduler.options.historyLimit };
+    const history = { kept, limit: internalsOf(ctx.scheduler).options.historyLimit };
     send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req), audit, history));
   });
 

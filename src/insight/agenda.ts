@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/index.js';
+import { internalsOf } from '../scheduler/index.js';
 import { JobStatus } from '../store/job-status.js';
 import { redisTime } from '../store/redis-time.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
@@ -161,7 +162,7 @@ export function agendaOf(
  * `nextMs`, merged in time order, in UTC and in each schedule's zone.
  */
 export async function agenda(manager: SchedulerManager, options: AgendaOptions = {}): Promise<Agenda> {
-  const now = await redisTime(manager.redis);
+  const now = await redisTime(internalsOf(manager).redis);
   const from = options.from ?? now;
   const to = from + (options.nextMs ?? 24 * 3_600_000);
   const jobs = (await manager.list(JobStatus.ACTIVE)).filter(

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/job-payload.js';
 import { JobStatus } from '../../src/store/job-status.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
@@ -166,7 +167,7 @@ describe('firing', () => {
     expect(await job.run()).toBe(42);
     expect(order).toEqual(['outer', 'inner', 'fn:ada:manual']);
     expect(job.runs).toBe(1);
-    expect(m.handlerFor('greet')?.job).toBe(job);
+    expect(internalsOf(m).handlerFor('greet')?.job).toBe(job);
   });
 
   it('history stays bounded: about historyLimit records per schedule, the newest kept', async () => {

@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors/index.js';
 import { FleetReader } from '../../ops/index.js';
 import { createWorker, type WorkerHandle } from '../../queue/index.js';
 import type { SchedulerManager } from '../../scheduler/index.js';
+import { internalsOf } from '../../scheduler/index.js';
 import { assertPortFree } from '../assert-port-free.js';
 import { cliConnection, resolveDashboardConfig, resolveWorkerConfig } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
@@ -44,7 +45,7 @@ async function startWorker(
     ...(Object.keys(bullmq).length > 0 && { bullmq }),
   });
   await handle.ready();
-  ctx.logger.info({ queues: handle.queues, handlers: scheduler.handlerNames() }, 'worker ready');
+  ctx.logger.info({ queues: handle.queues, handlers: internalsOf(scheduler).handlerNames() }, 'worker ready');
   if (worker.queues !== undefined) {
     const schedules = await scheduler.list();
     const idle = queuesWithoutSchedule(worker.queues, schedules);
@@ -55,8 +56,15 @@ async function startWorker(
       );
     }
     // job names there that neither this worker nor a live one of the fleet handles on that queue
-    const fleet = await new FleetReader(scheduler.redis, scheduler.prefix).snapshot().catch(() => undefined);
-    const unhandled = unhandledOnQueues(worker.queues, schedules, (n) => !!scheduler.handlerFor(n), fleet);
+    const fleet = await new FleetReader(internalsOf(scheduler).redis, internalsOf(scheduler).prefix)
+      .snapshot()
+      .catch(() => undefined);
+    const unhandled = unhandledOnQueues(
+      worker.queues,
+      schedules,
+      (n) => !!internalsOf(scheduler).handlerFor(n),
+      fleet,
+    );
     for (const [queue, names] of Object.entries(unhandled)) {
       ctx.logger.warn(
         { queue, names },
@@ -173,7 +181,11 @@ export function devCommand(io: CliIO) {
         ? ' (dashboard open: no credentials, on 127.0.0.1 only; set BULLBEAT_DASHBOARD_TOKEN to require one)'
         : '';
       ctx.logger.info(
-        { jobsModule: path, prefix: scheduler.prefix, ...(dashboard && { dashboard: dashboard.url }) },
+        {
+          jobsModule: path,
+          prefix: internalsOf(scheduler).prefix,
+          ...(dashboard && { dashboard: dashboard.url }),
+        },
         dashboard
           ? `bullbeat dev: running; dashboard at ${dashboard.url}${openNote}`
           : 'bullbeat dev: running',
@@ -201,7 +213,10 @@ export function schedulerCommand(io: CliIO) {
         await scheduler.stop().catch(() => undefined);
         throw err;
       });
-      ctx.logger.info({ jobsModule: path, prefix: scheduler.prefix }, 'scheduler replica running');
+      ctx.logger.info(
+        { jobsModule: path, prefix: internalsOf(scheduler).prefix },
+        'scheduler replica running',
+      );
       return async () => {
         await ops.stop();
         await scheduler.stop();

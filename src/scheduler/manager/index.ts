@@ -1,5 +1,6 @@
 // The SchedulerManager and its writes, reads and controls: it composes the fire cycle, the outcomes of
 // plain Workers and backfill. Nothing else in the scheduler imports it.
+export { internalsOf, type ManagerInternals } from './manager-internals.js';
 export { SchedulerManager } from './scheduler-manager.js';
 export type {
   HandlerDecorator,

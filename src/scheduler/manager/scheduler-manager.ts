@@ -1,17 +1,12 @@
 import { EventEmitter } from 'node:events';
-import type { JobsOptions, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { uniqueKeys } from '../../logging/unique-keys.js';
-import type { HandlerEntry } from '../../queue/worker-scheduler.js';
 import { type AuditActor, type AuditEntry, CODE_ACTOR } from '../../store/audit-entry.js';
 import { type AuditQuery, AuditTrail } from '../../store/audit-trail.js';
 import { publishWake } from '../../store/channels.js';
 import { jobOptionsFor } from '../../store/job-payload.js';
 import type { JobStatus } from '../../store/job-status.js';
 import { type Keys, keys } from '../../store/keys.js';
-import type { RedisTarget } from '../../store/redis-target.js';
-import type { ScheduleDefinition } from '../../store/schedule-definition.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { type BackfillRun, runBackfill, startBackfill } from '../backfill/index.js';
@@ -34,13 +29,13 @@ import {
   type SchedulerManagerOptions,
   type ScheduleTarget,
 } from '../contract/index.js';
-import type { FireHooks, FireLoopFootprint, FireLoopStats } from '../fire/index.js';
+import type { FireHooks } from '../fire/index.js';
 import { cronTrigger, type DefineContext, definedJob, everyTrigger } from './define-schedule.js';
 import { LocalSchedules } from './local-schedules.js';
 import { ManagerConnections } from './manager-connections.js';
 import { ManagerContexts } from './manager-contexts.js';
+import { attachInternals, internalsOf, type ManagerInternals } from './manager-internals.js';
 import { ManagerLifecycle } from './manager-lifecycle.js';
-import type { NamedHandler } from './named-handler.js';
 import { resumeWithPolicy } from './resume-catch-up.js';
 import { pauseSchedule, removeSchedule } from './schedule-controls.js';
 import { scheduleDecorator } from './schedule-decorator.js';
@@ -63,77 +58,103 @@ type AnyFn = (...args: never[]) => unknown;
  * scheduler role, the fire loop enqueues each occurrence exactly once onto its BullMQ queue.
  */
 export class SchedulerManager extends EventEmitter<SchedulerEvents> {
-  readonly options: ResolvedManagerOptions;
-  readonly prefix: string;
-  readonly keys: Keys;
   readonly logger: pino.Logger;
   /** @internal Test hooks between the steps of a fire; left out of the published types (`stripInternal`). */
   hooks: FireHooks | undefined;
 
-  private readonly schedules: LocalSchedules;
-  private readonly connections: ManagerConnections;
-  private readonly contexts: ManagerContexts;
-  private readonly lifecycle: ManagerLifecycle;
+  readonly #options: ResolvedManagerOptions;
+  readonly #keys: Keys;
+  readonly #schedules: LocalSchedules;
+  readonly #connections: ManagerConnections;
+  readonly #contexts: ManagerContexts;
+  readonly #lifecycle: ManagerLifecycle;
 
   constructor(options: SchedulerManagerOptions = {}) {
     super();
-    this.options = resolveManagerOptions(options);
-    this.prefix = this.options.prefix;
-    this.keys = keys(this.prefix, this.options.partitions);
+    this.#options = resolveManagerOptions(options);
+    this.#keys = keys(this.#options.prefix, this.#options.partitions);
     this.logger =
-      this.options.logger ??
+      this.#options.logger ??
       pino({
         name: 'bullbeat',
         level: process.env.LOG_LEVEL ?? 'info',
         hooks: { logMethod: uniqueKeys },
       });
-    this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
-    this.schedules = new LocalSchedules(() => this.logger);
-    this.contexts = new ManagerContexts({
-      manager: this,
-      options: this.options,
-      keys: this.keys,
-      connections: this.connections,
-      schedules: this.schedules,
-      publishStop: (id) => this.publishStop(id),
+    this.#connections = new ManagerConnections(this.#options, this.#keys, () => this.logger);
+    this.#schedules = new LocalSchedules(() => this.logger);
+    const internals = this.#internals();
+    attachInternals(this, internals);
+    this.#contexts = new ManagerContexts({
+      manager: internals,
+      options: this.#options,
+      keys: this.#keys,
+      connections: this.#connections,
+      schedules: this.#schedules,
+      publishStop: (id) => this.#publishStop(id),
     });
-    const persistCode = (job: ScheduledJob) => this.persist(job, undefined, CODE_ACTOR);
-    this.lifecycle = new ManagerLifecycle(this.contexts, persistCode);
-  }
-
-  /** This manager's own Redis client (created on first use). */
-  get redis(): Redis {
-    return this.connections.redis;
+    const persistCode = (job: ScheduledJob) => this.#persist(job, undefined, CODE_ACTOR);
+    this.#lifecycle = new ManagerLifecycle(this.#contexts, persistCode);
   }
 
   /** The bounded run history; also callable: `history(id, limit?)` → newest records first. */
   get history(): HistoryAccess {
-    return this.connections.history;
+    return this.#connections.history;
+  }
+
+  /** The plumbing the package's own parts use (`internalsOf`): not on the public face. */
+  #internals(): ManagerInternals {
+    const connections = this.#connections;
+    const schedules = this.#schedules;
+    const logger = () => this.logger;
+    const hooks = () => this.hooks;
+    const lifecycle = () => this.#lifecycle;
+    return {
+      events: this,
+      options: this.#options,
+      prefix: this.#options.prefix,
+      keys: this.#keys,
+      partitions: this.#keys.partitions,
+      get redis() {
+        return connections.redis;
+      },
+      get logger() {
+        return logger();
+      },
+      get hooks() {
+        return hooks();
+      },
+      get loopFootprint() {
+        return lifecycle().footprint;
+      },
+      get loopStats() {
+        return lifecycle().stats;
+      },
+      connectionOptions: () => connections.connectionOptions(),
+      queuePrefixFor: (queue) => connections.queuePrefix(queue),
+      handlerFor: (name, scheduleId) => schedules.handlerFor(name, scheduleId),
+      handlerNames: () => schedules.handlerNames(),
+      queueNames: async () => {
+        await connections.checkPartitions(false);
+        return queueNamesOf(this.#contexts.reads, this.#options.defaultQueue);
+      },
+      list: () => this.list(),
+      get: (id) => this.get(id),
+      pause: (id, options) => this.pause(id, options),
+      resume: (id, options) => this.resume(id, options),
+      remove: (id) => this.remove(id),
+      triggerNow: (id) => this.triggerNow(id),
+      refreshJob: async (job) => {
+        await connections.checkPartitions(false);
+        return refreshHandle(this.#contexts.reads, job);
+      },
+      queue: (name) => connections.queue(name),
+      jobOptions: (def, jobId) => jobOptionsFor(def, jobId, this.#options.keepFinishedJobsSec),
+      emit: (event, payload) => this.emit(event as keyof SchedulerEvents, payload as never),
+    };
   }
 
   private get store(): ScheduleStore {
-    return this.connections.store;
-  }
-
-  /**
-   * What BullMQ queues and workers connect with (`maxRetriesPerRequest: null`, as BullMQ workers need).
-   * On a Redis Cluster it carries `cluster` (seed nodes): make clients with `openRedis` from `bullbeat`.
-   */
-  connectionOptions(): RedisTarget {
-    return this.connections.connectionOptions();
-  }
-
-  /**
-   * BullMQ's key prefix of a queue: `undefined` (BullMQ's default `bull`) on a single Redis, `{bull:<queue>}`
-   * on a Redis Cluster (a hash tag per queue). A plain BullMQ `Worker` of the queue passes the same.
-   */
-  queuePrefixFor(queue: string): string | undefined {
-    return this.connections.queuePrefix(queue);
-  }
-
-  /** How many partitions the schedules are spread over (see `SchedulerManagerOptions.partitions`). */
-  get partitions(): number {
-    return this.keys.partitions;
+    return this.#connections.store;
   }
 
   // ── defining schedules ────────────────────────────────────────────────────────────────
@@ -149,10 +170,10 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     options: ScheduleOptions = {},
     change?: ChangeOptions,
   ): ScheduledJob {
-    const job = definedJob(this.define, fnOrTarget, trigger, options, this.lifecycle.running);
-    this.schedules.add(job);
-    if (this.lifecycle.running || typeof fnOrTarget !== 'function') {
-      const saved = this.persist(job, undefined, actorOf(job.id, change));
+    const job = definedJob(this.define, fnOrTarget, trigger, options, this.#lifecycle.running);
+    this.#schedules.add(job);
+    if (this.#lifecycle.running || typeof fnOrTarget !== 'function') {
+      const saved = this.#persist(job, undefined, actorOf(job.id, change));
       saved.catch((err) =>
         this.logger.error({ err, scheduleId: job.id }, 'bullbeat: saving schedule failed'),
       );
@@ -172,17 +193,17 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   private get define(): DefineContext {
-    const { defaultQueue, triggerBudgetMs } = this.options;
-    return { host: this, defaultQueue, triggerBudgetMs };
+    const { defaultQueue, triggerBudgetMs } = this.#options;
+    return { host: internalsOf(this), defaultQueue, triggerBudgetMs };
   }
 
   private decorator(trigger: Trigger, options: ScheduleOptions): ScheduleDecorator {
     return scheduleDecorator((fn, t, o) => this.schedule(fn, t, o), trigger, options);
   }
 
-  private async persist(job: ScheduledJob, ifCreatedAt: number | undefined, by: AuditActor): Promise<void> {
-    await this.connections.checkPartitions(true);
-    return saveSchedule(this.contexts.writes, job, ifCreatedAt, by);
+  async #persist(job: ScheduledJob, ifCreatedAt: number | undefined, by: AuditActor): Promise<void> {
+    await this.#connections.checkPartitions(true);
+    return saveSchedule(this.#contexts.writes, job, ifCreatedAt, by);
   }
 
   // ── handlers for workers ─────────────────────────────────────────────────────────────
@@ -201,39 +222,15 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     fnOrOptions?: AnyFn | HandleOptions,
     options: HandleOptions = {},
   ): undefined | HandlerDecorator {
-    return this.schedules.handle(name, fnOrOptions, options, this.options.defaultQueue);
-  }
-
-  /**
-   * The handler for a BullMQ job: schedule `scheduleId`'s own function when it is defined here under
-   * `name`; else, by name, a code schedule's function, or one registered with `handle()`. Code schedules
-   * on different functions of one name each run their own; a job that names none of them gets the
-   * `handle()` one, or an entry marked `ambiguous` (the worker refuses it).
-   */
-  handlerFor(
-    name: string,
-    scheduleId?: string,
-  ): (HandlerEntry & { job: ScheduledJob | NamedHandler }) | undefined {
-    return this.schedules.handlerFor(name, scheduleId);
-  }
-
-  /** Names with a handler in this process (code schedules' and `handle()`'s). */
-  handlerNames(): string[] {
-    return this.schedules.handlerNames();
-  }
-
-  /** Every queue the schedules use: this process's and every one stored in Redis. */
-  async queueNames(): Promise<string[]> {
-    await this.connections.checkPartitions(false);
-    return queueNamesOf(this.contexts.reads, this.options.defaultQueue);
+    return this.#schedules.handle(name, fnOrOptions, options, this.#options.defaultQueue);
   }
 
   // ── managing schedules ───────────────────────────────────────────────────────────────
 
   /** Remove (cancel) a schedule and forget its history (its audit trail is kept `auditRetentionMs`). False if there was none. */
   async remove(id: string, change?: ChangeOptions): Promise<boolean> {
-    await this.connections.checkPartitions(true);
-    return removeSchedule(this.contexts.controls, id, change);
+    await this.#connections.checkPartitions(true);
+    return removeSchedule(this.#contexts.controls, id, change);
   }
 
   /**
@@ -248,24 +245,26 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    */
   async update(id: string, patch: SchedulePatch, change?: ChangeOptions): Promise<ScheduledJob> {
     const by = actorOf(id, change);
-    await this.connections.checkPartitions(true);
+    await this.#connections.checkPartitions(true);
     const job = await updateSchedule(this.updates, id, patch, by);
     return (await this.get(id)) ?? job;
   }
 
   private get updates(): UpdateContext {
-    const { contexts, schedules, define } = this;
+    const { define } = this;
+    const contexts = this.#contexts;
+    const schedules = this.#schedules;
     const persist = (job: ScheduledJob, createdAt: number, by: AuditActor) =>
-      this.persist(job, createdAt, by);
+      this.#persist(job, createdAt, by);
     return { store: this.store, contexts, schedules, define, persist };
   }
 
   /** A fresh handle on a stored schedule, or undefined. */
   async get(id: string): Promise<ScheduledJob | undefined> {
-    await this.connections.checkPartitions(false);
+    await this.#connections.checkPartitions(false);
     const row = await this.store.get(id);
     if (!row) return undefined;
-    const [job] = await materialize(this.contexts.reads, [row]);
+    const [job] = await materialize(this.#contexts.reads, [row]);
     return job;
   }
 
@@ -276,8 +275,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
 
   /** A page of schedules sorted by id, with the total that matched (for dashboards). */
   async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
-    await this.connections.checkPartitions(false);
-    return listPage(this.contexts.reads, query);
+    await this.#connections.checkPartitions(false);
+    return listPage(this.#contexts.reads, query);
   }
 
   /**
@@ -286,8 +285,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * characters is refused (`note`), nothing changed. False if it was not active (its note unchanged).
    */
   async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
-    await this.connections.checkPartitions(true);
-    return pauseSchedule(this.contexts.controls, id, options);
+    await this.#connections.checkPartitions(true);
+    return pauseSchedule(this.#contexts.controls, id, options);
   }
 
   /**
@@ -299,21 +298,21 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * An unknown policy is refused (`policy`). Its pause note is dropped.
    */
   async resume(id: string, options?: ResumeOptions): Promise<boolean> {
-    await this.connections.checkPartitions(true);
-    return resumeWithPolicy(this.contexts.resume, id, options);
+    await this.#connections.checkPartitions(true);
+    return resumeWithPolicy(this.#contexts.resume, id, options);
   }
 
   /** Enqueue one run now, recorded as manual (its own job id: it never replaces a scheduled one). */
   async triggerNow(id: string, change?: ChangeOptions): Promise<{ jobId: string; fireAt: number }> {
     const by = actorOf(id, change);
-    await this.connections.checkPartitions(true);
-    return enqueueNow(this.contexts.enqueue, id, by);
+    await this.#connections.checkPartitions(true);
+    return enqueueNow(this.#contexts.enqueue, id, by);
   }
 
   /** Who changed schedule `id`, what and when: its audit trail, newest first (see `AuditQuery`). */
   async auditTrail(id: string, query?: AuditQuery): Promise<AuditEntry[]> {
-    await this.connections.checkPartitions(false);
-    return new AuditTrail(this.redis, this.keys).list(id, query);
+    await this.#connections.checkPartitions(false);
+    return new AuditTrail(this.#connections.redis, this.#keys).list(id, query);
   }
 
   /**
@@ -322,8 +321,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * under its own job id; `dryRun` lists them and enqueues nothing. See `BackfillOptions`.
    */
   async backfill(id: string, options: BackfillOptions): Promise<BackfillResult> {
-    await this.connections.checkPartitions(true);
-    return runBackfill(this.contexts.backfills, id, options);
+    await this.#connections.checkPartitions(true);
+    return runBackfill(this.#contexts.backfills, id, options);
   }
 
   /**
@@ -331,69 +330,41 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * (every error is thrown by then, nothing enqueued), with `done` settling when it is all enqueued.
    */
   async startBackfill(id: string, options: BackfillOptions): Promise<BackfillRun> {
-    await this.connections.checkPartitions(true);
-    return startBackfill(this.contexts.backfills, id, options);
+    await this.#connections.checkPartitions(true);
+    return startBackfill(this.#contexts.backfills, id, options);
   }
 
   /** Sillo's stats, over the deployment. */
   async stats(): Promise<SchedulerStats> {
-    await this.connections.checkPartitions(false);
-    return deploymentStats(this.store, this.history, this.lifecycle.uptime);
-  }
-
-  /** Reload a handle from Redis. */
-  async refreshJob(job: ScheduledJob): Promise<boolean> {
-    await this.connections.checkPartitions(false);
-    return refreshHandle(this.contexts.reads, job);
+    await this.#connections.checkPartitions(false);
+    return deploymentStats(this.store, this.history, this.#lifecycle.uptime);
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────────────────
 
   /** Upsert the code's schedules and, in the scheduler role, start firing. Safe to call twice. */
   start(): Promise<void> {
-    return this.lifecycle.start();
+    return this.#lifecycle.start();
   }
 
   /** Stop firing and close connections. Safe to call twice; concurrent callers share the promise. */
   stop(): Promise<void> {
-    return this.lifecycle.stop();
+    return this.#lifecycle.stop();
   }
 
   /** Close connections without starting (a client that only defined or read schedules). */
   close(): Promise<void> {
-    return this.lifecycle.close();
+    return this.#lifecycle.close();
   }
 
   /** True between a completed `start()` and `stop()`. */
   get running(): boolean {
-    return this.lifecycle.running;
-  }
-
-  /** What this replica's fire loop holds in memory (while running). */
-  get loopFootprint(): FireLoopFootprint | undefined {
-    return this.lifecycle.footprint;
-  }
-
-  /** Fire-loop counters of this replica (of its last run, once stopped). */
-  get loopStats(): FireLoopStats | undefined {
-    return this.lifecycle.stats;
-  }
-
-  // ── internals ───────────────────────────────────────────────────────────────────────
-
-  /** The BullMQ queue of a name (one per manager, created on first use). */
-  queue(name: string): Queue {
-    return this.connections.queue(name);
-  }
-
-  /** An occurrence's BullMQ options: the schedule's passthrough, retries, and a retention floor for dedupe. */
-  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions {
-    return jobOptionsFor(def, jobId, this.options.keepFinishedJobsSec);
+    return this.#lifecycle.running;
   }
 
   /** Tell every replica to drop the schedule's occurrences it claimed ahead and has not enqueued. */
-  private async publishStop(id: string): Promise<void> {
-    this.lifecycle.stopSchedule(id);
-    await publishWake(this.redis, this.keys, `stop:${id}`);
+  async #publishStop(id: string): Promise<void> {
+    this.#lifecycle.stopSchedule(id);
+    await publishWake(this.#connections.redis, this.#keys, `stop:${id}`);
   }
 }

@@ -1,13 +1,12 @@
-import type { EventEmitter } from 'node:events';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { withCommandTimeout } from '../../store/index.js';
 import type { Keys } from '../../store/keys.js';
-import type { ResolvedManagerOptions, SchedulerEvents } from '../contract/index.js';
+import type { ResolvedManagerOptions } from '../contract/index.js';
 import { ForeignOutcomes } from './foreign-outcomes.js';
 
 /** The parts of a `SchedulerManager` that foreign-outcome recording uses. */
-export interface ForeignOutcomesManager extends EventEmitter<SchedulerEvents> {
+export interface ForeignOutcomesManager {
   readonly redis: Redis;
   readonly keys: Keys;
   readonly prefix: string;
