@@ -46,7 +46,7 @@ async function seed(scheduler: SchedulerManager): Promise<void> {
       const fireAt = now - k * 60_000;
       const failed = (j + k) % 7 === 0;
       records.push(
-        scheduler.history.merge(
+        internalsOf(scheduler).history.merge(
           name,
           fireAt,
           false,

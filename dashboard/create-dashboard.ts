@@ -61,7 +61,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     internalsOf(scheduler).options.historyLimit,
     now,
   );
-  const metrics = new DashboardMetrics(scheduler.history, index);
+  const metrics = new DashboardMetrics(internalsOf(scheduler).history, index);
   metrics.attach(scheduler as unknown as Parameters<DashboardMetrics['attach']>[0]);
   const fleet = new FleetReader(internalsOf(scheduler).redis, internalsOf(scheduler).prefix);
   const health = new DeploymentHealthReader(

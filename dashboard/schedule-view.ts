@@ -3,16 +3,16 @@
  * cannot be planned or enqueued, or whose stored row cannot be read, as errored).
  */
 import type {
-  JobStatus,
   PauseNote,
   RunCounter,
   RunRecord,
   ScheduleDefinition,
   ScheduleErrorInfo,
+  ScheduleStatus,
 } from '../src/store/index.js';
 
-/** A schedule's status as the pages show it: the public `JobStatus`. */
-export type ScheduleStatus = JobStatus;
+/** A schedule's status as the pages show it: the public `ScheduleStatus`. */
+export type { ScheduleStatus };
 
 /** Why a row gets a warning badge. */
 export type ScheduleBadge =

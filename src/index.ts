@@ -5,8 +5,8 @@
  * middleware, the records and events a run leaves, the operations side, and the errors to catch. The
  * folders' own `index.ts` files are internal doors between the folders of the code, not entry points
  * (`package.json` exports this file, `bullbeat/dashboard` and `bullbeat/nest` only); what is not named
- * here is free to change. `test/architecture/public-api.test.ts` holds this list: a name added or
- * removed here is a change to that snapshot too, made on purpose.
+ * here is free to change. `etc/bullbeat.api.md` is api-extractor's report of this surface, members
+ * included: a name or member added or removed changes that report too (`npm run api:update`), on purpose.
  */
 
 // cron expressions on their own: next/prev/matches, and a description in words
@@ -46,6 +46,7 @@ export {
   type AgendaEntry,
   type AgendaOptions,
   agenda,
+  type ExpectedOccurrence,
   type WhyCause,
   type WhyFact,
   type WhyOptions,
@@ -79,8 +80,8 @@ export {
 export {
   type CancelledResult,
   type CreateWorkerOptions,
-  createWorker,
   type Middleware,
+  type MiddlewareStage,
   type NextHandler,
   type PausedOnFailureEvent,
   type QueueRateLimit,
@@ -90,14 +91,17 @@ export {
   type RunHandler,
   rateLimitMiddleware,
   retryMiddleware,
+  type ScheduledJobLike,
   type SkippedResult,
   type TimeoutMiddlewareOptions,
   timeoutMiddleware,
+  type WorkerClock,
   type WorkerHandle,
 } from './queue/index.js';
 
 // the manager: its options, schedules and what they are given, changes, backfill, its events
 export {
+  BACKFILL_OVERLAP,
   type BackfillOccurrence,
   type BackfillOptions,
   type BackfillOverlap,
@@ -108,13 +112,17 @@ export {
   type BackfillStop,
   type ChangeOptions,
   type CronScheduleOptions,
+  createWorker,
+  type ErroredEvent,
   type EveryOptions,
   type ExpressLike,
   type FailedEvent,
   type FiredEvent,
+  type ForeignOutcomesOptions,
   type HandleOptions,
   type HandlerDecorator,
   type HistoryAccess,
+  type JobFunction,
   type LateEvent,
   type ListQuery,
   type MisfirePolicy,
@@ -122,8 +130,10 @@ export {
   type OverlapPolicy,
   type PassthroughJobOptions,
   type PauseOptions,
+  RESUME_POLICIES,
   type ResumeOptions,
   type ResumePolicy,
+  type RunHistoryReader,
   type ScheduleDecorator,
   ScheduledJob,
   type ScheduledJobJSON,
@@ -141,19 +151,35 @@ export {
 } from './scheduler/index.js';
 
 // the store: run records and counters, the audit trail, a schedule's status and pause note, a cluster connection
-export type {
-  AuditChange,
-  AuditEntry,
-  AuditOp,
-  AuditQuery,
-  AuditSource,
-  PreviousAttempt,
-  RunCounter,
-  RunOutcome,
-  RunRecord,
-  SkipReason,
+export {
+  AUDIT_SOURCES,
+  type AuditChange,
+  type AuditEntry,
+  type AuditOp,
+  type AuditQuery,
+  type AuditSource,
+  type ClusterConnection,
+  type CoalesceCause,
+  type CustomTriggerJSON,
+  definitionSchema,
+  JOB_PAYLOADS,
+  type JobPayload,
+  JobStatus,
+  MISFIRE_POLICIES,
+  OVERLAP_POLICIES,
+  type PauseNote,
+  type PreviousAttempt,
+  type RunCounter,
+  type RunOutcome,
+  type RunRecord,
+  type ScheduleDefinition,
+  type ScheduleErrorInfo,
+  type ScheduleSource,
+  type ScheduleState,
+  ScheduleStatus,
+  type SkipReason,
+  StateCode,
 } from './store/index.js';
-export { type ClusterConnection, JobStatus, type PauseNote } from './store/index.js';
 
 // triggers: when a schedule fires, and their JSON form
 export {
@@ -165,6 +191,8 @@ export {
   type CronTriggerOptions,
   DateTrigger,
   type DateTriggerJSON,
+  type DueAware,
+  type DueContext,
   describeTrigger,
   type ExceptEntry,
   type ExceptEntryJSON,

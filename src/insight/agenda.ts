@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/index.js';
 import { internalsOf } from '../scheduler/index.js';
-import { JobStatus } from '../store/job-status.js';
+import { ScheduleStatus } from '../store/job-status.js';
 import { redisTime } from '../store/redis-time.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
@@ -165,7 +165,7 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
   const now = await redisTime(internalsOf(manager).redis);
   const from = options.from ?? now;
   const to = from + (options.nextMs ?? 24 * 3_600_000);
-  const jobs = (await manager.list(JobStatus.ACTIVE)).filter(
+  const jobs = (await manager.list(ScheduleStatus.ACTIVE)).filter(
     (j) => options.queue === undefined || j.queue === options.queue,
   );
   const unknown: string[] = [];

@@ -1,4 +1,5 @@
 export { type Agenda, type AgendaEntry, type AgendaOptions, agenda, parseWindow } from './agenda.js';
 export { DURATION_HELP, parseDurationMs } from './duration.js';
+export type { ExpectedOccurrence } from './expected-occurrence.js';
 export { type WhyOptions, whyDidntItRun } from './why.js';
 export type { WhyCause, WhyFact, WhyReport } from './why-types.js';

@@ -3,6 +3,7 @@
 export type { BackfillRun } from './backfill/index.js';
 export {
   auditDetails,
+  BACKFILL_OVERLAP,
   type BackfillOccurrence,
   type BackfillOptions,
   type BackfillOverlap,
@@ -18,6 +19,7 @@ export {
   type EveryOptions,
   type FailedEvent,
   type FiredEvent,
+  type ForeignOutcomesOptions,
   fieldValue,
   type HandleOptions,
   type LateEvent,
@@ -26,6 +28,7 @@ export {
   type OverlapPolicy,
   type PassthroughJobOptions,
   type PauseOptions,
+  RESUME_POLICIES,
   type ResumeOptions,
   type ResumePolicy,
   resolveBackfillOptions,
@@ -43,12 +46,15 @@ export {
 } from './contract/index.js';
 export type { FireLoopStats } from './fire/index.js';
 export {
+  createWorker,
   type ExpressLike,
   type HandlerDecorator,
   type HistoryAccess,
   internalsOf,
+  type JobFunction,
   type ListQuery,
   type ManagerInternals,
+  type RunHistoryReader,
   type ScheduleDecorator,
   SchedulerManager,
   type SchedulerStats,

@@ -50,7 +50,7 @@ export {
   type ResolvedRunOptions,
   resolveRunOptions,
 } from './job-payload.js';
-export { JobStatus } from './job-status.js';
+export { JobStatus, ScheduleStatus } from './job-status.js';
 export { hashTag, type Keys, keys, laneOf, occurrenceField, type RecordLane } from './keys.js';
 export { activeRuns, LeaseStore } from './lease-store.js';
 export { MISFIRE_POLICIES } from './misfire-policy.js';
@@ -80,6 +80,7 @@ export { redisTime } from './redis-time.js';
 export { connectionOfKey, type ReplicaAcksOptions } from './replica-acks.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export {
+  type CoalesceCause,
   type PreviousAttempt,
   parseRecord,
   type RunOutcome,

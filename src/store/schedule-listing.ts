@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
 import { triggerFromJSON } from '../triggers/trigger-from-json.js';
-import type { JobStatus } from './job-status.js';
+import type { ScheduleStatus } from './job-status.js';
 import type { Keys } from './keys.js';
 import { countsFrom } from './run-history.js';
 import type { StoredSchedule } from './schedule-store-types.js';
 
 /** A filter and page of the schedules, sorted by name then id (`list()`, the dashboard, the API). */
 export interface ListQuery {
-  status?: JobStatus;
+  status?: ScheduleStatus;
   /** Case-insensitive substring of the id, name or queue. */
   search?: string;
   /** Only schedules targeting this queue. */

@@ -235,7 +235,7 @@ describe('dashboard API over HTTP', () => {
     const now = Date.now();
     for (let k = 3; k >= 1; k--) {
       const fireAt = now - k * 60_000;
-      await t.scheduler.history.merge(
+      await internalsOf(t.scheduler).history.merge(
         'flaky',
         fireAt,
         false,

@@ -7,6 +7,7 @@ import { CronTrigger } from '../../src/triggers/index.js';
 import { REDIS_URL } from '../redis-url.js';
 import { ARTIFACTS, launchBrowser } from './browser.js';
 import { PASSWORD, quietLogger, startTestDashboard, type TestDashboard, USER } from './harness.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 
 /** `2026-03-07T00:00:00Z` as a datetime-local value. */
 const local = (iso: string) => iso.slice(0, 19);
@@ -32,7 +33,7 @@ describe('dashboard in headless Chromium: backfill and except', () => {
     ).saved;
     await scheduler.pause('nightly-export');
     // one occurrence of the range already ran: the preview says so, and it is not enqueued again
-    await scheduler.history.merge('nightly-export', Date.parse('2026-03-08T07:00:00Z'), false, {
+    await internalsOf(scheduler).history.merge('nightly-export', Date.parse('2026-03-08T07:00:00Z'), false, {
       kind: 'scheduled',
       outcome: 'succeeded',
     });

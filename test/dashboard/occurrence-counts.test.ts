@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { BEARER, quietLogger, startTestDashboard, type TestDashboard } from './harness.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 
 const HOUR = 3_600_000;
 
@@ -27,7 +28,7 @@ async function record(m: SchedulerManager, id: string, n: number, outcome: 'succ
   const last = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
   for (let i = 0; i < n; i++) {
     const counters = outcome === 'failed' ? (['runs', 'errors'] as const) : (['runs'] as const);
-    await m.history.merge(id, last - i * HOUR, false, { kind: 'scheduled', outcome }, counters);
+    await internalsOf(m).history.merge(id, last - i * HOUR, false, { kind: 'scheduled', outcome }, counters);
   }
 }
 

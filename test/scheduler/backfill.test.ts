@@ -156,16 +156,16 @@ describe('backfill', () => {
     const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
     const from = to - 4 * HOUR;
     const [a, b, c, d] = [0, 1, 2, 3].map((i) => from + i * HOUR) as [number, number, number, number];
-    await m.history.merge('h', a, false, { kind: 'scheduled', outcome: 'succeeded' });
-    await m.history.merge('h', b, false, { kind: 'scheduled', outcome: 'missed', reason: 'misfire' });
-    await m.history.merge('h', c, false, { kind: 'scheduled', outcome: 'enqueued' });
-    await m.history.merge('h', d, false, { kind: 'scheduled', outcome: 'skipped', reason: 'overlap' });
+    await internalsOf(m).history.merge('h', a, false, { kind: 'scheduled', outcome: 'succeeded' });
+    await internalsOf(m).history.merge('h', b, false, { kind: 'scheduled', outcome: 'missed', reason: 'misfire' });
+    await internalsOf(m).history.merge('h', c, false, { kind: 'scheduled', outcome: 'enqueued' });
+    await internalsOf(m).history.merge('h', d, false, { kind: 'scheduled', outcome: 'skipped', reason: 'overlap' });
     const r = await m.backfill('h', { from, to });
     expect(r.occurrences.map((o) => o.status)).toEqual(['ran', 'enqueued', 'ran', 'enqueued']);
     expect((await env.jobIds()).sort()).toEqual([`bb-h-b${b}`, `bb-h-b${d}`].sort());
     // the scheduled records are untouched: the backfill's are beside them (b<time>)
     expect(await m.history.get('h', b)).toMatchObject({ kind: 'scheduled', outcome: 'missed' });
-    expect(await m.history.get('h', b, 'backfill')).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
+    expect(await internalsOf(m).history.get('h', b, 'backfill')).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
   });
 
   it('a backfill that stopped after its addBulk, before its mark: the record a worker wrote still guards it', async () => {
@@ -175,7 +175,7 @@ describe('backfill', () => {
     await m.pause('h');
     const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
     // its job ran and is gone from BullMQ; only the worker's record says so (no ledger entry)
-    await m.history.merge('h', to - HOUR, 'backfill', { kind: 'backfill', outcome: 'succeeded' });
+    await internalsOf(m).history.merge('h', to - HOUR, 'backfill', { kind: 'backfill', outcome: 'succeeded' });
     const r = await m.backfill('h', { from: to - 2 * HOUR, to });
     expect(r.occurrences.map((o) => o.status)).toEqual(['enqueued', 'backfilled']);
     expect(await env.jobIds()).toEqual([`bb-h-b${to - 2 * HOUR}`]);
@@ -246,7 +246,7 @@ describe('backfill', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => from + i * 60_000));
     expect(await env.jobIds()).toHaveLength(30);
-    const recent = await a.history.get('raced', to - 60_000, 'backfill');
+    const recent = await internalsOf(a).history.get('raced', to - 60_000, 'backfill');
     expect(recent).toMatchObject({ kind: 'backfill', outcome: 'succeeded' });
     // and later, once every job is done, a third backfill still runs none (the ledger)
     const again = await b.backfill('raced', { from, to });

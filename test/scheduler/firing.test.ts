@@ -80,7 +80,7 @@ describe('firing', () => {
 
     const manual = await m.triggerNow('life');
     expect(manual.jobId).toBe(occurrenceJobId('life', manual.fireAt, true));
-    const rec = await m.history.get('life', manual.fireAt, true);
+    const rec = await internalsOf(m).history.get('life', manual.fireAt, true);
     expect(rec).toMatchObject({ kind: 'manual', outcome: 'enqueued', jobId: manual.jobId });
 
     const resumedAt = await redisNow(env.redis);

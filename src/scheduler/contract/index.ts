@@ -2,6 +2,7 @@
 // answers with. The other subfolders of the scheduler stand on it; it imports none of them.
 export { auditDetails, changeWords, fieldValue } from './audit-words.js';
 export {
+  BACKFILL_OVERLAP,
   type BackfillOccurrence,
   type BackfillOptions,
   type BackfillOverlap,
@@ -15,7 +16,7 @@ export {
 } from './backfill-options.js';
 export { actorOf, type ChangeOptions } from './change-options.js';
 export { checkHandleOptions } from './check-handle-options.js';
-export type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
+export type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 export type { HandleOptions } from './handle-options.js';
 export { managerEnv, withManagerEnv } from './manager-env.js';
 export type { PauseOptions } from './pause-options.js';

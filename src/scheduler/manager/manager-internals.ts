@@ -16,6 +16,7 @@ import type {
 } from '../contract/index.js';
 import type { FireHooks, FireLoopFootprint, FireLoopStats } from '../fire/index.js';
 import type { NamedHandler } from './named-handler.js';
+import type { RunHistoryAccess } from './scheduler-manager-types.js';
 
 /**
  * A `SchedulerManager`'s plumbing: what the package's own parts (the worker runtime, the dashboard, the
@@ -32,6 +33,8 @@ export interface ManagerInternals extends WorkerScheduler {
   readonly prefix: string;
   /** The deployment's keys over its partitions. */
   readonly keys: Keys;
+  /** The run history, writes included. */
+  readonly history: RunHistoryAccess;
   /** The manager's own Redis client (made on first use). */
   readonly redis: Redis;
   /** How many partitions the schedules are spread over. */

@@ -1,7 +1,7 @@
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
 import type { AuditConfig } from '../../store/audit-trail.js';
 import type { BackfillLedger } from '../../store/backfill-ledger.js';
-import { JobStatus } from '../../store/job-status.js';
+import { ScheduleStatus } from '../../store/job-status.js';
 import { type PauseNotes, pauseNoteProblem } from '../../store/pause-note.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { ChangeOptions, PauseOptions, ScheduledJob } from '../contract/index.js';
@@ -51,7 +51,7 @@ export async function pauseSchedule(
   await ctx.publishStop(id);
   const job = ctx.local.get(id);
   if (job) {
-    job.status = JobStatus.PAUSED;
+    job.status = ScheduleStatus.PAUSED;
     job.nextRunTime = null;
   }
   await unstagePaused(ctx.staged, id);
@@ -72,7 +72,7 @@ export async function removeSchedule(
   const queue = (await ctx.store.get(id))?.def.queue;
   const job = ctx.local.get(id);
   if (job) {
-    job.status = JobStatus.CANCELLED;
+    job.status = ScheduleStatus.CANCELLED;
     job.nextRunTime = null;
     ctx.local.delete(id);
     if (ctx.byName.get(job.name) === job) ctx.byName.delete(job.name);

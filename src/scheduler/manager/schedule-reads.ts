@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { JobStatus } from '../../store/job-status.js';
+import { ScheduleStatus } from '../../store/job-status.js';
 import type { Keys } from '../../store/keys.js';
 import type { PauseNote } from '../../store/pause-note.js';
 import { countsFrom, type RunCounter, type RunHistory } from '../../store/run-history.js';
@@ -140,7 +140,7 @@ export async function deploymentStats(
 export async function refreshHandle(ctx: ReadContext, job: ScheduledJob): Promise<boolean> {
   const row = await ctx.store.get(job.id);
   if (!row) {
-    job.status = JobStatus.CANCELLED;
+    job.status = ScheduleStatus.CANCELLED;
     job.nextRunTime = null;
     return false;
   }

@@ -5,7 +5,7 @@ import { type AuditActor, type AuditEntry, CODE_ACTOR } from '../../store/audit-
 import { type AuditQuery, AuditTrail } from '../../store/audit-trail.js';
 import { publishWake } from '../../store/channels.js';
 import { jobOptionsFor } from '../../store/job-payload.js';
-import type { JobStatus } from '../../store/job-status.js';
+import type { ScheduleStatus } from '../../store/job-status.js';
 import { type Keys, keys } from '../../store/keys.js';
 import type { ScheduleStore } from '../../store/schedule-store.js';
 import type { Trigger } from '../../triggers/trigger.js';
@@ -44,13 +44,12 @@ import { enqueueNow, saveSchedule } from './schedule-writes.js';
 import type {
   HandlerDecorator,
   HistoryAccess,
+  JobFunction,
   ListQuery,
   ScheduleDecorator,
   SchedulerStats,
 } from './scheduler-manager-types.js';
 import { type UpdateContext, updateSchedule } from './update-schedule.js';
-
-type AnyFn = (...args: never[]) => unknown;
 
 /**
  * Sillo's `SchedulerManager`, persistent in Redis and safe with any number of replicas. Define
@@ -117,6 +116,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       get redis() {
         return connections.redis;
       },
+      get history() {
+        return connections.history;
+      },
       get logger() {
         return logger();
       },
@@ -165,7 +167,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * are saved by `start()`; after start, or for a target, right away).
    */
   schedule(
-    fnOrTarget: AnyFn | ScheduleTarget,
+    fnOrTarget: JobFunction | ScheduleTarget,
     trigger: Trigger,
     options: ScheduleOptions = {},
     change?: ChangeOptions,
@@ -215,11 +217,11 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * nothing fires from it. A name registered twice is refused, naming it; a code schedule of the same
    * name keeps its own function.
    */
-  handle(name: string, fn: AnyFn, options?: HandleOptions): void;
+  handle(name: string, fn: JobFunction, options?: HandleOptions): void;
   handle(name?: string, options?: HandleOptions): HandlerDecorator;
   handle(
     name?: string,
-    fnOrOptions?: AnyFn | HandleOptions,
+    fnOrOptions?: JobFunction | HandleOptions,
     options: HandleOptions = {},
   ): undefined | HandlerDecorator {
     return this.#schedules.handle(name, fnOrOptions, options, this.#options.defaultQueue);
@@ -269,7 +271,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   /** Every schedule, optionally of one status (Sillo's `list(status)`), or a page of them. */
-  async list(query?: JobStatus | ListQuery): Promise<ScheduledJob[]> {
+  async list(query?: ScheduleStatus | ListQuery): Promise<ScheduledJob[]> {
     return (await this.listPage(typeof query === 'string' ? { status: query } : (query ?? {}))).items;
   }
 
@@ -337,7 +339,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Sillo's stats, over the deployment. */
   async stats(): Promise<SchedulerStats> {
     await this.#connections.checkPartitions(false);
-    return deploymentStats(this.store, this.history, this.#lifecycle.uptime);
+    return deploymentStats(this.store, this.#connections.history, this.#lifecycle.uptime);
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────────────────
