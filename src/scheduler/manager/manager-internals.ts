@@ -86,17 +86,21 @@ export interface ManagerInternals extends WorkerScheduler {
   emit(event: string, payload: unknown): unknown;
 }
 
-const handles = new WeakMap<object, ManagerInternals>();
+/**
+ * Where a manager keeps its internals: a symbol of the global registry, on a non-enumerable property,
+ * so that a manager made by one copy of bullbeat (a jobs module's) is read by another (the CLI's).
+ */
+const INTERNALS = Symbol.for('bullbeat.managerInternals');
 
 /** Record a manager's internals (its constructor does); the worker runtime finds them too. */
 export function attachInternals(manager: object, internals: ManagerInternals): void {
-  handles.set(manager, internals);
+  Object.defineProperty(manager, INTERNALS, { value: internals });
   registerWorkerSide(manager, internals);
 }
 
 /** The plumbing of a `SchedulerManager`. Throws a `TypeError` for anything else. */
 export function internalsOf(manager: object): ManagerInternals {
-  const internals = handles.get(manager);
+  const internals = (manager as { [INTERNALS]?: ManagerInternals })[INTERNALS];
   if (!internals) throw new TypeError('bullbeat: expected a SchedulerManager');
   return internals;
 }

@@ -52,7 +52,8 @@ import type {
 import { type UpdateContext, updateSchedule } from './update-schedule.js';
 
 /**
- * Sillo's `SchedulerManager`, persistent in Redis and safe with any number of replicas. Define
+ * The scheduler: schedules stored in Redis, safe with any number of replicas, and the one way in
+ * (`new SchedulerManager({ prefix, connection })`). Define
  * schedules (`schedule`, `every`, `cron`), then `start()`: code schedules are upserted and, in the
  * scheduler role, the fire loop enqueues each occurrence exactly once onto its BullMQ queue.
  */
@@ -336,7 +337,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return startBackfill(this.#contexts.backfills, id, options);
   }
 
-  /** Sillo's stats, over the deployment. */
+  /** Counts over the deployment: schedules by status, runs, errors, skipped and missed occurrences, uptime. */
   async stats(): Promise<SchedulerStats> {
     await this.#connections.checkPartitions(false);
     return deploymentStats(this.store, this.#connections.history, this.#lifecycle.uptime);
