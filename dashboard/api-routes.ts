@@ -16,6 +16,7 @@ import { backfillHandler } from './backfill-route.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
+import { intParam, statusParam, strParam } from './query-params.js';
 import {
   checkPast,
   createSchema,
@@ -27,38 +28,10 @@ import {
   toTrigger,
   updateSchema,
 } from './schedule-input.js';
-import type { ScheduleStatus, ScheduleView } from './schedule-view.js';
+import type { ScheduleView } from './schedule-view.js';
 import { durationOf, latenessOf } from './views/schedule-page.js';
 
-const STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed', 'cancelled', 'errored'];
 const MAX_LIMIT = 500;
-
-/** A non-negative integer query parameter. */
-export function intParam(req: Request, name: string, dflt: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = req.query[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 0 || n > max) {
-    throw new InputError(name, `must be an integer from 0 to ${max}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
-
-export function strParam(req: Request, name: string): string | undefined {
-  const raw = req.query[name];
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string') throw new InputError(name, 'must be given once, as a string');
-  return raw;
-}
-
-export function statusParam(req: Request): ScheduleStatus | undefined {
-  const s = strParam(req, 'status');
-  if (s === undefined) return undefined;
-  if (!STATUSES.includes(s as ScheduleStatus)) {
-    throw new InputError('status', `must be one of ${STATUSES.join(', ')}, got "${s}"`);
-  }
-  return s as ScheduleStatus;
-}
 
 /** `/api/preview`: `cron=<expr>&tz=<zone>` | `interval=<seconds>` | `date=<iso or ms>&tz=`, `n` times. */
 export function preview(

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import { internalsOf } from '../src/scheduler/index.js';
-import { intParam, strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
+import { intParam, strParam } from './query-params.js';
 import { InputError } from './schedule-input.js';
 
 const ENTRY_ID = /^\d+-\d+$/;

@@ -10,7 +10,7 @@
 // A type that a public declaration names but no entry point exports (ae-forgotten-export) is an error:
 // a user could not name it. The declarations are emitted afresh into .api/dts (no full build needed).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +98,20 @@ function configFor(entry) {
   };
 }
 
+/**
+ * The doc model of a sub-path as a package of its own (`bullbeat-dashboard` for `bullbeat/dashboard`):
+ * api-documenter takes one package per name, and each model is named after package.json.
+ */
+function nameSubPathModels() {
+  for (const entry of ENTRIES.slice(1)) {
+    const file = join(work, 'model', `${entry.report}.api.json`);
+    const name = entry.report;
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    doc.name = name;
+    writeFileSync(file, JSON.stringify(doc, null, 2).replaceAll('"bullbeat!', `"${name}!`));
+  }
+}
+
 /** The names an entry point's declaration file exports. */
 function exportedNames(program, file) {
   const checker = program.getTypeChecker();
@@ -143,6 +157,7 @@ function run() {
       console.error(`api-report: ${entry.report}: ${why}`);
     }
   });
+  if (model) nameSubPathModels();
   if (failed > 0) process.exit(1);
   console.log(
     update ? 'api-report: reports written to etc/' : 'api-report: the surface matches etc/*.api.md',
