@@ -99,8 +99,8 @@ const WORKERS = Number(process.env.BULLBEAT_TEST_WORKERS) || 4;
 
 /**
  * Scratch folders (the pack tests' npm installs, clones, private redis-servers) on tmpfs where the box
- * has one and TMPDIR is not set: on this box a copy of an installed project costs 3.8 s of kernel time
- * on disk, 0.4 s in /dev/shm. The forks and every process they start inherit it.
+ * has one and TMPDIR is not set: copying an installed project costs far less kernel time in memory
+ * than on disk. The forks and every process they start inherit it.
  */
 function scratchOnTmpfs(): void {
   if (process.env.TMPDIR) return;
@@ -142,8 +142,8 @@ export default defineConfig({
       {
         extends: true,
         // Every test here has its own key prefix and closes what it opens, and a test that changes
-        // process.env puts it back: its files share a fork's loaded modules (72 s for the tier alone,
-        // against 161 s isolated, most of that in loading bullmq and the house once per file).
+        // process.env puts it back: its files share a fork's loaded modules, rather than loading
+        // bullmq and the house once per file (most of an isolated run's time).
         test: {
           name: 'redis',
           include: ['test/**/*.test.ts'],
@@ -173,8 +173,8 @@ export default defineConfig({
         test: {
           name: 'chaos',
           include: CHAOS,
-          // three files side by side (~1.7 cores): all passed three at a time with a busy loop on one of
-          // the 2 cores; this tier and chaos-tight take 96-107 s, against 122-133 s two at a time
+          // three files side by side: they wait on kills and lease lapses far more than they compute, and
+          // pass three at a time with a busy loop on one of a 2-core box's cores
           maxWorkers: CHAOS_WORKERS,
           sequence: { groupOrder: 1 },
           ...chaosTimeouts,

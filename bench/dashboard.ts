@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { startDashboard } from '../dashboard/index.js';
+import { internalsOf } from '../src/scheduler/index.js';
 import { SchedulerManager } from '../src/scheduler/manager/scheduler-manager.js';
 import { CronTrigger, IntervalTrigger } from '../src/triggers/index.js';
 
@@ -45,7 +46,7 @@ async function seed(scheduler: SchedulerManager): Promise<void> {
       const fireAt = now - k * 60_000;
       const failed = (j + k) % 7 === 0;
       records.push(
-        scheduler.history.merge(
+        internalsOf(scheduler).history.merge(
           name,
           fireAt,
           false,
@@ -75,7 +76,7 @@ async function seed(scheduler: SchedulerManager): Promise<void> {
         opts: { jobId: `bb-${name}-${now}` },
       });
     }
-    await scheduler.queue(queue).addBulk(jobs);
+    await internalsOf(scheduler).queue(queue).addBulk(jobs);
   }
   console.error(
     `seeded ${SCHEDULES} schedules, ${SCHEDULES * 3} records, ${SCHEDULES} jobs in ${QUEUES} queues in ${((performance.now() - started) / 1000).toFixed(1)} s`,

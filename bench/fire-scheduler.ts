@@ -4,6 +4,7 @@
 // time from that instant to the end of the last `addBulk` carrying one of its occurrences (`burstMs`).
 import pino from 'pino';
 import type { FireHooks } from '../dist/src/scheduler/fire/fire-loop-types.js';
+import { internalsOf } from '../dist/src/scheduler/index.js';
 import { SchedulerManager } from '../dist/src/scheduler/manager/scheduler-manager.js';
 
 const manager = new SchedulerManager({
@@ -63,7 +64,7 @@ if (process.env.BURST_DEBUG) {
 process.on('SIGTERM', () => {
   void manager.stop().then(() => {
     process.stdout.write(
-      `${JSON.stringify({ lateness, cpuPerFireUs, stats: manager.loopStats, burstMs: [...burst.values()], claimedAt })}\n`,
+      `${JSON.stringify({ lateness, cpuPerFireUs, stats: internalsOf(manager).loopStats, burstMs: [...burst.values()], claimedAt })}\n`,
       () => process.exit(0),
     );
   });

@@ -1,4 +1,5 @@
 import { type Request, type Response, Router } from 'express';
+import { internalsOf } from '../src/scheduler/index.js';
 import { AlertStore } from '../src/store/index.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { pageContextOf, sendPage } from './page-response.js';
@@ -14,7 +15,10 @@ export function alertsRoutes(ctx: DashboardContext): Router {
   const read = (req: Request) => {
     const m = ctx.scheduler;
     const open = req.query.open === '1' || req.query.open === 'true';
-    return new AlertStore(m.redis, m.prefix).report({ ...(open && { open: true }), limit: 200 });
+    return new AlertStore(internalsOf(m).redis, internalsOf(m).prefix).report({
+      ...(open && { open: true }),
+      limit: 200,
+    });
   };
   r.get('/api/alerts', async (req, res) => {
     res.json(await read(req));

@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError, TriggerBudgetError, TriggerError } from '../src/errors/index.js';
 import { packageVersion } from '../src/package-version.js';
 import type { ResumeOptions, TriggerNowOptions } from '../src/scheduler/index.js';
+import { internalsOf } from '../src/scheduler/index.js';
 import {
   checkTimeBudget,
   DEFAULT_TRIGGER_BUDGET_MS,
@@ -15,6 +16,7 @@ import { backfillHandler } from './backfill-route.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { openApiDocument } from './openapi.js';
+import { intParam, statusParam, strParam } from './query-params.js';
 import { revertHandler } from './revert-route.js';
 import { selectorInput } from './schedule-batch.js';
 import {
@@ -32,35 +34,7 @@ import type { ScheduleStatus, ScheduleView } from './schedule-view.js';
 import { triggerSchema } from './trigger-input.js';
 import { durationOf, latenessOf } from './views/schedule-page.js';
 
-const STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed', 'cancelled', 'errored'];
 const MAX_LIMIT = 500;
-
-/** A non-negative integer query parameter. */
-export function intParam(req: Request, name: string, dflt: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = req.query[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 0 || n > max) {
-    throw new InputError(name, `must be an integer from 0 to ${max}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
-
-export function strParam(req: Request, name: string): string | undefined {
-  const raw = req.query[name];
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string') throw new InputError(name, 'must be given once, as a string');
-  return raw;
-}
-
-export function statusParam(req: Request): ScheduleStatus | undefined {
-  const s = strParam(req, 'status');
-  if (s === undefined) return undefined;
-  if (!STATUSES.includes(s as ScheduleStatus)) {
-    throw new InputError('status', `must be one of ${STATUSES.join(', ')}, got "${s}"`);
-  }
-  return s as ScheduleStatus;
-}
 
 /** `/api/preview`: `cron=<expr>&tz=<zone>` | `interval=<seconds>` | `date=<iso or ms>&tz=`, `n` times. */
 export function preview(
@@ -312,7 +286,7 @@ export function apiRoutes(ctx: DashboardContext): Router {
   });
 
   r.get('/preview', (req, res) => {
-    res.json(preview(req, ctx.now(), ctx.scheduler.options.triggerBudgetMs));
+    res.json(preview(req, ctx.now(), internalsOf(ctx.scheduler).options.triggerBudgetMs));
   });
 
   r.get('/openapi.json', (_req, res) => {

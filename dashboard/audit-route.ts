@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
-import { intParam, strParam } from './api-routes.js';
+import { internalsOf } from '../src/scheduler/index.js';
 import type { DashboardContext } from './dashboard-context.js';
+import { intParam, strParam } from './query-params.js';
 import { InputError } from './schedule-input.js';
 
 const ENTRY_ID = /^\d+-\d+$/;
@@ -28,7 +29,9 @@ export function auditHistory(ctx: DashboardContext) {
     // a removed schedule's trail goes `auditRetentionMs` after its remove (the newest entry)
     const last = items[0];
     const keptUntil =
-      !view && before === undefined && last?.op === 'remove' ? last.at + m.options.auditRetentionMs : null;
+      !view && before === undefined && last?.op === 'remove'
+        ? last.at + internalsOf(m).options.auditRetentionMs
+        : null;
     res.json({ id, removed: !view, keptUntil, items });
   };
 }

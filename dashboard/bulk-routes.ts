@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import type { ResumeOptions } from '../src/scheduler/index.js';
-import { intParam } from './api-routes.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
+import { intParam } from './query-params.js';
 import {
   batchItems,
   batchSchema,

@@ -16,6 +16,7 @@ import {
 } from '../src/errors/index.js';
 import { groups } from '../src/insight/index.js';
 import { FleetReader } from '../src/ops/index.js';
+import { internalsOf } from '../src/scheduler/index.js';
 import { AlertStore, checkPartitionCount, ping, ScheduleIndex } from '../src/store/index.js';
 import { registerAlertGauges } from './alert-gauges.js';
 import { alertsRoutes } from './alerts-routes.js';
@@ -57,39 +58,55 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const o = resolveDashboardOptions(options);
   const scheduler = o.scheduler;
   const now = Date.now;
-  const index = new ScheduleIndex(scheduler.redis, scheduler.keys, o.cacheMs, now);
-  const reader = new ScheduleReader(scheduler.redis, scheduler.keys, scheduler.options.historyLimit, now);
-  const metrics = new DashboardMetrics(scheduler.history, index);
+  const index = new ScheduleIndex(internalsOf(scheduler).redis, internalsOf(scheduler).keys, o.cacheMs, now);
+  const reader = new ScheduleReader(
+    internalsOf(scheduler).redis,
+    internalsOf(scheduler).keys,
+    internalsOf(scheduler).options.historyLimit,
+    now,
+  );
+  const metrics = new DashboardMetrics(internalsOf(scheduler).history, index);
   metrics.attach(scheduler as unknown as Parameters<DashboardMetrics['attach']>[0]);
-  const fleet = new FleetReader(scheduler.redis, scheduler.prefix);
-  const health = new DeploymentHealthReader(scheduler.redis, scheduler.keys, index, reader, {
-    lateThresholdMs: scheduler.options.lateThresholdMs,
-    cacheMs: o.cacheMs,
-  });
+  const fleet = new FleetReader(internalsOf(scheduler).redis, internalsOf(scheduler).prefix);
+  const health = new DeploymentHealthReader(
+    internalsOf(scheduler).redis,
+    internalsOf(scheduler).keys,
+    index,
+    reader,
+    {
+      lateThresholdMs: internalsOf(scheduler).options.lateThresholdMs,
+      cacheMs: o.cacheMs,
+    },
+  );
   registerDeploymentGauges(metrics.registry, {
     health,
     fleet,
     queues: {
-      queues: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
-      counts: (queue, states) => scheduler.queue(queue).getJobCounts(...(states as JobType[])),
+      queues: async () =>
+        [...new Set([...(await index.queues()), internalsOf(scheduler).options.defaultQueue])].sort(),
+      counts: (queue, states) =>
+        internalsOf(scheduler)
+          .queue(queue)
+          .getJobCounts(...(states as JobType[])),
     },
     groups: () => groups(scheduler),
   });
   registerAlertGauges(metrics.registry, () =>
-    new AlertStore(scheduler.redis, scheduler.prefix).report({ open: true, limit: 1000 }),
+    new AlertStore(internalsOf(scheduler).redis, internalsOf(scheduler).prefix).report({
+      open: true,
+      limit: 1000,
+    }),
   );
   const board = new QueueBoard({
     // the <base href> of its page is rewritten per request (rewriteBoardPage)
     basePath: '/admin/queues',
     readOnly: o.readOnly,
-    connection: scheduler.connectionOptions(),
+    connection: internalsOf(scheduler).connectionOptions(),
     // from the schedule index (cheap, cached), plus the default queue of schedules that name none
-    discover: async () => [...new Set([...(await index.queues()), scheduler.options.defaultQueue])].sort(),
+    discover: async () =>
+      [...new Set([...(await index.queues()), internalsOf(scheduler).options.defaultQueue])].sort(),
     ...(queuePrefixOf(scheduler) !== undefined && { bullPrefix: queuePrefixOf(scheduler) }),
-    ...(typeof (scheduler as { queuePrefixFor?: unknown }).queuePrefixFor === 'function' && {
-      bullPrefixFor: (queue: string) =>
-        (scheduler as { queuePrefixFor(q: string): string | undefined }).queuePrefixFor(queue),
-    }),
+    bullPrefixFor: (queue: string) => internalsOf(scheduler).queuePrefixFor(queue),
     refreshMs: o.cacheMs,
     logger: o.logger,
     onRunFinished: (outcome, ms) => metrics.observeRun(outcome, ms),
@@ -131,7 +148,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.get('/readyz', async (_req, res) => {
     try {
       const pong = await Promise.race([
-        ping(scheduler.redis),
+        ping(internalsOf(scheduler).redis),
         new Promise<never>((_, reject) =>
           setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref(),
         ),
@@ -163,7 +180,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.use(async (_req, _res, next) => {
     try {
       if (!partitionsChecked) {
-        partitionsChecked = await checkPartitionCount(scheduler.redis, scheduler.keys, false);
+        partitionsChecked = await checkPartitionCount(
+          internalsOf(scheduler).redis,
+          internalsOf(scheduler).keys,
+          false,
+        );
       }
       next();
     } catch (err) {

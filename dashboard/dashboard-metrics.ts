@@ -52,6 +52,7 @@ export class DashboardMetrics {
   private readonly durations: Histogram<'outcome'>;
   private readonly detach: (() => void)[] = [];
 
+  /** @internal Made by `createDashboard`. */
   constructor(history: RunHistory, index: ScheduleIndex) {
     const registers = [this.registry];
     this.fires = new Counter({
@@ -134,7 +135,7 @@ export class DashboardMetrics {
     });
   }
 
-  /** Listen to a scheduler's events (the one in this process, if it runs the fire loop). */
+  /** @internal Listen to a scheduler's events (the one in this process, if it runs the fire loop). */
   attach(source: MetricsEventSource): void {
     const fired = (e: { kind: string; lateMs: number }) => {
       const kind = bounded(KINDS, e.kind);
@@ -166,11 +167,12 @@ export class DashboardMetrics {
     });
   }
 
-  /** One finished occurrence job (from BullMQ queue events). */
+  /** @internal One finished occurrence job (from BullMQ queue events). */
   observeRun(outcome: 'succeeded' | 'failed', durationMs: number): void {
     this.durations.observe({ outcome }, Math.max(0, durationMs) / 1000);
   }
 
+  /** @internal Closed with the dashboard. */
   close(): void {
     for (const d of this.detach.splice(0)) d();
   }

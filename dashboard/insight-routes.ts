@@ -1,9 +1,9 @@
 import { type Request, type Response, Router } from 'express';
 import { agenda, DURATION_HELP, groups, parseWindow, whyDidntItRun } from '../src/insight/index.js';
 import { instantProblem } from '../src/triggers/index.js';
-import { strParam } from './api-routes.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { pageContextOf, sendPage } from './page-response.js';
+import { strParam } from './query-params.js';
 import { selectorInput } from './schedule-batch.js';
 import { InputError } from './schedule-input.js';
 import { AGENDA_SLICES, agendaPage } from './views/agenda-page.js';

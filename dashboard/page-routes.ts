@@ -1,11 +1,12 @@
 import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import type { ResumePolicy } from '../src/scheduler/index.js';
-import { intParam, statusParam, strParam } from './api-routes.js';
+import { internalsOf } from '../src/scheduler/index.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';
 import { pageContextOf, sendPage } from './page-response.js';
+import { intParam, statusParam, strParam } from './query-params.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { selectorProblem } from './schedule-batch.js';
 import { InputError } from './schedule-input.js';
@@ -113,7 +114,12 @@ export function pageRoutes(ctx: DashboardContext): Router {
     send(
       res,
       200,
-      newSchedulePage(page(req, res), allTimezones(), ctx.scheduler.options.defaultQueue, served),
+      newSchedulePage(
+        page(req, res),
+        allTimezones(),
+        internalsOf(ctx.scheduler).options.defaultQueue,
+        served,
+      ),
     );
   });
 
@@ -140,7 +146,13 @@ export function pageRoutes(ctx: DashboardContext): Router {
     send(
       res,
       200,
-      newSchedulePage(page(req, res), allTimezones(), ctx.scheduler.options.defaultQueue, served, view),
+      newSchedulePage(
+        page(req, res),
+        allTimezones(),
+        internalsOf(ctx.scheduler).options.defaultQueue,
+        served,
+        view,
+      ),
     );
   });
 
@@ -165,7 +177,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
       ctx.scheduler.auditTrail(id, { limit: 20 }),
       ctx.reader.historySize(id),
     ]);
-    const history = { kept, limit: ctx.scheduler.options.historyLimit };
+    const history = { kept, limit: internalsOf(ctx.scheduler).options.historyLimit };
     send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req), audit, history));
   });
 

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { SchedulerManagerOptions } from '../src/scheduler/index.js';
-import { SchedulerManager } from '../src/scheduler/index.js';
+import { internalsOf, SchedulerManager } from '../src/scheduler/index.js';
 import { checkPartitionCount } from '../src/store/index.js';
 import { createDashboard, type Dashboard } from './create-dashboard.js';
 import type { DashboardOptions } from './dashboard-options.js';
@@ -46,7 +46,7 @@ export async function startDashboard(options: StartDashboardOptions = {}): Promi
   try {
     const resolved = resolveDashboardOptions({ ...rest, scheduler });
     // refuses a partition count other than the deployment's (a ConfigError naming both)
-    await checkPartitionCount(scheduler.redis, scheduler.keys, false);
+    await checkPartitionCount(internalsOf(scheduler).redis, internalsOf(scheduler).keys, false);
     app = createDashboard({ ...rest, scheduler });
     const host = resolved.open ? LOOPBACK : (wantedHost ?? '0.0.0.0');
     if (resolved.open) {

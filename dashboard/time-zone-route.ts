@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { strParam } from './api-routes.js';
 import { baseOf, cookiePathOf } from './mount-base.js';
+import { strParam } from './query-params.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { parseZoneChoice, ZONE_COOKIE, zoneChoiceText } from './views/time-zone.js';
 

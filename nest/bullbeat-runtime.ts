@@ -7,6 +7,7 @@ import {
   type SchedulerManager,
   type WorkerHandle,
 } from '../src/index.js';
+import { internalsOf } from '../src/internal.js';
 import type { ResolvedBullbeatModuleOptions } from './bullbeat-module-options.js';
 import { BULLBEAT_SCHEDULES, type MethodSchedule } from './schedule-decorators.js';
 
@@ -160,14 +161,14 @@ export class BullbeatRuntime implements OnApplicationBootstrap, OnApplicationShu
    */
   private async handledQueues(): Promise<string[]> {
     const queues = new Set<string>();
-    for (const name of this.manager.handlerNames()) {
-      const entry = this.manager.handlerFor(name);
+    for (const name of internalsOf(this.manager).handlerNames()) {
+      const entry = internalsOf(this.manager).handlerFor(name);
       if (entry) queues.add(entry.job.queue);
     }
     for (const job of await this.manager.list()) {
-      if (this.manager.handlerFor(job.name)) queues.add(job.queue);
+      if (internalsOf(this.manager).handlerFor(job.name)) queues.add(job.queue);
     }
-    if (queues.size === 0) queues.add(this.manager.options.defaultQueue);
+    if (queues.size === 0) queues.add(internalsOf(this.manager).options.defaultQueue);
     return [...queues].sort();
   }
 }

@@ -1,4 +1,5 @@
 import { ConfigError, SchedulerManager } from '../src/index.js';
+import { internalsOf } from '../src/internal.js';
 import type {
   BullbeatModuleOptions,
   BullbeatRole,
@@ -25,10 +26,10 @@ export function resolveModuleOptions(options: BullbeatModuleOptions = {}): Resol
     if (!(givenManager instanceof SchedulerManager)) {
       throw new ConfigError('BullbeatModule manager', 'expected a SchedulerManager');
     }
-    if (givenManager.options.role !== role) {
+    if (internalsOf(givenManager).options.role !== role) {
       throw new ConfigError(
         'BullbeatModule manager',
-        `its role is "${givenManager.options.role}", but roles [${[...roles].join(', ')}] need "${role}"`,
+        `its role is "${internalsOf(givenManager).options.role}", but roles [${[...roles].join(', ')}] need "${role}"`,
       );
     }
   }

@@ -5,8 +5,8 @@
  * middleware, the records and events a run leaves, the operations side, and the errors to catch. The
  * folders' own `index.ts` files are internal doors between the folders of the code, not entry points
  * (`package.json` exports this file, `bullbeat/dashboard` and `bullbeat/nest` only); what is not named
- * here is free to change. `test/architecture/public-api.test.ts` holds this list: a name added or
- * removed here is a change to that snapshot too, made on purpose.
+ * here is free to change. `etc/bullbeat.api.md` is api-extractor's report of this surface, members
+ * included: a name or member added or removed changes that report too (`npm run api:update`), on purpose.
  */
 
 // cron expressions on their own: next/prev/matches, and a description in words
@@ -49,6 +49,7 @@ export {
   type AgendaEntry,
   type AgendaOptions,
   agenda,
+  type ExpectedOccurrence,
   type GroupOccupancy,
   groups,
   type WhyCause,
@@ -81,8 +82,8 @@ export {
 export {
   type CancelledResult,
   type CreateWorkerOptions,
-  createWorker,
   type Middleware,
+  type MiddlewareStage,
   type NextHandler,
   type PausedOnFailureEvent,
   type QueueRateLimit,
@@ -92,14 +93,18 @@ export {
   type RunHandler,
   rateLimitMiddleware,
   retryMiddleware,
+  type ScheduledJobLike,
   type SkippedResult,
   type TimeoutMiddlewareOptions,
   timeoutMiddleware,
+  type WorkerClock,
   type WorkerHandle,
 } from './queue/index.js';
 export type { CalendarDefined, CalendarInput, Calendars } from './scheduler/index.js';
 // the manager: its options, schedules and what they are given, changes, backfill, its events
 export {
+  BACKFILL_ONLY,
+  BACKFILL_OVERLAP,
   type BackfillOccurrence,
   type BackfillOnly,
   type BackfillOptions,
@@ -112,16 +117,20 @@ export {
   type BulkResult,
   type ChangeOptions,
   type CronScheduleOptions,
+  createWorker,
+  type ErroredEvent,
   type EveryOptions,
   type ExpressLike,
   type FailedEvent,
   type FiredEvent,
+  type ForeignOutcomesOptions,
   type GroupOverflow,
   type GroupRule,
   type HandleOptions,
   type HandlerDecorator,
   type HistoryAccess,
   type IncidentEvent,
+  type JobFunction,
   type LateEvent,
   type ListQuery,
   type MisfirePolicy,
@@ -135,10 +144,12 @@ export {
   type PlannedRemoval,
   type PlannedRename,
   type PlannedSchedule,
+  RESUME_POLICIES,
   type ResumeOptions,
   type ResumePolicy,
   type RevertOptions,
   type RevertResult,
+  type RunHistoryReader,
   type ScheduleDecorator,
   ScheduledJob,
   type ScheduledJobJSON,
@@ -159,36 +170,53 @@ export {
   type TriggerNowOptions,
   type WakeEvent,
 } from './scheduler/index.js';
-// the store: run records and counters, the audit trail, a schedule's status and pause note, a cluster connection
 export type {
-  AuditChange,
-  AuditEntry,
-  AuditOp,
-  AuditQuery,
-  AuditSource,
   CalendarChange,
   CalendarOrigin,
   Delivery,
   Incident,
   IncidentCause,
-  PreviousAttempt,
-  RunCounter,
-  RunOutcome,
-  RunRecord,
-  SkipReason,
   StoredCalendar,
 } from './store/index.js';
+// the store: run records and counters, the audit trail, a schedule's status and pause note, a cluster connection
 export {
+  AUDIT_SOURCES,
+  type AuditChange,
+  type AuditEntry,
+  type AuditOp,
+  type AuditQuery,
+  type AuditSource,
   type BulkChange,
   type BulkOp,
   type ClusterConnection,
+  type CoalesceCause,
+  type CustomTriggerJSON,
+  type DeliveryEvent,
+  definitionSchema,
+  GROUP_OVERFLOWS,
+  INCIDENT_CAUSES,
+  JOB_PAYLOADS,
+  type JobPayload,
   JobStatus,
   type Labels,
+  MISFIRE_POLICIES,
   matchesSelector,
+  OVERLAP_POLICIES,
   type PauseNote,
+  type PreviousAttempt,
   parseSelector,
   type Requirement,
+  type RunCounter,
+  type RunOutcome,
+  type RunRecord,
+  type ScheduleDefinition,
+  type ScheduleErrorInfo,
+  type ScheduleSource,
+  type ScheduleState,
+  ScheduleStatus,
   type Selector,
+  type SkipReason,
+  StateCode,
 } from './store/index.js';
 // triggers: when a schedule fires, and their JSON form
 export {
@@ -210,6 +238,8 @@ export {
   calendarEffect,
   DateTrigger,
   type DateTriggerJSON,
+  type DueAware,
+  type DueContext,
   describeTrigger,
   type ExceptEntry,
   type ExceptEntryJSON,
@@ -219,6 +249,7 @@ export {
   IntervalTrigger,
   type IntervalTriggerJSON,
   type IntervalTriggerOptions,
+  ON_EXCLUDED,
   type OnExcluded,
   type SerializableTrigger,
   type Trigger,

@@ -1,4 +1,5 @@
 import type { ChangeOptions, SchedulerManager } from '../scheduler/index.js';
+import { internalsOf } from '../scheduler/index.js';
 import { type BullmqHandover, BullmqHandovers, redisTime } from '../store/index.js';
 import type { BullmqSchedule } from './bullmq-import-plan.js';
 import type { BullmqOriginals } from './bullmq-originals.js';
@@ -56,7 +57,7 @@ export class BullmqHandOver {
   ) {
     this.#manager = manager;
     this.#originals = originals;
-    this.#records = new BullmqHandovers(manager.redis, manager.keys);
+    this.#records = new BullmqHandovers(internalsOf(manager).redis, internalsOf(manager).keys);
     this.#change = change;
   }
 
@@ -163,7 +164,7 @@ export class BullmqHandOver {
    * scheduler removed by other means) after now.
    */
   async #finish(id: string, source: BullmqSchedule): Promise<HandOverState> {
-    const until = (await this.#records.get(id))?.until ?? (await redisTime(this.#manager.redis));
+    const until = (await this.#records.get(id))?.until ?? (await redisTime(internalsOf(this.#manager).redis));
     await this.#startAfter(id, source, until);
     return this.#resume(id, until);
   }
@@ -176,7 +177,7 @@ export class BullmqHandOver {
   async #resume(id: string, until: number): Promise<HandOverState> {
     await this.#manager.resume(id, { ...this.#change, policy: 'skip' });
     const next = (await this.#manager.get(id))?.nextRunTime ?? null;
-    const to = next ?? (await redisTime(this.#manager.redis));
+    const to = next ?? (await redisTime(internalsOf(this.#manager).redis));
     if (to > until + 1) await this.#manager.backfill(id, { ...this.#change, from: until + 1, to });
     return { state: 'handed-over', until, next };
   }

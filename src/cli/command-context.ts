@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { ConfigError } from '../errors/index.js';
 import type { SchedulerManager } from '../scheduler/index.js';
+import { internalsOf } from '../scheduler/index.js';
 import { type CommonConfig, type ConfigSources, resolveCommonConfig } from './cli-config.js';
 import type { CliIO } from './cli-io.js';
 import { createLogger } from './create-logger.js';
@@ -52,11 +53,15 @@ export async function loadScheduler(
   const loaded = await loadJobsModule(specifier, cwd);
   const { scheduler } = loaded;
   const explicitPrefix = ctx.sources.flags.prefix ?? ctx.sources.env.BULLBEAT_PREFIX;
-  if (explicitPrefix !== undefined && explicitPrefix !== '' && scheduler.prefix !== ctx.config.prefix) {
+  if (
+    explicitPrefix !== undefined &&
+    explicitPrefix !== '' &&
+    internalsOf(scheduler).prefix !== ctx.config.prefix
+  ) {
     const setting = ctx.sources.flags.prefix !== undefined ? '--prefix' : 'BULLBEAT_PREFIX';
     throw new ConfigError(
       setting,
-      `"${ctx.config.prefix}", but the jobs module's SchedulerManager uses prefix "${scheduler.prefix}" ` +
+      `"${ctx.config.prefix}", but the jobs module's SchedulerManager uses prefix "${internalsOf(scheduler).prefix}" ` +
         '(pass { prefix: process.env.BULLBEAT_PREFIX } to new SchedulerManager(), or drop the setting)',
     );
   }
@@ -70,7 +75,7 @@ const heldLoggers = new WeakMap<SchedulerManager, HeldLogger>();
 
 /** Replaces the manager's default logger by the CLI's (JSON or pretty, same level); a logger the module passed is kept. */
 function adoptLogger(scheduler: SchedulerManager, logger: Logger): boolean {
-  if (scheduler.options?.logger !== undefined) return false;
+  if (internalsOf(scheduler).options?.logger !== undefined) return false;
   try {
     (scheduler as { logger: Logger }).logger = logger;
     return true;
@@ -85,7 +90,7 @@ export async function probeSchedulerRedis(ctx: CommandContext, scheduler: Schedu
   const held = heldLoggers.get(scheduler);
   heldLoggers.delete(scheduler);
   try {
-    await probeRedis(scheduler.connectionOptions(), ctx.config.redisTimeoutMs);
+    await probeRedis(internalsOf(scheduler).connectionOptions(), ctx.config.redisTimeoutMs);
   } catch (error) {
     // The one-line error says it all, unless asked for more.
     if (ctx.config.logLevel === 'debug' || ctx.config.logLevel === 'trace') held?.release(ctx.logger);

@@ -1,5 +1,6 @@
 import { FleetReader, type FleetSnapshot, isServed, queuesHandling, runByNameOnly } from '../ops/index.js';
 import type { SchedulerManager } from '../scheduler/index.js';
+import { internalsOf } from '../scheduler/index.js';
 
 /**
  * What `schedule:add` says when the fleet registry knows of no live bullbeat worker that handles
@@ -12,7 +13,11 @@ export async function unservedNote(
   queue: string,
   name: string,
 ): Promise<string | undefined> {
-  return unservedNoteOf(await new FleetReader(m.redis, m.prefix).snapshot(), queue, name);
+  return unservedNoteOf(
+    await new FleetReader(internalsOf(m).redis, internalsOf(m).prefix).snapshot(),
+    queue,
+    name,
+  );
 }
 
 /** `unservedNote` on a fleet already read. */

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/index.js';
-import { JobStatus, redisTime, spreadOffsetMs } from '../store/index.js';
+import { internalsOf } from '../scheduler/index.js';
+import { JobStatus, redisTime, ScheduleStatus, spreadOffsetMs } from '../store/index.js';
 import { CalendarTrigger } from '../triggers/calendar-trigger.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';
@@ -172,11 +173,11 @@ export function agendaOf(
  * `nextMs`, merged in time order, in UTC and in each schedule's zone.
  */
 export async function agenda(manager: SchedulerManager, options: AgendaOptions = {}): Promise<Agenda> {
-  const now = await redisTime(manager.redis);
+  const now = await redisTime(internalsOf(manager).redis);
   const from = options.from ?? now;
   const to = from + (options.nextMs ?? 24 * 3_600_000);
   const listed = {
-    status: JobStatus.ACTIVE,
+    status: ScheduleStatus.ACTIVE,
     ...(options.selector !== undefined && { selector: options.selector }),
   };
   const jobs = (await manager.list(listed)).filter(

@@ -1,4 +1,5 @@
 import type { SchedulerManager } from '../scheduler/index.js';
+import { internalsOf } from '../scheduler/index.js';
 import type { AuditChange } from '../store/index.js';
 import { AuditTrail } from '../store/index.js';
 
@@ -43,7 +44,10 @@ export async function codeDeploys(
 ): Promise<CodeDeploy[]> {
   const { limit = 5, gapMs = 60_000, perSchedule = 5 } = options;
   const ids = (await manager.list()).map((j) => j.id);
-  const found = await new AuditTrail(manager.redis, manager.keys).newestOf(ids, perSchedule);
+  const found = await new AuditTrail(internalsOf(manager).redis, internalsOf(manager).keys).newestOf(
+    ids,
+    perSchedule,
+  );
   const changes: CodeDeployChange[] = found
     .filter(({ entry }) => entry.source === 'code' && CODE_OPS.has(entry.op))
     .map(({ scheduleId, entry }) => ({

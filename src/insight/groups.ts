@@ -1,4 +1,5 @@
 import type { SchedulerManager } from '../scheduler/index.js';
+import { internalsOf } from '../scheduler/index.js';
 import { groupLeaseName, groupOccupancy } from '../store/index.js';
 
 /** One group (`group` option) and how full it is now, cluster-wide (live leases, by Redis `TIME`). */
@@ -30,7 +31,7 @@ export async function groups(manager: SchedulerManager): Promise<GroupOccupancy[
     [...byKey].map(async ([key, g]) => ({
       key,
       ...g,
-      ...(await groupOccupancy(manager.redis, manager.keys, groupLeaseName(key))),
+      ...(await groupOccupancy(internalsOf(manager).redis, internalsOf(manager).keys, groupLeaseName(key))),
     })),
   );
   return out.sort((a, b) => a.key.localeCompare(b.key));

@@ -6,6 +6,7 @@ export {
   codeDeploys,
 } from './code-deploys.js';
 export { DURATION_HELP, parseDurationMs } from './duration.js';
+export type { ExpectedOccurrence } from './expected-occurrence.js';
 export { type GroupOccupancy, groups } from './groups.js';
 export { type WhyOptions, whyDidntItRun } from './why.js';
 export type { WhyCause, WhyFact, WhyReport } from './why-types.js';

@@ -1,5 +1,6 @@
 import { ScheduleNotFoundError } from '../errors/index.js';
 import type { ScheduledJob, SchedulerManager } from '../scheduler/index.js';
+import { internalsOf } from '../scheduler/index.js';
 import {
   BullmqHandovers,
   claimInFlight,
@@ -36,15 +37,15 @@ export async function whyDidntItRun(
 ): Promise<WhyReport> {
   const job = await manager.get(id);
   if (!job) throw new ScheduleNotFoundError(id);
-  const now = await redisTime(manager.redis);
+  const now = await redisTime(internalsOf(manager).redis);
   const at = options.at ?? now;
-  const records = await manager.history(id, manager.options.historyLimit);
+  const records = await manager.history(id, internalsOf(manager).options.historyLimit);
   const trigger = storedTrigger(job, await calendarsOf(manager, [job]));
   const hint =
     records.find((r) => r.kind !== 'manual' && r.kind !== 'backfill' && r.fireAt <= at)?.fireAt ?? null;
   const def = job.def;
   const json = job.toJSON();
-  const handover = await new BullmqHandovers(manager.redis, manager.keys).get(id);
+  const handover = await new BullmqHandovers(internalsOf(manager).redis, internalsOf(manager).keys).get(id);
   // an imported schedule starts after BullMQ's last job: its occurrences before that are BullMQ's
   const bullmqSide = handover !== null && handover.createdAt === json.createdAt;
   const occurrence = trigger
@@ -81,16 +82,19 @@ export async function whyDidntItRun(
     },
     occurrence,
     records,
-    historyLimit: manager.options.historyLimit,
+    historyLimit: internalsOf(manager).options.historyLimit,
     claim: await claimOf(manager, id),
     handover,
-    lateThresholdMs: Math.max(manager.options.lateThresholdMs, manager.options.claimAheadMs + 1000),
+    lateThresholdMs: Math.max(
+      internalsOf(manager).options.lateThresholdMs,
+      internalsOf(manager).options.claimAheadMs + 1000,
+    ),
   };
   // A record still `enqueued` (or none, with nothing else to say): look at the job and the queue.
   const first = explainOccurrence(facts);
   // Left to BullMQ's job scheduler: look at BullMQ's own job of the occurrence.
   if (first.cause === 'bullmq' && handover && occurrence) {
-    const bull = await manager
+    const bull = await internalsOf(manager)
       .queue(handover.queue)
       .getJob(`repeat:${handover.scheduler}:${occurrence.planned}`);
     facts.bullmqJob = bull ? { state: await bull.getState() } : null;
@@ -99,10 +103,12 @@ export async function whyDidntItRun(
   // A record `running`: is its run going on (its slot lease renewed, its job active)?
   if (first.cause === 'running' && first.record?.jobId) {
     const jobId = first.record.jobId;
-    const bull = await manager.queue(first.record.queue ?? job.queue).getJob(jobId);
+    const bull = await internalsOf(manager)
+      .queue(first.record.queue ?? job.queue)
+      .getJob(jobId);
     const data = bull?.data as Partial<OccurrenceJobData> | undefined;
     const takesLease = resolveRunOptions(data?.run).slot.mode !== 'none';
-    const lease = await runLease(manager.redis, manager.keys, id, jobId);
+    const lease = await runLease(internalsOf(manager).redis, internalsOf(manager).keys, id, jobId);
     facts.run = {
       lease: lease === 'none' && takesLease && bull ? 'lapsed' : lease,
       jobState: bull ? await bull.getState() : null,
@@ -110,7 +116,7 @@ export async function whyDidntItRun(
     return explainOccurrence(facts);
   }
   if (first.cause !== 'waiting' || !first.record?.jobId) return first;
-  const queue = manager.queue(first.record.queue ?? job.queue);
+  const queue = internalsOf(manager).queue(first.record.queue ?? job.queue);
   const bull = await queue.getJob(first.record.jobId);
   facts.job = bull ? { state: await bull.getState(), failedReason: bull.failedReason } : null;
   facts.queueWorkers = await queue.getWorkersCount();
@@ -128,7 +134,7 @@ function triggerWords(spec: ScheduledJob['def']['trigger']): string {
 
 /** The schedule's claim in flight: its fire time, the replica that took it, its lease expiry. */
 async function claimOf(manager: SchedulerManager, id: string): Promise<WhyFacts['claim']> {
-  const claim = await claimInFlight(manager.redis, manager.keys, id);
+  const claim = await claimInFlight(internalsOf(manager).redis, internalsOf(manager).keys, id);
   if (!claim) return null;
   return { fireAt: claim.fireAt, replica: claimReplica(claim), leaseExpiresAt: claim.leaseExpiresAt };
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { handledPairs } from '../queue/handled-queues.js';
 import type { SchedulerManager } from '../scheduler/index.js';
+import { internalsOf } from '../scheduler/index.js';
 import type { FleetMembership } from './fleet-options.js';
 import { joinFleet } from './fleet-registry.js';
 import { type MetricsServer, serveMetrics } from './metrics-server.js';
@@ -64,8 +65,8 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
   };
   try {
     const common = {
-      prefix: scheduler.prefix,
-      connection: scheduler.connectionOptions(),
+      prefix: internalsOf(scheduler).prefix,
+      connection: internalsOf(scheduler).connectionOptions(),
       ...(options.heartbeatMs !== undefined && { heartbeatMs: options.heartbeatMs }),
       ...(options.version !== undefined && { version: options.version }),
       ...(options.logger && { logger: options.logger }),
@@ -77,8 +78,8 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
           ...common,
           role: 'worker',
           queues: worker.queues,
-          handlers: scheduler.handlerNames(),
-          handles: await handledPairs(scheduler, worker.queues),
+          handlers: internalsOf(scheduler).handlerNames(),
+          handles: await handledPairs(internalsOf(scheduler), worker.queues),
         }),
       );
     }

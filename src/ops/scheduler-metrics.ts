@@ -1,15 +1,19 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type {
-  ErroredEvent,
-  FailedEvent,
-  FiredEvent,
-  FireLoopStats,
-  LateEvent,
-  MissedEvent,
+import {
+  type ErroredEvent,
+  type FailedEvent,
+  type FiredEvent,
+  type FireLoopStats,
+  internalsOf,
+  type LateEvent,
+  type MissedEvent,
 } from '../scheduler/index.js';
 import { bounded, LATENESS_BUCKETS, type ProcessMetricsOptions, scheduleLabel } from './metrics-options.js';
 
-/** What the scheduler metrics read from a `SchedulerManager` (its events and its loop counters). */
+/**
+ * What the scheduler metrics read from a `SchedulerManager`: its events, and its fire loop's counters
+ * (through the manager's internals).
+ */
 export interface SchedulerMetricsSource {
   on(event: 'fired', listener: (e: FiredEvent) => void): unknown;
   on(event: 'late', listener: (e: LateEvent) => void): unknown;
@@ -18,7 +22,15 @@ export interface SchedulerMetricsSource {
   on(event: 'errored', listener: (e: ErroredEvent) => void): unknown;
   off(event: string, listener: (...args: never[]) => void): unknown;
   readonly running: boolean;
-  readonly loopStats: FireLoopStats | undefined;
+}
+
+/** A manager's fire-loop counters; a stand-in source may carry its own `loopStats`. */
+function loopStatsOf(source: SchedulerMetricsSource): FireLoopStats | undefined {
+  try {
+    return internalsOf(source).loopStats;
+  } catch {
+    return (source as { loopStats?: FireLoopStats }).loopStats;
+  }
 }
 
 const KINDS = new Set(['scheduled', 'manual', 'catch-up']);
@@ -34,6 +46,7 @@ export class SchedulerMetrics {
 
   constructor(registry: Registry, source: SchedulerMetricsSource, options: ProcessMetricsOptions = {}) {
     const registers = [registry];
+    const loopStats = () => loopStatsOf(source);
     const opted = options.scheduleLabels?.length ? new Set(options.scheduleLabels) : undefined;
     const withSchedule = (names: string[]) => (opted ? [...names, 'schedule'] : names);
     const fires = new Counter({
@@ -75,7 +88,7 @@ export class SchedulerMetrics {
       help: 'Claims whose lease had lapsed (their replica died or stalled) that this replica took over',
       registers,
       collect() {
-        const n = source.loopStats?.reclaimed ?? 0;
+        const n = loopStats()?.reclaimed ?? 0;
         this.reset();
         if (n > 0) this.inc(n);
       },
@@ -85,7 +98,7 @@ export class SchedulerMetrics {
       help: 'WAITs this replica sent after enqueues (replicaAcks: one per queue per enqueue); 0 when replicaAcks is off',
       registers,
       collect() {
-        const n = source.loopStats?.replicaWaits ?? 0;
+        const n = loopStats()?.replicaWaits ?? 0;
         this.reset();
         if (n > 0) this.inc(n);
       },
@@ -95,7 +108,7 @@ export class SchedulerMetrics {
       help: 'Enqueues acknowledged by fewer replicas than replicaAcks asks within its timeout (completed anyway: a master failover right then could lose the job)',
       registers,
       collect() {
-        const n = source.loopStats?.underAcked ?? 0;
+        const n = loopStats()?.underAcked ?? 0;
         this.reset();
         if (n > 0) this.inc(n);
       },

@@ -25,6 +25,7 @@ import { OccurrenceRunner } from './occurrence-runner.js';
 import { systemClock } from './worker-clock.js';
 import type { CreateWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
+import { workerSideOf } from './worker-side.js';
 
 /** After aborting overdue runs, how long `close()` waits for BullMQ to settle them before forcing. */
 const ABORT_SETTLE_MS = 10_000;
@@ -88,9 +89,10 @@ export interface WorkerHandle extends AsyncDisposable {
  * `ready()` waits for their connections.
  */
 export async function createWorker(
-  scheduler: WorkerScheduler,
+  manager: WorkerScheduler | object,
   options: CreateWorkerOptions = {},
 ): Promise<WorkerHandle> {
+  const scheduler = workerSideOf(manager);
   const resolved = await resolveWorkerOptions(scheduler, options);
   const redis = withCommandTimeout(
     openRedis({ ...scheduler.connectionOptions(), lazyConnect: false }),

@@ -4,6 +4,8 @@ export type { BackfillRun } from './backfill/index.js';
 export type { CalendarInput } from './contract/index.js';
 export {
   auditDetails,
+  BACKFILL_ONLY,
+  BACKFILL_OVERLAP,
   type BackfillOccurrence,
   type BackfillOnly,
   type BackfillOptions,
@@ -20,6 +22,7 @@ export {
   type EveryOptions,
   type FailedEvent,
   type FiredEvent,
+  type ForeignOutcomesOptions,
   fieldValue,
   type GroupOverflow,
   type GroupRule,
@@ -40,6 +43,7 @@ export {
   type PlannedSchedule,
   parseHeartbeat,
   parseNotifiers,
+  RESUME_POLICIES,
   type ResumeOptions,
   type ResumePolicy,
   type RevertOptions,
@@ -65,10 +69,15 @@ export type { FireLoopStats } from './fire/index.js';
 export type { CalendarDefined, Calendars } from './manager/index.js';
 export {
   type BulkResult,
+  createWorker,
   type ExpressLike,
   type HandlerDecorator,
   type HistoryAccess,
+  internalsOf,
+  type JobFunction,
   type ListQuery,
+  type ManagerInternals,
+  type RunHistoryReader,
   type ScheduleDecorator,
   type ScheduleManyItem,
   SchedulerManager,

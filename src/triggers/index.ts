@@ -21,6 +21,7 @@ export { CronTrigger } from './cron-trigger.js';
 export type { CronTriggerOptions } from './cron-trigger-options.js';
 export { DateTrigger } from './date-trigger.js';
 export { describeTrigger } from './describe-trigger.js';
+export type { DueAware, DueContext } from './earliest-due.js';
 export { ExceptTrigger, type ExceptTriggerOptions } from './except-trigger.js';
 export type { ExceptEntry, ExceptEntryJSON } from './exclusion.js';
 export { instantProblem, MAX_INSTANT_MS, MAX_PERIOD_SECONDS } from './instant-bounds.js';

@@ -18,7 +18,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['queue'], // the worker runtime: it runs what the store hands it, and knows no manager
   ['scheduler'], // names the runtime's handler types, and is the WorkerScheduler the runtime asks
   ['insight', 'ops'],
-  ['api'], // src/index.ts: the package's public API
+  ['api', 'internal'], // src/index.ts: the package's public API; src/internal.ts: the manager's plumbing, for bullbeat/nest
   ['dashboard', 'nest'],
   ['cli'],
   ['workers'],
@@ -28,7 +28,7 @@ const FLOORS: readonly (readonly string[])[] = [
 const HARNESS = ['test', 'bench', 'scripts'];
 
 /** Rooms that use the public API only, as a user's code does. */
-const PUBLIC_ONLY: Record<string, readonly string[]> = { nest: ['api'], examples: ['api'] };
+const PUBLIC_ONLY: Record<string, readonly string[]> = { nest: ['api', 'internal'], examples: ['api'] };
 
 /** Rooms above the library: they enter another room through its door only, never past it. */
 const ENTERS_BY_DOORS = ['dashboard', 'cli', 'workers', 'nest', 'examples'];
@@ -36,6 +36,7 @@ const ENTERS_BY_DOORS = ['dashboard', 'cli', 'workers', 'nest', 'examples'];
 /** A room's doors: `index.ts`, except where named here. */
 const DOORS: Record<string, readonly string[]> = {
   api: ['src/index.ts'],
+  internal: ['src/internal.ts'],
   'package-version': ['src/package-version.ts'],
   // index.ts is `bullbeat/dashboard`; internal.ts is what the CLI uses beyond it
   dashboard: ['dashboard/index.ts', 'dashboard/internal.ts'],

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/index.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { REDIS_URL } from '../redis-url.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
@@ -17,8 +18,8 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  const keys = await manager.redis.keys(`{${prefix}}*`);
-  if (keys.length) await manager.redis.del(...keys);
+  const keys = await internalsOf(manager).redis.keys(`{${prefix}}*`);
+  if (keys.length) await internalsOf(manager).redis.del(...keys);
   await manager.close();
 });
 
@@ -86,7 +87,7 @@ describe('the CLI, consistent', () => {
   }, 60_000);
 
   it('schedule:show counts failed runs apart from ok ones and shows the last error', async () => {
-    const history = new RunHistory(manager.redis, manager.keys);
+    const history = new RunHistory(internalsOf(manager).redis, internalsOf(manager).keys);
     for (const [i, err] of ['boom 1', 'boom 2', 'boom 3\n    at stack'].entries()) {
       await history.merge('tick', 1_000_000 + i, false, { outcome: 'failed', error: err }, [
         'runs',

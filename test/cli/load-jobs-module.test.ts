@@ -2,7 +2,7 @@
 // makes a manager of its own, reading the env it was loaded under (as a process of its own would).
 import { describe, expect, it } from 'vitest';
 import { loadJobsModule } from '../../src/cli/load-jobs-module.js';
-import { withManagerEnv } from '../../src/scheduler/index.js';
+import { internalsOf, withManagerEnv } from '../../src/scheduler/index.js';
 import { assertBuilt, root } from './run-bullbeat.js';
 
 describe('loadJobsModule in one process', () => {
@@ -16,10 +16,13 @@ describe('loadJobsModule in one process', () => {
     try {
       expect(b.path).toBe(a.path);
       expect(b.scheduler).not.toBe(a.scheduler);
-      expect([a.scheduler.prefix, b.scheduler.prefix]).toEqual(['load-a', 'load-b']);
+      expect([internalsOf(a.scheduler).prefix, internalsOf(b.scheduler).prefix]).toEqual([
+        'load-a',
+        'load-b',
+      ]);
       // the schedules each load defined are its own manager's
-      expect(a.scheduler.handlerNames().sort()).toEqual(['report', 'tick']);
-      expect(b.scheduler.handlerNames().sort()).toEqual(['report', 'tick']);
+      expect(internalsOf(a.scheduler).handlerNames().sort()).toEqual(['report', 'tick']);
+      expect(internalsOf(b.scheduler).handlerNames().sort()).toEqual(['report', 'tick']);
     } finally {
       await Promise.all([a.scheduler.close(), b.scheduler.close()]);
     }

@@ -1,6 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/index.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { handOverScheduler } from '../../src/store/bullmq/bull-repeat.js';
 import { BullmqHandovers } from '../../src/store/bullmq/bullmq-handover.js';
 import { REDIS_URL, silent, testEnv, until } from '../scheduler/helpers.js';
@@ -183,7 +184,7 @@ async function cutShort(env: ReturnType<typeof testEnv>, id: string): Promise<vo
       await m.update(id, { startAt: pending + 1 });
       const createdAt = (await m.get(id))?.toJSON().createdAt ?? 0;
       const record = { scheduler: id, queue: env.queue, createdAt, until: pending };
-      await new BullmqHandovers(m.redis, m.keys).set(id, record);
+      await new BullmqHandovers(internalsOf(m).redis, internalsOf(m).keys).set(id, record);
       done = await handOverScheduler(env.redis, repeatKey, id, pending);
     }
   } finally {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker } from '../../src/queue/create-worker.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { keySlot } from '../../src/store/keys/partitions.js';
@@ -26,14 +27,14 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
   it('REDIS_CLUSTER_NODES wins over REDIS_URL; partitions default to 32 there, 1 on a single Redis', () => {
     process.env.REDIS_CLUSTER_NODES = cluster.nodesText;
     const m = new SchedulerManager({ logger: silent });
-    expect(m.options.target.cluster?.nodes.length).toBe(6);
-    expect(m.partitions).toBe(32);
-    expect(m.queuePrefixFor('emails')).toBe('{bull:emails}');
+    expect(internalsOf(m).options.target.cluster?.nodes.length).toBe(6);
+    expect(internalsOf(m).partitions).toBe(32);
+    expect(internalsOf(m).queuePrefixFor('emails')).toBe('{bull:emails}');
     delete process.env.REDIS_CLUSTER_NODES;
     const single = new SchedulerManager({ logger: silent });
-    expect(single.options.target.cluster).toBeUndefined();
-    expect(single.partitions).toBe(1);
-    expect(single.queuePrefixFor('emails')).toBeUndefined();
+    expect(internalsOf(single).options.target.cluster).toBeUndefined();
+    expect(internalsOf(single).partitions).toBe(1);
+    expect(internalsOf(single).queuePrefixFor('emails')).toBeUndefined();
     process.env.REDIS_CLUSTER_NODES = '127.0.0.1:notaport';
     expect(() => new SchedulerManager({ logger: silent })).toThrow(/REDIS_CLUSTER_NODES.*host:port/);
   });
@@ -64,15 +65,17 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     // every occurrence of a partition claimed by the other (at start, when the first claim takes all
     // that came due meanwhile) claims that partition again only when that claim's lease would lapse
     // (claimLeaseMs, 5 s). So run until each has enqueued, within a few leases.
-    await until(() => a.loopStats!.enqueued > 0 && b.loopStats!.enqueued > 0, 15_000, 100).catch(
-      () => undefined,
-    );
+    await until(
+      () => internalsOf(a).loopStats!.enqueued > 0 && internalsOf(b).loopStats!.enqueued > 0,
+      15_000,
+      100,
+    ).catch(() => undefined);
     await Promise.all([a.stop(), b.stop()]);
     expect(want.filter((k) => !runs.has(k))).toEqual([]);
     expect([...runs].filter(([, n]) => n > 1)).toEqual([]);
     // both replicas fired, from the partitions of every master
-    expect(a.loopStats!.enqueued).toBeGreaterThan(0);
-    expect(b.loopStats!.enqueued).toBeGreaterThan(0);
+    expect(internalsOf(a).loopStats!.enqueued).toBeGreaterThan(0);
+    expect(internalsOf(b).loopStats!.enqueued).toBeGreaterThan(0);
     const per = await keysPerMaster(cluster, env.prefix);
     expect(per.size).toBe(3);
     for (const { keys: n } of per.values()) expect(n).toBeGreaterThan(0);

@@ -3,6 +3,7 @@
 // CROSSSLOT error, and what they store is found again by the readers that span every partition.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
@@ -94,7 +95,7 @@ describe('schedule controls on a Redis Cluster (24 partitions)', () => {
     await new Promise((r) => setTimeout(r, 350));
     const to = await redisNow(env.redis);
     // it stops for good right after each script: nothing reaches BullMQ
-    crashed.queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    internalsOf(crashed).queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
     for (const id of ids.slice(0, 3)) void crashed.resume(id, { policy: 'all' });
     for (const id of ids.slice(3)) await crashed.startBackfill(id, { from: to - 300, to });
     await until(async () => (await crashed.get('o2'))?.status === 'active');

@@ -5,6 +5,7 @@
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerMetrics } from '../../src/ops/scheduler-metrics.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { keySlot } from '../../src/store/keys/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -51,7 +52,7 @@ describe('replicaAcks (WAIT after each enqueue)', () => {
     await m.start();
     const t0 = await redisNow(env.redis);
     await until(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, 50);
-    const healthy = { ...m.loopStats! };
+    const healthy = { ...internalsOf(m).loopStats! };
     expect(healthy.enqueued).toBeGreaterThanOrEqual(12);
     expect(healthy.replicaWaits).toBeGreaterThan(0);
     expect(healthy.underAcked).toBe(0);
@@ -63,11 +64,11 @@ describe('replicaAcks (WAIT after each enqueue)', () => {
     const node = cluster.nodes.find((n) => n.port === replica)!;
     node.child.kill('SIGSTOP');
     try {
-      await until(() => m.loopStats!.underAcked >= 3, 30_000, 20);
+      await until(() => internalsOf(m).loopStats!.underAcked >= 3, 30_000, 20);
     } finally {
       node.child.kill('SIGCONT');
     }
-    const stopped = { ...m.loopStats! };
+    const stopped = { ...internalsOf(m).loopStats! };
     expect(stopped.enqueued).toBeGreaterThan(healthy.enqueued);
     await m.stop();
     // every enqueue completed counted its WAIT; the short ones are a part of them
@@ -91,9 +92,9 @@ describe('replicaAcks (WAIT after each enqueue)', () => {
         m.schedule({ name: 'tick' }, new IntervalTrigger(1, { anchor: i * 200 }), { id: `s${i}` });
       }
       await m.start();
-      await until(() => (m.loopStats?.enqueued ?? 0) >= 8, 20_000, 20);
+      await until(() => (internalsOf(m).loopStats?.enqueued ?? 0) >= 8, 20_000, 20);
       await m.stop();
-      const s = m.loopStats!;
+      const s = internalsOf(m).loopStats!;
       expect(s.replicaWaits).toBeGreaterThan(0);
       expect(s.underAcked).toBe(s.replicaWaits);
       expect(s.errors).toBe(0);

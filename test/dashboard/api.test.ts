@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard } from '../../dashboard/index.js';
 import { ConfigError } from '../../src/errors/index.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { BASIC, BEARER, quietLogger, startTestDashboard, type TestDashboard } from './harness.js';
 
@@ -78,7 +79,7 @@ describe('dashboard API over HTTP', () => {
       outcome: 'enqueued',
       jobId: fired.body.jobId,
     });
-    const job = await t.scheduler.queue(t.queue).getJob(fired.body.jobId);
+    const job = await internalsOf(t.scheduler).queue(t.queue).getJob(fired.body.jobId);
     expect(job?.name).toBe('nightly-report');
 
     const stats = await t.api('GET', '/api/stats');
@@ -234,7 +235,7 @@ describe('dashboard API over HTTP', () => {
     const now = Date.now();
     for (let k = 3; k >= 1; k--) {
       const fireAt = now - k * 60_000;
-      await t.scheduler.history.merge(
+      await internalsOf(t.scheduler).history.merge(
         'flaky',
         fireAt,
         false,
@@ -243,7 +244,7 @@ describe('dashboard API over HTTP', () => {
       );
     }
     // its due time long past the misfire grace (60 s): no scheduler has fired it
-    await t.scheduler.redis.zadd(t.scheduler.keys.due, now - 10 * 60_000, 'stuck');
+    await internalsOf(t.scheduler).redis.zadd(internalsOf(t.scheduler).keys.due, now - 10 * 60_000, 'stuck');
     const flaky = await t.api('GET', '/api/schedules/flaky');
     expect(flaky.body).toMatchObject({ badges: ['failing'], lastOutcome: 'failed', lastError: 'boom' });
     expect(flaky.body.counts).toEqual({ runs: 3, errors: 3, skipped: 0, missed: 0, coalesced: 0 });

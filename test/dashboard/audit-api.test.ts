@@ -1,6 +1,7 @@
 // GET /api/schedules/{id}/history: the audit trail over the JSON API, with the token's name as the
 // actor of the changes made with it; a removed schedule's trail answers while it is kept.
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { BASIC, startTestDashboard, type TestDashboard } from './harness.js';
 
@@ -57,7 +58,9 @@ describe('GET /api/schedules/{id}/history', () => {
     expect(after.status).toBe(200);
     expect(after.body.removed).toBe(true);
     expect(after.body.items[0]).toMatchObject({ op: 'remove', actor: 'api:deploy-bot', source: 'api' });
-    expect(after.body.keptUntil).toBe(after.body.items[0].at + t.scheduler.options.auditRetentionMs);
+    expect(after.body.keptUntil).toBe(
+      after.body.items[0].at + internalsOf(t.scheduler).options.auditRetentionMs,
+    );
     expect((await t.api('GET', '/api/schedules/never-was/history')).status).toBe(404);
   });
 

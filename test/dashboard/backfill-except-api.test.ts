@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { REDIS_URL } from '../redis-url.js';
 import { startTestDashboard, type TestDashboard } from './harness.js';
 
@@ -18,7 +19,7 @@ describe('API: POST /api/schedules/:id/backfill and except', () => {
     });
     expect(created.status).toBe(201);
     expect((await t.api('POST', '/api/schedules/hourly/pause')).status).toBe(200);
-    const [s] = await t.scheduler.redis.time();
+    const [s] = await internalsOf(t.scheduler).redis.time();
     to = Math.floor((Number(s) * 1000) / HOUR) * HOUR;
   });
   afterAll(async () => {

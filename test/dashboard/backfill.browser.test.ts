@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { CronTrigger } from '../../src/triggers/index.js';
 import { REDIS_URL } from '../redis-url.js';
@@ -32,7 +33,7 @@ describe('dashboard in headless Chromium: backfill and except', () => {
     ).saved;
     await scheduler.pause('nightly-export');
     // one occurrence of the range already ran: the preview says so, and it is not enqueued again
-    await scheduler.history.merge('nightly-export', Date.parse('2026-03-08T07:00:00Z'), false, {
+    await internalsOf(scheduler).history.merge('nightly-export', Date.parse('2026-03-08T07:00:00Z'), false, {
       kind: 'scheduled',
       outcome: 'succeeded',
     });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { BASIC, BEARER, raw, startTestDashboard, type TestDashboard, TOKEN } from './harness.js';
 
 describe('Bull Board writes are held to the dashboard’s CSRF rule', () => {
@@ -19,7 +20,7 @@ describe('Bull Board writes are held to the dashboard’s CSRF rule', () => {
     csrf = { cookie, token: decodeURIComponent(cookie.slice('bb_csrf='.length)) };
   });
   beforeEach(async () => {
-    await t.scheduler.queue(t.queue).resume();
+    await internalsOf(t.scheduler).queue(t.queue).resume();
   });
   afterAll(async () => {
     await t.cleanup();
@@ -27,7 +28,7 @@ describe('Bull Board writes are held to the dashboard’s CSRF rule', () => {
 
   const put = (action: 'pause' | 'resume', headers: Record<string, string>) =>
     raw(`${t.url}/admin/queues/api/queues/${t.queue}/${action}`, { method: 'PUT', headers });
-  const paused = () => t.scheduler.queue(t.queue).isPaused();
+  const paused = () => internalsOf(t.scheduler).queue(t.queue).isPaused();
 
   it('refuses a write with a session cookie or basic auth and no proof of origin (403)', async () => {
     const noProof: Record<string, string>[] = [

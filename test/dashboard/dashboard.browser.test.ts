@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { joinFleet } from '../../src/ops/fleet-registry.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { ARTIFACTS, launchBrowser } from './browser.js';
@@ -165,9 +166,9 @@ describe('dashboard in headless Chromium', () => {
         `/admin/queues/api/queues/${t.queue}/${action}`,
       );
     expect(await put('pause')).toBe(200);
-    expect(await t.scheduler.queue(t.queue).isPaused()).toBe(true);
+    expect(await internalsOf(t.scheduler).queue(t.queue).isPaused()).toBe(true);
     expect(await put('resume')).toBe(200);
-    expect(await t.scheduler.queue(t.queue).isPaused()).toBe(false);
+    expect(await internalsOf(t.scheduler).queue(t.queue).isPaused()).toBe(false);
   });
 
   it('creates a schedule through the form, validated as you type', async () => {
@@ -202,11 +203,11 @@ describe('dashboard in headless Chromium', () => {
 
   it('the create form warns when no live worker serves the job name on the queue (fleet registry)', async () => {
     const member = await joinFleet({
-      prefix: t.scheduler.prefix,
-      connection: t.scheduler.connectionOptions(),
+      prefix: internalsOf(t.scheduler).prefix,
+      connection: internalsOf(t.scheduler).connectionOptions(),
       role: 'worker',
       queues: worker.queues,
-      handlers: t.scheduler.handlerNames(),
+      handlers: internalsOf(t.scheduler).handlerNames(),
     });
     try {
       await page.goto(`${t.url}/new`);

@@ -2,6 +2,7 @@
 // schedules page says its run totals cover removed schedules too.
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { BEARER, quietLogger, startTestDashboard, type TestDashboard } from './harness.js';
@@ -27,7 +28,7 @@ async function record(m: SchedulerManager, id: string, n: number, outcome: 'succ
   const last = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
   for (let i = 0; i < n; i++) {
     const counters = outcome === 'failed' ? (['runs', 'errors'] as const) : (['runs'] as const);
-    await m.history.merge(id, last - i * HOUR, false, { kind: 'scheduled', outcome }, counters);
+    await internalsOf(m).history.merge(id, last - i * HOUR, false, { kind: 'scheduled', outcome }, counters);
   }
 }
 

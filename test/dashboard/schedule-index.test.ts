@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { ScheduleIndex } from '../../src/store/reads/schedule-index.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
@@ -21,7 +22,7 @@ describe('ScheduleIndex', () => {
 
   it('orders by name, searches id/name/queue, and follows other writers within cacheMs', async () => {
     let clock = 1_000_000;
-    const index = new ScheduleIndex(m.redis, m.keys, 2000, () => clock);
+    const index = new ScheduleIndex(internalsOf(m).redis, internalsOf(m).keys, 2000, () => clock);
     await add('zeta');
     await add('alpha "quoted" \\ name', 'weird-id');
     await add('mid');

@@ -1,6 +1,7 @@
 // POST /api/schedules/:id/trigger with { data, jobOptions }: this run's data and job options, its record
 // marked overridden by the token's actor; too much data, bad job options, unknown keys: 400 naming the field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { startTestDashboard, type TestDashboard, TOKEN } from './harness.js';
 
 describe('trigger with overrides over the JSON API', () => {
@@ -24,7 +25,7 @@ describe('trigger with overrides over the JSON API', () => {
       jobOptions: { priority: 5 },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
-    const job = await t.scheduler.queue(t.queue).getJob(r.body.jobId);
+    const job = await internalsOf(t.scheduler).queue(t.queue).getJob(r.body.jobId);
     expect(job?.data.data).toEqual({ n: 3 });
     expect(job?.opts.priority).toBe(5);
     const runs = (await t.api('GET', '/api/schedules/ovr/runs')).body;
@@ -34,7 +35,7 @@ describe('trigger with overrides over the JSON API', () => {
       overriddenBy: 'api:token',
     });
 
-    const counts = await t.scheduler.queue(t.queue).getJobCounts();
+    const counts = await internalsOf(t.scheduler).queue(t.queue).getJobCounts();
     for (const [body, field] of [
       [{ data: 'x'.repeat(70_000) }, 'data'],
       [{ jobOptions: { priority: 'high' } }, 'jobOptions.priority'],
@@ -44,7 +45,7 @@ describe('trigger with overrides over the JSON API', () => {
       expect(bad.status, JSON.stringify(bad.body)).toBe(400);
       expect(bad.body.field).toBe(field);
     }
-    expect(await t.scheduler.queue(t.queue).getJobCounts()).toEqual(counts);
+    expect(await internalsOf(t.scheduler).queue(t.queue).getJobCounts()).toEqual(counts);
 
     const page = await (
       await fetch(`${t.url}/schedules/ovr`, { headers: { authorization: `Bearer ${TOKEN}` } })

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FiredEvent, SchedulerManager } from '../../src/index.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { testEnv, until } from '../scheduler/helpers.js';
 import { type Call, CallLog, Heartbeat, startNestApp } from './nest-app.js';
 
@@ -28,7 +29,7 @@ describe('BullbeatModule: a Nest application, two instances', () => {
     // Each instance has its own manager, in the scheduler role, firing into the same prefix.
     const managers = [a.get(SchedulerManager), b.get(SchedulerManager)];
     expect(managers[0]).not.toBe(managers[1]);
-    expect(managers.map((m) => [m.prefix, m.options.role])).toEqual([
+    expect(managers.map((m) => [internalsOf(m).prefix, internalsOf(m).options.role])).toEqual([
       [env.prefix, 'scheduler'],
       [env.prefix, 'scheduler'],
     ]);

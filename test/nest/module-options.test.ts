@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BullbeatModule, Cron, Schedule } from '../../nest/index.js';
 import { DateTrigger, type RunContext, SchedulerManager } from '../../src/index.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { REDIS_URL, silent, testEnv, until } from '../scheduler/helpers.js';
 import { CallLog, startNestApp } from './nest-app.js';
 
@@ -51,8 +52,8 @@ describe('BullbeatModule options', () => {
     apps.push(scheduler);
     const worker = await startNestApp('worker', { ...common, roles: ['worker'] });
     apps.push(worker);
-    expect(scheduler.get(SchedulerManager).options.role).toBe('scheduler');
-    expect(worker.get(SchedulerManager).options.role).toBe('client');
+    expect(internalsOf(scheduler.get(SchedulerManager)).options.role).toBe('scheduler');
+    expect(internalsOf(worker.get(SchedulerManager)).options.role).toBe('client');
 
     await until(() => worker.get(CallLog).calls.length >= 3, 20_000);
     expect(scheduler.get(CallLog).calls).toEqual([]);
@@ -85,8 +86,8 @@ describe('BullbeatModule options', () => {
     apps.push(app);
     const manager = app.get(ScheduleAdmin).scheduler;
     expect(manager).toBe(app.get(SchedulerManager));
-    expect(manager.prefix).toBe(env.prefix);
-    expect(manager.options.role).toBe('client');
+    expect(internalsOf(manager).prefix).toBe(env.prefix);
+    expect(internalsOf(manager).options.role).toBe('client');
 
     const stored = (await manager.list()).map((j) => j.toJSON());
     expect(stored.map((j) => [j.id, j.name, j.queue, j.source, j.spec.type]).sort()).toEqual([

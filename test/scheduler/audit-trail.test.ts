@@ -3,6 +3,7 @@
 // (auditLimit) and outlives a remove for auditRetentionMs.
 import { afterEach, describe, expect, it } from 'vitest';
 import { IntervalTrigger } from '../../src/index.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { ScheduleStore } from '../../src/store/deployment/schedule-store.js';
 import type { AuditEntry } from '../../src/store/forms/audit-entry.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
@@ -117,7 +118,7 @@ describe('audit trail', () => {
     env = testEnv('audit-err');
     const m = env.manager({ role: 'client' });
     await m.schedule({ name: 'e' }, new IntervalTrigger(60), { id: 'e' }).saved;
-    const store = new ScheduleStore(env.redis, m.keys, 100);
+    const store = new ScheduleStore(env.redis, internalsOf(m).keys, 100);
     const now = await redisNow(env.redis);
     expect(await store.markErrored('e', '', { reason: 'cannot plan it', at: now, fireAt: 1234 }, now)).toBe(
       true,
@@ -144,7 +145,7 @@ describe('audit trail', () => {
     }
     const trail = await m.auditTrail('b');
     expect(trail.map((e) => `${e.op}${e.note ?? ''}`)).toEqual(['resume', 'pausep3', 'resume']);
-    expect(await env.redis.xlen(m.keys.audit('b'))).toBe(3);
+    expect(await env.redis.xlen(internalsOf(m).keys.audit('b'))).toBe(3);
     const page = await m.auditTrail('b', { limit: 1, before: trail[0]?.id as string });
     expect(page.map((e) => e.note)).toEqual(['p3']);
 
@@ -152,7 +153,7 @@ describe('audit trail', () => {
     await off.schedule({ name: 'n' }, new IntervalTrigger(60), { id: 'n' }).saved;
     await off.pause('n');
     expect(await off.auditTrail('n')).toEqual([]);
-    expect(await env.redis.exists(off.keys.audit('n'))).toBe(0);
+    expect(await env.redis.exists(internalsOf(off).keys.audit('n'))).toBe(0);
   });
 
   it('keeps a removed schedule’s trail for auditRetentionMs; one created again under its id continues it, without an expiry', async () => {
@@ -161,18 +162,18 @@ describe('audit trail', () => {
     await m.schedule({ name: 'k' }, new IntervalTrigger(60), { id: 'k' }).saved;
     await m.remove('k', { by: 'ann' });
     expect(await m.get('k')).toBeUndefined();
-    const ttl = await env.redis.pttl(m.keys.audit('k'));
+    const ttl = await env.redis.pttl(internalsOf(m).keys.audit('k'));
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
     expect(ops(await m.auditTrail('k'))).toEqual(['remove', 'create']);
     await m.schedule({ name: 'k' }, new IntervalTrigger(60), { id: 'k' }).saved;
     expect(ops(await m.auditTrail('k'))).toEqual(['create', 'remove', 'create']);
-    expect(await env.redis.pttl(m.keys.audit('k'))).toBe(-1);
+    expect(await env.redis.pttl(internalsOf(m).keys.audit('k'))).toBe(-1);
 
     const gone = env.manager({ role: 'client', auditRetentionMs: 0 });
     await gone.schedule({ name: 'g' }, new IntervalTrigger(60), { id: 'g' }).saved;
     await gone.remove('g');
-    expect(await env.redis.exists(gone.keys.audit('g'))).toBe(0);
+    expect(await env.redis.exists(internalsOf(gone).keys.audit('g'))).toBe(0);
   });
 
   it('the actor is who the embedding code says authenticated; a caller’s own claim is `onBehalfOf`; `bullbeat` is the system’s alone', async () => {

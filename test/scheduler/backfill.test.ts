@@ -3,6 +3,7 @@ import { CronParser } from '../../src/cron/cron-parser.js';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import type { BackfillProgress } from '../../src/scheduler/contract/backfill-options.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -128,7 +129,7 @@ describe('backfill', () => {
     expect(progress.at(-1)).toMatchObject({ done: true, stopped: 'paused', enqueued: r.enqueued });
     // what was enqueued stays enqueued; nothing of the rest was, and nothing owes it
     expect((await env.jobIds()).sort()).toEqual(enqueued.map((o) => o.jobId).sort());
-    expect(await env.redis.zcard(m.keys.partition(0).owedRuns)).toBe(0);
+    expect(await env.redis.zcard(internalsOf(m).keys.partition(0).owedRuns)).toBe(0);
     // given back to the ledger: a later backfill may take them (and only them)
     const again = await m.backfill('m', { from, to: created, dryRun: true });
     const toEnqueue = again.occurrences.filter((o) => o.status === 'to-enqueue').map((o) => o.fireAt);
@@ -155,16 +156,27 @@ describe('backfill', () => {
     const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
     const from = to - 4 * HOUR;
     const [a, b, c, d] = [0, 1, 2, 3].map((i) => from + i * HOUR) as [number, number, number, number];
-    await m.history.merge('h', a, false, { kind: 'scheduled', outcome: 'succeeded' });
-    await m.history.merge('h', b, false, { kind: 'scheduled', outcome: 'missed', reason: 'misfire' });
-    await m.history.merge('h', c, false, { kind: 'scheduled', outcome: 'enqueued' });
-    await m.history.merge('h', d, false, { kind: 'scheduled', outcome: 'skipped', reason: 'overlap' });
+    await internalsOf(m).history.merge('h', a, false, { kind: 'scheduled', outcome: 'succeeded' });
+    await internalsOf(m).history.merge('h', b, false, {
+      kind: 'scheduled',
+      outcome: 'missed',
+      reason: 'misfire',
+    });
+    await internalsOf(m).history.merge('h', c, false, { kind: 'scheduled', outcome: 'enqueued' });
+    await internalsOf(m).history.merge('h', d, false, {
+      kind: 'scheduled',
+      outcome: 'skipped',
+      reason: 'overlap',
+    });
     const r = await m.backfill('h', { from, to });
     expect(r.occurrences.map((o) => o.status)).toEqual(['ran', 'enqueued', 'ran', 'enqueued']);
     expect((await env.jobIds()).sort()).toEqual([`bb-h-b${b}`, `bb-h-b${d}`].sort());
     // the scheduled records are untouched: the backfill's are beside them (b<time>)
     expect(await m.history.get('h', b)).toMatchObject({ kind: 'scheduled', outcome: 'missed' });
-    expect(await m.history.get('h', b, 'backfill')).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
+    expect(await internalsOf(m).history.get('h', b, 'backfill')).toMatchObject({
+      kind: 'backfill',
+      outcome: 'enqueued',
+    });
   });
 
   it('a backfill that stopped after its addBulk, before its mark: the record a worker wrote still guards it', async () => {
@@ -174,7 +186,10 @@ describe('backfill', () => {
     await m.pause('h');
     const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
     // its job ran and is gone from BullMQ; only the worker's record says so (no ledger entry)
-    await m.history.merge('h', to - HOUR, 'backfill', { kind: 'backfill', outcome: 'succeeded' });
+    await internalsOf(m).history.merge('h', to - HOUR, 'backfill', {
+      kind: 'backfill',
+      outcome: 'succeeded',
+    });
     const r = await m.backfill('h', { from: to - 2 * HOUR, to });
     expect(r.occurrences.map((o) => o.status)).toEqual(['enqueued', 'backfilled']);
     expect(await env.jobIds()).toEqual([`bb-h-b${to - 2 * HOUR}`]);
@@ -245,7 +260,7 @@ describe('backfill', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => from + i * 60_000));
     expect(await env.jobIds()).toHaveLength(30);
-    const recent = await a.history.get('raced', to - 60_000, 'backfill');
+    const recent = await internalsOf(a).history.get('raced', to - 60_000, 'backfill');
     expect(recent).toMatchObject({ kind: 'backfill', outcome: 'succeeded' });
     // and later, once every job is done, a third backfill still runs none (the ledger)
     const again = await b.backfill('raced', { from, to });
@@ -270,7 +285,7 @@ describe('backfill', () => {
     // every backfilled occurrence once, and the catch-up ran only those after them
     expect(times.length).toBeGreaterThan(bf.enqueued);
     expect(new Set(times).size).toBe(times.length);
-    expect(await env.redis.zcard(m.keys.partition(0).owedRuns)).toBe(0); // nothing left owed
+    expect(await env.redis.zcard(internalsOf(m).keys.partition(0).owedRuns)).toBe(0); // nothing left owed
   });
 
   it('resume(once) after a backfill of part of the paused span: its run stands only for what the backfill left', async () => {
@@ -297,7 +312,7 @@ describe('backfill', () => {
     await crashed.schedule({ name: 'k' }, new IntervalTrigger(3600), { id: 'k' }).saved;
     await crashed.pause('k');
     const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
-    crashed.queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
+    internalsOf(crashed).queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
     const { result } = await crashed.startBackfill('k', { from: to - 3 * HOUR, to });
     expect(result.enqueued).toBe(3);
     expect(await env.jobIds()).toEqual([]);
@@ -308,7 +323,7 @@ describe('backfill', () => {
     await until(async () => (await replica.history('k')).length === 3);
     for (const rec of await replica.history('k'))
       expect(rec).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
-    expect(await env.redis.zcard(replica.keys.partition(0).owedRuns)).toBe(0);
+    expect(await env.redis.zcard(internalsOf(replica).keys.partition(0).owedRuns)).toBe(0);
     // and it stays backfilled: a new backfill runs none of them
     expect((await replica.backfill('k', { from: to - 3 * HOUR, to })).enqueued).toBe(0);
   });
@@ -321,8 +336,8 @@ describe('backfill', () => {
     const to = Math.floor((await redisNow(env.redis)) / HOUR) * HOUR;
     // its adds never return (the process died there): they stay owed; the queue stays hung to the end
     // (the background enqueue asks for it after startBackfill returns)
-    const realQueue = crashed.queue.bind(crashed);
-    crashed.queue = ((name: string) =>
+    const realQueue = internalsOf(crashed).queue.bind(crashed);
+    internalsOf(crashed).queue = ((name: string) =>
       new Proxy(realQueue(name), {
         get: (target, key) => {
           if (key === 'addBulk') return () => new Promise(() => {});
@@ -331,9 +346,9 @@ describe('backfill', () => {
         },
       })) as never;
     await crashed.startBackfill('g', { from: to - 2 * HOUR, to });
-    expect(await env.redis.zcard(crashed.keys.partition(0).owedRuns)).toBe(2);
+    expect(await env.redis.zcard(internalsOf(crashed).keys.partition(0).owedRuns)).toBe(2);
     expect(await crashed.remove('g')).toBe(true);
-    expect(await env.redis.zcard(crashed.keys.partition(0).owedRuns)).toBe(0);
+    expect(await env.redis.zcard(internalsOf(crashed).keys.partition(0).owedRuns)).toBe(0);
   });
 
   it('resume(all), then a backfill of the same span: none again, though the records were trimmed', async () => {
@@ -352,9 +367,13 @@ describe('backfill', () => {
     expect(r.enqueued).toBe(0);
     expect(await env.jobIds()).toHaveLength(caughtUp);
     // remove forgets the ledger and the paused spans with the schedule
-    expect(await env.redis.exists(m.keys.backfills('r'), m.keys.pausedSpans('r'))).toBe(2);
+    expect(
+      await env.redis.exists(internalsOf(m).keys.backfills('r'), internalsOf(m).keys.pausedSpans('r')),
+    ).toBe(2);
     await m.remove('r');
-    expect(await env.redis.exists(m.keys.backfills('r'), m.keys.pausedSpans('r'))).toBe(0);
+    expect(
+      await env.redis.exists(internalsOf(m).keys.backfills('r'), internalsOf(m).keys.pausedSpans('r')),
+    ).toBe(0);
   });
 
   it('the occurrence at the pause instant is in the pause: resume(all) runs it, a backfill after does not', async () => {
@@ -503,6 +522,6 @@ describe('backfill', () => {
     );
     expect(await env.jobIds()).toEqual([]);
     expect(await m.history('b')).toEqual([]);
-    expect(await env.redis.exists(m.keys.backfills('b'))).toBe(0);
+    expect(await env.redis.exists(internalsOf(m).keys.backfills('b'))).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { FiredEvent, MissedEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { parseState } from '../../src/store/forms/schedule-state.js';
 import { keys } from '../../src/store/keys/keys.js';
@@ -47,7 +48,7 @@ describe('backpressure', () => {
     await until(() => coalesced.length >= 3 * 8, 15_000);
     await m.stop();
 
-    const stats = m.loopStats!;
+    const stats = internalsOf(m).loopStats!;
     // every claimed occurrence was either enqueued or coalesced: nothing dropped silently
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     // the first of each, and at most one more: a first job added late (a loaded box) has not waited
@@ -95,9 +96,11 @@ describe('backpressure', () => {
     // waiting one was added late, as the slow-Worker test below says), its other occurrences coalesced
     expect((await jobsOf('dflt')).length).toBeLessThanOrEqual(3);
     expect(Number(per[1]!.coalesced)).toBeGreaterThanOrEqual(4);
-    expect(m.loopStats!.enqueued + m.loopStats!.coalesced - m.loopStats!.coalescedBehind).toBe(
-      m.loopStats!.claimed,
-    );
+    expect(
+      internalsOf(m).loopStats!.enqueued +
+        internalsOf(m).loopStats!.coalesced -
+        internalsOf(m).loopStats!.coalescedBehind,
+    ).toBe(internalsOf(m).loopStats!.claimed);
   });
 
   it('a slow plain BullMQ Worker: the queue stays bounded, every occurrence is run or coalesced', async () => {
@@ -127,7 +130,7 @@ describe('backpressure', () => {
     await m.stop();
     await until(async () => (await queue!.getWaitingCount()) === 0 && (await queue!.getActiveCount()) === 0);
 
-    const stats = m.loopStats!;
+    const stats = internalsOf(m).loopStats!;
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     expect(stats.coalesced).toBeGreaterThan(stats.enqueued); // most occurrences found their previous one waiting
     // Bounded: one waiting job per schedule is the rule. A second appears when the waiting one was added
@@ -162,7 +165,7 @@ describe('backpressure', () => {
     await until(() => ran.length >= 4, 20_000);
     expect(await queue.getWaitingCount()).toBeLessThanOrEqual(1);
     await m.stop();
-    const stats = m.loopStats!;
+    const stats = internalsOf(m).loopStats!;
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     expect(stats.coalesced).toBeGreaterThan(0);
     expect(new Set(ran).size).toBe(ran.length);
@@ -202,7 +205,7 @@ describe('backpressure', () => {
     await m.start();
     await until(() => ran >= 100, 20_000);
     await m.stop();
-    const stats = m.loopStats!;
+    const stats = internalsOf(m).loopStats!;
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     // Each coalesced occurrence has its cause, whatever the load: its schedule's previous job had not
     // been taken when it was claimed (the look-up, after the claim, saw it waiting), or the claim came
@@ -250,10 +253,12 @@ describe('backpressure', () => {
     await m.start();
     await until(() => ran >= 30, 20_000);
     await m.stop();
-    expect(m.loopStats!.enqueued + m.loopStats!.coalesced - m.loopStats!.coalescedBehind).toBe(
-      m.loopStats!.claimed,
-    );
-    expect(m.loopStats!.coalesced).toBe(0);
+    expect(
+      internalsOf(m).loopStats!.enqueued +
+        internalsOf(m).loopStats!.coalesced -
+        internalsOf(m).loopStats!.coalescedBehind,
+    ).toBe(internalsOf(m).loopStats!.claimed);
+    expect(internalsOf(m).loopStats!.coalesced).toBe(0);
   });
 
   it('a scheduler that was behind (down for 2.5 s): its backlog is coalesced into the latest occurrence, not enqueued late', async () => {
@@ -293,7 +298,7 @@ describe('backpressure', () => {
     // the first claim found its next occurrence due already: coalesced, with those due since, into the
     // latest one, which the same claim enqueued; nothing of the outage was enqueued late
     for (const e of fired) expect(e.fireAt).toBeGreaterThanOrEqual(restartAt - 200);
-    const stats = second.loopStats!;
+    const stats = internalsOf(second).loopStats!;
     expect(stats.coalescedBehind).toBeGreaterThanOrEqual(4);
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     // the events name them: as many as counted, each before the restart's latest due time, none enqueued
@@ -304,7 +309,7 @@ describe('backpressure', () => {
     expect(behind.length).toBeGreaterThan(0);
     expect(Math.max(...behind.flatMap((e) => e.fireAts))).toBeLessThan(Math.min(...runs));
     const { per, totals } = await counters(env.prefix, ['b']);
-    expect(Number(per[0]!.coalesced)).toBe(stats.coalesced + (first.loopStats?.coalesced ?? 0));
+    expect(Number(per[0]!.coalesced)).toBe(stats.coalesced + (internalsOf(first).loopStats?.coalesced ?? 0));
     expect(Number(totals.coalesced)).toBe(Number(per[0]!.coalesced));
     expect((await second.get('b'))!.coalesced).toBe(Number(per[0]!.coalesced));
   });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CalendarError, ScheduleOptionsError } from '../../src/errors/index.js';
 import { agenda, whyDidntItRun } from '../../src/insight/index.js';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { CronTrigger, IntervalTrigger } from '../../src/triggers/index.js';
 import { REDIS } from '../redis-url.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
@@ -101,7 +102,7 @@ describe('a calendar used by 1,000 schedules', () => {
     // every schedule's next occurrence is on that business day
     for (const t of before.values()) expect(DateTime.fromMillis(t, { zone: NY }).toISODate()).toBe(day);
 
-    const k = m.keys.partition(0);
+    const k = internalsOf(m).keys.partition(0);
     const snapshot = async () =>
       JSON.stringify([
         await env.redis.hgetall(k.schedules),
@@ -175,7 +176,7 @@ describe('the fire loop reads the current version when it plans', () => {
       calendar: 'ops',
     });
     await m.start();
-    const claimed = () => m.loopStats?.claimed ?? 0;
+    const claimed = () => internalsOf(m).loopStats?.claimed ?? 0;
     await until(() => claimed() >= 6, 20_000);
     expect(fired).toHaveLength(0); // each wake-up claimed, excluded by v1
 
@@ -205,7 +206,7 @@ describe('bad input is refused naming the field, and changes nothing', () => {
     await expect(job.saved).rejects.toThrow(ScheduleOptionsError);
     await expect(job.saved).rejects.toMatchObject({ field: 'calendar' });
     await expect(job.saved).rejects.toThrow(/unknown calendar "nope"/);
-    expect(await env.redis.hexists(m.keys.partition(0).schedules, 'x')).toBe(0);
+    expect(await env.redis.hexists(internalsOf(m).keys.partition(0).schedules, 'x')).toBe(0);
     expect(() =>
       m.schedule({ queue: env.queue, name: 'y' }, new IntervalTrigger(60), {
         calendar: 'c',
@@ -221,7 +222,7 @@ describe('bad input is refused naming the field, and changes nothing', () => {
     env = testEnv('cal-bad');
     const m = env.manager({ role: 'client' });
     await m.calendars.define('c', { rules: ['weekends'] });
-    const k = m.keys.partition(0);
+    const k = internalsOf(m).keys.partition(0);
     const stored = JSON.stringify([
       await env.redis.hgetall(k.calendars),
       await env.redis.xlen(k.calendarAudit('c')),

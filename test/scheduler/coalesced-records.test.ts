@@ -4,6 +4,7 @@
 import { type Job, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { whyDidntItRun } from '../../src/insight/why.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import type { RunRecord } from '../../src/store/forms/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, testEnv, until } from './helpers.js';
@@ -23,7 +24,7 @@ describe('coalesced occurrences are recorded', () => {
     m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'c' });
     await m.start();
     // no consumer: the first job waits, every later occurrence is coalesced into it
-    await until(async () => (m.loopStats?.coalesced ?? 0) >= 5, 10_000);
+    await until(async () => (internalsOf(m).loopStats?.coalesced ?? 0) >= 5, 10_000);
     await m.stop();
     const records = await m.history('c');
     const ran = records.filter((r) => r.outcome === 'enqueued');
@@ -33,7 +34,7 @@ describe('coalesced occurrences are recorded', () => {
     expect(ran.length).toBeGreaterThanOrEqual(1);
     expect(ran.length).toBeLessThanOrEqual(2);
     const standIn = ran.reduce((a, b) => (a.fireAt > b.fireAt ? a : b));
-    expect(coalesced.length).toBe(m.loopStats!.coalesced);
+    expect(coalesced.length).toBe(internalsOf(m).loopStats!.coalesced);
     for (const r of coalesced) {
       expect(r).toMatchObject({
         outcome: 'skipped',
@@ -49,8 +50,9 @@ describe('coalesced occurrences are recorded', () => {
       cause: 'consumer-behind',
     });
     // stored as a field each in the waiting run's record (`c<ms after it>`), not as records of their own
-    for (const at of fireAts) expect(await env.redis.exists(m.keys.record('c', String(at)))).toBe(0);
-    const fields = await env.redis.hkeys(m.keys.record('c', String(standIn.fireAt)));
+    for (const at of fireAts)
+      expect(await env.redis.exists(internalsOf(m).keys.record('c', String(at)))).toBe(0);
+    const fields = await env.redis.hkeys(internalsOf(m).keys.record('c', String(standIn.fireAt)));
     expect(fields.filter((f) => /^c\d+$/.test(f)).sort()).toEqual(
       fireAts.map((at) => `c${at - standIn.fireAt}`).sort(),
     );
@@ -84,13 +86,15 @@ describe('coalesced occurrences are recorded', () => {
     define(second);
     await second.start();
     await until(
-      () => (second.loopStats?.coalesced ?? 0) > 0 && (second.loopStats?.enqueued ?? 0) >= 2,
+      () =>
+        (internalsOf(second).loopStats?.coalesced ?? 0) > 0 &&
+        (internalsOf(second).loopStats?.enqueued ?? 0) >= 2,
       10_000,
     );
     await second.stop();
     const records = await second.history('b');
     const coalesced = records.filter((r) => r.reason === 'coalesced');
-    expect(coalesced.length).toBe(second.loopStats!.coalesced);
+    expect(coalesced.length).toBe(internalsOf(second).loopStats!.coalesced);
     const standInAt = coalesced[0]!.standIn!;
     for (const r of coalesced)
       expect(r).toMatchObject({ coalescedBy: 'scheduler-behind', standIn: standInAt });
@@ -102,9 +106,9 @@ describe('coalesced occurrences are recorded', () => {
       coalesced.map((r) => r.fireAt).sort(),
     );
     for (const r of coalesced) {
-      expect(await env.redis.exists(second.keys.record('b', String(r.fireAt)))).toBe(0);
+      expect(await env.redis.exists(internalsOf(second).keys.record('b', String(r.fireAt)))).toBe(0);
     }
-    expect(await env.redis.exists(second.keys.record('b', String(standInAt)))).toBe(1);
+    expect(await env.redis.exists(internalsOf(second).keys.record('b', String(standInAt)))).toBe(1);
     // ... and the stand-in ran, enqueued by the claim that found it behind (not left to a later claim)
     expect(coalesced.every((r) => r.fireAt < standInAt)).toBe(true);
     await until(() => runs.includes(standInAt), 5000);

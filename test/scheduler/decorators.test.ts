@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ScheduledJob } from '../../src/scheduler/contract/scheduled-job.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { silent } from './helpers.js';
 
@@ -51,11 +52,11 @@ describe('every()/cron() as TC39 method decorators', () => {
     const { defineJobs } = await loadDecorated();
     const Jobs = defineJobs(scheduler);
     expect(await Jobs.cleanup()).toBe('cleaned');
-    expect(scheduler.handlerNames()).toEqual(['cleanup']);
+    expect(internalsOf(scheduler).handlerNames()).toEqual(['cleanup']);
     const jobs = new Jobs();
     expect(await jobs.dailyReport()).toBe('instance report');
-    expect(scheduler.handlerNames().sort()).toEqual(['cleanup', 'dailyReport']);
-    const report = scheduler.handlerFor('dailyReport')!;
+    expect(internalsOf(scheduler).handlerNames().sort()).toEqual(['cleanup', 'dailyReport']);
+    const report = internalsOf(scheduler).handlerFor('dailyReport')!;
     expect(report.job.queue).toBe('reports');
     expect((report.job as ScheduledJob).toJSON().spec).toEqual({
       type: 'cron',
@@ -64,7 +65,7 @@ describe('every()/cron() as TC39 method decorators', () => {
     });
     // The registered function is bound to the instance that was constructed.
     expect(await report.job.run()).toBe('instance report');
-    expect(await scheduler.handlerFor('cleanup')!.job.run()).toBe('cleaned');
+    expect(await internalsOf(scheduler).handlerFor('cleanup')!.job.run()).toBe('cleaned');
   });
 
   it('as a function wrapper returns the ScheduledJob (Sillo style)', () => {
@@ -91,17 +92,17 @@ describe('every()/cron() as legacy method decorators (experimentalDecorators, as
       true,
     );
     const Jobs = defineLegacyJobs(scheduler);
-    expect(scheduler.handlerNames().sort()).toEqual(['cleanup', 'dailyReport']);
+    expect(internalsOf(scheduler).handlerNames().sort()).toEqual(['cleanup', 'dailyReport']);
     expect(await Jobs.cleanup()).toBe('LegacyJobs cleaned');
     expect(await new Jobs().dailyReport()).toBe('legacy report');
-    const report = scheduler.handlerFor('dailyReport')!;
+    const report = internalsOf(scheduler).handlerFor('dailyReport')!;
     expect(report.job.queue).toBe('reports');
     expect((report.job as ScheduledJob).toJSON().spec).toMatchObject({
       type: 'cron',
       expression: '0 9 * * 1-5',
     });
     // A static method runs with the class as `this`, an instance method with the class's prototype.
-    expect(await scheduler.handlerFor('cleanup')!.job.run()).toBe('LegacyJobs cleaned');
+    expect(await internalsOf(scheduler).handlerFor('cleanup')!.job.run()).toBe('LegacyJobs cleaned');
     expect(await report.job.run()).toBe('legacy report');
   });
 });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
-import { SchedulerManager } from '../../src/scheduler/index.js';
+import { internalsOf, SchedulerManager } from '../../src/scheduler/index.js';
 import { QUEUE_HOLD_MS } from '../../src/store/bullmq/queue-owner.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { deleteKeys } from '../dashboard/harness.js';
@@ -42,7 +42,7 @@ function deployment(name: 'alpha' | 'beta') {
     },
   }[jobName]!;
   m.schedule(fn, new IntervalTrigger(0.1), { id: `${name}-every` });
-  const queue = new Queue(m.options.defaultQueue, { connection: { url: REDIS_URL } });
+  const queue = new Queue(internalsOf(m).options.defaultQueue, { connection: { url: REDIS_URL } });
   queues.push(queue);
   return {
     m,
@@ -60,8 +60,8 @@ describe('deployments sharing a Redis', () => {
   it('each prefix has its own default queue: neither worker takes the other’s jobs', async () => {
     const alpha = deployment('alpha');
     const beta = deployment('beta');
-    expect(alpha.m.options.defaultQueue).toBe(`t-alpha-${id}`);
-    expect(beta.m.options.defaultQueue).toBe(`t-beta-${id}`);
+    expect(internalsOf(alpha.m).options.defaultQueue).toBe(`t-alpha-${id}`);
+    expect(internalsOf(beta.m).options.defaultQueue).toBe(`t-beta-${id}`);
 
     // alpha works; beta only schedules: its job waits in its own queue (one at a time: backpressure;
     // staged ahead, the default, it stays in the delayed set until a worker of that queue promotes it),
@@ -107,13 +107,13 @@ describe('deployments sharing a Redis', () => {
       ),
     };
     // held while alpha's workers live, renewed by them: it lapses once the last of them is gone
-    const hold = await alpha.redis.pttl(`bull:${shared}:bb:deployment`);
+    const hold = await internalsOf(alpha).redis.pttl(`bull:${shared}:bb:deployment`);
     expect(hold).toBeGreaterThan(0);
     expect(hold).toBeLessThanOrEqual(QUEUE_HOLD_MS);
     await expect(createWorker(beta, { logger: silent })).rejects.toMatchObject(refused);
     await expect(beta.start()).rejects.toMatchObject(refused);
     // refused before it wrote anything
-    expect(await beta.redis.hexists(beta.keys.schedules, 'beta-every')).toBe(0);
+    expect(await internalsOf(beta).redis.hexists(internalsOf(beta).keys.schedules, 'beta-every')).toBe(0);
     // alpha's own second worker is welcome
     const second = await createWorker(alpha, { logger: silent });
     workers.push(second);

@@ -1,6 +1,7 @@
 import { Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
@@ -132,7 +133,7 @@ describe('failover', () => {
     // each held occurrence, and the one after it, ran once
     const want = held.flatMap((h) => [`${h.id}@${h.fireAt}`, `${h.id}@${h.fireAt + 1000}`]);
     await until(() => want.every((k) => runs.has(k)), 15_000).catch(() => undefined);
-    const stats = { ...b.loopStats! };
+    const stats = { ...internalsOf(b).loopStats! };
     await b.stop();
     release(); // the stale claimant wakes: its completion is refused, its adds are BullMQ no-ops
     await worker.close();

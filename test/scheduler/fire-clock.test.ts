@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent, MissedEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
@@ -34,13 +35,13 @@ describe('the fire loop on a manual clock', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => m.loopFootprint?.pending === 3);
+    await until(() => internalsOf(m).loopFootprint?.pending === 3);
     const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
     const added = async (i: number) => (await q.getJob(occurrenceJobId(`d${i}`, ats[i]!))) !== undefined;
     try {
       for (const [i, at] of ats.entries()) {
         await time.advance(at - 1 - time.now());
-        expect(m.loopFootprint?.pending).toBe(3 - i); // a millisecond before: still held
+        expect(internalsOf(m).loopFootprint?.pending).toBe(3 - i); // a millisecond before: still held
         expect(await added(i)).toBe(false);
         // at its instant: the loop's estimate of Redis's clock is a lower bound that runs 0.1 % slow
         // between claims (RedisClock), so it may come a ms or two after
@@ -83,7 +84,7 @@ describe('the fire loop on a manual clock', () => {
     await time.advance(1);
     expect(wakes).toEqual([t0, at - 1000]);
     expect(claimedAt).toEqual([at - 1000]);
-    expect(m.loopFootprint?.pending).toBe(1);
+    expect(internalsOf(m).loopFootprint?.pending).toBe(1);
     await time.advance(999);
     expect(fired).toHaveLength(0);
     expect(await time.advanceUntil(() => fired.length === 1, 10, 1)).toBeLessThanOrEqual(3); // 0.1 % slow
@@ -131,7 +132,7 @@ describe('the fire loop on a manual clock', () => {
     const firedByStalled: FiredEvent[] = [];
     stalled.on('fired', (e) => firedByStalled.push(e));
     await stalled.start();
-    await until(() => stalled.loopFootprint?.pending === 1);
+    await until(() => internalsOf(stalled).loopFootprint?.pending === 1);
     expect(claimed?.fireAt).toBe(at);
 
     const live = env.manager({ claimLeaseMs: leaseMs, claimAheadMs: 100, commitAhead: false });
@@ -141,19 +142,19 @@ describe('the fire loop on a manual clock', () => {
     live.on('fired', (e) => fired.push(e));
     await live.start();
     await time.advance(leaseMs - 1); // its fire time passed, the claim is still leased: not the live one's
-    expect(live.loopStats?.claimed).toBe(0);
+    expect(internalsOf(live).loopStats?.claimed).toBe(0);
     expect(fired).toHaveLength(0);
     await time.advance(1); // the lease lapses: the live replica's next claim takes it over
     await until(() => fired.length === 1);
     expect(fired[0]).toMatchObject({ scheduleId: 'held', fireAt: at, lateMs: leaseMs - 100 });
-    expect(live.loopStats?.reclaimed).toBe(1);
+    expect(internalsOf(live).loopStats?.reclaimed).toBe(1);
     await time.stop(live);
     // the stalled replica wakes: its enqueue finds the job there, its completion is refused, and it
     // does not announce the occurrence the live replica announced
     await time.stop(stalled, frozen);
     expect(await env.jobIds()).toEqual([occurrenceJobId('held', at)]);
     expect(firedByStalled).toEqual([]);
-    expect(stalled.loopStats?.enqueued ?? 0).toBe(0);
+    expect(internalsOf(stalled).loopStats?.enqueued ?? 0).toBe(0);
     expect(await live.history.get('held', at)).toMatchObject({ outcome: 'enqueued', enqueuedAt: at + 300 });
   });
 });

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
@@ -79,7 +80,7 @@ describe('firing', () => {
 
     const manual = await m.triggerNow('life');
     expect(manual.jobId).toBe(occurrenceJobId('life', manual.fireAt, true));
-    const rec = await m.history.get('life', manual.fireAt, true);
+    const rec = await internalsOf(m).history.get('life', manual.fireAt, true);
     expect(rec).toMatchObject({ kind: 'manual', outcome: 'enqueued', jobId: manual.jobId });
 
     const resumedAt = await redisNow(env.redis);
@@ -166,7 +167,7 @@ describe('firing', () => {
     expect(await job.run()).toBe(42);
     expect(order).toEqual(['outer', 'inner', 'fn:ada:manual']);
     expect(job.runs).toBe(1);
-    expect(m.handlerFor('greet')?.job).toBe(job);
+    expect(internalsOf(m).handlerFor('greet')?.job).toBe(job);
   });
 
   it('history stays bounded: about historyLimit records per schedule, the newest kept', async () => {

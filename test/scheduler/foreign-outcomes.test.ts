@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleReader } from '../../dashboard/schedule-reader.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import { resolveForeignOutcomesOptions } from '../../src/scheduler/contract/foreign-outcomes-options.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { ForeignOutcomes } from '../../src/scheduler/outcomes/foreign-outcomes.js';
 import { announceRuntimeQueues, liveRuntimeQueues } from '../../src/store/bullmq/runtime-queues.js';
@@ -98,7 +99,7 @@ describe('foreign consumers', () => {
     expect(latest?.startedAt).toBeGreaterThanOrEqual(latest?.fireAt as number);
     expect(latest?.finishedAt).toBeGreaterThanOrEqual(latest?.startedAt as number);
 
-    const reader = new ScheduleReader(env.redis, m.keys, 100);
+    const reader = new ScheduleReader(env.redis, internalsOf(m).keys, 100);
     const view = await reader.one('digest');
     expect(view?.lastOutcome).toBe('succeeded');
     expect(view?.badges).not.toContain('failing');

@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { silent, testEnv, until } from './helpers.js';
@@ -29,14 +30,14 @@ describe('handle(name, fn): a worker handler without a schedule', () => {
   it('is found by the worker lookup, defines no schedule, and runs in process', async () => {
     const m = client();
     m.handle('send-report', async (ctx: { name: string }) => `report by ${ctx.name}`, { queue: 'reports' });
-    expect(m.handlerNames()).toEqual(['send-report']);
-    const entry = m.handlerFor('send-report')!;
+    expect(internalsOf(m).handlerNames()).toEqual(['send-report']);
+    const entry = internalsOf(m).handlerFor('send-report')!;
     expect(entry.job.queue).toBe('reports');
     expect(await entry.job.run()).toBe('report by send-report');
-    expect(m.handlerFor('other')).toBeUndefined();
+    expect(internalsOf(m).handlerFor('other')).toBeUndefined();
     // its queue defaults to the manager's, named after the deployment's prefix
     m.handle('plain', () => 1);
-    expect(m.handlerFor('plain')!.job.queue).toBe('never-started');
+    expect(internalsOf(m).handlerFor('plain')!.job.queue).toBe('never-started');
   });
 
   it('refuses a name twice, an empty name, a bad queue and an unknown option, naming the field', () => {
@@ -56,8 +57,8 @@ describe('handle(name, fn): a worker handler without a schedule', () => {
     expect(fail(() => m.handle('', () => 2)).field).toBe('name');
     expect(fail(() => m.handle('q', () => 2, { queue: 'a:b' })).field).toBe('queue');
     expect(fail(() => m.handle('q', () => 2, { queu: 'x' } as never)).field).toBe('queu');
-    expect(m.handlerNames()).toEqual(['once']);
-    expect(m.handlerFor('once')!.fn()).toBe(1);
+    expect(internalsOf(m).handlerNames()).toEqual(['once']);
+    expect(internalsOf(m).handlerFor('once')!.fn()).toBe(1);
   });
 
   it('as a function wrapper returns the function, named after it', () => {
@@ -66,7 +67,7 @@ describe('handle(name, fn): a worker handler without a schedule', () => {
       return 'archived';
     });
     expect(fn.name).toBe('archive');
-    expect(m.handlerNames()).toEqual(['archive']);
+    expect(internalsOf(m).handlerNames()).toEqual(['archive']);
   });
 
   it.each([false, true])('as a method decorator (experimentalDecorators: %s)', async (legacy) => {
@@ -77,10 +78,10 @@ describe('handle(name, fn): a worker handler without a schedule', () => {
     );
     const Handlers = defineHandlers(m);
     if (!legacy) new Handlers(); // TC39: instance methods register when an instance is made
-    expect(m.handlerNames().sort()).toEqual(['purge', 'send-report']);
-    expect(m.handlerFor('send-report')!.job.queue).toBe('reports');
-    expect(await m.handlerFor('purge')!.job.run()).toBe('purged');
-    expect(await m.handlerFor('send-report')!.job.run()).toBe(
+    expect(internalsOf(m).handlerNames().sort()).toEqual(['purge', 'send-report']);
+    expect(internalsOf(m).handlerFor('send-report')!.job.queue).toBe('reports');
+    expect(await internalsOf(m).handlerFor('purge')!.job.run()).toBe('purged');
+    expect(await internalsOf(m).handlerFor('send-report')!.job.run()).toBe(
       legacy ? 'undefined report' : 'instance report',
     );
   });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { silent } from './helpers.js';
 
@@ -14,13 +15,13 @@ describe("the manager's partition count", () => {
   it('takes BULLBEAT_PARTITIONS by default (1 on a single Redis without it); an explicit count wins', async () => {
     delete process.env.BULLBEAT_PARTITIONS;
     const plain = manager();
-    expect(plain.partitions).toBe(1);
+    expect(internalsOf(plain).partitions).toBe(1);
     process.env.BULLBEAT_PARTITIONS = '24';
     const fromEnv = manager();
-    expect(fromEnv.partitions).toBe(24);
-    expect(fromEnv.keys.partition(23).due).toMatch(/^\{parts:23/);
+    expect(internalsOf(fromEnv).partitions).toBe(24);
+    expect(internalsOf(fromEnv).keys.partition(23).due).toMatch(/^\{parts:23/);
     const explicit = manager({ partitions: 4 });
-    expect(explicit.partitions).toBe(4);
+    expect(internalsOf(explicit).partitions).toBe(4);
     await Promise.all([plain.close(), fromEnv.close(), explicit.close()]);
   });
 
@@ -45,23 +46,25 @@ describe("the manager's prefix", () => {
   it('takes BULLBEAT_PREFIX by default, as the CLI does', async () => {
     process.env.BULLBEAT_PREFIX = 'from-env';
     const m = manager();
-    expect(m.prefix).toBe('from-env');
-    expect(m.keys.schedules).toBe('{from-env}:bb:schedules');
+    expect(internalsOf(m).prefix).toBe('from-env');
+    expect(internalsOf(m).keys.schedules).toBe('{from-env}:bb:schedules');
     await m.close();
   });
 
   it('an explicit prefix wins; with neither it is bullbeat', async () => {
     process.env.BULLBEAT_PREFIX = 'from-env';
     const explicit = manager({ prefix: 'mine' });
-    expect(explicit.prefix).toBe('mine');
+    expect(internalsOf(explicit).prefix).toBe('mine');
     process.env.BULLBEAT_PREFIX = '';
     const fallback = manager();
-    expect(fallback.prefix).toBe('bullbeat');
+    expect(internalsOf(fallback).prefix).toBe('bullbeat');
     // the default queue is named after the prefix: each deployment on a Redis has its own
-    expect(explicit.options.defaultQueue).toBe('mine');
-    expect(fallback.options.defaultQueue).toBe('bullbeat');
-    expect(manager({ prefix: '{team:a}' }).options.defaultQueue).toBe('team-a');
-    expect(manager({ prefix: 'mine', defaultQueue: 'bullbeat' }).options.defaultQueue).toBe('bullbeat');
+    expect(internalsOf(explicit).options.defaultQueue).toBe('mine');
+    expect(internalsOf(fallback).options.defaultQueue).toBe('bullbeat');
+    expect(internalsOf(manager({ prefix: '{team:a}' })).options.defaultQueue).toBe('team-a');
+    expect(internalsOf(manager({ prefix: 'mine', defaultQueue: 'bullbeat' })).options.defaultQueue).toBe(
+      'bullbeat',
+    );
     await explicit.close();
     await fallback.close();
   });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { defineStoreScripts, storeScripts } from '../../src/store/scripts/scripts.js';
 import { ManualClock } from '../queue/manual-clock.js';
@@ -57,7 +58,7 @@ export class ManualTime {
     m.hooks = { ...m.hooks, clock };
     if (clock === this.clock) this.attached.push(m);
     this.all.push({ m, clock });
-    const redis = m.redis;
+    const redis = internalsOf(m).redis;
     defineStoreScripts(redis);
     if (!storeScripts().some((s) => s.lua.includes(TIME_BODY))) {
       throw new Error('manual-time: no store script reads TIME as includes/now.lua did; update TIME_BODY');
@@ -124,7 +125,11 @@ export class ManualTime {
 
   /** The attached fire loops have nothing in flight (real round trips to Redis finish). */
   private async quiet(): Promise<void> {
-    await until(() => this.attached.every((m) => (m.loopFootprint?.inFlight ?? 0) === 0), 10_000, 1);
+    await until(
+      () => this.attached.every((m) => (internalsOf(m).loopFootprint?.inFlight ?? 0) === 0),
+      10_000,
+      1,
+    );
   }
 
   private async publish(now: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { redisNow, silent, testEnv, until } from './helpers.js';
@@ -183,8 +184,8 @@ describe('pause with a note, resume with a policy', () => {
     await crashed.pause('c');
     await sleep(450);
     // the process stops for good right after the status change: its enqueue never happens
-    const realQueue = crashed.queue.bind(crashed);
-    crashed.queue = ((name: string) => {
+    const realQueue = internalsOf(crashed).queue.bind(crashed);
+    internalsOf(crashed).queue = ((name: string) => {
       const q = realQueue(name);
       return new Proxy(q, {
         get: (target, key) => {
@@ -205,6 +206,6 @@ describe('pause with a note, resume with a policy', () => {
     expect(records.length).toBeGreaterThanOrEqual(4);
     expect(new Set(await env.jobIds())).toEqual(new Set(records.map((r) => r.jobId)));
     expect(records.every((r) => r.outcome === 'enqueued')).toBe(true);
-    expect(await env.redis.zcard(replica.keys.partition(0).owedRuns)).toBe(0);
+    expect(await env.redis.zcard(internalsOf(replica).keys.partition(0).owedRuns)).toBe(0);
   });
 });

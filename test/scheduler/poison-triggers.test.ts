@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ErroredEvent, FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { everyMs, testEnv, until } from './helpers.js';
@@ -49,7 +50,7 @@ describe('poison triggers', () => {
     expect(bad?.nextRunTime).toBeNull();
     expect(count('bad')).toBe(0); // its claim could not be planned: nothing of it was enqueued
     expect((await m.stats()).jobsErrored).toBe(1);
-    expect(m.loopStats?.errored).toBe(1);
+    expect(internalsOf(m).loopStats?.errored).toBe(1);
   });
 
   it.each([

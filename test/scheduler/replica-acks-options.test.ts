@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { silent } from './helpers.js';
 
@@ -17,10 +18,10 @@ describe("the manager's replicaAcks option", () => {
 
   it('is off by default; an object turns it on with 1 replica and 50 ms', () => {
     delete process.env.BULLBEAT_REPLICA_ACKS;
-    expect(manager().options.replicaAcks).toBeUndefined();
-    expect(manager(false).options.replicaAcks).toBeUndefined();
-    expect(manager({}).options.replicaAcks).toEqual({ replicas: 1, timeoutMs: 50 });
-    expect(manager({ replicas: 2, timeoutMs: 200 }).options.replicaAcks).toEqual({
+    expect(internalsOf(manager()).options.replicaAcks).toBeUndefined();
+    expect(internalsOf(manager(false)).options.replicaAcks).toBeUndefined();
+    expect(internalsOf(manager({})).options.replicaAcks).toEqual({ replicas: 1, timeoutMs: 50 });
+    expect(internalsOf(manager({ replicas: 2, timeoutMs: 200 })).options.replicaAcks).toEqual({
       replicas: 2,
       timeoutMs: 200,
     });
@@ -41,13 +42,13 @@ describe("the manager's replicaAcks option", () => {
 
   it('reads BULLBEAT_REPLICA_ACKS (replicas[:timeoutMs]) when the option is not given; the option wins', () => {
     process.env.BULLBEAT_REPLICA_ACKS = '1';
-    expect(manager().options.replicaAcks).toEqual({ replicas: 1, timeoutMs: 50 });
+    expect(internalsOf(manager()).options.replicaAcks).toEqual({ replicas: 1, timeoutMs: 50 });
     process.env.BULLBEAT_REPLICA_ACKS = '2:120';
-    expect(manager().options.replicaAcks).toEqual({ replicas: 2, timeoutMs: 120 });
-    expect(manager(false).options.replicaAcks).toBeUndefined();
+    expect(internalsOf(manager()).options.replicaAcks).toEqual({ replicas: 2, timeoutMs: 120 });
+    expect(internalsOf(manager(false)).options.replicaAcks).toBeUndefined();
     for (const off of ['0', 'off', '']) {
       process.env.BULLBEAT_REPLICA_ACKS = off;
-      expect(manager().options.replicaAcks).toBeUndefined();
+      expect(internalsOf(manager()).options.replicaAcks).toBeUndefined();
     }
     process.env.BULLBEAT_REPLICA_ACKS = 'one';
     expect(() => manager()).toThrow(/BULLBEAT_REPLICA_ACKS: expected replicas\[:timeoutMs\]/);

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -30,7 +31,7 @@ describe('replica memory', () => {
     const replica = env.manager({ claimBatch: 1000 });
     replica.schedule({ name: 'tick' }, new IntervalTrigger(0.5), { id: 'steady' });
     await replica.start();
-    await until(() => (replica.loopStats?.enqueued ?? 0) >= 2, 5000);
+    await until(() => (internalsOf(replica).loopStats?.enqueued ?? 0) >= 2, 5000);
     const before = await settledHeap();
 
     // Another process's worth of definitions: a client creates the one-shots, then goes away.
@@ -56,11 +57,11 @@ describe('replica memory', () => {
     await client.close();
     client = undefined;
 
-    await until(() => (replica.loopStats?.enqueued ?? 0) >= N + 2, 120_000, 100);
+    await until(() => (internalsOf(replica).loopStats?.enqueued ?? 0) >= N + 2, 120_000, 100);
     const after = await settledHeap();
     const grewMb = (after - before) / 1024 / 1024;
     console.log(`replica memory: heap grew ${grewMb.toFixed(1)} MB over ${N} one-shots`);
-    expect(replica.loopFootprint!.cachedDefinitions).toBeLessThan(100);
+    expect(internalsOf(replica).loopFootprint!.cachedDefinitions).toBeLessThan(100);
     expect(grewMb, `heap grew by ${grewMb.toFixed(1)} MB`).toBeLessThan(10);
   }, 180_000);
 });

@@ -5,6 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisCommandTimeoutError } from '../../src/errors/index.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { withCommandTimeout } from '../../src/store/connection/command-timeout.js';
 import { openRedis, redisTarget } from '../../src/store/connection/redis-target.js';
@@ -93,13 +94,15 @@ describe('command timeout', () => {
 
   it('the manager opens its client with commandTimeoutMs (default 5000; 0 = none; checked)', async () => {
     const { url } = await server();
-    expect(new SchedulerManager({ connection: url, role: 'client' }).options.commandTimeoutMs).toBe(5000);
+    expect(
+      internalsOf(new SchedulerManager({ connection: url, role: 'client' })).options.commandTimeoutMs,
+    ).toBe(5000);
     expect(() => new SchedulerManager({ connection: url, commandTimeoutMs: -1 })).toThrow(
       'commandTimeoutMs: must be an integer >= 0, got -1',
     );
     const manager = new SchedulerManager({ connection: url, role: 'client', commandTimeoutMs: TIMEOUT_MS });
     cleanups.push(() => manager.stop());
-    await manager.redis.ping();
+    await internalsOf(manager).redis.ping();
     const admin = new Redis(url);
     cleanups.push(() => admin.disconnect());
     await admin.client('PAUSE', 2000, 'ALL');

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { whyDidntItRun } from '../../src/insight/why.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { RunSlots } from '../../src/store/runs/run-slots.js';
 import { startTestDashboard, type TestDashboard } from '../dashboard/harness.js';
 import { REDIS_URL } from '../redis-url.js';
@@ -23,7 +24,7 @@ describe('run records written by an earlier release', () => {
     });
     expect(created.status).toBe(201);
     const m = t.scheduler;
-    const k = m.keys;
+    const k = internalsOf(m).keys;
     const [ran, open] = [1_699_999_980_000, 1_700_000_040_000]; // two minutes of 2023
     // the shape the earlier release's scripts wrote (cjson of the merged record)
     const oldRan = {
@@ -52,17 +53,17 @@ describe('run records written by an earlier release', () => {
       queue: t.queue,
       jobId: `bb-old-${open}`,
     };
-    await m.redis.hset(
+    await internalsOf(m).redis.hset(
       k.runs('old'),
       String(ran),
       JSON.stringify(oldRan),
       String(open),
       JSON.stringify(oldOpen),
     );
-    await m.redis.zadd(k.runIndex('old'), ran, String(ran), open, String(open));
+    await internalsOf(m).redis.zadd(k.runIndex('old'), ran, String(ran), open, String(open));
 
     // this release's worker runs the occurrence the earlier release enqueued
-    const slots = new RunSlots(m.redis, k, 30_000, 100);
+    const slots = new RunSlots(internalsOf(m).redis, k, 30_000, 100);
     const run = { scheduleId: 'old', fireAt: open, manual: false as const };
     const ids = { leaseId: 'l1', jobId: `bb-old-${open}`, firstDelivery: true };
     const started = await slots.start(
@@ -130,7 +131,11 @@ describe('run records written by an earlier release', () => {
 
     // removing the schedule deletes both forms
     await m.remove('old');
-    const left = await m.redis.exists(k.runs('old'), k.runIndex('old'), k.record('old', String(open)));
+    const left = await internalsOf(m).redis.exists(
+      k.runs('old'),
+      k.runIndex('old'),
+      k.record('old', String(open)),
+    );
     expect(left).toBe(0);
   });
 });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { EveryOptions } from '../../src/scheduler/contract/schedule-options.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { occurrenceJobData } from '../../src/store/forms/job-payload.js';
 import { slotRule } from '../../src/store/forms/overlap-policy.js';
@@ -51,11 +52,11 @@ describe('overlap and pauseOnFailure options', () => {
     [{ pauseOnFailure: 0 }, 'pauseOnFailure', 'must be an integer >= 1, got 0'],
     [{ pauseOnFailure: 1.5 }, 'pauseOnFailure', 'must be an integer >= 1, got 1.5'],
   ])('%j is refused, naming the field, and nothing is defined', (options, field, reason) => {
-    const before = m.handlerNames().length;
+    const before = internalsOf(m).handlerNames().length;
     const err = optionsError(() => define(options as EveryOptions));
     expect(err.field).toBe(field);
     expect(err.message).toContain(reason);
-    expect(m.handlerNames().length).toBe(before);
+    expect(internalsOf(m).handlerNames().length).toBe(before);
   });
 
   it('a stored run of the previous release (no overlap) reads, and maxInstances/coalesce map onto it', () => {

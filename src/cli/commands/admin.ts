@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
-import { SchedulerManager } from '../../scheduler/index.js';
+import { internalsOf, SchedulerManager } from '../../scheduler/index.js';
 import { checkPartitionCount, deploymentExists, type PauseNote, parseSelector } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import { cliChange } from '../cli-actor.js';
@@ -34,8 +34,11 @@ export async function withManager<T>(
   });
   try {
     // before any command reads or writes: another partition count than the deployment's is exit 2
-    await checkPartitionCount(manager.redis, manager.keys, false);
-    if (!options.creates) await checkPrefixFound(ctx, () => deploymentExists(manager.redis, manager.keys));
+    await checkPartitionCount(internalsOf(manager).redis, internalsOf(manager).keys, false);
+    if (!options.creates)
+      await checkPrefixFound(ctx, () =>
+        deploymentExists(internalsOf(manager).redis, internalsOf(manager).keys),
+      );
     return await fn(manager);
   } finally {
     await manager.close();

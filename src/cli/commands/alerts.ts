@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { internalsOf } from '../../scheduler/index.js';
 import { AlertStore, type AlertsReport, type Delivery } from '../../store/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -15,7 +16,7 @@ export function alertsCommand(io: CliIO) {
   ): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
     const report = await withManager(ctx, (m) =>
-      new AlertStore(m.redis, m.prefix).report({
+      new AlertStore(internalsOf(m).redis, internalsOf(m).prefix).report({
         ...(options.open && { open: true }),
         limit: options.limit ?? 50,
       }),

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { DateTime } from 'luxon';
 import { ConfigError } from '../../errors/index.js';
 import type { WhyReport } from '../../insight/index.js';
 import { agenda, DURATION_HELP, parseWindow, whyDidntItRun } from '../../insight/index.js';
@@ -9,6 +8,7 @@ import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { instantFlag } from '../instant-flag.js';
 import { numericFlag } from '../numeric-flag.js';
 import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
@@ -16,25 +16,10 @@ import { withManager } from './admin.js';
 /** The longest agenda window: 100 years, the longest period a trigger may have. */
 const MAX_WINDOW_MS = MAX_PERIOD_SECONDS * 1000;
 
-/** An ISO 8601 instant or epoch ms, inside the range of instants a schedule may use. */
-function instant(flag: string, text: string): number {
-  const trimmed = text.trim();
-  let t: number;
-  if (/^\d+$/.test(trimmed)) t = Number(trimmed);
-  else {
-    const dt = DateTime.fromISO(trimmed, { setZone: true });
-    if (!dt.isValid) throw new ConfigError(flag, `expected an ISO 8601 instant or epoch ms (got "${text}")`);
-    t = dt.toMillis();
-  }
-  const problem = instantProblem(t);
-  if (problem !== undefined) throw new ConfigError(flag, `"${text}": ${problem}`);
-  return t;
-}
-
 /** `schedule:why <id> [--at ISO] [--json]`: exit 0 with the answer, 4 when there is no such schedule. */
 export function whyCommand(io: CliIO) {
   return async (id: string, options: { at?: string; json?: boolean }, command: Command): Promise<number> => {
-    const at = options.at === undefined ? undefined : instant('--at', options.at);
+    const at = options.at === undefined ? undefined : instantFlag('--at', options.at);
     const ctx = commandContext(io, command, 'cli');
     const report = await withManager(ctx, (m) => whyDidntItRun(m, id, at === undefined ? {} : { at }));
     io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatWhy(report));

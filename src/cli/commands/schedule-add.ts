@@ -19,6 +19,7 @@ import { durationFlagSeconds } from '../duration-flag.js';
 import { ExitCode } from '../exit-codes.js';
 import { unservedNote } from '../fleet-notes.js';
 import { shortInstant } from '../format-table.js';
+import { instantFlag } from '../instant-flag.js';
 import { numericFlag } from '../numeric-flag.js';
 import { describeChanges } from '../schedule-changes.js';
 import { shown } from '../terminal-text.js';
@@ -84,14 +85,6 @@ function checkedTrigger(json: Record<string, unknown>): Trigger {
   }
 }
 
-function instant(text: string): number {
-  if (/^\d+$/.test(text.trim())) return Number(text);
-  const t = Date.parse(text);
-  if (Number.isNaN(t))
-    throw new ConfigError('--at', `expected an ISO 8601 instant or epoch ms (got "${text}")`);
-  return t;
-}
-
 /** `3 days`, `5 hours`, `12 minutes`, `40 seconds`: how long ago, in the largest whole unit. */
 function howLong(ms: number): string {
   for (const [unit, size] of [
@@ -143,7 +136,7 @@ export function triggerFromFlags(o: AddOptions, now: number): Trigger {
     });
   }
   if (jitter !== undefined) throw new ConfigError('--jitter', 'does not apply to --at');
-  const at = instant(o.at as string);
+  const at = instantFlag('--at', o.at as string);
   const trigger = new DateTrigger(at);
   if (at < now && !o.allowPast) {
     throw new ConfigError(

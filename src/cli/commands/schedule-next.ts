@@ -1,7 +1,6 @@
 import { DateTime } from 'luxon';
 import { CronParser, describeCron } from '../../cron/index.js';
-import { ConfigError } from '../../errors/index.js';
-import { MAX_INSTANT_MS } from '../../triggers/index.js';
+import { instantFlag } from '../instant-flag.js';
 import { shown } from '../terminal-text.js';
 
 /** Options of `bullbeat schedule:next`. */
@@ -16,26 +15,6 @@ export interface ScheduleNextOptions {
   json?: boolean;
 }
 
-/** An ISO 8601 instant or epoch ms (before 1970 too), no later than the last instant a schedule may use. */
-function parseInstant(text: string): number {
-  const trimmed = text.trim();
-  let t: number;
-  if (/^-?\d+$/.test(trimmed)) t = Number(trimmed);
-  else {
-    const dt = DateTime.fromISO(trimmed, { setZone: true });
-    if (!dt.isValid)
-      throw new ConfigError('--from', `expected an ISO 8601 instant or epoch ms (got "${text}")`);
-    t = dt.toMillis();
-  }
-  if (Math.abs(t) > MAX_INSTANT_MS) {
-    throw new ConfigError(
-      '--from',
-      `"${text}": out of range (at most ${MAX_INSTANT_MS}, ${new Date(MAX_INSTANT_MS).toISOString()})`,
-    );
-  }
-  return t;
-}
-
 /** `schedule:next <expression>`: the expression in words and its next fire times, as instants and in its zone. */
 export function scheduleNext(
   expression: string,
@@ -45,7 +24,7 @@ export function scheduleNext(
 ): void {
   const count = options.count ?? 5;
   const parser = new CronParser(expression, { timezone: options.tz ?? 'UTC' });
-  const from = options.from === undefined ? now : parseInstant(options.from);
+  const from = options.from === undefined ? now : instantFlag('--from', options.from);
   const times = parser.nextN(count, from);
   const words = describeCron(expression, { timezone: parser.timezone });
   const rows = times.map((t) => {

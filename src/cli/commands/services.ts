@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors/index.js';
 import { FleetReader } from '../../ops/index.js';
 import { createWorker, type WorkerHandle } from '../../queue/index.js';
 import type { SchedulerManager } from '../../scheduler/index.js';
+import { internalsOf } from '../../scheduler/index.js';
 import { applyAlertFlags } from '../alert-flags.js';
 import { assertPortFree } from '../assert-port-free.js';
 import { cliConnection, resolveDashboardConfig, resolveWorkerConfig } from '../cli-config.js';
@@ -45,7 +46,7 @@ async function startWorker(
     ...(Object.keys(bullmq).length > 0 && { bullmq }),
   });
   await handle.ready();
-  ctx.logger.info({ queues: handle.queues, handlers: scheduler.handlerNames() }, 'worker ready');
+  ctx.logger.info({ queues: handle.queues, handlers: internalsOf(scheduler).handlerNames() }, 'worker ready');
   if (worker.queues !== undefined) {
     const schedules = await scheduler.list();
     const idle = queuesWithoutSchedule(worker.queues, schedules);
@@ -56,8 +57,15 @@ async function startWorker(
       );
     }
     // job names there that neither this worker nor a live one of the fleet handles on that queue
-    const fleet = await new FleetReader(scheduler.redis, scheduler.prefix).snapshot().catch(() => undefined);
-    const unhandled = unhandledOnQueues(worker.queues, schedules, (n) => !!scheduler.handlerFor(n), fleet);
+    const fleet = await new FleetReader(internalsOf(scheduler).redis, internalsOf(scheduler).prefix)
+      .snapshot()
+      .catch(() => undefined);
+    const unhandled = unhandledOnQueues(
+      worker.queues,
+      schedules,
+      (n) => !!internalsOf(scheduler).handlerFor(n),
+      fleet,
+    );
     for (const [queue, names] of Object.entries(unhandled)) {
       ctx.logger.warn(
         { queue, names },
@@ -175,7 +183,11 @@ export function devCommand(io: CliIO) {
         ? ' (dashboard open: no credentials, on 127.0.0.1 only; set BULLBEAT_DASHBOARD_TOKEN to require one)'
         : '';
       ctx.logger.info(
-        { jobsModule: path, prefix: scheduler.prefix, ...(dashboard && { dashboard: dashboard.url }) },
+        {
+          jobsModule: path,
+          prefix: internalsOf(scheduler).prefix,
+          ...(dashboard && { dashboard: dashboard.url }),
+        },
         dashboard
           ? `bullbeat dev: running; dashboard at ${dashboard.url}${openNote}`
           : 'bullbeat dev: running',
@@ -208,7 +220,8 @@ export function schedulerCommand(io: CliIO) {
     const { path, scheduler } =
       specifier === undefined ? await runtimeOnlyScheduler(ctx) : await loadScheduler(ctx, specifier, io.cwd);
     // the resolved options are the fire loop's: set before start, the flag wins over the module
-    if (cap !== undefined) (scheduler.options as { maxFiresPerSecond: number }).maxFiresPerSecond = cap;
+    if (cap !== undefined)
+      (internalsOf(scheduler).options as { maxFiresPerSecond: number }).maxFiresPerSecond = cap;
     const opsConfig = await checkOpsConfig(ctx);
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(ctx.logger, async () => {
@@ -217,7 +230,10 @@ export function schedulerCommand(io: CliIO) {
         await scheduler.stop().catch(() => undefined);
         throw err;
       });
-      ctx.logger.info({ jobsModule: path, prefix: scheduler.prefix }, 'scheduler replica running');
+      ctx.logger.info(
+        { jobsModule: path, prefix: internalsOf(scheduler).prefix },
+        'scheduler replica running',
+      );
       return async () => {
         await ops.stop();
         await scheduler.stop();

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../errors/index.js';
 import { FleetReader } from '../../ops/index.js';
-import { SchedulerManager } from '../../scheduler/index.js';
+import { internalsOf, SchedulerManager } from '../../scheduler/index.js';
 import { checkPartitionCount } from '../../store/index.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
@@ -37,18 +37,28 @@ export function statusCommand(io: CliIO) {
       logger: ctx.logger,
     });
     try {
-      await checkPartitionCount(manager.redis, manager.keys, false);
+      await checkPartitionCount(internalsOf(manager).redis, internalsOf(manager).keys, false);
       const [{ ScheduleIndex }, { ScheduleReader, DeploymentHealthReader }] = await Promise.all([
         import('../../store/index.js'),
         import('../../../dashboard/internal.js'),
       ]);
-      const index = new ScheduleIndex(manager.redis, manager.keys, 0);
-      const reader = new ScheduleReader(manager.redis, manager.keys, manager.options.historyLimit);
-      const health = await new DeploymentHealthReader(manager.redis, manager.keys, index, reader, {
-        lateThresholdMs,
-        cacheMs: 0,
-      }).read();
-      const fleet = await new FleetReader(manager.redis, manager.prefix).snapshot();
+      const index = new ScheduleIndex(internalsOf(manager).redis, internalsOf(manager).keys, 0);
+      const reader = new ScheduleReader(
+        internalsOf(manager).redis,
+        internalsOf(manager).keys,
+        internalsOf(manager).options.historyLimit,
+      );
+      const health = await new DeploymentHealthReader(
+        internalsOf(manager).redis,
+        internalsOf(manager).keys,
+        index,
+        reader,
+        {
+          lateThresholdMs,
+          cacheMs: 0,
+        },
+      ).read();
+      const fleet = await new FleetReader(internalsOf(manager).redis, internalsOf(manager).prefix).snapshot();
       const problems = [
         ...(fleet.replicas === 0 ? ['no scheduler replica alive'] : []),
         ...(health.late > 0 ? [`${health.late} schedule(s) late`] : []),

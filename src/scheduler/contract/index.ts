@@ -13,6 +13,8 @@ export {
 } from './alert-options.js';
 export { auditDetails, changeWords, fieldValue } from './audit-words.js';
 export {
+  BACKFILL_ONLY,
+  BACKFILL_OVERLAP,
   type BackfillOccurrence,
   type BackfillOnly,
   type BackfillOptions,
@@ -28,7 +30,7 @@ export {
 export { type CalendarInput, resolveCalendarInput } from './calendar-input.js';
 export { actorOf, type ChangeOptions } from './change-options.js';
 export { checkHandleOptions } from './check-handle-options.js';
-export type { ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
+export type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 export type { HandleOptions } from './handle-options.js';
 export { managerEnv, withManagerEnv } from './manager-env.js';
 export type { PauseOptions } from './pause-options.js';

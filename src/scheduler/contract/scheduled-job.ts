@@ -6,7 +6,7 @@ import {
   type RunContext,
 } from '../../queue/pipeline.js';
 import type { PauseNote, ScheduleDefinition, ScheduleErrorInfo, ScheduleState } from '../../store/index.js';
-import { JobStatus, spreadOffsetMs, statusOf } from '../../store/index.js';
+import { JobStatus, ScheduleStatus, spreadOffsetMs, statusOf } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { PauseOptions } from './pause-options.js';
 import type { ResumeOptions } from './resume-options.js';
@@ -25,7 +25,7 @@ export interface ScheduledJobHost {
 export interface ScheduledJobJSON {
   id: string;
   name: string;
-  status: JobStatus;
+  status: ScheduleStatus;
   /** The trigger's class name (Sillo's `type(trigger).__name__`). */
   trigger: string;
   /** The next fire time (epoch ms), null when not active. */
@@ -68,7 +68,7 @@ export interface ScheduledJobJSON {
  * `refresh()` (the manager's `get`/`list` return fresh ones); `run()` runs the handler in this process.
  */
 export class ScheduledJob {
-  status: JobStatus = JobStatus.ACTIVE;
+  status: ScheduleStatus = ScheduleStatus.ACTIVE;
   nextRunTime: number | null = null;
   lastRunTime: number | null = null;
   createdAt: number | null = null;
@@ -89,15 +89,27 @@ export class ScheduledJob {
   /** Settles when the definition is in Redis (code schedules: at `start()`). */
   saved: Promise<void> = Promise.resolve();
 
+  /** @internal The stored definition (the package's own readers use it; a user reads the getters). */
+  def: ScheduleDefinition;
+  /** @internal The local function, when this process defines one. */
+  readonly fn: ((...args: never[]) => unknown) | undefined;
+  /** @internal The schedule's middleware, run around `fn`. */
+  readonly middleware: readonly Middleware[];
+  private readonly host: ScheduledJobHost;
+
+  /** @internal A handle is made by the manager (`schedule`, `get`, `list`), not by a user. */
   constructor(
-    private readonly host: ScheduledJobHost,
-    /** The stored definition. */
-    public def: ScheduleDefinition,
+    host: ScheduledJobHost,
+    def: ScheduleDefinition,
     readonly trigger: Trigger,
-    /** The local function, when this process defines one. */
-    readonly fn: ((...args: never[]) => unknown) | undefined,
-    readonly middleware: readonly Middleware[] = [],
-  ) {}
+    fn: ((...args: never[]) => unknown) | undefined,
+    middleware: readonly Middleware[] = [],
+  ) {
+    this.host = host;
+    this.def = def;
+    this.fn = fn;
+    this.middleware = middleware;
+  }
 
   get id(): string {
     return this.def.id;
@@ -122,7 +134,7 @@ export class ScheduledJob {
     return this.def.labels ?? {};
   }
 
-  /** Copy a stored state into this handle. */
+  /** @internal Copy a stored state into this handle. */
   applyState(state: ScheduleState, next: number | null, error: ScheduleErrorInfo | null = null): void {
     this.status = statusOf(state);
     this.orphaned = state.status === 'o';

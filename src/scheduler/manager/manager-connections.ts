@@ -16,7 +16,7 @@ import {
 } from '../../store/index.js';
 import type { ResolvedManagerOptions } from '../contract/index.js';
 import { RESUBSCRIBED } from '../fire/index.js';
-import type { HistoryAccess } from './scheduler-manager-types.js';
+import type { RunHistoryAccess } from './scheduler-manager-types.js';
 
 /**
  * The connections of one manager, each made on first use: its Redis client (and the store and history
@@ -27,7 +27,7 @@ export class ManagerConnections {
   private readonly queues = new Map<string, Queue>();
   private _redis: Redis | undefined;
   private _store: ScheduleStore | undefined;
-  private _history: HistoryAccess | undefined;
+  private _history: RunHistoryAccess | undefined;
   private subscriber: Redis | undefined;
   /** Listeners of the wake channel: one subscriber connection serves them all. */
   private readonly wakeListeners = new Set<(message: string) => void>();
@@ -92,12 +92,12 @@ export class ManagerConnections {
   }
 
   /** The bounded run history; also callable: `history(id, limit?)` → newest records first. */
-  get history(): HistoryAccess {
+  get history(): RunHistoryAccess {
     if (!this._history) {
       const rh = new RunHistory(this.redis, this.keys, this.options.historyLimit);
       const fn = (scheduleId: string, limit?: number) => rh.list(scheduleId, limit);
       Object.setPrototypeOf(fn, rh);
-      this._history = fn as HistoryAccess;
+      this._history = fn as RunHistoryAccess;
     }
     return this._history;
   }

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Keys, ScheduleDefinition } from '../../store/index.js';
@@ -12,7 +13,12 @@ import {
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { BackfillContext, OwedRunsContext } from '../backfill/index.js';
-import { type ResolvedManagerOptions, ScheduledJob, type ScheduledJobHost } from '../contract/index.js';
+import {
+  type ResolvedManagerOptions,
+  ScheduledJob,
+  type ScheduledJobHost,
+  type SchedulerEvents,
+} from '../contract/index.js';
 import type { FireHooks } from '../fire/index.js';
 import type { ForeignOutcomesManager } from '../outcomes/index.js';
 import { Calendars } from './calendars.js';
@@ -37,7 +43,9 @@ interface ManagerSeams {
 /** The parts of a manager its writes, reads and controls are made of. */
 export interface ManagerParts {
   /** The manager itself: it emits the events, is the host of the handles it answers, holds the test hooks. */
-  manager: ForeignOutcomesManager & ScheduledJobHost & ManagerSeams;
+  manager: ForeignOutcomesManager &
+    ScheduledJobHost &
+    ManagerSeams & { readonly events: EventEmitter<SchedulerEvents> };
   options: ResolvedManagerOptions;
   keys: Keys;
   connections: ManagerConnections;
@@ -114,7 +122,7 @@ export class ManagerContexts {
       store: connections.store,
       keys,
       logger: manager.logger,
-      events: manager,
+      events: manager.events,
       publish: (message) => publishWake(connections.redis, keys, message),
       triggerOf: (def) => this.triggerOf(def),
       local: schedules.byId,
@@ -184,7 +192,7 @@ export class ManagerContexts {
     return {
       ledger: this.backfillLedger,
       prefix: options.prefix,
-      events: manager,
+      events: manager.events,
       time: () => connections.store.time(),
       queue: (name) => this.queue(name),
       jobOptions: (def, jobId) => this.jobOptions(def, jobId),

@@ -20,7 +20,7 @@ import type { ManagerConnections } from './manager-connections.js';
 
 /** What the scheduler role needs from its manager. */
 export interface ReplicaDeps {
-  manager: ForeignOutcomesManager & EventEmitter<SchedulerEvents>;
+  manager: ForeignOutcomesManager & { readonly events: EventEmitter<SchedulerEvents> };
   connections: ManagerConnections;
   options: ResolvedManagerOptions;
   keys: Keys;
@@ -73,7 +73,7 @@ export class ReplicaRole {
       logger: this.deps.logger,
       replicaId: `${hostname()}:${process.pid}`,
       healthy: () => this.loops.length > 0,
-      onChange: (change) => manager.emit('incident', change),
+      onChange: (change) => manager.events.emit('incident', change),
     });
     await this.alerts.start();
   }
@@ -86,7 +86,7 @@ export class ReplicaRole {
       history: connections.history,
       options,
       logger,
-      events: manager,
+      events: manager.events,
       queue: (name) => connections.queue(name),
       localTrigger: (id) => customTriggerOf(local.get(id)),
       jobOptions: (def, jobId) => this.deps.jobOptions(def, jobId),
@@ -111,7 +111,7 @@ export class ReplicaRole {
       stuckMs: options.claimLeaseMs,
       onError: (err) => {
         logger.error({ err }, 'bullbeat: claim of a partition failed; retrying it in 1 s');
-        manager.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
+        manager.events.emit('failed', { error: err instanceof Error ? err : new Error(String(err)) });
       },
     });
     return this.fireLoop(store, (onMessage) =>

@@ -1,6 +1,6 @@
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
 import type { AuditConfig, BackfillLedger, ScheduleStore } from '../../store/index.js';
-import { JobStatus, type PauseNotes, pauseNoteProblem } from '../../store/index.js';
+import { JobStatus, type PauseNotes, pauseNoteProblem, ScheduleStatus } from '../../store/index.js';
 import type { ChangeOptions, PauseOptions, ScheduledJob } from '../contract/index.js';
 import { actorOf } from '../contract/index.js';
 import { type StagedControlContext, unstagePaused, unstageRemoved } from './staged-controls.js';
@@ -48,7 +48,7 @@ export async function pauseSchedule(
   await ctx.publishStop(id);
   const job = ctx.local.get(id);
   if (job) {
-    job.status = JobStatus.PAUSED;
+    job.status = ScheduleStatus.PAUSED;
     job.nextRunTime = null;
   }
   await unstagePaused(ctx.staged, id);
@@ -69,7 +69,7 @@ export async function removeSchedule(
   const def = (await ctx.store.get(id))?.def;
   const job = ctx.local.get(id);
   if (job) {
-    job.status = JobStatus.CANCELLED;
+    job.status = ScheduleStatus.CANCELLED;
     job.nextRunTime = null;
     ctx.local.delete(id);
     if (ctx.byName.get(job.name) === job) ctx.byName.delete(job.name);

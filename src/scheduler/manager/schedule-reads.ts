@@ -14,6 +14,7 @@ import {
   type RunCounter,
   type RunHistory,
   ScheduleIndex,
+  ScheduleStatus,
   storedQueueNames,
   withTriggerChecked,
 } from '../../store/index.js';
@@ -147,7 +148,7 @@ export async function deploymentStats(
 export async function refreshHandle(ctx: ReadContext, job: ScheduledJob): Promise<boolean> {
   const row = await ctx.store.get(job.id);
   if (!row) {
-    job.status = JobStatus.CANCELLED;
+    job.status = ScheduleStatus.CANCELLED;
     job.nextRunTime = null;
     return false;
   }

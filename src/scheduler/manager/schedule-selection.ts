@@ -72,6 +72,7 @@ export class ScheduleSelection {
   readonly #host: SelectionHost;
   readonly #selector: Selector;
 
+  /** @internal */
   constructor(host: SelectionHost, selector: Selector) {
     this.#host = host;
     this.#selector = selector;

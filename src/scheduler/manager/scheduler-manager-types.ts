@@ -1,5 +1,8 @@
-import type { RunHistory, RunRecord } from '../../store/index.js';
+import type { RunCounter, RunHistory, RunRecord } from '../../store/index.js';
 import type { ScheduledJob } from '../contract/index.js';
+
+/** A schedule's or handler's function: a worker calls it with the schedule's args, then the `RunContext`. */
+export type JobFunction = (...args: never[]) => unknown;
 
 /**
  * `every()` / `cron()`: a function wrapper returning the `ScheduledJob`, or a method decorator of
@@ -68,5 +71,22 @@ export interface SchedulerStats {
 
 export type { ListQuery } from '../../store/index.js';
 
+/** The run records of a deployment's schedules: what `SchedulerManager.history` reads. */
+export interface RunHistoryReader {
+  /** A schedule's records, newest first, at most `limit` (default: the history limit). */
+  list(scheduleId: string, limit?: number): Promise<RunRecord[]>;
+  /** The record of one scheduled occurrence (by its fire time), or null. */
+  get(scheduleId: string, fireAt: number): Promise<RunRecord | null>;
+  /** How many records a schedule keeps now. */
+  size(scheduleId: string): Promise<number>;
+  /** A schedule's counters (runs, errors, skipped, missed...), over its whole life. */
+  counts(scheduleId: string): Promise<Record<RunCounter, number>>;
+  /** The counters summed over the deployment. */
+  totals(): Promise<Record<RunCounter, number>>;
+}
+
 /** The run history of the deployment, callable as `history(id, limit?)` (Sillo-style). */
-export type HistoryAccess = RunHistory & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);
+export type HistoryAccess = RunHistoryReader & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);
+
+/** The full run history (writes included), callable like `HistoryAccess`: what the package's own parts use. */
+export type RunHistoryAccess = RunHistory & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);

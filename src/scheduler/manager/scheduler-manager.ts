@@ -2,8 +2,15 @@ import { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type pino from 'pino';
+import { uniqueKeys } from '../../logging/unique-keys.js';
 import type { HandlerEntry } from '../../queue/worker-scheduler.js';
-import type { JobStatus, RedisTarget, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
+import type {
+  JobStatus,
+  RedisTarget,
+  ScheduleDefinition,
+  ScheduleStatus,
+  ScheduleStore,
+} from '../../store/index.js';
 import {
   type AuditActor,
   type AuditEntry,
@@ -47,96 +54,132 @@ import { cronTrigger, type DefineContext, definedJob, everyTrigger } from './def
 import { LocalSchedules } from './local-schedules.js';
 import { ManagerConnections } from './manager-connections.js';
 import { ManagerContexts } from './manager-contexts.js';
+import { attachInternals, internalsOf, type ManagerInternals } from './manager-internals.js';
 import { ManagerLifecycle } from './manager-lifecycle.js';
 import type { NamedHandler } from './named-handler.js';
 import { planSchedules } from './plan-schedules.js';
 import { resumeWithPolicy } from './resume-catch-up.js';
-import { revertSchedule } from './revert-schedule.js';
+import { type RevertHost, revertSchedule } from './revert-schedule.js';
 import { pauseSchedule, removeSchedule } from './schedule-controls.js';
 import { scheduleDecorator } from './schedule-decorator.js';
 import { type ScheduleManyItem, scheduleMany } from './schedule-many.js';
 import { deploymentStats, listPage, materialize, queueNamesOf, refreshHandle } from './schedule-reads.js';
-import { type BulkResult, ScheduleSelection } from './schedule-selection.js';
+import { type BulkResult, ScheduleSelection, type SelectionHost } from './schedule-selection.js';
 import { enqueueNow, saveSchedule } from './schedule-writes.js';
 import type {
   HandlerDecorator,
   HistoryAccess,
+  JobFunction,
   ListQuery,
   ScheduleDecorator,
   SchedulerStats,
 } from './scheduler-manager-types.js';
 import { type UpdateContext, updateSchedule } from './update-schedule.js';
 
-type AnyFn = (...args: never[]) => unknown;
-
 /**
- * Sillo's `SchedulerManager`, persistent in Redis and safe with any number of replicas. Define
+ * The scheduler: schedules stored in Redis, safe with any number of replicas, and the one way in
+ * (`new SchedulerManager({ prefix, connection })`). Define
  * schedules (`schedule`, `every`, `cron`), then `start()`: code schedules are upserted and, in the
  * scheduler role, the fire loop enqueues each occurrence exactly once onto its BullMQ queue.
  */
 export class SchedulerManager extends EventEmitter<SchedulerEvents> {
-  readonly options: ResolvedManagerOptions;
-  readonly prefix: string;
-  readonly keys: Keys;
   readonly logger: pino.Logger;
   /** @internal Test hooks between the steps of a fire; left out of the published types (`stripInternal`). */
   hooks: FireHooks | undefined;
 
-  private readonly schedules: LocalSchedules;
-  private readonly connections: ManagerConnections;
-  private readonly contexts: ManagerContexts;
-  private readonly lifecycle: ManagerLifecycle;
+  readonly #options: ResolvedManagerOptions;
+  readonly #keys: Keys;
+  readonly #schedules: LocalSchedules;
+  readonly #connections: ManagerConnections;
+  readonly #contexts: ManagerContexts;
+  readonly #lifecycle: ManagerLifecycle;
   /** The deployment's named calendars: `define` (versioned, audited), `get`, `list`, `history`. */
   readonly calendars: Calendars;
 
   constructor(options: SchedulerManagerOptions = {}) {
     super();
-    this.options = resolveManagerOptions(options);
-    this.prefix = this.options.prefix;
-    this.keys = keys(this.prefix, this.options.partitions);
-    this.logger = this.options.logger ?? defaultLogger();
-    this.connections = new ManagerConnections(this.options, this.keys, () => this.logger);
-    this.schedules = new LocalSchedules(() => this.logger);
-    this.contexts = new ManagerContexts({
-      manager: this,
-      options: this.options,
-      keys: this.keys,
-      connections: this.connections,
-      schedules: this.schedules,
-      publishStop: (id) => this.publishStop(id),
+    this.#options = resolveManagerOptions(options);
+    this.#keys = keys(this.#options.prefix, this.#options.partitions);
+    this.logger = this.#options.logger ?? defaultLogger();
+    this.#connections = new ManagerConnections(this.#options, this.#keys, () => this.logger);
+    this.#schedules = new LocalSchedules(() => this.logger);
+    const internals = this.#internals();
+    attachInternals(this, internals);
+    this.#contexts = new ManagerContexts({
+      manager: internals,
+      options: this.#options,
+      keys: this.#keys,
+      connections: this.#connections,
+      schedules: this.#schedules,
+      publishStop: (id) => this.#publishStop(id),
     });
-    const persistCode = (job: ScheduledJob) => this.persist(job, undefined, CODE_ACTOR);
-    this.lifecycle = new ManagerLifecycle(this.contexts, persistCode);
-    this.calendars = this.contexts.calendars;
-  }
-
-  /** This manager's own Redis client (created on first use). */
-  get redis(): Redis {
-    return this.connections.redis;
+    const persistCode = (job: ScheduledJob) => this.#persist(job, undefined, CODE_ACTOR);
+    this.#lifecycle = new ManagerLifecycle(this.#contexts, persistCode);
+    this.calendars = this.#contexts.calendars;
   }
 
   /** The bounded run history; also callable: `history(id, limit?)` → newest records first. */
   get history(): HistoryAccess {
-    return this.connections.history;
+    return this.#connections.history;
+  }
+
+  /** The plumbing the package's own parts use (`internalsOf`): not on the public face. */
+  #internals(): ManagerInternals {
+    const connections = this.#connections;
+    const schedules = this.#schedules;
+    const logger = () => this.logger;
+    const hooks = () => this.hooks;
+    const lifecycle = () => this.#lifecycle;
+    return {
+      events: this,
+      options: this.#options,
+      prefix: this.#options.prefix,
+      keys: this.#keys,
+      partitions: this.#keys.partitions,
+      get redis() {
+        return connections.redis;
+      },
+      get history() {
+        return connections.history;
+      },
+      get logger() {
+        return logger();
+      },
+      get hooks() {
+        return hooks();
+      },
+      get loopFootprint() {
+        return lifecycle().footprint;
+      },
+      get loopStats() {
+        return lifecycle().stats;
+      },
+      connectionOptions: () => connections.connectionOptions(),
+      queuePrefixFor: (queue) => connections.queuePrefix(queue),
+      handlerFor: (name, scheduleId) => schedules.handlerFor(name, scheduleId),
+      handlerNames: () => schedules.handlerNames(),
+      queueNames: async () => {
+        await connections.checkPartitions(false);
+        return queueNamesOf(this.#contexts.reads, this.#options.defaultQueue);
+      },
+      list: () => this.list(),
+      get: (id) => this.get(id),
+      pause: (id, options) => this.pause(id, options),
+      resume: (id, options) => this.resume(id, options),
+      remove: (id) => this.remove(id),
+      triggerNow: (id) => this.triggerNow(id),
+      refreshJob: async (job) => {
+        await connections.checkPartitions(false);
+        return refreshHandle(this.#contexts.reads, job);
+      },
+      queue: (name) => connections.queue(name),
+      jobOptions: (def, jobId) => jobOptionsFor(def, jobId, this.#options.keepFinishedJobsSec),
+      emit: (event, payload) => this.emit(event as keyof SchedulerEvents, payload as never),
+    };
   }
 
   private get store(): ScheduleStore {
-    return this.connections.store;
-  }
-
-  /** What BullMQ queues and workers connect with (on a cluster, `cluster` seeds: use `openRedis`). */
-  connectionOptions(): RedisTarget {
-    return this.connections.connectionOptions();
-  }
-
-  /** BullMQ's key prefix of a queue (`undefined` on one Redis, `{bull:<queue>}` on a cluster): give it to plain Workers. */
-  queuePrefixFor(queue: string): string | undefined {
-    return this.connections.queuePrefix(queue);
-  }
-
-  /** How many partitions the schedules are spread over (see `SchedulerManagerOptions.partitions`). */
-  get partitions(): number {
-    return this.keys.partitions;
+    return this.#connections.store;
   }
 
   // ── defining schedules ────────────────────────────────────────────────────────────────
@@ -146,15 +189,15 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * Returns at once; `job.saved` settles when it is in Redis (code schedules: at `start()`).
    */
   schedule(
-    fnOrTarget: AnyFn | ScheduleTarget,
+    fnOrTarget: JobFunction | ScheduleTarget,
     trigger: Trigger,
     options: ScheduleOptions = {},
     change?: ChangeOptions,
   ): ScheduledJob {
-    const job = definedJob(this.define, fnOrTarget, trigger, options, this.lifecycle.running);
-    this.schedules.add(job);
-    if (this.lifecycle.running || typeof fnOrTarget !== 'function') {
-      const saved = this.persist(job, undefined, actorOf(job.id, change));
+    const job = definedJob(this.define, fnOrTarget, trigger, options, this.#lifecycle.running);
+    this.#schedules.add(job);
+    if (this.#lifecycle.running || typeof fnOrTarget !== 'function') {
+      const saved = this.#persist(job, undefined, actorOf(job.id, change));
       saved.catch((err) =>
         this.logger.error({ err, scheduleId: job.id }, 'bullbeat: saving schedule failed'),
       );
@@ -166,19 +209,31 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /** Create or update many runtime schedules: all checked first (nothing written if one is bad), one bulk change. */
   async scheduleMany(items: readonly ScheduleManyItem[], change?: ChangeOptions): Promise<BulkResult> {
     const by = actorOf(undefined, change);
-    await this.connections.checkPartitions(true);
-    const trail = new BulkTrail(this.redis, this.keys);
-    return scheduleMany({ define: this.define, writes: this.contexts.writes, trail }, items, by);
+    await this.#connections.checkPartitions(true);
+    const trail = new BulkTrail(this.#connections.redis, this.#keys);
+    return scheduleMany({ define: this.define, writes: this.#contexts.writes, trail }, items, by);
   }
 
   /** The schedules a label selector picks (`tenant=acme,team!=ops`), to list or change at once. */
   select(selector: string): ScheduleSelection {
-    return new ScheduleSelection(this, parseSelector(selector));
+    const connections = this.#connections;
+    const host: SelectionHost = {
+      keys: this.#keys,
+      get redis() {
+        return connections.redis;
+      },
+      listPage: (query) => this.listPage(query),
+      pause: (id, options) => this.pause(id, options),
+      resume: (id, options) => this.resume(id, options),
+      remove: (id, change) => this.remove(id, change),
+      backfill: (id, options) => this.backfill(id, options),
+    };
+    return new ScheduleSelection(host, parseSelector(selector));
   }
 
   /** The deployment's bulk changes (by selector, `scheduleMany`), newest first, each with its count. */
   async bulkChanges(limit?: number): Promise<BulkChange[]> {
-    return new BulkTrail(this.redis, this.keys).list(limit);
+    return new BulkTrail(this.#connections.redis, this.#keys).list(limit);
   }
 
   /** Run every `seconds` (Sillo's `every`): `every(60)(fn)` or `@scheduler.every(60)` on a method. */
@@ -192,18 +247,18 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   }
 
   private get define(): DefineContext {
-    const { defaultQueue, triggerBudgetMs, alerts } = this.options;
+    const { defaultQueue, triggerBudgetMs, alerts } = this.#options;
     const notifiers = alerts.notifiers.length > 0 ? new Set(alerts.notifiers.map((n) => n.name)) : undefined;
-    return { host: this, defaultQueue, triggerBudgetMs, ...(notifiers && { notifiers }) };
+    return { host: internalsOf(this), defaultQueue, triggerBudgetMs, ...(notifiers && { notifiers }) };
   }
 
   private decorator(trigger: Trigger, options: ScheduleOptions): ScheduleDecorator {
     return scheduleDecorator((fn, t, o) => this.schedule(fn, t, o), trigger, options);
   }
 
-  private async persist(job: ScheduledJob, ifCreatedAt: number | undefined, by: AuditActor): Promise<void> {
-    await this.connections.checkPartitions(true);
-    return saveSchedule(this.contexts.writes, job, ifCreatedAt, by);
+  async #persist(job: ScheduledJob, ifCreatedAt: number | undefined, by: AuditActor): Promise<void> {
+    await this.#connections.checkPartitions(true);
+    return saveSchedule(this.#contexts.writes, job, ifCreatedAt, by);
   }
 
   // ── handlers for workers ─────────────────────────────────────────────────────────────
@@ -213,44 +268,22 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * on a method): runtime schedules' `{ queue, name }` targets run through it. A name registered twice is
    * refused; a code schedule of the same name keeps its own function.
    */
-  handle(name: string, fn: AnyFn, options?: HandleOptions): void;
+  handle(name: string, fn: JobFunction, options?: HandleOptions): void;
   handle(name?: string, options?: HandleOptions): HandlerDecorator;
   handle(
     name?: string,
-    fnOrOptions?: AnyFn | HandleOptions,
+    fnOrOptions?: JobFunction | HandleOptions,
     options: HandleOptions = {},
   ): undefined | HandlerDecorator {
-    return this.schedules.handle(name, fnOrOptions, options, this.options.defaultQueue);
-  }
-
-  /**
-   * The handler for a BullMQ job: schedule `scheduleId`'s own function under `name`; else, by name, a code
-   * schedule's or a `handle()` one (several code functions of one name and none named: `ambiguous`).
-   */
-  handlerFor(
-    name: string,
-    scheduleId?: string,
-  ): (HandlerEntry & { job: ScheduledJob | NamedHandler }) | undefined {
-    return this.schedules.handlerFor(name, scheduleId);
-  }
-
-  /** Names with a handler in this process (code schedules' and `handle()`'s). */
-  handlerNames(): string[] {
-    return this.schedules.handlerNames();
-  }
-
-  /** Every queue the schedules use: this process's and every one stored in Redis. */
-  async queueNames(): Promise<string[]> {
-    await this.connections.checkPartitions(false);
-    return queueNamesOf(this.contexts.reads, this.options.defaultQueue);
+    return this.#schedules.handle(name, fnOrOptions, options, this.#options.defaultQueue);
   }
 
   // ── managing schedules ───────────────────────────────────────────────────────────────
 
   /** Remove (cancel) a schedule and forget its history (its audit trail is kept `auditRetentionMs`). False if there was none. */
   async remove(id: string, change?: ChangeOptions): Promise<boolean> {
-    await this.connections.checkPartitions(true);
-    return removeSchedule(this.contexts.controls, id, change);
+    await this.#connections.checkPartitions(true);
+    return removeSchedule(this.#contexts.controls, id, change);
   }
 
   /**
@@ -261,46 +294,55 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    */
   async update(id: string, patch: SchedulePatch, change?: ChangeOptions): Promise<ScheduledJob> {
     const by = actorOf(id, change);
-    await this.connections.checkPartitions(true);
+    await this.#connections.checkPartitions(true);
     const job = await updateSchedule(this.updates, id, patch, by);
     return (await this.get(id)) ?? job;
   }
 
   private get updates(): UpdateContext {
-    const { contexts, schedules, define } = this;
-    const persist = (job: ScheduledJob, at: number, by: AuditActor) => this.persist(job, at, by);
-    return { store: this.connections.store, contexts, schedules, define, persist };
+    const { define } = this;
+    const contexts = this.#contexts;
+    const schedules = this.#schedules;
+    const persist = (job: ScheduledJob, createdAt: number, by: AuditActor) =>
+      this.#persist(job, createdAt, by);
+    return { store: this.store, contexts, schedules, define, persist };
   }
 
   /** Put a runtime schedule back to a definition of its audit trail (see `RevertOptions`), as an audited update. */
   revert(id: string, options: RevertOptions = {}): Promise<RevertResult> {
-    return revertSchedule(this, id, options);
+    const host: RevertHost = {
+      options: this.#options,
+      get: (i) => this.get(i),
+      auditTrail: (i, q) => this.auditTrail(i, q),
+      update: (i, p, c) => this.update(i, p, c),
+    };
+    return revertSchedule(host, id, options);
   }
 
   /** What `start()` would do to the stored schedules (created, changed, orphaned, renamed-looking); writes nothing. */
   async plan(): Promise<SchedulePlan> {
-    await this.connections.checkPartitions(false);
-    return planSchedules(this.connections.store, this.prefix, this.schedules.code());
+    await this.#connections.checkPartitions(false);
+    return planSchedules(this.#connections.store, this.#options.prefix, this.#schedules.code());
   }
 
   /** A fresh handle on a stored schedule, or undefined. */
   async get(id: string): Promise<ScheduledJob | undefined> {
-    await this.connections.checkPartitions(false);
-    const row = await this.connections.store.get(id);
+    await this.#connections.checkPartitions(false);
+    const row = await this.store.get(id);
     if (!row) return undefined;
-    const [job] = await materialize(this.contexts.reads, [row]);
+    const [job] = await materialize(this.#contexts.reads, [row]);
     return job;
   }
 
   /** Every schedule, optionally of one status (Sillo's `list(status)`), or a page of them. */
-  async list(query?: JobStatus | ListQuery): Promise<ScheduledJob[]> {
+  async list(query?: ScheduleStatus | ListQuery): Promise<ScheduledJob[]> {
     return (await this.listPage(typeof query === 'string' ? { status: query } : (query ?? {}))).items;
   }
 
   /** A page of schedules sorted by id, with the total that matched (for dashboards). */
   async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
-    await this.connections.checkPartitions(false);
-    return listPage(this.contexts.reads, query);
+    await this.#connections.checkPartitions(false);
+    return listPage(this.#contexts.reads, query);
   }
 
   /**
@@ -308,8 +350,8 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * resumed. A note over 500 characters is refused (`note`). False if it was not active.
    */
   async pause(id: string, options: PauseOptions = {}): Promise<boolean> {
-    await this.connections.checkPartitions(true);
-    return pauseSchedule(this.contexts.controls, id, options);
+    await this.#connections.checkPartitions(true);
+    return pauseSchedule(this.#contexts.controls, id, options);
   }
 
   /**
@@ -319,20 +361,20 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * as `catch-up`; an unknown one is refused (`policy`). Its pause note is dropped.
    */
   async resume(id: string, options?: ResumeOptions): Promise<boolean> {
-    await this.connections.checkPartitions(true);
-    return resumeWithPolicy(this.contexts.resume, id, options);
+    await this.#connections.checkPartitions(true);
+    return resumeWithPolicy(this.#contexts.resume, id, options);
   }
 
   /** Enqueue one run now, recorded as manual (its own job id); `data`/`jobOptions` override the schedule's for it. */
   async triggerNow(id: string, options?: TriggerNowOptions): Promise<{ jobId: string; fireAt: number }> {
-    await this.connections.checkPartitions(true);
-    return enqueueNow(this.contexts.enqueue, id, options);
+    await this.#connections.checkPartitions(true);
+    return enqueueNow(this.#contexts.enqueue, id, options);
   }
 
   /** Who changed schedule `id`, what and when: its audit trail, newest first (see `AuditQuery`). */
   async auditTrail(id: string, query?: AuditQuery): Promise<AuditEntry[]> {
-    await this.connections.checkPartitions(false);
-    return new AuditTrail(this.redis, this.keys).list(id, query);
+    await this.#connections.checkPartitions(false);
+    return new AuditTrail(this.#connections.redis, this.#keys).list(id, query);
   }
 
   /**
@@ -341,75 +383,47 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * under its own job id; `dryRun` lists them and enqueues nothing. See `BackfillOptions`.
    */
   async backfill(id: string, options: BackfillOptions): Promise<BackfillResult> {
-    await this.connections.checkPartitions(true);
-    return runBackfill(this.contexts.backfills, id, options);
+    await this.#connections.checkPartitions(true);
+    return runBackfill(this.#contexts.backfills, id, options);
   }
 
   /** `backfill()` resolved once the range is judged (errors thrown by then), `done` settling when enqueued. */
   async startBackfill(id: string, options: BackfillOptions): Promise<BackfillRun> {
-    await this.connections.checkPartitions(true);
-    return startBackfill(this.contexts.backfills, id, options);
+    await this.#connections.checkPartitions(true);
+    return startBackfill(this.#contexts.backfills, id, options);
   }
 
-  /** Sillo's stats, over the deployment. */
+  /** Counts over the deployment: schedules by status, runs, errors, skipped and missed occurrences, uptime. */
   async stats(): Promise<SchedulerStats> {
-    await this.connections.checkPartitions(false);
-    return deploymentStats(this.connections.store, this.history, this.lifecycle.uptime);
-  }
-
-  /** Reload a handle from Redis. */
-  async refreshJob(job: ScheduledJob): Promise<boolean> {
-    await this.connections.checkPartitions(false);
-    return refreshHandle(this.contexts.reads, job);
+    await this.#connections.checkPartitions(false);
+    return deploymentStats(this.store, this.#connections.history, this.#lifecycle.uptime);
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────────────────
 
   /** Upsert the code's schedules and, in the scheduler role, start firing. Safe to call twice. */
   start(): Promise<void> {
-    return this.lifecycle.start();
+    return this.#lifecycle.start();
   }
 
   /** Stop firing and close connections. Safe to call twice; concurrent callers share the promise. */
   stop(): Promise<void> {
-    return this.lifecycle.stop();
+    return this.#lifecycle.stop();
   }
 
   /** Close connections without starting (a client that only defined or read schedules). */
   close(): Promise<void> {
-    return this.lifecycle.close();
+    return this.#lifecycle.close();
   }
 
   /** True between a completed `start()` and `stop()`. */
   get running(): boolean {
-    return this.lifecycle.running;
-  }
-
-  /** What this replica's fire loop holds in memory (while running). */
-  get loopFootprint(): FireLoopFootprint | undefined {
-    return this.lifecycle.footprint;
-  }
-
-  /** Fire-loop counters of this replica (of its last run, once stopped). */
-  get loopStats(): FireLoopStats | undefined {
-    return this.lifecycle.stats;
-  }
-
-  // ── internals ───────────────────────────────────────────────────────────────────────
-
-  /** The BullMQ queue of a name (one per manager, created on first use). */
-  queue(name: string): Queue {
-    return this.connections.queue(name);
-  }
-
-  /** An occurrence's BullMQ options: the schedule's passthrough, retries, and a retention floor for dedupe. */
-  jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions {
-    return jobOptionsFor(def, jobId, this.options.keepFinishedJobsSec);
+    return this.#lifecycle.running;
   }
 
   /** Tell every replica to drop the schedule's occurrences it claimed ahead and has not enqueued. */
-  private async publishStop(id: string): Promise<void> {
-    this.lifecycle.stopSchedule(id);
-    await publishWake(this.redis, this.keys, `stop:${id}`);
+  async #publishStop(id: string): Promise<void> {
+    this.#lifecycle.stopSchedule(id);
+    await publishWake(this.#connections.redis, this.#keys, `stop:${id}`);
   }
 }

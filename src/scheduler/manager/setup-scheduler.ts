@@ -11,7 +11,9 @@ export interface ExpressLike {
 const WIRED = Symbol.for('bullbeat.setupScheduler');
 
 /**
- * Sillo's `setup_scheduler(app)` for Express: idempotent; the manager lives in `app.locals.scheduler`.
+ * Tie a manager to an Express app's lifecycle (Sillo's `setup_scheduler(app)`); the one way in is
+ * still `new SchedulerManager(options)`, which this makes when given options. Idempotent; the manager
+ * lives in `app.locals.scheduler`.
  * Express has no startup/shutdown hooks, so `app.listen` is wrapped: the manager starts when the
  * server is listening and stops when the server closes. A manager may be passed in (the jobs
  * module's); otherwise one is created from `options`. A second call returns the first manager.

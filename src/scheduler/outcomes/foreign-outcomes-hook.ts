@@ -1,4 +1,3 @@
-import type { EventEmitter } from 'node:events';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Keys } from '../../store/index.js';
@@ -7,7 +6,7 @@ import type { ResolvedManagerOptions, SchedulerEvents } from '../contract/index.
 import { ForeignOutcomes } from './foreign-outcomes.js';
 
 /** The parts of a `SchedulerManager` that foreign-outcome recording uses. */
-export interface ForeignOutcomesManager extends EventEmitter<SchedulerEvents> {
+export interface ForeignOutcomesManager {
   readonly redis: Redis;
   readonly keys: Keys;
   readonly prefix: string;

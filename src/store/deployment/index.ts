@@ -1,13 +1,6 @@
 // The door of src/store/deployment/: what the store's other rooms use of it.
 
-export {
-  AlertStore,
-  type AlertsReport,
-  alertKeys,
-  INCIDENTS_KEPT,
-  incidentSlot,
-  type TakenDelivery,
-} from './alert-store.js';
+export { AlertStore, type AlertsReport, incidentSlot, type TakenDelivery } from './alert-store.js';
 export { CalendarBook } from './calendar-book.js';
 export { CalendarStore } from './calendar-store.js';
 export { leaveFleet } from './fleet.js';

@@ -46,7 +46,7 @@ export {
   watches,
   withDefaults,
 } from './expectations.js';
-export { type GroupOverflow, type GroupRule, groupLeaseName } from './group-options.js';
+export { GROUP_OVERFLOWS, type GroupOverflow, type GroupRule, groupLeaseName } from './group-options.js';
 export {
   type Delivery,
   type DeliveryEvent,
@@ -64,8 +64,8 @@ export {
   occurrenceJobId,
   parseOccurrenceJobId,
 } from './job-payload.js';
-export { JobStatus } from './job-status.js';
-export { type Labels, labelsArg, labelsProblem, MAX_LABELS } from './labels.js';
+export { JobStatus, ScheduleStatus } from './job-status.js';
+export { type Labels, labelsArg } from './labels.js';
 export { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
 export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule } from './overlap-policy.js';
 export { type OwedOverlap, type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
@@ -106,7 +106,7 @@ export {
   peekNameAndQueue,
   timingFingerprint,
 } from './schedule-definition.js';
-export { formatState, parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
+export { parseState, type ScheduleState, StateCode, statusOf } from './schedule-state.js';
 export {
   type Claim,
   type ClaimResult,

@@ -1,9 +1,9 @@
 /**
- * A schedule's lifecycle state (Sillo's `JobStatus`): active ⇄ paused, active → completed, any →
- * cancelled; active → errored when it cannot be planned or enqueued (its reason in `job.error`),
- * back to active when it is re-defined or resumed.
+ * A schedule's lifecycle status: active ⇄ paused, active → completed, any → cancelled; active →
+ * errored when it cannot be planned or enqueued (its reason in `job.error`), back to active when it is
+ * re-defined or resumed.
  */
-export const JobStatus = {
+export const ScheduleStatus = {
   ACTIVE: 'active',
   PAUSED: 'paused',
   COMPLETED: 'completed',
@@ -11,4 +11,17 @@ export const JobStatus = {
   ERRORED: 'errored',
 } as const;
 
-export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
+/** One of `ScheduleStatus`'s values: `'active' | 'paused' | 'completed' | 'cancelled' | 'errored'`. */
+export type ScheduleStatus = (typeof ScheduleStatus)[keyof typeof ScheduleStatus];
+
+/**
+ * Sillo's name for {@link ScheduleStatus}, kept for code ported from Sillo (docs/sillo.md).
+ * @deprecated Use `ScheduleStatus`: the same values.
+ */
+export const JobStatus = ScheduleStatus;
+
+/**
+ * Sillo's name for {@link ScheduleStatus}.
+ * @deprecated Use `ScheduleStatus`.
+ */
+export type JobStatus = ScheduleStatus;

@@ -1,4 +1,4 @@
-import { JobStatus } from './job-status.js';
+import { ScheduleStatus } from './job-status.js';
 
 /**
  * The state row of a schedule (the `state` hash): `status|fired|lastFire|createdAt|fingerprint|source`.
@@ -55,15 +55,15 @@ export function formatState(s: ScheduleState): string {
   ].join('|');
 }
 
-const STATUS: Record<StateCode, JobStatus> = {
-  a: JobStatus.ACTIVE,
-  p: JobStatus.PAUSED,
-  o: JobStatus.PAUSED,
-  c: JobStatus.COMPLETED,
-  e: JobStatus.ERRORED,
+const STATUS: Record<StateCode, ScheduleStatus> = {
+  a: ScheduleStatus.ACTIVE,
+  p: ScheduleStatus.PAUSED,
+  o: ScheduleStatus.PAUSED,
+  c: ScheduleStatus.COMPLETED,
+  e: ScheduleStatus.ERRORED,
 };
 
-/** The public status (Sillo's `JobStatus`) of a stored state: the one mapping from state codes. */
-export function statusOf(s: Pick<ScheduleState, 'status'>): JobStatus {
+/** The public status (Sillo's `ScheduleStatus`) of a stored state: the one mapping from state codes. */
+export function statusOf(s: Pick<ScheduleState, 'status'>): ScheduleStatus {
   return STATUS[s.status];
 }

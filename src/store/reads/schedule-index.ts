@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { JobStatus } from '../forms/index.js';
+import type { JobStatus, ScheduleStatus } from '../forms/index.js';
 import { parseSelector, parseState, peekNameAndQueue, statusOf } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { selectIds } from './label-index.js';
@@ -10,7 +10,7 @@ interface IndexEntry {
   id: string;
   name: string;
   queue: string;
-  status: JobStatus;
+  status: ScheduleStatus;
   /** Lower-cased `id name queue`, for search. */
   haystack: string;
 }
@@ -200,8 +200,8 @@ export class ScheduleIndex {
   }
 
   /** Schedules per status (for `/metrics` and the stats strip). */
-  async statusCounts(): Promise<Record<JobStatus, number>> {
-    const out: Record<JobStatus, number> = {
+  async statusCounts(): Promise<Record<ScheduleStatus, number>> {
+    const out: Record<ScheduleStatus, number> = {
       active: 0,
       paused: 0,
       completed: 0,

@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
-import type { JobStatus, StoredSchedule } from '../forms/index.js';
+import type { JobStatus, ScheduleStatus, StoredSchedule } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { countsFrom } from './run-history.js';
 
 /** A filter and page of the schedules, sorted by name then id (`list()`, the dashboard, the API). */
 export interface ListQuery {
-  status?: JobStatus;
+  status?: ScheduleStatus;
   /** Case-insensitive substring of the id, name or queue. */
   search?: string;
   /** Only schedules targeting this queue. */
