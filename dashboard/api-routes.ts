@@ -30,7 +30,7 @@ import {
   toTrigger,
   updateSchema,
 } from './schedule-input.js';
-import type { ScheduleStatus, ScheduleView } from './schedule-view.js';
+import type { ScheduleView } from './schedule-view.js';
 import { triggerSchema } from './trigger-input.js';
 import { durationOf, latenessOf } from './views/schedule-page.js';
 

@@ -1,6 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Keys, RunCounter, RunRecord, ScheduleDefinition } from '../src/store/index.js';
-import { RunHistory, readActivity, type ScheduleErrorInfo, type ScheduleState, ScheduleStore, statusOf, withTriggerChecked } from '../src/store/index.js';
+import {
+  RunHistory,
+  readActivity,
+  type ScheduleErrorInfo,
+  type ScheduleState,
+  ScheduleStore,
+  statusOf,
+  withTriggerChecked,
+} from '../src/store/index.js';
 import { describeTrigger, triggerTimezone } from '../src/triggers/index.js';
 import { firePreview } from './fire-preview.js';
 import type { ScheduleBadge, ScheduleView } from './schedule-view.js';

@@ -2,7 +2,14 @@
  * A schedule's status as the dashboard shows it (an orphaned code schedule shows as paused; one that
  * cannot be planned or enqueued, or whose stored row cannot be read, as errored).
  */
-import type { PauseNote, RunCounter, RunRecord, ScheduleDefinition, ScheduleErrorInfo, ScheduleStatus } from '../src/store/index.js';
+import type {
+  PauseNote,
+  RunCounter,
+  RunRecord,
+  ScheduleDefinition,
+  ScheduleErrorInfo,
+  ScheduleStatus,
+} from '../src/store/index.js';
 
 /** A schedule's status as the pages show it: the public `ScheduleStatus`. */
 export type { ScheduleStatus };

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { SchedulerManager } from '../scheduler/index.js';
 import { internalsOf } from '../scheduler/index.js';
-import { JobStatus, redisTime, ScheduleStatus, spreadOffsetMs } from '../store/index.js';
+import { redisTime, ScheduleStatus, spreadOffsetMs } from '../store/index.js';
 import { CalendarTrigger } from '../triggers/calendar-trigger.js';
 import { CronTrigger } from '../triggers/cron-trigger.js';
 import { ExceptTrigger } from '../triggers/except-trigger.js';

@@ -6,7 +6,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 import { type Cluster, Cluster as ClusterClient, type Redis } from 'ioredis';
-import { bullConnection, openRedis, queuePrefixFor, redisTarget } from '../../src/store/connection/redis-target.js';
+import {
+  bullConnection,
+  openRedis,
+  queuePrefixFor,
+  redisTarget,
+} from '../../src/store/connection/redis-target.js';
 import type { OccurrenceJobData } from '../../src/store/forms/job-payload.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { DEFAULT_CLUSTER_PARTITIONS } from '../../src/store/keys/partitions.js';

@@ -4,7 +4,12 @@ import type { Cluster, Redis } from 'ioredis';
 import pino from 'pino';
 import type { SchedulerManagerOptions } from '../../src/scheduler/contract/scheduler-manager-options.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { bullConnection, openRedis, queuePrefixFor, redisTarget } from '../../src/store/connection/redis-target.js';
+import {
+  bullConnection,
+  openRedis,
+  queuePrefixFor,
+  redisTarget,
+} from '../../src/store/connection/redis-target.js';
 import type { OccurrenceJobData } from '../../src/store/forms/job-payload.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { DEFAULT_CLUSTER_PARTITIONS, keySlot } from '../../src/store/keys/partitions.js';

@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import type { ScheduleDefinition } from '../../src/store/forms/definition-schema.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
-import { decodeDefinition, encodeDefinition, peekNameAndQueue } from '../../src/store/forms/schedule-definition.js';
+import {
+  decodeDefinition,
+  encodeDefinition,
+  peekNameAndQueue,
+} from '../../src/store/forms/schedule-definition.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL, redisNow, silent, testEnv, until } from '../scheduler/helpers.js';

@@ -1,6 +1,9 @@
 // foreign-outcomes-2.lua through ForeignOutcomeRecorder: an outcome read from BullMQ is counted once.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ForeignOutcome, ForeignOutcomeRecorder } from '../../src/store/bullmq/foreign-outcome-script.js';
+import {
+  type ForeignOutcome,
+  ForeignOutcomeRecorder,
+} from '../../src/store/bullmq/foreign-outcome-script.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { StoreBed } from './helpers.js';
 

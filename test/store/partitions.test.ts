@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseClusterNodes, queuePrefixFor, redisTarget } from '../../src/store/connection/redis-target.js';
 import { keys } from '../../src/store/keys/keys.js';
-import { crc16, DEFAULT_CLUSTER_PARTITIONS, keySlot, partitionOf, partitionTag } from '../../src/store/keys/partitions.js';
+import {
+  crc16,
+  DEFAULT_CLUSTER_PARTITIONS,
+  keySlot,
+  partitionOf,
+  partitionTag,
+} from '../../src/store/keys/partitions.js';
 
 describe('partitions', () => {
   it("CRC16 and key slots are Redis Cluster's (values from CLUSTER KEYSLOT)", () => {

@@ -3,7 +3,7 @@ import { ConfigError } from '../../errors/index.js';
 import type { WhyReport } from '../../insight/index.js';
 import { agenda, DURATION_HELP, parseWindow, whyDidntItRun } from '../../insight/index.js';
 import { parseSelector } from '../../store/index.js';
-import { instantProblem, MAX_PERIOD_SECONDS } from '../../triggers/index.js';
+import { MAX_PERIOD_SECONDS } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';

@@ -27,6 +27,7 @@ function lastDay(start: IcsTime, end: IcsTime | null): string {
   if (midnight && dateOf(end) > dateOf(start)) d.setUTCDate(d.getUTCDate() - 1);
   const text = d.toISOString().slice(0, 10);
   const first = dateOf(start);
+  // biome-ignore lint/complexity/useMathMinMax: ISO dates compared as strings
   return text < first ? first : text; // an end before its start: the start day alone
 }
 

@@ -6,7 +6,7 @@ import {
   type RunContext,
 } from '../../queue/pipeline.js';
 import type { PauseNote, ScheduleDefinition, ScheduleErrorInfo, ScheduleState } from '../../store/index.js';
-import { JobStatus, ScheduleStatus, spreadOffsetMs, statusOf } from '../../store/index.js';
+import { ScheduleStatus, spreadOffsetMs, statusOf } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { PauseOptions } from './pause-options.js';
 import type { ResumeOptions } from './resume-options.js';

@@ -1,6 +1,6 @@
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
 import type { AuditConfig, BackfillLedger, ScheduleStore } from '../../store/index.js';
-import { JobStatus, type PauseNotes, pauseNoteProblem, ScheduleStatus } from '../../store/index.js';
+import { type PauseNotes, pauseNoteProblem, ScheduleStatus } from '../../store/index.js';
 import type { ChangeOptions, PauseOptions, ScheduledJob } from '../contract/index.js';
 import { actorOf } from '../contract/index.js';
 import { type StagedControlContext, unstagePaused, unstageRemoved } from './staged-controls.js';

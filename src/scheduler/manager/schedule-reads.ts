@@ -10,7 +10,6 @@ import type {
 import {
   countersOf,
   countsFrom,
-  JobStatus,
   type RunCounter,
   type RunHistory,
   ScheduleIndex,

@@ -1,16 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { JobsOptions, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type pino from 'pino';
-import { uniqueKeys } from '../../logging/unique-keys.js';
-import type { HandlerEntry } from '../../queue/worker-scheduler.js';
-import type {
-  JobStatus,
-  RedisTarget,
-  ScheduleDefinition,
-  ScheduleStatus,
-  ScheduleStore,
-} from '../../store/index.js';
+import type { ScheduleStatus, ScheduleStore } from '../../store/index.js';
 import {
   type AuditActor,
   type AuditEntry,
@@ -47,7 +37,7 @@ import {
   type SchedulerManagerOptions,
   type ScheduleTarget,
 } from '../contract/index.js';
-import type { FireHooks, FireLoopFootprint, FireLoopStats } from '../fire/index.js';
+import type { FireHooks } from '../fire/index.js';
 import type { Calendars } from './calendars.js';
 import { defaultLogger } from './default-logger.js';
 import { cronTrigger, type DefineContext, definedJob, everyTrigger } from './define-schedule.js';
@@ -56,7 +46,6 @@ import { ManagerConnections } from './manager-connections.js';
 import { ManagerContexts } from './manager-contexts.js';
 import { attachInternals, internalsOf, type ManagerInternals } from './manager-internals.js';
 import { ManagerLifecycle } from './manager-lifecycle.js';
-import type { NamedHandler } from './named-handler.js';
 import { planSchedules } from './plan-schedules.js';
 import { resumeWithPolicy } from './resume-catch-up.js';
 import { type RevertHost, revertSchedule } from './revert-schedule.js';
