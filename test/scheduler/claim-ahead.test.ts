@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
@@ -134,7 +135,7 @@ describe('claim ahead', () => {
     }, 10_000);
     // the replica's subscriber drops its connection (a network blip): the pause's notice is published
     // while it reconnects, and lost
-    const sub = (m as unknown as { connections: { subscriber: Redis } }).connections.subscriber;
+    const sub = internalsOf(m).wakeSubscriber!;
     sub.disconnect(true);
     expect(await admin.pause('p')).toBe(true);
     const fireAt = target!.fireAt;

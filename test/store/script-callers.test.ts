@@ -223,6 +223,7 @@ describe('the script callers put each named argument in its slot', () => {
       ...AUDIT_SLOTS,
       from: 10,
       to: 20,
+      only: '',
     });
     expect(c.rest).toEqual([11, 2, 12, 2]);
     expect(c.out).toEqual({ now: 100, verdicts: ['run', 'future'] });

@@ -29,6 +29,11 @@ export class ManagerConnections {
   private _store: ScheduleStore | undefined;
   private _history: RunHistoryAccess | undefined;
   private subscriber: Redis | undefined;
+
+  /** The wake-channel subscriber connection, once made (tests cut it to check a reconnect). */
+  get wakeSubscriber(): Redis | undefined {
+    return this.subscriber;
+  }
   /** Listeners of the wake channel: one subscriber connection serves them all. */
   private readonly wakeListeners = new Set<(message: string) => void>();
   private subscribing: Promise<Redis> | undefined;

@@ -16,6 +16,9 @@ import type { FireHooks, FireLoopFootprint, FireLoopStats } from '../fire/index.
 import type { NamedHandler } from './named-handler.js';
 import type { RunHistoryAccess } from './scheduler-manager-types.js';
 
+/** A stored schedule as the worker runtime reads it (`WorkerScheduler.get`). */
+type WorkerJob = NonNullable<Awaited<ReturnType<NonNullable<WorkerScheduler['get']>>>>;
+
 /**
  * A `SchedulerManager`'s plumbing: what the package's own parts (the worker runtime, the dashboard, the
  * CLI, the Nest module, metrics) read of a manager, and what its own operations are made of. It is not
@@ -35,6 +38,8 @@ export interface ManagerInternals extends WorkerScheduler {
   readonly history: RunHistoryAccess;
   /** The manager's own Redis client (made on first use). */
   readonly redis: Redis;
+  /** The wake-channel subscriber connection, once made. */
+  readonly wakeSubscriber: Redis | undefined;
   /** How many partitions the schedules are spread over. */
   readonly partitions: number;
   readonly logger: pino.Logger;
@@ -61,8 +66,8 @@ export interface ManagerInternals extends WorkerScheduler {
   queueNames(): Promise<string[]>;
   /** The stored schedules (what a worker serves by default). */
   list(): Promise<ScheduledJob[]>;
-  /** A stored schedule. */
-  get(id: string): Promise<ScheduledJob | undefined>;
+  /** A stored schedule, as the worker runtime reads it too (the published `ScheduledJob` leaves `def` out). */
+  get(id: string): Promise<(ScheduledJob & WorkerJob) | undefined>;
   pause(id: string, options?: PauseOptions): Promise<boolean>;
   resume(id: string, options?: ResumeOptions): Promise<boolean>;
   remove(id: string): Promise<boolean>;

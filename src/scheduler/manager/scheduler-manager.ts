@@ -128,6 +128,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       get redis() {
         return connections.redis;
       },
+      get wakeSubscriber() {
+        return connections.wakeSubscriber;
+      },
       get history() {
         return connections.history;
       },
