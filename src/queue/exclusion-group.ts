@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { LeaseStore } from '../store/index.js';
-import { takeGroupPlace } from './group-place.js';
+import { takeGroupPlace, waitForPlace } from './group-place.js';
 import type { HeldLeases } from './held-leases.js';
 import type { Occurrence } from './occurrence-source.js';
 import type { SkippedResult } from './run-results.js';
-import { sleep } from './worker-clock.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
 /**
@@ -36,28 +35,24 @@ async function takeExclusionGroup(
   signal: AbortSignal,
   logger: Logger,
 ): Promise<SkippedResult | { takenAt: number } | undefined> {
-  const { keys: k, run } = occurrence;
+  const { run } = occurrence;
   const group = run.exclusionGroup;
   if (!group) return undefined;
 
   const waitMs = run.exclusionWaitMs ?? options.exclusionWaitMs;
   const deadline = options.clock.now() + waitMs;
-  for (;;) {
-    const takenAt = await leases.tryGroupAt(k, group, held.leaseId);
-    if (takenAt !== undefined) {
-      held.add(k.group(group));
-      return { takenAt };
-    }
-    const left = deadline - options.clock.now();
-    if (left <= 0 || signal.aborted) break;
-    try {
-      await sleep(options.clock, Math.min(options.groupPollMs, left), signal);
-    } catch {
-      break;
-    }
-  }
-  await leases.leaveGroupQueue(k, group, held.leaseId);
-  if (signal.aborted) throw signal.reason;
+  const takenAt = await waitForPlace(
+    leases,
+    occurrence,
+    group,
+    1,
+    'bufferAll',
+    held,
+    options,
+    deadline,
+    signal,
+  );
+  if (takenAt !== undefined) return { takenAt };
   logger.info({ group, waitMs }, 'skipped: exclusion group stayed busy');
   return { skipped: 'exclusion-group', group };
 }

@@ -24,18 +24,51 @@ export async function takeGroupPlace(
   signal: AbortSignal,
   logger: Logger,
 ): Promise<SkippedResult | { takenAt: number } | undefined> {
-  const { keys: k, run } = occurrence;
-  const group = run.group;
+  const group = occurrence.run.group;
   if (!group) return undefined;
   const name = groupLeaseName(group.key);
   const overflow = group.overflow ?? 'skip';
   const deadline = options.clock.now() + (group.waitMs ?? options.exclusionWaitMs);
+  const takenAt = await waitForPlace(
+    leases,
+    occurrence,
+    name,
+    group.max,
+    overflow,
+    held,
+    options,
+    deadline,
+    signal,
+  );
+  if (takenAt !== undefined) return { takenAt };
+  logger.info({ group: group.key, max: group.max, overflow }, 'skipped: its group is full');
+  return { skipped: 'group', group: group.key };
+}
+
+/**
+ * Take a place in the lease set `name` (at most `max` holders; an exclusion group is one with `max` 1
+ * and a line), asking again every `groupPollMs` while `overflow` lets the run wait in line, until
+ * `deadline` or the run's abort. The Redis TIME it was taken at (the place then held with the run's
+ * leases), or undefined: the line is left when it was joined; an abort throws its reason.
+ */
+export async function waitForPlace(
+  leases: LeaseStore,
+  occurrence: Occurrence,
+  name: string,
+  max: number,
+  overflow: 'skip' | 'bufferOne' | 'bufferAll',
+  held: HeldLeases,
+  options: ResolvedWorkerOptions,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<number | undefined> {
+  const k = occurrence.keys;
   let waited = false;
   for (;;) {
-    const taken = await leases.takeGroupPlace(k, name, held.leaseId, group.max, overflow);
+    const taken = await leases.takeGroupPlace(k, name, held.leaseId, max, overflow);
     if (typeof taken === 'number') {
       held.add(k.group(name));
-      return { takenAt: taken };
+      return taken;
     }
     if (taken === 'refused') break;
     waited = true;
@@ -49,6 +82,5 @@ export async function takeGroupPlace(
   }
   if (waited) await leases.leaveGroupQueue(k, name, held.leaseId);
   if (signal.aborted) throw signal.reason;
-  logger.info({ group: group.key, max: group.max, overflow }, 'skipped: its group is full');
-  return { skipped: 'group', group: group.key };
+  return undefined;
 }

@@ -21,12 +21,7 @@ export class LeaseStore {
 
   /** Join the line of `group` (once) and take the group if it is free and this lease is first. */
   async tryGroup(keys: Keys, group: string, leaseId: string): Promise<boolean> {
-    return (await this.tryGroupAt(keys, group, leaseId)) !== undefined;
-  }
-
-  /** `tryGroup`, answering the Redis TIME at which the group was taken (undefined: waiting in line). */
-  async tryGroupAt(keys: Keys, group: string, leaseId: string): Promise<number | undefined> {
-    return this.scripts.tryGroup(keys, { group, leaseId, ttlMs: this.ttlMs });
+    return (await this.scripts.tryGroup(keys, { group, leaseId, ttlMs: this.ttlMs })) !== undefined;
   }
 
   /**
