@@ -7,7 +7,10 @@ export interface AttemptState {
   attempt: number;
   /** An attempt after one that started: it waits for its run slot rather than being skipped. */
   owed: boolean;
-  /** The attempt found lost: the record said it was running, and BullMQ delivered its job again. */
+  /**
+   * The attempt found lost: the record said it was running (or BullMQ counted a stall that the record
+   * does not know yet), and BullMQ delivered its job again.
+   */
   lost?: PreviousAttempt;
   /** The earlier attempts, oldest first, `lost` included. */
   previous: PreviousAttempt[];
@@ -20,7 +23,7 @@ export interface AttemptState {
  * A record of another job (an older one of a manual retry, a foreign writer) is not this run's story.
  */
 export function attemptState(
-  job: { id?: string | undefined; attemptsMade: number },
+  job: { id?: string | undefined; attemptsMade: number; stalledCounter?: number },
   record: RunRecord | null,
   now: number,
 ): AttemptState {
@@ -39,7 +42,21 @@ export function attemptState(
     };
     previous.push(lost);
   }
-  const attempt = Math.max(job.attemptsMade + 1, (inFlight?.attempts ?? 0) + 1);
+  let attempt = Math.max(job.attemptsMade + 1, (inFlight?.attempts ?? 0) + 1);
+  // An attempt lost before its `running` record was written (within `recordLagMs` of its start) left
+  // no trace in the record, but BullMQ counted its stall (`stalledCounter`): listed lost, its start
+  // not known.
+  const stalls = job.stalledCounter ?? 0;
+  for (let seen = lostAttempts(previous); seen < stalls; seen++) {
+    lost = {
+      attempt,
+      outcome: 'lost',
+      error: `attempt ${attempt} was lost with its worker (before its start was recorded)`,
+      endedAt: now,
+    };
+    previous.push(lost);
+    attempt++;
+  }
   return { attempt, owed: attempt > 1, ...(lost && { lost }), previous };
 }
 

@@ -259,6 +259,7 @@ export async function resolveWorkerOptions(
     groupPollMs: options.groupPollMs ?? 100,
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
     slotWaitPollMs: options.slotWaitPollMs ?? 1000,
+    recordLagMs: wholeMs('recordLagMs', options.recordLagMs, 1000),
     historyLimit: options.historyLimit ?? 100,
     auditLimit: scheduler.options?.auditLimit ?? DEFAULT_AUDIT.limit,
     commandTimeoutMs: commandTimeoutOf(options.commandTimeoutMs ?? scheduler.options?.commandTimeoutMs),
@@ -271,6 +272,15 @@ export async function resolveWorkerOptions(
 /** BullMQ's key prefix of one of the scheduler's queues (undefined: BullMQ's own, `bull`). */
 function bullPrefixOf(scheduler: WorkerScheduler, queue: string): string | undefined {
   return scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
+}
+
+/** A duration option, checked: a whole number of ms >= 0, `fallback` when unset. */
+function wholeMs(name: string, v: number | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (!Number.isInteger(v) || v < 0) {
+    throw new ScheduleOptionsError(undefined, name, `must be an integer >= 0 (ms), got ${String(v)}`);
+  }
+  return v;
 }
 
 /** `commandTimeoutMs`, checked: a whole number of ms, `0` for none. */

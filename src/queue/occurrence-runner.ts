@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { AmbiguousHandlerError } from '../errors/ambiguous-handler-error.js';
 import { RunCancelledError } from '../errors/run-cancelled-error.js';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
-import type { RunStart, SlotRule } from '../store/index.js';
+import type { RunPatch, RunStart, SlotRule } from '../store/index.js';
 import { LeaseStore } from '../store/index.js';
 import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
 import { CancelWatch } from './cancel-watch.js';
@@ -36,6 +36,8 @@ interface Run {
   startedAt: number | undefined;
   /** Attempts allowed, lost ones not counted (see `takeSlot`). */
   maxAttempts: number;
+  /** The `running` record the start asked for (written behind: see `holdSlot`). */
+  running?: RunPatch;
 }
 
 /**
@@ -74,9 +76,10 @@ export class OccurrenceRunner {
     this.recorder = new RunRecorder(scheduler, options, this.source, workerId, events, promote);
   }
 
-  /** Close the cancel channel's connection. */
-  close(): Promise<void> {
-    return this.cancels.close();
+  /** Write the records still behind, and close the cancel channel's connection. */
+  async close(): Promise<void> {
+    await this.recorder.flushAll();
+    await this.cancels.close();
   }
 
   /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`/`CancelledResult`. */
@@ -162,6 +165,20 @@ export class OccurrenceRunner {
       const startedAt = this.options.clock.now();
       run.startedAt = startedAt;
       const jobFields = this.source.jobFields(job);
+      const running: RunPatch = {
+        outcome: 'running',
+        startedAt,
+        attempts: run.state.attempt,
+        worker: this.recorder.workerId,
+        // A first delivery's record (none, or `enqueued`) has none of these fields to remove.
+        ...(!first && {
+          previousAttempts: run.state.previous.length > 0 ? run.state.previous : null,
+          error: null,
+          finishedAt: null,
+        }),
+        ...jobFields,
+      };
+      run.running = running;
       const start = await occurrence.slots.start(
         occurrence,
         rule,
@@ -171,20 +188,9 @@ export class OccurrenceRunner {
           owedId: run.state.owed ? job.id : undefined,
           firstDelivery: first,
           mark: startMarkOf(occurrence, job),
+          runningBehind: this.options.recordLagMs > 0,
         },
-        {
-          outcome: 'running',
-          startedAt,
-          attempts: run.state.attempt,
-          worker: this.recorder.workerId,
-          // A first delivery's record (none, or `enqueued`) has none of these fields to remove.
-          ...(!first && {
-            previousAttempts: run.state.previous.length > 0 ? run.state.previous : null,
-            error: null,
-            finishedAt: null,
-          }),
-          ...jobFields,
-        },
+        running,
         { outcome: 'skipped', finishedAt: startedAt, ...jobFields },
       );
       if (start.status !== 'reread') {
@@ -238,6 +244,15 @@ export class OccurrenceRunner {
     run.startedAt = start.at;
     ticket.fencingToken = start.fencingToken;
     ticket.mode = rule.mode;
+    if (this.options.recordLagMs > 0 && run.running) {
+      ticket.unwritten = {
+        ...run.running,
+        startedAt: start.at,
+        fencingToken: start.fencingToken,
+        ...(start.buffered && { buffered: true }),
+      };
+      this.recorder.writeBehind(occurrence, ticket, run.logger);
+    }
     if (rule.mode === 'none') return undefined;
     ticket.leaseId = held.leaseId;
     const set = occurrence.keys.lease(occurrence.scheduleId);
@@ -265,7 +280,8 @@ export class OccurrenceRunner {
     if (group && 'takenAt' in group) {
       // It starts once its group is taken (the wait is not part of the run), by Redis TIME.
       run.startedAt = group.takenAt;
-      await this.recorder.record(occurrence, { startedAt: group.takenAt }, [], logger);
+      if (run.ticket.unwritten) run.ticket.unwritten.startedAt = group.takenAt;
+      else await this.recorder.record(occurrence, { startedAt: group.takenAt }, [], logger);
     }
     return undefined;
   }

@@ -14,6 +14,19 @@ export interface RunTicket {
   leaseId: string | undefined;
   fencingToken: number | undefined;
   mode?: SlotRule['mode'];
+  /**
+   * The run's `running` record while it is written behind (`recordLagMs`): written with the outcome
+   * when the run ends first, else by the flush; unset once written.
+   */
+  unwritten?: RunPatch;
+}
+
+/** A run whose `running` record is written behind, and when it is due at the latest. */
+interface Behind {
+  occurrence: Occurrence;
+  logger: Logger;
+  /** `Date.now()` after which the flush writes it. */
+  due: number;
 }
 
 /**
@@ -21,6 +34,10 @@ export interface RunTicket {
  * the `failed`, `skipped` and `pausedOnFailure` events, and the next run in line promoted.
  */
 export class RunRecorder {
+  /** The runs whose `running` record is not written yet, oldest first (see `writeBehind`). */
+  private readonly behind = new Map<RunTicket, Behind>();
+  private flushTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly scheduler: WorkerScheduler,
     private readonly options: ResolvedWorkerOptions,
@@ -44,7 +61,8 @@ export class RunRecorder {
     const occurrence = await this.source.of(job);
     const record = await this.source.readRecord(occurrence);
     if (!record || record.jobId !== job.id) return;
-    if (record.outcome !== 'running' && record.outcome !== 'retrying') return;
+    // `enqueued`: its last attempt was lost before its `running` record was written (`recordLagMs`)
+    if (record.outcome !== 'running' && record.outcome !== 'retrying' && record.outcome !== 'enqueued') return;
     const state = attemptState(job, record, this.options.clock.now());
     // the attempt that ended is the lost one (or the one that failed, while `retrying`)
     const ended = { ...state, attempt: record.attempts ?? Math.max(1, state.attempt - 1) };
@@ -58,6 +76,76 @@ export class RunRecorder {
     };
     const logger = this.loggerFor(occurrence, job, ended);
     await this.recordFailure(occurrence, job, ended, ticket, undefined, new UnrecoverableError(why), logger);
+  }
+
+  /**
+   * Write the run's `running` record (`ticket.unwritten`) behind: with its outcome if it ends within
+   * `recordLagMs` (`finish` merges the two into one write), else when it has run that long. Nothing of
+   * it is on the way from the start check to the handler.
+   */
+  writeBehind(occurrence: Occurrence, ticket: RunTicket, logger: Logger): void {
+    this.behind.set(ticket, { occurrence, logger, due: Date.now() + this.options.recordLagMs });
+    this.armFlush();
+  }
+
+  /** Write every record still behind now (the worker is closing). */
+  async flushAll(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const all = [...this.behind];
+    this.behind.clear();
+    await Promise.all(all.map(([ticket, b]) => this.writeRunning(ticket, b)));
+  }
+
+  private armFlush(): void {
+    if (this.flushTimer || this.behind.size === 0) return;
+    const [oldest] = this.behind.values();
+    this.flushTimer = setTimeout(
+      () => {
+        this.flushTimer = undefined;
+        void this.flushDue();
+      },
+      Math.max(0, (oldest as Behind).due - Date.now()),
+    );
+    this.flushTimer.unref();
+  }
+
+  /** Write the records behind that are due (they were added in start order: the due ones come first). */
+  private async flushDue(): Promise<void> {
+    const now = Date.now();
+    const due: [RunTicket, Behind][] = [];
+    for (const entry of this.behind) {
+      if (entry[1].due > now) break;
+      due.push(entry);
+      this.behind.delete(entry[0]);
+    }
+    this.armFlush();
+    await Promise.all(due.map(([ticket, b]) => this.writeRunning(ticket, b)));
+  }
+
+  /**
+   * The run's `running` record, fenced by its token like an outcome (finish-runs-5: no lease given
+   * back, nothing counted), so that a run that stalled and woke after a newer attempt wrote does not
+   * write over it.
+   */
+  private async writeRunning(ticket: RunTicket, b: Behind): Promise<void> {
+    const patch = ticket.unwritten;
+    if (!patch) return;
+    ticket.unwritten = undefined;
+    try {
+      await b.occurrence.slots.finish(
+        b.occurrence,
+        undefined,
+        ticket.fencingToken,
+        patch,
+        [],
+        undefined,
+        { afterFailures: 0, note: '', at: this.options.clock.now() },
+        ticket.mode,
+      );
+    } catch (err) {
+      b.logger.error({ err, patch }, 'could not write the running record');
+    }
   }
 
   /** The logger of one delivery. */
@@ -184,6 +272,12 @@ export class RunRecorder {
     streak?: 'ok' | 'failed',
     error?: string,
   ) {
+    if (ticket.unwritten) {
+      // still behind: its `running` facts go with the outcome, in one write
+      patch = { ...ticket.unwritten, ...patch };
+      ticket.unwritten = undefined;
+      this.behind.delete(ticket);
+    }
     try {
       const failures = occurrence.run.pauseOnFailure ?? 0;
       const done = await occurrence.slots.finish(

@@ -68,6 +68,16 @@ export interface CreateWorkerOptions {
    */
   historyLimit?: number;
   /**
+   * How long a run's `running` record may lag its start (ms). The start check decides the run (its
+   * slot, its fencing token) at once, but writes its record behind: with the outcome when the run
+   * ends within this time (one write instead of two, none on the burst's critical path), else when
+   * it has run this long. A worker that dies meanwhile leaves the occurrence's `enqueued` record, and
+   * BullMQ's stalled check delivers the job again, which knows the attempt was lost (docs/records.md).
+   * `0`: the start check writes the record.
+   * @defaultValue 1000 ms
+   */
+  recordLagMs?: number;
+  /**
    * The longest a command on the runtime's own Redis client (run starts and ends, lease renewals,
    * records) waits for its answer (ms). One unanswered by then fails with a `RedisCommandTimeoutError`
    * (a run that cannot start fails its attempt; one that cannot record its end has its lease lapse), so
@@ -103,6 +113,7 @@ export interface ResolvedWorkerOptions {
   exclusionWaitMs: number;
   slotWaitPollMs: number;
   historyLimit: number;
+  recordLagMs: number;
   /** Audit entries kept per schedule (the scheduler's `auditLimit`). */
   auditLimit: number;
   commandTimeoutMs: number;

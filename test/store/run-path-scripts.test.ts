@@ -71,7 +71,7 @@ describe('RunPathScripts: the run path', () => {
     const marked = { ...run, mark: { stamp: 77, always: false } };
     const out = await Promise.all([start(0, run), start(0, run), start(0, run), start(0, marked)]);
     expect(out).toEqual([
-      { status: 'started', live: 2, fencingToken: 7, at: 100 },
+      { status: 'started', live: 2, fencingToken: 7, at: 100, buffered: false },
       { status: 'skipped', live: 3, reason: 'overlap', at: 101 },
       { status: 'ran' },
       { status: 'refused', at: 102 },
@@ -91,6 +91,7 @@ describe('RunPathScripts: the run path', () => {
       1,
       1,
       1,
+      '1', // the running record written by the script
       'group',
       'g',
       'queue',
@@ -102,6 +103,28 @@ describe('RunPathScripts: the run path', () => {
     const one = [...head, '', ...tail];
     // a scheduled occurrence's mark: only where its claim was taken over (r), stamped by its add
     expect(c.rest).toEqual([...one, ...one, ...one, ...head, 'r77', ...tail]);
+  });
+
+  it('start-runs-1, the running record written behind: only the skip facts are sent; a buffered start says so', async () => {
+    const fake = fakeScriptClient(() => [1, 0, 8, 100, 'buffered']);
+    const start = new RunPathScripts(fake.redis).startRuns(k, { ttlMs: 30, historyLimit: 3, markKeptMs: 90 });
+    const out = await start(0, {
+      scheduleId: 's',
+      leaseId: 'l',
+      rule: { mode: 'bufferAll' as const, cap: 1 },
+      owedId: undefined,
+      jobId: 'j',
+      field: '5',
+      fireAt: 5,
+      firstDelivery: true,
+      running: { startedAt: 1, outcome: 'running', attempts: 1, error: null, queue: 'q' },
+      skipped: { finishedAt: 1, outcome: 'skipped', queue: 'q' },
+      runningBehind: true,
+    });
+    expect(out).toEqual({ status: 'started', live: 0, fencingToken: 8, at: 100, buffered: true });
+    const c = bySlot(L.START_RUNS, fake.calls[0]!.args);
+    // no running-only pairs, no removals: the skip's facts only, and '' (not written here)
+    expect(c.rest).toEqual(['s', 'l', 'bufferAll', 1, '', 'j', '5', 5, '1', '', 1, 0, 0, '', 'queue', 'q', '']);
   });
 
   it('finish-runs-5: a finishedAt given is the script clock; a null one is removed', async () => {

@@ -56,6 +56,8 @@ export class RunSlots {
       firstDelivery?: boolean;
       /** The occurrence's start mark (`StartRunArgs.mark`). */
       mark?: StartRunArgs['mark'];
+      /** The caller writes the `running` record behind (`StartRunArgs.runningBehind`). */
+      runningBehind?: boolean;
     },
     running: RunPatch,
     skipped: RunPatch,
@@ -73,6 +75,7 @@ export class RunSlots {
       mark: ids.mark,
       running,
       skipped,
+      runningBehind: ids.runningBehind === true,
     });
   }
 

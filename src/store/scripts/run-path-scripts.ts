@@ -11,8 +11,11 @@ type Patch = { readonly [name: string]: unknown };
 
 /** What `start-runs-1` decided for one run. */
 export type RunStart =
-  /** `at`: Redis TIME of the start (the record's `startedAt`). */
-  | { status: 'started'; live: number; fencingToken: number; at: number }
+  /**
+   * `at`: Redis TIME of the start (the record's `startedAt`). `buffered`: it waited for the slot (a
+   * start written behind: its `running` record, which says so, is the caller's to write).
+   */
+  | { status: 'started'; live: number; fencingToken: number; at: number; buffered: boolean }
   /** `at`: Redis TIME of the skip (the record's `finishedAt`). */
   | { status: 'skipped'; live: number; reason: SkipReason; at: number }
   /** Not now: a retry owed its run, or an occurrence buffered for the slot, asks again later. */
@@ -63,6 +66,11 @@ export interface StartRunArgs {
   /** The `running` and `skipped` patches; their instants (`startedAt`, `finishedAt`) are the script's. */
   running: Patch;
   skipped: Patch;
+  /**
+   * The `running` record is written behind by the caller (with the outcome, or by its flush): the
+   * script decides the start but neither writes nor indexes it (start-runs-1, *Written behind*).
+   */
+  runningBehind?: boolean;
 }
 
 /** One run to finish (`finish-runs-5`, per run). */
@@ -172,7 +180,8 @@ export class RunPathScripts {
       // `finishedAt`): not sent; the facts both records share are sent once
       const { startedAt: _s, outcome: _r, ...runningFacts } = r.running;
       const { finishedAt: _f, outcome: _k, ...skippedFacts } = r.skipped;
-      const running = patchArgs(runningFacts);
+      // written behind: the `running` record is not sent (the caller writes it), only the skip's facts
+      const running = r.runningBehind ? { set: [], drop: '' } : patchArgs(runningFacts);
       const facts = sharedFacts(running.set, patchArgs(skippedFacts).set);
       const values = {
         scheduleId: r.scheduleId,
@@ -188,6 +197,7 @@ export class RunPathScripts {
         skippedPairs: facts.skipOnly.length / 2,
         bothRecords: facts.shared.length / 2,
         runningOnly: facts.runOnly.length / 2,
+        writeRunning: r.runningBehind ? '' : '1',
         pairs: [...facts.skipOnly, ...facts.shared, ...facts.runOnly],
         removes: running.drop,
       };
@@ -198,7 +208,13 @@ export class RunPathScripts {
       if (status === 'refused') return { status, at: Number(at) };
       if (status === 'wait') return { status, live: Number(live) };
       if (status === 'started')
-        return { status, live: Number(live), fencingToken: Number(token), at: Number(at) };
+        return {
+          status,
+          live: Number(live),
+          fencingToken: Number(token),
+          at: Number(at),
+          buffered: reason === 'buffered',
+        };
       return { status, live: Number(live), reason: reason as SkipReason, at: Number(at) };
     };
   }

@@ -182,6 +182,7 @@ export const START_RUNS = layout(
       'skippedPairs',
       'bothRecords',
       'runningOnly',
+      'writeRunning',
       'pairs',
       'removes',
     ],

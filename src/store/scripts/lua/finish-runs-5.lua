@@ -9,9 +9,13 @@
   The runs' own keys are built here from the partition's key base, as keys.ts names them (see
   start-runs-1.lua), each when the run's path needs it.
 
-  Fencing: the record carries the `fencingToken` of the run that wrote `running` into it; an outcome
-  with another token is not written (a stalled run whose occurrence was re-run by a newer attempt), and
-  counts nothing. A record without a token (written by an earlier release) is written as before.
+  Fencing: the record carries the `fencingToken` of the run that last wrote it; an outcome with a
+  lower token is not written (a stalled run whose occurrence was re-run by a newer attempt), and counts
+  nothing. Tokens only grow (start-runs-1), so a run whose `running` record was written behind (not yet
+  there) still loses to a newer run that wrote first, and overwrites an older one's. A record without
+  a token (`enqueued`, or written by an earlier release) is written as before.
+  The same call writes a `running` record written behind (the worker runtime's flush of a run that
+  outlived `recordLagMs`): its lease id '', no counters, no streak.
   The outcome is facts of the record hash (includes/record), from arguments that are already strings.
 
   Input:
@@ -98,13 +102,15 @@ local function finishRun(i, p0, p1, drop)
   local pre = base .. ':'
   local rec = pre .. 'rec:' .. id .. ':' .. field
 
-  -- A record carrying this run's token was written and indexed by its start (a trim deletes a
-  -- record and its index entry together): only a record without it is indexed here.
+  -- A record that exists is indexed (whoever wrote it indexed it; a trim deletes a record and its
+  -- index entry together): only a new one is indexed here.
   local indexed = false
   if token ~= '' then
-    local t = redis.call('HGET', rec, 'fencingToken')
-    if t then
-      if t ~= token then written = 0 else indexed = true end
+    local f = redis.call('HMGET', rec, 'fencingToken', 'outcome')
+    if f[1] then
+      if tonumber(f[1]) > tonumber(token) then written = 0 else indexed = true end
+    elseif f[2] then
+      indexed = true
     end
   end
 

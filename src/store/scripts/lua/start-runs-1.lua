@@ -53,11 +53,19 @@
              there; a delivery of another add of the same job id is refused (output 5, below)
       i + 10 the number of name/value pairs only the `skipped` record sets, i + 11 the number both
              records set (the job's facts: queue, job id, kind), i + 12 the number only the
-             `running` record sets; then those pairs in that order (each record's facts are one
-             stretch of ARGV); then the names the `running` record removes (comma-separated, ''
-             none). The outcomes are written here (`running`, `skipped`), and so are the
-             `running` record's `startedAt`, `fencingToken`, `buffered` and the `skipped` one's
-             `reason` and `finishedAt`.
+             `running` record sets; i + 13 '1': write the `running` record here; '' when the
+             caller writes it behind (see Written behind); then those pairs in that order (each
+             record's facts are one stretch of ARGV); then the names the `running` record removes
+             (comma-separated, '' none). The outcomes are written here (`running`, `skipped`), and so
+             are the `running` record's `startedAt`, `fencingToken`, `buffered` and the `skipped`
+             one's `reason` and `finishedAt`.
+
+  Written behind: a run whose `running` record the caller writes later (the worker runtime's default:
+  with its outcome when it ends within `recordLagMs`, else by its flush) is decided here as any other
+  (slot, token, start mark), but its record is neither written nor indexed here: the start checks a
+  first delivery's record with one HMGET, and the record is indexed by whoever writes it (the
+  completion already did for a scheduled occurrence; finish-runs-5 otherwise). A start that skips
+  writes its `skipped` record here, as before.
 
   The run's keys, built from the base and its id: lease:<id> (zset: lease id -> expiry, Redis ms),
   owed:<id> (zset: job id of a retry owed a slot -> claim expiry), waiters:<id> (zset: job id buffered
@@ -78,7 +86,8 @@
   Output:
     { 1 started | 0 skipped | 2 wait | 3 read the record first | 4 ran already | 5 refused: another
       add of its job id started (or skipped) the occurrence, live leases before this one, fencing token (0 unless started),
-      Redis TIME of the start or skip (0 otherwise), skip reason ('' unless skipped) }
+      Redis TIME of the start or skip (0 otherwise), skip reason ('' unless skipped; a start written
+      behind: 'buffered' when it waited for the slot, else '') }
 
   Output, per run (5 values each, in the batch's order): as above; { -1, '', '', 0, error } for a run whose
   step failed (the others are unaffected).
@@ -209,8 +218,9 @@ local function startRun(i, r0, r1, drop, s0, s1)
     end
   end
 
+  local behind = ARGV[i + 13] ~= '1'
   local known, added = false, false
-  if ARGV[i + 8] == '1' and owed == '' and (mode == 'none' or mode == 'skip') then
+  if not behind and ARGV[i + 8] == '1' and owed == '' and (mode == 'none' or mode == 'skip') then
     known = true
     added = redis.call('ZADD', idx, 'NX', score, field) == 1
   end
@@ -309,6 +319,11 @@ local function startRun(i, r0, r1, drop, s0, s1)
     if tonumber(score) > newest then redis.call('HSET', counts, 'newest', score) end
   end
   local at = batchNow()
+  if behind then
+    -- the trim check of a start (includes/history), the record left to the caller
+    if token % slack == 0 then trim(id, idx) end
+    return 1, live, token, at, buffered and 'buffered' or ''
+  end
   if buffered then
     redis.call('HSET', rec, 'outcome', 'running', 'buffered', '1', 'startedAt', stamp,
       'fencingToken', tostring(token), unpack(ARGV, r0, r1))
@@ -330,7 +345,7 @@ end
 local out, n = {}, 0
 local i = 6
 while i <= #ARGV do
-  local s0 = i + 13
+  local s0 = i + 14
   local r0 = s0 + tonumber(ARGV[i + 10]) * 2 -- the shared facts' start
   local s1 = r0 + tonumber(ARGV[i + 11]) * 2 - 1
   local r1 = s1 + tonumber(ARGV[i + 12]) * 2
