@@ -60,18 +60,28 @@ export class RunRecorder {
   async recordFailedBeforeProcessing(job: Job, error: Error): Promise<void> {
     const occurrence = await this.source.of(job);
     const record = await this.source.readRecord(occurrence);
-    if (!record || record.jobId !== job.id) return;
-    // `enqueued`: its last attempt was lost before its `running` record was written (`recordLagMs`)
-    if (record.outcome !== 'running' && record.outcome !== 'retrying' && record.outcome !== 'enqueued') return;
-    const state = attemptState(job, record, this.options.clock.now());
+    // None, or `enqueued`: its attempts were lost before their `running` record was written
+    // (`recordLagMs`); BullMQ's stall count tells them (attemptState).
+    if (record && record.jobId !== undefined && record.jobId !== job.id) return;
+    if (record && !['running', 'retrying', 'enqueued'].includes(record.outcome)) return;
+    // BullMQ counted this failure in attemptsMade already: the attempts before it are one fewer
+    const before = {
+      id: job.id,
+      attemptsMade: Math.max(0, job.attemptsMade - 1),
+      stalledCounter: job.stalledCounter,
+    };
+    const state = attemptState(before, record, this.options.clock.now());
     // the attempt that ended is the lost one (or the one that failed, while `retrying`)
-    const ended = { ...state, attempt: record.attempts ?? Math.max(1, state.attempt - 1) };
+    const ended = {
+      ...state,
+      attempt: state.lost?.attempt ?? record?.attempts ?? Math.max(1, state.attempt - 1),
+    };
     const why = state.lost
       ? `${state.lost.error}, and BullMQ failed its job: ${error.message}`
       : error.message;
     const ticket: RunTicket = {
       leaseId: undefined,
-      fencingToken: record.fencingToken,
+      fencingToken: record?.fencingToken,
       mode: occurrence.run.slot.mode,
     };
     const logger = this.loggerFor(occurrence, job, ended);

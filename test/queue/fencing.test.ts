@@ -61,7 +61,16 @@ describe('fencing token', () => {
       'the take-over run',
     );
     expect(second.pid).toBe(other.pid);
-    const running = await history.get('fenced', 1000);
+    // its `running` record is written behind (recordLagMs, 1 s): the run goes on 3 s, so it is there
+    // before the stalled one wakes
+    const running = await waitFor(
+      async () => {
+        const r = await history.get('fenced', 1000);
+        return r?.outcome === 'running' ? r : undefined;
+      },
+      10_000,
+      'the take-over run recorded running',
+    );
     expect(running).toMatchObject({ outcome: 'running', fencingToken: 2 });
 
     // The stalled run wakes up and finishes its 3 s (its handler ignores the signal) before the new one.

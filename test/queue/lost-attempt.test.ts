@@ -90,9 +90,9 @@ describe('a run lost with its worker', () => {
     const record = await history.get('slow', 1000);
     expect(record).toMatchObject({ outcome: 'succeeded', attempts: 2, jobId: killed.id });
     expect(record).not.toHaveProperty('error');
-    expect(record?.previousAttempts).toEqual([
-      expect.objectContaining({ attempt: 1, outcome: 'lost', startedAt: expect.any(Number) }),
-    ]);
+    // Killed right after it started: within recordLagMs its `running` record may not be written yet;
+    // BullMQ's stall count still tells the lost attempt (its start known only when it was recorded).
+    expect(record?.previousAttempts).toEqual([expect.objectContaining({ attempt: 1, outcome: 'lost' })]);
     expect(record?.previousAttempts?.[0]?.error).toContain('lost with its worker');
 
     const starts = (await list<Started>('started')).filter((s) => s.fireAt === 1000);
@@ -106,7 +106,8 @@ describe('a run lost with its worker', () => {
     const rerun = intervals.find((i) => i.fireAt === 1000) as Interval;
     expect(rerun.start).toBeGreaterThanOrEqual(newerRun.end);
     expect(record?.startedAt).toBeGreaterThanOrEqual(newerRun.end);
-    expect(record?.previousAttempts?.[0]?.startedAt).toBeLessThan(newerRun.start);
+    const lostStart = record?.previousAttempts?.[0]?.startedAt;
+    if (lostStart !== undefined) expect(lostStart).toBeLessThan(newerRun.start);
   }, 120_000);
   it('killed twice (attempts 3): BullMQ fails the stalled job; the run is recorded failed, its lost attempts listed, counted for pauseOnFailure', async () => {
     bed = new TestBed();
@@ -184,6 +185,13 @@ describe('a run lost with its worker', () => {
     try {
       await bed.enqueue('hang', { fireAt: 1000, run: { maxInstances: 1, coalesce: true } });
       await waitFor(async () => (await list<Started>('started')).length > 0, 30_000, 'the run to start');
+      // its `running` record is written behind (recordLagMs, 1 s): the run hangs, so it comes
+      await waitFor(
+        async () =>
+          (await new RunHistory(bed.redis, keys(bed.prefix)).get('hang', 1000))?.outcome === 'running',
+        10_000,
+        'the running record',
+      );
       expect(await whyDidntItRun(asker, 'hang')).toMatchObject({ cause: 'running', fireAt: 1000 });
 
       workers[0]?.child.kill('SIGKILL');

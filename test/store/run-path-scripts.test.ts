@@ -124,7 +124,25 @@ describe('RunPathScripts: the run path', () => {
     expect(out).toEqual({ status: 'started', live: 0, fencingToken: 8, at: 100, buffered: true });
     const c = bySlot(L.START_RUNS, fake.calls[0]!.args);
     // no running-only pairs, no removals: the skip's facts only, and '' (not written here)
-    expect(c.rest).toEqual(['s', 'l', 'bufferAll', 1, '', 'j', '5', 5, '1', '', 1, 0, 0, '', 'queue', 'q', '']);
+    expect(c.rest).toEqual([
+      's',
+      'l',
+      'bufferAll',
+      1,
+      '',
+      'j',
+      '5',
+      5,
+      '1',
+      '',
+      1,
+      0,
+      0,
+      '',
+      'queue',
+      'q',
+      '',
+    ]);
   });
 
   it('finish-runs-5: a finishedAt given is the script clock; a null one is removed', async () => {
