@@ -105,10 +105,18 @@ export function explainSkipped(f: WhyFacts, r: RunRecord, facts: WhyFact[], d: S
       (o.finishedAt === undefined || o.finishedAt >= t) &&
       o.outcome !== 'skipped',
   );
+  // A run's start is recorded behind (the worker's recordLagMs): the holder may still read `enqueued`.
+  const unrecorded = other
+    ? undefined
+    : f.records
+        .filter((o) => o !== r && o.fireAt < r.fireAt && o.outcome === 'enqueued')
+        .sort((a, b) => b.fireAt - a.fireAt)[0];
   const rules = `maxInstances ${s.maxInstances}${s.coalesce ? ', coalesce' : ''}`;
   const with_ = other
     ? `run ${iso(other.fireAt)} (job ${other.jobId ?? '?'} on ${other.worker ?? 'a worker'}, started ${iso(other.startedAt!)}${other.finishedAt !== undefined ? `, finished ${iso(other.finishedAt)}` : ', still running'})`
-    : 'a run no longer in the kept history';
+    : unrecorded
+      ? `run ${iso(unrecorded.fireAt)} (job ${unrecorded.jobId ?? '?'} on a worker, its start not recorded yet: a run's record follows its start by up to the worker's recordLagMs)`
+      : 'a run no longer in the kept history';
   facts.push({ link: 'worker', at: t, text: `skipped for overlap with ${with_} (${rules})`, ok: false });
   return d('overlap', `skipped for overlap with ${with_} (${rules})`);
 }
