@@ -13,6 +13,8 @@
 //     when it ends: a column of Redis's instructions per run, the same from run to run whatever else
 //     the box is doing (CPU time on this shared 2-core box moves by ±20 %). Redis runs ~50x slower under
 //     it, so use fewer jobs; the time columns mean nothing then.
+//     --no-records: the jobs only, without the `enqueued` record the scheduler writes for each (by
+//     default each occurrence has it before the drain, as in production)
 //     --profile DIR keeps each row's drain dump as DIR/<row>.callgrind (callgrind_annotate reads it:
 //     where Redis's instructions go, by function); --sides plain,lease,allowAll picks the rows.
 //
@@ -31,6 +33,8 @@ import pino from 'pino';
 import { createWorker } from '../dist/src/queue/create-worker.js';
 import type { WorkerScheduler } from '../dist/src/queue/worker-scheduler.js';
 import { occurrenceJobId } from '../dist/src/store/forms/job-payload.js';
+import { keys } from '../dist/src/store/keys/index.js';
+import { RunHistory } from '../dist/src/store/reads/index.js';
 
 const argv = process.argv;
 const arg = (name: string, fallback: string) => {
@@ -44,6 +48,8 @@ const ROUNDS = Number(arg('rounds', '3'));
 const LABEL = arg('label', 'bullbeat runtime');
 const CALLGRIND = argv.includes('--callgrind');
 const PROFILE = arg('profile', '');
+// --no-records: no `enqueued` record before the drain (jobs added by hand, not by the scheduler)
+const RECORDS = !argv.includes('--no-records');
 const silent = pino({ level: 'silent' });
 
 interface Cost {
@@ -174,6 +180,25 @@ async function measure(side: Side): Promise<Cost> {
       };
     });
     for (let i = 0; i < jobs.length; i += 500) await queue.addBulk(jobs.slice(i, i + 500));
+    // Each occurrence's `enqueued` record, as the scheduler's completion writes it (complete-n) before
+    // any worker takes the job: what the run path finds in production. Outside the measured window.
+    if (RECORDS) {
+      const history = new RunHistory(redis, keys(prefix));
+      for (let i = 0; i < jobs.length; i += 500) {
+        await Promise.all(
+          jobs.slice(i, i + 500).map((j) =>
+            history.merge(j.data.scheduleId, j.data.fireAt, false, {
+              outcome: 'enqueued',
+              kind: 'scheduled',
+              queue: queueName,
+              jobId: j.opts.jobId,
+              enqueuedAt: now,
+              replica: 'bench',
+            }),
+          ),
+        );
+      }
+    }
 
     let done = 0;
     let skipped = 0;
