@@ -97,8 +97,11 @@ export const runRecord = z
     overrides: z
       .string()
       .optional()
-      .describe('a manual run: what it overrode (data, jobOptions; comma-separated)'),
-    overriddenBy: z.string().optional().describe('a manual run with overrides: who asked (its audit actor)'),
+      .describe('a manual or backfilled run: what it overrode (data, jobOptions; comma-separated)'),
+    overriddenBy: z
+      .string()
+      .optional()
+      .describe('a manual or backfilled run with overrides: who asked (its audit actor)'),
     lateness: z
       .number()
       .nullable()
@@ -136,6 +139,10 @@ const auditEntry = z
     reason: z.string().optional().describe('errored: why'),
     fireAt: ms.optional().describe('errored: the occurrence; trigger: the manual run'),
     jobId: z.string().optional().describe('trigger: the BullMQ job id'),
+    overrides: z
+      .string()
+      .optional()
+      .describe("backfill: what its runs carry instead of the schedule's (data, jobOptions; comma-separated)"),
     next: nullableMs.optional().describe('cleared: the next due time (null: completed)'),
     changes: z
       .array(z.object({ field: z.string(), before: z.unknown().optional(), after: z.unknown().optional() }))

@@ -395,6 +395,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
         'run only these: failed = runs that failed for good (each once), missed = recorded missed or skipped, not-run = everything nothing ran (default)',
       ).choices(['failed', 'missed', 'not-run']),
     )
+    .option(
+      '--data <json>',
+      "every run's data instead of the schedule's (JSON, at most 64 KiB); recorded as overridden",
+    )
     .option('--json', 'print JSON (once everything is enqueued)')
     .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));
 
