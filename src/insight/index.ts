@@ -5,6 +5,7 @@ export {
   type CodeDeploysOptions,
   codeDeploys,
 } from './code-deploys.js';
+export { nextRuns } from './calendar-insight.js';
 export { DURATION_HELP, parseDurationMs } from './duration.js';
 export type { ExpectedOccurrence } from './expected-occurrence.js';
 export { type GroupOccupancy, groups } from './groups.js';
