@@ -279,6 +279,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       'weekends | "exclude fri,sat" | "business-day 3" | last-business-day (repeatable)',
       many,
     )
+    .option(
+      '--dry-run',
+      'write nothing: list the schedules on the calendar whose next fire times the change moves, before and after (exit 6 when some move)',
+    )
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/calendar.js')).calendarDefineCommand(io)));
   command('calendar:list', 'the named calendars with their versions')

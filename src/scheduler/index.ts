@@ -1,7 +1,7 @@
 // The scheduler's door: what the rest of the house uses of it. Its subfolders (contract/, fire/,
 // outcomes/, backfill/, manager/) each have their own index.ts, used inside the scheduler only.
 export type { BackfillRun } from './backfill/index.js';
-export type { CalendarInput } from './contract/index.js';
+export { type CalendarInput, resolveCalendarInput } from './contract/index.js';
 export {
   auditDetails,
   BACKFILL_ONLY,
