@@ -383,3 +383,28 @@ export const groupsBody = z
     ),
   })
   .describe('Every group the schedules name (`group` option), with its occupancy now');
+
+/** `GET /api/calendars/:name`: one named calendar, who uses it and its next days off. */
+export const calendarBody = z
+  .object({
+    name: z.string(),
+    version: z.number().int().describe('1 for the first definition, one more for each change'),
+    spec: z.object({
+      dates: z
+        .array(z.object({ date: z.string().describe('YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD'), name: z.string().optional() }))
+        .describe('days that are not business days'),
+      rules: z.array(z.string()).describe('weekends, "exclude fri,sat", "business-day 3", last-business-day'),
+    }),
+    origin: z.string().describe('dates, ics, rules or mixed: what the definition came from'),
+    at: ms.describe('when this version was written (Redis time)'),
+    by: z.string().describe('who wrote it (the audit actor)'),
+    schedules: z.array(z.string()).describe('ids of the schedules whose trigger names it'),
+    nextExcluded: z
+      .array(z.object({ date: z.string(), why: z.string().describe('2026-12-25 Christmas, 2026-12-26 Saturday') }))
+      .describe('its next excluded days from today (UTC dates; a schedule reads them in its own zone), at most 10'),
+    error: z.string().optional().describe('why its content cannot be compiled, when it cannot'),
+  })
+  .loose();
+
+/** `GET /api/calendars`: every named calendar. */
+export const calendarsBody = z.object({ items: z.array(calendarBody) });

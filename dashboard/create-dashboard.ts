@@ -21,6 +21,7 @@ import { AlertStore, checkPartitionCount, ping, ScheduleIndex } from '../src/sto
 import { registerAlertGauges } from './alert-gauges.js';
 import { alertsRoutes } from './alerts-routes.js';
 import { apiRoutes } from './api-routes.js';
+import { calendarApiRoutes, calendarPageRoutes } from './calendar-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
 import { Auth } from './auth.js';
@@ -206,8 +207,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.use('/api/schedules\\:batch', express.json({ limit: '64mb' }));
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
-  app.use('/', timeZoneRoute(), fleetRoutes(ctx), alertsRoutes(ctx));
-  app.use('/api', insightApiRoutes(ctx), bulkApiRoutes(ctx), apiRoutes(ctx));
+  app.use('/', timeZoneRoute(), fleetRoutes(ctx), alertsRoutes(ctx), calendarPageRoutes(ctx));
+  app.use('/api', insightApiRoutes(ctx), bulkApiRoutes(ctx), calendarApiRoutes(ctx), apiRoutes(ctx));
   app.use('/', insightPageRoutes(ctx), pageRoutes(ctx));
 
   app.use(errorHandler(o.logger));

@@ -6,6 +6,7 @@ export {
   codeDeploys,
 } from './code-deploys.js';
 export { nextRuns } from './calendar-insight.js';
+export { type CalendarOverview, calendarOverviews } from './calendar-overview.js';
 export { type CalendarPlan, calendarPlan } from './calendar-plan.js';
 export { DURATION_HELP, parseDurationMs } from './duration.js';
 export type { ExpectedOccurrence } from './expected-occurrence.js';
