@@ -65,6 +65,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     internalsOf(scheduler).keys,
     internalsOf(scheduler).options.historyLimit,
     now,
+    (names) => scheduler.calendars.current(names),
   );
   const metrics = new DashboardMetrics(internalsOf(scheduler).history, index);
   metrics.attach(scheduler as unknown as Parameters<DashboardMetrics['attach']>[0]);

@@ -5,7 +5,7 @@ export {
   type CodeDeploysOptions,
   codeDeploys,
 } from './code-deploys.js';
-export { nextRuns } from './calendar-insight.js';
+export { nextOccurrence, nextRuns } from './calendar-insight.js';
 export { type CalendarOverview, calendarOverviews } from './calendar-overview.js';
 export { type CalendarPlan, calendarPlan } from './calendar-plan.js';
 export { DURATION_HELP, parseDurationMs } from './duration.js';

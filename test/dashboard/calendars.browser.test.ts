@@ -83,6 +83,18 @@ describe('calendars on the dashboard', () => {
     await page.goto(`${t.url}/schedules/plain`);
     expect(await page.locator('a[data-calendar-link]').count()).toBe(0);
 
+    // the schedule's next fire times are its runs with the calendar applied, not its wake-ups
+    const view = (await t.api('GET', '/api/schedules/open')).body;
+    expect(view.nextFireTimes).toHaveLength(5);
+    for (const at of view.nextFireTimes as number[]) {
+      const d = new Date(at);
+      expect([0, 6]).not.toContain(d.getUTCDay());
+      expect(d.toISOString().slice(0, 10)).not.toBe(holiday);
+      expect(d.toISOString().slice(11, 16)).toBe('09:30');
+    }
+    const shown = await page.goto(`${t.url}/schedules/open`).then(() => page.content());
+    expect(shown).toContain(new Date(view.nextFireTimes[0]).toISOString());
+
     // the JSON API and its OpenAPI document
     const list = await t.api('GET', '/api/calendars');
     expect(list.status).toBe(200);
