@@ -143,6 +143,17 @@ describe('calendars on the dashboard', () => {
     );
     expect(await latest.locator('li[data-field=trigger]').textContent()).toContain('0 10 * * *');
     expect(await latest.locator('li[data-schedule=extra][data-op=orphan]').count()).toBe(1);
+    // as plan shows it: the next fire times after the deploy under the trigger before and after
+    const at = async (sel: string) =>
+      (await latest.locator(`${sel} time`).evaluateAll((ts) => ts.map((x) => x.getAttribute('datetime')))).map(
+        (iso) => new Date(iso as string),
+      );
+    const before = await at('li[data-next-before]');
+    const after = await at('li[data-next-after]');
+    expect(before).toHaveLength(3);
+    expect(after).toHaveLength(3);
+    expect(before.map((d) => d.getUTCHours())).toEqual([9, 9, 9]);
+    expect(after.map((d) => d.getUTCHours())).toEqual([10, 10, 10]);
     await deploys.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${ARTIFACTS}42-code-deploys.png`, fullPage: true });
   }, 60_000);
