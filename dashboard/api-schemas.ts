@@ -142,7 +142,9 @@ const auditEntry = z
     overrides: z
       .string()
       .optional()
-      .describe("backfill: what its runs carry instead of the schedule's (data, jobOptions; comma-separated)"),
+      .describe(
+        "backfill: what its runs carry instead of the schedule's (data, jobOptions; comma-separated)",
+      ),
     next: nullableMs.optional().describe('cleared: the next due time (null: completed)'),
     changes: z
       .array(z.object({ field: z.string(), before: z.unknown().optional(), after: z.unknown().optional() }))
@@ -391,7 +393,12 @@ export const calendarBody = z
     version: z.number().int().describe('1 for the first definition, one more for each change'),
     spec: z.object({
       dates: z
-        .array(z.object({ date: z.string().describe('YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD'), name: z.string().optional() }))
+        .array(
+          z.object({
+            date: z.string().describe('YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD'),
+            name: z.string().optional(),
+          }),
+        )
         .describe('days that are not business days'),
       rules: z.array(z.string()).describe('weekends, "exclude fri,sat", "business-day 3", last-business-day'),
     }),
@@ -400,8 +407,12 @@ export const calendarBody = z
     by: z.string().describe('who wrote it (the audit actor)'),
     schedules: z.array(z.string()).describe('ids of the schedules whose trigger names it'),
     nextExcluded: z
-      .array(z.object({ date: z.string(), why: z.string().describe('2026-12-25 Christmas, 2026-12-26 Saturday') }))
-      .describe('its next excluded days from today (UTC dates; a schedule reads them in its own zone), at most 10'),
+      .array(
+        z.object({ date: z.string(), why: z.string().describe('2026-12-25 Christmas, 2026-12-26 Saturday') }),
+      )
+      .describe(
+        'its next excluded days from today (UTC dates; a schedule reads them in its own zone), at most 10',
+      ),
     error: z.string().optional().describe('why its content cannot be compiled, when it cannot'),
   })
   .loose();

@@ -21,11 +21,11 @@ import { AlertStore, checkPartitionCount, ping, ScheduleIndex } from '../src/sto
 import { registerAlertGauges } from './alert-gauges.js';
 import { alertsRoutes } from './alerts-routes.js';
 import { apiRoutes } from './api-routes.js';
-import { calendarApiRoutes, calendarPageRoutes } from './calendar-routes.js';
 import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
 import { Auth } from './auth.js';
 import { bulkApiRoutes } from './bulk-routes.js';
+import { calendarApiRoutes, calendarPageRoutes } from './calendar-routes.js';
 import { Csrf } from './csrf.js';
 import type { Dashboard } from './dashboard.js';
 import type { DashboardContext } from './dashboard-context.js';

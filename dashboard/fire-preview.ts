@@ -1,5 +1,5 @@
-import type { ScheduleDefinition } from '../src/store/index.js';
 import { nextOccurrence } from '../src/insight/index.js';
+import type { ScheduleDefinition } from '../src/store/index.js';
 import type { CalendarSource, TriggerJSON } from '../src/triggers/index.js';
 import {
   CalendarTrigger,

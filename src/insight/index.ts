@@ -1,13 +1,13 @@
 export { type Agenda, type AgendaEntry, type AgendaOptions, agenda, parseWindow } from './agenda.js';
+export { nextOccurrence, nextRuns } from './calendar-insight.js';
+export { type CalendarOverview, calendarOverviews } from './calendar-overview.js';
+export { type CalendarPlan, calendarPlan } from './calendar-plan.js';
 export {
   type CodeDeploy,
   type CodeDeployChange,
   type CodeDeploysOptions,
   codeDeploys,
 } from './code-deploys.js';
-export { nextOccurrence, nextRuns } from './calendar-insight.js';
-export { type CalendarOverview, calendarOverviews } from './calendar-overview.js';
-export { type CalendarPlan, calendarPlan } from './calendar-plan.js';
 export { DURATION_HELP, parseDurationMs } from './duration.js';
 export type { ExpectedOccurrence } from './expected-occurrence.js';
 export { type GroupOccupancy, groups } from './groups.js';

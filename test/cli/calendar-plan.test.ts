@@ -73,7 +73,13 @@ describe('calendar:define --dry-run', () => {
     const json = await runBullbeat([...args, '--json'], { env });
     expect(json.code).toBe(6);
     const plan = JSON.parse(json.stdout);
-    expect(plan).toMatchObject({ name: 'off', versionBefore: 1, versionAfter: 2, changed: true, unchanged: 0 });
+    expect(plan).toMatchObject({
+      name: 'off',
+      versionBefore: 1,
+      versionAfter: 2,
+      changed: true,
+      unchanged: 0,
+    });
     expect(plan.moved.map((e: { id: string }) => e.id).sort()).toEqual(['rolled', 'skipped']);
     const rolled = plan.moved.find((e: { id: string }) => e.id === 'rolled');
     expect(rolled.before[0]).toBe(first.toMillis());
@@ -90,7 +96,9 @@ describe('calendar:define --dry-run', () => {
     expect(same.code).toBe(0);
     expect(same.stdout).toContain('calendar off: unchanged (version 1): nothing would be written');
     // a new calendar: no schedule uses it yet
-    const fresh = await runBullbeat(['calendar:define', 'new-one', '--rule', 'weekends', '--dry-run'], { env });
+    const fresh = await runBullbeat(['calendar:define', 'new-one', '--rule', 'weekends', '--dry-run'], {
+      env,
+    });
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toContain('calendar new-one: would be defined (version 1)');
 

@@ -96,7 +96,10 @@ describe('the JSON API and its OpenAPI description', () => {
     });
     expect(created.status).toBe(201);
     responseSchema('/schedules', 'post', '201').parse(created.body);
-    await t.scheduler.calendars.define('contract-cal', { rules: ['weekends'], dates: ['2026-12-25 Christmas'] });
+    await t.scheduler.calendars.define('contract-cal', {
+      rules: ['weekends'],
+      dates: ['2026-12-25 Christmas'],
+    });
     const checks: [string, string, string][] = [
       ['/api/schedules', '/schedules', 'get'],
       ['/api/schedules/contract-job', '/schedules/{id}', 'get'],

@@ -49,8 +49,9 @@ describe('calendars on the dashboard', () => {
       calendar: 'mkt',
       onExcluded: 'next',
     }).saved;
-    await t.scheduler.schedule({ name: 'plain', queue: t.queue }, new CronTrigger('0 9 * * *'), { id: 'plain' })
-      .saved;
+    await t.scheduler.schedule({ name: 'plain', queue: t.queue }, new CronTrigger('0 9 * * *'), {
+      id: 'plain',
+    }).saved;
 
     await page.goto(`${t.url}/calendars`);
     expect(await page.locator('nav a.current').textContent()).toBe('Calendars');
@@ -145,9 +146,9 @@ describe('calendars on the dashboard', () => {
     expect(await latest.locator('li[data-schedule=extra][data-op=orphan]').count()).toBe(1);
     // as plan shows it: the next fire times after the deploy under the trigger before and after
     const at = async (sel: string) =>
-      (await latest.locator(`${sel} time`).evaluateAll((ts) => ts.map((x) => x.getAttribute('datetime')))).map(
-        (iso) => new Date(iso as string),
-      );
+      (
+        await latest.locator(`${sel} time`).evaluateAll((ts) => ts.map((x) => x.getAttribute('datetime')))
+      ).map((iso) => new Date(iso as string));
     const before = await at('li[data-next-before]');
     const after = await at('li[data-next-after]');
     expect(before).toHaveLength(3);

@@ -71,7 +71,9 @@ describe('backfill with overrides', () => {
       expect(byFire(hour - i * HOUR)).toMatchObject({ overrides: 'data', overriddenBy: cliUser() });
     }
     const backfills = (await scheduler.auditTrail('job')).filter((e) => e.op === 'backfill');
-    expect(backfills.map((e) => ({ actor: e.actor, overrides: e.overrides, runs: e.runs })).reverse()).toEqual([
+    expect(
+      backfills.map((e) => ({ actor: e.actor, overrides: e.overrides, runs: e.runs })).reverse(),
+    ).toEqual([
       { actor: 'alice', overrides: 'data,jobOptions', runs: 3 },
       { actor: cliUser(), overrides: 'data', runs: 2 },
     ]);
@@ -81,7 +83,9 @@ describe('backfill with overrides', () => {
     await waitFor(() => seen.length >= 6, 20_000, 'the plain backfilled run');
     expect(seen[5]).toMatchObject({ data: { n: 1 }, kind: 'backfill', fireAt: hour - 6 * HOUR });
     const plain = await waitFor(async () =>
-      (await scheduler.history.list('job')).find((x) => x.fireAt === hour - 6 * HOUR && x.kind === 'backfill'),
+      (await scheduler.history.list('job')).find(
+        (x) => x.fireAt === hour - 6 * HOUR && x.kind === 'backfill',
+      ),
     );
     expect(plain.overrides).toBeUndefined();
     expect((await scheduler.auditTrail('job')).find((e) => e.op === 'backfill')?.overrides).toBeUndefined();

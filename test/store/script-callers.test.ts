@@ -241,7 +241,13 @@ describe('the script callers put each named argument in its slot', () => {
       [-1],
     );
     expect(gone.out).toBeNull();
-    expect(gone.argv).toMatchObject({ take: '', owedMiddle: 'b|bufferAll|', from: '', to: '', overrides: '' });
+    expect(gone.argv).toMatchObject({
+      take: '',
+      owedMiddle: 'b|bufferAll|',
+      from: '',
+      to: '',
+      overrides: '',
+    });
   });
 
   it('resume-10', async () => {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError, ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
+import { nextRuns } from '../../insight/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { internalsOf, SchedulerManager } from '../../scheduler/index.js';
-import { nextRuns } from '../../insight/index.js';
 import { checkPartitionCount, deploymentExists, type PauseNote, parseSelector } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import { cliChange } from '../cli-actor.js';

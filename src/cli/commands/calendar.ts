@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CalendarError, ConfigError } from '../../errors/index.js';
+import { type CalendarPlan, calendarPlan } from '../../insight/index.js';
 import type { CalendarInput } from '../../scheduler/index.js';
 import { cliChange } from '../cli-actor.js';
 import type { CliIO } from '../cli-io.js';
@@ -9,7 +10,6 @@ import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
 import { shown } from '../terminal-text.js';
-import { type CalendarPlan, calendarPlan } from '../../insight/index.js';
 import { withManager } from './admin.js';
 
 /** Options of `calendar:define`. */
@@ -78,7 +78,11 @@ export function planText(plan: CalendarPlan): string {
       : `calendar ${shown(plan.name)}: would become version ${plan.versionAfter} (now ${plan.versionBefore})`;
   const lines = [`${head}; dry run at ${shortInstant(plan.at)}, nothing written`, ''];
   for (const e of plan.moved) {
-    lines.push(`~ ${shown(e.id)}`, `    next before: ${times(e.before)}`, `    next after:  ${times(e.after)}`);
+    lines.push(
+      `~ ${shown(e.id)}`,
+      `    next before: ${times(e.before)}`,
+      `    next after:  ${times(e.after)}`,
+    );
   }
   for (const e of plan.errors) lines.push(`! ${shown(e.id)}: ${shown(e.error)}`);
   if (plan.moved.length > 0 || plan.errors.length > 0) lines.push('');
