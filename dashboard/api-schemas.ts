@@ -97,8 +97,11 @@ export const runRecord = z
     overrides: z
       .string()
       .optional()
-      .describe('a manual run: what it overrode (data, jobOptions; comma-separated)'),
-    overriddenBy: z.string().optional().describe('a manual run with overrides: who asked (its audit actor)'),
+      .describe('a manual or backfilled run: what it overrode (data, jobOptions; comma-separated)'),
+    overriddenBy: z
+      .string()
+      .optional()
+      .describe('a manual or backfilled run with overrides: who asked (its audit actor)'),
     lateness: z
       .number()
       .nullable()
@@ -136,6 +139,12 @@ const auditEntry = z
     reason: z.string().optional().describe('errored: why'),
     fireAt: ms.optional().describe('errored: the occurrence; trigger: the manual run'),
     jobId: z.string().optional().describe('trigger: the BullMQ job id'),
+    overrides: z
+      .string()
+      .optional()
+      .describe(
+        "backfill: what its runs carry instead of the schedule's (data, jobOptions; comma-separated)",
+      ),
     next: nullableMs.optional().describe('cleared: the next due time (null: completed)'),
     changes: z
       .array(z.object({ field: z.string(), before: z.unknown().optional(), after: z.unknown().optional() }))
@@ -376,3 +385,37 @@ export const groupsBody = z
     ),
   })
   .describe('Every group the schedules name (`group` option), with its occupancy now');
+
+/** `GET /api/calendars/:name`: one named calendar, who uses it and its next days off. */
+export const calendarBody = z
+  .object({
+    name: z.string(),
+    version: z.number().int().describe('1 for the first definition, one more for each change'),
+    spec: z.object({
+      dates: z
+        .array(
+          z.object({
+            date: z.string().describe('YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD'),
+            name: z.string().optional(),
+          }),
+        )
+        .describe('days that are not business days'),
+      rules: z.array(z.string()).describe('weekends, "exclude fri,sat", "business-day 3", last-business-day'),
+    }),
+    origin: z.string().describe('dates, ics, rules or mixed: what the definition came from'),
+    at: ms.describe('when this version was written (Redis time)'),
+    by: z.string().describe('who wrote it (the audit actor)'),
+    schedules: z.array(z.string()).describe('ids of the schedules whose trigger names it'),
+    nextExcluded: z
+      .array(
+        z.object({ date: z.string(), why: z.string().describe('2026-12-25 Christmas, 2026-12-26 Saturday') }),
+      )
+      .describe(
+        'its next excluded days from today (UTC dates; a schedule reads them in its own zone), at most 10',
+      ),
+    error: z.string().optional().describe('why its content cannot be compiled, when it cannot'),
+  })
+  .loose();
+
+/** `GET /api/calendars`: every named calendar. */
+export const calendarsBody = z.object({ items: z.array(calendarBody) });

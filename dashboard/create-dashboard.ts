@@ -25,6 +25,7 @@ import { CLIENT_JS } from './assets/client-script.js';
 import { STYLE_CSS } from './assets/style.js';
 import { Auth } from './auth.js';
 import { bulkApiRoutes } from './bulk-routes.js';
+import { calendarApiRoutes, calendarPageRoutes } from './calendar-routes.js';
 import { Csrf } from './csrf.js';
 import type { Dashboard } from './dashboard.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -64,6 +65,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     internalsOf(scheduler).keys,
     internalsOf(scheduler).options.historyLimit,
     now,
+    (names) => scheduler.calendars.current(names),
   );
   const metrics = new DashboardMetrics(internalsOf(scheduler).history, index);
   metrics.attach(scheduler as unknown as Parameters<DashboardMetrics['attach']>[0]);
@@ -206,8 +208,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.use('/api/schedules\\:batch', express.json({ limit: '64mb' }));
   app.use(express.json({ limit: '256kb' }), express.urlencoded({ extended: false, limit: '64kb' }));
   app.use(csrf.middleware());
-  app.use('/', timeZoneRoute(), fleetRoutes(ctx), alertsRoutes(ctx));
-  app.use('/api', insightApiRoutes(ctx), bulkApiRoutes(ctx), apiRoutes(ctx));
+  app.use('/', timeZoneRoute(), fleetRoutes(ctx), alertsRoutes(ctx), calendarPageRoutes(ctx));
+  app.use('/api', insightApiRoutes(ctx), bulkApiRoutes(ctx), calendarApiRoutes(ctx), apiRoutes(ctx));
   app.use('/', insightPageRoutes(ctx), pageRoutes(ctx));
 
   app.use(errorHandler(o.logger));

@@ -282,6 +282,20 @@ export function openApiDocument(version: string): Json {
           responses: { ...ok('the agenda', s.agendaBody), ...errors(400) },
         },
       },
+      '/calendars': {
+        get: {
+          summary:
+            'The named calendars: current version, dates and rules, the schedules using each, the next excluded days',
+          responses: ok('the calendars', s.calendarsBody),
+        },
+      },
+      '/calendars/{name}': {
+        get: {
+          summary: 'One named calendar, the schedules using it and its next excluded days',
+          parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { ...ok('the calendar', s.calendarBody), ...errors(404) },
+        },
+      },
       '/groups': {
         get: {
           summary: 'Every group the schedules name, with its runs going on and waiting now',

@@ -9,7 +9,7 @@ import {
   statusOf,
   withTriggerChecked,
 } from '../src/store/index.js';
-import { describeTrigger, triggerTimezone } from '../src/triggers/index.js';
+import { type CalendarSource, describeTrigger, triggerTimezone } from '../src/triggers/index.js';
 import { firePreview } from './fire-preview.js';
 import type { ScheduleBadge, ScheduleView } from './schedule-view.js';
 
@@ -50,6 +50,8 @@ export class ScheduleReader {
     private readonly keys: Keys,
     historyLimit: number,
     private readonly now: () => number = Date.now,
+    /** The named calendars at their current versions (a schedule on one previews its runs with it applied). */
+    private readonly calendars?: (names: string[]) => Promise<CalendarSource>,
   ) {
     this.store = new ScheduleStore(redis, keys, historyLimit);
     this.runs = new RunHistory(redis, keys, historyLimit);
@@ -69,11 +71,13 @@ export class ScheduleReader {
       RECENT,
     );
     const now = this.now();
+    const names = rows.flatMap(({ def }) => (def.trigger.type === 'calendar' ? [def.trigger.calendar] : []));
+    const calendars = names.length > 0 && this.calendars ? await this.calendars(names) : undefined;
     return rows.map(({ def, state, next, error }, i) => {
       const { counts, records, pauseNote } = activity[i]!;
       const paused = state.status === 'p' || state.status === 'o';
       return {
-        ...this.view(def, state, next, error, counts, records, now),
+        ...this.view(def, state, next, error, counts, records, now, calendars),
         pauseNote: paused ? pauseNote : null,
       };
     });
@@ -87,9 +91,12 @@ export class ScheduleReader {
     counts: Record<RunCounter, number>,
     records: RunRecord[],
     now: number,
+    calendars?: CalendarSource,
   ): Omit<ScheduleView, 'pauseNote'> {
     const status = error ? 'errored' : statusOf(state);
-    const preview = status === 'active' ? firePreview(def.trigger, next, now) : { times: [], jitterMs: 0 };
+    const calendar = calendars && { calendars, lastFire: state.lastFireAt };
+    const preview =
+      status === 'active' ? firePreview(def.trigger, next, now, 5, calendar) : { times: [], jitterMs: 0 };
     const times = preview.times;
     const last = records.find((r) => FINISHED.has(r.outcome)) ?? records[0] ?? null;
     const badges: ScheduleBadge[] = [];

@@ -19,7 +19,7 @@ export interface PageContext {
 export function layout(
   ctx: PageContext,
   title: string,
-  current: 'schedules' | 'new' | 'fleet' | 'alerts' | 'other',
+  current: 'schedules' | 'new' | 'fleet' | 'alerts' | 'calendars' | 'other',
   body: SafeHtml,
 ): string {
   const nav = (href: string, label: string, key: string) =>
@@ -42,6 +42,7 @@ export function layout(
     ${nav('/fleet', 'Fleet', 'fleet')}
     ${nav('/alerts', 'Alerts', 'alerts')}
     ${nav('/agenda', 'Agenda', 'agenda')}
+    ${nav('/calendars', 'Calendars', 'calendars')}
     <a href="${ctx.base}/admin/queues">Queues (Bull Board)</a>
     <a href="${ctx.base}/metrics">Metrics</a>
   </nav>

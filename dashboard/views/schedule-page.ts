@@ -126,6 +126,7 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Source', s.source === 'code' ? 'code (jobs module)' : 'runtime (API)'],
       ['Trigger', s.description],
       ['Time zone', s.timezone],
+      ['Calendar', calendarRow(ctx, d.trigger)],
       ['Next fire times', fireTimes(ctx.zone, s.nextFireTimes, s.timezone, s.jitterMs)],
       ...spreadRows(ctx.zone, s),
       ['Runs / errors', `${s.counts.runs} / ${s.counts.errors}`],
@@ -202,4 +203,11 @@ function spreadRows(zone: ZoneChoice, s: ScheduleView): [string, SafeHtml | stri
       ),
     ],
   ];
+}
+
+/** The named calendar a schedule's trigger uses, linked to its section of the calendars page, with its roll. */
+function calendarRow(ctx: PageContext, trigger: ScheduleView['definition']['trigger']): SafeHtml | undefined {
+  if (trigger.type !== 'calendar') return undefined;
+  const roll = trigger.onExcluded ?? 'skip';
+  return html`<a data-calendar-link href="${ctx.base}/calendars#${trigger.calendar}">${trigger.calendar}</a> <span class="sub">(on a day off: ${roll === 'skip' ? 'skip' : `${roll} business day`})</span>`;
 }

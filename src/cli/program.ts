@@ -279,6 +279,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       'weekends | "exclude fri,sat" | "business-day 3" | last-business-day (repeatable)',
       many,
     )
+    .option(
+      '--dry-run',
+      'write nothing: list the schedules on the calendar whose next fire times the change moves, before and after (exit 6 when some move)',
+    )
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/calendar.js')).calendarDefineCommand(io)));
   command('calendar:list', 'the named calendars with their versions')
@@ -394,6 +398,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
         '--only <which>',
         'run only these: failed = runs that failed for good (each once), missed = recorded missed or skipped, not-run = everything nothing ran (default)',
       ).choices(['failed', 'missed', 'not-run']),
+    )
+    .option(
+      '--data <json>',
+      "every run's data instead of the schedule's (JSON, at most 64 KiB); recorded as overridden",
     )
     .option('--json', 'print JSON (once everything is enqueued)')
     .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));

@@ -2,6 +2,10 @@ import type { SchedulerManager } from '../scheduler/index.js';
 import { internalsOf } from '../scheduler/index.js';
 import type { AuditChange } from '../store/index.js';
 import { AuditTrail } from '../store/index.js';
+import { checkedNextFire } from '../triggers/checked-next-fire.js';
+import type { TriggerJSON } from '../triggers/trigger.js';
+import { triggerFromJSON } from '../triggers/trigger-from-json.js';
+import { withoutJitter } from '../triggers/without-jitter.js';
 
 /** One code schedule's change in a deploy: created, changed (its fields), restored or orphaned. */
 export interface CodeDeployChange {
@@ -11,6 +15,13 @@ export interface CodeDeployChange {
   entry: string;
   at: number;
   changes: AuditChange[];
+  /**
+   * A change of the trigger (`update`, `restore`): the next fire times (epoch ms, up to 3) after the
+   * deploy under the trigger before and after it, as `bullbeat plan` shows them; absent when the trigger
+   * did not change or cannot be walked here (a custom trigger, one on a named calendar).
+   */
+  nextBefore?: number[];
+  nextAfter?: number[];
 }
 
 /** The changes a deploy of the jobs module made to code schedules: audit entries by `code` close in time. */
@@ -56,6 +67,7 @@ export async function codeDeploys(
       entry: entry.id,
       at: entry.at,
       changes: entry.op === 'create' ? [] : (entry.changes ?? []),
+      ...(entry.op !== 'create' && triggerTimes(entry.changes ?? [], entry.at)),
     }))
     .sort((a, b) => b.at - a.at || (a.scheduleId < b.scheduleId ? -1 : 1));
   const deploys: CodeDeploy[] = [];
@@ -70,4 +82,37 @@ export async function codeDeploys(
     }
   }
   return deploys;
+}
+
+/** The next `count` fire times after `from` of a stored trigger's JSON (empty when it cannot be walked). */
+function nextTimes(json: unknown, from: number, count = 3): number[] | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const spec = json as { type?: unknown };
+  if (spec.type === 'custom' || spec.type === 'calendar') return undefined;
+  try {
+    const trigger = triggerFromJSON(withoutJitter(json as TriggerJSON));
+    const out: number[] = [];
+    let last: number | null = null;
+    while (out.length < count) {
+      const next = checkedNextFire(trigger, last, last ?? from);
+      if (next === null) break;
+      out.push(next);
+      last = next;
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A change of trigger's next fire times before and after, from the deploy on. */
+function triggerTimes(
+  changes: readonly AuditChange[],
+  at: number,
+): { nextBefore: number[]; nextAfter: number[] } | undefined {
+  const c = changes.find((x) => x.field === 'trigger');
+  if (!c) return undefined;
+  const nextBefore = nextTimes(c.before, at);
+  const nextAfter = nextTimes(c.after, at);
+  return nextBefore && nextAfter ? { nextBefore, nextAfter } : undefined;
 }

@@ -1,7 +1,6 @@
 // The scheduler's door: what the rest of the house uses of it. Its subfolders (contract/, fire/,
 // outcomes/, backfill/, manager/) each have their own index.ts, used inside the scheduler only.
 export type { BackfillRun } from './backfill/index.js';
-export type { CalendarInput } from './contract/index.js';
 export {
   auditDetails,
   BACKFILL_ONLY,
@@ -15,6 +14,7 @@ export {
   type BackfillStatus,
   type BackfillStop,
   backfillFields,
+  type CalendarInput,
   type ChangeOptions,
   type CronScheduleOptions,
   changeWords,
@@ -49,6 +49,7 @@ export {
   type RevertOptions,
   type RevertResult,
   resolveBackfillOptions,
+  resolveCalendarInput,
   ScheduledJob,
   type ScheduledJobJSON,
   type ScheduleExpectations,

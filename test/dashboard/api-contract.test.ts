@@ -96,6 +96,10 @@ describe('the JSON API and its OpenAPI description', () => {
     });
     expect(created.status).toBe(201);
     responseSchema('/schedules', 'post', '201').parse(created.body);
+    await t.scheduler.calendars.define('contract-cal', {
+      rules: ['weekends'],
+      dates: ['2026-12-25 Christmas'],
+    });
     const checks: [string, string, string][] = [
       ['/api/schedules', '/schedules', 'get'],
       ['/api/schedules/contract-job', '/schedules/{id}', 'get'],
@@ -108,6 +112,8 @@ describe('the JSON API and its OpenAPI description', () => {
       ['/api/agenda?next=7d', '/agenda', 'get'],
       ['/api/fleet', '/fleet', 'get'],
       ['/api/groups', '/groups', 'get'],
+      ['/api/calendars', '/calendars', 'get'],
+      ['/api/calendars/contract-cal', '/calendars/{name}', 'get'],
     ];
     for (const [url, path, method] of checks) {
       const r = await t.api('GET', url);
@@ -119,6 +125,9 @@ describe('the JSON API and its OpenAPI description', () => {
     const missing = await t.api('GET', '/api/schedules/nope');
     expect(missing.status).toBe(404);
     responseSchema('/schedules/{id}', 'get', '404').parse(missing.body);
+    const noCalendar = await t.api('GET', '/api/calendars/nope');
+    expect(noCalendar.status).toBe(404);
+    responseSchema('/calendars/{name}', 'get', '404').parse(noCalendar.body);
     const removed = await t.api('DELETE', '/api/schedules/contract-job');
     responseSchema('/schedules/{id}', 'delete', '200').parse(removed.body);
     // a removed schedule's trail is still there to investigate the remove

@@ -52,4 +52,51 @@ describe('trigger with overrides over the JSON API', () => {
     ).text();
     expect(page).toContain('data-trigger-data');
   });
+
+  it('backfills with the given data: every run carries it, each record marked overridden, too much data a 400', async () => {
+    await t.api('POST', '/api/schedules', {
+      name: 'bf',
+      queue: t.queue,
+      data: { n: 1 },
+      trigger: { type: 'interval', seconds: 3600 },
+    });
+    const created = (await t.api('GET', '/api/schedules/bf')).body.createdAt as number;
+    // two hours before the schedule was created: never judged, so a backfill runs them
+    const range = { from: created - 2 * 3_600_000 - 1, to: created - 1 };
+    const counts = await internalsOf(t.scheduler).queue(t.queue).getJobCounts();
+    const big = await t.api('POST', '/api/schedules/bf/backfill', { ...range, data: 'x'.repeat(70_000) });
+    expect(big.status, JSON.stringify(big.body)).toBe(400);
+    expect(big.body.field).toBe('data');
+    expect(await internalsOf(t.scheduler).queue(t.queue).getJobCounts()).toEqual(counts);
+
+    const r = await t.api('POST', '/api/schedules/bf/backfill', { ...range, data: { n: 4 } });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const ids = (r.body.occurrences as { jobId?: string }[]).flatMap((o) => (o.jobId ? [o.jobId] : []));
+    expect(ids.length).toBeGreaterThan(0);
+    const queue = internalsOf(t.scheduler).queue(t.queue);
+    for (const jobId of ids) {
+      const job = await (async () => {
+        for (let i = 0; i < 100; i++) {
+          const j = await queue.getJob(jobId);
+          if (j) return j;
+          await new Promise((res) => setTimeout(res, 50));
+        }
+        return undefined;
+      })();
+      expect(job?.data.data).toEqual({ n: 4 });
+    }
+    type Run = { kind: string; overrides?: string; overriddenBy?: string };
+    // the records are written just after the jobs are added
+    let backfilled: Run[] = [];
+    for (let i = 0; i < 100 && backfilled.length < ids.length; i++) {
+      const runs = (await t.api('GET', '/api/schedules/bf/runs')).body.items as Run[];
+      backfilled = runs.filter((x) => x.kind === 'backfill');
+      if (backfilled.length < ids.length) await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(backfilled).toHaveLength(ids.length);
+    for (const x of backfilled) expect(x).toMatchObject({ overrides: 'data', overriddenBy: 'api:token' });
+    const trail = (await t.api('GET', '/api/schedules/bf/history')).body;
+    const entries = (trail.items ?? trail) as { op: string; overrides?: string }[];
+    expect(entries.find((e) => e.op === 'backfill')?.overrides).toBe('data');
+  });
 });

@@ -200,7 +200,7 @@ describe('the script callers put each named argument in its slot', () => {
   });
 
   it('backfill-take-10, with its verdicts by name', async () => {
-    const take = { overlap: 'allowAll' as const, from: 10, to: 20 };
+    const take = { overlap: 'allowAll' as const, from: 10, to: 20, overrides: 'data' };
     const occurrences = [
       { fireAt: 11, withinMs: 1.5 },
       { fireAt: 12, withinMs: 2 },
@@ -224,6 +224,7 @@ describe('the script callers put each named argument in its slot', () => {
       from: 10,
       to: 20,
       only: '',
+      overrides: 'data',
     });
     expect(c.rest).toEqual([11, 2, 12, 2]);
     expect(c.out).toEqual({ now: 100, verdicts: ['run', 'future'] });
@@ -240,7 +241,13 @@ describe('the script callers put each named argument in its slot', () => {
       [-1],
     );
     expect(gone.out).toBeNull();
-    expect(gone.argv).toMatchObject({ take: '', owedMiddle: 'b|bufferAll|', from: '', to: '' });
+    expect(gone.argv).toMatchObject({
+      take: '',
+      owedMiddle: 'b|bufferAll|',
+      from: '',
+      to: '',
+      overrides: '',
+    });
   });
 
   it('resume-10', async () => {

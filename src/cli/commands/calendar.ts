@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CalendarError, ConfigError } from '../../errors/index.js';
+import { type CalendarPlan, calendarPlan } from '../../insight/index.js';
 import type { CalendarInput } from '../../scheduler/index.js';
 import { cliChange } from '../cli-actor.js';
 import type { CliIO } from '../cli-io.js';
@@ -19,6 +20,8 @@ export interface CalendarDefineOptions {
   ics?: string;
   /** A rule; repeatable (`--rule weekends --rule "business-day 3"`). */
   rule?: string[];
+  /** Show what the change would do to the schedules on the calendar; write nothing. */
+  dryRun?: boolean;
   json?: boolean;
 }
 
@@ -46,6 +49,11 @@ export function calendarDefineCommand(io: CliIO) {
       throw new ConfigError('--dates', 'give --dates, --ics or --rule (any of them)');
     }
     const ctx = commandContext(io, command, 'cli');
+    if (options.dryRun) {
+      const plan = await withManager(ctx, (m) => calendarPlan(m, name, input));
+      io.stdout(options.json ? `${JSON.stringify(plan, null, 2)}\n` : planText(plan));
+      return plan.changed && plan.moved.length > 0 ? ExitCode.changes : ExitCode.ok;
+    }
     const done = await withManager(ctx, (m) => m.calendars.define(name, input, cliChange()));
     if (options.json) {
       io.stdout(`${JSON.stringify(done, null, 2)}\n`);
@@ -58,6 +66,31 @@ export function calendarDefineCommand(io: CliIO) {
     );
     return ExitCode.ok;
   };
+}
+
+/** A calendar plan in words: the version it would write, each schedule it moves with its times before and after. */
+export function planText(plan: CalendarPlan): string {
+  const times = (list: number[]) => (list.length === 0 ? 'none' : list.map(shortInstant).join(', '));
+  const head = !plan.changed
+    ? `calendar ${shown(plan.name)}: unchanged (version ${plan.versionAfter}): nothing would be written`
+    : plan.versionBefore === undefined
+      ? `calendar ${shown(plan.name)}: would be defined (version 1)`
+      : `calendar ${shown(plan.name)}: would become version ${plan.versionAfter} (now ${plan.versionBefore})`;
+  const lines = [`${head}; dry run at ${shortInstant(plan.at)}, nothing written`, ''];
+  for (const e of plan.moved) {
+    lines.push(
+      `~ ${shown(e.id)}`,
+      `    next before: ${times(e.before)}`,
+      `    next after:  ${times(e.after)}`,
+    );
+  }
+  for (const e of plan.errors) lines.push(`! ${shown(e.id)}: ${shown(e.error)}`);
+  if (plan.moved.length > 0 || plan.errors.length > 0) lines.push('');
+  const n = plan.moved.length;
+  lines.push(
+    `${n} schedule${n === 1 ? '' : 's'} with other fire times, ${plan.unchanged} unchanged${plan.errors.length > 0 ? `, ${plan.errors.length} not computed` : ''}`,
+  );
+  return `${lines.join('\n')}\n`;
 }
 
 /** `calendar:list [--json]`: every calendar with its version, dates and rules counted. */

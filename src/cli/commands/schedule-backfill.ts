@@ -15,7 +15,7 @@ import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import { numericFlag } from '../numeric-flag.js';
 import { shown } from '../terminal-text.js';
-import { withManager } from './admin.js';
+import { jsonFlag, withManager } from './admin.js';
 
 export interface BackfillFlags {
   from: string;
@@ -26,6 +26,7 @@ export interface BackfillFlags {
   max?: string;
   overlap?: BackfillOverlap;
   only?: BackfillOnly;
+  data?: string;
 }
 
 /** The flag that gave each option, to name it in errors. */
@@ -36,6 +37,7 @@ const FLAG: Record<string, string> = {
   maxOccurrences: '--max',
   overlap: '--overlap',
   only: '--only',
+  data: '--data',
 };
 
 /** Epoch ms as a number, anything else as given (the library's rule reads ISO 8601 and judges it). */
@@ -94,6 +96,7 @@ export function backfillCommand(io: CliIO) {
       ...(flags.only !== undefined && { only: flags.only }),
       ...(flags.rate !== undefined && { ratePerSecond: numericFlag('--rate', flags.rate) as number }),
       ...(flags.max !== undefined && { maxOccurrences: numericFlag('--max', flags.max) as number }),
+      ...(flags.data !== undefined && { data: jsonFlag('--data', flags.data).value }),
     };
     const asFlag = (err: unknown): never => {
       if (err instanceof ScheduleOptionsError && FLAG[err.field] !== undefined) {
@@ -142,7 +145,8 @@ export function backfillCommand(io: CliIO) {
         );
         return ExitCode.ok;
       }
-      io.stdout(`done: ${r.enqueued} enqueued (kind backfill), ${r.skipped} not run\n`);
+      const overridden = flags.data === undefined ? '' : ', each with its data overridden';
+      io.stdout(`done: ${r.enqueued} enqueued (kind backfill)${overridden}, ${r.skipped} not run\n`);
       return ExitCode.ok;
     });
   };

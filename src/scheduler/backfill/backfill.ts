@@ -96,7 +96,7 @@ const STATUS: Record<BackfillVerdict, BackfillStatus> = {
  * loop never judged (before the schedule was created, or while it was paused) or that it recorded as
  * not run (`missed`, `skipped`) may run; one in the ledger (a backfill or a resume's catch-up took it),
  * one the schedule's own firing has ahead and one in the future are listed, not enqueued (see
- * `lua/backfill-take-9.lua`). Bad options, an unknown schedule, a trigger that cannot be walked or a
+ * `lua/backfill-take-10.lua`). Bad options, an unknown schedule, a trigger that cannot be walked or a
  * range over `maxOccurrences` throw before anything is enqueued.
  */
 export async function runBackfill(
@@ -141,7 +141,9 @@ export async function startBackfill(
   const owedBy = new Map<number, number>();
   /** When the backfill began (Redis time of its first judgement): a pause after it stops it. */
   let began: number | undefined;
-  const take = o.dryRun ? undefined : { overlap: o.overlap, from: o.from, to: o.to, by: o.by };
+  const take = o.dryRun
+    ? undefined
+    : { overlap: o.overlap, from: o.from, to: o.to, by: o.by, overrides: o.overrides.names.join(',') };
   for (let i = 0; i < instants.length; i += CHECK_BATCH) {
     const batch = instants.slice(i, i + CHECK_BATCH).map((fireAt, j) => ({
       fireAt,
@@ -196,6 +198,17 @@ async function enqueuePaced(
   owedBy: ReadonlyMap<number, number>,
 ): Promise<BackfillResult> {
   const toRun = result.occurrences.filter((x) => x.jobId !== undefined);
+  const { overrides } = o;
+  // the runs' definition: the schedule's, with what this backfill overrides laid over it
+  const runDef: ScheduleDefinition = {
+    ...def,
+    ...(overrides.names.includes('data') && { data: overrides.data }),
+    ...(overrides.jobOptions !== undefined && { jobOptions: { ...def.jobOptions, ...overrides.jobOptions } }),
+  };
+  const overridden =
+    overrides.names.length > 0
+      ? { overrides: overrides.names.join(','), overriddenBy: o.by.actor }
+      : undefined;
   const batchSize = Math.max(1, Math.min(1000, Math.floor(o.ratePerSecond / 10)));
   const started = performance.now();
   let sent = 0;
@@ -232,7 +245,7 @@ async function enqueuePaced(
       ctx.owedGraceMs,
     );
     const ours = swept.size === 0 ? runs : runs.filter((r) => !swept.has(r));
-    if (!(await enqueueOwed(ctx, def, ours))) throw new ScheduleNotFoundError(def.id);
+    if (!(await enqueueOwed(ctx, runDef, ours, overridden))) throw new ScheduleNotFoundError(def.id);
     sent += batch.length;
     report(sent === toRun.length);
   }

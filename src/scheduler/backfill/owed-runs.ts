@@ -41,6 +41,8 @@ export async function enqueueOwed(
   ctx: OwedRunsContext,
   def: ScheduleDefinition,
   runs: readonly OwedRun[],
+  /** What a backfill's runs carry instead of the schedule's, and who asked: written on each record. */
+  overridden?: { overrides: string; overriddenBy: string },
 ): Promise<boolean> {
   if (runs.length === 0) return true;
   const jobs = runs.map((r) => {
@@ -65,6 +67,7 @@ export async function enqueueOwed(
         queue: def.queue,
         jobId,
         ...(r.coalesced !== undefined && { coalesced: r.coalesced }),
+        ...overridden,
       },
     })),
   );

@@ -5,11 +5,13 @@ import {
   AUDIT_SOURCES,
   type AuditActor,
   firstProblem,
+  type PassthroughJobOptions,
   showValue as show,
   unknownKey,
 } from '../../store/index.js';
 import { instantProblem } from '../../triggers/instant-bounds.js';
 import { actorOf, CHANGE_BY_MAX, type ChangeOptions } from './change-options.js';
+import { type RunOverrides, resolveRunOverrides } from './trigger-now-options.js';
 
 /**
  * How a backfilled run treats a run of the same schedule still going (Temporal's overlap policy of a
@@ -68,6 +70,19 @@ export interface BackfillOptions extends ChangeOptions {
   maxOccurrences?: number;
   /** Called after each batch is enqueued (also emitted as the manager's `backfill` event). */
   onProgress?: (progress: BackfillProgress) => void;
+  /**
+   * The data of every run of this backfill instead of the schedule's `data` (as `triggerNow`'s `data`:
+   * JSON, at most `OVERRIDE_DATA_MAX_BYTES`, 64 KiB, as JSON text). Each run's record names it
+   * (`overrides`, `overriddenBy`) and the backfill's audit entry says `overrides: data`. An occurrence
+   * that a scheduler replica enqueues for a backfill whose process stopped runs with the schedule's data.
+   * @defaultValue the schedule's
+   */
+  data?: unknown;
+  /**
+   * BullMQ options of every run of this backfill over the schedule's `jobOptions` (as `triggerNow`'s).
+   * @defaultValue the schedule's
+   */
+  jobOptions?: PassthroughJobOptions;
 }
 
 /** Where an enqueueing backfill stands. */
@@ -140,6 +155,8 @@ export interface ResolvedBackfillOptions {
   onProgress: ((progress: BackfillProgress) => void) | undefined;
   /** Who backfills: its audit entries name them. */
   by: AuditActor;
+  /** What each run carries instead of the schedule's (`names` empty: nothing). */
+  overrides: RunOverrides;
 }
 
 const instant = z
@@ -211,6 +228,8 @@ const optionsSchema = z
         .optional(),
       via: z.enum(AUDIT_SOURCES, { error: `must be one of ${AUDIT_SOURCES.join(', ')}` }).optional(),
       onBehalfOf: z.string({ error: 'must be a string' }).optional(),
+      data: z.unknown().optional(),
+      jobOptions: z.unknown().optional(),
       onProgress: z
         .custom<(p: BackfillProgress) => void>((f) => typeof f === 'function', {
           error: 'must be a function',
@@ -249,6 +268,7 @@ export function resolveBackfillOptions(scheduleId: string, options: unknown): Re
     ratePerSecond: o.ratePerSecond ?? BACKFILL_DEFAULTS.ratePerSecond,
     maxOccurrences: o.maxOccurrences ?? BACKFILL_DEFAULTS.maxOccurrences,
     onProgress: o.onProgress,
+    overrides: resolveRunOverrides(scheduleId, { data: o.data, jobOptions: o.jobOptions }),
     by: actorOf(scheduleId, {
       ...(o.by !== undefined && { by: o.by }),
       ...(o.via !== undefined && { via: o.via }),

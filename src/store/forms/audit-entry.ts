@@ -74,6 +74,8 @@ export interface AuditEntry {
   reason?: string;
   /** `errored`: the occurrence it failed on; `trigger`: the manual run's fire time. */
   fireAt?: number;
+  /** `backfill`: what its runs carry instead of the schedule's (`data`, `jobOptions`, comma-separated). */
+  overrides?: string;
   /** `trigger`: the manual run's BullMQ job id. */
   jobId?: string;
   /** `cleared`: its next due time (null: completed). */
@@ -85,7 +87,7 @@ export interface AuditEntry {
 }
 
 const NUMBERS = ['runs', 'from', 'to', 'fireAt'] as const;
-const TEXTS = ['onBehalfOf', 'note', 'policy', 'reason', 'jobId'] as const;
+const TEXTS = ['onBehalfOf', 'note', 'policy', 'reason', 'jobId', 'overrides'] as const;
 
 /** The one reader of a stored entry (a stream entry: its id and flat field list); never throws. */
 export function decodeAuditEntry(scheduleId: string, streamId: string, flat: readonly string[]): AuditEntry {

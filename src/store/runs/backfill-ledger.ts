@@ -63,7 +63,16 @@ export class BackfillLedger {
   async judge(
     scheduleId: string,
     occurrences: readonly { fireAt: number; withinMs: number }[],
-    take: { overlap: OwedOverlap; from: number; to: number; by?: AuditActor | undefined } | undefined,
+    take:
+      | {
+          overlap: OwedOverlap;
+          from: number;
+          to: number;
+          by?: AuditActor | undefined;
+          /** What its runs override (`data`, `jobOptions`): the audit entry's `overrides`. */
+          overrides?: string | undefined;
+        }
+      | undefined,
     /** Which occurrences may run: `failed`, `missed`, `not-run` (absent: not-run's choice). */
     only?: string,
   ): Promise<{ now: number; verdicts: BackfillVerdict[] } | null> {

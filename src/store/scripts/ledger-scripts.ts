@@ -41,7 +41,7 @@ export class LedgerScripts {
     k: Keys,
     a: {
       scheduleId: string;
-      take: { overlap: OwedOverlap; from: number; to: number } | undefined;
+      take: { overlap: OwedOverlap; from: number; to: number; overrides?: string | undefined } | undefined;
       /** `failed`, `missed`, `not-run` (see `BackfillOptions.only`); absent: not-run's choice. */
       only?: string | undefined;
       ledgerExpiryMs: number;
@@ -71,6 +71,7 @@ export class LedgerScripts {
       from: a.take?.from ?? '',
       to: a.take?.to ?? '',
       only: a.only ?? '',
+      overrides: a.take?.overrides ?? '',
     };
     const items = a.occurrences.map((o) => ({
       values: { fireTime: o.fireAt, msAfterNow: Math.ceil(o.withinMs) },

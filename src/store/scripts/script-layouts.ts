@@ -113,7 +113,7 @@ export const PAUSE = layout(
 export const BACKFILL_TAKE = layout(
   'backfill-take-10',
   ['runs', 'backfills', 'paused', 'owedRuns', 'due', 'claim', 'schedules', 'state', 'notes', 'audit'],
-  ['id', 'take', 'ledgerExpiry', 'owedMiddle', ...AUDIT, 'from', 'to', 'only'],
+  ['id', 'take', 'ledgerExpiry', 'owedMiddle', ...AUDIT, 'from', 'to', 'only', 'overrides'],
   { item: ['fireTime', 'msAfterNow'] },
 );
 

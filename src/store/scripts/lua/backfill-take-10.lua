@@ -38,7 +38,9 @@
     ARGV[11] only: '' or 'not-run' = every occurrence that may run (above); 'missed' = only those recorded
             `missed` or `skipped`; 'failed' = only those whose scheduled record says `failed` (a failed run
             is re-run once: the ledger takes it). An occurrence left out is 5
-    ARGV[12..] pairs: fire time (ascending), ms after now by which it is enqueued
+    ARGV[12] what the backfill's runs override (`data`, `jobOptions`, comma-separated; '' none): the
+            audit entry's `overrides`
+    ARGV[13..] pairs: fire time (ascending), ms after now by which it is enqueued
 
   Output:
     { -1 } when the schedule does not exist; else { now, code per fire time } (codes above)
@@ -62,7 +64,7 @@ local take = ARGV[2] == '1'
 local out = { now }
 local taken = 0
 local only = ARGV[11]
-for i = 12, #ARGV, 2 do
+for i = 13, #ARGV, 2 do
   local f = ARGV[i]
   local t = tonumber(f)
   local code = 1
@@ -93,6 +95,11 @@ for i = 12, #ARGV, 2 do
 end
 if taken > 0 then
   keepLedger(KEYS[2], KEYS[3], ARGV[3])
-  audit(KEYS[10], 5, 'backfill', { 'from', ARGV[9], 'to', ARGV[10], 'runs', tostring(taken) })
+  local fields = { 'from', ARGV[9], 'to', ARGV[10], 'runs', tostring(taken) }
+  if ARGV[12] ~= '' then
+    fields[#fields + 1] = 'overrides'
+    fields[#fields + 1] = ARGV[12]
+  end
+  audit(KEYS[10], 5, 'backfill', fields)
 end
 return out
