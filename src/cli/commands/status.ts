@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../errors/index.js';
 import { FleetReader } from '../../ops/index.js';
 import { internalsOf, SchedulerManager } from '../../scheduler/index.js';
-import { checkPartitionCount } from '../../store/index.js';
+import { checkDeployment } from '../../store/index.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -37,7 +37,7 @@ export function statusCommand(io: CliIO) {
       logger: ctx.logger,
     });
     try {
-      await checkPartitionCount(internalsOf(manager).redis, internalsOf(manager).keys, false);
+      await checkDeployment(internalsOf(manager).redis, internalsOf(manager).keys, false);
       const [{ ScheduleIndex }, { ScheduleReader, DeploymentHealthReader }] = await Promise.all([
         import('../../store/index.js'),
         import('../../../dashboard/internal.js'),
