@@ -303,6 +303,10 @@ export const fleetBody = z
     replicas: z.number().int().describe('alive scheduler replicas'),
     workers: z.number().int().describe('alive workers'),
     served: z.record(z.string(), z.array(z.string())).describe('queue → job names a live worker handles'),
+    versions: z
+      .record(z.string(), z.number().int())
+      .describe('bullbeat version → live processes running it (those that registered none left out)'),
+    mixedVersions: z.boolean().describe('live processes run more than one bullbeat version'),
     health: z
       .object({
         now: ms,

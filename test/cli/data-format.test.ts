@@ -42,13 +42,17 @@ describe('a process of this release on a deployment in a newer data format', () 
     ['scheduler', ['scheduler', 'test/queue/fixtures/worker-jobs.ts']],
     ['worker', ['worker', 'test/queue/fixtures/worker-jobs.ts', '--queues', `q-${prefix}`]],
     ['status', ['status']],
-  ])('%s exits 2 naming both formats', async (_name, args) => {
-    const run = await spawned(args);
-    expect(run.code, run.output).toBe(2);
-    expect(run.output).toContain(`format ${NEWER}`);
-    expect(run.output).toContain(`format ${DATA_FORMAT},`);
-    expect(run.output).toContain(keys(prefix).dataFormat);
-    expect(await redis.keys(`{${prefix}}*`)).toEqual([keys(prefix).dataFormat]);
-    expect(await redis.get(keys(prefix).dataFormat)).toBe(String(NEWER));
-  }, 60_000);
+  ])(
+    '%s exits 2 naming both formats',
+    async (_name, args) => {
+      const run = await spawned(args);
+      expect(run.code, run.output).toBe(2);
+      expect(run.output).toContain(`format ${NEWER}`);
+      expect(run.output).toContain(`format ${DATA_FORMAT},`);
+      expect(run.output).toContain(keys(prefix).dataFormat);
+      expect(await redis.keys(`{${prefix}}*`)).toEqual([keys(prefix).dataFormat]);
+      expect(await redis.get(keys(prefix).dataFormat)).toBe(String(NEWER));
+    },
+    60_000,
+  );
 });

@@ -32,11 +32,13 @@ describe('the data format at a process start', () => {
     const k = keys(env.prefix);
     await env.redis.set(k.dataFormat, String(NEWER));
     const replica = env.manager();
-    replica.every(60, () => undefined, { id: 'tick' });
+    replica.every(60, { id: 'tick' })(() => undefined);
     expectRefused(await replica.start().catch((e: unknown) => e), 'scheduler start');
     const client = env.manager({ role: 'client' });
     expectRefused(
-      await client.schedule({ name: 'a' }, new IntervalTrigger(60), { id: 'a' }).saved.catch((e: unknown) => e),
+      await client
+        .schedule({ name: 'a' }, new IntervalTrigger(60), { id: 'a' })
+        .saved.catch((e: unknown) => e),
       'client write',
     );
     expectRefused(await client.list().catch((e: unknown) => e), 'client read');
@@ -44,7 +46,9 @@ describe('the data format at a process start', () => {
     expectRefused(await createWorker(worker).catch((e: unknown) => e), 'createWorker');
     const dash = env.manager({ role: 'client' });
     expectRefused(
-      await startDashboard({ token: 't'.repeat(32), env: {}, port: 0, scheduler: dash }).catch((e: unknown) => e),
+      await startDashboard({ token: 't'.repeat(32), env: {}, port: 0, scheduler: dash }).catch(
+        (e: unknown) => e,
+      ),
       'startDashboard',
     );
     // nothing was written: only the format key the test set
@@ -58,7 +62,7 @@ describe('the data format at a process start', () => {
     expect(await env.manager({ role: 'client' }).list()).toEqual([]);
     expect(await env.redis.exists(k.dataFormat)).toBe(0);
     const replica = env.manager();
-    replica.every(60, () => undefined, { id: 'tick' });
+    replica.every(60, { id: 'tick' })(() => undefined);
     await replica.start();
     expect(await env.redis.get(k.dataFormat)).toBe(String(DATA_FORMAT));
   });

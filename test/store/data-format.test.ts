@@ -72,7 +72,9 @@ describe('the data format of a deployment', () => {
     withBed(async (bed) => {
       await bed.redis.set(bed.k.dataFormat, String(DATA_FORMAT + 1));
       for (const record of [true, false]) {
-        const err = (await checkDataFormat(bed.redis, bed.k, record).catch((e: unknown) => e)) as DataFormatError;
+        const err = (await checkDataFormat(bed.redis, bed.k, record).catch(
+          (e: unknown) => e,
+        )) as DataFormatError;
         expect(err).toBeInstanceOf(DataFormatError);
         expect(err.stored).toBe(DATA_FORMAT + 1);
         expect(err.known).toBe(DATA_FORMAT);
@@ -102,7 +104,9 @@ describe('the data format of a deployment', () => {
     withBed(async (bed) => {
       await bed.redis.hset(bed.k.schedules, 'a', '{}');
       const ran: string[] = [];
-      expect(await checkDataFormat(bed.redis, bed.k, true, { known: 2, upgrades: markingSteps(ran) })).toBe(2);
+      expect(await checkDataFormat(bed.redis, bed.k, true, { known: 2, upgrades: markingSteps(ran) })).toBe(
+        2,
+      );
       expect(ran).toEqual(['1->2 at null']);
       expect(await bed.redis.get(bed.k.dataFormat)).toBe('2');
     }));
