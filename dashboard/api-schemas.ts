@@ -181,7 +181,7 @@ export const statsBody = z
         "seconds since this process's scheduler started; null when it runs none (a standalone dashboard)",
       ),
   })
-  .describe("Sillo's scheduler stats, counted over the whole deployment");
+  .describe('schedules by status and runs by outcome, counted over the whole deployment');
 
 export const previewBody = z.object({
   description: z.string(),
