@@ -32,7 +32,7 @@ describe('the data format at a process start', () => {
     const k = keys(env.prefix);
     await env.redis.set(k.dataFormat, String(NEWER));
     const replica = env.manager();
-    replica.every(60, { id: 'tick' })(() => undefined);
+    replica.every(60, { id: 'tick', name: 'tick' })(() => undefined);
     expectRefused(await replica.start().catch((e: unknown) => e), 'scheduler start');
     const client = env.manager({ role: 'client' });
     expectRefused(
@@ -62,7 +62,7 @@ describe('the data format at a process start', () => {
     expect(await env.manager({ role: 'client' }).list()).toEqual([]);
     expect(await env.redis.exists(k.dataFormat)).toBe(0);
     const replica = env.manager();
-    replica.every(60, { id: 'tick' })(() => undefined);
+    replica.every(60, { id: 'tick', name: 'tick' })(() => undefined);
     await replica.start();
     expect(await env.redis.get(k.dataFormat)).toBe(String(DATA_FORMAT));
   });

@@ -3,8 +3,13 @@
 // older format is upgraded step by step by a writer and read as it is by a reader, and a newer one is
 // refused with both versions named, the key left as it was.
 import { describe, expect, it } from 'vitest';
-import { DataFormatError } from '../../src/errors/index.js';
-import { checkDataFormat, DATA_FORMAT, type FormatUpgrade } from '../../src/store/deployment/data-format.js';
+import { ConfigError, DataFormatError } from '../../src/errors/index.js';
+import {
+  checkDataFormat,
+  checkDeployment,
+  DATA_FORMAT,
+  type FormatUpgrade,
+} from '../../src/store/deployment/data-format.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { StoreBed } from './helpers.js';
 
@@ -139,5 +144,29 @@ describe('the data format of a deployment', () => {
       await expect(checkDataFormat(bed.redis, bed.k, false)).rejects.toThrow(
         `${bed.k.dataFormat}: "two" is not a data format version`,
       );
+    }));
+
+  it('checkDeployment: the format read first, written last, with the partition count', () =>
+    withBed(async (bed) => {
+      // a read on an empty deployment writes nothing
+      expect(await checkDeployment(bed.redis, bed.k, false)).toBe(false);
+      expect(await bed.redis.keys(`${bed.k.base}*`)).toEqual([]);
+      // a newer format is refused before the partition count is written
+      await bed.redis.set(bed.k.dataFormat, String(DATA_FORMAT + 1));
+      await expect(checkDeployment(bed.redis, bed.k, true)).rejects.toBeInstanceOf(DataFormatError);
+      expect(await bed.redis.exists(bed.k.partitionCount)).toBe(0);
+      await bed.redis.del(bed.k.dataFormat);
+      // another partition count: refused, and no format key left behind
+      await bed.redis.set(bed.k.partitionCount, '4');
+      await expect(checkDeployment(bed.redis, bed.k, true)).rejects.toBeInstanceOf(ConfigError);
+      expect(await bed.redis.exists(bed.k.dataFormat)).toBe(0);
+      await bed.redis.del(bed.k.partitionCount);
+      // the first writer of an empty deployment records both; settled from then on
+      expect(await checkDeployment(bed.redis, bed.k, true)).toBe(true);
+      expect(await bed.redis.mget(bed.k.dataFormat, bed.k.partitionCount)).toEqual([
+        String(DATA_FORMAT),
+        '1',
+      ]);
+      expect(await checkDeployment(bed.redis, bed.k, false)).toBe(true);
     }));
 });

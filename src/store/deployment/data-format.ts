@@ -59,15 +59,12 @@ export async function checkDataFormat(
   const { known, upgrades } = rules;
   // each pass either returns or moves the stored format on (or finds another process did): it ends
   for (;;) {
-    const raw = await redis.get(k.dataFormat);
-    let stored = 1;
-    if (raw !== null) stored = parseFormat(raw, k.dataFormat);
-    else if (!(await deploymentExists(redis, k))) {
+    const { stored, raw } = await readFormat(redis, k, known);
+    if (stored === undefined) {
       if (!record) return undefined;
       if ((await redis.set(k.dataFormat, String(known), 'NX')) === 'OK') return known;
       continue;
     }
-    if (stored > known) throw new DataFormatError(stored, known, k.dataFormat);
     if (!record || (stored === known && raw !== null)) return stored;
     if (stored < known) {
       const step = upgrades[stored];
@@ -81,6 +78,23 @@ export async function checkDataFormat(
     }
     await moveFormat(redis, k, raw ?? '', Math.min(stored + 1, known));
   }
+}
+
+/**
+ * The stored format (1 for data with no key, undefined for no key and no data) and the key's own
+ * value; a `DataFormatError` when it is newer than `known`.
+ */
+async function readFormat(
+  redis: Redis,
+  k: Keys,
+  known: number,
+): Promise<{ stored: number | undefined; raw: string | null }> {
+  const raw = await redis.get(k.dataFormat);
+  let stored: number | undefined = 1;
+  if (raw !== null) stored = parseFormat(raw, k.dataFormat);
+  else if (!(await deploymentExists(redis, k))) stored = undefined;
+  if (stored !== undefined && stored > known) throw new DataFormatError(stored, known, k.dataFormat);
+  return { stored, raw };
 }
 
 /** `set-format-1`: the key moved from `from` ('' none) to `to`; false when another process moved it. */
@@ -98,13 +112,22 @@ function parseFormat(raw: string, key: string): number {
 }
 
 /**
- * A process's start on a deployment: its data format (`checkDataFormat`), then its partition count
- * (`checkPartitionCount`), each with the same `record`. True once both are settled: the partition count
- * recorded and this release's format; false when there is more to check at the next use (nothing
- * recorded yet, or an older format only read).
+ * A process's start on a deployment: its data format (`checkDataFormat`) and its partition count
+ * (`checkPartitionCount`), each with the same `record`. The format is read first and written last: a
+ * newer format is refused before anything is written, a partition count refused leaves no format key
+ * behind, and a new deployment is recorded at this release's format (not taken for one with data). True
+ * once both are settled: the partition count recorded and this release's format; false when there is
+ * more to check at the next use (nothing recorded yet, or an older format only read).
  */
 export async function checkDeployment(redis: Redis, k: Keys, record: boolean): Promise<boolean> {
-  const format = await checkDataFormat(redis, k, record);
+  const found = await readFormat(redis, k, DATA_FORMAT);
   const partitions = await checkPartitionCount(redis, k, record);
+  let format = found.stored;
+  if (record && !(found.stored === DATA_FORMAT && found.raw !== null)) {
+    format =
+      found.stored === undefined && (await redis.set(k.dataFormat, String(DATA_FORMAT), 'NX')) === 'OK'
+        ? DATA_FORMAT
+        : await checkDataFormat(redis, k, true);
+  }
   return partitions && format === DATA_FORMAT;
 }
