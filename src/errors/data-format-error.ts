@@ -9,8 +9,11 @@ export class DataFormatError extends BullbeatError {
   override name = 'DataFormatError';
 
   constructor(
+    /** The deployment's data format, as recorded in Redis. */
     readonly stored: number,
+    /** The newest format this release reads and writes (`DATA_FORMAT`). */
     readonly known: number,
+    /** The key that records it (`{<prefix>}:bb:format`). */
     readonly key: string,
   ) {
     super(
