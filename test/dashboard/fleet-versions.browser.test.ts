@@ -9,6 +9,9 @@ import { REDIS } from '../redis-url.js';
 import { launchBrowser } from './browser.js';
 import { PASSWORD, startTestDashboard, type TestDashboard, USER } from './harness.js';
 
+// A screenshot of the warning goes to a temporary directory (BULLBEAT_SHOTS), not to the repository.
+const SHOTS = process.env.BULLBEAT_SHOTS;
+
 describe('the fleet page warns of mixed versions (headless Chromium)', () => {
   let t: TestDashboard;
   let browser: { context: BrowserContext; close(): Promise<void> };
@@ -41,6 +44,7 @@ describe('the fleet page warns of mixed versions (headless Chromium)', () => {
       await page.goto(`${t.url}/fleet`);
       const warning = page.locator('#fleet-versions[data-badge="mixed-versions"]');
       expect(await warning.isVisible()).toBe(true);
+      if (SHOTS) await page.screenshot({ path: `${SHOTS}/fleet-versions.png`, fullPage: true });
       expect(await warning.getAttribute('data-versions')).toBe('1.4.2 1.5.0');
       const text = (await warning.innerText()).replace(/\s+/g, ' ');
       expect(text).toContain(
