@@ -46,7 +46,7 @@ describe('the fleet page warns of mixed versions (headless Chromium)', () => {
       expect(await warning.isVisible()).toBe(true);
       if (SHOTS) await page.screenshot({ path: `${SHOTS}/fleet-versions.png`, fullPage: true });
       expect(await warning.getAttribute('data-versions')).toBe('1.4.2 1.5.0');
-      const text = (await warning.innerText()).replace(/\s+/g, ' ');
+      const text = ((await warning.textContent()) ?? '').replace(/\s+/g, ' ');
       expect(text).toContain(
         'Live processes run different bullbeat versions: 1.4.2 (1 process), 1.5.0 (1 process)',
       );
