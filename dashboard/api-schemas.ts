@@ -190,7 +190,7 @@ export const statsBody = z
         "seconds since this process's scheduler started; null when it runs none (a standalone dashboard)",
       ),
   })
-  .describe("Sillo's scheduler stats, counted over the whole deployment");
+  .describe('schedules by status and runs by outcome, counted over the whole deployment');
 
 export const previewBody = z.object({
   description: z.string(),
@@ -312,6 +312,10 @@ export const fleetBody = z
     replicas: z.number().int().describe('alive scheduler replicas'),
     workers: z.number().int().describe('alive workers'),
     served: z.record(z.string(), z.array(z.string())).describe('queue → job names a live worker handles'),
+    versions: z
+      .record(z.string(), z.number().int())
+      .describe('bullbeat version → live processes running it (those that registered none left out)'),
+    mixedVersions: z.boolean().describe('live processes run more than one bullbeat version'),
     health: z
       .object({
         now: ms,

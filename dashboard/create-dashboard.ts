@@ -17,7 +17,7 @@ import {
 import { groups } from '../src/insight/index.js';
 import { FleetReader } from '../src/ops/index.js';
 import { internalsOf } from '../src/scheduler/index.js';
-import { AlertStore, checkPartitionCount, ping, ScheduleIndex } from '../src/store/index.js';
+import { AlertStore, checkDeployment, ping, ScheduleIndex } from '../src/store/index.js';
 import { registerAlertGauges } from './alert-gauges.js';
 import { alertsRoutes } from './alerts-routes.js';
 import { apiRoutes } from './api-routes.js';
@@ -177,12 +177,13 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   app.use(auth.middleware((req) => `${baseOf(req)}/login?next=${encodeURIComponent(publicUrlOf(req))}`));
   if (o.metricsAuth) app.get('/metrics', metricsHandler);
   // Schedules are found by their partition: with another count than the deployment recorded, every page
-  // would show an empty deployment. Checked until the deployment holds this count (a read records none).
+  // would show an empty deployment; data in a newer format than this release knows would be misread.
+  // Checked until the deployment holds this count and format (a read records none).
   let partitionsChecked = false;
   app.use(async (_req, _res, next) => {
     try {
       if (!partitionsChecked) {
-        partitionsChecked = await checkPartitionCount(
+        partitionsChecked = await checkDeployment(
           internalsOf(scheduler).redis,
           internalsOf(scheduler).keys,
           false,

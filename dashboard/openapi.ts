@@ -317,7 +317,10 @@ export function openApiDocument(version: string): Json {
         },
       },
       '/stats': {
-        get: { summary: "Sillo's stats over the deployment", responses: ok('stats', s.statsBody) },
+        get: {
+          summary: 'Schedules by status and runs by outcome over the deployment',
+          responses: ok('stats', s.statsBody),
+        },
       },
       '/preview': {
         get: {

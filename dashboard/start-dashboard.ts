@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { SchedulerManagerOptions } from '../src/scheduler/index.js';
 import { internalsOf, SchedulerManager } from '../src/scheduler/index.js';
-import { checkPartitionCount } from '../src/store/index.js';
+import { checkDeployment } from '../src/store/index.js';
 import { createDashboard, type Dashboard } from './create-dashboard.js';
 import type { DashboardOptions } from './dashboard-options.js';
 import { resolveDashboardOptions } from './resolve-dashboard-options.js';
@@ -45,8 +45,9 @@ export async function startDashboard(options: StartDashboardOptions = {}): Promi
   let app: Dashboard;
   try {
     const resolved = resolveDashboardOptions({ ...rest, scheduler });
-    // refuses a partition count other than the deployment's (a ConfigError naming both)
-    await checkPartitionCount(internalsOf(scheduler).redis, internalsOf(scheduler).keys, false);
+    // refuses a partition count other than the deployment's (a ConfigError naming both) and a data
+    // format newer than this release's (a DataFormatError naming both)
+    await checkDeployment(internalsOf(scheduler).redis, internalsOf(scheduler).keys, false);
     app = createDashboard({ ...rest, scheduler });
     const host = resolved.open ? LOOPBACK : (wantedHost ?? '0.0.0.0');
     if (resolved.open) {

@@ -27,6 +27,7 @@ export {
   ConfigError,
   type CronField,
   CronSyntaxError,
+  DataFormatError,
   InvalidTimezoneError,
   JobsModuleError,
   LeaseLostError,

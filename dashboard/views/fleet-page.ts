@@ -1,5 +1,5 @@
 import type { CodeDeploy } from '../../src/insight/index.js';
-import type { FleetMember, FleetSnapshot } from '../../src/ops/index.js';
+import { describeVersions, type FleetMember, type FleetSnapshot } from '../../src/ops/index.js';
 import type { DeploymentHealth } from '../deployment-health.js';
 import { deploysSection } from './deploys-section.js';
 import { formatDuration, html, type SafeHtml } from './html.js';
@@ -26,6 +26,15 @@ export function fleetPage(
   <b>${fleet.workers}</b> worker${fleet.workers === 1 ? '' : 's'} alive.
   ${fleet.replicas === 0 ? html`<span class="pill late" data-badge="no-replica">no scheduler replica alive: nothing is enqueued</span>` : ''}
 </p>
+${
+  fleet.mixedVersions
+    ? html`<p id="fleet-versions" data-badge="mixed-versions" data-versions="${Object.keys(fleet.versions).join(' ')}">
+  <span class="pill late">mixed versions</span> Live processes run different bullbeat versions:
+  ${describeVersions(fleet.versions)}. Finish the rolling upgrade (or stop the processes left behind):
+  a process of an older release refuses a newer data format at its next start (<code>docs/upgrading.md</code>).
+</p>`
+    : ''
+}
 <p id="health-summary" data-late="${health.late}" data-failing="${health.failing}" data-errored="${health.errored}">
   Late: <b>${health.late}</b>${health.late ? html` (${idLinks(health.lateIds)})` : ''} ·
   failing: <b>${health.failing}</b>${health.failing ? html` (${idLinks(health.failingIds)})` : ''} ·

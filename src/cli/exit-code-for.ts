@@ -11,6 +11,7 @@ const USAGE_ERRORS = new Set([
   'ScheduleOptionsError',
   'SelectorError',
   'CalendarError',
+  'DataFormatError',
 ]);
 
 const CONNECTION_CODES = new Set([

@@ -64,7 +64,7 @@ const output = (io: CliIO) => ({
 export function createProgram(io: CliIO, result: ProgramResult): Command {
   const program = new Command('bullbeat');
   program
-    .description("Sillo's scheduler on BullMQ: schedules fire exactly once per occurrence onto a queue.")
+    .description('Cron and interval schedules on BullMQ: each occurrence fires exactly once onto a queue.')
     .version(packageVersion(), '-V, --version')
     .option('--redis-url <url>', 'Redis to use (env REDIS_URL; default redis://127.0.0.1:6379)')
     .option(

@@ -3,6 +3,7 @@ export { BullbeatError } from './bullbeat-error.js';
 export { CalendarError } from './calendar-error.js';
 export { ConfigError } from './config-error.js';
 export { type CronField, CronSyntaxError } from './cron-syntax-error.js';
+export { DataFormatError } from './data-format-error.js';
 export { InvalidTimezoneError } from './invalid-timezone-error.js';
 export { JobsModuleError } from './jobs-module-error.js';
 export { LeaseLostError } from './lease-lost-error.js';

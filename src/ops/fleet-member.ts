@@ -19,6 +19,39 @@ export interface FleetSnapshot {
   workers: number;
   /** Queue → job names a live worker has a handler for. */
   served: Record<string, string[]>;
+  /**
+   * bullbeat version → how many live members run it, sorted by version (a member that registered no
+   * version, `unknown`, is left out: it says nothing of a mix).
+   */
+  versions: Record<string, number>;
+  /**
+   * Live members run more than one bullbeat version: a rolling upgrade under way, or a process left
+   * behind. `bullbeat status` and the dashboard's fleet page warn of it.
+   */
+  mixedVersions: boolean;
+}
+
+/** A member's version says which release it runs (not `unknown`, nor empty). */
+function knownVersion(version: string): boolean {
+  return version !== '' && version !== 'unknown';
+}
+
+/** Live members per bullbeat version (see `FleetSnapshot.versions`). */
+export function versionsOf(members: readonly FleetMember[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const m of members) {
+    if (m.alive && knownVersion(m.version)) counts[m.version] = (counts[m.version] ?? 0) + 1;
+  }
+  return Object.fromEntries(
+    Object.entries(counts).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })),
+  );
+}
+
+/** `0.1.0 (2 processes), 0.2.0 (1 process)`: a mix of versions in one line. */
+export function describeVersions(versions: Record<string, number>): string {
+  return Object.entries(versions)
+    .map(([v, n]) => `${v} (${n} process${n === 1 ? '' : 'es'})`)
+    .join(', ');
 }
 
 /** Queue → job names a member handles there: its `handles`, or for an older member every handler on every queue. */

@@ -7,6 +7,7 @@ import {
   type FleetMemberInfo,
   type FleetSnapshot,
   handledByMember,
+  versionsOf,
 } from './fleet-member.js';
 import type { FleetMembership, JoinFleetOptions } from './fleet-options.js';
 
@@ -114,12 +115,15 @@ export class FleetReader {
       }
     }
     const alive = (role: string) => members.filter((m) => m.alive && m.role === role).length;
+    const versions = versionsOf(members);
     return {
       now,
       members,
       replicas: alive('scheduler'),
       workers: alive('worker'),
       served: Object.fromEntries(Object.entries(served).map(([q, s]) => [q, [...s].sort()])),
+      versions,
+      mixedVersions: Object.keys(versions).length > 1,
     };
   }
 }

@@ -1,5 +1,5 @@
 export type { FleetMember, FleetRole, FleetSnapshot } from './fleet-member.js';
-export { isServed, queuesHandling, runByNameOnly } from './fleet-member.js';
+export { describeVersions, isServed, queuesHandling, runByNameOnly } from './fleet-member.js';
 export type { FleetMembership, JoinFleetOptions } from './fleet-options.js';
 export { FleetReader, joinFleet } from './fleet-registry.js';
 export type { ProcessMetricsOptions } from './metrics-options.js';

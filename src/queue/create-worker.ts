@@ -7,7 +7,7 @@ import { uniqueKeys } from '../logging/unique-keys.js';
 import {
   announceRuntimeQueues,
   bullConnection,
-  checkPartitionCount,
+  checkDeployment,
   DEFAULT_AUDIT,
   DEFAULT_COMMAND_TIMEOUT_MS,
   holdQueue,
@@ -102,7 +102,8 @@ export async function createWorker(
   const bullClients: { disconnect(): void }[] = [];
   redis.on('error', (err) => resolved.logger.warn({ err }, 'redis connection error (worker runtime)'));
   // Leases and records are found by hashing a schedule id over the deployment's partition count: with
-  // another one this worker would run jobs outside every overlap rule, its records read by no one.
+  // another one this worker would run jobs outside every overlap rule, its records read by no one; data in
+  // a newer format than this release knows would be misread (data-format.ts).
   // A queue another deployment's workers serve: each would take the other's jobs (queue-owner.ts).
   const holdQueues = () =>
     Promise.all(
@@ -110,7 +111,7 @@ export async function createWorker(
     );
   const k = keys(scheduler.prefix, scheduler.partitions ?? 1);
   try {
-    await checkPartitionCount(redis, k, true);
+    await checkDeployment(redis, k, true);
     await holdQueues();
   } catch (err) {
     redis.disconnect();

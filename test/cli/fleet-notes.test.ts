@@ -25,7 +25,15 @@ function snapshot(members: FleetMember[]): FleetSnapshot {
     for (const [q, names] of Object.entries(handles))
       served[q] = [...new Set([...(served[q] ?? []), ...names])];
   }
-  return { now: 0, members, replicas: 0, workers: members.length, served };
+  return {
+    now: 0,
+    members,
+    replicas: 0,
+    workers: members.length,
+    served,
+    versions: {},
+    mixedVersions: false,
+  };
 }
 
 describe("the CLI's fleet notes read the per-queue job names", () => {

@@ -38,4 +38,47 @@ describe('bullbeat status', () => {
       await scheduler.leave();
     }
   });
+
+  it('warns when live processes run different bullbeat versions, in text and JSON, without failing the probe', async () => {
+    const old = await joinFleet({ prefix, connection: REDIS, role: 'scheduler', version: '0.9.0' });
+    const next = await joinFleet({ prefix, connection: REDIS, role: 'scheduler', version: '0.10.0' });
+    const worker = await joinFleet({
+      prefix,
+      connection: REDIS,
+      role: 'worker',
+      version: '0.10.0',
+      queues: [queue],
+    });
+    try {
+      const run = await runBullbeat(['status'], { env });
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines.at(-2)).toBe(
+        'WARNING: live processes run different bullbeat versions: 0.9.0 (1 process), 0.10.0 (2 processes)',
+      );
+      expect(lines.at(-1)).toBe('OK');
+      const json = await runBullbeat(['status', '--json'], { env });
+      const body = JSON.parse(json.stdout) as {
+        ok: boolean;
+        warnings: string[];
+        versions: object;
+        mixedVersions: boolean;
+      };
+      expect(body.ok).toBe(true);
+      expect(body.mixedVersions).toBe(true);
+      expect(body.versions).toEqual({ '0.9.0': 1, '0.10.0': 2 });
+      expect(body.warnings).toEqual([
+        'live processes run different bullbeat versions: 0.9.0 (1 process), 0.10.0 (2 processes)',
+      ]);
+      // once the old one is gone, one version: no warning
+      await old.leave();
+      const after = await runBullbeat(['status', '--json'], { env });
+      const settled = JSON.parse(after.stdout) as { warnings: string[]; mixedVersions: boolean };
+      expect(settled).toMatchObject({ warnings: [], mixedVersions: false });
+    } finally {
+      await worker.leave();
+      await next.leave();
+      await old.leave();
+    }
+  });
 });

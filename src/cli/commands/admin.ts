@@ -3,7 +3,7 @@ import { ConfigError, ScheduleNotFoundError, ScheduleOptionsError } from '../../
 import { nextRuns } from '../../insight/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { internalsOf, SchedulerManager } from '../../scheduler/index.js';
-import { checkPartitionCount, deploymentExists, type PauseNote, parseSelector } from '../../store/index.js';
+import { checkDeployment, deploymentExists, type PauseNote, parseSelector } from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import { cliChange } from '../cli-actor.js';
 import { cliConnection } from '../cli-config.js';
@@ -34,8 +34,9 @@ export async function withManager<T>(
     logger: ctx.logger,
   });
   try {
-    // before any command reads or writes: another partition count than the deployment's is exit 2
-    await checkPartitionCount(internalsOf(manager).redis, internalsOf(manager).keys, false);
+    // before any command reads or writes: another partition count than the deployment's, or a newer
+    // data format than this release's, is exit 2
+    await checkDeployment(internalsOf(manager).redis, internalsOf(manager).keys, false);
     if (!options.creates)
       await checkPrefixFound(ctx, () =>
         deploymentExists(internalsOf(manager).redis, internalsOf(manager).keys),

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../errors/index.js';
-import { FleetReader } from '../../ops/index.js';
+import { describeVersions, FleetReader } from '../../ops/index.js';
 import { internalsOf, SchedulerManager } from '../../scheduler/index.js';
-import { checkPartitionCount } from '../../store/index.js';
+import { checkDeployment } from '../../store/index.js';
 import { cliConnection } from '../cli-config.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -16,7 +16,9 @@ import { shown } from '../terminal-text.js';
 /**
  * `bullbeat status [--json] [--late-threshold-ms N]`: the fleet (scheduler replicas and workers,
  * alive or dead within the hour) and the counts of late, failing and errored schedules. Exits 5
- * when no scheduler replica is alive or schedules are late, so that it can serve as a probe.
+ * when no scheduler replica is alive or schedules are late, so that it can serve as a probe. Warns
+ * (a `WARNING:` line, `warnings` in JSON; the exit code unchanged) when live processes run different
+ * bullbeat versions.
  */
 export function statusCommand(io: CliIO) {
   return async (options: { json?: boolean; lateThresholdMs?: string }, command: Command): Promise<number> => {
@@ -37,7 +39,7 @@ export function statusCommand(io: CliIO) {
       logger: ctx.logger,
     });
     try {
-      await checkPartitionCount(internalsOf(manager).redis, internalsOf(manager).keys, false);
+      await checkDeployment(internalsOf(manager).redis, internalsOf(manager).keys, false);
       const [{ ScheduleIndex }, { ScheduleReader, DeploymentHealthReader }] = await Promise.all([
         import('../../store/index.js'),
         import('../../../dashboard/internal.js'),
@@ -63,9 +65,15 @@ export function statusCommand(io: CliIO) {
         ...(fleet.replicas === 0 ? ['no scheduler replica alive'] : []),
         ...(health.late > 0 ? [`${health.late} schedule(s) late`] : []),
       ];
+      // a mix of versions is a warning, not a failed probe: a rolling upgrade runs two for a while
+      const warnings = fleet.mixedVersions
+        ? [`live processes run different bullbeat versions: ${describeVersions(fleet.versions)}`]
+        : [];
       const code = problems.length > 0 ? ExitCode.unhealthy : ExitCode.ok;
       if (options.json) {
-        io.stdout(`${JSON.stringify({ ok: code === ExitCode.ok, problems, ...fleet, health }, null, 2)}\n`);
+        io.stdout(
+          `${JSON.stringify({ ok: code === ExitCode.ok, problems, warnings, ...fleet, health }, null, 2)}\n`,
+        );
         return code;
       }
       const rows = fleet.members.map((m) => [
@@ -100,6 +108,7 @@ export function statusCommand(io: CliIO) {
           ...(health.lateIds.length ? [`  late: ${health.lateIds.join(', ')}`] : []),
           ...(health.failingIds.length ? [`  failing: ${health.failingIds.join(', ')}`] : []),
           ...(health.erroredIds.length ? [`  errored: ${health.erroredIds.join(', ')}`] : []),
+          ...warnings.map((w) => `WARNING: ${w}`),
           problems.length > 0 ? `NOT OK: ${problems.join('; ')}` : 'OK',
         ].map(shown),
       ];

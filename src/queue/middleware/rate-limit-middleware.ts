@@ -14,10 +14,11 @@ interface Bucket {
 }
 
 /**
- * Sillo's `rate_limit_middleware`: a token bucket per schedule, shared by every run of it in this
- * process (one middleware instance, one bucket per schedule id). A call that finds no token waits
- * for its turn; waiters reserve tokens in arrival order, so concurrent runs never exceed the rate.
- * The wait aborts with `ctx.signal`. For a limit across every worker, use the queue limiter.
+ * Limits how often a schedule's handler is called in this process: a token bucket per schedule,
+ * shared by every run of it here (one middleware instance, one bucket per schedule id). A call that
+ * finds no token waits for its turn; waiters reserve tokens in arrival order, so concurrent runs never
+ * exceed the rate. The wait aborts with `ctx.signal`. For a limit across every worker, use the queue
+ * limiter. (Sillo's `rate_limit_middleware`.)
  */
 export function rateLimitMiddleware(options?: RateLimitMiddlewareOptions): Middleware;
 export function rateLimitMiddleware(handler: NextHandler, job: ScheduledJobLike): MiddlewareStage;

@@ -11,8 +11,8 @@ export interface RetryMiddlewareOptions {
 }
 
 /**
- * Sillo's `retry_middleware`: retries the wrapped handler in this process with exponential backoff
- * (1 s, 2 s, ... by default). It stops at once, rethrowing, when `ctx.signal` aborts (timeout or
+ * Retries a failed call of the handler in this process, with exponential backoff (1 s, 2 s, ... by
+ * default; Sillo's `retry_middleware`). It stops at once, rethrowing, when `ctx.signal` aborts (timeout or
  * shutdown), including while it waits. For retries that survive a crashed worker, prefer the
  * schedule's `attempts`/`backoff`, which are BullMQ's.
  */

@@ -17,9 +17,9 @@ export interface TimeoutMiddlewareOptions {
 }
 
 /**
- * Sillo's `timeout_middleware`: the wrapped handler gets a `ctx.signal` that aborts at the deadline
- * (and when the outer signal aborts), and the call rejects with a `TimeoutError` naming the schedule
- * and the limit, whether or not the handler heeds its signal.
+ * Gives each call of the handler a deadline: the wrapped handler gets a `ctx.signal` that aborts at
+ * the deadline (and when the outer signal aborts), and the call rejects with a `TimeoutError` naming
+ * the schedule and the limit, whether or not the handler heeds its signal. (Sillo's `timeout_middleware`.)
  *
  * Use it as a middleware (`middleware: [timeoutMiddleware]`, 30 s) or configured
  * (`middleware: [timeoutMiddleware({ seconds: 5 })]`).

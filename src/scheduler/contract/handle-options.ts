@@ -12,7 +12,8 @@ export interface HandleOptions {
    */
   queue?: string;
   /**
-   * Sillo-style middleware around the handler, first listed outermost.
+   * Middleware around the handler (`timeoutMiddleware`, `retryMiddleware`, your own `(handler, job) =>
+   * handler`), first listed outermost.
    * @defaultValue `[]`
    */
   middleware?: Middleware[];

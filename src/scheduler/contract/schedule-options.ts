@@ -88,7 +88,8 @@ export interface ScheduleOptions {
    */
   pauseOnFailure?: number;
   /**
-   * Sillo-style middleware, first listed outermost (local to the process that defines the schedule).
+   * Middleware around the handler (`timeoutMiddleware`, `retryMiddleware`, your own `(handler, job) =>
+   * handler`), first listed outermost; local to the process that defines the schedule.
    * @defaultValue `[]`
    */
   middleware?: Middleware[];

@@ -21,12 +21,15 @@ export interface ScheduledJobHost {
   readonly logger: pino.Logger;
 }
 
-/** `ScheduledJob.toJSON()`: Sillo's `to_dict` in camelCase, plus what bullbeat knows besides. */
+/**
+ * A schedule as plain JSON (`ScheduledJob.toJSON()`): its id, name, status, trigger, next fire time, run
+ * counters and options, with epoch-ms times (the fields of Sillo's `to_dict`, in camelCase, and more).
+ */
 export interface ScheduledJobJSON {
   id: string;
   name: string;
   status: ScheduleStatus;
-  /** The trigger's class name (Sillo's `type(trigger).__name__`). */
+  /** The trigger's class name: `CronTrigger`, `IntervalTrigger`, ... (Sillo's `type(trigger).__name__`). */
   trigger: string;
   /** The next fire time (epoch ms), null when not active. */
   nextRunTime: number | null;
@@ -84,7 +87,7 @@ export class ScheduledJob {
   error: ScheduleErrorInfo | null = null;
   /** While paused: why, who paused it and when (`pause(id, { note })`); null otherwise. */
   pauseNote: PauseNote | null = null;
-  /** Runs of `run()` in this process going on now (Sillo's `current_instances`). */
+  /** How many calls of `run()` in this process are going on now (Sillo's `current_instances`). */
   currentInstances = 0;
   /** Settles when the definition is in Redis (code schedules: at `start()`). */
   saved: Promise<void> = Promise.resolve();

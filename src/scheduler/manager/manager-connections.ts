@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AuditConfig, Keys, ManualRunStore } from '../../store/index.js';
 import {
   bullConnection,
-  checkPartitionCount,
+  checkDeployment,
   openRedis,
   queuePrefixFor,
   type RedisTarget,
@@ -37,7 +37,7 @@ export class ManagerConnections {
   /** Listeners of the wake channel: one subscriber connection serves them all. */
   private readonly wakeListeners = new Set<(message: string) => void>();
   private subscribing: Promise<Redis> | undefined;
-  /** The deployment holds this manager's partition count (checked until it does). */
+  /** The deployment holds this manager's partition count and this release's data format (checked until it does). */
   private partitionsChecked = false;
   /** Cluster clients made for BullMQ queues (BullMQ does not close a connection it was given). */
   private readonly bullClients: { disconnect(): void; quit(): Promise<unknown> }[] = [];
@@ -71,13 +71,14 @@ export class ManagerConnections {
   }
 
   /**
-   * Check the deployment's partition count before a use of its schedules (a `ConfigError` when it
-   * recorded another; see `checkPartitionCount`): `write` records this one when none is. Once it
-   * holds this count, no more round trips.
+   * Check the deployment's data format and partition count before a use of its schedules (a
+   * `DataFormatError` when its format is newer than this release's, a `ConfigError` when it recorded
+   * another count; see `checkDeployment`): `write` records both when none is, and upgrades an older
+   * format. Once both are settled, no more round trips.
    */
   async checkPartitions(write: boolean): Promise<void> {
     if (!this.partitionsChecked) {
-      this.partitionsChecked = await checkPartitionCount(this.redis, this.keys, write);
+      this.partitionsChecked = await checkDeployment(this.redis, this.keys, write);
     }
   }
 

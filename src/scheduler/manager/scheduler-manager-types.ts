@@ -48,7 +48,10 @@ export interface HandlerDecorator {
   <F extends (...args: any[]) => unknown>(fn: F): F;
 }
 
-/** Sillo's `SchedulerStats`, counted over the whole deployment (Redis), uptime over this manager. */
+/**
+ * Schedules by status and runs by outcome, counted over the whole deployment (Redis); `uptime` is this
+ * manager's (the fields of Sillo's `SchedulerStats`).
+ */
 export interface SchedulerStats {
   jobsTotal: number;
   jobsActive: number;
@@ -85,7 +88,7 @@ export interface RunHistoryReader {
   totals(): Promise<Record<RunCounter, number>>;
 }
 
-/** The run history of the deployment, callable as `history(id, limit?)` (Sillo-style). */
+/** The run records of the deployment's schedules, newest first: `history(id, limit?)`, or its methods. */
 export type HistoryAccess = RunHistoryReader & ((scheduleId: string, limit?: number) => Promise<RunRecord[]>);
 
 /** The full run history (writes included), callable like `HistoryAccess`: what the package's own parts use. */

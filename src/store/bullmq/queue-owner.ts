@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../../errors/config-error.js';
+import { RELEASE_QUEUE, ScriptCaller, scriptArgs } from '../scripts/index.js';
 
 /**
  * How long a deployment holds a queue after its last worker's last renewal (ms): its workers renew it
@@ -55,12 +56,9 @@ export async function releaseQueue(
   prefix: string,
 ): Promise<void> {
   const key = queueOwnerKey(bullPrefix, queue);
-  // compare-and-delete in one step: a hold another deployment took meanwhile is left alone
-  await redis.eval(RELEASE, 1, key, prefix);
+  // compare-and-delete in one step (`release-queue-1`): a hold another deployment took meanwhile is left alone
+  await new ScriptCaller(redis).run(RELEASE_QUEUE, scriptArgs(RELEASE_QUEUE, { owner: key }, { prefix }));
 }
-
-const RELEASE =
-  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /** A scheduler's check of a queue it enqueues onto (it holds nothing: a plain consumer may serve it). */
 export async function checkQueueOwner(

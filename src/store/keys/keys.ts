@@ -141,6 +141,12 @@ export interface Keys {
   /** String: the deployment's partition count, written by the first manager that starts (see `partitions`). */
   partitionCount: string;
   /**
+   * String: the deployment's data format version (`DATA_FORMAT`, data-format.ts), written by the first
+   * process that starts on an empty deployment and moved on by an upgrade; none on a deployment with data
+   * means format 1.
+   */
+  dataFormat: string;
+  /**
    * Hash: queue → the Redis time (ms) until which a bullbeat worker runtime consumes it, announced by
    * each runtime while it runs (see `runtime-queues.ts`): the outcome follower leaves such a queue
    * alone, its runs' records being written by the runtime itself.
@@ -278,6 +284,7 @@ function partitionKeys(
     fleet: `${globalBase}:fleet`,
     fleetBeats: `${globalBase}:fleet:beats`,
     partitionCount: `${globalBase}:partitions`,
+    dataFormat: `${globalBase}:format`,
     runtimeQueues: `${globalBase}:runtime-queues`,
     // label keys and values hold no `=` or `:` (labels.ts): no two (key, value) pairs share a set
     labelSet: (key, value) => `${base}:label:${key}=${value}`,

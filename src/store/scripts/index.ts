@@ -11,6 +11,6 @@ export {
   type StartRunArgs,
 } from './run-path-scripts.js';
 export { ScheduleScripts } from './schedule-scripts.js';
-export { type BackfillVerdict, type HandOver, StatusChange } from './script-codes.js';
+export { type BackfillVerdict, type HandOver, StatusChange, yes } from './script-codes.js';
 export { ScriptCaller, scriptArgs, unexpected } from './script-layout.js';
-export { INCIDENT, OUTBOX_DONE, OUTBOX_TAKE } from './script-layouts.js';
+export { INCIDENT, OUTBOX_DONE, OUTBOX_TAKE, RELEASE_QUEUE, SET_FORMAT } from './script-layouts.js';

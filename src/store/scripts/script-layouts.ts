@@ -227,6 +227,10 @@ export const OUTBOX_DONE = layout(
 );
 
 /** Every layout, one per script file. */
+export const SET_FORMAT = layout('set-format-1', ['format'], ['from', 'to']);
+
+export const RELEASE_QUEUE = layout('release-queue-1', ['owner'], ['prefix']);
+
 export const LAYOUTS = [
   UPSERT,
   CLAIM,
@@ -259,4 +263,6 @@ export const LAYOUTS = [
   INCIDENT,
   OUTBOX_TAKE,
   OUTBOX_DONE,
+  SET_FORMAT,
+  RELEASE_QUEUE,
 ] as const;

@@ -1,0 +1,133 @@
+import type { Redis } from 'ioredis';
+import { BullbeatError } from '../../errors/bullbeat-error.js';
+import { DataFormatError } from '../../errors/data-format-error.js';
+import { checkPartitionCount, type Keys } from '../keys/index.js';
+import { deploymentExists } from '../reads/index.js';
+import { ScriptCaller, SET_FORMAT, scriptArgs, yes } from '../scripts/index.js';
+
+/**
+ * The format of the data this release reads and writes in Redis, recorded once per deployment at
+ * `keys.dataFormat`. Bump it (and add the step from the previous format to `FORMAT_UPGRADES` in the same
+ * change, and a line to docs/upgrading.md) when a release writes something the previous release would
+ * misread or damage: a key renamed or given another type, a stored field that changes meaning, a codec
+ * that drops what the previous one wrote. A change the previous release reads correctly (a new optional
+ * field its codec fills in, a new key it never reads) keeps the format: every reader here also reads
+ * each older format's data, as the codecs read the full definition rows of earlier releases.
+ */
+export const DATA_FORMAT = 1;
+
+/**
+ * One upgrade step: rewrites a deployment's data from the format it is keyed by to the next. Two
+ * processes of the new release may run it at once, and a process may die in the middle of it, so it
+ * must be safe to run again over data it already rewrote (in part or whole).
+ */
+export type FormatUpgrade = (redis: Redis, k: Keys) => Promise<void>;
+
+/** The upgrade steps, by the format each starts from: none yet (format 1 is the first). */
+export const FORMAT_UPGRADES: Readonly<Record<number, FormatUpgrade>> = {};
+
+/** What a process knows: the newest format and the steps up to it (tests pass others). */
+export interface DataFormatRules {
+  known: number;
+  upgrades: Readonly<Record<number, FormatUpgrade>>;
+}
+
+const THIS_RELEASE: DataFormatRules = { known: DATA_FORMAT, upgrades: FORMAT_UPGRADES };
+
+/**
+ * Check the deployment's data format (pg-boss's schema version check, in Redis): read once, at a
+ * process's start.
+ *
+ * - Newer than this release knows: a `DataFormatError` naming both, whatever the process.
+ * - No key and no data (an empty deployment): a process that writes (`record`) records this release's
+ *   format (`SET NX`); a read records nothing (a look at a mistyped prefix leaves no deployment behind).
+ * - No key but data (written before the format was recorded): format 1.
+ * - Older: a process that writes runs each upgrade step in turn and moves the key on after each one
+ *   (`set-format-1`, only from the format the step started from: of two processes upgrading at once,
+ *   one moves it, the other reads the new format and goes on from there); a read reads it as it is.
+ *   Format 1 with no key gets the key written.
+ *
+ * Returns the deployment's format after the check, undefined when it has none (an empty deployment,
+ * a read).
+ */
+export async function checkDataFormat(
+  redis: Redis,
+  k: Keys,
+  record: boolean,
+  rules: DataFormatRules = THIS_RELEASE,
+): Promise<number | undefined> {
+  const { known, upgrades } = rules;
+  // each pass either returns or moves the stored format on (or finds another process did): it ends
+  for (;;) {
+    const { stored, raw } = await readFormat(redis, k, known);
+    if (stored === undefined) {
+      if (!record) return undefined;
+      if ((await redis.set(k.dataFormat, String(known), 'NX')) === 'OK') return known;
+      continue;
+    }
+    if (!record || (stored === known && raw !== null)) return stored;
+    if (stored < known) {
+      const step = upgrades[stored];
+      if (step === undefined) {
+        throw new BullbeatError(
+          `${k.dataFormat}: this release knows format ${known} but has no upgrade from format ${stored}: ` +
+            `upgrade through the release that introduced format ${stored + 1} first (docs/upgrading.md)`,
+        );
+      }
+      await step(redis, k);
+    }
+    await moveFormat(redis, k, raw ?? '', Math.min(stored + 1, known));
+  }
+}
+
+/**
+ * The stored format (1 for data with no key, undefined for no key and no data) and the key's own
+ * value; a `DataFormatError` when it is newer than `known`.
+ */
+async function readFormat(
+  redis: Redis,
+  k: Keys,
+  known: number,
+): Promise<{ stored: number | undefined; raw: string | null }> {
+  const raw = await redis.get(k.dataFormat);
+  let stored: number | undefined = 1;
+  if (raw !== null) stored = parseFormat(raw, k.dataFormat);
+  else if (!(await deploymentExists(redis, k))) stored = undefined;
+  if (stored !== undefined && stored > known) throw new DataFormatError(stored, known, k.dataFormat);
+  return { stored, raw };
+}
+
+/** `set-format-1`: the key moved from `from` ('' none) to `to`; false when another process moved it. */
+async function moveFormat(redis: Redis, k: Keys, from: string, to: number): Promise<boolean> {
+  const args = scriptArgs(SET_FORMAT, { format: k.dataFormat }, { from, to });
+  return yes(SET_FORMAT, await new ScriptCaller(redis).run(SET_FORMAT, args));
+}
+
+function parseFormat(raw: string, key: string): number {
+  const n = Number(raw);
+  if (!/^[1-9]\d*$/.test(raw) || !Number.isSafeInteger(n)) {
+    throw new BullbeatError(`${key}: "${raw}" is not a data format version (a whole number from 1)`);
+  }
+  return n;
+}
+
+/**
+ * A process's start on a deployment: its data format (`checkDataFormat`) and its partition count
+ * (`checkPartitionCount`), each with the same `record`. The format is read first and written last: a
+ * newer format is refused before anything is written, a partition count refused leaves no format key
+ * behind, and a new deployment is recorded at this release's format (not taken for one with data). True
+ * once both are settled: the partition count recorded and this release's format; false when there is
+ * more to check at the next use (nothing recorded yet, or an older format only read).
+ */
+export async function checkDeployment(redis: Redis, k: Keys, record: boolean): Promise<boolean> {
+  const found = await readFormat(redis, k, DATA_FORMAT);
+  const partitions = await checkPartitionCount(redis, k, record);
+  let format = found.stored;
+  if (record && !(found.stored === DATA_FORMAT && found.raw !== null)) {
+    format =
+      found.stored === undefined && (await redis.set(k.dataFormat, String(DATA_FORMAT), 'NX')) === 'OK'
+        ? DATA_FORMAT
+        : await checkDataFormat(redis, k, true);
+  }
+  return partitions && format === DATA_FORMAT;
+}
