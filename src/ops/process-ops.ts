@@ -2,9 +2,11 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { handledPairs } from '../queue/handled-queues.js';
 import type { SchedulerManager } from '../scheduler/index.js';
-import { internalsOf } from '../scheduler/index.js';
+import { DeliverySender, internalsOf } from '../scheduler/index.js';
+import { AlertStore } from '../store/index.js';
 import type { FleetMembership } from './fleet-options.js';
-import { joinFleet } from './fleet-registry.js';
+import { FleetReader, joinFleet } from './fleet-registry.js';
+import { NoSchedulerWatch } from './no-scheduler-watch.js';
 import { type MetricsServer, serveMetrics } from './metrics-server.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
 import { WorkerMetrics, type WorkerMetricsSource } from './worker-metrics.js';
@@ -57,9 +59,11 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
   const workerMetrics = worker ? new WorkerMetrics(registry, worker, metricOptions) : undefined;
   const memberships: FleetMembership[] = [];
   let server: MetricsServer | undefined;
+  let alerts: { stop(): Promise<void> }[] = [];
   const stop = async () => {
     schedulerMetrics?.close();
     workerMetrics?.close();
+    await Promise.all(alerts.splice(0).map((a) => a.stop()));
     await Promise.all(memberships.splice(0).map((m) => m.leave()));
     await server?.close();
   };
@@ -83,6 +87,7 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
         }),
       );
     }
+    alerts = watchForNoScheduler(scheduler, options);
     if (options.metricsPort !== undefined) {
       server = await serveMetrics({
         port: options.metricsPort,
@@ -115,4 +120,31 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
       return stopping;
     },
   };
+}
+
+/**
+ * The `no-scheduler` incident, watched from the fleet by every process that joined it (a replica
+ * resolves it by being alive), and, in a process that is no replica, the outbox's deliveries to the
+ * notifiers it was given (`BULLBEAT_NOTIFIERS`): with every replica dead, a worker is what delivers it.
+ */
+function watchForNoScheduler(
+  scheduler: SchedulerManager,
+  options: ProcessOpsOptions,
+): { stop(): Promise<void> }[] {
+  const internals = internalsOf(scheduler);
+  const { alerts: configured, expect } = internals.options;
+  const store = new AlertStore(internals.redis, internals.prefix);
+  const logger = options.logger ?? internals.logger;
+  const watch = new NoSchedulerWatch({
+    fleet: new FleetReader(internals.redis, internals.prefix),
+    alerts: store,
+    notifiers: configured.notifiers.map((n) => n.name),
+    notify: expect?.notify,
+    logger,
+  });
+  watch.start();
+  if (options.replica || configured.notifiers.length === 0) return [watch];
+  const sender = new DeliverySender(store, configured.notifiers, internals.prefix, logger);
+  sender.start();
+  return [watch, sender];
 }

@@ -85,3 +85,5 @@ export {
   ScheduleSelection,
   setupScheduler,
 } from './manager/index.js';
+// the outbox's sender, for processes that are not replicas (workers deliver `no-scheduler`)
+export { DeliverySender } from './alerts/index.js';
