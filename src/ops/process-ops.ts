@@ -1,9 +1,10 @@
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { handledPairs } from '../queue/handled-queues.js';
 import type { SchedulerManager } from '../scheduler/index.js';
-import { DeliverySender, internalsOf } from '../scheduler/index.js';
-import { AlertStore } from '../store/index.js';
+import { DeliverySender, IncidentWatch, internalsOf } from '../scheduler/index.js';
+import { AlertStore, ScheduleStore } from '../store/index.js';
 import type { FleetMembership } from './fleet-options.js';
 import { FleetReader, joinFleet } from './fleet-registry.js';
 import { NoSchedulerWatch } from './no-scheduler-watch.js';
@@ -87,7 +88,7 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
         }),
       );
     }
-    alerts = watchForNoScheduler(scheduler, options);
+    alerts = await watchAlerts(scheduler, options);
     if (options.metricsPort !== undefined) {
       server = await serveMetrics({
         port: options.metricsPort,
@@ -123,28 +124,46 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
 }
 
 /**
- * The `no-scheduler` incident, watched from the fleet by every process that joined it (a replica
- * resolves it by being alive), and, in a process that is no replica, the outbox's deliveries to the
- * notifiers it was given (`BULLBEAT_NOTIFIERS`): with every replica dead, a worker is what delivers it.
+ * The alerts every process of the fleet keeps: the `no-scheduler` incident, watched from the fleet (a
+ * replica resolves it by being alive). A process that is no replica also checks the schedules'
+ * expectations (whichever process takes the turn, `IncidentWatch`) and delivers the outbox to the
+ * notifiers it was given (`BULLBEAT_NOTIFIERS`): with every replica down or stalled, a worker is what
+ * opens and delivers the incidents, a late occurrence never enqueued among them.
  */
-function watchForNoScheduler(
+async function watchAlerts(
   scheduler: SchedulerManager,
   options: ProcessOpsOptions,
-): { stop(): Promise<void> }[] {
+): Promise<{ stop(): Promise<void> }[]> {
   const internals = internalsOf(scheduler);
   const { alerts: configured, expect } = internals.options;
   const store = new AlertStore(internals.redis, internals.prefix);
   const logger = options.logger ?? internals.logger;
-  const watch = new NoSchedulerWatch({
+  const own = configured.notifiers.map((n) => n.name);
+  const noScheduler = new NoSchedulerWatch({
     fleet: new FleetReader(internals.redis, internals.prefix),
     alerts: store,
-    notifiers: configured.notifiers.map((n) => n.name),
+    notifiers: own,
     notify: expect?.notify,
     logger,
   });
+  noScheduler.start();
+  if (options.replica) return [noScheduler];
+  const announced = await store.notifierNames().catch(() => [] as string[]);
+  const watch = new IncidentWatch({
+    redis: internals.redis,
+    keys: internals.keys,
+    store: new ScheduleStore(internals.redis, internals.keys, internals.options.historyLimit),
+    alerts: store,
+    defaults: expect,
+    notifiers: expect?.notify ?? [...new Set([...own, ...announced])],
+    queue: (q) => internals.queue(q),
+    logger,
+    replicaId: `${options.worker ? 'worker' : 'process'}:${hostname()}:${process.pid}`,
+    onChange: (change) => internals.events.emit('incident', change),
+  });
   watch.start();
-  if (options.replica || configured.notifiers.length === 0) return [watch];
+  if (configured.notifiers.length === 0) return [noScheduler, watch];
   const sender = new DeliverySender(store, configured.notifiers, internals.prefix, logger);
   sender.start();
-  return [watch, sender];
+  return [noScheduler, watch, sender];
 }

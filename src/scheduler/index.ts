@@ -85,5 +85,6 @@ export {
   ScheduleSelection,
   setupScheduler,
 } from './manager/index.js';
-// the outbox's sender, for processes that are not replicas (workers deliver `no-scheduler`)
-export { DeliverySender } from './alerts/index.js';
+// the expectations watch and the outbox's sender, for processes that are not replicas: with every
+// replica down or stalled, a worker is what opens and delivers the incidents
+export { DeliverySender, IncidentWatch } from './alerts/index.js';

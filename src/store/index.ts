@@ -201,6 +201,7 @@ export {
   type ListQuery,
   lateSchedules,
   newestRecordFields,
+  nextOccurrences,
   ping,
   type RecordRead,
   type RunCounter,
