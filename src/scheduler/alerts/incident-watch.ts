@@ -93,15 +93,39 @@ export class IncidentWatch {
   }
 
   private async tick(): Promise<void> {
+    const began = performance.now();
+    // what changes slowly (the schedules watched, their queues' consumers) is read before the turn is
+    // taken: a replica just started (its first read opens a queue connection, up to 2 s) holds no turn
+    // while it reads, so the others check meanwhile
+    const laps: Record<string, number> = {};
+    const now = await this.deps.store.time();
+    if (now - this.refreshedAt >= REFRESH_EVERY_MS) await this.refresh(now);
+    laps.refresh = Math.round(performance.now() - began);
     if (!(await this.deps.alerts.checkTurn(CHECK_EVERY_MS - 100, this.deps.replicaId))) return;
-    await this.check();
+    laps.turn = Math.round(performance.now() - began) - laps.refresh;
+    await this.check(laps);
+    const took = performance.now() - began;
+    this.deps.logger.debug({ tookMs: Math.round(took), laps }, 'bullbeat: expectations: checked');
+    if (took > CHECK_EVERY_MS) {
+      this.deps.logger.warn({ tookMs: Math.round(took), laps }, 'bullbeat: expectations: slow check');
+    }
   }
 
   /** One check of every schedule's expectations (the turn aside). */
-  async check(): Promise<void> {
+  async check(laps: Record<string, number> = {}): Promise<void> {
     const { store, alerts } = this.deps;
+    let mark = performance.now();
+    const lap = (step: string) => {
+      const at = performance.now();
+      laps[step] = Math.round(at - mark);
+      mark = at;
+    };
     const now = await store.time();
-    if (now - this.refreshedAt >= REFRESH_EVERY_MS) await this.refresh(now);
+    lap('time');
+    if (now - this.refreshedAt >= REFRESH_EVERY_MS) {
+      await this.refresh(now);
+      lap('refresh');
+    }
     const states = await store.states();
     const active = this.watched.filter((w) => states.get(w.id)?.status === 'a');
     const limit = Math.max(10, ...active.map((w) => (w.expect.failuresInARow ?? 0) + 5));
@@ -111,6 +135,7 @@ export class IncidentWatch {
       active.map((w) => w.id),
       limit,
     );
+    lap('records');
     const open = await alerts.openSlots();
     const timed = active.filter((w) => w.expect.startedWithinMs !== undefined && w.trigger);
     const next = await nextOccurrences(
@@ -118,6 +143,7 @@ export class IncidentWatch {
       this.deps.keys,
       timed.map((w) => w.id),
     );
+    lap('next');
     const seen = new Set<string>();
     for (const [i, w] of active.entries()) {
       const records = histories[i] ?? [];
@@ -153,6 +179,7 @@ export class IncidentWatch {
         }
       }
     }
+    lap('decide');
     // an open incident of a schedule no longer checked (paused, removed, its expectation dropped) ends
     for (const slot of open.keys()) {
       if (seen.has(slot)) continue;
