@@ -7,8 +7,8 @@ import { DeliverySender, IncidentWatch, internalsOf } from '../scheduler/index.j
 import { AlertStore, ScheduleStore } from '../store/index.js';
 import type { FleetMembership } from './fleet-options.js';
 import { FleetReader, joinFleet } from './fleet-registry.js';
-import { NoSchedulerWatch } from './no-scheduler-watch.js';
 import { type MetricsServer, serveMetrics } from './metrics-server.js';
+import { NoSchedulerWatch } from './no-scheduler-watch.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
 import { WorkerMetrics, type WorkerMetricsSource } from './worker-metrics.js';
 

@@ -128,12 +128,17 @@ describe('bullbeat alerts', () => {
         ['acme-report', 'acme'],
         ['globex-report', 'globex'],
       ] as const) {
-        await m.schedule({ name: id, queue: bed.queue }, new IntervalTrigger(3600), { id, labels: { tenant } })
-          .saved;
+        await m.schedule({ name: id, queue: bed.queue }, new IntervalTrigger(3600), {
+          id,
+          labels: { tenant },
+        }).saved;
       }
       const alerts = new AlertStore(bed.redis, bed.prefix);
       for (const id of ['acme-report', 'globex-report']) {
-        await alerts.open({ scheduleId: id, cause: 'failed', occurrence: Date.now(), why: `${id} failed` }, []);
+        await alerts.open(
+          { scheduleId: id, cause: 'failed', occurrence: Date.now(), why: `${id} failed` },
+          [],
+        );
       }
       const acme = await runBullbeat(['alerts', '--selector', 'tenant=acme', '--json'], { env });
       expect(acme.code).toBe(0);

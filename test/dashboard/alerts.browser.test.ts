@@ -85,7 +85,7 @@ describe('the alerts page', () => {
     expect(await page.locator('h1').first().textContent()).toMatch(/nightly-export|Why/i);
   });
 
-  it("the schedule page shows its expectations and its open incidents; alerts filtered by a label selector", async () => {
+  it('the schedule page shows its expectations and its open incidents; alerts filtered by a label selector', async () => {
     await until(async () => {
       const { body } = await t.api('GET', '/api/alerts?open=1');
       const late = body.incidents.filter((i: { cause: string }) => i.cause === 'late');
@@ -111,8 +111,13 @@ describe('the alerts page', () => {
     const open = page.locator('[data-open-incidents]');
     expect(await open.getAttribute('data-open-incidents')).toBe('1');
     const item = open.locator('li[data-cause=late]');
-    expect(await item.textContent()).toMatch(/late, occurrence .*, opened .*: not started .* after its fire time/);
-    await page.screenshot({ path: join(process.env.SCREENSHOT_DIR ?? ARTIFACTS, 'schedule-expectations.png'), fullPage: true });
+    expect(await item.textContent()).toMatch(
+      /late, occurrence .*, opened .*: not started .* after its fire time/,
+    );
+    await page.screenshot({
+      path: join(process.env.SCREENSHOT_DIR ?? ARTIFACTS, 'schedule-expectations.png'),
+      fullPage: true,
+    });
     await item.locator('a[data-incident-why]').click();
     await page.waitForURL(/\/schedules\/other-tenant\/why\?at=\d+/);
     await page.goBack();
@@ -120,7 +125,8 @@ describe('the alerts page', () => {
     await page.waitForURL(/\/alerts\?schedule=other-tenant/);
     const rows = page.locator('#incidents tr[data-incident]');
     expect(await rows.count()).toBeGreaterThanOrEqual(1);
-    for (const text of await rows.locator('td').nth(3).allTextContents()) expect(text).toMatch(/other-tenant/);
+    for (const text of await rows.locator('td').nth(3).allTextContents())
+      expect(text).toMatch(/other-tenant/);
   });
 
   it('an API caller can add no notifier: no route for one, unknown names and fields refused', async () => {

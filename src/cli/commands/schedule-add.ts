@@ -210,7 +210,8 @@ export function expectFromFlags(flags: readonly string[] | undefined): Record<st
     if (eq < 0 || value === '') throw new ConfigError(`--expect ${key}`, `needs a value: ${key}=...`);
     if (key === 'notify') out.notify = [...((out.notify as string[] | undefined) ?? []), value];
     else if (key === 'failuresInARow') out.failuresInARow = /^-?\d+$/.test(value) ? Number(value) : value;
-    else if (key in out) throw new ConfigError(`--expect ${key}`, `given twice ("${out[key]}" and "${value}")`);
+    else if (key in out)
+      throw new ConfigError(`--expect ${key}`, `given twice ("${out[key]}" and "${value}")`);
     else out[key] = value;
   }
   return out;

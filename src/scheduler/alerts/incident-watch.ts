@@ -7,8 +7,8 @@ import {
   incidentSlot,
   nextOccurrences,
   readHistories,
-  spreadOffsetMs,
   type StoredExpectations,
+  spreadOffsetMs,
   watches,
   withDefaults,
 } from '../../store/index.js';

@@ -78,7 +78,10 @@ export class ManagerConnections {
    */
   get alertsRedis(): Redis {
     if (!this._alertsRedis) {
-      this._alertsRedis = withCommandTimeout(openRedis(this.connectionOptions()), this.options.commandTimeoutMs);
+      this._alertsRedis = withCommandTimeout(
+        openRedis(this.connectionOptions()),
+        this.options.commandTimeoutMs,
+      );
       this._alertsRedis.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis error'));
     }
     return this._alertsRedis;

@@ -19,9 +19,8 @@ describe('expectations: no worker consumes the queue', () => {
   it('opens one no-worker incident while nothing consumes the queue, resolved once a worker does', async () => {
     env = testEnv('alerts-noworker');
     receiver = await startReceiver();
-    const m = withManagerEnv(
-      { ...process.env, BULLBEAT_NOTIFIERS: `ops=webhook:${receiver.url}/hook` },
-      () => env.manager(),
+    const m = withManagerEnv({ ...process.env, BULLBEAT_NOTIFIERS: `ops=webhook:${receiver.url}/hook` }, () =>
+      env.manager(),
     );
     // an expectation that the missing worker does not breach by itself: only no-worker can open
     m.every(1, { id: 'orphan', expect: { failuresInARow: 3, notify: ['ops'] } })(async function orphan() {});
@@ -30,7 +29,12 @@ describe('expectations: no worker consumes the queue', () => {
     await until(() => receiver.got.some((r) => noWorker(r) && r.json.event === 'opened'), 30_000, 100);
     const alerts = new AlertStore(env.redis, env.prefix);
     const [open] = await alerts.incidents({ open: true });
-    expect(open).toMatchObject({ cause: 'no-worker', scheduleId: 'orphan', queue: env.queue, status: 'open' });
+    expect(open).toMatchObject({
+      cause: 'no-worker',
+      scheduleId: 'orphan',
+      queue: env.queue,
+      status: 'open',
+    });
     expect(open!.why).toBe(
       `no worker consumes queue "${env.queue}": no process holds a BullMQ worker connection on it, so its occurrences wait there`,
     );
