@@ -311,8 +311,15 @@ export function openApiDocument(version: string): Json {
       '/alerts': {
         get: {
           summary:
-            'Incidents (late, missed, failed, overdue, stuck, no worker) newest first, with their deliveries; notifiers are configured by the operator only, never through the API',
-          parameters: [query('open', '1: only the open incidents')],
+            'Incidents (late, missed, failed, overdue, stuck, no worker, no scheduler) newest first, with their deliveries; notifiers are configured by the operator only, never through the API',
+          parameters: [
+            query('open', '1: only the open incidents'),
+            query(
+              'selector',
+              'only the incidents of the schedules whose labels match this selector (tenant=acme,team!=ops); 400 naming `selector` when it does not parse',
+            ),
+            query('schedule', "only this schedule's incidents"),
+          ],
           responses: ok('the incidents', s.alertsBody),
         },
       },

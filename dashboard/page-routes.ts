@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { ScheduleNotFoundError } from '../src/errors/index.js';
 import type { ResumePolicy } from '../src/scheduler/index.js';
 import { internalsOf } from '../src/scheduler/index.js';
+import { AlertStore } from '../src/store/index.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { baseOf } from './mount-base.js';
@@ -172,13 +173,15 @@ export function pageRoutes(ctx: DashboardContext): Router {
       );
       return;
     }
-    const [runs, audit, kept] = await Promise.all([
+    const internals = internalsOf(ctx.scheduler);
+    const [runs, audit, kept, incidents] = await Promise.all([
       ctx.scheduler.history(id, OCCURRENCES_SHOWN),
       ctx.scheduler.auditTrail(id, { limit: 20 }),
       ctx.reader.historySize(id),
+      new AlertStore(internals.redis, internals.prefix).incidents({ open: true, scheduleIds: new Set([id]) }),
     ]);
-    const history = { kept, limit: internalsOf(ctx.scheduler).options.historyLimit };
-    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req), audit, history));
+    const history = { kept, limit: internals.options.historyLimit };
+    send(res, 200, schedulePage(page(req, res), view, runs, flashOf(req), audit, history, incidents));
   });
 
   r.post('/schedules/:id/:action', async (req, res) => {

@@ -1,5 +1,11 @@
-import type { AuditEntry, RunRecord } from '../../src/store/index.js';
-import { formatSpread, laneOf, occurrenceJobId, spreadOffsetMs } from '../../src/store/index.js';
+import type { AuditEntry, Incident, RunRecord } from '../../src/store/index.js';
+import {
+  describeExpectations,
+  formatSpread,
+  laneOf,
+  occurrenceJobId,
+  spreadOffsetMs,
+} from '../../src/store/index.js';
 import type { ScheduleView } from '../schedule-view.js';
 import { auditPanel } from './audit-panel.js';
 import { backfillPanel } from './backfill-panel.js';
@@ -69,6 +75,7 @@ export function schedulePage(
   flash?: { ok: boolean; text: string },
   audit: readonly AuditEntry[] = [],
   history: KeptHistory = { kept: runs.length, limit: Number.POSITIVE_INFINITY },
+  incidents: readonly Incident[] = [],
 ): string {
   const d = s.definition;
   // every time of this page in the zone chosen in the header (this schedule's own, for `schedule`)
@@ -103,6 +110,7 @@ ${flash ? html`<div class="flash ${flash.ok ? 'ok' : 'bad'}" role="status">${fla
 <h1><span class="name">${s.name}</span> ${statusCell(s)}</h1>
 <div class="toolbar">${scheduleActions(ctx, s, back, true)}${!ctx.readOnly && editable(s) ? html` <a href="${back}/edit" data-edit>Edit</a>` : ''} <a href="${back}/why" data-why>Why didn't it run?</a></div>
 ${s.pauseNote ? html`<div class="panel" data-pause-note-panel><b>Paused</b> by ${s.pauseNote.by}${s.pauseNote.onBehalfOf !== undefined ? ` (for ${s.pauseNote.onBehalfOf})` : ''} at ${at(s.pauseNote.at)}${s.pauseNote.note !== '' ? html`: ${s.pauseNote.note}` : ''}</div>` : ''}
+${openIncidents(ctx, s, incidents, at)}
 ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.error.at !== null ? html` at ${at(s.error.at)}` : ''}${s.error.fireAt !== null ? html`, planning the occurrence of ${at(s.error.fireAt)}` : ''}:</b> ${s.error.reason}<br><span class="sub">It fires no more until it is fixed: update or re-deploy it, resume it to retry, or remove it.</span></div>` : ''}
 <div class="layout-2">
   <section>
@@ -157,6 +165,12 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Start at', d.startAt !== undefined ? at(d.startAt) : undefined],
       ['End at', d.endAt !== undefined ? at(d.endAt) : undefined],
       ['Max runs', d.maxRuns],
+      [
+        'Expects',
+        d.expect !== undefined
+          ? html`<span data-expects>${describeExpectations(d.expect, s.timezone ?? 'UTC')}</span>`
+          : undefined,
+      ],
     ])}</div>
     ${backfillPanel(ctx, s)}
     <h2>Trigger</h2>
@@ -167,6 +181,28 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
   </aside>
 </div>`;
   return layout(ctx, s.name, 'other', body);
+}
+
+/**
+ * The schedule's open incidents (what its `expect` found wrong now), each with its cause, the
+ * occurrence that opened it and why, linked to that occurrence's `why` page and to the alerts page.
+ */
+function openIncidents(
+  ctx: PageContext,
+  s: ScheduleView,
+  incidents: readonly Incident[],
+  at: (ms: number | null | undefined) => SafeHtml | string,
+): SafeHtml | string {
+  const open = incidents.filter((i) => i.status === 'open');
+  if (open.length === 0) return '';
+  const why = (i: Incident) =>
+    i.cause === 'no-worker'
+      ? ''
+      : html` <a href="${ctx.base}/schedules/${encodeURIComponent(s.id)}/why?at=${i.occurrence}" data-incident-why>why</a>`;
+  return html`<div class="flash bad" role="alert" data-open-incidents="${open.length}"><b>${open.length} open incident${open.length === 1 ? '' : 's'}</b> (<a href="${ctx.base}/alerts?schedule=${encodeURIComponent(s.id)}">alerts</a>)<ul>${open.map(
+    (i) =>
+      html`<li data-incident="${i.id}" data-cause="${i.cause}"><b>${i.cause}</b>${i.cause === 'no-worker' ? '' : html`, occurrence ${at(i.occurrence)}`}, opened ${at(i.openedAt)}: ${i.why}${why(i)}</li>`,
+  )}</ul></div>`;
 }
 
 /** A BullMQ backoff in words (`exponential from 1.0 s, doubling`), never raw JSON cut by the column. */

@@ -252,9 +252,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
 
   command(
     'alerts',
-    'incidents (late, missed, failed, overdue, stuck, no worker), newest first, with their deliveries',
+    'incidents (late, missed, failed, overdue, stuck, no worker, no scheduler), newest first, with their deliveries',
   )
     .option('--open', 'only the incidents still open')
+    .option('--selector <selector>', 'only the incidents of schedules whose labels match: tenant=acme')
     .option('--limit <n>', 'at most this many incidents (default 50)', positiveInt('a whole number from 1'))
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/alerts.js')).alertsCommand(io)));
@@ -346,6 +347,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option(
       '--on-excluded <policy>',
       'with --calendar, on a day off: skip (default), next or previous business day',
+    )
+    .option(
+      '--expect <field=value,...>',
+      'what each occurrence must meet, told to the notifiers when it is not: startedWithin=2m,succeededBy=09:30,maxDuration=10m,failuresInARow=3,notify=ops (notify= repeatable; the flag too)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--replace', 'overwrite a schedule that already has this id (it prints what changed)')
     .option('--allow-past', 'accept an --at in the past: it runs once, now, as a late occurrence')

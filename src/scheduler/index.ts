@@ -1,5 +1,9 @@
 // The scheduler's door: what the rest of the house uses of it. Its subfolders (contract/, fire/,
 // outcomes/, backfill/, manager/) each have their own index.ts, used inside the scheduler only.
+
+// the expectations watch and the outbox's sender, for processes that are not replicas: with every
+// replica down or stalled, a worker is what opens and delivers the incidents
+export { DeliverySender, IncidentWatch } from './alerts/index.js';
 export type { BackfillRun } from './backfill/index.js';
 export {
   auditDetails,

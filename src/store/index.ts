@@ -207,6 +207,7 @@ export {
   type ListQuery,
   lateSchedules,
   newestRecordFields,
+  nextOccurrences,
   ping,
   type RecordRead,
   type RunCounter,

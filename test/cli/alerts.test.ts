@@ -1,4 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { SchedulerManager } from '../../src/scheduler/index.js';
+import { AlertStore } from '../../src/store/deployment/alert-store.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { REDIS_URL } from '../redis-url.js';
 import { startReceiver } from '../scheduler/alerts/receiver.js';
 import { cliTestBed } from './cli-test-bed.js';
 import { runBullbeat } from './run-bullbeat.js';
@@ -69,4 +73,86 @@ describe('bullbeat alerts', () => {
     expect(envBad.code).toBe(2);
     expect(envBad.stderr).toMatch(/BULLBEAT_NOTIFIERS: notifier "ops": kind must be one of/);
   }, 120_000);
+
+  it('schedule:add --expect stores the expectations; bad ones are refused naming --expect and the field', async () => {
+    await new AlertStore(bed.redis, bed.prefix).announceNotifiers([{ name: 'ops', kind: 'webhook' }]);
+    const add = await runBullbeat(
+      [
+        'schedule:add',
+        '--name',
+        'expecting',
+        '--every',
+        '1m',
+        '--queue',
+        bed.queue,
+        '--expect',
+        'startedWithin=2m,succeededBy=09:30,failuresInARow=3',
+        '--expect',
+        'notify=ops',
+        '--json',
+      ],
+      { env },
+    );
+    expect(add.code).toBe(0);
+    const shown = await runBullbeat(['schedule:show', 'expecting', '--json'], { env });
+    expect(JSON.parse(shown.stdout).definition.expect).toEqual({
+      startedWithinMs: 120_000,
+      succeededBy: { at: '09:30' },
+      failuresInARow: 3,
+      notify: ['ops'],
+    });
+    const show = await runBullbeat(['schedule:show', 'expecting'], { env });
+    expect(show.stdout).toMatch(/expects\s+started within 2m/);
+
+    const refused = async (expectFlag: string, pattern: RegExp) => {
+      const r = await runBullbeat(
+        ['schedule:add', '--name', 'nope', '--every', '1m', '--expect', expectFlag],
+        { env },
+      );
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(pattern);
+    };
+    await refused('startedWithin=120', /--expect startedWithin: must be a duration with a unit/);
+    await refused('succeededBy=25:00', /--expect succeededBy: /);
+    await refused('failuresInARow=0', /--expect failuresInARow: cannot be met/);
+    await refused('startedWithn=2m', /--expect: unknown expectation "startedWithn"/);
+    await refused('startedWithin', /--expect startedWithin: needs a value/);
+    await refused('notify=pager', /expect\.notify\[0\]: no notifier named "pager" is configured/);
+    expect(await runBullbeat(['schedule:show', 'nope'], { env }).then((r) => r.code)).not.toBe(0);
+  }, 60_000);
+
+  it('alerts --selector lists the incidents of the schedules whose labels match', async () => {
+    const m = new SchedulerManager({ role: 'client', prefix: bed.prefix, connection: REDIS_URL });
+    try {
+      for (const [id, tenant] of [
+        ['acme-report', 'acme'],
+        ['globex-report', 'globex'],
+      ] as const) {
+        await m.schedule({ name: id, queue: bed.queue }, new IntervalTrigger(3600), {
+          id,
+          labels: { tenant },
+        }).saved;
+      }
+      const alerts = new AlertStore(bed.redis, bed.prefix);
+      for (const id of ['acme-report', 'globex-report']) {
+        await alerts.open(
+          { scheduleId: id, cause: 'failed', occurrence: Date.now(), why: `${id} failed` },
+          [],
+        );
+      }
+      const acme = await runBullbeat(['alerts', '--selector', 'tenant=acme', '--json'], { env });
+      expect(acme.code).toBe(0);
+      expect(JSON.parse(acme.stdout).incidents.map((i: { scheduleId: string }) => i.scheduleId)).toEqual([
+        'acme-report',
+      ]);
+      const text = await runBullbeat(['alerts', '--open', '--selector', 'tenant!=acme'], { env });
+      expect(text.stdout).toMatch(/globex-report/);
+      expect(text.stdout).not.toMatch(/acme-report/);
+      const bad = await runBullbeat(['alerts', '--selector', 'tenant in (acme'], { env });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--selector/);
+    } finally {
+      await m.close();
+    }
+  }, 60_000);
 });

@@ -29,9 +29,16 @@ describe('the alerts page', () => {
       { ...process.env, BULLBEAT_NOTIFIERS: `ops=webhook:${receiver.url}/hook` },
       () => new SchedulerManager({ prefix: t.prefix, defaultQueue: t.queue, logger: quietLogger() }),
     );
-    replica.every(1, { id: 'nightly-export', expect: { startedWithin: '1s', notify: ['ops'] } })(
-      async function nightlyExport() {},
-    );
+    replica.every(1, {
+      id: 'nightly-export',
+      labels: { tenant: 'acme' },
+      expect: { startedWithin: '1s', notify: ['ops'] },
+    })(async function nightlyExport() {});
+    replica.every(1, {
+      id: 'other-tenant',
+      labels: { tenant: 'globex' },
+      expect: { startedWithin: '1s', failuresInARow: 2, notify: ['ops'] },
+    })(async function otherTenant() {});
     await replica.start();
     browser = await launchBrowser({ username: USER, password: PASSWORD });
     page = await browser.context.newPage();
@@ -53,16 +60,18 @@ describe('the alerts page', () => {
     }, 20_000);
     const { status, body } = await t.api('GET', '/api/alerts');
     expect(status).toBe(200);
-    const late = body.incidents.find((i: { cause: string }) => i.cause === 'late');
+    const late = body.incidents.find(
+      (i: { cause: string; scheduleId: string }) => i.cause === 'late' && i.scheduleId === 'nightly-export',
+    );
     expect(late).toMatchObject({ scheduleId: 'nightly-export', status: 'open', notify: ['ops'] });
     expect(body.notifiers).toEqual({ ops: 'webhook' });
 
     const metrics = await t.api('GET', '/metrics');
-    expect(metrics.body).toMatch(/bullbeat_incidents_open\{cause="late"\} 1/);
+    expect(metrics.body).toMatch(/bullbeat_incidents_open\{cause="late"\} [12]/);
     expect(metrics.body).toMatch(/bullbeat_alert_deliveries_total\{notifier="ops",outcome="sent"\} [1-9]/);
 
     await page.goto(`${t.url}/alerts`);
-    const row = page.locator('#incidents tr[data-cause=late]');
+    const row = page.locator('#incidents tr[data-cause=late][data-incident=' + late.id + ']');
     expect(await row.count()).toBe(1);
     expect(await row.getAttribute('data-status')).toBe('open');
     expect(await row.locator('td.why').textContent()).toMatch(/not started .* after its fire time/);
@@ -74,6 +83,50 @@ describe('the alerts page', () => {
     await row.locator('td').nth(4).locator('a').click();
     await page.waitForURL(/\/schedules\/nightly-export\/why\?at=\d+/);
     expect(await page.locator('h1').first().textContent()).toMatch(/nightly-export|Why/i);
+  });
+
+  it('the schedule page shows its expectations and its open incidents; alerts filtered by a label selector', async () => {
+    await until(async () => {
+      const { body } = await t.api('GET', '/api/alerts?open=1');
+      const late = body.incidents.filter((i: { cause: string }) => i.cause === 'late');
+      return late.length === 2;
+    }, 20_000);
+    const acme = await t.api('GET', '/api/alerts?selector=tenant%3Dacme');
+    expect(acme.status).toBe(200);
+    expect(new Set(acme.body.incidents.map((i: { scheduleId: string }) => i.scheduleId))).toEqual(
+      new Set(['nightly-export']),
+    );
+    const notAcme = await t.api('GET', '/api/alerts?open=1&selector=tenant!%3Dacme');
+    expect(new Set(notAcme.body.incidents.map((i: { scheduleId: string }) => i.scheduleId))).toEqual(
+      new Set(['other-tenant']),
+    );
+    const bad = await t.api('GET', '/api/alerts?selector=tenant%3D%3D%3D');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toMatch(/selector/);
+
+    await page.goto(`${t.url}/schedules/other-tenant`);
+    expect(await page.locator('[data-expects]').textContent()).toMatch(
+      /started within 1s, fewer than 2 failures in a row; notify ops/,
+    );
+    const open = page.locator('[data-open-incidents]');
+    expect(await open.getAttribute('data-open-incidents')).toBe('1');
+    const item = open.locator('li[data-cause=late]');
+    expect(await item.textContent()).toMatch(
+      /late, occurrence .*, opened .*: not started .* after its fire time/,
+    );
+    await page.screenshot({
+      path: join(process.env.SCREENSHOT_DIR ?? ARTIFACTS, 'schedule-expectations.png'),
+      fullPage: true,
+    });
+    await item.locator('a[data-incident-why]').click();
+    await page.waitForURL(/\/schedules\/other-tenant\/why\?at=\d+/);
+    await page.goBack();
+    await open.locator('a', { hasText: 'alerts' }).click();
+    await page.waitForURL(/\/alerts\?schedule=other-tenant/);
+    const rows = page.locator('#incidents tr[data-incident]');
+    expect(await rows.count()).toBeGreaterThanOrEqual(1);
+    for (const text of await rows.locator('td').nth(3).allTextContents())
+      expect(text).toMatch(/other-tenant/);
   });
 
   it('an API caller can add no notifier: no route for one, unknown names and fields refused', async () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { internalsOf } from '../../scheduler/index.js';
-import { AlertStore, type AlertsReport, type Delivery } from '../../store/index.js';
+import { AlertStore, type AlertsReport, type Delivery, parseSelector } from '../../store/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -8,17 +8,23 @@ import { formatTable, shortInstant } from '../format-table.js';
 import { shown } from '../terminal-text.js';
 import { withManager } from './admin.js';
 
-/** `bullbeat alerts [--open] [--json] [--limit n]`: incidents, newest first, with their deliveries. */
+/**
+ * `bullbeat alerts [--open] [--selector S] [--json] [--limit n]`: incidents, newest first, with their
+ * deliveries; with a selector, those of the schedules whose labels match it.
+ */
 export function alertsCommand(io: CliIO) {
   return async (
-    options: { open?: boolean; json?: boolean; limit?: number },
+    options: { open?: boolean; json?: boolean; limit?: number; selector?: string },
     command: Command,
   ): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
-    const report = await withManager(ctx, (m) =>
+    const selector =
+      options.selector === undefined ? undefined : parseSelector(options.selector, '--selector').text;
+    const report = await withManager(ctx, async (m) =>
       new AlertStore(internalsOf(m).redis, internalsOf(m).prefix).report({
         ...(options.open && { open: true }),
         limit: options.limit ?? 50,
+        ...(selector !== undefined && { scheduleIds: new Set(await m.select(selector).ids()) }),
       }),
     );
     if (options.json) {

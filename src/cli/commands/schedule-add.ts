@@ -48,6 +48,8 @@ export interface AddOptions {
   allowPast?: boolean;
   /** Fire once at creation too, then follow the trigger. */
   immediately?: boolean;
+  /** `--expect startedWithin=2m,notify=ops`, repeatable. */
+  expect?: string[];
   json?: boolean;
 }
 
@@ -72,6 +74,7 @@ const FLAG: Record<string, string> = {
   except: '--except',
   calendar: '--calendar',
   onExcluded: '--on-excluded',
+  expect: '--expect',
 };
 export const flagOf = (field: string): string => FLAG[field.split(/[.[]/)[0] ?? field] ?? field;
 
@@ -170,15 +173,48 @@ function scheduleOptionsFrom(o: AddOptions): ScheduleOptions {
     except: o.except,
     calendar: o.calendar,
     onExcluded: o.onExcluded,
+    expect: expectFromFlags(o.expect),
   };
   for (const k of Object.keys(given)) if (given[k] === undefined) delete given[k];
   // checked here, before connecting, by the rules the library and the API use
   const checked = scheduleOptionsSchema.safeParse({ ...given, name: o.name, queue: o.queue });
   if (!checked.success) {
     const { field, reason } = firstProblem(checked.error);
-    throw new ConfigError(flagOf(field), reason);
+    const expectField = /^expect\.(\w+)/.exec(field)?.[1];
+    throw new ConfigError(expectField ? `--expect ${expectField}` : flagOf(field), reason);
   }
   return given as ScheduleOptions;
+}
+
+const EXPECT_FIELDS = ['startedWithin', 'succeededBy', 'maxDuration', 'failuresInARow', 'notify'];
+
+/**
+ * `--expect startedWithin=2m,failuresInARow=3,notify=ops` (the flag repeatable, `notify=` too) as the
+ * `expect` option; its values are checked with the rest, by the library's rules. Undefined when not given.
+ */
+export function expectFromFlags(flags: readonly string[] | undefined): Record<string, unknown> | undefined {
+  if (flags === undefined || flags.length === 0) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const part of flags.flatMap((f) => f.split(','))) {
+    const item = part.trim();
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    const key = eq < 0 ? item : item.slice(0, eq).trim();
+    const value = eq < 0 ? '' : item.slice(eq + 1).trim();
+    if (!EXPECT_FIELDS.includes(key)) {
+      throw new ConfigError(
+        '--expect',
+        `unknown expectation "${key}" in "${item}": expected one of ${EXPECT_FIELDS.join(', ')} (field=value)`,
+      );
+    }
+    if (eq < 0 || value === '') throw new ConfigError(`--expect ${key}`, `needs a value: ${key}=...`);
+    if (key === 'notify') out.notify = [...((out.notify as string[] | undefined) ?? []), value];
+    else if (key === 'failuresInARow') out.failuresInARow = /^-?\d+$/.test(value) ? Number(value) : value;
+    else if (key in out)
+      throw new ConfigError(`--expect ${key}`, `given twice ("${out[key]}" and "${value}")`);
+    else out[key] = value;
+  }
+  return out;
 }
 
 /**

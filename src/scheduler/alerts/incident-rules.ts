@@ -20,6 +20,14 @@ export interface ScheduleFacts {
   now: number;
   /** False when no worker consumes its queue; undefined when not known. */
   queueConsumed: boolean | undefined;
+  /**
+   * The fire time its trigger gives for the occurrence after the newest one fired or recorded, when
+   * known: an occurrence never enqueued (every replica down or stalled) has no record to judge, so
+   * `startedWithin` is judged against this expected time.
+   */
+  expectedFire?: number | undefined;
+  /** How long past its fire time an occurrence may be enqueued on purpose (spread offset, jitter; ms). */
+  enqueueGraceMs?: number | undefined;
 }
 
 /** How far back a missed occurrence still opens an incident. */
@@ -61,7 +69,7 @@ export function breaches(f: ScheduleFacts): Map<IncidentCause, Breach | null> {
 
 function late(f: ScheduleFacts, runs: readonly RunRecord[], withinMs: number): Breach | null {
   const r = runs.find((x) => x.fireAt <= f.now - withinMs);
-  if (!r || r.startedAt !== undefined || r.outcome !== 'enqueued') return null;
+  if (!r || r.startedAt !== undefined || r.outcome !== 'enqueued') return neverEnqueued(f, withinMs);
   const where = r.jobId
     ? `its job ${r.jobId} waits in queue "${r.queue ?? f.queue}"`
     : 'it waits in its queue';
@@ -73,6 +81,17 @@ function late(f: ScheduleFacts, runs: readonly RunRecord[], withinMs: number): B
   return {
     occurrence: r.fireAt,
     why: `not started ${secs(f.now - r.fireAt)} after its fire time ${iso(r.fireAt)} (startedWithin ${formatDuration(withinMs)}); ${where}${by}${consumers}`,
+  };
+}
+
+/** The expected occurrence, due `withinMs` ago (and its grace), of which there is no record at all. */
+function neverEnqueued(f: ScheduleFacts, withinMs: number): Breach | null {
+  const e = f.expectedFire;
+  if (e === undefined || e > f.now - withinMs - (f.enqueueGraceMs ?? 0)) return null;
+  if (f.records.some((x) => scheduled(x) && x.fireAt >= e)) return null;
+  return {
+    occurrence: e,
+    why: `not started ${secs(f.now - e)} after its fire time ${iso(e)} (startedWithin ${formatDuration(withinMs)}); it was never enqueued: there is no record of it, so no scheduler replica has fired it (every replica down or stalled, or none reaches Redis)`,
   };
 }
 

@@ -5,12 +5,17 @@ import type { AlertStore, IncidentCause, Keys, ScheduleStore } from '../../store
 import {
   decodeDefinition,
   incidentSlot,
+  nextOccurrences,
   readHistories,
   type StoredExpectations,
+  spreadOffsetMs,
   watches,
   withDefaults,
 } from '../../store/index.js';
+import type { Trigger } from '../../triggers/trigger.js';
+import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import { triggerTimezone } from '../../triggers/trigger-timezone.js';
+import { withoutJitter } from '../../triggers/without-jitter.js';
 import { breaches, resolvedWhy, type ScheduleFacts } from './incident-rules.js';
 
 /** What the watch needs from its replica. */
@@ -45,6 +50,12 @@ interface Watched {
   queue: string;
   zone: string;
   expect: StoredExpectations;
+  /** Its trigger without jitter, to know when an occurrence is expected (a stored trigger only). */
+  trigger: Trigger | undefined;
+  /** How long past its fire time an occurrence may be enqueued on purpose (spread offset, jitter). */
+  graceMs: number;
+  startAt: number | undefined;
+  endAt: number | undefined;
 }
 
 /**
@@ -82,15 +93,39 @@ export class IncidentWatch {
   }
 
   private async tick(): Promise<void> {
+    const began = performance.now();
+    // what changes slowly (the schedules watched, their queues' consumers) is read before the turn is
+    // taken: a replica just started (its first read opens a queue connection, up to 2 s) holds no turn
+    // while it reads, so the others check meanwhile
+    const laps: Record<string, number> = {};
+    const now = await this.deps.store.time();
+    if (now - this.refreshedAt >= REFRESH_EVERY_MS) await this.refresh(now);
+    laps.refresh = Math.round(performance.now() - began);
     if (!(await this.deps.alerts.checkTurn(CHECK_EVERY_MS - 100, this.deps.replicaId))) return;
-    await this.check();
+    laps.turn = Math.round(performance.now() - began) - laps.refresh;
+    await this.check(laps);
+    const took = performance.now() - began;
+    this.deps.logger.debug({ tookMs: Math.round(took), laps }, 'bullbeat: expectations: checked');
+    if (took > CHECK_EVERY_MS) {
+      this.deps.logger.warn({ tookMs: Math.round(took), laps }, 'bullbeat: expectations: slow check');
+    }
   }
 
   /** One check of every schedule's expectations (the turn aside). */
-  async check(): Promise<void> {
+  async check(laps: Record<string, number> = {}): Promise<void> {
     const { store, alerts } = this.deps;
+    let mark = performance.now();
+    const lap = (step: string) => {
+      const at = performance.now();
+      laps[step] = Math.round(at - mark);
+      mark = at;
+    };
     const now = await store.time();
-    if (now - this.refreshedAt >= REFRESH_EVERY_MS) await this.refresh(now);
+    lap('time');
+    if (now - this.refreshedAt >= REFRESH_EVERY_MS) {
+      await this.refresh(now);
+      lap('refresh');
+    }
     const states = await store.states();
     const active = this.watched.filter((w) => states.get(w.id)?.status === 'a');
     const limit = Math.max(10, ...active.map((w) => (w.expect.failuresInARow ?? 0) + 5));
@@ -100,17 +135,28 @@ export class IncidentWatch {
       active.map((w) => w.id),
       limit,
     );
+    lap('records');
     const open = await alerts.openSlots();
+    const timed = active.filter((w) => w.expect.startedWithinMs !== undefined && w.trigger);
+    const next = await nextOccurrences(
+      this.deps.redis,
+      this.deps.keys,
+      timed.map((w) => w.id),
+    );
+    lap('next');
     const seen = new Set<string>();
     for (const [i, w] of active.entries()) {
+      const records = histories[i] ?? [];
       const facts: ScheduleFacts = {
         scheduleId: w.id,
         queue: w.queue,
         expect: w.expect,
         zone: w.zone,
-        records: histories[i] ?? [],
+        records,
         now,
         queueConsumed: this.consumed.get(w.queue),
+        expectedFire: expectedFire(w, states.get(w.id)?.lastFireAt ?? null, records, next.get(w.id)),
+        enqueueGraceMs: w.graceMs,
       };
       for (const [cause, breach] of breaches(facts)) {
         const slot = incidentSlot(cause, w.id);
@@ -133,6 +179,7 @@ export class IncidentWatch {
         }
       }
     }
+    lap('decide');
     // an open incident of a schedule no longer checked (paused, removed, its expectation dropped) ends
     for (const slot of open.keys()) {
       if (seen.has(slot)) continue;
@@ -166,7 +213,17 @@ export class IncidentWatch {
       const { def, problem } = decodeDefinition(id, json);
       const expect = withDefaults(def.expect, this.deps.defaults);
       if (problem || !watches(expect)) continue;
-      watched.push({ id, queue: def.queue, zone: triggerTimezone(def.trigger) ?? 'UTC', expect });
+      const jitterS = (def.trigger as { jitter?: unknown }).jitter;
+      watched.push({
+        id,
+        queue: def.queue,
+        zone: triggerTimezone(def.trigger) ?? 'UTC',
+        expect,
+        trigger: storedTrigger(def.trigger),
+        graceMs: spreadOffsetMs(id, def.spreadMs) + (typeof jitterS === 'number' ? jitterS * 1000 : 0),
+        startAt: def.startAt,
+        endAt: def.endAt,
+      });
     }
     this.watched = watched;
     const queues = new Set(watched.map((w) => w.queue));
@@ -185,6 +242,45 @@ export class IncidentWatch {
     this.consumed = consumed;
     this.refreshedAt = now;
   }
+}
+
+/** A stored trigger without its jitter; undefined for a custom one (code's) or one that cannot be read. */
+function storedTrigger(json: Parameters<typeof triggerTimezone>[0]): Trigger | undefined {
+  if (json.type === 'custom') return undefined;
+  try {
+    return triggerFromJSON(withoutJitter(json as Parameters<typeof withoutJitter>[0]));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The fire time of the occurrence its trigger gives after the newest one fired (`lastFireAt`) or
+ * recorded; undefined when none is expected, when the trigger cannot say (a calendar it cannot read
+ * here), or when the scheduler already stands past it (`next`: its due time or claim is later, as
+ * after a resume that skipped the paused span). An occurrence never enqueued is judged against it.
+ */
+function expectedFire(
+  w: Watched,
+  lastFireAt: number | null,
+  records: readonly { fireAt: number; kind: string }[],
+  next: number | undefined,
+): number | undefined {
+  if (!w.trigger) return undefined;
+  const newest = records.find((r) => r.kind === 'scheduled' || r.kind === 'catch-up')?.fireAt;
+  const base = Math.max(lastFireAt ?? Number.NEGATIVE_INFINITY, newest ?? Number.NEGATIVE_INFINITY);
+  if (!Number.isFinite(base)) return undefined; // never fired: the first occurrence has its own planning
+  let e: number | null;
+  try {
+    e = w.trigger.nextFire(base, base);
+  } catch {
+    return undefined;
+  }
+  if (e === null || !Number.isFinite(e) || e <= base) return undefined;
+  if (w.startAt !== undefined && e < w.startAt) return undefined;
+  if (w.endAt !== undefined && e > w.endAt) return undefined;
+  if (next !== undefined && next > e + w.graceMs) return undefined;
+  return e;
 }
 
 /** `p`'s value, or undefined when it fails or takes longer than `ms`. */

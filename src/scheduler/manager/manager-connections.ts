@@ -26,6 +26,7 @@ import type { RunHistoryAccess } from './scheduler-manager-types.js';
 export class ManagerConnections {
   private readonly queues = new Map<string, Queue>();
   private _redis: Redis | undefined;
+  private _alertsRedis: Redis | undefined;
   private _store: ScheduleStore | undefined;
   private _history: RunHistoryAccess | undefined;
   private subscriber: Redis | undefined;
@@ -68,6 +69,22 @@ export class ManagerConnections {
       this._redis.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis error'));
     }
     return this._redis;
+  }
+
+  /**
+   * The alerts' own client (the expectations watch, the outbox, the heartbeat): their reads, a few a
+   * second, never wait in line behind the fire loop's claims and completions on `redis` (a replica
+   * taking over a dead one's claims sends many), nor those behind them.
+   */
+  get alertsRedis(): Redis {
+    if (!this._alertsRedis) {
+      this._alertsRedis = withCommandTimeout(
+        openRedis(this.connectionOptions()),
+        this.options.commandTimeoutMs,
+      );
+      this._alertsRedis.on('error', (err) => this.log().warn({ err: err.message }, 'bullbeat: redis error'));
+    }
+    return this._alertsRedis;
   }
 
   /**
@@ -163,13 +180,14 @@ export class ManagerConnections {
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
     this.queues.clear();
-    const clients = [this.subscriber, this._redis, ...this.bullClients.splice(0)].filter(
+    const clients = [this.subscriber, this._redis, this._alertsRedis, ...this.bullClients.splice(0)].filter(
       (c): c is Redis => c !== undefined,
     );
     this.subscriber = undefined;
     this.subscribing = undefined;
     this.wakeListeners.clear();
     this._redis = undefined;
+    this._alertsRedis = undefined;
     this._store = undefined;
     this._history = undefined;
     await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { CalendarBook, Keys, ScheduleDefinition } from '../../store/index.js';
-import { CODE_ACTOR, publishWake, WAKE_HANDOFF } from '../../store/index.js';
+import { CODE_ACTOR, publishWake, ScheduleStore, WAKE_HANDOFF } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { AlertService } from '../alerts/index.js';
 import type { ResolvedManagerOptions, ScheduledJob, SchedulerEvents } from '../contract/index.js';
@@ -62,11 +62,12 @@ export class ReplicaRole {
     this.foreign = await startForeignOutcomes(manager);
     this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, options.completedRetentionMs));
     this.pruneTimer.unref();
+    const alertsRedis = connections.alertsRedis;
     this.alerts = new AlertService({
-      redis: connections.redis,
+      redis: alertsRedis,
       prefix: options.prefix,
       keys: this.deps.keys,
-      store: connections.store,
+      store: new ScheduleStore(alertsRedis, this.deps.keys, options.historyLimit),
       alerts: options.alerts,
       defaults: options.expect,
       queue: (q) => connections.queue(q),

@@ -58,6 +58,16 @@ export interface AlertsReport {
   notifiers: Record<string, string>;
 }
 
+/** Which incidents to read. */
+export interface IncidentQuery {
+  /** Only the open ones. */
+  open?: boolean;
+  /** At most this many (default 100). */
+  limit?: number;
+  /** Only those of these schedules (a label selector's pick). */
+  scheduleIds?: ReadonlySet<string>;
+}
+
 /** The slot of an incident: one per cause and schedule. */
 export const incidentSlot = (cause: IncidentCause, scheduleId: string) => `${cause}|${scheduleId}`;
 
@@ -145,17 +155,20 @@ export class AlertStore extends ScriptCaller {
     return new Map(Object.entries(await this.redis.hgetall(this.keys.open)));
   }
 
-  /** The newest incidents first (only the open ones with `open`), at most `limit`. */
-  async incidents(o: { open?: boolean; limit?: number } = {}): Promise<Incident[]> {
+  /**
+   * The newest incidents first (only the open ones with `open`; only those of the schedules in
+   * `scheduleIds` when given, the deployment's own `no-scheduler` left out then), at most `limit`.
+   */
+  async incidents(o: IncidentQuery = {}): Promise<Incident[]> {
     const limit = o.limit ?? 100;
     const ids = o.open
       ? [...(await this.openSlots()).values()]
-      : await this.redis.zrevrange(this.keys.recent, 0, limit - 1);
+      : await this.redis.zrevrange(this.keys.recent, 0, (o.scheduleIds ? INCIDENTS_KEPT : limit) - 1);
     if (ids.length === 0) return [];
     const raw = await this.redis.hmget(this.keys.incidents, ...ids);
     return raw
       .map(parseIncident)
-      .filter((i): i is Incident => i !== null)
+      .filter((i): i is Incident => i !== null && (!o.scheduleIds || o.scheduleIds.has(i.scheduleId)))
       .sort((a, b) => b.openedAt - a.openedAt || Number(b.id.slice(4)) - Number(a.id.slice(4)))
       .slice(0, limit);
   }
@@ -215,7 +228,7 @@ export class AlertStore extends ScriptCaller {
   }
 
   /** The incidents (open ones only with `open`, newest first) with their deliveries, and the counters. */
-  async report(o: { open?: boolean; limit?: number } = {}): Promise<AlertsReport> {
+  async report(o: IncidentQuery = {}): Promise<AlertsReport> {
     const incidents = await this.incidents(o);
     const deliveries = await this.deliveriesOf(incidents);
     return {

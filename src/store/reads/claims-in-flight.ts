@@ -43,3 +43,29 @@ export async function lateSchedules(
   }
   return late;
 }
+
+/**
+ * Where each schedule stands for its next occurrence: the fire time of its claim in flight, else its
+ * due time (`due`, while no replica holds it); absent when neither (paused, completed). The reads go
+ * out together (a schedule's two in its own slot).
+ */
+export async function nextOccurrences(
+  redis: Redis,
+  keys: Keys,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  const read = await Promise.all(
+    ids.map((id) => {
+      const k = keys.of(id);
+      return Promise.all([redis.hget(k.claim, id), redis.zscore(k.due, id)]);
+    }),
+  );
+  const out = new Map<string, number>();
+  ids.forEach((id, i) => {
+    const [claim, due] = read[i]!;
+    const fireAt = claim ? decodeClaimRow(claim).fireAt : Number.NaN;
+    if (Number.isFinite(fireAt)) out.set(id, fireAt);
+    else if (due !== null) out.set(id, Number(due));
+  });
+  return out;
+}

@@ -2,7 +2,7 @@
 
 export { type AuditQuery, AuditTrail } from './audit-trail.js';
 export { type BulkChange, type BulkOp, BulkTrail } from './bulk-trail.js';
-export { type ClaimInFlight, claimInFlight, lateSchedules } from './claims-in-flight.js';
+export { type ClaimInFlight, claimInFlight, lateSchedules, nextOccurrences } from './claims-in-flight.js';
 export { dueEarlier } from './due-earlier.js';
 export {
   newestRecordFields,

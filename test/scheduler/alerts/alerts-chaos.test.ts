@@ -35,7 +35,7 @@ describe('alerts under replica chaos', () => {
       PREFIX: env.prefix,
       QUEUE: env.queue,
       SCHEDULES: String(SCHEDULES),
-      LOG_LEVEL: process.env.DEBUG_ALERTS ? 'warn' : 'error',
+      LOG_LEVEL: process.env.DEBUG_ALERTS ? 'debug' : 'error',
       BULLBEAT_NOTIFIERS: `a=webhook:${receiver.url}/a;secret=x b=slack:${receiver.url}/b`,
     };
     const all: ReplicaProcess[] = [];
