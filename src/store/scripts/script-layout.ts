@@ -125,10 +125,30 @@ export function unexpected(l: ScriptLayout, answer: unknown): BullbeatError {
   return new BullbeatError(`store script ${l.file}: unexpected answer ${JSON.stringify(answer)}`);
 }
 
+/** The clocks tests set on a client (`setScriptClock`); production sets none. */
+const scriptClocks = new WeakMap<Redis, () => number>();
+
+/**
+ * Tests only: the time (epoch ms) that the claim and lease scripts (`claim-6`, `renew-claims-2`,
+ * `renew-lease-1`, `renew-run-2`, `try-group-4`) judge due times and expiries by on `redis`, sent as
+ * their `clock ms` ARGV in place of Redis TIME, so a test drives claims and leases without sleeping.
+ * `undefined` puts Redis TIME back. Production never sets one: those scripts then read Redis TIME.
+ */
+export function setScriptClock(redis: Redis, now: (() => number) | undefined): void {
+  if (now === undefined) scriptClocks.delete(redis);
+  else scriptClocks.set(redis, now);
+}
+
 /** What every script caller stands on: a client, and a call of a script on it. */
 export class ScriptCaller {
   constructor(readonly redis: Redis) {
     defineStoreScripts(redis);
+  }
+
+  /** The time a test set for the scripts on this client (`setScriptClock`); undefined: Redis TIME. */
+  clockMs(): number | undefined {
+    const now = scriptClocks.get(this.redis);
+    return now === undefined ? undefined : Math.floor(now());
   }
 
   run(l: ScriptLayout, args: readonly (string | number)[]): Promise<unknown> {
