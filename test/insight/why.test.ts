@@ -8,7 +8,8 @@ import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-man
 import type { RunRecord } from '../../src/store/forms/run-record.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
-import { silent, testEnv, until } from '../scheduler/helpers.js';
+import { silent, testEnv } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 
 const me = `${hostname()}:${process.pid}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,7 +31,7 @@ async function recordWhere(
   timeoutMs = 15_000,
 ) {
   let found: RunRecord | undefined;
-  await until(async () => {
+  await waitUntil(async () => {
     found = (await m.history(id)).find(ok);
     return found !== undefined;
   }, timeoutMs);
@@ -99,7 +100,7 @@ describe('schedule:why', () => {
       },
     };
     await dying.start();
-    await until(() => stalled, 5000);
+    await waitUntil(() => stalled, 5000);
     void dying.stop(); // claims no more; its claim stays stalled until the end of the test: dead
     await sleep(1000); // its lease lapses
     const why = await whyDidntItRun(dying, 'd');
@@ -169,7 +170,7 @@ describe('schedule:why', () => {
     };
     m.schedule(async function brk() {}, broken, { id: 'brk' });
     await m.start();
-    await until(async () => (await m.get('brk'))?.status === 'errored', 10_000);
+    await waitUntil(async () => (await m.get('brk'))?.status === 'errored', 10_000);
     const why = await whyDidntItRun(m, 'brk');
     expect(why.cause).toBe('errored');
     expect(why.summary).toContain('the upstream calendar is gone');

@@ -6,7 +6,8 @@ import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-man
 import { ScheduleStore } from '../../src/store/deployment/schedule-store.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 
 /**
  * Re-timing a schedule (resume, re-definition, remove and re-add) while one of its occurrences is
@@ -86,7 +87,7 @@ describe('re-schedule while claimed', () => {
     const resumedAt = await redisNow(env.redis);
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await until(() => fired.length >= before + 4, 10_000);
+    await waitUntil(() => fired.length >= before + 4, 10_000);
     await m.stop();
 
     const times = expectForwardOnly(fired, 's');
@@ -109,7 +110,7 @@ describe('re-schedule while claimed', () => {
     const resumedAt = await redisNow(env.redis);
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await until(() => fired.length >= before + 4, 10_000);
+    await waitUntil(() => fired.length >= before + 4, 10_000);
     await m.stop();
 
     const times = expectForwardOnly(fired, 's');
@@ -133,7 +134,7 @@ describe('re-schedule while claimed', () => {
     const resumedAt = await redisNow(env.redis);
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await until(() => fired.length >= before + 4, 10_000);
+    await waitUntil(() => fired.length >= before + 4, 10_000);
     await m.stop();
 
     const times = expectForwardOnly(fired, 's');
@@ -171,7 +172,7 @@ describe('re-schedule while claimed', () => {
     expect(await m.resume('s')).toBe(true);
     release();
     const before = fired.length;
-    await until(() => fired.length >= before + 3, 10_000);
+    await waitUntil(() => fired.length >= before + 3, 10_000);
     await m.stop();
     expectForwardOnly(fired, 's');
     expect(await firedOf(m, 's')).toBe(fired.length);
@@ -192,7 +193,7 @@ describe('re-schedule while claimed', () => {
     other.on('fired', (e) => firedByOther.push(e));
     await other.start();
     const newRuns = () => [...fired, ...firedByOther].filter((e) => e.fireAt > readdedAt).length;
-    await until(() => newRuns() >= 3, 10_000);
+    await waitUntil(() => newRuns() >= 3, 10_000);
     release();
     await new Promise((r) => setTimeout(r, 500));
     await Promise.all([m.stop(), other.stop()]);
@@ -225,6 +226,6 @@ describe('re-schedule while claimed', () => {
     expect(await env.redis.hlen(keys(env.prefix).claim)).toBe(0);
     // resumed later: it goes on from the next occurrence after now
     expect(await client.resume('s')).toBe(true);
-    await until(async () => (await env.jobIds()).length >= 2, 5000);
+    await waitUntil(async () => (await env.jobIds()).length >= 2, 5000);
   });
 });

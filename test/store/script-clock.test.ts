@@ -92,7 +92,7 @@ describe('a clock the test drives', () => {
     expect(Number(await bed.redis.zscore(bed.k.group('g'), 'a'))).toBe(now + 1000);
     now += 1001; // a's renewed lease lapsed: b, first in line, takes the group
     expect(await leases.tryGroup(bed.k, { group: 'g', leaseId: 'b', ttlMs: 1000 })).toBe(now);
-    expect(await bed.redis.zrange(bed.k.group('g'), 0, -1)).toEqual(['b']);
+    expect(await bed.redis.zrange(bed.k.group('g'), '0', '-1')).toEqual(['b']);
 
     await bed.redis.zadd(bed.k.lease('s'), now + 10, 'run');
     expect(await leases.renewRun(bed.k, { scheduleId: 's', leaseId: 'run', ttlMs: 250 })).toBe('held');

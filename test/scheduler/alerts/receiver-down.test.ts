@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../../src/queue/create-worker.js';
 import { withManagerEnv } from '../../../src/scheduler/contract/manager-env.js';
 import { AlertStore } from '../../../src/store/deployment/alert-store.js';
-import { silent, testEnv, until } from '../helpers.js';
+import { waitUntil } from '../../wait-until.js';
+import { silent, testEnv } from '../helpers.js';
 import { type Received, startReceiver } from './receiver.js';
 
 /** How long every receiver is down: 30 s, as the docs say (the bound on waiting is the retention). */
@@ -44,9 +45,9 @@ describe('notifiers down: nothing lost', () => {
     // three incidents open and close while every receiver is down
     for (let i = 0; i < 3; i++) {
       failing = true;
-      await until(async () => (await alerts.incidents({ open: true })).length === 1, 15_000);
+      await waitUntil(async () => (await alerts.incidents({ open: true })).length === 1, 15_000);
       failing = false;
-      await until(async () => (await alerts.incidents({ open: true })).length === 0, 15_000);
+      await waitUntil(async () => (await alerts.incidents({ open: true })).length === 0, 15_000);
     }
     failing = false;
     const incidents = (await alerts.incidents()).filter((i) => i.cause === 'failed');
@@ -59,7 +60,7 @@ describe('notifiers down: nothing lost', () => {
 
     await receiver.up();
     // 3 incidents x 3 notifiers x (opened, resolved)
-    await until(() => new Set(receiver.got.map(deliveryKey)).size === 18, 60_000);
+    await waitUntil(() => new Set(receiver.got.map(deliveryKey)).size === 18, 60_000);
     const byIncident = new Map<string, Received[]>();
     for (const r of receiver.got) {
       const key = `${incidentOf(r)} ${r.path}`;
@@ -79,7 +80,10 @@ describe('notifiers down: nothing lost', () => {
       receiver.got.filter((r) => r.path === '/slack').every((r) => typeof r.json.text === 'string'),
     ).toBe(true);
     // each is recorded sent once its receiver answered (just after the request)
-    await until(async () => (await alerts.deliveriesOf(incidents)).every((d) => d.status === 'sent'), 10_000);
+    await waitUntil(
+      async () => (await alerts.deliveriesOf(incidents)).every((d) => d.status === 'sent'),
+      10_000,
+    );
     const all = await alerts.deliveriesOf(incidents);
     expect(all.some((d) => d.attempts > 1)).toBe(true);
   }, 150_000);
