@@ -20,7 +20,7 @@ export class LeaseScripts {
       {
         leaseId: a.leaseId,
         ttl: a.ttlMs,
-        clockMs: this.#caller.clockMs(),
+        clockMs: this.#caller.clockMs(RENEW_LEASE),
       },
     );
     return yes(RENEW_LEASE, await this.#caller.run(RENEW_LEASE, args));
@@ -33,7 +33,7 @@ export class LeaseScripts {
     const args = scriptArgs(RENEW_RUN, keys, {
       leaseId: a.leaseId,
       ttl: a.ttlMs,
-      clockMs: this.#caller.clockMs(),
+      clockMs: this.#caller.clockMs(RENEW_RUN),
     });
     return codeName(RENEW_RUN, RunLease, await this.#caller.run(RENEW_RUN, args));
   }
@@ -59,7 +59,7 @@ export class LeaseScripts {
       groupWaiters: k.groupWaiters(g),
       groupTicket: k.groupTicket(g),
     };
-    const clockMs = this.#caller.clockMs();
+    const clockMs = this.#caller.clockMs(TRY_GROUP);
     // a test's clock is the last slot: max and overflow before it are then sent as '' (their defaults)
     const none = clockMs === undefined ? undefined : '';
     const argv = {

@@ -101,7 +101,7 @@ export class ScheduleScripts {
     a: { batch: number; leaseMs: number; token: string; aheadMs: number; fleet?: FleetMember | undefined },
   ): Promise<ClaimResult> {
     const f = a.fleet;
-    const clockMs = this.#caller.clockMs();
+    const clockMs = this.#caller.clockMs(CLAIM);
     // a test's clock is the last slot: the optional fleet slots before it are then sent as '' (none)
     const none = clockMs === undefined ? undefined : '';
     const raw = (await this.#caller.run(
@@ -149,7 +149,7 @@ export class ScheduleScripts {
   ): Promise<string[]> {
     const p = k.of(a.ids[0]!);
     const items = a.ids.map((id) => ({ values: { ids: id } }));
-    const argv = { leaseMs: a.leaseMs, token: a.token, clockMs: orNone(this.#caller.clockMs()) };
+    const argv = { leaseMs: a.leaseMs, token: a.token, clockMs: orNone(this.#caller.clockMs(RENEW_CLAIMS)) };
     const args = scriptArgs(RENEW_CLAIMS, pick(p, 'inflight', 'claim'), argv, items);
     return ((await this.#caller.run(RENEW_CLAIMS, args)) as unknown[]).map(String);
   }

@@ -228,7 +228,11 @@ export const INCIDENT = layout(
   ['op', 'slot', 'occurrence', 'incident', 'notifiers', 'keep'],
 );
 
-export const OUTBOX_TAKE = layout('outbox-take-2', ['outbox', 'deliveries'], ['lease', 'most', 'notifiers']);
+export const OUTBOX_TAKE = layout(
+  'outbox-take-2',
+  ['outbox', 'deliveries'],
+  ['lease', 'most', 'notifiers', 'clockMs'],
+);
 
 export const OUTBOX_DONE = layout(
   'outbox-done-3',
