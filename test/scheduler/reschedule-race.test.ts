@@ -5,6 +5,7 @@ import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { ScheduleStore } from '../../src/store/deployment/schedule-store.js';
 import { keys } from '../../src/store/keys/keys.js';
+import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
 import { REDIS_URL, redisNow, testEnv } from './helpers.js';
@@ -211,19 +212,31 @@ describe('re-schedule while claimed', () => {
     env = testEnv('race-dead-paused');
     const client = env.manager({ role: 'client' });
     await client.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 's' }).saved;
-    // A replica claims the next occurrence, then dies before enqueueing it.
-    const store = new ScheduleStore(env.redis, keys(env.prefix), 100);
-    await new Promise((r) => setTimeout(r, 300));
+    const k = keys(env.prefix);
+    const dueAt = Number(await env.redis.zscore(k.due, 's'));
+    // A replica claims the next occurrence at its due time (its scripts' clock driven there: no
+    // waiting for it), then dies before enqueueing it; its claim's lease runs to dueAt + 300.
+    setScriptClock(env.redis, () => dueAt);
+    const store = new ScheduleStore(env.redis, k, 100);
     const dead = await store.claim(10, 300, 'dead.0', 0);
+    setScriptClock(env.redis, undefined);
     expect(dead.claims.map((c) => c.id)).toEqual(['s']);
+    expect(Number(await env.redis.zscore(k.inflight, 's'))).toBe(dueAt + 300);
     expect(await client.pause('s')).toBe(true);
-    await new Promise((r) => setTimeout(r, 400)); // its lease lapses
+    // The next replica's claims judge by a clock 1 s ahead of Redis's: the dead claim has lapsed for
+    // its first claim, without sleeping through the lease.
     const replica = env.manager({ claimLeaseMs: 1000 });
+    const offset = (await redisNow(env.redis)) - Date.now();
+    setScriptClock(internalsOf(replica).redis, () => Date.now() + offset + 1000, ['claim-6']);
     await replica.start();
-    await new Promise((r) => setTimeout(r, 500));
+    await waitUntil(
+      async () => (internalsOf(replica).loopStats?.cycles ?? 0) >= 1 && (await env.redis.hlen(k.claim)) === 0,
+      5000,
+      { what: 'the dead claim dropped by a claim of the replica' },
+    );
     expect(internalsOf(replica).loopStats?.reclaimed).toBe(0);
     expect(await env.jobIds()).toEqual([]);
-    expect(await env.redis.hlen(keys(env.prefix).claim)).toBe(0);
+    expect(await env.redis.zscore(k.inflight, 's')).toBeNull();
     // resumed later: it goes on from the next occurrence after now
     expect(await client.resume('s')).toBe(true);
     await waitUntil(async () => (await env.jobIds()).length >= 2, 5000);
