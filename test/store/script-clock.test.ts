@@ -1,13 +1,24 @@
 // The clock the claim and lease scripts judge by: Redis TIME in production (no clock set on the
 // client, no `clock ms` ARGV sent), a time the test drives when it sets one (`setScriptClock`), so
 // claims, claim lapses and lease lapses are tested without sleeping.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseScripts, ScheduleScripts } from '../../src/store/scripts/index.js';
 import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { row, StoreBed } from './helpers.js';
 
 let bed: StoreBed;
+let open = false;
+/** A bed for one test, cleaned up after it. */
+function freshBed(): StoreBed {
+  open = true;
+  return new StoreBed();
+}
 afterEach(async () => {
+  if (!open) return;
+  open = false;
   setScriptClock(bed.redis, undefined);
   await bed.cleanup();
 });
@@ -22,7 +33,7 @@ const HOUR = 3_600_000;
 
 describe('the production path reads Redis TIME', () => {
   it('a claim, a lease renewal and a group taken, with no clock set, are judged by Redis TIME', async () => {
-    bed = new StoreBed();
+    bed = freshBed();
     const scripts = new ScheduleScripts(bed.redis);
     const leases = new LeaseScripts(bed.redis);
     // an hour off from any plausible stand-in: a script judging by anything but Redis TIME fails here
@@ -48,9 +59,26 @@ describe('the production path reads Redis TIME', () => {
   });
 });
 
+describe('no production code sets a clock', () => {
+  it('setScriptClock is called from tests only: in src/, dashboard/, nest/, workers/ it is only defined', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const callers: string[] = [];
+    for (const dir of ['src', 'dashboard', 'nest', 'workers']) {
+      for (const file of readdirSync(join(root, dir), { recursive: true }) as string[]) {
+        if (!file.endsWith('.ts')) continue;
+        const text = readFileSync(join(root, dir, file), 'utf8');
+        const calls = text.match(/setScriptClock\(/g)?.length ?? 0;
+        const defined = text.includes('export function setScriptClock(') ? 1 : 0;
+        if (calls > defined) callers.push(join(dir, file));
+      }
+    }
+    expect(callers).toEqual([]);
+  });
+});
+
 describe('a clock the test drives', () => {
   it('claims by it: what is due on it, not on Redis TIME; a claim lapses, and is taken over, as it moves', async () => {
-    bed = new StoreBed();
+    bed = freshBed();
     const scripts = new ScheduleScripts(bed.redis);
     let now = (await bed.now()) - HOUR; // an hour behind Redis TIME: every due time below is past for Redis
     setScriptClock(bed.redis, () => now);
@@ -80,7 +108,7 @@ describe('a clock the test drives', () => {
   });
 
   it('leases lapse by it: a run slot and an exclusion group', async () => {
-    bed = new StoreBed();
+    bed = freshBed();
     const leases = new LeaseScripts(bed.redis);
     let now = (await bed.now()) + HOUR; // an hour ahead of Redis TIME
     setScriptClock(bed.redis, () => now);
@@ -100,7 +128,7 @@ describe('a clock the test drives', () => {
   });
 
   it('unset, the scripts read Redis TIME again', async () => {
-    bed = new StoreBed();
+    bed = freshBed();
     const scripts = new ScheduleScripts(bed.redis);
     setScriptClock(bed.redis, () => 1);
     expect((await scripts.claim(bed.k, { batch: 1, leaseMs: 1, token: 't', aheadMs: 0 })).now).toBe(1);
