@@ -13,8 +13,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { keySlot } from '../src/store/keys/partitions.js';
-import { clusterEnv, redisNow, until } from '../test/cluster/helpers.js';
+import { clusterEnv, redisNow } from '../test/cluster/helpers.js';
 import { type LocalCluster, startCluster } from '../test/setup/redis-cluster.js';
+import { waitUntil } from '../test/wait-until.js';
 
 const argv = process.argv;
 const arg = (name: string, fallback: string) => {
@@ -87,21 +88,21 @@ async function oneRun(acks: boolean) {
       BULLBEAT_REPLICA_ACKS: acks ? ACKS : '0',
     };
     const live = [spawnReplica(cluster, vars), spawnReplica(cluster, vars)];
-    await until(() => live.every((r) => r.out.includes('ready')), 60_000, 50);
+    await waitUntil(() => live.every((r) => r.out.includes('ready')), 60_000, { stepMs: 50 });
     const t0 = await redisNow(env.redis);
-    await until(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, 20);
+    await waitUntil(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, { stepMs: 20 });
     const victim = await masterOfSlot(cluster, keySlot(`{bull:${env.queue}}`));
     const heir = (await cluster.roles()).replicaOf.get(victim)!;
     const killedAt = await redisNow(env.redis);
     await cluster.kill(victim);
-    await until(async () => (await cluster.roles()).masters.includes(heir), 30_000, 100);
+    await waitUntil(async () => (await cluster.roles()).masters.includes(heir), 30_000, { stepMs: 100 });
     await cluster.waitOk();
     const promotedMs = (await redisNow(env.redis).catch(() => killedAt)) - killedAt;
-    await until(async () => (await redisNow(env.redis)) > t0 + SECONDS * 1000, 60_000, 100);
+    await waitUntil(async () => (await redisNow(env.redis)) > t0 + SECONDS * 1000, 60_000, { stepMs: 100 });
     const t1 = await redisNow(env.redis);
     const want = expected(SCHEDULES, t0 + 1000, t1);
     const lostOf = () => want.filter((k) => !runs.has(k));
-    await until(() => lostOf().length === 0, 20_000, 100).catch(() => undefined);
+    await waitUntil(() => lostOf().length === 0, 20_000, { stepMs: 100 }).catch(() => undefined);
     for (const r of live) r.child.kill('SIGTERM');
     await Promise.all(live.map((r) => r.exited));
     const stats = live.map(

@@ -4,7 +4,8 @@ import { SchedulerManager } from '../../src/index.js';
 import { internalsOf } from '../../src/scheduler/index.js';
 import { handOverScheduler } from '../../src/store/bullmq/bull-repeat.js';
 import { BullmqHandovers } from '../../src/store/bullmq/bullmq-handover.js';
-import { REDIS_URL, silent, testEnv, until } from '../scheduler/helpers.js';
+import { REDIS_URL, silent, testEnv } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 import { runBullbeat } from './run-bullbeat.js';
 
 // A BullMQ app moved to bullbeat in two steps (`import:bullmq`, later `import:bullmq
@@ -86,7 +87,9 @@ async function migrate(
    */
   const instantsPass = async (n: number) => {
     const seen = ran('bullmq') + ran('bullbeat');
-    await until(() => ran('bullmq') + ran('bullbeat') >= seen + n, n * 1000, 50).catch(() => undefined);
+    await waitUntil(() => ran('bullmq') + ran('bullbeat') >= seen + n, n * 1000, { stepMs: 50 }).catch(
+      () => undefined,
+    );
   };
   try {
     for (const s of schedulers) {
@@ -116,7 +119,7 @@ async function migrate(
       await instantsPass(4);
     }
     // after the last step, bullbeat runs several instants of each schedule
-    await until(
+    await waitUntil(
       () =>
         done?.(runs) ??
         schedulers.every(
@@ -124,7 +127,7 @@ async function migrate(
             [...runs].filter(([k, by]) => k.startsWith(`${s.id}@`) && by.includes('bullbeat')).length >= 3,
         ),
       40_000,
-      50,
+      { stepMs: 50 },
     );
     // a few more instants: the runs `done` waited for are all there are
     if (done) await new Promise((r) => setTimeout(r, 3000));

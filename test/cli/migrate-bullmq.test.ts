@@ -4,6 +4,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL } from '../redis-url.js';
+import { waitUntil } from '../wait-until.js';
 import { assertBuilt, runBullbeat } from './run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from './spawn-bullbeat.js';
 
@@ -25,14 +26,6 @@ interface Ran {
 
 async function ran(): Promise<Ran[]> {
   return (await redis.lrange(logKey, 0, -1)).map((l) => JSON.parse(l) as Ran);
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** The instant a job stands for: BullMQ's `repeat:<scheduler>:<ms>`, bullbeat's `bb-<schedule>-<ms>`. */
@@ -66,7 +59,7 @@ describe('a BullMQ app migrated with import:bullmq, its own Worker unchanged, in
     });
     running.push(app);
     await app.waitFor(/app worker ready/);
-    await until(async () => (await ran()).length >= 2, 30_000, 'two BullMQ runs');
+    await waitUntil(async () => (await ran()).length >= 2, 30_000, { stepMs: 200, what: 'two BullMQ runs' });
 
     const imported = await runBullbeat(
       ['import:bullmq', '--queue', queueName, '--remove-originals', '--json'],
@@ -91,11 +84,10 @@ describe('a BullMQ app migrated with import:bullmq, its own Worker unchanged, in
     const scheduler = spawnBullbeat(['scheduler'], { env });
     running.push(scheduler);
     await scheduler.waitFor(/scheduler replica running/, 30_000);
-    await until(
-      async () => (await ran()).filter((r) => r.id.startsWith('bb-')).length >= 3,
-      40_000,
-      'three runs enqueued by bullbeat',
-    );
+    await waitUntil(async () => (await ran()).filter((r) => r.id.startsWith('bb-')).length >= 3, 40_000, {
+      stepMs: 200,
+      what: 'three runs enqueued by bullbeat',
+    });
 
     const runs = await ran();
     // the app's worker read the data as it always did, from BullMQ's jobs and from bullbeat's alike
@@ -111,13 +103,13 @@ describe('a BullMQ app migrated with import:bullmq, its own Worker unchanged, in
     expect(report.items[0]?.options.startAt).toBeLessThanOrEqual(Math.min(...bullbeat));
 
     // the scheduler follows the plain Worker's outcomes: the runs are counted
-    await until(
+    await waitUntil(
       async () => {
         const show = await runBullbeat(['schedule:show', 'ping-1s', '--json'], { env });
         return (JSON.parse(show.stdout) as { runs: number }).runs >= 1;
       },
       30_000,
-      'a run recorded from the plain Worker',
+      { stepMs: 200, what: 'a run recorded from the plain Worker' },
     );
 
     const again = await runBullbeat(['import:bullmq', '--queue', queueName, '--remove-originals'], { env });

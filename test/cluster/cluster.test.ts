@@ -7,7 +7,8 @@ import { keySlot } from '../../src/store/keys/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { assertBuilt, runBullbeat } from '../cli/run-bullbeat.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
-import { clusterEnv, keysPerMaster, redisNow, silent, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { clusterEnv, keysPerMaster, redisNow, silent } from './helpers.js';
 
 let cluster: LocalCluster;
 beforeAll(async () => {
@@ -59,16 +60,16 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     }
     // Until every occurrence of the window ran (a loaded box fires, enqueues and consumes late:
     // waited for, not timed), and the window is well past.
-    await until(async () => (await redisNow(env.redis)) > t0 + 3500, 30_000, 100);
-    await until(() => want.every((k) => runs.has(k)), 45_000, 100).catch(() => undefined);
+    await waitUntil(async () => (await redisNow(env.redis)) > t0 + 3500, 30_000, { stepMs: 100 });
+    await waitUntil(() => want.every((k) => runs.has(k)), 45_000, { stepMs: 100 }).catch(() => undefined);
     // Both replicas fire, but not necessarily within the first seconds: a replica whose claim finds
     // every occurrence of a partition claimed by the other (at start, when the first claim takes all
     // that came due meanwhile) claims that partition again only when that claim's lease would lapse
     // (claimLeaseMs, 5 s). So run until each has enqueued, within a few leases.
-    await until(
+    await waitUntil(
       () => internalsOf(a).loopStats!.enqueued > 0 && internalsOf(b).loopStats!.enqueued > 0,
       15_000,
-      100,
+      { stepMs: 100 },
     ).catch(() => undefined);
     await Promise.all([a.stop(), b.stop()]);
     expect(want.filter((k) => !runs.has(k))).toEqual([]);
@@ -134,13 +135,13 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     const m = env.manager();
     const job = m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'p1' });
     await m.start();
-    await until(() => [...runs.keys()].some((k) => k.startsWith('p1@')), 10_000);
+    await waitUntil(() => [...runs.keys()].some((k) => k.startsWith('p1@')), 10_000);
     await job.pause();
     const paused = await redisNow(env.redis);
     await new Promise((r) => setTimeout(r, 700));
     expect([...runs.keys()].filter((k) => Number(k.split('@')[1]) > paused + 100)).toEqual([]);
     await job.resume();
-    await until(() => [...runs.keys()].some((k) => Number(k.split('@')[1]) > paused + 700), 10_000);
+    await waitUntil(() => [...runs.keys()].some((k) => Number(k.split('@')[1]) > paused + 700), 10_000);
     const other = env.manager({ partitions: 8 });
     await expect(other.start()).rejects.toThrow(/partitions.*32/);
   }, 30_000);
@@ -155,8 +156,8 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     await m.start();
     const worker = await createWorker(m, { concurrency: 4 });
     try {
-      await until(() => ran.length >= 3, 15_000);
-      await until(async () => (await m.history('w1')).some((r) => r.outcome === 'succeeded'), 10_000);
+      await waitUntil(() => ran.length >= 3, 15_000);
+      await waitUntil(async () => (await m.history('w1')).some((r) => r.outcome === 'succeeded'), 10_000);
     } finally {
       await worker.close();
     }
@@ -207,10 +208,10 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
     let lastBefore = 0;
     a.on('fired', (e) => (lastBefore = Math.max(lastBefore, e.fireAt)));
     await a.start();
-    await until(() => lastBefore > 0);
+    await waitUntil(() => lastBefore > 0);
     await a.stop();
     const stoppedAt = await redisNow(env.redis);
-    await until(async () => (await redisNow(env.redis)) > stoppedAt + 6500, 15_000, 50);
+    await waitUntil(async () => (await redisNow(env.redis)) > stoppedAt + 6500, 15_000, { stepMs: 50 });
     const b = env.manager({ backpressure: false });
     define(b);
     const restartAt = await redisNow(env.redis);
@@ -219,7 +220,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
       if (e.kind === 'scheduled' && e.fireAt > restartAt) onTime = onTime || e.fireAt;
     });
     await b.start();
-    await until(() => onTime > 0, 10_000);
+    await waitUntil(() => onTime > 0, 10_000);
     const records = (await b.history('late')).filter((r) => r.fireAt > lastBefore && r.fireAt < onTime);
     const catchUp = records.filter((r) => r.kind === 'catch-up');
     // seen once in ~10 loaded runs: a catch-up standing for 2, not 5 or more; this says what happened

@@ -7,7 +7,8 @@ import { internalsOf } from '../../src/scheduler/index.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
-import { clusterEnv, redisNow, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { clusterEnv, redisNow } from './helpers.js';
 
 let cluster: LocalCluster;
 beforeAll(async () => {
@@ -57,7 +58,7 @@ describe('schedule controls on a Redis Cluster (24 partitions)', () => {
     worker = await createWorker(m, { concurrency: 4 });
     const real = await m.backfill('c2', { from, to: now, ratePerSecond: 1000, overlap: 'allowAll' });
     expect(real.enqueued).toBe(dry.occurrences.length);
-    await until(() => ran.filter((r) => r.startsWith('backfill@')).length === real.enqueued, 20_000);
+    await waitUntil(() => ran.filter((r) => r.startsWith('backfill@')).length === real.enqueued, 20_000);
     const history = await m.history('c2');
     expect(history.filter((r) => r.kind === 'backfill' && r.outcome === 'succeeded').length).toBe(
       real.enqueued,
@@ -76,7 +77,7 @@ describe('schedule controls on a Redis Cluster (24 partitions)', () => {
     });
     await m.start();
     worker = await createWorker(m, { concurrency: 2 });
-    await until(async () => (await m.get('flaky'))?.status === 'paused', 20_000, 100);
+    await waitUntil(async () => (await m.get('flaky'))?.status === 'paused', 20_000, { stepMs: 100 });
     const job = await m.get('flaky');
     expect(job?.pauseNote?.by).toBe('pauseOnFailure');
     expect(job?.pauseNote?.note).toMatch(/always fails/);
@@ -98,12 +99,14 @@ describe('schedule controls on a Redis Cluster (24 partitions)', () => {
     internalsOf(crashed).queue = () => ({ addBulk: () => new Promise(() => {}) }) as never;
     for (const id of ids.slice(0, 3)) void crashed.resume(id, { policy: 'all' });
     for (const id of ids.slice(3)) await crashed.startBackfill(id, { from: to - 300, to });
-    await until(async () => (await crashed.get('o2'))?.status === 'active');
+    await waitUntil(async () => (await crashed.get('o2'))?.status === 'active');
     const replica = env.manager({ claimLeaseMs: 400 });
     await replica.start();
     const enqueued = async (id: string) =>
       (await replica.history(id)).filter((r) => r.kind !== 'scheduled' && r.outcome === 'enqueued').length;
-    await until(async () => (await Promise.all(ids.map(enqueued))).every((n) => n >= 2), 15_000, 100);
+    await waitUntil(async () => (await Promise.all(ids.map(enqueued))).every((n) => n >= 2), 15_000, {
+      stepMs: 100,
+    });
     for (const id of ids.slice(0, 3)) {
       expect((await replica.history(id)).some((r) => r.kind === 'catch-up')).toBe(true);
     }

@@ -6,7 +6,8 @@ import { expectKept } from '../chaos/expect-kept.js';
 import { type ReplicaProcess, spawnReplicaProcess } from '../scheduler/replica-process.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
-import { clusterEnv, redisNow, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { clusterEnv, redisNow } from './helpers.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
 const CHAOS_SECONDS = Number(process.env.BULLBEAT_CLUSTER_CHAOS_SECONDS ?? 15);
@@ -63,24 +64,26 @@ describe('exactly once on a Redis Cluster', () => {
     };
     const live = Array.from({ length: options.replicas }, () => spawnReplica(vars));
     replicas.push(...live);
-    await until(() => live.every((r) => r.out.includes('ready')), 30_000, 50);
+    await waitUntil(() => live.every((r) => r.out.includes('ready')), 30_000, { stepMs: 50 });
     const t0 = await redisNow(env.redis);
     await options.during(t0);
-    await until(async () => (await redisNow(env.redis)) > t0 + options.seconds * 1000, 60_000, 100);
+    await waitUntil(async () => (await redisNow(env.redis)) > t0 + options.seconds * 1000, 60_000, {
+      stepMs: 100,
+    });
     const t1 = await redisNow(env.redis);
     const want = expected(options.schedules, t0 + 1000, t1);
     // settled: every occurrence ran, or none of those missing has run for 5 s (a master SIGKILL may lose
     // some for good: waiting the whole 20 s for them cost each such run 15 s)
     let missing = Number.POSITIVE_INFINITY;
     let since = Date.now();
-    await until(
+    await waitUntil(
       () => {
         const { lost } = check(runs, want);
         if (lost.length < missing) [missing, since] = [lost.length, Date.now()];
         return lost.length === 0 || Date.now() - since > 5000;
       },
       20_000,
-      100,
+      { stepMs: 100 },
     ).catch(() => undefined);
     const consumer = await state();
     const nodes = await cluster.roles().catch((err: Error) => err.message);
@@ -103,10 +106,12 @@ describe('exactly once on a Redis Cluster', () => {
     expect(claimed.length).toBeGreaterThan(0);
     const survivor = spawnReplica(vars);
     replicas.push(survivor);
-    await until(() => survivor.out.includes('ready\n'), 30_000, 50);
+    await waitUntil(() => survivor.out.includes('ready\n'), 30_000, { stepMs: 50 });
     const t1 = await redisNow(env.redis);
-    await until(async () => claimed.every(([id, at]) => runs.has(`${id}@${at}`)), 30_000, 100);
-    await until(async () => (await redisNow(env.redis)) > t1 + 3000, 30_000, 100);
+    await waitUntil(async () => claimed.every(([id, at]) => runs.has(`${id}@${at}`)), 30_000, {
+      stepMs: 100,
+    });
+    await waitUntil(async () => (await redisNow(env.redis)) > t1 + 3000, 30_000, { stepMs: 100 });
     survivor.child.kill('SIGTERM');
     await survivor.exited;
     await new Promise((r) => setTimeout(r, 500));
@@ -138,18 +143,18 @@ describe('exactly once on a Redis Cluster', () => {
       schedules: 90,
       seconds: 8,
       during: async (t0) => {
-        await until(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, 50);
+        await waitUntil(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, { stepMs: 50 });
         const { replicaOf } = await cluster.roles();
         const [master, replica] = [...replicaOf][0]!;
         expect(await cluster.cli(replica, 'cluster', 'failover')).toMatch(/OK/);
         // promoted, and the old master now its replica
-        await until(
+        await waitUntil(
           async () => {
             const { masters } = await cluster.roles();
             return masters.includes(replica) && !masters.includes(master);
           },
           20_000,
-          100,
+          { stepMs: 100 },
         );
       },
     });
@@ -164,12 +169,12 @@ describe('exactly once on a Redis Cluster', () => {
       schedules: 90,
       seconds: 10,
       during: async (t0) => {
-        await until(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, 50);
+        await waitUntil(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, { stepMs: 50 });
         const { masters, replicaOf } = await cluster.roles();
         const victim = masters.find((m) => replicaOf.has(m))!;
         const heir = replicaOf.get(victim)!;
         await cluster.kill(victim);
-        await until(async () => (await cluster.roles()).masters.includes(heir), 30_000, 100);
+        await waitUntil(async () => (await cluster.roles()).masters.includes(heir), 30_000, { stepMs: 100 });
         await cluster.waitOk();
       },
     });

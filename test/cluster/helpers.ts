@@ -129,11 +129,3 @@ export async function redisNow(redis: Redis): Promise<number> {
   const [s, us] = await redis.time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }
-
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 20) {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting for a condition');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}

@@ -7,7 +7,8 @@ import { internalsOf } from '../../src/scheduler/index.js';
 import { keySlot } from '../../src/store/keys/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
-import { clusterEnv, redisNow, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { clusterEnv, redisNow } from './helpers.js';
 
 let cluster: LocalCluster;
 beforeAll(async () => {
@@ -63,7 +64,7 @@ describe('one fire loop over every partition (Redis Cluster, 24 partitions)', ()
     const partitions = new Set(ids.map((id) => env.keys.partitionOf(id)));
     expect(partitions.size).toBeGreaterThan(12);
     const start = await redisNow(env.redis);
-    await until(() => fired.filter((e) => e.fireAt > start + 2000).length >= ids.length, 20_000);
+    await waitUntil(() => fired.filter((e) => e.fireAt > start + 2000).length >= ids.length, 20_000);
     // the one loop claims every partition in the same cycle: its enqueues mix partitions (one loop
     // per partition never does: each enqueue carries its own partition's occurrences only)
     expect(Math.max(...enqueues.map((s) => s.size))).toBeGreaterThanOrEqual(4);
@@ -84,7 +85,7 @@ describe('one fire loop over every partition (Redis Cluster, 24 partitions)', ()
   it("a partition whose master stops answering does not hold back the other partitions' schedules", async () => {
     const { m, ids, fired } = await firing('ploop-slow', 48);
     const start = await redisNow(env.redis);
-    await until(() => fired.filter((e) => e.fireAt > start).length >= ids.length, 20_000);
+    await waitUntil(() => fired.filter((e) => e.fireAt > start).length >= ids.length, 20_000);
 
     // pause (CLIENT PAUSE WRITE: scripts wait) a master holding partitions but neither the queue's
     // BullMQ keys nor the deployment-wide keys
@@ -124,7 +125,7 @@ describe('one fire loop over every partition (Redis Cluster, 24 partitions)', ()
     }
 
     // once it answers again, its schedules fire again; nothing fired twice
-    await until(
+    await waitUntil(
       () => stuck.every((id) => fired.some((e) => e.scheduleId === id && e.fireAt > t0 + 4500)),
       20_000,
     );

@@ -11,7 +11,8 @@ import { keySlot } from '../../src/store/keys/partitions.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { startRedisServer } from '../setup/redis-server.js';
-import { clusterEnv, redisNow, silent, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { clusterEnv, redisNow, silent } from './helpers.js';
 
 let cluster: LocalCluster;
 beforeAll(async () => {
@@ -51,7 +52,7 @@ describe('replicaAcks (WAIT after each enqueue)', () => {
     }
     await m.start();
     const t0 = await redisNow(env.redis);
-    await until(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, 50);
+    await waitUntil(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, { stepMs: 50 });
     const healthy = { ...internalsOf(m).loopStats! };
     expect(healthy.enqueued).toBeGreaterThanOrEqual(12);
     expect(healthy.replicaWaits).toBeGreaterThan(0);
@@ -64,7 +65,7 @@ describe('replicaAcks (WAIT after each enqueue)', () => {
     const node = cluster.nodes.find((n) => n.port === replica)!;
     node.child.kill('SIGSTOP');
     try {
-      await until(() => internalsOf(m).loopStats!.underAcked >= 3, 30_000, 20);
+      await waitUntil(() => internalsOf(m).loopStats!.underAcked >= 3, 30_000, { stepMs: 20 });
     } finally {
       node.child.kill('SIGCONT');
     }
@@ -74,7 +75,7 @@ describe('replicaAcks (WAIT after each enqueue)', () => {
     // every enqueue completed counted its WAIT; the short ones are a part of them
     expect(stopped.underAcked).toBeLessThanOrEqual(stopped.replicaWaits);
     // what was enqueued while short ran once (nothing lost, nothing twice)
-    await until(() => runs.size >= stopped.enqueued, 20_000, 50);
+    await waitUntil(() => runs.size >= stopped.enqueued, 20_000, { stepMs: 50 });
     expect([...runs.values()].every((n) => n === 1)).toBe(true);
   }, 60_000);
 
@@ -92,7 +93,7 @@ describe('replicaAcks (WAIT after each enqueue)', () => {
         m.schedule({ name: 'tick' }, new IntervalTrigger(1, { anchor: i * 200 }), { id: `s${i}` });
       }
       await m.start();
-      await until(() => (internalsOf(m).loopStats?.enqueued ?? 0) >= 8, 20_000, 20);
+      await waitUntil(() => (internalsOf(m).loopStats?.enqueued ?? 0) >= 8, 20_000, { stepMs: 20 });
       await m.stop();
       const s = internalsOf(m).loopStats!;
       expect(s.replicaWaits).toBeGreaterThan(0);

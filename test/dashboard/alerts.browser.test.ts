@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withManagerEnv } from '../../src/scheduler/contract/manager-env.js';
 import { SchedulerManager } from '../../src/scheduler/index.js';
 import { startReceiver } from '../scheduler/alerts/receiver.js';
-import { until } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 import { ARTIFACTS, launchBrowser } from './browser.js';
 import { PASSWORD, quietLogger, startTestDashboard, type TestDashboard, USER } from './harness.js';
 
@@ -51,7 +51,7 @@ describe('the alerts page', () => {
   });
 
   it('lists the open incidents with their why, occurrence link and deliveries', async () => {
-    await until(async () => {
+    await waitUntil(async () => {
       const { body } = await t.api('GET', '/api/alerts?open=1');
       return body.incidents.some(
         (i: { cause: string; deliveries: { status: string }[] }) =>

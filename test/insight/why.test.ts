@@ -4,11 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { whyDidntItRun } from '../../src/insight/why.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
+import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import type { RunRecord } from '../../src/store/forms/run-record.js';
+import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
-import { silent, testEnv, until } from '../scheduler/helpers.js';
+import { redisNow, silent, testEnv } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 
 const me = `${hostname()}:${process.pid}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,7 +33,7 @@ async function recordWhere(
   timeoutMs = 15_000,
 ) {
   let found: RunRecord | undefined;
-  await until(async () => {
+  await waitUntil(async () => {
     found = (await m.history(id)).find(ok);
     return found !== undefined;
   }, timeoutMs);
@@ -99,7 +102,7 @@ describe('schedule:why', () => {
       },
     };
     await dying.start();
-    await until(() => stalled, 5000);
+    await waitUntil(() => stalled, 5000);
     void dying.stop(); // claims no more; its claim stays stalled until the end of the test: dead
     await sleep(1000); // its lease lapses
     const why = await whyDidntItRun(dying, 'd');
@@ -126,10 +129,13 @@ describe('schedule:why', () => {
     client.every(0.5, { id: 'skip', name: 'skip', misfire: 'skip', misfireGraceMs: 100 })(async () => {});
     client.every(0.5, { id: 'once', name: 'once', misfire: 'once', misfireGraceMs: 100 })(async () => {});
     await client.start();
-    await sleep(2200); // no replica: several occurrences pass
     const m = env.manager();
     m.every(0.5, { id: 'skip', name: 'skip', misfire: 'skip', misfireGraceMs: 100 })(async () => {});
     m.every(0.5, { id: 'once', name: 'once', misfire: 'once', misfireGraceMs: 100 })(async () => {});
+    // no replica for 2.2 s: several occurrences pass. The replica that comes then is started now, its
+    // claims judging by a clock 2.2 s ahead of Redis's (driven), rather than the test sleeping
+    const offset = (await redisNow(env.redis)) - Date.now();
+    setScriptClock(internalsOf(m).redis, () => Date.now() + offset + 2200);
     await m.start();
     const missed = await recordWhere(m, 'skip', (x) => x.outcome === 'missed');
     const why = await whyDidntItRun(m, 'skip', { at: missed.fireAt });
@@ -169,7 +175,7 @@ describe('schedule:why', () => {
     };
     m.schedule(async function brk() {}, broken, { id: 'brk' });
     await m.start();
-    await until(async () => (await m.get('brk'))?.status === 'errored', 10_000);
+    await waitUntil(async () => (await m.get('brk'))?.status === 'errored', 10_000);
     const why = await whyDidntItRun(m, 'brk');
     expect(why.cause).toBe('errored');
     expect(why.summary).toContain('the upstream calendar is gone');

@@ -3,7 +3,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FiredEvent, SchedulerManager } from '../../src/index.js';
 import { internalsOf } from '../../src/scheduler/index.js';
-import { testEnv, until } from '../scheduler/helpers.js';
+import { testEnv } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 import { type Call, CallLog, Heartbeat, startNestApp } from './nest-app.js';
 
 let env: ReturnType<typeof testEnv> | undefined;
@@ -38,10 +39,10 @@ describe('BullbeatModule: a Nest application, two instances', () => {
 
     // Run for a few seconds with both (at least 8 occurrences, 5 a second), then stop instance a:
     // b carries on alone (at least 8 more), taking over what a had claimed.
-    await until(() => callsOf(a).length + callsOf(b).length >= 8, 20_000);
+    await waitUntil(() => callsOf(a).length + callsOf(b).length >= 8, 20_000);
     await a.close();
     const afterA = callsOf(a).length + callsOf(b).length;
-    await until(() => callsOf(a).length + callsOf(b).length >= afterA + 8, 20_000);
+    await waitUntil(() => callsOf(a).length + callsOf(b).length >= afterA + 8, 20_000);
     await b.close();
     apps.length = 0;
 

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BullbeatModule, Cron, Schedule } from '../../nest/index.js';
 import { DateTrigger, type RunContext, SchedulerManager } from '../../src/index.js';
 import { internalsOf } from '../../src/scheduler/index.js';
-import { REDIS_URL, silent, testEnv, until } from '../scheduler/helpers.js';
+import { REDIS_URL, silent, testEnv } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 import { CallLog, startNestApp } from './nest-app.js';
 
 let env: ReturnType<typeof testEnv> | undefined;
@@ -55,7 +56,7 @@ describe('BullbeatModule options', () => {
     expect(internalsOf(scheduler.get(SchedulerManager)).options.role).toBe('scheduler');
     expect(internalsOf(worker.get(SchedulerManager)).options.role).toBe('client');
 
-    await until(() => worker.get(CallLog).calls.length >= 3, 20_000);
+    await waitUntil(() => worker.get(CallLog).calls.length >= 3, 20_000);
     expect(scheduler.get(CallLog).calls).toEqual([]);
     expect(worker.get(CallLog).calls.every((c) => c.app === 'worker')).toBe(true);
   });

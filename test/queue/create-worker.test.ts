@@ -7,7 +7,8 @@ import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/j
 import { keys } from '../../src/store/keys/keys.js';
 import { activeRuns } from '../../src/store/reads/lease-store.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { TestBed } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
 const silent = pino({ level: 'silent' });
@@ -37,10 +38,10 @@ async function setup(register: (s: StandInScheduler) => void, concurrency = 1, l
 }
 
 async function settled(jobId: string | undefined) {
-  return waitFor(async () => {
+  return waitUntil(async () => {
     const state = await bed.queue.getJobState(jobId as string);
     return state === 'completed' || state === 'failed' ? state : undefined;
-  });
+  }, 15_000);
 }
 
 describe('createWorker', () => {
@@ -150,7 +151,7 @@ describe('createWorker', () => {
       fireAt: 9_000,
       opts: { attempts: 3, backoff: { type: 'fixed', delay: 50 } },
     });
-    await waitFor(async () => (await bed.queue.getJobState(job.id as string)) === 'completed');
+    await waitUntil(async () => (await bed.queue.getJobState(job.id as string)) === 'completed', 15_000);
     expect(attempts).toEqual([1, 2, 3]);
     // The record a handler reads is the one before its start: the `running` record is written
     // behind (recordLagMs), with the outcome of an attempt that ends first.
@@ -202,10 +203,10 @@ describe('createWorker', () => {
       }),
     );
     const job = await bed.enqueue('twice', { fireAt: 11_000, opts: { attempts: 2, backoff: 300 } });
-    const retrying = await waitFor(async () => {
+    const retrying = await waitUntil(async () => {
       const r = await history.get('twice', 11_000);
       return r?.outcome === 'retrying' ? r : undefined;
-    });
+    }, 15_000);
     expect(retrying).toMatchObject({ error: 'first', attempts: 1 });
     release();
     expect(await settled(job.id)).toBe('completed');
@@ -218,7 +219,7 @@ describe('createWorker', () => {
     });
     const { history, scheduler } = await setup((s) => s.register('long', () => gate), 2);
     const first = await bed.enqueue('long', { fireAt: 1 });
-    await waitFor(async () => (await history.get('long', 1))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('long', 1))?.outcome === 'running', 15_000);
     expect((await activeRuns(bed.redis, keys(bed.prefix), ['long', 'other'])).get('long')).toBe(1);
     const second = await bed.enqueue('long', { fireAt: 2 });
     expect(await settled(second.id)).toBe('completed');
@@ -258,12 +259,12 @@ describe('createWorker', () => {
       return bed.queue.add('bare', data, { jobId: occurrenceJobId('bare', fireAt) });
     };
     const first = await add(1);
-    await waitFor(async () => (await history.get('bare', 1))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('bare', 1))?.outcome === 'running', 15_000);
     await add(2);
-    const second = await waitFor(async () => {
+    const second = await waitUntil(async () => {
       const r = await history.get('bare', 2);
       return r?.outcome === 'running' || r?.outcome === 'skipped' ? r : undefined;
-    });
+    }, 15_000);
     expect(second).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
     release();
     expect(await settled(first.id)).toBe('completed');
@@ -277,17 +278,17 @@ describe('createWorker', () => {
     const ttl = 1500;
     const { history } = await setup((s) => s.register('marathon', () => gate), 2, ttl);
     const first = await bed.enqueue('marathon', { fireAt: 1 });
-    await waitFor(async () => (await history.get('marathon', 1))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('marathon', 1))?.outcome === 'running', 15_000);
     const leaseKey = keys(bed.prefix).lease('marathon');
     const [, firstExpiry] = await bed.redis.zrange(leaseKey, '0', '0', 'WITHSCORES');
     // Wait until the lease has been renewed past its first expiry: the run outlived one TTL.
-    await waitFor(
+    await waitUntil(
       async () => {
         const [, expiry] = await bed.redis.zrange(leaseKey, '0', '0', 'WITHSCORES');
         return Number(expiry) > Number(firstExpiry) + ttl;
       },
       20_000,
-      'the lease to be renewed',
+      { what: 'the lease to be renewed' },
     );
     const probe = await bed.enqueue('marathon', { fireAt: 2 });
     expect(await settled(probe.id)).toBe('completed');
@@ -315,7 +316,7 @@ describe('createWorker', () => {
       600,
     );
     const job = await bed.enqueue('stalled', { fireAt: 1 });
-    await waitFor(async () => (await history.get('stalled', 1))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('stalled', 1))?.outcome === 'running', 15_000);
     // What another worker does when this one has stalled past the TTL: drop the lapsed lease, take the slot.
     const leaseKey = keys(bed.prefix).lease('stalled');
     const [mine] = await bed.redis.zrange(leaseKey, '0', '0');
@@ -341,12 +342,12 @@ describe('createWorker', () => {
     const run = { maxInstances: 2, coalesce: false };
     await bed.enqueue('wide', { fireAt: 1, run });
     await bed.enqueue('wide', { fireAt: 2, run });
-    await waitFor(async () => (await history.get('wide', 2))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('wide', 2))?.outcome === 'running', 15_000);
     const third = await bed.enqueue('wide', { fireAt: 3, run });
     expect(await settled(third.id)).toBe('completed');
     expect(await history.get('wide', 3)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
     const unlimited = await bed.enqueue('wide', { fireAt: 4, run: { maxInstances: 0, coalesce: false } });
-    await waitFor(async () => (await history.get('wide', 4))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('wide', 4))?.outcome === 'running', 15_000);
     release();
     expect(await settled(unlimited.id)).toBe('completed');
   });

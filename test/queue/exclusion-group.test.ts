@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys/keys.js';
 import { LeaseStore } from '../../src/store/reads/lease-store.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
-import { REDIS, TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS, TestBed } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 
 interface Interval {
@@ -53,7 +54,9 @@ describe('exclusion groups', () => {
       expect(await store.tryGroup(k, 'g', 'dead')).toBe(false);
       await store.release(k.group('g'), 'holder');
       // `dead` never asks again; once its heartbeat lapses, `next` gets the group.
-      const taken = await waitFor(() => store.tryGroup(k, 'g', 'next'), 5_000, 'the line to move on');
+      const taken = await waitUntil(() => store.tryGroup(k, 'g', 'next'), 5_000, {
+        what: 'the line to move on',
+      });
       expect(taken).toBe(true);
       expect(await redis.zscore(k.groupQueue('g'), 'dead')).toBeNull();
     } finally {
@@ -92,7 +95,7 @@ describe('exclusion groups', () => {
     const holder = await bed.enqueue('groupA', { fireAt: 10, args: [4000], run });
     // held: the group's holder set, not the `running` record, which a run writes before it takes its
     // group (waiting on the record let the impatient one take the group first on a busy box)
-    await waitFor(async () => (await bed.redis.zcard(keys(bed.prefix).group('reports'))) === 1);
+    await waitUntil(async () => (await bed.redis.zcard(keys(bed.prefix).group('reports'))) === 1, 15_000);
     const impatient = await bed.enqueue('groupB', {
       fireAt: 10,
       args: [10],

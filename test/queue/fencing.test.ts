@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys/keys.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { TestBed } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 
 interface Report {
@@ -45,7 +46,7 @@ describe('fencing token', () => {
     workers = await Promise.all([0, 1].map(() => WorkerProcess.start(bed.prefix, bed.queueName, flags)));
     const history = new RunHistory(bed.redis, keys(bed.prefix));
     const job = await bed.enqueue('fenced', { fireAt: 1000, args: [3000], opts: { attempts: 2 } });
-    const [first] = await waitFor(async () => {
+    const [first] = await waitUntil(async () => {
       const started = await list('started');
       return started.length > 0 ? started : undefined;
     }, 30_000);
@@ -55,32 +56,30 @@ describe('fencing token', () => {
     stalled.child.kill('SIGSTOP');
 
     // The other worker re-runs the occurrence (BullMQ's stalled check) once the lease lapsed: token 2.
-    const second = await waitFor(
-      async () => (await list('started')).find((s) => s.token === 2),
-      30_000,
-      'the take-over run',
-    );
+    const second = await waitUntil(async () => (await list('started')).find((s) => s.token === 2), 30_000, {
+      what: 'the take-over run',
+    });
     expect(second.pid).toBe(other.pid);
     // its `running` record is written behind (recordLagMs, 1 s): the run goes on 3 s, so it is there
     // before the stalled one wakes
-    const running = await waitFor(
+    const running = await waitUntil(
       async () => {
         const r = await history.get('fenced', 1000);
         return r?.outcome === 'running' ? r : undefined;
       },
       10_000,
-      'the take-over run recorded running',
+      { what: 'the take-over run recorded running' },
     );
     expect(running).toMatchObject({ outcome: 'running', fencingToken: 2 });
 
     // The stalled run wakes up and finishes its 3 s (its handler ignores the signal) before the new one.
     stalled.child.kill('SIGCONT');
-    await waitFor(
-      async () => (await list('finished')).some((f) => f.token === 1),
-      30_000,
-      'the stalled run to finish',
-    );
-    await waitFor(() => stalled.output.includes('outcome not written'), 10_000, 'the refusal in its log');
+    await waitUntil(async () => (await list('finished')).some((f) => f.token === 1), 30_000, {
+      what: 'the stalled run to finish',
+    });
+    await waitUntil(() => stalled.output.includes('outcome not written'), 10_000, {
+      what: 'the refusal in its log',
+    });
     const afterStale = await history.get('fenced', 1000);
     expect(afterStale).toMatchObject({ fencingToken: 2 });
     expect(afterStale?.outcome).not.toBe('succeeded'); // not the stalled run's completion

@@ -13,7 +13,8 @@ import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { REDIS_URL } from '../redis-url.js';
 import { silent } from '../scheduler/helpers.js';
 import { childFixture } from '../setup/child-fixtures.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { TestBed } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 
 interface Interval {
@@ -91,7 +92,7 @@ describe('groups across worker processes', () => {
     await manager.start();
 
     // kill a worker while one of its runs is going on
-    const started = await waitFor(
+    const started = await waitUntil(
       async () => {
         const [all, done] = await Promise.all([list<Interval>('started'), list<Interval>('intervals')]);
         const ended = new Set(done.map((d) => `${d.scheduleId}@${d.fireAt}`));
@@ -99,23 +100,23 @@ describe('groups across worker processes', () => {
         return all.length >= 4 ? running.at(-1) : undefined;
       },
       60_000,
-      'a run going on after the first few',
+      { what: 'a run going on after the first few' },
     );
     const victim = workers.find((w) => w.pid === started.pid) as WorkerProcess;
     victim.child.kill('SIGKILL');
     const killedAt = Date.now();
     await victim.exited;
     // keep firing past the dead lease's lapse (3 s), then stop the scheduler
-    await waitFor(
+    await waitUntil(
       async () => (await list<Interval>('intervals')).some((i) => i.start > killedAt + 3000),
       60_000,
-      'runs after the dead lease lapsed',
+      { what: 'runs after the dead lease lapsed' },
     );
     await manager.stop();
 
     // every occurrence fired ends run or skipped (the killed one is taken again once BullMQ sees it stalled)
     const history = new RunHistory(bed.redis, keys(bed.prefix));
-    const settled = await waitFor(
+    const settled = await waitUntil(
       async () => {
         const records = (await Promise.all(fired.map((f) => history.get(f.scheduleId, f.fireAt)))) as (
           | RunRecord
@@ -126,7 +127,7 @@ describe('groups across worker processes', () => {
           : undefined;
       },
       90_000,
-      'every fired occurrence run or skipped',
+      { what: 'every fired occurrence run or skipped' },
     );
     const records = settled as RunRecord[];
     const skipped = records.filter((r) => r.outcome === 'skipped');

@@ -5,6 +5,7 @@ import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/j
 import type { OccurrenceRunOptions } from '../../src/store/forms/run-options.js';
 import { hashTag } from '../../src/store/keys/keys.js';
 import { REDIS } from '../redis-url.js';
+import { waitUntil } from '../wait-until.js';
 
 export { REDIS } from '../redis-url.js';
 
@@ -47,13 +48,13 @@ export class TestBed {
 
   /** Wait until every job of `ids` has completed or failed. */
   async allSettled(ids: (string | undefined)[], timeoutMs = 40_000): Promise<void> {
-    await waitFor(
+    await waitUntil(
       async () => {
         const states = await Promise.all(ids.map((id) => this.queue.getJobState(id as string)));
         return states.every((s) => s === 'completed' || s === 'failed');
       },
       timeoutMs,
-      'every job to settle',
+      { what: 'every job to settle' },
     );
   }
 
@@ -64,20 +65,5 @@ export class TestBed {
     const extra = await this.redis.keys(`${this.prefix}:*`);
     if (keys.length + extra.length) await this.redis.del(...keys, ...extra);
     await this.redis.quit();
-  }
-}
-
-/** Poll `probe` until it returns a truthy value, or fail after `timeoutMs`. */
-export async function waitFor<T>(
-  probe: () => Promise<T> | T,
-  timeoutMs = 15_000,
-  what = 'condition',
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -12,7 +12,8 @@ import { keys } from '../../src/store/keys/keys.js';
 import { activeRuns } from '../../src/store/reads/lease-store.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { REDIS_URL } from '../redis-url.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { TestBed } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 
 interface Started {
@@ -62,26 +63,28 @@ describe('a run lost with its worker', () => {
     const opts = { attempts: 2 };
 
     const killed = await bed.enqueue('slow', { fireAt: 1000, args: [3000], run, opts });
-    const [first] = await waitFor(
+    const [first] = await waitUntil(
       async () => {
         const started = await list<Started>('started');
         return started.length > 0 ? started : undefined;
       },
       30_000,
-      'attempt 1 to start',
+      { what: 'attempt 1 to start' },
     );
     const victim = workers.find((w) => w.pid === first?.pid) as WorkerProcess;
     victim.child.kill('SIGKILL');
     await victim.exited;
 
     // Its lease lapses; a newer occurrence takes the slot and runs 8 s; another one is skipped.
-    await waitFor(
+    await waitUntil(
       async () => (await activeRuns(bed.redis, keys(bed.prefix), ['slow'])).get('slow') === 0,
       20_000,
-      'the dead run lease to lapse',
+      { what: 'the dead run lease to lapse' },
     );
     const newer = await bed.enqueue('slow', { fireAt: 2000, args: [8000], run, opts });
-    await waitFor(async () => (await history.get('slow', 2000))?.outcome === 'running', 20_000, 'newer');
+    await waitUntil(async () => (await history.get('slow', 2000))?.outcome === 'running', 20_000, {
+      what: 'newer',
+    });
     const skipped = await bed.enqueue('slow', { fireAt: 3000, args: [100], run, opts });
     await bed.allSettled([killed.id, newer.id, skipped.id], 60_000);
 
@@ -137,28 +140,26 @@ describe('a run lost with its worker', () => {
 
     const killed: WorkerProcess[] = [];
     for (const attempt of [1, 2]) {
-      const started = await waitFor(
+      const started = await waitUntil(
         async () => (await list<Started>('started')).find((s) => s.attempt === attempt),
         30_000,
-        `attempt ${attempt} to start`,
+        { what: `attempt ${attempt} to start` },
       );
       const victim = workers.find((w) => w.pid === started.pid) as WorkerProcess;
       victim.child.kill('SIGKILL');
       await victim.exited;
       killed.push(victim);
     }
-    await waitFor(
-      async () => (await bed.queue.getJobState(job.id as string)) === 'failed',
-      40_000,
-      'BullMQ to fail it',
-    );
-    const record = await waitFor(
+    await waitUntil(async () => (await bed.queue.getJobState(job.id as string)) === 'failed', 40_000, {
+      what: 'BullMQ to fail it',
+    });
+    const record = await waitUntil(
       async () => {
         const r = await history.get('slow', 1000);
         return r?.outcome === 'failed' ? r : undefined;
       },
       10_000,
-      'the failed record',
+      { what: 'the failed record' },
     );
     expect(record).toMatchObject({ outcome: 'failed', attempts: 2, jobId: job.id });
     expect(record.error).toContain('lost with its worker');
@@ -184,22 +185,24 @@ describe('a run lost with its worker', () => {
     const asker = new SchedulerManager({ ...options, role: 'client', logger });
     try {
       await bed.enqueue('hang', { fireAt: 1000, run: { maxInstances: 1, coalesce: true } });
-      await waitFor(async () => (await list<Started>('started')).length > 0, 30_000, 'the run to start');
+      await waitUntil(async () => (await list<Started>('started')).length > 0, 30_000, {
+        what: 'the run to start',
+      });
       // its `running` record is written behind (recordLagMs, 1 s): the run hangs, so it comes
-      await waitFor(
+      await waitUntil(
         async () =>
           (await new RunHistory(bed.redis, keys(bed.prefix)).get('hang', 1000))?.outcome === 'running',
         10_000,
-        'the running record',
+        { what: 'the running record' },
       );
       expect(await whyDidntItRun(asker, 'hang')).toMatchObject({ cause: 'running', fireAt: 1000 });
 
       workers[0]?.child.kill('SIGKILL');
       await workers[0]?.exited;
-      await waitFor(
+      await waitUntil(
         async () => (await activeRuns(bed.redis, keys(bed.prefix), ['hang'])).get('hang') === 0,
         20_000,
-        'the dead run lease to lapse',
+        { what: 'the dead run lease to lapse' },
       );
       // BullMQ still holds the job active (its lock runs 30 s): the lapsed lease says the worker died
       expect(await bed.queue.getJobState((await bed.queue.getJobs(['active']))[0]?.id as string)).toBe(

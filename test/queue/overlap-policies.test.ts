@@ -10,7 +10,8 @@ import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/j
 import type { OverlapPolicy } from '../../src/store/forms/overlap-policy.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
-import { REDIS, TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS, TestBed } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
 const silent = pino({ level: 'silent' });
@@ -61,10 +62,10 @@ function enqueueOn(queue: Queue, name: string, fireAt: number, overlap: OverlapP
 }
 
 async function settled(jobId: string | undefined, queue: Queue = bed.queue) {
-  return waitFor(async () => {
+  return waitUntil(async () => {
     const state = await queue.getJobState(jobId as string);
     return state === 'completed' || state === 'failed' ? state : undefined;
-  });
+  }, 15_000);
 }
 
 describe('overlap policies', () => {
@@ -84,10 +85,10 @@ describe('overlap policies', () => {
     );
     await worker(scheduler, bed.queueName);
     const first = await enqueueOn(bed.queue, 'b', 1, 'bufferAll');
-    await waitFor(async () => (await history.get('b', 1))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('b', 1))?.outcome === 'running', 15_000);
     const third = await enqueueOn(bed.queue, 'b', 3, 'bufferAll');
     const second = await enqueueOn(bed.queue, 'b', 2, 'bufferAll');
-    await waitFor(async () => (await bed.redis.zcard(keys(bed.prefix).runWaiters('b'))) === 2);
+    await waitUntil(async () => (await bed.redis.zcard(keys(bed.prefix).runWaiters('b'))) === 2, 15_000);
     expect(await bed.redis.zrange(keys(bed.prefix).runWaiters('b'), '0', '-1')).toEqual([
       second.id,
       third.id,
@@ -127,9 +128,9 @@ describe('overlap policies', () => {
     );
     await worker(scheduler, bed.queueName);
     const first = await enqueueOn(bed.queue, 'one', 1, 'bufferOne');
-    await waitFor(async () => (await history.get('one', 1))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('one', 1))?.outcome === 'running', 15_000);
     const second = await enqueueOn(bed.queue, 'one', 2, 'bufferOne');
-    await waitFor(async () => (await bed.redis.zcard(keys(bed.prefix).runWaiters('one'))) === 1);
+    await waitUntil(async () => (await bed.redis.zcard(keys(bed.prefix).runWaiters('one'))) === 1, 15_000);
     const third = await enqueueOn(bed.queue, 'one', 3, 'bufferOne');
     expect(await settled(third.id)).toBe('completed');
     expect((await bed.queue.getJob(third.id as string))?.returnvalue).toEqual({ skipped: 'buffer-full' });
@@ -152,7 +153,7 @@ describe('overlap policies', () => {
     const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]).register('s', () => g.opened);
     await worker(scheduler, bed.queueName);
     const first = await enqueueOn(bed.queue, 's', 1, 'skip');
-    await waitFor(async () => (await history.get('s', 1))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('s', 1))?.outcome === 'running', 15_000);
     const second = await enqueueOn(bed.queue, 's', 2, 'skip');
     expect(await settled(second.id)).toBe('completed');
     expect(await history.get('s', 2)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
@@ -187,7 +188,7 @@ describe('overlap policies', () => {
     await worker(b, queueB.name, 60_000);
 
     const old = await enqueueOn(bed.queue, 'c', 1, 'cancelOther');
-    await waitFor(async () => (await history.get('c', 1))?.outcome === 'running');
+    await waitUntil(async () => (await history.get('c', 1))?.outcome === 'running', 15_000);
     const newer = await enqueueOn(queueB, 'c', 2, 'cancelOther');
     expect(await settled(old.id)).toBe('completed');
     expect((await bed.queue.getJob(old.id as string))?.returnvalue).toEqual({ cancelled: true });
@@ -228,7 +229,7 @@ describe('overlap policies', () => {
       await enqueueOn(bed.queue, 'all', 2, 'allowAll'),
     ];
     jobs.push(await bed.enqueue('all', { fireAt: 3, run: { maxInstances: 0, coalesce: false } }));
-    await waitFor(async () => running === 3);
+    await waitUntil(async () => running === 3, 15_000);
     expect(await bed.redis.exists(keys(bed.prefix).lease('all'))).toBe(0);
     g.open();
     for (const j of jobs) expect(await settled(j.id)).toBe('completed');

@@ -4,7 +4,8 @@ import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-man
 import { keys } from '../../src/store/keys/keys.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { childFixture } from '../setup/child-fixtures.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { TestBed } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 
 interface Interval {
@@ -109,18 +110,18 @@ describe('overlap across worker processes', () => {
       await scheduler.start();
       // fired until at least 5 occurrences are recorded and one was skipped as overlap (about 5 s of
       // 2.5 s runs every second; waited for, not timed, so a loaded box only takes longer)
-      await waitFor(
+      await waitUntil(
         async () => {
           const records = await history.list('slow');
           return records.length >= 5 && records.some((r) => r.outcome === 'skipped');
         },
         60_000,
-        'five recorded occurrences, one skipped',
+        { what: 'five recorded occurrences, one skipped' },
       );
     } finally {
       await scheduler.stop();
     }
-    const settledRecords = await waitFor(
+    const settledRecords = await waitUntil(
       async () => {
         const records = await history.list('slow');
         return records.length > 0 &&
@@ -129,7 +130,7 @@ describe('overlap across worker processes', () => {
           : undefined;
       },
       30_000,
-      'every fired occurrence to finish',
+      { what: 'every fired occurrence to finish' },
     );
     const intervals = await list<Interval>('intervals');
     expectNoOverlap(intervals);
@@ -149,13 +150,13 @@ describe('overlap across worker processes', () => {
     const history = new RunHistory(bed.redis, keys(bed.prefix));
     const run = { maxInstances: 1, coalesce: true };
     await bed.enqueue('hang', { fireAt: 1, run });
-    const [started] = await waitFor(
+    const [started] = await waitUntil(
       async () => {
         const entries = await list<{ pid: number }>('started');
         return entries.length > 0 ? entries : undefined;
       },
       30_000,
-      'the hanging run to start',
+      { what: 'the hanging run to start' },
     );
     const victim = workers.find((w) => w.pid === started?.pid) as WorkerProcess;
     expect(victim).toBeDefined();

@@ -15,7 +15,8 @@ import { formatState, parseState, StateCode } from '../../src/store/forms/schedu
 import { keys } from '../../src/store/keys/keys.js';
 import { AuditTrail } from '../../src/store/reads/audit-trail.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
-import { REDIS, TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS, TestBed } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
 const silent = pino({ level: 'silent' });
@@ -32,10 +33,10 @@ afterEach(async () => {
 });
 
 async function settled(jobId: string | undefined) {
-  return waitFor(async () => {
+  return waitUntil(async () => {
     const state = await bed.queue.getJobState(jobId as string);
     return state === 'completed' || state === 'failed' ? state : undefined;
-  });
+  }, 15_000);
 }
 
 describe('pauseOnFailure', () => {
@@ -107,7 +108,7 @@ describe('pauseOnFailure', () => {
       }),
     ]);
     expect(scheduler.events.map((e) => e.event)).toContain('pausedOnFailure');
-    await waitFor(() => wake.includes('stop:p'), 5000, 'stop:p on the wake channel');
+    await waitUntil(() => wake.includes('stop:p'), 5000, { what: 'stop:p on the wake channel' });
     expect(await registry.getSingleMetricAsString('bullbeat_paused_on_failure_total')).toContain(
       `bullbeat_paused_on_failure_total{queue="${bed.queueName}"} 1`,
     );

@@ -3,7 +3,8 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { REDIS, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS } from './helpers.js';
 import { useManagerBed } from './manager-bed.js';
 
 const managerBed = useManagerBed();
@@ -18,14 +19,14 @@ describe("payload 'plain'", () => {
       },
     );
     await start();
-    await waitFor(() => runs.length >= 2, 20_000, 'two runs');
+    await waitUntil(() => runs.length >= 2, 20_000, { what: 'two runs' });
     await scheduler.triggerNow('tick');
-    await waitFor(() => runs.length >= 3, 20_000, 'the manual run');
+    await waitUntil(() => runs.length >= 3, 20_000, { what: 'the manual run' });
     expect(runs[0]).toMatchObject({ who: 'ada', scheduleId: expect.stringMatching(/^bb-tick-/) });
-    const records = await waitFor(async () => {
+    const records = await waitUntil(async () => {
       const list = await scheduler.history.list('tick');
       return list.filter((r) => r.outcome === 'succeeded').length >= 3 ? list : undefined;
-    });
+    }, 15_000);
     const done = records.filter((r) => r.outcome === 'succeeded');
     expect(done.map((r) => r.kind)).toContain('manual');
     for (const r of done) expect(runs.map((x) => x.fireAt)).toContain(r.fireAt);

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { TestBed } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
 const silent = pino({ level: 'silent' });
@@ -32,8 +33,9 @@ describe('an occurrence enqueued again after its job left BullMQ', () => {
     const history = new RunHistory(bed.redis, keys(bed.prefix));
 
     const first = await bed.enqueue('report', { fireAt: 5_000, opts: { removeOnComplete: true } });
-    await waitFor(
+    await waitUntil(
       async () => (runs === 1 && (await bed.queue.getJob(first.id as string)) === undefined) || undefined,
+      15_000,
     );
     const ran = await history.get('report', 5_000);
     expect(ran).toMatchObject({ outcome: 'succeeded', jobId: first.id, attempts: 1 });
@@ -41,10 +43,10 @@ describe('an occurrence enqueued again after its job left BullMQ', () => {
     // the same occurrence, the same job id: BullMQ no longer knows it, so it takes it as new
     const again = await bed.enqueue('report', { fireAt: 5_000, opts: { removeOnComplete: false } });
     expect(again.id).toBe(first.id);
-    const state = await waitFor(async () => {
+    const state = await waitUntil(async () => {
       const s = await bed.queue.getJobState(again.id as string);
       return s === 'completed' || s === 'failed' ? s : undefined;
-    });
+    }, 15_000);
     expect(state).toBe('completed');
     expect((await bed.queue.getJob(again.id as string))?.returnvalue).toEqual({ ranAlready: true });
     expect(runs).toBe(1);

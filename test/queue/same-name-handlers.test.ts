@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
 import { useManagerBed } from './manager-bed.js';
 
 const managerBed = useManagerBed();
@@ -18,7 +18,9 @@ describe('handlers of the same name', () => {
       });
     }
     await start();
-    await waitFor(() => ids.every((id) => ran.some((r) => r.scheduleId === id)), 20_000, 'a run of each');
+    await waitUntil(() => ids.every((id) => ran.some((r) => r.scheduleId === id)), 20_000, {
+      what: 'a run of each',
+    });
     for (const r of ran) expect(r.by, `a run of ${r.scheduleId} ran ${r.by}'s function`).toBe(r.scheduleId);
     const records = await scheduler.history.list('s1');
     expect(records.some((r) => r.outcome === 'succeeded')).toBe(true);
@@ -41,7 +43,7 @@ describe('handlers of the same name', () => {
     });
     await runtime.saved;
     await scheduler.triggerNow('runtime');
-    await waitFor(() => failed.length > 0, 20_000, 'the refusal');
+    await waitUntil(() => failed.length > 0, 20_000, { what: 'the refusal' });
     expect(failed[0]?.scheduleId).toBe('runtime');
     expect(failed[0]?.error.message).toMatch(/"job".*"a1".*"a2"/);
     expect(runs).toBe(0);

@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys/keys.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { TestBed } from './helpers.js';
 import { WorkerProcess } from './worker-process.js';
 
 let bed: TestBed;
@@ -22,7 +23,7 @@ async function startedThenTerm(graceMs: number, args: unknown[]) {
   bed = new TestBed();
   worker = await WorkerProcess.start(bed.prefix, bed.queueName, ['--grace-ms', String(graceMs)]);
   const job = await bed.enqueue('graceful', { fireAt: 1, args });
-  await waitFor(async () => (await list('started')).length > 0, 30_000, 'the run to start');
+  await waitUntil(async () => (await list('started')).length > 0, 30_000, { what: 'the run to start' });
   worker.child.kill('SIGTERM');
   const exit = await worker.exited;
   return { job, exit, history: new RunHistory(bed.redis, keys(bed.prefix)) };

@@ -9,7 +9,8 @@ import { type Keys, keys, occurrenceField } from '../../src/store/keys/keys.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { BACKFILL_LEDGER_TTL_MS } from '../../src/store/runs/backfill-ledger.js';
 import { ScheduleScripts } from '../../src/store/scripts/schedule-scripts.js';
-import { TestBed, waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { TestBed } from './helpers.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
 const silent = pino({ level: 'silent' });
@@ -37,10 +38,10 @@ async function setup() {
 
 /** Wait for a job to settle and answer its return value. */
 async function settled(id: string | undefined): Promise<unknown> {
-  await waitFor(async () => {
+  await waitUntil(async () => {
     const s = await bed.queue.getJobState(id as string);
     return s === 'completed' || s === 'failed' ? s : undefined;
-  });
+  }, 15_000);
   return (await bed.queue.getJob(id as string))?.returnvalue;
 }
 
@@ -59,7 +60,10 @@ describe('start marks', () => {
       false,
     );
     const first = await bed.enqueue('report', { fireAt: 5_000, opts: { removeOnComplete: true } });
-    await waitFor(async () => runs.count === 1 && (await bed.queue.getJob(first.id as string)) === undefined);
+    await waitUntil(
+      async () => runs.count === 1 && (await bed.queue.getJob(first.id as string)) === undefined,
+      15_000,
+    );
     expect(await bed.redis.hget(k.taken('report'), field)).toBe(String(first.timestamp));
     await trim(k, 'report', field);
 
@@ -76,7 +80,10 @@ describe('start marks', () => {
     const { runs, k, scripts } = await setup();
     const field = occurrenceField(6_000);
     const first = await bed.enqueue('report', { fireAt: 6_000, opts: { removeOnComplete: true } });
-    await waitFor(async () => runs.count === 1 && (await bed.queue.getJob(first.id as string)) === undefined);
+    await waitUntil(
+      async () => runs.count === 1 && (await bed.queue.getJob(first.id as string)) === undefined,
+      15_000,
+    );
     expect(await scripts.retake(k, { scheduleId: 'report', field, keptMs: BACKFILL_LEDGER_TTL_MS })).toBe(
       true,
     );
@@ -96,7 +103,7 @@ describe('start marks', () => {
       kind: 'backfill',
       opts: { jobId, removeOnComplete: true },
     });
-    await waitFor(async () => runs.count === 1 && (await bed.queue.getJob(jobId)) === undefined);
+    await waitUntil(async () => runs.count === 1 && (await bed.queue.getJob(jobId)) === undefined, 15_000);
     expect(await bed.redis.hget(k.taken('report'), field)).toBe(String(first.timestamp));
     expect(await bed.redis.pttl(k.taken('report'))).toBeGreaterThan(BACKFILL_LEDGER_TTL_MS - 60_000);
     await trim(k, 'report', field);

@@ -7,7 +7,7 @@ import { cliUser } from '../../src/cli/cli-actor.js';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import { runBullbeat } from '../cli/run-bullbeat.js';
-import { waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
 import { useManagerBed } from './manager-bed.js';
 
 const managerBed = useManagerBed();
@@ -26,18 +26,18 @@ describe('runs with overrides', () => {
     const r = await runBullbeat(['schedule:trigger', 'job', '--data', '{"n":2}'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('with its data overridden');
-    await waitFor(() => seen.length >= 1, 20_000, 'the overridden run');
+    await waitUntil(() => seen.length >= 1, 20_000, { what: 'the overridden run' });
     expect(seen[0]).toEqual({ data: { n: 2 }, kind: 'manual', priority: undefined });
 
     // a plain trigger keeps the schedule's data and is not marked
     await scheduler.triggerNow('job', { jobOptions: { priority: 7 }, by: 'alice' });
-    await waitFor(() => seen.length >= 2, 20_000, 'the second run');
+    await waitUntil(() => seen.length >= 2, 20_000, { what: 'the second run' });
     expect(seen[1]).toEqual({ data: { n: 1 }, kind: 'manual', priority: 7 });
 
-    const records = await waitFor(async () => {
+    const records = await waitUntil(async () => {
       const list = (await scheduler.history.list('job')).filter((x) => x.kind === 'manual');
       return list.filter((x) => x.outcome === 'succeeded').length >= 2 ? list : undefined;
-    });
+    }, 15_000);
     const byCli = records.find((x) => x.overrides === 'data');
     expect(byCli).toMatchObject({ overrides: 'data', overriddenBy: cliUser(), outcome: 'succeeded' });
     expect(records.find((x) => x.overrides === 'jobOptions')).toMatchObject({ overriddenBy: 'alice' });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { timeoutMiddleware } from '../../src/queue/middleware/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
-import { waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
 import { useManagerBed } from './manager-bed.js';
 
 const managerBed = useManagerBed();
@@ -20,12 +20,12 @@ describe('createWorker with a SchedulerManager', () => {
     scheduler.on('failed', (e) => failures.push(e));
     const handle = await start();
     expect(handle.queues).toContain(bed.queueName);
-    await waitFor(() => runs.length >= 3, 20_000, 'three runs');
+    await waitUntil(() => runs.length >= 3, 20_000, { what: 'three runs' });
     expect(runs[0]).toMatchObject({ who: 'ada', signal: true });
-    const records = await waitFor(async () => {
+    const records = await waitUntil(async () => {
       const list = await scheduler.history.list('tick');
       return list.filter((r) => r.outcome === 'succeeded').length >= 3 ? list : undefined;
-    });
+    }, 15_000);
     const succeeded = records.filter((r) => r.outcome === 'succeeded');
     for (const r of succeeded) {
       expect(r.enqueuedAt).toBeDefined(); // written by the scheduler
@@ -41,14 +41,14 @@ describe('createWorker with a SchedulerManager', () => {
     // The completion (which writes the `enqueued` record) comes well after a worker took the job.
     scheduler.hooks = { afterEnqueue: () => new Promise((r) => setTimeout(r, 300)) };
     await start();
-    const records = await waitFor(
+    const records = await waitUntil(
       async () => {
         const list = await scheduler.history.list('quick');
         const done = list.filter((r) => r.outcome === 'succeeded' && r.enqueuedAt !== undefined);
         return done.length >= 3 ? done : undefined;
       },
       20_000,
-      'three runs recorded by both sides',
+      { what: 'three runs recorded by both sides' },
     );
     for (const r of records) {
       expect(r.startedAt, JSON.stringify(r)).toBeGreaterThanOrEqual(r.enqueuedAt as number);
@@ -65,7 +65,7 @@ describe('createWorker with a SchedulerManager', () => {
     scheduler.on('failed', (e) => failures.push(e));
     await start();
     await scheduler.triggerNow('broken');
-    await waitFor(() => failures.length > 0, 20_000, 'the failed event');
+    await waitUntil(() => failures.length > 0, 20_000, { what: 'the failed event' });
     expect(failures[0]).toMatchObject({ scheduleId: 'broken' });
     expect(failures[0]?.error.message).toBe('kaput');
     const [record] = await scheduler.history.list('broken');

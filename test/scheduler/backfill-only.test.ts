@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import { spawnBullbeat } from '../cli/spawn-bullbeat.js';
-import { waitFor } from '../queue/helpers.js';
+
 import { useManagerBed } from '../queue/manager-bed.js';
+import { waitUntil } from '../wait-until.js';
 
 const managerBed = useManagerBed();
 const FAIL = new Set([2, 5, 7]);
@@ -27,20 +28,20 @@ describe('backfill --only failed', () => {
       if (FAIL.has(order.indexOf(ctx.fireAt))) throw new Error('flaky failure');
     });
     await start();
-    await waitFor(() => order.length >= 10, 30_000, 'ten occurrences');
+    await waitUntil(() => order.length >= 10, 30_000, { what: 'ten occurrences' });
     await scheduler.pause('flaky');
     phase = 'backfill';
     const ten = order.slice(0, 10);
     const failed = ten.filter((_, i) => FAIL.has(i));
     const from = ten[0] as number;
     const to = (ten[9] as number) + 1;
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const h = await scheduler.history.list('flaky', 100);
       const done = h.filter(
         (r) => ten.includes(r.fireAt) && (r.outcome === 'succeeded' || r.outcome === 'failed'),
       );
       return done.length >= 10 ? true : undefined;
-    });
+    }, 15_000);
 
     // the dry run lists them first: exactly the failed ones to enqueue
     const dry = await scheduler.backfill('flaky', { from, to, only: 'failed', dryRun: true });
@@ -83,7 +84,7 @@ describe('backfill --only failed', () => {
       await cli.exited;
     }
     // whatever the killed one took is owed: a replica's sweep enqueues it
-    await waitFor(() => backfilled.length >= 3, 30_000, 'three backfilled runs');
+    await waitUntil(() => backfilled.length >= 3, 30_000, { what: 'three backfilled runs' });
     // and nothing more comes: a third backfill finds them all taken
     const again = await scheduler.backfill('flaky', { from, to, only: 'failed' });
     expect(again.enqueued).toBe(0);
@@ -92,10 +93,10 @@ describe('backfill --only failed', () => {
       'backfilled',
       'backfilled',
     ]);
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const c = await bed.queue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
       return Object.values(c).every((n) => n === 0) ? true : undefined;
-    });
+    }, 15_000);
     expect([...backfilled].sort((a, b) => a - b)).toEqual(failed);
   }, 180_000);
 });

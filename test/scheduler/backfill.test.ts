@@ -7,7 +7,8 @@ import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { redisNow, silent, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { redisNow, silent, testEnv } from './helpers.js';
 
 const HOUR = 3_600_000;
 
@@ -256,7 +257,7 @@ describe('backfill', () => {
     ]);
     expect(ra.occurrences).toHaveLength(30);
     expect(rb.occurrences).toHaveLength(30);
-    await until(() => ran.length >= 30, 20_000);
+    await waitUntil(() => ran.length >= 30, 20_000);
     await new Promise((r) => setTimeout(r, 300));
     expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => from + i * 60_000));
     expect(await env.jobIds()).toHaveLength(30);
@@ -318,9 +319,9 @@ describe('backfill', () => {
     expect(await env.jobIds()).toEqual([]);
     const replica = env.manager({ claimLeaseMs: 400 });
     await replica.start();
-    await until(async () => (await env.jobIds()).length >= 3, 10_000);
+    await waitUntil(async () => (await env.jobIds()).length >= 3, 10_000);
     expect((await env.jobIds()).sort()).toEqual(result.occurrences.map((o) => o.jobId).sort());
-    await until(async () => (await replica.history('k')).length === 3);
+    await waitUntil(async () => (await replica.history('k')).length === 3);
     for (const rec of await replica.history('k'))
       expect(rec).toMatchObject({ kind: 'backfill', outcome: 'enqueued' });
     expect(await env.redis.zcard(internalsOf(replica).keys.partition(0).owedRuns)).toBe(0);
@@ -401,7 +402,7 @@ describe('backfill', () => {
     await m.schedule({ name: 't' }, new IntervalTrigger(0.1), { id: 't' }).saved;
     const createdAt = await redisNow(env.redis);
     await m.start();
-    await until(async () => ((await m.get('t'))?.fired ?? 0) >= 30, 20_000);
+    await waitUntil(async () => ((await m.get('t'))?.fired ?? 0) >= 30, 20_000);
     await m.pause('t');
     await m.stop();
     const ran = new Set(fireTimesOf(await env.jobIds()));
@@ -447,12 +448,12 @@ describe('backfill', () => {
       const from = to - 10 * 60_000;
       const r = await m.backfill('slow', { from, to, ratePerSecond: 1000 });
       expect(r.enqueued).toBe(10);
-      await until(() => ran.length >= 10, 20_000);
+      await waitUntil(() => ran.length >= 10, 20_000);
       expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => from + i * 60_000));
       expect(most).toBe(1);
       const outcomes = async () =>
         (await m.history('slow')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
-      await until(async () => (await outcomes()).every((o) => o === 'succeeded'));
+      await waitUntil(async () => (await outcomes()).every((o) => o === 'succeeded'));
       expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
     });
   }
@@ -480,10 +481,10 @@ describe('backfill', () => {
       overlap: 'allowAll',
     });
     expect(r.enqueued).toBe(10);
-    await until(() => ran.length >= 10, 20_000);
+    await waitUntil(() => ran.length >= 10, 20_000);
     const outcomes = async () =>
       (await m.history('wide')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
-    await until(async () => (await outcomes()).every((o) => o === 'succeeded'));
+    await waitUntil(async () => (await outcomes()).every((o) => o === 'succeeded'));
     expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
   });
 

@@ -7,7 +7,8 @@ import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/forms/job
 import { parseState } from '../../src/store/forms/schedule-state.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, silent, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, silent, testEnv } from './helpers.js';
 
 /**
  * Backpressure per schedule: an occurrence due while the schedule's previous one still waits in its
@@ -45,7 +46,7 @@ describe('backpressure', () => {
       if (e.reason === 'coalesced') coalesced.push(e);
     });
     await m.start();
-    await until(() => coalesced.length >= 3 * 8, 15_000);
+    await waitUntil(() => coalesced.length >= 3 * 8, 15_000);
     await m.stop();
 
     const stats = internalsOf(m).loopStats!;
@@ -84,7 +85,7 @@ describe('backpressure', () => {
     const jobsOf = async (id: string) =>
       (await env.jobIds()).filter((j) => parseOccurrenceJobId(j)?.scheduleId === id);
     await m.start();
-    await until(async () => (await jobsOf('all')).length >= 9, 15_000); // waited for: a busy box only takes longer
+    await waitUntil(async () => (await jobsOf('all')).length >= 9, 15_000); // waited for: a busy box only takes longer
     await m.stop();
     const { per } = await counters(env.prefix, ['all', 'dflt']);
     // 'all': every occurrence it fired is a job, none coalesced, though each waits in the queue
@@ -126,9 +127,11 @@ describe('backpressure', () => {
       { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 1 },
     );
     await m.start();
-    await until(() => ran.length >= 6, 20_000);
+    await waitUntil(() => ran.length >= 6, 20_000);
     await m.stop();
-    await until(async () => (await queue!.getWaitingCount()) === 0 && (await queue!.getActiveCount()) === 0);
+    await waitUntil(
+      async () => (await queue!.getWaitingCount()) === 0 && (await queue!.getActiveCount()) === 0,
+    );
 
     const stats = internalsOf(m).loopStats!;
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
@@ -162,7 +165,7 @@ describe('backpressure', () => {
     runtime = await createWorker(m, { concurrency: 1, logger: silent });
     await runtime.ready();
     await m.start();
-    await until(() => ran.length >= 4, 20_000);
+    await waitUntil(() => ran.length >= 4, 20_000);
     expect(await queue.getWaitingCount()).toBeLessThanOrEqual(1);
     await m.stop();
     const stats = internalsOf(m).loopStats!;
@@ -203,7 +206,7 @@ describe('backpressure', () => {
       { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 50 },
     );
     await m.start();
-    await until(() => ran >= 100, 20_000);
+    await waitUntil(() => ran >= 100, 20_000);
     await m.stop();
     const stats = internalsOf(m).loopStats!;
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
@@ -251,7 +254,7 @@ describe('backpressure', () => {
     );
     await worker.waitUntilReady();
     await m.start();
-    await until(() => ran >= 30, 20_000);
+    await waitUntil(() => ran >= 30, 20_000);
     await m.stop();
     expect(
       internalsOf(m).loopStats!.enqueued +
@@ -277,7 +280,7 @@ describe('backpressure', () => {
     const first = env.manager({ backpressure: true });
     define(first);
     await first.start();
-    await until(() => ran >= 2, 10_000);
+    await waitUntil(() => ran >= 2, 10_000);
     await first.stop();
     // no replica for 2.5 s (longer than a take-over explains: a claim lease and a little): twelve
     // occurrences come due, all well inside the 60 s misfire grace
@@ -292,7 +295,7 @@ describe('backpressure', () => {
     });
     const restartAt = await redisNow(env.redis);
     await second.start();
-    await until(() => fired.length >= 3, 10_000);
+    await waitUntil(() => fired.length >= 3, 10_000);
     await second.stop();
 
     // the first claim found its next occurrence due already: coalesced, with those due since, into the

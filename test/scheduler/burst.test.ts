@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { testEnv } from './helpers.js';
 
 /** A burst: many schedules due at the same instant, claimed in several batches, enqueued in chunks. */
 describe('aligned bursts', () => {
@@ -17,7 +18,7 @@ describe('aligned bursts', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => fired.length >= 4 * n, 30_000);
+    await waitUntil(() => fired.length >= 4 * n, 30_000);
     await m.stop();
 
     const jobs = await env.jobIds();

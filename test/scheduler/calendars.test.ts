@@ -11,7 +11,8 @@ import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.j
 import { internalsOf } from '../../src/scheduler/index.js';
 import { CronTrigger, IntervalTrigger } from '../../src/triggers/index.js';
 import { REDIS } from '../redis-url.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 
 const NY = 'America/New_York';
 let env: ReturnType<typeof testEnv>;
@@ -43,14 +44,14 @@ async function commandsDuring(prefix: string, body: () => Promise<void>): Promis
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   if (REDIS.password) socket.write(`AUTH ${REDIS.username ?? 'default'} ${REDIS.password}\r\n`);
   socket.write('MONITOR\r\n');
-  await until(() => monitoring, 5_000);
+  await waitUntil(() => monitoring, 5_000);
   await body();
   // an ECHO through the monitored server after the body: every command of the body was seen before it
   const marker = new Redis(REDIS_URL);
   await marker.echo(`${prefix}-done`);
   const isMarker = (c: { args: string[] }) =>
     c.args[0]?.toLowerCase() === 'echo' && c.args[1] === `${prefix}-done`;
-  await until(() => all.some(isMarker));
+  await waitUntil(() => all.some(isMarker));
   await marker.quit();
   socket.destroy();
   const ours = new Set(all.filter((c) => c.args.some((a) => a.includes(prefix))).map((c) => c.source));
@@ -177,16 +178,16 @@ describe('the fire loop reads the current version when it plans', () => {
     });
     await m.start();
     const claimed = () => internalsOf(m).loopStats?.claimed ?? 0;
-    await until(() => claimed() >= 6, 20_000);
+    await waitUntil(() => claimed() >= 6, 20_000);
     expect(fired).toHaveLength(0); // each wake-up claimed, excluded by v1
 
     await m.calendars.define('ops', { dates: ['2000-01-01'] }); // today no longer excluded
-    await until(() => fired.length >= 3, 20_000);
+    await waitUntil(() => fired.length >= 3, 20_000);
 
     await m.calendars.define('ops', { dates: [`${today} Maintenance`] }); // v3: excluded again
     const firedAtV3 = fired.length;
     const claimedAtV3 = claimed();
-    await until(() => claimed() >= claimedAtV3 + 6, 20_000);
+    await waitUntil(() => claimed() >= claimedAtV3 + 6, 20_000);
     // at most the occurrences planned before v3 was written (claimed ahead) still went
     expect(fired.length - firedAtV3).toBeLessThanOrEqual(2);
     const why = await whyDidntItRun(m, 'tick');

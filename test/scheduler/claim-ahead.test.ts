@@ -6,7 +6,8 @@ import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 
 /** Occurrences are claimed up to claimAheadMs before their fire time and enqueued at it. */
 describe('claim ahead', () => {
@@ -31,7 +32,7 @@ describe('claim ahead', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => fired.length >= 60, 20_000);
+    await waitUntil(() => fired.length >= 60, 20_000);
     await m.stop();
 
     // Claimed well ahead: most claimed occurrences were more than 100 ms from their fire time.
@@ -74,7 +75,7 @@ describe('claim ahead', () => {
       },
     };
     await m.start();
-    await until(() => claimed !== undefined, 5000);
+    await waitUntil(() => claimed !== undefined, 5000);
     await m.stop(); // the occurrence claimed ahead was pending when it was called
     const fireAt = claimed!.fireAt;
     expect(await redisNow(env.redis)).toBeGreaterThanOrEqual(fireAt); // stop waited for its fire time
@@ -99,21 +100,21 @@ describe('claim ahead', () => {
     const admin = env.manager({ role: 'client' }); // the dashboard or the CLI, say
     // An occurrence claimed well ahead (at least 1 s before its time), then paused from elsewhere.
     let target: Claim | undefined;
-    await until(async () => {
+    await waitUntil(async () => {
       const now = await redisNow(env.redis);
       target = claimed.find((c) => c.fireAt > now + 1000);
       return target !== undefined;
     }, 10_000);
     expect(await admin.pause('p')).toBe(true);
     const fireAt = target!.fireAt;
-    await until(async () => (await redisNow(env.redis)) > fireAt + 500, 10_000);
+    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 500, 10_000);
     expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
     expect(await env.jobIds()).not.toContain(occurrenceJobId('p', fireAt));
     const k = `{${env.prefix}}:bb`;
     expect(await env.redis.zscore(`${k}:inflight`, 'p')).toBeNull(); // its claim was completed
     expect(await env.redis.zscore(`${k}:due`, 'p')).toBeNull(); // and it stays paused
     expect(await admin.resume('p')).toBe(true);
-    await until(() => fired.some((e) => e.fireAt > fireAt), 15_000);
+    await waitUntil(() => fired.some((e) => e.fireAt > fireAt), 15_000);
     await m.stop();
   });
 
@@ -128,7 +129,7 @@ describe('claim ahead', () => {
     await m.start();
     const admin = env.manager({ role: 'client' });
     let target: Claim | undefined;
-    await until(async () => {
+    await waitUntil(async () => {
       const now = await redisNow(env.redis);
       target = claimed.find((c) => c.fireAt > now + 1000);
       return target !== undefined;
@@ -139,7 +140,7 @@ describe('claim ahead', () => {
     sub.disconnect(true);
     expect(await admin.pause('p')).toBe(true);
     const fireAt = target!.fireAt;
-    await until(async () => (await redisNow(env.redis)) > fireAt + 500, 10_000);
+    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 500, 10_000);
     expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
     expect(await env.jobIds()).not.toContain(occurrenceJobId('p', fireAt));
     await m.stop();
@@ -164,18 +165,18 @@ describe('claim ahead', () => {
       },
     };
     await dying.start();
-    await until(() => held !== undefined, 10_000);
+    await waitUntil(() => held !== undefined, 10_000);
     const admin = env.manager({ role: 'client' });
     expect(await admin.pause('p')).toBe(true);
     const fireAt = held!.fireAt;
-    await until(async () => (await redisNow(env.redis)) > fireAt + 50, 5000);
+    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 50, 5000);
     expect(await admin.resume('p')).toBe(true); // before the dead claim's lease lapses
     const survivor = env.manager();
     survivor.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' });
     const fired: FiredEvent[] = [];
     survivor.on('fired', (e) => fired.push(e));
     await survivor.start();
-    await until(async () => (await redisNow(env.redis)) > fireAt + 2000, 10_000);
+    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 2000, 10_000);
     await survivor.stop();
     release();
     expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
@@ -190,7 +191,7 @@ describe('claim ahead', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => fired.length >= 8, 10_000);
+    await waitUntil(() => fired.length >= 8, 10_000);
     await m.stop();
     for (const c of claims) {
       const at = await c.at;

@@ -6,8 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { whyDidntItRun } from '../../src/insight/why.js';
 import { internalsOf } from '../../src/scheduler/index.js';
 import type { RunRecord } from '../../src/store/forms/run-record.js';
+import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 
 let env: ReturnType<typeof testEnv>;
 let worker: Worker | undefined;
@@ -24,7 +26,7 @@ describe('coalesced occurrences are recorded', () => {
     m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'c' });
     await m.start();
     // no consumer: the first job waits, every later occurrence is coalesced into it
-    await until(async () => (internalsOf(m).loopStats?.coalesced ?? 0) >= 5, 10_000);
+    await waitUntil(async () => (internalsOf(m).loopStats?.coalesced ?? 0) >= 5, 10_000);
     await m.stop();
     const records = await m.history('c');
     const ran = records.filter((r) => r.outcome === 'enqueued');
@@ -79,13 +81,16 @@ describe('coalesced occurrences are recorded', () => {
     const first = env.manager({ backpressure: true });
     define(first);
     await first.start();
-    await until(() => runs.length >= 2, 10_000);
+    await waitUntil(() => runs.length >= 2, 10_000);
     await first.stop();
-    await new Promise((r) => setTimeout(r, 2500)); // down for longer than a take-over explains
+    // down for 2.5 s, longer than a take-over explains: the next replica's claims judge by a clock
+    // 2.5 s ahead of Redis's (its claim scripts' clock, driven), rather than the test sleeping
     const second = env.manager({ backpressure: true });
     define(second);
+    const offset = (await redisNow(env.redis)) - Date.now();
+    setScriptClock(internalsOf(second).redis, () => Date.now() + offset + 2500);
     await second.start();
-    await until(
+    await waitUntil(
       () =>
         (internalsOf(second).loopStats?.coalesced ?? 0) > 0 &&
         (internalsOf(second).loopStats?.enqueued ?? 0) >= 2,
@@ -111,7 +116,7 @@ describe('coalesced occurrences are recorded', () => {
     expect(await env.redis.exists(internalsOf(second).keys.record('b', String(standInAt)))).toBe(1);
     // ... and the stand-in ran, enqueued by the claim that found it behind (not left to a later claim)
     expect(coalesced.every((r) => r.fireAt < standInAt)).toBe(true);
-    await until(() => runs.includes(standInAt), 5000);
+    await waitUntil(() => runs.includes(standInAt), 5000);
     const oldest = Math.min(...coalesced.map((r) => r.fireAt));
     const why = await whyDidntItRun(second, 'b', { at: oldest });
     expect(why.cause).toBe('coalesced');

@@ -5,7 +5,8 @@ import type { RunContext } from '../../src/queue/pipeline.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, silent, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, silent, testEnv } from './helpers.js';
 
 type Ran = { scheduleId: string; fireAt: number; args: unknown[]; startedAt: number };
 
@@ -67,7 +68,7 @@ describe.each(['plain', 'runtime'] as const)('commit ahead (%s consumer)', (cons
     await m.start();
     const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
     let target: Claim | undefined;
-    await until(async () => {
+    await waitUntil(async () => {
       const now = await redisNow(env.redis);
       target = staged.find((c) => c.fireAt > now + 500);
       return target !== undefined;
@@ -82,7 +83,7 @@ describe.each(['plain', 'runtime'] as const)('commit ahead (%s consumer)', (cons
     expect(await q.getJobState(jobId)).toBe('delayed');
     const job = (await q.getJob(jobId))!;
     expect(job.timestamp + job.delay).toBe(fireAt); // BullMQ's score: exactly the fire time
-    await until(() => ran.some((r) => r.fireAt === fireAt), 10_000);
+    await waitUntil(() => ran.some((r) => r.fireAt === fireAt), 10_000);
     expect(ran.find((r) => r.fireAt === fireAt)!.startedAt).toBeGreaterThanOrEqual(fireAt); // never early
     await m.stop();
     await q.close();
@@ -95,10 +96,10 @@ describe.each(['plain', 'runtime'] as const)('commit ahead (%s consumer)', (cons
     const record = (await admin.history('s', 10)).find((r) => r.fireAt === fireAt);
     expect(record?.outcome).toBe('missed');
     expect(record?.reason).toBe('paused');
-    await until(async () => (await redisNow(env.redis)) > fireAt + 300, 10_000);
+    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 300, 10_000);
     expect(ran.map((r) => r.fireAt)).not.toContain(fireAt);
     expect(await admin.resume('s')).toBe(true);
-    await until(() => ran.some((r) => r.fireAt > fireAt), 15_000);
+    await waitUntil(() => ran.some((r) => r.fireAt > fireAt), 15_000);
     expect(ran.map((r) => r.fireAt)).not.toContain(fireAt);
     await m.stop();
     await q.close();
@@ -108,7 +109,7 @@ describe.each(['plain', 'runtime'] as const)('commit ahead (%s consumer)', (cons
     const { m, admin, q, ran, fireAt, jobId } = await stagedOne('ahead-remove');
     expect(await admin.remove('s')).toBe(true);
     expect(await q.getJob(jobId)).toBeUndefined();
-    await until(async () => (await redisNow(env.redis)) > fireAt + 300, 10_000);
+    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 300, 10_000);
     expect(ran.map((r) => r.fireAt)).not.toContain(fireAt);
     await m.stop();
     await q.close();
@@ -117,8 +118,8 @@ describe.each(['plain', 'runtime'] as const)('commit ahead (%s consumer)', (cons
   it('update replaces a staged job: the occurrence runs once, as the new definition says', async () => {
     const { m, admin, q, ran, fireAt } = await stagedOne('ahead-update', ['old']);
     await admin.update('s', { args: ['new'] });
-    await until(() => ran.some((r) => r.fireAt === fireAt), 15_000);
-    await until(async () => (await redisNow(env.redis)) > fireAt + 300, 10_000);
+    await waitUntil(() => ran.some((r) => r.fireAt === fireAt), 15_000);
+    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 300, 10_000);
     const runs = ran.filter((r) => r.fireAt === fireAt);
     expect(runs).toHaveLength(1);
     expect(runs[0]!.args).toEqual(['new']);

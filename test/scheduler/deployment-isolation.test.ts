@@ -8,7 +8,8 @@ import { internalsOf, SchedulerManager } from '../../src/scheduler/index.js';
 import { QUEUE_HOLD_MS } from '../../src/store/bullmq/queue-owner.js';
 import { IntervalTrigger } from '../../src/triggers/index.js';
 import { deleteKeys } from '../dashboard/harness.js';
-import { REDIS_URL, silent, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, silent } from './helpers.js';
 
 const id = randomUUID().slice(0, 8);
 const managers: SchedulerManager[] = [];
@@ -70,13 +71,13 @@ describe('deployments sharing a Redis', () => {
     await alpha.m.start();
     await beta.m.start();
     const betaWaits = async () => (await beta.queue.getJobCountByTypes('wait', 'delayed')) >= 1;
-    await until(async () => alpha.ran() >= 5 && (await betaWaits()), 20_000);
+    await waitUntil(async () => alpha.ran() >= 5 && (await betaWaits()), 20_000);
     expect(
       (await alpha.queue.getJobs(['completed', 'failed', 'active', 'wait'])).map((j) => j.name),
     ).not.toContain('beta-job');
 
     await beta.work();
-    await until(() => beta.ran() >= 5, 20_000);
+    await waitUntil(() => beta.ran() >= 5, 20_000);
     for (const d of [alpha, beta]) {
       expect(await d.queue.getFailedCount()).toBe(0);
     }

@@ -4,7 +4,8 @@ import type { OccurrenceJobData } from '../../src/store/forms/job-payload.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { childFixture } from '../setup/child-fixtures.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 import { type ReplicaProcess, spawnReplicaProcess } from './replica-process.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
@@ -74,12 +75,14 @@ describe('exactly once per occurrence', () => {
       const survivor = spawnReplica(vars);
       replicas.push(survivor);
       // Timed from the survivor's start, not its spawn: on a loaded machine starting takes seconds.
-      await until(() => survivor.out.includes('ready\n'), 30_000, 50);
+      await waitUntil(() => survivor.out.includes('ready\n'), 30_000, { stepMs: 50 });
       const t1 = await redisNow(env.redis);
       const reclaimed = async () => Number(await env.redis.hget(keys(env.prefix).totals, 'reclaimed'));
-      await until(async () => (await reclaimed()) >= claimed.length, 30_000, 100); // the lease (2.5 s) lapsed
+      await waitUntil(async () => (await reclaimed()) >= claimed.length, 30_000, { stepMs: 100 }); // the lease (2.5 s) lapsed
       const t2 = await redisNow(env.redis);
-      await until(async () => (await redisNow(env.redis)) > Math.max(t1 + 3000, t2 + 1000), 30_000, 100);
+      await waitUntil(async () => (await redisNow(env.redis)) > Math.max(t1 + 3000, t2 + 1000), 30_000, {
+        stepMs: 100,
+      });
       survivor.child.kill('SIGTERM');
       await survivor.exited;
       await new Promise((r) => setTimeout(r, 500));
@@ -114,7 +117,7 @@ describe('exactly once per occurrence', () => {
         live.push(r);
       };
       for (let i = 0; i < 3; i++) launch();
-      await until(() => live.every((r) => r.out.includes('ready')), 30_000, 50);
+      await waitUntil(() => live.every((r) => r.out.includes('ready')), 30_000, { stepMs: 50 });
       const t0 = await redisNow(env.redis);
       // The window is a number of kills as much as a time: on a loaded box a kill and its replacement
       // take longer, so the window runs on until the kills it promises have happened.
@@ -136,8 +139,10 @@ describe('exactly once per occurrence', () => {
       const want = expected(200, t0, t1);
       // Calm: leases lapse and are taken over (on a loaded machine the survivors may need a while to
       // catch up), then every replica stops cleanly.
-      await until(async () => (await redisNow(env.redis)) > t1 + 3000, 30_000, 100);
-      await until(() => check(runs, want).lost.length === 0, 30_000, 100).catch(() => undefined);
+      await waitUntil(async () => (await redisNow(env.redis)) > t1 + 3000, 30_000, { stepMs: 100 });
+      await waitUntil(() => check(runs, want).lost.length === 0, 30_000, { stepMs: 100 }).catch(
+        () => undefined,
+      );
       for (const r of live) r.child.kill('SIGTERM');
       await Promise.all(live.map((r) => r.exited));
       await new Promise((r) => setTimeout(r, 1000));

@@ -3,7 +3,8 @@ import { ScheduleOptionsError } from '../../src/errors/index.js';
 import { agenda, whyDidntItRun } from '../../src/insight/index.js';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { DateTrigger, ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
-import { redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { redisNow, testEnv } from './helpers.js';
 
 describe('except: the fire loop and previews honour exclusions', () => {
   let env: ReturnType<typeof testEnv>;
@@ -18,7 +19,7 @@ describe('except: the fire loop and previews honour exclusions', () => {
     m.on('fired', (e) => fired.push(e));
     await m.start();
     const t0 = await redisNow(env.redis);
-    await until(() => fired.length >= 6, 20_000);
+    await waitUntil(() => fired.length >= 6, 20_000);
     await m.stop();
     expect(fired.every((e) => Math.floor(e.fireAt / 1000) % 2 === 1)).toBe(true);
     // both halves of each odd second, none of the even ones

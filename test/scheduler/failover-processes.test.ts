@@ -2,7 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childFixture } from '../setup/child-fixtures.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 import { spawnReplicaProcess } from './replica-process.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
@@ -30,7 +31,7 @@ describe('failover across processes', () => {
     const vars = { PREFIX: env.prefix, QUEUE: env.queue, SCHEDULES: '20', LEASE_MS: String(leaseMs) };
     const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
     let pair = [spawnReplica(vars), spawnReplica(vars)];
-    await until(() => pair.every((r) => r.ready()), 30_000, 50);
+    await waitUntil(() => pair.every((r) => r.ready()), 30_000, { stepMs: 50 });
     const worst: Record<string, number> = { SIGTERM: 0, SIGKILL: 0 };
     for (const signal of ['SIGTERM', 'SIGKILL', 'SIGTERM', 'SIGKILL'] as const) {
       await new Promise((r) => setTimeout(r, 1500));
@@ -53,7 +54,7 @@ describe('failover across processes', () => {
         worst[signal] = Math.max(worst[signal]!, j.timestamp - (j.data as { fireAt: number }).fireAt);
       }
       const next = spawnReplica(vars);
-      await until(() => next.ready(), 30_000, 50);
+      await waitUntil(() => next.ready(), 30_000, { stepMs: 50 });
       pair = [survivor, next];
     }
     await q.close();

@@ -4,7 +4,8 @@ import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.j
 import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 
 /**
  * When the replica doing the work stops, a survivor takes over at once: a clean stop hands over
@@ -34,13 +35,13 @@ describe('failover', () => {
     const late: number[] = [];
     for (let trial = 0; trial < 20; trial++) {
       const seen = fired.length;
-      await until(() => fired.length >= seen + 4, 5000, 5);
+      await waitUntil(() => fired.length >= seen + 4, 5000, { stepMs: 5 });
       const active = fired[fired.length - 1]!.by;
       await active.stop();
       const stoppedAt = await redisNow(env.redis);
       const survivor = replicas.find((r) => r !== active)!;
       const firstAfter = () => fired.find((f) => f.by === survivor && f.e.fireAt > stoppedAt);
-      await until(() => firstAfter() !== undefined, 3000, 5).catch(() => undefined);
+      await waitUntil(() => firstAfter() !== undefined, 3000, { stepMs: 5 }).catch(() => undefined);
       const first = firstAfter();
       late.push(first ? first.e.lateMs : Number.POSITIVE_INFINITY);
       replicas = [survivor, await replica()];
@@ -85,7 +86,7 @@ describe('failover', () => {
     release();
     await a.stop();
     const stoppedAt = await redisNow(env.redis);
-    await until(() => firedByB.some((e) => e.fireAt > stoppedAt), 5000, 10);
+    await waitUntil(() => firedByB.some((e) => e.fireAt > stoppedAt), 5000, { stepMs: 10 });
     const next = firedByB.find((e) => e.fireAt > stoppedAt)!;
     expect(next.lateMs, 'the survivor took over late').toBeLessThanOrEqual(opts.claimAheadMs + 1000);
   });
@@ -123,16 +124,16 @@ describe('failover', () => {
       },
     };
     await a.start();
-    await until(() => runs.size >= 20, 10_000);
+    await waitUntil(() => runs.size >= 20, 10_000);
     const b = env.manager({ backpressure: true });
     define(b);
     await b.start();
     armed = true;
-    await until(() => held.length > 0, 10_000);
+    await waitUntil(() => held.length > 0, 10_000);
     const last = Math.max(...held.map((h) => h.fireAt));
     // each held occurrence, and the one after it, ran once
     const want = held.flatMap((h) => [`${h.id}@${h.fireAt}`, `${h.id}@${h.fireAt + 1000}`]);
-    await until(() => want.every((k) => runs.has(k)), 15_000).catch(() => undefined);
+    await waitUntil(() => want.every((k) => runs.has(k)), 15_000).catch(() => undefined);
     const stats = { ...internalsOf(b).loopStats! };
     await b.stop();
     release(); // the stale claimant wakes: its completion is refused, its adds are BullMQ no-ops

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FinishedEvent, FinishedEventsReader } from '../../src/scheduler/outcomes/finished-events.js';
 import { REDIS } from '../redis-url.js';
+import { waitUntil } from '../wait-until.js';
 
 const redis = new Redis(REDIS);
 let reader: FinishedEventsReader | undefined;
@@ -30,14 +31,6 @@ async function started(gatherMs: number, batches: FinishedEvent[][], errors: unk
   await reader.start();
 }
 
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('FinishedEventsReader', () => {
   it('reads from the end at start, only completed and failed, with the failure reason', async () => {
     const batches: FinishedEvent[][] = [];
@@ -47,7 +40,7 @@ describe('FinishedEventsReader', () => {
     await redis.xadd(key, '*', 'event', 'completed', 'jobId', 'a', 'returnvalue', 'null');
     await redis.xadd(key, '*', 'event', 'failed', 'jobId', 'b', 'failedReason', 'boom', 'prev', 'active');
     await redis.xadd(key, '*', 'event', 'drained');
-    await until(() => batches.flat().length >= 2);
+    await waitUntil(() => batches.flat().length >= 2, 5000, { stepMs: 10 });
     expect(batches.flat()).toEqual([
       { queue: 'q', jobId: 'a', state: 'completed' },
       { queue: 'q', jobId: 'b', state: 'failed', failedReason: 'boom' },
@@ -65,7 +58,7 @@ describe('FinishedEventsReader', () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     const trickleMs = performance.now() - from;
-    await until(() => batches.flat().length >= 30);
+    await waitUntil(() => batches.flat().length >= 30, 5000, { stepMs: 10 });
     expect(batches.flat().map((e) => e.jobId)).toEqual(Array.from({ length: 30 }, (_, i) => `j${i}`));
     // at most one read per 300 ms of the trickle (and the first, and the last's tail)
     expect(batches.length).toBeLessThanOrEqual(Math.ceil(trickleMs / 300) + 2);

@@ -6,7 +6,8 @@ import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { ManualClock } from '../queue/manual-clock.js';
-import { REDIS_URL, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, testEnv } from './helpers.js';
 import { ManualTime } from './manual-time.js';
 
 /**
@@ -35,7 +36,7 @@ describe('the fire loop on a manual clock', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => internalsOf(m).loopFootprint?.pending === 3);
+    await waitUntil(() => internalsOf(m).loopFootprint?.pending === 3);
     const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
     const added = async (i: number) => (await q.getJob(occurrenceJobId(`d${i}`, ats[i]!))) !== undefined;
     try {
@@ -78,7 +79,7 @@ describe('the fire loop on a manual clock', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => wakes.length === 1);
+    await waitUntil(() => wakes.length === 1);
     await time.advance(at - 1000 - 1 - time.now());
     expect(wakes).toEqual([t0]); // no claim in between: the timer sleeps until the horizon reaches it
     await time.advance(1);
@@ -107,7 +108,7 @@ describe('the fire loop on a manual clock', () => {
     m.on('missed', (e) => missed.push(e));
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => missed.length === 1 && fired.length === 1);
+    await waitUntil(() => missed.length === 1 && fired.length === 1);
     expect(missed[0]).toMatchObject({ scheduleId: 'past', reason: 'misfire', fireAts: [t0 - 1001] });
     expect(await m.history.get('past', t0 - 1001)).toMatchObject({ outcome: 'missed', reason: 'misfire' });
     expect(fired[0]).toMatchObject({ scheduleId: 'inside', fireAt: t0 - 1000, lateMs: 1000 });
@@ -132,7 +133,7 @@ describe('the fire loop on a manual clock', () => {
     const firedByStalled: FiredEvent[] = [];
     stalled.on('fired', (e) => firedByStalled.push(e));
     await stalled.start();
-    await until(() => internalsOf(stalled).loopFootprint?.pending === 1);
+    await waitUntil(() => internalsOf(stalled).loopFootprint?.pending === 1);
     expect(claimed?.fireAt).toBe(at);
 
     const live = env.manager({ claimLeaseMs: leaseMs, claimAheadMs: 100, commitAhead: false });
@@ -145,7 +146,7 @@ describe('the fire loop on a manual clock', () => {
     expect(internalsOf(live).loopStats?.claimed).toBe(0);
     expect(fired).toHaveLength(0);
     await time.advance(1); // the lease lapses: the live replica's next claim takes it over
-    await until(() => fired.length === 1);
+    await waitUntil(() => fired.length === 1);
     expect(fired[0]).toMatchObject({ scheduleId: 'held', fireAt: at, lateMs: leaseMs - 100 });
     expect(internalsOf(live).loopStats?.reclaimed).toBe(1);
     await time.stop(live);

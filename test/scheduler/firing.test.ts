@@ -6,7 +6,8 @@ import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 
 describe('firing', () => {
   let env: ReturnType<typeof testEnv>;
@@ -20,7 +21,7 @@ describe('firing', () => {
     m.on('fired', (e) => fired.push(e));
     await m.start();
     const t0 = await redisNow(env.redis);
-    await until(async () => (await redisNow(env.redis)) > t0 + 2100, 20_000);
+    await waitUntil(async () => (await redisNow(env.redis)) > t0 + 2100, 20_000);
     await m.stop();
     // Window [from, to) on the 100 ms grid, judged by Redis time, well inside the run.
     const from = Math.ceil((t0 + 200) / 100) * 100;
@@ -43,9 +44,9 @@ describe('firing', () => {
       m.on('fired', (e) => fired.push(e));
     }
     await fast.start(); // the fast one starts first and alone for a moment
-    await until(() => fired.length >= 2);
+    await waitUntil(() => fired.length >= 2);
     await fair.start();
-    await until(() => fired.length >= 12);
+    await waitUntil(() => fired.length >= 12);
     await Promise.all([fast.stop(), fair.stop()]);
     const ats = fired.map((e) => e.fireAt);
     expect(new Set(ats).size).toBe(ats.length); // none twice
@@ -66,7 +67,7 @@ describe('firing', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => fired.length >= 2);
+    await waitUntil(() => fired.length >= 2);
     expect(await m.pause('life')).toBe(true);
     expect(await m.pause('life')).toBe(false);
     const pausedAt = await redisNow(env.redis);
@@ -85,7 +86,7 @@ describe('firing', () => {
 
     const resumedAt = await redisNow(env.redis);
     expect(await m.resume('life')).toBe(true);
-    await until(() => fired.some((e) => e.fireAt > resumedAt));
+    await waitUntil(() => fired.some((e) => e.fireAt > resumedAt));
     // Nothing between the pause and the resume was caught up.
     expect(
       fired.filter((e) => e.kind !== 'manual' && e.fireAt > pausedAt + 100 && e.fireAt <= resumedAt),
@@ -124,10 +125,10 @@ describe('firing', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(async () => (await m.get('once'))?.status === JobStatus.COMPLETED);
-    await until(async () => (await m.get('twice'))?.status === JobStatus.COMPLETED);
+    await waitUntil(async () => (await m.get('once'))?.status === JobStatus.COMPLETED);
+    await waitUntil(async () => (await m.get('twice'))?.status === JobStatus.COMPLETED);
     // committed ahead, a schedule completes when its last occurrence is staged; `fired` comes at its instant
-    await until(() => fired.filter((e) => e.scheduleId !== 'later').length >= 3);
+    await waitUntil(() => fired.filter((e) => e.scheduleId !== 'later').length >= 3);
     expect(fired.filter((e) => e.scheduleId === 'once').map((e) => e.fireAt)).toEqual([now + 150]);
     expect(fired.filter((e) => e.scheduleId === 'twice').length).toBe(2);
     expect((await m.list(JobStatus.COMPLETED)).length).toBe(2);
@@ -135,8 +136,8 @@ describe('firing', () => {
     // (so that the next start does not run it again).
     const at = (await redisNow(env.redis)) + 100;
     await m.schedule({ name: 'later' }, new DateTrigger(at), { id: 'runtime-once' }).saved;
-    await until(async () => (await m.get('runtime-once'))?.status === JobStatus.COMPLETED);
-    await until(async () => (await m.get('runtime-once')) === undefined, 10_000, 100);
+    await waitUntil(async () => (await m.get('runtime-once'))?.status === JobStatus.COMPLETED);
+    await waitUntil(async () => (await m.get('runtime-once')) === undefined, 10_000, { stepMs: 100 });
     expect((await m.get('once'))?.status).toBe(JobStatus.COMPLETED);
   });
 
@@ -177,7 +178,7 @@ describe('firing', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => fired.length >= 80, 20_000);
+    await waitUntil(() => fired.length >= 80, 20_000);
     await m.stop();
     const k = `{${env.prefix}}:bb`;
     const fields = (await env.redis.keys(`${k}:rec:busy:*`))

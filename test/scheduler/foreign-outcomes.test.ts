@@ -16,7 +16,8 @@ import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/forms/job
 import type { RunRecord } from '../../src/store/forms/run-record.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, silent, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, silent, testEnv } from './helpers.js';
 
 const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
 
@@ -53,7 +54,7 @@ async function finishedJobs(queue: string): Promise<{ completed: number; failed:
 async function settle(m: SchedulerManager, id: string, queue: string) {
   await m.pause(id);
   let jobs = await finishedJobs(queue);
-  await until(async () => {
+  await waitUntil(async () => {
     jobs = await finishedJobs(queue);
     const records = await m.history(id);
     return jobs.open === 0 && records.every((r) => r.outcome !== 'enqueued');
@@ -89,7 +90,7 @@ describe('foreign consumers', () => {
     });
     await job.saved;
     await m.start();
-    await until(async () => ((await m.get('digest'))?.runs ?? 0) >= 5, 20_000);
+    await waitUntil(async () => ((await m.get('digest'))?.runs ?? 0) >= 5, 20_000);
 
     const [listed] = await m.list();
     expect(listed?.runs).toBeGreaterThanOrEqual(5);
@@ -119,7 +120,7 @@ describe('foreign consumers', () => {
     });
     await job.saved;
     await m.start();
-    await until(async () => ((await m.get('digest'))?.errors ?? 0) >= 3, 20_000);
+    await waitUntil(async () => ((await m.get('digest'))?.errors ?? 0) >= 3, 20_000);
     const got = await m.get('digest');
     expect(got?.runs).toBeGreaterThanOrEqual(got?.errors as number);
     const latest = (await m.history('digest')).find((r) => r.outcome !== 'enqueued');
@@ -136,7 +137,7 @@ describe('foreign consumers', () => {
       r.schedule({ queue: env.queue, name: 'n' }, new IntervalTrigger(0.1), { id: 's' });
     await Promise.all(replicas.map((r) => r.start()));
     const m = replicas[0] as SchedulerManager;
-    await until(async () => ((await m.get('s'))?.runs ?? 0) >= 15, 20_000);
+    await waitUntil(async () => ((await m.get('s'))?.runs ?? 0) >= 15, 20_000);
     const jobs = await settle(m, 's', env.queue);
     expect(jobs.completed).toBeGreaterThanOrEqual(15);
     expect(await m.history.counts('s')).toMatchObject({ runs: jobs.completed, errors: 0 });
@@ -153,7 +154,7 @@ describe('foreign consumers', () => {
     handle = await createWorker(m, { logger: silent });
     await handle.ready();
     await m.start();
-    await until(() => ran >= 5, 20_000);
+    await waitUntil(() => ran >= 5, 20_000);
     const jobs = await settle(m, 'own', env.queue);
     const records = await m.history('own');
     expect(records.every((r: RunRecord) => r.consumer === undefined)).toBe(true);
@@ -167,21 +168,21 @@ describe('foreign consumers', () => {
     first.schedule({ queue: env.queue, name: 'n' }, new IntervalTrigger(0.2), { id: 's' });
     await first.start();
     // the pause takes out what was committed ahead and not due yet (a claim horizon: two at most)
-    await until(async () => (await first.history('s')).length >= 7, 20_000);
+    await waitUntil(async () => (await first.history('s')).length >= 7, 20_000);
     await first.pause('s');
     await first.stop();
     // No scheduler runs now: the consumer drains the queue unobserved.
     const queue = env.queue;
     plainWorker(queue, () => 'ok');
     let jobs = await finishedJobs(queue);
-    await until(async () => {
+    await waitUntil(async () => {
       jobs = await finishedJobs(queue);
       return jobs.open === 0;
     }, 20_000);
     expect(jobs.completed).toBeGreaterThanOrEqual(5);
     const second = env.manager(fast);
     await second.start();
-    await until(
+    await waitUntil(
       async () =>
         (await second.history('s')).every((r) => r.outcome === 'succeeded' || r.reason === 'paused'),
       20_000,

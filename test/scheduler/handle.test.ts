@@ -9,7 +9,8 @@ import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.j
 import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { silent, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { silent, testEnv } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bullbeat-handle-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -114,9 +115,9 @@ describe('a runtime schedule runs through a handle() handler', () => {
     await worker.ready();
     expect(worker.queues).toContain(`${env.queue}-rt`);
     await jobs.start();
-    await until(() => ran.length >= 2, 20_000);
+    await waitUntil(() => ran.length >= 2, 20_000);
     expect(ran[0]).toBe('api');
-    await until(async () => (await jobs.history('rt')).some((r) => r.outcome === 'succeeded'), 10_000);
+    await waitUntil(async () => (await jobs.history('rt')).some((r) => r.outcome === 'succeeded'), 10_000);
     // the module defined no schedule: nothing of its own fires
     expect((await jobs.list()).map((j) => j.id)).toEqual(['rt']);
   }, 30_000);

@@ -69,19 +69,6 @@ export function everyMs(ms: number): Trigger {
   };
 }
 
-/** Resolve when `check` returns true, polling (bounded by `timeoutMs`). */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-  stepMs = 20,
-): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting for a condition');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
-
 /** Redis TIME in ms. */
 export async function redisNow(redis: Redis): Promise<number> {
   const [s, us] = await redis.time();

@@ -4,7 +4,8 @@ import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.j
 import { keys } from '../../src/store/keys/keys.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { redisNow, testEnv } from './helpers.js';
 
 describe('immediately: fire once at creation, then follow the trigger', () => {
   let env: ReturnType<typeof testEnv>;
@@ -20,7 +21,7 @@ describe('immediately: fire once at creation, then follow the trigger', () => {
     const before = await redisNow(env.redis);
     await client.schedule({ name: 'hourly' }, new IntervalTrigger(3600), { id: 'h', immediately: true })
       .saved;
-    await until(() => fired.length >= 1, 10_000);
+    await waitUntil(() => fired.length >= 1, 10_000);
     expect(fired[0]).toMatchObject({ scheduleId: 'h', kind: 'scheduled' });
     expect(fired[0]!.fireAt).toBeGreaterThanOrEqual(before);
     const job = (await client.get('h'))!;
@@ -45,7 +46,7 @@ describe('immediately: fire once at creation, then follow the trigger', () => {
     const fired: FiredEvent[] = [];
     first.on('fired', (e) => fired.push(e));
     await first.start();
-    await until(() => fired.length >= 1, 10_000);
+    await waitUntil(() => fired.length >= 1, 10_000);
     await first.stop();
     for (let i = 0; i < 2; i++) {
       const again = define();

@@ -1,9 +1,11 @@
 import type { Redis } from 'ioredis';
 import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
+import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { defineStoreScripts, storeScripts } from '../../src/store/scripts/scripts.js';
 import { ManualClock } from '../queue/manual-clock.js';
-import { redisNow, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { redisNow } from './helpers.js';
 
 /** The body of `redisNow()` (src/store/scripts/lua/includes/now.lua): Redis TIME in ms. */
 const TIME_BODY = `local t = redis.call('TIME')
@@ -17,7 +19,8 @@ const TIME_BODY = `local t = redis.call('TIME')
  * claim horizon, firing, misfires and take-overs are tested without sleeping through them, and
  * exactly: a fire time is met to the millisecond of the manual clock.
  *
- * The patched scripts read the time from a key of the test's prefix (a standalone Redis lets a script
+ * The claim and lease scripts take it as their `clock ms` ARGV (`setScriptClock`); the other scripts
+ * that read TIME are patched to read it from a key of the test's prefix (a standalone Redis lets a script
  * read a key it was not given); everything else (BullMQ's job stamps, key expiries) keeps real time.
  */
 export class ManualTime {
@@ -71,6 +74,9 @@ export class ManualTime {
         s.numberOfKeys === undefined ? { lua } : { numberOfKeys: s.numberOfKeys, lua },
       );
     }
+    // the claim and lease scripts take the time as their `clock ms` ARGV (the seam production leaves
+    // empty); the other scripts that read TIME are patched above to read the test's key
+    setScriptClock(redis, () => this.now());
     const time = async (): Promise<[string, string]> => {
       const ms = this.now();
       return [String(Math.floor(ms / 1000)), String((ms % 1000) * 1000)];
@@ -125,10 +131,10 @@ export class ManualTime {
 
   /** The attached fire loops have nothing in flight (real round trips to Redis finish). */
   private async quiet(): Promise<void> {
-    await until(
+    await waitUntil(
       () => this.attached.every((m) => (internalsOf(m).loopFootprint?.inFlight ?? 0) === 0),
       10_000,
-      1,
+      { stepMs: 1 },
     );
   }
 

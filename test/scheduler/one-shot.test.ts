@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
-import { testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { testEnv } from './helpers.js';
 
 /** A logger that keeps its lines, to check what a start said. */
 function capture() {
@@ -37,7 +38,7 @@ describe('code-defined one-shots across restarts', () => {
   it('a one-shot that ran is not fired again by the next start, which says so in its log', async () => {
     env = testEnv('oneshot-ran');
     const first = await start(200);
-    await until(() => first.fired.length === 1, 5000);
+    await waitUntil(() => first.fired.length === 1, 5000);
     await first.m.stop();
 
     const { lines, logger } = capture();
@@ -61,7 +62,7 @@ describe('code-defined one-shots across restarts', () => {
     const second = await start(300);
     const after = (await second.m.get('reminder'))?.nextRunTime;
     expect(after).toBeLessThan(before!);
-    await until(() => second.fired.length === 1, 5000);
+    await waitUntil(() => second.fired.length === 1, 5000);
     expect(second.fired[0]!.fireAt).toBe(after);
     await second.m.stop();
   });

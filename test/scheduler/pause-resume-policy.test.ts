@@ -4,7 +4,8 @@ import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import { internalsOf } from '../../src/scheduler/index.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { redisNow, silent, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { redisNow, silent, testEnv } from './helpers.js';
 
 describe('pause with a note, resume with a policy', () => {
   let env: ReturnType<typeof testEnv>;
@@ -169,10 +170,10 @@ describe('pause with a note, resume with a policy', () => {
     await m.pause('tick'); // nothing else of it runs meanwhile (a client fires nothing anyway)
     const records = (await m.history('tick')).filter((r) => r.kind === 'catch-up');
     expect(records.length).toBeGreaterThanOrEqual(10);
-    await until(() => ran.length >= records.length, 20_000);
+    await waitUntil(() => ran.length >= records.length, 20_000);
     expect(ran.sort((a, b) => a - b)).toEqual(records.map((r) => r.fireAt).sort((a, b) => a - b));
     expect(most).toBe(1);
-    await until(async () =>
+    await waitUntil(async () =>
       (await m.history('tick')).filter((r) => r.kind === 'catch-up').every((r) => r.outcome === 'succeeded'),
     );
   });
@@ -196,12 +197,12 @@ describe('pause with a note, resume with a policy', () => {
       });
     }) as never;
     void crashed.resume('c', { policy: 'all' });
-    await until(async () => (await crashed.get('c'))?.status === 'active');
+    await waitUntil(async () => (await crashed.get('c'))?.status === 'active');
     expect(await env.jobIds()).toEqual([]);
     await crashed.pause('c'); // keep the fire loop from adding scheduled runs: only the catch-up counts
     const replica = env.manager({ claimLeaseMs: 400 });
     await replica.start();
-    await until(async () => (await env.jobIds()).length >= 4, 10_000);
+    await waitUntil(async () => (await env.jobIds()).length >= 4, 10_000);
     const records = (await replica.history('c')).filter((r) => r.kind === 'catch-up');
     expect(records.length).toBeGreaterThanOrEqual(4);
     expect(new Set(await env.jobIds())).toEqual(new Set(records.map((r) => r.jobId)));

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { testEnv } from './helpers.js';
 
 describe('persistence', () => {
   let env: ReturnType<typeof testEnv>;
@@ -82,7 +83,7 @@ describe('persistence', () => {
     const fired: number[] = [];
     s.on('fired', (e) => e.scheduleId === 'ext' && fired.push(e.fireAt));
     await s.start();
-    await until(() => fired.length >= 3);
+    await waitUntil(() => fired.length >= 3);
     await s.stop();
     const ids = await env.jobIds();
     expect(ids.length).toBeGreaterThanOrEqual(3);

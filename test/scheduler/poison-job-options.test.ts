@@ -4,7 +4,8 @@ import { ScheduleOptionsError } from '../../src/errors/index.js';
 import { addBulkIsolated } from '../../src/scheduler/fire/add-bulk-isolated.js';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, testEnv } from './helpers.js';
 
 describe('poison job options', () => {
   let env: ReturnType<typeof testEnv>;
@@ -25,8 +26,8 @@ describe('poison job options', () => {
     await m.start();
     const jobsOf = async (name: string) =>
       (await env.jobIds()).filter((id) => id.startsWith(`bb-${name}-`)).length;
-    await until(async () => (await jobsOf('ok1')) >= 5 && (await jobsOf('ok3')) >= 5, 15_000);
-    await until(async () => (await m.get('bad'))?.status === JobStatus.ERRORED, 10_000);
+    await waitUntil(async () => (await jobsOf('ok1')) >= 5 && (await jobsOf('ok3')) >= 5, 15_000);
+    await waitUntil(async () => (await m.get('bad'))?.status === JobStatus.ERRORED, 10_000);
     await m.stop();
     const bad = await m.get('bad');
     expect(bad?.error?.reason).toContain('Priority should be between 0 and 2097151');

@@ -3,7 +3,8 @@ import type { ErroredEvent, FiredEvent } from '../../src/scheduler/contract/sche
 import { internalsOf } from '../../src/scheduler/index.js';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
-import { everyMs, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { everyMs, testEnv } from './helpers.js';
 
 /** A trigger on a `ms` grid whose first answer is fine and whose later answers are `bad(lastFire)`. */
 function turnsBad(ms: number, bad: (lastFire: number) => number): Trigger {
@@ -38,8 +39,8 @@ describe('poison triggers', () => {
     m.on('errored', (e) => errored.push(e));
     await m.start();
     const count = (id: string) => fired.filter((e) => e.scheduleId === id).length;
-    await until(() => HEALTHY.every((id) => count(id) >= 6), 15_000);
-    await until(() => errored.length >= 1);
+    await waitUntil(() => HEALTHY.every((id) => count(id) >= 6), 15_000);
+    await waitUntil(() => errored.length >= 1);
     await m.stop();
     expect(errored[0]).toMatchObject({ scheduleId: 'bad' });
     expect(errored[0]?.reason).toContain('ExplodingTrigger');
@@ -69,8 +70,8 @@ describe('poison triggers', () => {
       const fired: FiredEvent[] = [];
       m.on('fired', (e) => fired.push(e));
       await m.start();
-      await until(async () => (await m.get('bad'))?.status !== JobStatus.ACTIVE, 10_000);
-      await until(() => fired.filter((e) => e.scheduleId === 'healthy').length >= 5, 10_000);
+      await waitUntil(async () => (await m.get('bad'))?.status !== JobStatus.ACTIVE, 10_000);
+      await waitUntil(() => fired.filter((e) => e.scheduleId === 'healthy').length >= 5, 10_000);
       await m.stop();
       const job = await m.get('bad');
       expect(job?.status).toBe(JobStatus.ERRORED);
@@ -102,14 +103,14 @@ describe('poison triggers', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(async () => (await m.get('fixme'))?.status === JobStatus.ERRORED, 10_000);
+    await waitUntil(async () => (await m.get('fixme'))?.status === JobStatus.ERRORED, 10_000);
     const fixed = m.schedule(async () => {}, everyMs(100), { name: 'fixme' });
     await fixed.saved;
     const job = await m.get('fixme');
     expect(job?.status).toBe(JobStatus.ACTIVE);
     expect(job?.error).toBeNull();
     const before = fired.length;
-    await until(() => fired.length >= before + 3, 10_000);
+    await waitUntil(() => fired.length >= before + 3, 10_000);
     expect((await m.stats()).jobsErrored).toBe(0);
 
     m.schedule(
@@ -117,7 +118,7 @@ describe('poison triggers', () => {
       turnsBad(100, () => Number.NaN),
       { name: 'gone' },
     );
-    await until(async () => (await m.get('gone'))?.status === JobStatus.ERRORED, 10_000);
+    await waitUntil(async () => (await m.get('gone'))?.status === JobStatus.ERRORED, 10_000);
     expect(await m.remove('gone')).toBe(true);
     expect(await env.redis.hexists(`{${env.prefix}}:bb:errors`, 'gone')).toBe(0);
     await m.stop();
@@ -135,12 +136,12 @@ describe('poison triggers', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(async () => (await m.get('flaky'))?.status === JobStatus.ERRORED, 10_000);
+    await waitUntil(async () => (await m.get('flaky'))?.status === JobStatus.ERRORED, 10_000);
     broken = false;
     expect(await m.resume('flaky')).toBe(true);
     expect((await m.get('flaky'))?.error).toBeNull();
     const before = fired.length;
-    await until(() => fired.length >= before + 3, 10_000);
+    await waitUntil(() => fired.length >= before + 3, 10_000);
     expect((await m.get('flaky'))?.status).toBe(JobStatus.ACTIVE);
     await m.stop();
   });

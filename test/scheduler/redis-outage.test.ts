@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { until } from './helpers.js';
+
+import { waitUntil } from '../wait-until.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -29,7 +30,7 @@ function redisServer(port: number, dir: string): ChildProcess {
 }
 
 async function ping(port: number): Promise<void> {
-  await until(
+  await waitUntil(
     async () => {
       const c = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       c.on('error', () => undefined);
@@ -43,7 +44,7 @@ async function ping(port: number): Promise<void> {
       }
     },
     10_000,
-    50,
+    { stepMs: 50 },
   );
 }
 
@@ -75,7 +76,7 @@ describe('Redis outage', () => {
     manager.on('fired', (e) => fired.push(e));
     await manager.start();
     await runtime.saved;
-    await until(() => fired.length >= 6);
+    await waitUntil(() => fired.length >= 6);
 
     const old = server;
     const down = new Promise((r) => old.once('exit', r));
@@ -85,8 +86,8 @@ describe('Redis outage', () => {
     await new Promise((r) => setTimeout(r, 700)); // due times pass while Redis is down
     server = redisServer(port, dir);
     await ping(port);
-    await until(() => fired.filter((e) => e.scheduleId === 'runtime').length >= before / 2 + 5, 20_000);
-    await until(() => fired.filter((e) => e.scheduleId === 'code').length >= before / 2 + 5, 20_000);
+    await waitUntil(() => fired.filter((e) => e.scheduleId === 'runtime').length >= before / 2 + 5, 20_000);
+    await waitUntil(() => fired.filter((e) => e.scheduleId === 'code').length >= before / 2 + 5, 20_000);
 
     const ids = (await manager.list()).map((j) => j.id).sort();
     expect(ids).toEqual(['code', 'runtime']);

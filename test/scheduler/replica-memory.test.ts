@@ -5,7 +5,8 @@ import { internalsOf } from '../../src/scheduler/index.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, silent, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, silent, testEnv } from './helpers.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -31,7 +32,7 @@ describe('replica memory', () => {
     const replica = env.manager({ claimBatch: 1000 });
     replica.schedule({ name: 'tick' }, new IntervalTrigger(0.5), { id: 'steady' });
     await replica.start();
-    await until(() => (internalsOf(replica).loopStats?.enqueued ?? 0) >= 2, 5000);
+    await waitUntil(() => (internalsOf(replica).loopStats?.enqueued ?? 0) >= 2, 5000);
     const before = await settledHeap();
 
     // Another process's worth of definitions: a client creates the one-shots, then goes away.
@@ -57,7 +58,7 @@ describe('replica memory', () => {
     await client.close();
     client = undefined;
 
-    await until(() => (internalsOf(replica).loopStats?.enqueued ?? 0) >= N + 2, 120_000, 100);
+    await waitUntil(() => (internalsOf(replica).loopStats?.enqueued ?? 0) >= N + 2, 120_000, { stepMs: 100 });
     const after = await settledHeap();
     const grewMb = (after - before) / 1024 / 1024;
     console.log(`replica memory: heap grew ${grewMb.toFixed(1)} MB over ${N} one-shots`);

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { testEnv } from './helpers.js';
 
 const N = 300;
 const PERIOD_S = 2;
@@ -60,13 +61,13 @@ describe('replicas share bursts', () => {
       const perInstant = shape === 'aligned' ? N + 1 : 10;
       // two start together; the third loses the start-up race by a whole burst
       await Promise.all([replicas[0]!.start(), replicas[1]!.start()]);
-      await until(() => byFire.size >= (shape === 'aligned' ? 2 : 2 * (N / 10)), 20_000);
+      await waitUntil(() => byFire.size >= (shape === 'aligned' ? 2 : 2 * (N / 10)), 20_000);
       await replicas[2]!.start();
       const joinedAfter = Math.max(...byFire.keys());
       // the third claims in the next burst already
-      await until(() => [...byFire].some(([at, row]) => at > joinedAfter && row[2]! > 0), 20_000);
+      await waitUntil(() => [...byFire].some(([at, row]) => at > joinedAfter && row[2]! > 0), 20_000);
       const firstOwn = Math.min(...[...byFire].filter(([, row]) => row[2]! > 0).map(([at]) => at));
-      await until(() => shares(byFire, firstOwn, perInstant, 3).all >= 6 * N, 40_000);
+      await waitUntil(() => shares(byFire, firstOwn, perInstant, 3).all >= 6 * N, 40_000);
       const { shares: s } = shares(byFire, firstOwn, perInstant, 3);
       if (process.env.SHARE_DEBUG)
         process.stderr.write(

@@ -5,8 +5,10 @@ import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { ScheduleStore } from '../../src/store/deployment/schedule-store.js';
 import { keys } from '../../src/store/keys/keys.js';
+import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 
 /**
  * Re-timing a schedule (resume, re-definition, remove and re-add) while one of its occurrences is
@@ -86,7 +88,7 @@ describe('re-schedule while claimed', () => {
     const resumedAt = await redisNow(env.redis);
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await until(() => fired.length >= before + 4, 10_000);
+    await waitUntil(() => fired.length >= before + 4, 10_000);
     await m.stop();
 
     const times = expectForwardOnly(fired, 's');
@@ -109,7 +111,7 @@ describe('re-schedule while claimed', () => {
     const resumedAt = await redisNow(env.redis);
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await until(() => fired.length >= before + 4, 10_000);
+    await waitUntil(() => fired.length >= before + 4, 10_000);
     await m.stop();
 
     const times = expectForwardOnly(fired, 's');
@@ -133,7 +135,7 @@ describe('re-schedule while claimed', () => {
     const resumedAt = await redisNow(env.redis);
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await until(() => fired.length >= before + 4, 10_000);
+    await waitUntil(() => fired.length >= before + 4, 10_000);
     await m.stop();
 
     const times = expectForwardOnly(fired, 's');
@@ -171,7 +173,7 @@ describe('re-schedule while claimed', () => {
     expect(await m.resume('s')).toBe(true);
     release();
     const before = fired.length;
-    await until(() => fired.length >= before + 3, 10_000);
+    await waitUntil(() => fired.length >= before + 3, 10_000);
     await m.stop();
     expectForwardOnly(fired, 's');
     expect(await firedOf(m, 's')).toBe(fired.length);
@@ -192,7 +194,7 @@ describe('re-schedule while claimed', () => {
     other.on('fired', (e) => firedByOther.push(e));
     await other.start();
     const newRuns = () => [...fired, ...firedByOther].filter((e) => e.fireAt > readdedAt).length;
-    await until(() => newRuns() >= 3, 10_000);
+    await waitUntil(() => newRuns() >= 3, 10_000);
     release();
     await new Promise((r) => setTimeout(r, 500));
     await Promise.all([m.stop(), other.stop()]);
@@ -210,21 +212,33 @@ describe('re-schedule while claimed', () => {
     env = testEnv('race-dead-paused');
     const client = env.manager({ role: 'client' });
     await client.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 's' }).saved;
-    // A replica claims the next occurrence, then dies before enqueueing it.
-    const store = new ScheduleStore(env.redis, keys(env.prefix), 100);
-    await new Promise((r) => setTimeout(r, 300));
+    const k = keys(env.prefix);
+    const dueAt = Number(await env.redis.zscore(k.due, 's'));
+    // A replica claims the next occurrence at its due time (its scripts' clock driven there: no
+    // waiting for it), then dies before enqueueing it; its claim's lease runs to dueAt + 300.
+    setScriptClock(env.redis, () => dueAt);
+    const store = new ScheduleStore(env.redis, k, 100);
     const dead = await store.claim(10, 300, 'dead.0', 0);
+    setScriptClock(env.redis, undefined);
     expect(dead.claims.map((c) => c.id)).toEqual(['s']);
+    expect(Number(await env.redis.zscore(k.inflight, 's'))).toBe(dueAt + 300);
     expect(await client.pause('s')).toBe(true);
-    await new Promise((r) => setTimeout(r, 400)); // its lease lapses
+    // The next replica's claims judge by a clock 1 s ahead of Redis's: the dead claim has lapsed for
+    // its first claim, without sleeping through the lease.
     const replica = env.manager({ claimLeaseMs: 1000 });
+    const offset = (await redisNow(env.redis)) - Date.now();
+    setScriptClock(internalsOf(replica).redis, () => Date.now() + offset + 1000, ['claim-6']);
     await replica.start();
-    await new Promise((r) => setTimeout(r, 500));
+    await waitUntil(
+      async () => (internalsOf(replica).loopStats?.cycles ?? 0) >= 1 && (await env.redis.hlen(k.claim)) === 0,
+      5000,
+      { what: 'the dead claim dropped by a claim of the replica' },
+    );
     expect(internalsOf(replica).loopStats?.reclaimed).toBe(0);
     expect(await env.jobIds()).toEqual([]);
-    expect(await env.redis.hlen(keys(env.prefix).claim)).toBe(0);
+    expect(await env.redis.zscore(k.inflight, 's')).toBeNull();
     // resumed later: it goes on from the next occurrence after now
     expect(await client.resume('s')).toBe(true);
-    await until(async () => (await env.jobIds()).length >= 2, 5000);
+    await waitUntil(async () => (await env.jobIds()).length >= 2, 5000);
   });
 });

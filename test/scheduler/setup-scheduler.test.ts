@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setupScheduler } from '../../src/scheduler/manager/setup-scheduler.js';
-import { testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { testEnv } from './helpers.js';
 
 describe('setupScheduler(app)', () => {
   let env: ReturnType<typeof testEnv>;
@@ -19,11 +20,11 @@ describe('setupScheduler(app)', () => {
     expect(manager.running).toBe(false);
 
     const server = app.listen(0);
-    await until(() => manager.running);
+    await waitUntil(() => manager.running);
     expect((await manager.get('hourly'))?.status).toBe('active');
     const port = (server.address() as AddressInfo).port;
     expect(port).toBeGreaterThan(0);
     await new Promise((r) => server.close(r));
-    await until(() => !manager.running);
+    await waitUntil(() => !manager.running);
   });
 });

@@ -8,7 +8,8 @@ import { chargePlan, PLAN_SHARE, planWaitMs } from '../../src/scheduler/fire/pla
 import { internalsOf } from '../../src/scheduler/index.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
-import { REDIS_URL, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, testEnv } from './helpers.js';
 
 describe('plan allowance', () => {
   it('a burst of one budget, then PLAN_SHARE of wall time; fast plans keep nothing', () => {
@@ -59,7 +60,7 @@ describe('a slow trigger beside fast ones', () => {
     const from = performance.now();
     const plansAtStart = plans;
     const fastRuns = () => fired.filter((e) => e.scheduleId !== 'slow').length;
-    await until(() => fastRuns() >= 50 * 20, 30_000); // 2 s of the others' occurrences
+    await waitUntil(() => fastRuns() >= 50 * 20, 30_000); // 2 s of the others' occurrences
     const elapsed = performance.now() - from;
     await m.stop();
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
-import { everyMs, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { everyMs, testEnv } from './helpers.js';
 
 describe('smoke', () => {
   let env: ReturnType<typeof testEnv>;
@@ -13,7 +14,7 @@ describe('smoke', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await until(() => fired.length >= 5);
+    await waitUntil(() => fired.length >= 5);
     await m.stop();
     const ids = await env.jobIds();
     expect(new Set(ids).size).toBe(ids.length);

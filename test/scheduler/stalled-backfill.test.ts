@@ -4,7 +4,8 @@ import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { childFixture } from '../setup/child-fixtures.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 import { spawnReplicaProcess } from './replica-process.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
@@ -44,7 +45,7 @@ describe('a backfill stopped past its owed time', () => {
     // the busy queue (and the sweep of owed runs): 10 schedules every 100 ms
     const vars = { REDIS_URL, PREFIX: env.prefix, QUEUE: env.queue, SCHEDULES: '10', EVERY_MS: '100' };
     const replica = spawnReplicaProcess(REPLICA, { ...vars, BACKPRESSURE: '1' }, children);
-    await until(() => replica.ready(), 30_000, 50);
+    await waitUntil(() => replica.ready(), 30_000, { stepMs: 50 });
 
     // a schedule every second, created now: the 500 seconds before its creation are backfillable
     const client = env.manager({ role: 'client' });
@@ -59,15 +60,15 @@ describe('a backfill stopped past its owed time', () => {
       { ...vars, ID: 'bf', FROM: String(from), TO: String(to), RATE: '200', STOP_AFTER: '100' },
       children,
     );
-    await until(() => backfiller.out.includes('stopped '), 30_000, 20);
+    await waitUntil(() => backfiller.out.includes('stopped '), 30_000, { stepMs: 20 });
     await sleep(STALL_MS);
     backfiller.child.kill('SIGCONT');
-    await until(() => backfiller.out.includes('done '), 30_000, 50);
+    await waitUntil(() => backfiller.out.includes('done '), 30_000, { stepMs: 50 });
     expect(backfiller.out).toContain(`done ${OCCURRENCES}`); // all judged to run
 
     // every backfilled occurrence has run; then a while for any second run
     const backfilled = () => [...runs.keys()].filter((t) => t >= from && t < to).length;
-    await until(() => backfilled() >= OCCURRENCES, 60_000, 100);
+    await waitUntil(() => backfilled() >= OCCURRENCES, 60_000, { stepMs: 100 });
     await sleep(2000);
     const twice = [...runs].filter(([t, n]) => t >= from && t < to && n > 1).map(([t]) => t);
     expect(twice.length, `run twice: ${twice.length} of ${OCCURRENCES}`).toBe(0);

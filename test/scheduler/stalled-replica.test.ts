@@ -4,7 +4,8 @@ import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { childFixture } from '../setup/child-fixtures.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 import { spawnReplicaProcess } from './replica-process.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
@@ -73,9 +74,9 @@ describe('a replica stopped past its history', () => {
           ...(SHRUNK && { HISTORY_LIMIT: '20', KEEP_SEC: '2' }),
         };
         const survivor = spawnReplicaProcess(REPLICA, vars, children);
-        await until(() => survivor.ready(), 30_000, 50);
+        await waitUntil(() => survivor.ready(), 30_000, { stepMs: 50 });
         const stalled = spawnReplicaProcess(REPLICA, { ...vars, STOP_AT: at }, children);
-        await until(() => stalled.out.includes('stopped '), 30_000, 20);
+        await waitUntil(() => stalled.out.includes('stopped '), 30_000, { stepMs: 20 });
         const from = await redisNow(env.redis);
         const held = JSON.parse(stalled.out.match(/stopped (.*)/)![1]!) as [string, number][];
         expect(held.length).toBeGreaterThan(0);

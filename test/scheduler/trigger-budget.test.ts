@@ -3,7 +3,8 @@ import type { ErroredEvent, FiredEvent } from '../../src/scheduler/contract/sche
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
-import { everyMs, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { everyMs, redisNow, testEnv } from './helpers.js';
 
 /** Burn `ms` of this process's CPU. */
 function burn(ms: number): void {
@@ -48,10 +49,10 @@ describe('the trigger time budget in the fire loop', () => {
     m.on('fired', (e) => fired.push(e));
     m.on('errored', (e) => errored.push(e));
     await m.start();
-    await until(() => errored.length >= 1, 15_000);
+    await waitUntil(() => errored.length >= 1, 15_000);
     const count = (id: string) => fired.filter((e) => e.scheduleId === id).length;
     const before = count('h1');
-    await until(() => count('h1') >= before + 5, 15_000); // the healthy ones keep firing
+    await waitUntil(() => count('h1') >= before + 5, 15_000); // the healthy ones keep firing
     await m.stop();
     expect(errored.map((e) => e.scheduleId)).toEqual(['slow']);
     expect(errored[0]?.reason).toMatch(/took more than 20 ms \(the trigger time budget, triggerBudgetMs\)/);
@@ -77,10 +78,10 @@ describe('the trigger time budget in the fire loop', () => {
     m.on('fired', (e) => fired.push(e));
     m.on('errored', (e) => errored.push(e));
     await m.start();
-    await until(() => errored.length >= 1, 30_000);
+    await waitUntil(() => errored.length >= 1, 30_000);
     const count = () => fired.filter((e) => e.scheduleId === 'ok').length;
     const before = count();
-    await until(() => count() >= before + 5, 15_000);
+    await waitUntil(() => count() >= before + 5, 15_000);
     await m.stop();
     expect(errored.map((e) => e.scheduleId)).toEqual(['bad']);
     expect(errored[0]?.reason).toMatch(/ExceptTrigger: nextFire: .*took more than 50 ms/);

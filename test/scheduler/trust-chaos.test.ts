@@ -6,7 +6,8 @@ import { JobStatus } from '../../src/store/forms/job-status.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { childFixture } from '../setup/child-fixtures.js';
-import { REDIS_URL, redisNow, testEnv, until } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 import { spawnReplicaProcess } from './replica-process.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/trust-replica.ts');
@@ -59,7 +60,7 @@ describe('trust chaos', () => {
       );
 
       const live = [spawnReplica(), spawnReplica(), spawnReplica()];
-      await until(() => live.every((r) => r.ready()), 30_000, 50);
+      await waitUntil(() => live.every((r) => r.ready()), 30_000, { stepMs: 50 });
 
       // A runtime schedule on the same queue whose job options BullMQ refuses, written as an older
       // release (or a hand edit) would have stored it: validation at definition cannot catch it.
@@ -118,12 +119,12 @@ describe('trust chaos', () => {
       for (let i = 0; i < HEALTHY; i++) {
         for (let t = Math.ceil((t0 - i * 10) / 200) * 200 + i * 10; t < t1; t += 200) want.push(`h${i}@${t}`);
       }
-      await until(() => want.every((w) => runs.has(w)), 30_000, 100).catch(() => undefined);
-      await until(() => live.every((r) => r.ready()), 30_000, 50);
+      await waitUntil(() => want.every((w) => runs.has(w)), 30_000, { stepMs: 100 }).catch(() => undefined);
+      await waitUntil(() => live.every((r) => r.ready()), 30_000, { stepMs: 50 });
       // A replica that just started re-defined the poison trigger (a start clears its error): it is
       // errored again at its next plan.
       const erroredAgain = async () => (await client.get('poison-trigger'))?.status === JobStatus.ERRORED;
-      await until(erroredAgain, 10_000, 50).catch(() => undefined);
+      await waitUntil(erroredAgain, 10_000, { stepMs: 50 }).catch(() => undefined);
       for (const r of live) r.child.kill('SIGTERM');
       await Promise.all(live.map((r) => r.exited));
       await sleep(500);

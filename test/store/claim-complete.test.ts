@@ -280,6 +280,7 @@ describe('renew-claims', () => {
       bed.k.claim,
       5000,
       'tok',
+      '', // clock ms: Redis TIME
       'a',
       'b',
       'c',

@@ -10,7 +10,8 @@ import {
 } from '../../src/store/forms/schedule-definition.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { REDIS_URL, redisNow, silent, testEnv, until } from '../scheduler/helpers.js';
+import { REDIS_URL, redisNow, silent, testEnv } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 
 const m = new SchedulerManager({ prefix: 'never-started-compact', logger: silent, role: 'client' });
 
@@ -108,7 +109,7 @@ describe('compact definitions in Redis', () => {
     expect(read?.queue).toBe(env.queue);
     expect(read?.maxInstances).toBe(1);
     await a.start();
-    await until(async () => (await env.jobIds()).includes(occurrenceJobId('old', due)));
+    await waitUntil(async () => (await env.jobIds()).includes(occurrenceJobId('old', due)));
     await a.stop();
     const q = new Queue(env.queue, { connection: { url: REDIS_URL } });
     const job = await q.getJob(occurrenceJobId('old', due));

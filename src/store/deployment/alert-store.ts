@@ -141,6 +141,9 @@ export class AlertStore extends ScriptCaller {
 
   /** Redis time (ms): the clock incidents and deliveries are judged by. */
   async time(): Promise<number> {
+    // a test's clock for the outbox (setScriptClock), else Redis TIME
+    const given = this.clockMs(OUTBOX_TAKE);
+    if (given !== undefined) return given;
     const [s, us] = await this.redis.time();
     return Number(s) * 1000 + Math.floor(Number(us) / 1000);
   }
@@ -191,7 +194,7 @@ export class AlertStore extends ScriptCaller {
       scriptArgs(
         OUTBOX_TAKE,
         { outbox: this.keys.outbox, deliveries: this.keys.deliveries },
-        { lease: leaseMs, most, notifiers: notifiers.join(',') },
+        { lease: leaseMs, most, notifiers: notifiers.join(','), clockMs: this.clockMs(OUTBOX_TAKE) },
       ),
     )) as string[];
     const taken: TakenDelivery[] = [];

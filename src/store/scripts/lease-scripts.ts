@@ -14,7 +14,15 @@ export class LeaseScripts {
 
   /** `renew-lease-1`: extend a lease held in `set` (an exclusion group); false when it is gone. */
   async renewLease(a: { set: string; leaseId: string; ttlMs: number }): Promise<boolean> {
-    const args = scriptArgs(RENEW_LEASE, { lease: a.set }, { leaseId: a.leaseId, ttl: a.ttlMs });
+    const args = scriptArgs(
+      RENEW_LEASE,
+      { lease: a.set },
+      {
+        leaseId: a.leaseId,
+        ttl: a.ttlMs,
+        clockMs: this.#caller.clockMs(RENEW_LEASE),
+      },
+    );
     return yes(RENEW_LEASE, await this.#caller.run(RENEW_LEASE, args));
   }
 
@@ -22,7 +30,11 @@ export class LeaseScripts {
   async renewRun(k: Keys, a: { scheduleId: string; leaseId: string; ttlMs: number }): Promise<RunLease> {
     const p = k.of(a.scheduleId);
     const keys = { lease: p.lease(a.scheduleId), cancelled: p.cancelled(a.scheduleId) };
-    const args = scriptArgs(RENEW_RUN, keys, { leaseId: a.leaseId, ttl: a.ttlMs });
+    const args = scriptArgs(RENEW_RUN, keys, {
+      leaseId: a.leaseId,
+      ttl: a.ttlMs,
+      clockMs: this.#caller.clockMs(RENEW_RUN),
+    });
     return codeName(RENEW_RUN, RunLease, await this.#caller.run(RENEW_RUN, args));
   }
 
@@ -47,7 +59,16 @@ export class LeaseScripts {
       groupWaiters: k.groupWaiters(g),
       groupTicket: k.groupTicket(g),
     };
-    const argv = { leaseId: a.leaseId, ttl: a.ttlMs, max: a.max, overflow: a.overflow };
+    const clockMs = this.#caller.clockMs(TRY_GROUP);
+    // a test's clock is the last slot: max and overflow before it are then sent as '' (their defaults)
+    const none = clockMs === undefined ? undefined : '';
+    const argv = {
+      leaseId: a.leaseId,
+      ttl: a.ttlMs,
+      max: a.max ?? none,
+      overflow: a.overflow ?? none,
+      clockMs,
+    };
     return Number(await this.#caller.run(TRY_GROUP, scriptArgs(TRY_GROUP, keys, argv)));
   }
 

@@ -101,6 +101,9 @@ export class ScheduleScripts {
     a: { batch: number; leaseMs: number; token: string; aheadMs: number; fleet?: FleetMember | undefined },
   ): Promise<ClaimResult> {
     const f = a.fleet;
+    const clockMs = this.#caller.clockMs(CLAIM);
+    // a test's clock is the last slot: the optional fleet slots before it are then sent as '' (none)
+    const none = clockMs === undefined ? undefined : '';
     const raw = (await this.#caller.run(
       CLAIM,
       scriptArgs(CLAIM, pick(k, 'due', 'inflight', 'claim', 'schedules', 'state', 'totals'), {
@@ -108,11 +111,12 @@ export class ScheduleScripts {
         leaseMs: a.leaseMs,
         token: a.token,
         aheadMs: a.aheadMs,
-        replica: f?.replica,
-        horizon: f?.aheadMs,
-        longestSleep: f?.liveMs,
-        claimedWithin: f?.recent,
-        imminent: f?.imminentMs,
+        replica: f?.replica ?? none,
+        horizon: f?.aheadMs ?? none,
+        longestSleep: f?.liveMs ?? none,
+        claimedWithin: f?.recent ?? none,
+        imminent: f?.imminentMs ?? none,
+        clockMs,
       }),
     )) as (string | number)[];
     // { now, earliest due, earliest lease, then 5 values per claim[, live replicas, longest horizon] }
@@ -145,7 +149,8 @@ export class ScheduleScripts {
   ): Promise<string[]> {
     const p = k.of(a.ids[0]!);
     const items = a.ids.map((id) => ({ values: { ids: id } }));
-    const args = scriptArgs(RENEW_CLAIMS, pick(p, 'inflight', 'claim'), a, items);
+    const argv = { leaseMs: a.leaseMs, token: a.token, clockMs: orNone(this.#caller.clockMs(RENEW_CLAIMS)) };
+    const args = scriptArgs(RENEW_CLAIMS, pick(p, 'inflight', 'claim'), argv, items);
     return ((await this.#caller.run(RENEW_CLAIMS, args)) as unknown[]).map(String);
   }
 

@@ -125,10 +125,37 @@ export function unexpected(l: ScriptLayout, answer: unknown): BullbeatError {
   return new BullbeatError(`store script ${l.file}: unexpected answer ${JSON.stringify(answer)}`);
 }
 
+/** The clocks tests set on a client (`setScriptClock`), each for some scripts or all; production sets none. */
+const scriptClocks = new WeakMap<Redis, { now: () => number; files: ReadonlySet<string> | undefined }>();
+
+/**
+ * Tests only: the time (epoch ms) that the scripts with a `clock ms` ARGV (the claim and lease scripts
+ * `claim-6`, `renew-claims-2`, `renew-lease-1`, `renew-run-2`, `try-group-4`, and the alert outbox's
+ * `outbox-take-2`) judge due times and expiries by on `redis`, in place of Redis TIME, so a test drives
+ * claims, leases and delivery retries without sleeping. `files` (`['outbox-take-2']`): those scripts
+ * only; the others on the client keep Redis TIME. `undefined` puts Redis TIME back. Production never
+ * sets one: those scripts then read Redis TIME.
+ */
+export function setScriptClock(
+  redis: Redis,
+  now: (() => number) | undefined,
+  files?: readonly string[],
+): void {
+  if (now === undefined) scriptClocks.delete(redis);
+  else scriptClocks.set(redis, { now, files: files === undefined ? undefined : new Set(files) });
+}
+
 /** What every script caller stands on: a client, and a call of a script on it. */
 export class ScriptCaller {
   constructor(readonly redis: Redis) {
     defineStoreScripts(redis);
+  }
+
+  /** The time a test set for script `l` on this client (`setScriptClock`); undefined: Redis TIME. */
+  clockMs(l: ScriptLayout): number | undefined {
+    const clock = scriptClocks.get(this.redis);
+    if (clock === undefined || (clock.files !== undefined && !clock.files.has(l.file))) return undefined;
+    return Math.floor(clock.now());
   }
 
   run(l: ScriptLayout, args: readonly (string | number)[]): Promise<unknown> {

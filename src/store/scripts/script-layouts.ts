@@ -28,10 +28,21 @@ export const UPSERT = layout(
 export const CLAIM = layout(
   'claim-6',
   ['due', 'inflight', 'claim', 'schedules', 'state', 'totals'],
-  ['batch', 'leaseMs', 'token', 'aheadMs', 'replica', 'horizon', 'longestSleep', 'claimedWithin', 'imminent'],
+  [
+    'batch',
+    'leaseMs',
+    'token',
+    'aheadMs',
+    'replica',
+    'horizon',
+    'longestSleep',
+    'claimedWithin',
+    'imminent',
+    'clockMs',
+  ],
 );
 
-export const RENEW_CLAIMS = layout('renew-claims-2', ['inflight', 'claim'], ['leaseMs', 'token'], {
+export const RENEW_CLAIMS = layout('renew-claims-2', ['inflight', 'claim'], ['leaseMs', 'token', 'clockMs'], {
   item: ['ids'],
 });
 
@@ -137,14 +148,14 @@ export const OWED_KEEP = layout('owed-keep-1', ['owedRuns'], ['lease'], { item: 
 
 export const RETAKE = layout('retake-3', ['taken', 'rec', 'runs'], ['field', 'kept']);
 
-export const RENEW_LEASE = layout('renew-lease-1', ['lease'], ['leaseId', 'ttl']);
+export const RENEW_LEASE = layout('renew-lease-1', ['lease'], ['leaseId', 'ttl', 'clockMs']);
 
-export const RENEW_RUN = layout('renew-run-2', ['lease', 'cancelled'], ['leaseId', 'ttl']);
+export const RENEW_RUN = layout('renew-run-2', ['lease', 'cancelled'], ['leaseId', 'ttl', 'clockMs']);
 
 export const TRY_GROUP = layout(
   'try-group-4',
   ['group', 'groupQueue', 'groupWaiters', 'groupTicket'],
-  ['leaseId', 'ttl', 'max', 'overflow'],
+  ['leaseId', 'ttl', 'max', 'overflow', 'clockMs'],
 );
 
 export const LEAVE_GROUP_QUEUE = layout('leave-group-queue-2', ['groupQueue', 'groupWaiters'], ['leaseId']);
@@ -218,7 +229,11 @@ export const INCIDENT = layout(
   ['op', 'slot', 'occurrence', 'incident', 'notifiers', 'keep'],
 );
 
-export const OUTBOX_TAKE = layout('outbox-take-2', ['outbox', 'deliveries'], ['lease', 'most', 'notifiers']);
+export const OUTBOX_TAKE = layout(
+  'outbox-take-2',
+  ['outbox', 'deliveries'],
+  ['lease', 'most', 'notifiers', 'clockMs'],
+);
 
 export const OUTBOX_DONE = layout(
   'outbox-done-3',

@@ -7,7 +7,8 @@ import { createWorker, type WorkerHandle } from '../../../src/queue/create-worke
 import type { RunContext } from '../../../src/queue/pipeline.js';
 import { AlertStore } from '../../../src/store/deployment/alert-store.js';
 import { childFixture } from '../../setup/child-fixtures.js';
-import { REDIS_URL, silent, testEnv, until } from '../helpers.js';
+import { waitUntil } from '../../wait-until.js';
+import { REDIS_URL, silent, testEnv } from '../helpers.js';
 import { type ReplicaProcess, spawnReplicaProcess } from '../replica-process.js';
 import { startReceiver } from './receiver.js';
 
@@ -45,7 +46,7 @@ describe('alerts under replica chaos', () => {
       return r;
     };
     let replicas: ReplicaProcess[] = [spawn(), spawn(), spawn()];
-    await until(() => replicas.every((r) => r.ready()), 60_000, 50);
+    await waitUntil(() => replicas.every((r) => r.ready()), 60_000, { stepMs: 50 });
 
     // the worker, here: each schedule fails while its flag is up; the flags flip every ~1.5 s
     const failing = new Set<string>();
@@ -78,7 +79,7 @@ describe('alerts under replica chaos', () => {
     }
     failing.clear();
     const alerts = new AlertStore(env.redis, env.prefix);
-    await until(
+    await waitUntil(
       async () => {
         const r = await alerts.report({ limit: 1000 });
         return (
@@ -91,7 +92,7 @@ describe('alerts under replica chaos', () => {
         );
       },
       90_000,
-      250,
+      { stepMs: 250 },
     );
 
     const { incidents } = await alerts.report({ limit: 1000 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withManagerEnv } from '../../../src/scheduler/contract/manager-env.js';
-import { testEnv, until } from '../helpers.js';
+import { waitUntil } from '../../wait-until.js';
+import { testEnv } from '../helpers.js';
 import { startReceiver } from './receiver.js';
 
 describe("heartbeat (dead man's switch)", () => {
@@ -21,7 +22,7 @@ describe("heartbeat (dead man's switch)", () => {
     };
     const replicas = [0, 1, 2].map(() => withManagerEnv(replicaEnv, () => env.manager()));
     await Promise.all(replicas.map((m) => m.start()));
-    await until(() => receiver.got.length >= 4, 15_000);
+    await waitUntil(() => receiver.got.length >= 4, 15_000);
     const periods = receiver.got.map((r) => Number(r.headers['x-bullbeat-period']));
     expect(new Set(periods).size).toBe(periods.length); // never two beats in one period
     expect(receiver.got.every((r) => r.method === 'GET' && r.path === '/ping')).toBe(true);
@@ -36,7 +37,7 @@ describe("heartbeat (dead man's switch)", () => {
 
     const back = withManagerEnv(replicaEnv, () => env.manager());
     await back.start();
-    await until(() => receiver.got.length >= stopped + 2, 15_000);
+    await waitUntil(() => receiver.got.length >= stopped + 2, 15_000);
     const later = receiver.got.slice(stopped).map((r) => Number(r.headers['x-bullbeat-period']));
     expect(Math.min(...later)).toBeGreaterThan(Math.max(...periods));
   }, 60_000);

@@ -3,7 +3,8 @@ import { createWorker, type WorkerHandle } from '../../../src/queue/create-worke
 import { SIGNATURE_HEADER, signBody } from '../../../src/scheduler/alerts/index.js';
 import { withManagerEnv } from '../../../src/scheduler/contract/manager-env.js';
 import { AlertStore } from '../../../src/store/deployment/alert-store.js';
-import { silent, testEnv, until } from '../helpers.js';
+import { waitUntil } from '../../wait-until.js';
+import { silent, testEnv } from '../helpers.js';
 import { type Received, startReceiver } from './receiver.js';
 
 describe('expectations: a late occurrence', () => {
@@ -27,7 +28,7 @@ describe('expectations: a late occurrence', () => {
     m.every(1, { id: 'tick', expect: { startedWithin: '2s', notify: ['ops'] } })(async function tick() {});
     await m.start();
     const late = (r: Received) => r.json?.incident?.cause === 'late';
-    await until(() => receiver.got.some((r) => late(r) && r.json.event === 'opened'), 15_000);
+    await waitUntil(() => receiver.got.some((r) => late(r) && r.json.event === 'opened'), 15_000);
     const opened = receiver.got.find((r) => late(r) && r.json.event === 'opened')!;
     // the body: schedule, occurrence, cause and the why of the occurrence; signed with the operator's secret
     expect(opened.json.incident.scheduleId).toBe('tick');
@@ -44,7 +45,7 @@ describe('expectations: a late occurrence', () => {
     expect(incident!.openedAt - (firstFire + 2000)).toBeLessThanOrEqual(1000 + 500);
 
     worker = await createWorker(m, { concurrency: 5, logger: silent });
-    await until(() => receiver.got.some((r) => late(r) && r.json.event === 'resolved'), 15_000);
+    await waitUntil(() => receiver.got.some((r) => late(r) && r.json.event === 'resolved'), 15_000);
     await new Promise((r) => setTimeout(r, 1500)); // a second check would have opened or resolved again
     const lateOnes = receiver.got.filter(late);
     expect(lateOnes.map((r) => r.json.event)).toEqual(['opened', 'resolved']);

@@ -1,12 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../../src/queue/create-worker.js';
 import { withManagerEnv } from '../../../src/scheduler/contract/manager-env.js';
+import { internalsOf } from '../../../src/scheduler/index.js';
 import { AlertStore } from '../../../src/store/deployment/alert-store.js';
-import { silent, testEnv, until } from '../helpers.js';
+import { setScriptClock } from '../../../src/store/scripts/script-layout.js';
+import { waitUntil } from '../../wait-until.js';
+import { redisNow, silent, testEnv } from '../helpers.js';
 import { type Received, startReceiver } from './receiver.js';
 
 /** How long every receiver is down: 30 s, as the docs say (the bound on waiting is the retention). */
 const OUTAGE_MS = 30_000;
+/** The deliveries' clock moves in steps of this much, each once the sender has caught up. */
+const STEP_MS = 1000;
 
 describe('notifiers down: nothing lost', () => {
   let env: ReturnType<typeof testEnv>;
@@ -22,7 +27,6 @@ describe('notifiers down: nothing lost', () => {
     env = testEnv('alerts-down');
     receiver = await startReceiver();
     await receiver.down();
-    const downAt = Date.now();
     const m = withManagerEnv(
       {
         ...process.env,
@@ -38,15 +42,34 @@ describe('notifiers down: nothing lost', () => {
     m.every(1, { id: 'flaky', expect: { failuresInARow: 1 } })(async function flaky() {
       if (failing) throw new Error('upstream said no');
     });
+    // The outbox's clock (outbox-take-2 and the sender's time), driven: Redis time plus what the test
+    // moved it on. The outage lasts 30 s on it, with every retry of the backoff in between, in far less
+    // wall time. The fire loop, the runs and the incidents keep Redis TIME.
+    const offset = (await redisNow(env.redis)) - Date.now();
+    let skew = 0;
+    const clock = () => Date.now() + offset + skew;
+    setScriptClock(internalsOf(m).redis, clock, ['outbox-take-2']);
     await m.start();
     worker = await createWorker(m, { concurrency: 1, logger: silent });
     const alerts = new AlertStore(env.redis, env.prefix);
+    /** Move the outbox's clock one step on, then wait until the sender has taken all that is due. */
+    const step = async () => {
+      skew += STEP_MS;
+      await waitUntil(
+        async () => (await env.redis.zcount(alerts.keys.outbox, '-inf', clock())) === 0,
+        10_000,
+        {
+          what: 'the sender to take what is due',
+        },
+      );
+    };
+    const downAt = clock();
     // three incidents open and close while every receiver is down
     for (let i = 0; i < 3; i++) {
       failing = true;
-      await until(async () => (await alerts.incidents({ open: true })).length === 1, 15_000);
+      await waitUntil(async () => (await alerts.incidents({ open: true })).length === 1, 15_000);
       failing = false;
-      await until(async () => (await alerts.incidents({ open: true })).length === 0, 15_000);
+      await waitUntil(async () => (await alerts.incidents({ open: true })).length === 0, 15_000);
     }
     failing = false;
     const incidents = (await alerts.incidents()).filter((i) => i.cause === 'failed');
@@ -55,11 +78,17 @@ describe('notifiers down: nothing lost', () => {
     const retried = (await alerts.deliveriesOf(incidents)).filter((d) => d.status === 'retrying');
     expect(retried.length).toBeGreaterThan(0);
     expect(retried.every((d) => d.attempts >= 1 && d.lastError !== undefined)).toBe(true);
-    await new Promise((r) => setTimeout(r, Math.max(0, downAt + OUTAGE_MS - Date.now())));
+    while (clock() < downAt + OUTAGE_MS) await step();
+    // retried with backoff (1, 2, 4, 8, 16 s) through the outage, not at every look at the outbox (120)
+    const attempts = (await alerts.deliveriesOf(incidents)).map((d) => d.attempts);
+    expect(Math.max(...attempts)).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...attempts)).toBeLessThanOrEqual(7);
 
     await receiver.up();
-    // 3 incidents x 3 notifiers x (opened, resolved)
-    await until(() => new Set(receiver.got.map(deliveryKey)).size === 18, 60_000);
+    // 3 incidents x 3 notifiers x (opened, resolved), each due within the longest backoff (60 s)
+    const delivered = () => new Set(receiver.got.map(deliveryKey)).size === 18;
+    while (!delivered() && clock() < downAt + OUTAGE_MS + 60_000) await step();
+    await waitUntil(delivered, 10_000, { what: 'all 18 deliveries' });
     const byIncident = new Map<string, Received[]>();
     for (const r of receiver.got) {
       const key = `${incidentOf(r)} ${r.path}`;
@@ -79,7 +108,10 @@ describe('notifiers down: nothing lost', () => {
       receiver.got.filter((r) => r.path === '/slack').every((r) => typeof r.json.text === 'string'),
     ).toBe(true);
     // each is recorded sent once its receiver answered (just after the request)
-    await until(async () => (await alerts.deliveriesOf(incidents)).every((d) => d.status === 'sent'), 10_000);
+    await waitUntil(
+      async () => (await alerts.deliveriesOf(incidents)).every((d) => d.status === 'sent'),
+      10_000,
+    );
     const all = await alerts.deliveriesOf(incidents);
     expect(all.some((d) => d.attempts > 1)).toBe(true);
   }, 150_000);

@@ -21,6 +21,7 @@
             it sleeps between claims (ms), ARGV[8] occurrences it claimed within its last
             horizon (counted against its share), ARGV[9] imminent (ms): what is due that soon is
             claimed whatever the shares (a replica that died, or is slow to wake, holds nobody back)
+    ARGV[10] clock ms: the time to judge by in place of Redis TIME (tests only; '' or absent: Redis TIME)
 
   Sharing a burst between replicas (ARGV[5] set): each replica is a field of the fleet hash
   (`<inflight>:fleet`, the same slot: `expiry|horizon`), refreshed at each of its claims (live until
@@ -38,7 +39,7 @@
 ]]
 --- @include "includes/now"
 
-local now = redisNow()
+local now = redisNow(ARGV[10])
 local batch = tonumber(ARGV[1])
 -- a string, formatted once: a number passed to redis.call is formatted (snprintf) at every use
 local expiry = tostring(now + tonumber(ARGV[2]))

@@ -11,13 +11,14 @@
     ARGV[1] lease (ms)
     ARGV[2] most: how many to take
     ARGV[3] notifiers this replica sends to, names joined by ','
+    ARGV[4] clock ms: the time to judge by in place of Redis TIME (tests only; '' or absent: Redis TIME)
 
   Output:
     a flat list: per delivery taken, its id, its JSON and the lease's due time (the take's token)
 ]]
 --- @include "includes/now"
 
-local now = redisNow()
+local now = redisNow(ARGV[4])
 local lease = tonumber(ARGV[1])
 local most = tonumber(ARGV[2])
 local mine = {}

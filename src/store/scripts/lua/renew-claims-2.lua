@@ -10,7 +10,8 @@
 
     ARGV[1] lease ms
     ARGV[2] token
-    ARGV[3...] ids
+    ARGV[3] clock ms: the time to judge by in place of Redis TIME (tests only; '' = Redis TIME)
+    ARGV[4...] ids
 
   Output:
     the ids whose claim is no longer held by the token (completed, or taken over), in the order given;
@@ -19,10 +20,10 @@
 ]]
 --- @include "includes/now"
 
-local expiry = tostring(redisNow() + tonumber(ARGV[1]))
+local expiry = tostring(redisNow(ARGV[3]) + tonumber(ARGV[1]))
 local suffix = '|' .. ARGV[2]
 local lost = {}
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   local id = ARGV[i]
   local c = redis.call('HGET', KEYS[2], id)
   if c and string.sub(c, -#suffix) == suffix then

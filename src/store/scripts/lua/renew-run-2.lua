@@ -7,6 +7,7 @@
 
     ARGV[1] lease id
     ARGV[2] ttl ms
+    ARGV[3] clock ms: the time to judge by in place of Redis TIME (tests only; '' or absent: Redis TIME)
 
   Output:
     1 renewed, 0 the lease is gone (it lapsed and may have been given away), -1 asked to stop (the
@@ -14,7 +15,7 @@
 ]]
 --- @include "includes/now"
 
-local now = redisNow()
+local now = redisNow(ARGV[3])
 local ttl = tonumber(ARGV[2])
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])

@@ -17,6 +17,7 @@
     ARGV[2] ttl ms
     ARGV[3] max holders (optional, default 1)
     ARGV[4] overflow: 'line' | 'bufferOne' | 'skip' (optional, default 'line')
+    ARGV[5] clock ms: the time to judge by in place of Redis TIME (tests only; '' or absent: Redis TIME)
 
   Output:
     Redis TIME when taken (the run's start instant on the clock of its record), 0 while waiting in
@@ -24,11 +25,11 @@
 ]]
 --- @include "includes/now"
 
-local now = redisNow()
+local now = redisNow(ARGV[5])
 local id = ARGV[1]
 local ttl = tonumber(ARGV[2])
 local max = tonumber(ARGV[3] or '1') or 1
-local overflow = ARGV[4] or 'line'
+local overflow = (ARGV[4] and ARGV[4] ~= '') and ARGV[4] or 'line'
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local dead = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 1000)
 if #dead > 0 then
