@@ -86,7 +86,7 @@ describe('the alerts page', () => {
   });
 
   it('the schedule page shows its expectations and its open incidents; alerts filtered by a label selector', async () => {
-    await until(async () => {
+    await waitUntil(async () => {
       const { body } = await t.api('GET', '/api/alerts?open=1');
       const late = body.incidents.filter((i: { cause: string }) => i.cause === 'late');
       return late.length === 2;

@@ -8,7 +8,7 @@ import { assertBuilt } from '../cli/run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
 import { REDIS_URL } from '../redis-url.js';
 import { type Received, startReceiver } from '../scheduler/alerts/receiver.js';
-import { until } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 
 // A late occurrence that was never enqueued: the only scheduler replica (a real `bullbeat scheduler`
 // process) is stalled (SIGSTOP) past a fire time, so that occurrence has no record and no job. The
@@ -60,7 +60,9 @@ describe('a late occurrence never enqueued', () => {
 
     scheduler.child.kill('SIGSTOP');
     const stalledAt = Date.now();
-    await until(() => receiver!.got.some((r) => late(r) && r.json.event === 'opened'), 20_000, 100);
+    await waitUntil(() => receiver!.got.some((r) => late(r) && r.json.event === 'opened'), 20_000, {
+      stepMs: 100,
+    });
     const openedAfterMs = Date.now() - stalledAt;
     const [incident] = (await alerts.incidents({ open: true })).filter((i) => i.cause === 'late');
     expect(incident!.scheduleId).toBe('beat');
@@ -75,7 +77,9 @@ describe('a late occurrence never enqueued', () => {
     expect(incident!.openedAt - (incident!.occurrence + 2000)).toBeLessThanOrEqual(1500);
 
     scheduler.child.kill('SIGCONT');
-    await until(() => receiver!.got.some((r) => late(r) && r.json.event === 'resolved'), 30_000, 100);
+    await waitUntil(() => receiver!.got.some((r) => late(r) && r.json.event === 'resolved'), 30_000, {
+      stepMs: 100,
+    });
     await new Promise((r) => setTimeout(r, 1500));
     const told = receiver.got.filter(late);
     expect(told.map((r) => r.json.event)).toEqual(['opened', 'resolved']);

@@ -6,7 +6,7 @@ import { assertBuilt } from '../cli/run-bullbeat.js';
 import { type RunningBullbeat, spawnBullbeat } from '../cli/spawn-bullbeat.js';
 import { REDIS_URL } from '../redis-url.js';
 import { type Received, startReceiver } from '../scheduler/alerts/receiver.js';
-import { until } from '../scheduler/helpers.js';
+import { waitUntil } from '../wait-until.js';
 
 // "No scheduler replica alive": the only replica (a real `bullbeat scheduler` process) is SIGKILLed;
 // the worker (a real `bullbeat worker` process) sees it dead in the fleet, opens the incident and
@@ -59,7 +59,9 @@ describe('the no-scheduler incident', () => {
 
     scheduler.kill();
     await scheduler.exited;
-    await until(() => receiver!.got.some((r) => noScheduler(r) && r.json.event === 'opened'), 20_000, 100);
+    await waitUntil(() => receiver!.got.some((r) => noScheduler(r) && r.json.event === 'opened'), 20_000, {
+      stepMs: 100,
+    });
     const [opened] = (await alerts.incidents({ open: true })).filter((i) => i.cause === 'no-scheduler');
     expect(opened).toMatchObject({ scheduleId: '*', status: 'open', notify: ['ops'] });
     expect(opened!.why).toMatch(/no scheduler replica alive: 1 known, none beating; the last, scheduler:/);
@@ -71,7 +73,9 @@ describe('the no-scheduler incident', () => {
 
     const again = spawn('scheduler');
     await again.waitFor(/scheduler replica running/, 30_000);
-    await until(() => receiver!.got.some((r) => noScheduler(r) && r.json.event === 'resolved'), 20_000, 100);
+    await waitUntil(() => receiver!.got.some((r) => noScheduler(r) && r.json.event === 'resolved'), 20_000, {
+      stepMs: 100,
+    });
     await new Promise((r) => setTimeout(r, 2000));
     const told = receiver.got.filter(noScheduler);
     expect(told.map((r) => r.json.event)).toEqual(['opened', 'resolved']);

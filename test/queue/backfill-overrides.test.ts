@@ -8,7 +8,7 @@ import { cliUser } from '../../src/cli/cli-actor.js';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import { runBullbeat } from '../cli/run-bullbeat.js';
-import { waitFor } from './helpers.js';
+import { waitUntil } from '../wait-until.js';
 import { useManagerBed } from './manager-bed.js';
 
 const managerBed = useManagerBed();
@@ -35,7 +35,7 @@ describe('backfill with overrides', () => {
       by: 'alice',
     });
     expect(r.enqueued).toBe(3);
-    await waitFor(() => seen.length >= 3, 20_000, 'the three backfilled runs');
+    await waitUntil(() => seen.length >= 3, 20_000, { what: 'the three backfilled runs' });
     expect(seen.map((s) => ({ ...s, fireAt: undefined }))).toEqual(
       [0, 1, 2].map(() => ({ data: { n: 2 }, kind: 'backfill', priority: 5, fireAt: undefined })),
     );
@@ -55,14 +55,14 @@ describe('backfill with overrides', () => {
     );
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toContain('done: 2 enqueued (kind backfill), each with its data overridden');
-    await waitFor(() => seen.length >= 5, 20_000, 'the two backfilled runs of the CLI');
+    await waitUntil(() => seen.length >= 5, 20_000, { what: 'the two backfilled runs of the CLI' });
     expect(seen.slice(3).map((s) => s.data)).toEqual([{ n: 3 }, { n: 3 }]);
     expect(seen.slice(3).map((s) => s.priority)).toEqual([undefined, undefined]);
 
-    const records = await waitFor(async () => {
+    const records = await waitUntil(async () => {
       const list = (await scheduler.history.list('job')).filter((x) => x.kind === 'backfill');
       return list.filter((x) => x.outcome === 'succeeded').length >= 5 ? list : undefined;
-    });
+    }, 15_000);
     const byFire = (t: number) => records.find((x) => x.fireAt === t);
     for (const i of [1, 2, 3]) {
       expect(byFire(hour - i * HOUR)).toMatchObject({ overrides: 'data,jobOptions', overriddenBy: 'alice' });
@@ -80,12 +80,14 @@ describe('backfill with overrides', () => {
 
     // a backfill without overrides keeps the schedule's data and is not marked
     await scheduler.backfill('job', { from: hour - 6 * HOUR, to: hour - 5 * HOUR });
-    await waitFor(() => seen.length >= 6, 20_000, 'the plain backfilled run');
+    await waitUntil(() => seen.length >= 6, 20_000, { what: 'the plain backfilled run' });
     expect(seen[5]).toMatchObject({ data: { n: 1 }, kind: 'backfill', fireAt: hour - 6 * HOUR });
-    const plain = await waitFor(async () =>
-      (await scheduler.history.list('job')).find(
-        (x) => x.fireAt === hour - 6 * HOUR && x.kind === 'backfill',
-      ),
+    const plain = await waitUntil(
+      async () =>
+        (await scheduler.history.list('job')).find(
+          (x) => x.fireAt === hour - 6 * HOUR && x.kind === 'backfill',
+        ),
+      15_000,
     );
     expect(plain.overrides).toBeUndefined();
     expect((await scheduler.auditTrail('job')).find((e) => e.op === 'backfill')?.overrides).toBeUndefined();

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../../src/queue/create-worker.js';
 import { withManagerEnv } from '../../../src/scheduler/contract/manager-env.js';
 import { AlertStore } from '../../../src/store/deployment/alert-store.js';
-import { silent, testEnv, until } from '../helpers.js';
+import { waitUntil } from '../../wait-until.js';
+import { silent, testEnv } from '../helpers.js';
 import { type Received, startReceiver } from './receiver.js';
 
 describe('expectations: no worker consumes the queue', () => {
@@ -26,7 +27,9 @@ describe('expectations: no worker consumes the queue', () => {
     m.every(1, { id: 'orphan', expect: { failuresInARow: 3, notify: ['ops'] } })(async function orphan() {});
     await m.start();
     const noWorker = (r: Received) => r.json?.incident?.cause === 'no-worker';
-    await until(() => receiver.got.some((r) => noWorker(r) && r.json.event === 'opened'), 30_000, 100);
+    await waitUntil(() => receiver.got.some((r) => noWorker(r) && r.json.event === 'opened'), 30_000, {
+      stepMs: 100,
+    });
     const alerts = new AlertStore(env.redis, env.prefix);
     const [open] = await alerts.incidents({ open: true });
     expect(open).toMatchObject({
@@ -40,7 +43,9 @@ describe('expectations: no worker consumes the queue', () => {
     );
 
     worker = await createWorker(m, { concurrency: 2, logger: silent });
-    await until(() => receiver.got.some((r) => noWorker(r) && r.json.event === 'resolved'), 30_000, 100);
+    await waitUntil(() => receiver.got.some((r) => noWorker(r) && r.json.event === 'resolved'), 30_000, {
+      stepMs: 100,
+    });
     await new Promise((r) => setTimeout(r, 1500));
     const told = receiver.got.filter(noWorker);
     expect(told.map((r) => r.json.event)).toEqual(['opened', 'resolved']);
