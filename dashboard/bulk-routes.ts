@@ -6,6 +6,7 @@ import { intParam } from './query-params.js';
 import {
   batchItems,
   batchSchema,
+  bulkBackfillSchema,
   bulkPauseSchema,
   bulkRemoveSchema,
   bulkResumeSchema,
@@ -14,8 +15,9 @@ import {
 import { parseInput } from './schedule-input.js';
 
 /**
- * The JSON API's bulk routes (under `/api`): a batch of schedules in one request, and pause, resume and
- * remove by label selector. Each answers the bulk result (`changeId`, `matched`, `count`, `failed`) and
+ * The JSON API's bulk routes (under `/api`): a batch of schedules in one request, and pause, resume,
+ * remove and backfill by label selector (a backfill answers once every occurrence is enqueued; with
+ * `dryRun`, what it would enqueue, per schedule). Each answers the bulk result (`changeId`, `matched`, `count`, `failed`) and
  * is one entry of the deployment's bulk trail (`GET /api/bulk-changes`).
  */
 export function bulkApiRoutes(ctx: DashboardContext): Router {
@@ -62,6 +64,18 @@ export function bulkApiRoutes(ctx: DashboardContext): Router {
       .select(selector)
       .remove({ ...changeBy(ctx, req), ...(onBehalfOf !== undefined && { onBehalfOf }) });
     done();
+    res.json(result);
+  });
+
+  r.post('/schedules\\:backfill', async (req, res) => {
+    const { selector, onBehalfOf, ...options } = parseInput(bulkBackfillSchema, req.body);
+    selectorInput(selector);
+    const result = await m.select(selector).backfill({
+      ...options,
+      ...changeBy(ctx, req),
+      ...(onBehalfOf !== undefined && { onBehalfOf }),
+    });
+    if (!result.dryRun) done();
     res.json(result);
   });
 

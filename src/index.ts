@@ -164,6 +164,8 @@ export {
   type SchedulerRole,
   type SchedulerStats,
   ScheduleSelection,
+  type SelectionBackfillResult,
+  type SelectionBackfillSchedule,
   type ScheduleTarget,
   type SkippedEvent,
   setupScheduler,

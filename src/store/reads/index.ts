@@ -18,6 +18,6 @@ export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-hi
 export { readActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';
 export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
-export { byPartition, readSchedule, readSchedules } from './schedule-rows.js';
+export { byPartition, readSchedule, readSchedules, readStates } from './schedule-rows.js';
 export { deploymentExists, ping, scanKeys } from './server-reads.js';
 export { storedQueueNames } from './stored-queues.js';
