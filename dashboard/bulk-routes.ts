@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ScheduleOptionsError } from '../src/errors/index.js';
 import type { ResumeOptions } from '../src/scheduler/index.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -12,7 +13,7 @@ import {
   bulkResumeSchema,
   selectorInput,
 } from './schedule-batch.js';
-import { parseInput } from './schedule-input.js';
+import { InputError, parseInput } from './schedule-input.js';
 
 /**
  * The JSON API's bulk routes (under `/api`): a batch of schedules in one request, and pause, resume,
@@ -31,7 +32,11 @@ export function bulkApiRoutes(ctx: DashboardContext): Router {
   r.post('/schedules\\:batch', async (req, res) => {
     const { schedules } = parseInput(batchSchema, req.body);
     const items = batchItems(schedules, (i) => `schedules[${i}]`, ctx.now());
-    const result = await m.scheduleMany(items, changeBy(ctx, req));
+    const result = await m.scheduleMany(items, changeBy(ctx, req)).catch((err: unknown) => {
+      // the library names an item `[i]`; the body's field is `schedules[i]`
+      const at = err instanceof ScheduleOptionsError ? /^\[(\d+)\](.*)$/.exec(err.field) : null;
+      throw at ? new InputError(`schedules[${at[1]}]${at[2]}`, (err as ScheduleOptionsError).reason) : err;
+    });
     done();
     res.json(result);
   });

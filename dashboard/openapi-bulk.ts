@@ -84,7 +84,7 @@ export function bulkPaths(): Json {
     '/schedules:backfill': {
       post: write({
         summary:
-          "Backfill [from, to) of every schedule a label selector picks, each by its own trigger; `dryRun` lists what it would enqueue, per schedule. Answers once everything is enqueued",
+          'Backfill [from, to) of every schedule a label selector picks, each by its own trigger; `dryRun` lists what it would enqueue, per schedule. Answers once everything is enqueued',
         requestBody: body(bulkBackfillSchema),
         responses: {
           ...ok('what it enqueued (or would), per schedule', bulkBackfillResult),

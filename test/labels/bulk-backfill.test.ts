@@ -22,7 +22,7 @@ describe('backfill by selector', () => {
         ['c', 3600, 'globex'],
       ].map(([id, s, tenant]) => ({
         target: { name: 'daily' },
-        trigger: new IntervalTrigger(s as number, { startAt: new Date(Date.UTC(2026, 0, 1)) }),
+        trigger: new IntervalTrigger(s as number),
         options: { id: id as string, labels: { tenant: tenant as string } },
       })),
     );
@@ -68,9 +68,9 @@ describe('backfill by selector', () => {
       name: 'ScheduleOptionsError',
       field: 'to',
     });
-    await expect(
-      m.select('t=x').backfill({ from, to: from + HOUR, ratePerSecond: 0 }),
-    ).rejects.toMatchObject({ field: 'ratePerSecond' });
+    await expect(m.select('t=x').backfill({ from, to: from + HOUR, ratePerSecond: 0 })).rejects.toMatchObject(
+      { field: 'ratePerSecond' },
+    );
     expect((await m.bulkChanges()).map((c) => c.op)).toEqual(['create']); // no backfill entry
   });
 });

@@ -155,7 +155,10 @@ export function backfillCommand(io: CliIO) {
     if (id === undefined) {
       const selector = parseSelector(flags.selector, '--selector').text;
       const r = await withManager(ctx, (m) =>
-        m.select(selector).backfill({ ...options, ...cliChange() }).catch(asFlag),
+        m
+          .select(selector)
+          .backfill({ ...options, ...cliChange() })
+          .catch(asFlag),
       );
       return printSelectionBackfill(io, r, flags.json);
     }

@@ -1,5 +1,11 @@
 import type { Redis } from 'ioredis';
-import { decodeClaimRow, decodeRow, parseState, type ScheduleState, type StoredSchedule } from '../forms/index.js';
+import {
+  decodeClaimRow,
+  decodeRow,
+  parseState,
+  type ScheduleState,
+  type StoredSchedule,
+} from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 
 // Schedules read back from their rows (definition, state, due time, claim, error), decoded by
