@@ -197,6 +197,8 @@ export {
   deploymentExists,
   dueEarlier,
   groupOccupancy,
+  type IndexedGroup,
+  indexedGroups,
   LeaseStore,
   type ListQuery,
   lateSchedules,

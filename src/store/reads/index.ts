@@ -11,6 +11,7 @@ export {
   scanScheduleQueues,
   scheduleIdsOnQueue,
 } from './foreign-reads.js';
+export { type IndexedGroup, indexedGroups } from './group-index.js';
 export { selectIds } from './label-index.js';
 export { activeRuns, groupOccupancy, LeaseStore, runLease } from './lease-store.js';
 export { type RecordRead, readHistories, readRecords } from './record-reads.js';

@@ -31,7 +31,8 @@
             streak); else the streak is dropped, so that one counted under an earlier `pauseOnFailure`
             does not carry over into a later one across runs that kept none
     ARGV[14] labels: the definition's labels as `key=value` lines ('' = none), indexed in the same
-            step (includes/labels: the ids go into the sets of their new labels, out of their old ones)
+            step (includes/labels: the ids go into the sets of their new labels, out of their old ones);
+            the definition's group (`run.group`) is indexed in the same step too (includes/groups)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -45,6 +46,7 @@
 --- @include "includes/claim"
 --- @include "includes/audit"
 --- @include "includes/labels"
+--- @include "includes/groups"
 
 local id = ARGV[1]
 
@@ -71,6 +73,7 @@ if not row then
   redis.call('HSET', KEYS[4], id, formatState({ status = status, fired = '0', last = '', created = ARGV[5],
     fp = ARGV[3], source = ARGV[6] }))
   reindexLabels(labelBase(KEYS[1]), id, {}, labelLines(ARGV[14]))
+  reindexGroup(groupBase(KEYS[1]), id, nil, storedGroup(ARGV[2]))
   audit(KEYS[8], 9, 'create', { 'after', ARGV[2] })
   redis.call('PERSIST', KEYS[8])
   dropStreak()
@@ -96,7 +99,10 @@ if claimed and ARGV[4] ~= '' then
   if at and tonumber(ARGV[4]) <= at then return 'claimed:' .. at end
 end
 redis.call('HSET', KEYS[1], id, ARGV[2])
-if before ~= ARGV[2] then reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14])) end
+if before ~= ARGV[2] then
+  reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14]))
+  reindexGroup(groupBase(KEYS[1]), id, storedGroup(before), storedGroup(ARGV[2]))
+end
 dropStreak()
 if retime and s.status == 'c' and ARGV[4] ~= '' then
   s.status = 'a'
