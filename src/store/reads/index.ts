@@ -18,6 +18,7 @@ export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export { readActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';
+export { SCAN_START, type ScanStep, scanSchedules, scheduleCount } from './schedule-scan.js';
 export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
 export { byPartition, readSchedule, readSchedules, readStates } from './schedule-rows.js';
 export { deploymentExists, ping, scanKeys } from './server-reads.js';
