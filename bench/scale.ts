@@ -366,8 +366,7 @@ for (const which of TARGETS) {
   try {
     if (WITH_BULLBEAT && !ALIGNED_ONLY) rows.push([`bullbeat, ${t.name}`, await bullbeatOn(t)]);
     if (which === 'single') {
-      if (WITH_BULLMQ && !ALIGNED_ONLY)
-        rows.push([`BullMQ job schedulers, ${t.name}`, await bullmqOn(t, N)]);
+      if (WITH_BULLMQ && !ALIGNED_ONLY) rows.push([`BullMQ job schedulers, ${t.name}`, await bullmqOn(t, N)]);
       if (ALIGNED > 0) {
         if (WITH_BULLBEAT) {
           for (const variant of alignedVariants()) {

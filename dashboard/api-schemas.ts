@@ -82,7 +82,7 @@ export const schedulePage = z.object({
     .string()
     .nullable()
     .optional()
-    .describe('with `cursor` asked: the next page\'s cursor, null after the last page'),
+    .describe("with `cursor` asked: the next page's cursor, null after the last page"),
   items: z.array(scheduleView),
 });
 

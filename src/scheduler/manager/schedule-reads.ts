@@ -63,14 +63,26 @@ async function scanPage(
 ): Promise<{ total: number; items: ScheduledJob[]; cursor?: string }> {
   if (typeof cursor !== 'string') throw new ScheduleOptionsError(undefined, 'cursor', 'must be a string');
   if (query.selector !== undefined) {
-    throw new ScheduleOptionsError(undefined, 'cursor', "not with selector: a selector's list is paged by offset");
+    throw new ScheduleOptionsError(
+      undefined,
+      'cursor',
+      "not with selector: a selector's list is paged by offset",
+    );
   }
   if (query.offset !== undefined && query.offset !== 0) {
-    throw new ScheduleOptionsError(undefined, 'cursor', 'not with offset: the cursor says where the page starts');
+    throw new ScheduleOptionsError(
+      undefined,
+      'cursor',
+      'not with offset: the cursor says where the page starts',
+    );
   }
   const limit = query.limit ?? SCAN_PAGE;
   if (!Number.isInteger(limit) || limit < 1) {
-    throw new ScheduleOptionsError(undefined, 'limit', `must be a whole number >= 1 with a cursor, got ${limit}`);
+    throw new ScheduleOptionsError(
+      undefined,
+      'limit',
+      `must be a whole number >= 1 with a cursor, got ${limit}`,
+    );
   }
   const [step, total] = await Promise.all([
     scanSchedules(ctx.redis, ctx.keys, cursor, limit),
