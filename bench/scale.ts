@@ -388,23 +388,23 @@ for (const which of TARGETS) {
   }
 }
 
-console.log(
-  `\n${f(N)} schedules (${new Date().toISOString().slice(0, 10)}, \`node --import tsx bench/scale.ts ${argv.slice(2).join(' ')}\`)\n`,
-);
-console.log(
-  '| side | idle, no labels | idle, 1 label | bulk create | list page (whole index) | selector tenant=t7 | its list page | its agenda (1 h) | steady state (one replica) |',
-);
-console.log('|---|---|---|---|---|---|---|---|---|');
-for (const [name, r] of rows) {
-  const c = (k: string) => r[k] ?? '-';
+const command = `\`node --import tsx bench/scale.ts ${argv.slice(2).join(' ')}\``;
+if (!ALIGNED_ONLY) {
+  console.log(`\n${f(N)} schedules (${new Date().toISOString().slice(0, 10)}, ${command})\n`);
   console.log(
-    `| ${name} | ${c('bare')} | ${c('memory')} | ${c('create')} | ${c('list')} | ${c('select')} | ${c('selectPage')} | ${c('agenda')} | ${c('steady')} |`,
+    '| side | idle, no labels | idle, 1 label | bulk create | list page (whole index) | selector tenant=t7 | its list page | its agenda (1 h) | steady state (one replica) |',
   );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const [name, r] of rows) {
+    const c = (k: string) => r[k] ?? '-';
+    console.log(
+      `| ${name} | ${c('bare')} | ${c('memory')} | ${c('create')} | ${c('list')} | ${c('select')} | ${c('selectPage')} | ${c('agenda')} | ${c('steady')} |`,
+    );
+  }
 }
-if (rows.length === 0) console.log('(--aligned-only: no per-schedule rows)');
 if (alignedRows.length > 0) {
   console.log(
-    `\n${f(ALIGNED)} schedules due at the same minute, beside the ${f(N)} (one Redis; handler start - nominal time)${SPREAD ? `; spread ${SPREAD} and the cap: lateness vs nominal includes the intended delay` : ''}\n`,
+    `\n${f(ALIGNED)} schedules due at the same minute, ${ALIGNED_ONLY ? `alone (${new Date().toISOString().slice(0, 10)}, ${command})` : `beside the ${f(N)}`} (one Redis; handler start - nominal time)${SPREAD ? `; spread ${SPREAD} and the cap: lateness vs nominal includes the intended delay` : ''}\n`,
   );
   console.log('| side | lateness |');
   console.log('|---|---|');
