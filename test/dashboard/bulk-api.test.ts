@@ -165,4 +165,23 @@ describe('bulk changes over the JSON API', () => {
     expect(r.body.error).toContain('schedule "code-nightly" is defined in code');
     expect((await t.api('GET', '/api/schedules/b20')).status).toBe(404);
   });
+
+  it('lists by cursor: every schedule over the pages, the last answering cursor null; a bad cursor named', async () => {
+    const all = (await t.api('GET', '/api/schedules?limit=500')).body.total as number;
+    const seen = new Set<string>();
+    let cursor: string | null = '0';
+    for (let pages = 0; cursor !== null && pages < 100; pages++) {
+      const r = await t.api('GET', `/api/schedules?cursor=${encodeURIComponent(cursor)}&limit=5`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.total).toBe(all);
+      for (const item of r.body.items as { id: string }[]) seen.add(item.id);
+      cursor = r.body.cursor;
+    }
+    expect(cursor).toBeNull();
+    expect(seen.size).toBe(all);
+    const bad = await t.api('GET', '/api/schedules?cursor=nope');
+    expect(bad).toMatchObject({ status: 400, body: { field: 'cursor' } });
+    const withSel = await t.api('GET', '/api/schedules?cursor=0&selector=tenant%3Dacme');
+    expect(withSel).toMatchObject({ status: 400, body: { field: 'cursor' } });
+  });
 });
