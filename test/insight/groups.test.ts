@@ -3,7 +3,7 @@
 // index existed is indexed once, from its definitions.
 import { afterEach, describe, expect, it } from 'vitest';
 import { groups, IntervalTrigger } from '../../src/index.js';
-import type { ScheduleManyItem } from '../../src/scheduler/index.js';
+import { internalsOf, type ScheduleManyItem } from '../../src/scheduler/index.js';
 import { testEnv } from '../scheduler/helpers.js';
 
 let env: ReturnType<typeof testEnv>;
@@ -35,6 +35,15 @@ describe('groups() from the group index', () => {
       env = testEnv(`groups-index-${partitions}`);
       const m = env.manager({ role: 'client', auditLimit: 0, partitions });
       await m.scheduleMany(items());
+      // a deployment created with the index: each partition marked by its first create, so no scan
+      const marks = await Promise.all(
+        Array.from({ length: partitions }, (_, i) =>
+          env.redis.get(
+            partitions === 1 ? `{${env.prefix}}:bb:groupidx` : internalsOf(m).keys.partition(i).groupsIndexed,
+          ),
+        ),
+      );
+      expect(marks).toEqual(Array.from({ length: partitions }, () => '1'));
       // 500 grouped: i % 10 === 0, so i % 3 cycles over 0, 1, 2 for i = 0, 10, 20, ...
       const counts = [0, 1, 2].map(
         (j) => Array.from({ length: N / 10 }, (_, n) => n * 10).filter((i) => i % 3 === j).length,

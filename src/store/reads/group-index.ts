@@ -18,8 +18,9 @@ const INDEX_SCAN_COUNT = 1000;
  * Every group the deployment's schedules name, by key, from the group index that `upsert-9` and
  * `remove-13` keep with the definitions: per partition, the set of its group keys, then a count and the
  * smallest `max` of each. So it reads the groups, never every schedule (a million schedules in twenty
- * groups cost twenty reads per partition). A partition whose definitions were written before the index
- * existed is indexed first, once (`index-groups-2`, from one scan of its definitions).
+ * groups cost twenty reads per partition). A partition's first create marks it indexed; one whose
+ * definitions were written before the index existed is indexed first, once (`index-groups-2`, from one
+ * scan of its definitions).
  */
 export async function indexedGroups(redis: Redis, keys: Keys): Promise<IndexedGroup[]> {
   const scripts = new ScheduleScripts(redis);

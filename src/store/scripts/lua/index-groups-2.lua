@@ -25,5 +25,5 @@ for i = 2, #ARGV do
     n = n + 1
   end
 end
-if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1') end
+if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1') end -- KEYS[2] is markGroupsIndexed's key
 return n

@@ -32,7 +32,8 @@
             does not carry over into a later one across runs that kept none
     ARGV[14] labels: the definition's labels as `key=value` lines ('' = none), indexed in the same
             step (includes/labels: the ids go into the sets of their new labels, out of their old ones);
-            the definition's group (`run.group`) is indexed in the same step too (includes/groups)
+            the definition's group (`run.group`) is indexed in the same step too (includes/groups),
+            and a partition's first create marks its group index complete (`groupidx`)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -62,6 +63,8 @@ if expected ~= '' and (not row or (tonumber(parseState(row).created) or 0) ~= to
   return 'missing'
 end
 if not row then
+  -- a partition's first schedule: nothing in it was written before the group index (no scan needed)
+  if redis.call('EXISTS', KEYS[1]) == 0 then markGroupsIndexed(groupBase(KEYS[1])) end
   redis.call('HSET', KEYS[1], id, ARGV[2])
   local status = 'a'
   if ARGV[4] == '' then

@@ -35,3 +35,9 @@ local function reindexGroup(base, id, old, new)
     redis.call('SADD', base .. 'groupkeys', new.key)
   end
 end
+
+-- The partition's group index holds every definition (keys.ts `groupsIndexed`): set by a partition's
+-- first create (upsert-9), or by the one scan of a partition written before the index (index-groups-2).
+local function markGroupsIndexed(base)
+  redis.call('SET', base .. 'groupidx', '1')
+end
