@@ -18,8 +18,11 @@
 //
 //   npm run bench:scale                       (node --import tsx bench/scale.ts)
 //   node --import tsx bench/scale.ts --n 100000 --targets single --aligned 20000
-//   --targets single,cluster   --bullmq no   --steady-seconds 30   --spread <d> (accepted, not applied
-//   yet: the spread and fire-rate cap columns come with `spread`/`maxFiresPerSecond`)
+//   --targets single,cluster   --bullmq no   --steady-seconds 30
+//   --spread 30s [--max-fires-per-second C]: the aligned schedules measured three times: as is, with
+//   `spread: 30s` (lateness vs nominal and vs nominal + the schedule's offset), and under
+//   `maxFiresPerSecond` C (default: aligned / the spread's seconds); each with its busiest second
+//   --aligned-only: only that measure (a quick run: --aligned-only --aligned 2000 --spread 30s --bullmq no)
 //
 // Prints progress on stderr and Markdown on stdout, ready for BENCHMARKS.md.
 import { randomUUID } from 'node:crypto';
@@ -31,6 +34,7 @@ import { createWorker } from '../src/queue/create-worker.js';
 import type { ScheduleManyItem } from '../src/scheduler/manager/schedule-many.js';
 import { SchedulerManager } from '../src/scheduler/manager/scheduler-manager.js';
 import { openRedis, redisTarget } from '../src/store/connection/redis-target.js';
+import { spreadOffsetMs } from '../src/store/forms/spread.js';
 import { startCluster } from '../test/setup/redis-cluster.js';
 import { startRedisServer } from '../test/setup/redis-server.js';
 
@@ -47,7 +51,12 @@ const WITH_BULLBEAT = arg('bullbeat', 'yes') !== 'no';
 const ALIGNED = Number(arg('aligned', '100000'));
 const STEADY_S = Number(arg('steady-seconds', '30'));
 const AUDIT = argv.includes('--audit');
+/** `--spread <d>`: the aligned schedules measured again with `spread: <d>`, and under `--max-fires-per-second`. */
 const SPREAD = arg('spread', '');
+/** The fire-rate cap of the capped run (default: the aligned count over the spread window, at least 1). */
+const CAP = arg('max-fires-per-second', '');
+/** `--aligned-only`: only the top-of-the-minute measure (no N schedules, no BullMQ memory). */
+const ALIGNED_ONLY = argv.includes('--aligned-only');
 const BATCH = 20_000;
 const silent = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -197,20 +206,40 @@ async function bullbeatOn(t: Target): Promise<Record<string, string>> {
   return out;
 }
 
-/** Top of the minute: `count` `* * * * *` schedules, handler start - nominal time. */
-async function alignedBullbeat(t: Target, count: number): Promise<string> {
+/** One run of the top-of-the-minute measure: as is, with `spread`, or under a fire-rate cap. */
+interface AlignedVariant {
+  label: string;
+  spreadMs?: number;
+  maxFiresPerSecond?: number;
+}
+
+/**
+ * Top of the minute: `count` `* * * * *` schedules (with the variant's `spread` or cap), a worker
+ * runtime starting each. Lateness = handler start - nominal time; with `spread`, also handler start -
+ * (nominal + the schedule's offset), its own planned instant; and the busiest second of handler starts.
+ */
+async function alignedBullbeat(t: Target, count: number, variant: AlignedVariant): Promise<string> {
   const prefix = `al-${randomUUID().slice(0, 6)}`;
-  const m = manager(t, 'scheduler', prefix);
-  const late: number[] = [];
-  m.handle('minute', (ctx: { fireAt: number }) => {
-    late.push(Date.now() - ctx.fireAt);
+  const m = new SchedulerManager({
+    prefix,
+    connection: t.connection,
+    logger: silent,
+    role: 'scheduler',
+    defaultQueue: `${prefix}-q`,
+    ...(AUDIT ? {} : { auditLimit: 0 }),
+    ...(variant.maxFiresPerSecond !== undefined && { maxFiresPerSecond: variant.maxFiresPerSecond }),
+  });
+  const starts: { at: number; nominal: number; planned: number }[] = [];
+  m.handle('minute', (ctx: { fireAt: number; scheduleId: string }) => {
+    const offset = variant.spreadMs ? spreadOffsetMs(ctx.scheduleId, variant.spreadMs) : 0;
+    starts.push({ at: Date.now(), nominal: ctx.fireAt, planned: ctx.fireAt + offset });
   });
   await createAll(
     m,
     (i) => ({
       target: { name: 'minute' },
       trigger: { type: 'cron', expression: '* * * * *' },
-      options: { id: `a${i}` },
+      options: { id: `a${i}`, ...(variant.spreadMs !== undefined && { spread: variant.spreadMs }) },
     }),
     count,
   );
@@ -218,15 +247,33 @@ async function alignedBullbeat(t: Target, count: number): Promise<string> {
   await w.ready();
   await m.start();
   const minute = Math.ceil((Date.now() + 5000) / 60_000) * 60_000;
-  log(`bullbeat aligned: waiting for ${new Date(minute).toISOString()}`);
+  log(`bullbeat aligned (${variant.label}): waiting for ${new Date(minute).toISOString()}`);
   const deadline = minute + 120_000;
-  while (late.length < count && Date.now() < deadline) await sleep(500);
+  const ofMinute = () => starts.filter((s) => s.nominal === minute);
+  while (ofMinute().length < count && Date.now() < deadline) await sleep(500);
   await w.close({ graceMs: 1000 });
   await m.stop();
-  return lateness(
-    late.filter((_, i) => i < count),
+  await m.close();
+  const mine = ofMinute();
+  const perSecond = new Map<number, number>();
+  for (const s of mine) {
+    const sec = Math.floor(s.at / 1000);
+    perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
+  }
+  const busiest = Math.max(0, ...perSecond.values());
+  const spanS = mine.length === 0 ? 0 : (Math.max(...mine.map((s) => s.at)) - minute) / 1000;
+  const vsNominal = lateness(
+    mine.map((s) => s.at - s.nominal),
     count,
   );
+  const vsPlanned = variant.spreadMs
+    ? `; vs nominal + offset: ${lateness(
+        mine.map((s) => s.at - s.planned),
+        count,
+        false,
+      )}`
+    : '';
+  return `${vsNominal}${vsPlanned}; busiest second ${f(busiest)} starts, last start ${spanS.toFixed(1)} s after the minute`;
 }
 
 async function alignedBullmq(t: Target, count: number): Promise<string> {
@@ -258,10 +305,10 @@ async function alignedBullmq(t: Target, count: number): Promise<string> {
   return lateness(late.slice(0, count), count);
 }
 
-function lateness(late: number[], count: number): string {
+function lateness(late: number[], count: number, counted = true): string {
   const s = [...late].sort((a, b) => a - b);
   const p = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-  return `p50 ${f(p(0.5))} ms, p99 ${f(p(0.99))} ms, max ${f(s.at(-1) ?? Number.NaN)} ms (${f(s.length)} of ${f(count)} started within 2 min)`;
+  return `p50 ${f(p(0.5))} ms, p99 ${f(p(0.99))} ms, max ${f(s.at(-1) ?? Number.NaN)} ms${counted ? ` (${f(s.length)} of ${f(count)} started within 2 min)` : ''}`;
 }
 
 /** BullMQ job schedulers: memory per idle one and upsert time at `n`. */
@@ -287,18 +334,45 @@ async function bullmqOn(t: Target, n: number): Promise<Record<string, string>> {
   return out;
 }
 
+/** The aligned runs: as is; with `--spread`, also spread, and under the fire-rate cap. */
+function alignedVariants(): AlignedVariant[] {
+  const plain = { label: 'no spread, no cap (worker runtime, concurrency 200)' };
+  if (SPREAD === '') return [plain];
+  const spreadMs = parseDurationMs(SPREAD);
+  const cap = CAP === '' ? Math.max(1, Math.ceil(ALIGNED / Math.max(1, spreadMs / 1000))) : Number(CAP);
+  if (!Number.isInteger(cap) || cap < 1) {
+    throw new Error(`--max-fires-per-second: must be a whole number >= 1, got "${CAP}"`);
+  }
+  return [
+    plain,
+    { label: `spread ${SPREAD}`, spreadMs },
+    { label: `maxFiresPerSecond ${f(cap)}`, maxFiresPerSecond: cap },
+  ];
+}
+
+/** `--spread`'s duration: whole ms, or `500ms`, `30s`, `10m`, `1h`. */
+function parseDurationMs(text: string): number {
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new Error(`--spread: "${text}" is not a duration (500ms, 30s, 10m, 1h)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  return Number(m[1]) * unit;
+}
+
 const rows: [string, Record<string, string>][] = [];
-let alignedRows: [string, string][] = [];
+const alignedRows: [string, string][] = [];
 for (const which of TARGETS) {
   log(`starting ${which}`);
   const t = which === 'cluster' ? await cluster() : await single();
   try {
-    if (WITH_BULLBEAT) rows.push([`bullbeat, ${t.name}`, await bullbeatOn(t)]);
+    if (WITH_BULLBEAT && !ALIGNED_ONLY) rows.push([`bullbeat, ${t.name}`, await bullbeatOn(t)]);
     if (which === 'single') {
-      if (WITH_BULLMQ) rows.push([`BullMQ job schedulers, ${t.name}`, await bullmqOn(t, N)]);
+      if (WITH_BULLMQ && !ALIGNED_ONLY) rows.push([`BullMQ job schedulers, ${t.name}`, await bullmqOn(t, N)]);
       if (ALIGNED > 0) {
-        if (WITH_BULLBEAT)
-          alignedRows = [['bullbeat (worker runtime, concurrency 200)', await alignedBullbeat(t, ALIGNED)]];
+        if (WITH_BULLBEAT) {
+          for (const variant of alignedVariants()) {
+            alignedRows.push([`bullbeat, ${variant.label}`, await alignedBullbeat(t, ALIGNED, variant)]);
+          }
+        }
         if (WITH_BULLMQ)
           alignedRows.push([
             'BullMQ job schedulers + Worker (concurrency 200)',
@@ -314,22 +388,23 @@ for (const which of TARGETS) {
   }
 }
 
-console.log(
-  `\n${f(N)} schedules (${new Date().toISOString().slice(0, 10)}, \`node --import tsx bench/scale.ts ${argv.slice(2).join(' ')}\`)\n`,
-);
-console.log(
-  '| side | idle, no labels | idle, 1 label | bulk create | list page (whole index) | selector tenant=t7 | its list page | its agenda (1 h) | steady state (one replica) |',
-);
-console.log('|---|---|---|---|---|---|---|---|---|');
-for (const [name, r] of rows) {
-  const c = (k: string) => r[k] ?? '-';
+const command = `\`node --import tsx bench/scale.ts ${argv.slice(2).join(' ')}\``;
+if (!ALIGNED_ONLY) {
+  console.log(`\n${f(N)} schedules (${new Date().toISOString().slice(0, 10)}, ${command})\n`);
   console.log(
-    `| ${name} | ${c('bare')} | ${c('memory')} | ${c('create')} | ${c('list')} | ${c('select')} | ${c('selectPage')} | ${c('agenda')} | ${c('steady')} |`,
+    '| side | idle, no labels | idle, 1 label | bulk create | list page (whole index) | selector tenant=t7 | its list page | its agenda (1 h) | steady state (one replica) |',
   );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const [name, r] of rows) {
+    const c = (k: string) => r[k] ?? '-';
+    console.log(
+      `| ${name} | ${c('bare')} | ${c('memory')} | ${c('create')} | ${c('list')} | ${c('select')} | ${c('selectPage')} | ${c('agenda')} | ${c('steady')} |`,
+    );
+  }
 }
 if (alignedRows.length > 0) {
   console.log(
-    `\n${f(ALIGNED)} schedules due at the same minute, beside the ${f(N)} (one Redis; handler start - nominal time)${SPREAD ? `; --spread ${SPREAD} not applied: spread is not in this build` : ''}\n`,
+    `\n${f(ALIGNED)} schedules due at the same minute, ${ALIGNED_ONLY ? `alone (${new Date().toISOString().slice(0, 10)}, ${command})` : `beside the ${f(N)}`} (one Redis; handler start - nominal time)${SPREAD ? `; spread ${SPREAD} and the cap: lateness vs nominal includes the intended delay` : ''}\n`,
   );
   console.log('| side | lateness |');
   console.log('|---|---|');

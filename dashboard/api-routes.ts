@@ -169,6 +169,22 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const queue = strParam(req, 'queue');
     const selector = strParam(req, 'selector');
     if (selector !== undefined) selectorInput(selector);
+    const cursor = strParam(req, 'cursor');
+    if (cursor !== undefined) {
+      // the walk over every schedule in store order: each page reads its own, never the whole index
+      const walked = await m.listPage({
+        cursor,
+        limit,
+        ...(selector !== undefined && { selector }),
+        ...(req.query.offset !== undefined && { offset }),
+        ...(q !== undefined && { search: q }),
+        ...(status !== undefined && { status }),
+        ...(queue !== undefined && { queue }),
+      });
+      const items = await ctx.reader.many(walked.items.map((j) => j.id));
+      res.json({ total: walked.total, limit, cursor: walked.cursor ?? null, items });
+      return;
+    }
     const page = await ctx.index.page({
       offset,
       limit,

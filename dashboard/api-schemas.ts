@@ -76,8 +76,13 @@ export const scheduleView = z
 
 export const schedulePage = z.object({
   total: z.number().int(),
-  offset: z.number().int(),
+  offset: z.number().int().optional().describe('the page by offset (no `cursor` asked)'),
   limit: z.number().int(),
+  cursor: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("with `cursor` asked: the next page's cursor, null after the last page"),
   items: z.array(scheduleView),
 });
 

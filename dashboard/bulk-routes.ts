@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ScheduleOptionsError } from '../src/errors/index.js';
 import type { ResumeOptions } from '../src/scheduler/index.js';
 import { changeBy } from './change-actor.js';
 import type { DashboardContext } from './dashboard-context.js';
@@ -6,16 +7,18 @@ import { intParam } from './query-params.js';
 import {
   batchItems,
   batchSchema,
+  bulkBackfillSchema,
   bulkPauseSchema,
   bulkRemoveSchema,
   bulkResumeSchema,
   selectorInput,
 } from './schedule-batch.js';
-import { parseInput } from './schedule-input.js';
+import { InputError, parseInput } from './schedule-input.js';
 
 /**
- * The JSON API's bulk routes (under `/api`): a batch of schedules in one request, and pause, resume and
- * remove by label selector. Each answers the bulk result (`changeId`, `matched`, `count`, `failed`) and
+ * The JSON API's bulk routes (under `/api`): a batch of schedules in one request, and pause, resume,
+ * remove and backfill by label selector (a backfill answers once every occurrence is enqueued; with
+ * `dryRun`, what it would enqueue, per schedule). Each answers the bulk result (`changeId`, `matched`, `count`, `failed`) and
  * is one entry of the deployment's bulk trail (`GET /api/bulk-changes`).
  */
 export function bulkApiRoutes(ctx: DashboardContext): Router {
@@ -29,7 +32,11 @@ export function bulkApiRoutes(ctx: DashboardContext): Router {
   r.post('/schedules\\:batch', async (req, res) => {
     const { schedules } = parseInput(batchSchema, req.body);
     const items = batchItems(schedules, (i) => `schedules[${i}]`, ctx.now());
-    const result = await m.scheduleMany(items, changeBy(ctx, req));
+    const result = await m.scheduleMany(items, changeBy(ctx, req)).catch((err: unknown) => {
+      // the library names an item `[i]`; the body's field is `schedules[i]`
+      const at = err instanceof ScheduleOptionsError ? /^\[(\d+)\](.*)$/.exec(err.field) : null;
+      throw at ? new InputError(`schedules[${at[1]}]${at[2]}`, (err as ScheduleOptionsError).reason) : err;
+    });
     done();
     res.json(result);
   });
@@ -62,6 +69,18 @@ export function bulkApiRoutes(ctx: DashboardContext): Router {
       .select(selector)
       .remove({ ...changeBy(ctx, req), ...(onBehalfOf !== undefined && { onBehalfOf }) });
     done();
+    res.json(result);
+  });
+
+  r.post('/schedules\\:backfill', async (req, res) => {
+    const { selector, onBehalfOf, ...options } = parseInput(bulkBackfillSchema, req.body);
+    selectorInput(selector);
+    const result = await m.select(selector).backfill({
+      ...options,
+      ...changeBy(ctx, req),
+      ...(onBehalfOf !== undefined && { onBehalfOf }),
+    });
+    if (!result.dryRun) done();
     res.json(result);
   });
 

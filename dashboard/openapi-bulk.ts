@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { errors, input, ok, query, write } from './openapi.js';
-import { batchSchema, bulkPauseSchema, bulkRemoveSchema, bulkResumeSchema } from './schedule-batch.js';
+import {
+  batchSchema,
+  bulkBackfillSchema,
+  bulkPauseSchema,
+  bulkRemoveSchema,
+  bulkResumeSchema,
+} from './schedule-batch.js';
 
 type Json = Record<string, unknown>;
 
@@ -11,6 +17,23 @@ const bulkResult = z.object({
   matched: z.number().describe('how many schedules it named'),
   count: z.number().describe('how many it changed'),
   failed: z.array(z.object({ id: z.string(), error: z.string() })),
+});
+
+/** What `POST /schedules:backfill` answers (the library's `SelectionBackfillResult`). */
+const bulkBackfillResult = bulkResult.extend({
+  dryRun: z.boolean().describe('true: nothing enqueued, the answer says what would be'),
+  from: z.number(),
+  to: z.number(),
+  enqueued: z.number().describe('occurrences enqueued over every schedule (dry run: would be)'),
+  schedules: z.array(
+    z.object({
+      scheduleId: z.string(),
+      enqueued: z.number(),
+      skipped: z.number(),
+      fireTimes: z.array(z.number()).describe('the fire times enqueued (dry run: to enqueue)'),
+      stopped: z.literal('paused').optional(),
+    }),
+  ),
 });
 
 const bulkChange = z.object({
@@ -58,6 +81,17 @@ export function bulkPaths(): Json {
       bulkResumeSchema,
     ),
     '/schedules:remove': bySelector('Remove every schedule a label selector picks', bulkRemoveSchema),
+    '/schedules:backfill': {
+      post: write({
+        summary:
+          'Backfill [from, to) of every schedule a label selector picks, each by its own trigger; `dryRun` lists what it would enqueue, per schedule. Answers once everything is enqueued',
+        requestBody: body(bulkBackfillSchema),
+        responses: {
+          ...ok('what it enqueued (or would), per schedule', bulkBackfillResult),
+          ...errors(400, 403, 405),
+        },
+      }),
+    },
     '/bulk-changes': {
       get: {
         summary: "The deployment's bulk changes, newest first, each with its count",

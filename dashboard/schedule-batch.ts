@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SelectorError } from '../src/errors/index.js';
-import type { ScheduleManyItem } from '../src/scheduler/index.js';
+import { backfillFields, type ScheduleManyItem } from '../src/scheduler/index.js';
 import { parseSelector, type Selector } from '../src/store/index.js';
 import {
   checkPast,
@@ -75,6 +75,12 @@ export const bulkResumeSchema = z.strictObject({
 });
 export const bulkRemoveSchema = z.strictObject({
   selector: z.string({ error: 'required: a label selector, e.g. "tenant=acme,team!=ops"' }),
+  onBehalfOf: z.string({ error: 'must be a string' }).optional(),
+});
+/** `POST /api/schedules:backfill`: a selector and a backfill's own fields (the library's rule per field). */
+export const bulkBackfillSchema = z.strictObject({
+  selector: z.string({ error: 'required: a label selector, e.g. "tenant=acme,team!=ops"' }),
+  ...backfillFields,
   onBehalfOf: z.string({ error: 'must be a string' }).optional(),
 });
 

@@ -166,6 +166,8 @@ export {
   type SchedulerStats,
   ScheduleSelection,
   type ScheduleTarget,
+  type SelectionBackfillResult,
+  type SelectionBackfillSchedule,
   type SkippedEvent,
   setupScheduler,
   type TriggerNowOptions,

@@ -387,7 +387,11 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     'schedule:backfill',
     "run the occurrences of a past range that nothing ran, by the schedule's own trigger",
   )
-    .argument('<id>', 'the schedule id (see schedule:list)')
+    .argument('[id]', 'the schedule id (see schedule:list)')
+    .option(
+      '--selector <selector>',
+      'instead of an id: every schedule whose labels match, as one bulk change',
+    )
     .requiredOption('--from <instant>', 'the start of the range, inclusive (ISO 8601 or epoch ms)')
     .requiredOption('--to <instant>', 'the end of the range, exclusive (ISO 8601 or epoch ms)')
     .option('--dry-run', 'list the occurrences and what would become of each; enqueue nothing')

@@ -1,6 +1,6 @@
 import type { SchedulerManager } from '../scheduler/index.js';
 import { internalsOf } from '../scheduler/index.js';
-import { groupLeaseName, groupOccupancy } from '../store/index.js';
+import { groupLeaseName, groupOccupancy, indexedGroups } from '../store/index.js';
 
 /** One group (`group` option) and how full it is now, cluster-wide (live leases, by Redis `TIME`). */
 export interface GroupOccupancy {
@@ -16,23 +16,18 @@ export interface GroupOccupancy {
 }
 
 /**
- * Every group the deployment's schedules name, with its occupancy now, by key. Reads every schedule's
- * definition (`list`), then two counts per group.
+ * Every group the deployment's schedules name, with its occupancy now, by key. Reads the group index
+ * (the group keys kept with the definitions, per partition), not the schedules, then two counts per group.
  */
 export async function groups(manager: SchedulerManager): Promise<GroupOccupancy[]> {
-  const byKey = new Map<string, { max: number; schedules: number }>();
-  for (const job of await manager.list()) {
-    const g = job.def.run.group;
-    if (!g) continue;
-    const seen = byKey.get(g.key);
-    byKey.set(g.key, { max: Math.min(seen?.max ?? g.max, g.max), schedules: (seen?.schedules ?? 0) + 1 });
-  }
-  const out = await Promise.all(
-    [...byKey].map(async ([key, g]) => ({
-      key,
-      ...g,
-      ...(await groupOccupancy(internalsOf(manager).redis, internalsOf(manager).keys, groupLeaseName(key))),
+  const { redis, keys } = internalsOf(manager);
+  const named = await indexedGroups(redis, keys);
+  return Promise.all(
+    named.map(async (g) => ({
+      key: g.key,
+      max: g.max,
+      schedules: g.schedules,
+      ...(await groupOccupancy(redis, keys, groupLeaseName(g.key))),
     })),
   );
-  return out.sort((a, b) => a.key.localeCompare(b.key));
 }

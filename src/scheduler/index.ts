@@ -88,5 +88,7 @@ export {
   SchedulerManager,
   type SchedulerStats,
   ScheduleSelection,
+  type SelectionBackfillResult,
+  type SelectionBackfillSchedule,
   setupScheduler,
 } from './manager/index.js';

@@ -86,4 +86,45 @@ describe('schedule:import, --selector', () => {
     }
     expect((await redis.hkeys(`{${prefix}}:bb:schedules`)).sort()).toEqual(['a', 'b']);
   });
+
+  it('schedule:backfill --selector: a dry run lists per schedule what it would enqueue, then enqueues it', async () => {
+    const file = join(dir, 'bf.ndjson');
+    const hourly = (id: string, tenant: string) =>
+      line(id, tenant, { trigger: { type: 'cron', expression: '0 * * * *' } });
+    writeFileSync(file, `${[hourly('h1', 'bf'), hourly('h2', 'bf'), hourly('h3', 'other')].join('\n')}\n`);
+    expect((await runBullbeat(['schedule:import', file], { env })).code).toBe(0);
+    const range = ['--from', '2026-01-01T00:00:00Z', '--to', '2026-01-01T03:00:00Z'];
+    const dry = await runBullbeat(['schedule:backfill', '--selector', 'tenant=bf', ...range, '--dry-run'], {
+      env,
+    });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('tenant=bf: 2 schedules matched');
+    expect(dry.stdout).toContain(
+      'h1: 3 to enqueue (2026-01-01T00:00:00.000Z, 2026-01-01T01:00:00.000Z, 2026-01-01T02:00:00.000Z)',
+    );
+    expect(dry.stdout).toContain('h2: 3 to enqueue');
+    expect(dry.stdout).not.toContain('h3');
+    expect(dry.stdout).toContain('dry run: 6 occurrences of 2 schedules to enqueue; nothing enqueued');
+    expect(await redis.exists(`bull:${queue}:id`)).toBe(0);
+    const run = await runBullbeat(['schedule:backfill', '--selector', 'tenant=bf', ...range, '--json'], {
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const r = JSON.parse(run.stdout) as { enqueued: number; schedules: { scheduleId: string }[] };
+    expect(r.enqueued).toBe(6);
+    expect(r.schedules.map((s) => s.scheduleId)).toEqual(['h1', 'h2']);
+    expect(await redis.zcard(`bull:${queue}:delayed`)).toBe(0);
+    expect((await redis.lrange(`bull:${queue}:wait`, 0, -1)).sort()).toEqual(
+      ['h1', 'h2'].flatMap((id) => [0, 1, 2].map((h) => `bb-${id}-b${Date.UTC(2026, 0, 1, h)}`)).sort(),
+    );
+    const bad = await runBullbeat(
+      ['schedule:backfill', '--selector', 'tenant=bf', '--from', '2026-01-02', '--to', '2026-01-01'],
+      { env },
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--to');
+    const both = await runBullbeat(['schedule:backfill', 'h1', '--selector', 'tenant=bf', ...range], { env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('not both');
+  });
 });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { batchItems } from '../../../dashboard/internal.js';
-import { ConfigError } from '../../errors/index.js';
+import { ConfigError, ScheduleOptionsError } from '../../errors/index.js';
 import type { BulkResult, ResumePolicy } from '../../scheduler/index.js';
 import { parseSelector } from '../../store/index.js';
 import { cliChange } from '../cli-actor.js';
@@ -112,7 +112,21 @@ export function importCommand(io: CliIO) {
       }
     })();
     const ctx = commandContext(io, command, 'cli');
-    const r = await withManager(ctx, (m) => m.scheduleMany(items, cliChange()), { creates: true });
+    const r = await withManager(
+      ctx,
+      (m) =>
+        m.scheduleMany(items, cliChange()).catch((err: unknown) => {
+          // the library names an item `[i]`: the line it came from
+          const at = err instanceof ScheduleOptionsError ? /^\[(\d+)\]\.?(.*)$/.exec(err.field) : null;
+          if (!at) throw err;
+          const where = `${file} line ${lines[Number(at[1])]}`;
+          throw new ConfigError(
+            where,
+            `${at[2] === '' ? '' : `${at[2]}: `}${(err as ScheduleOptionsError).reason}`,
+          );
+        }),
+      { creates: true },
+    );
     return printBulk(io, r, 'imported', options.json);
   };
 }

@@ -8,7 +8,9 @@ import {
   type BackfillOverlap,
   type BackfillProgress,
   resolveBackfillOptions,
+  type SelectionBackfillResult,
 } from '../../scheduler/index.js';
+import { parseSelector } from '../../store/index.js';
 import { cliChange } from '../cli-actor.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -27,6 +29,7 @@ export interface BackfillFlags {
   overlap?: BackfillOverlap;
   only?: BackfillOnly;
   data?: string;
+  selector?: string;
 }
 
 /** The flag that gave each option, to name it in errors. */
@@ -80,13 +83,56 @@ function progressPrinter(io: CliIO): (p: BackfillProgress) => void {
   };
 }
 
+/** How many fire times a schedule's line of a bulk backfill shows (the rest counted). */
+const SHOWN_FIRE_TIMES = 5;
+
+/**
+ * A backfill by selector: one line per schedule that enqueued (dry run: would enqueue) something, with
+ * its first fire times, then the total; each schedule that could not be backfilled, with why. Exit 1
+ * when one could not.
+ */
+function printSelectionBackfill(io: CliIO, r: SelectionBackfillResult, json: boolean | undefined): number {
+  if (json) {
+    io.stdout(`${JSON.stringify(r, null, 2)}\n`);
+    return r.failed.length > 0 ? ExitCode.failure : ExitCode.ok;
+  }
+  const iso = (t: number) => new Date(t).toISOString();
+  const lines = [
+    `${r.selector ?? ''}: ${r.matched} schedule${r.matched === 1 ? '' : 's'} matched, range [${iso(r.from)}, ${iso(r.to)})`,
+  ];
+  for (const s of r.schedules) {
+    if (s.enqueued === 0) continue;
+    const shownTimes = s.fireTimes.slice(0, SHOWN_FIRE_TIMES).map(iso).join(', ');
+    const more = s.fireTimes.length - SHOWN_FIRE_TIMES;
+    lines.push(
+      `  ${s.scheduleId}: ${s.enqueued} ${r.dryRun ? 'to enqueue' : 'enqueued'} (${shownTimes}${more > 0 ? `, and ${more} more` : ''})${s.stopped ? ', stopped: the schedule was paused' : ''}`,
+    );
+  }
+  const idle = r.schedules.filter((s) => s.enqueued === 0).length;
+  if (idle > 0) lines.push(`  ${idle} schedule${idle === 1 ? '' : 's'} with nothing to run in the range`);
+  for (const f of r.failed) lines.push(`  ${f.id}: failed: ${f.error}`);
+  lines.push(
+    r.dryRun
+      ? `dry run: ${r.enqueued} occurrences of ${r.count} schedules to enqueue; nothing enqueued`
+      : `done: ${r.enqueued} occurrences of ${r.count} schedules enqueued (kind backfill, bulk change ${r.changeId})`,
+  );
+  io.stdout(`${lines.map(shown).join('\n')}\n`);
+  return r.failed.length > 0 ? ExitCode.failure : ExitCode.ok;
+}
+
 /**
  * `schedule:backfill <id> --from ISO --to ISO [--dry-run] [--json] [--rate N] [--max N] [--overlap P]`:
  * the occurrences of `[from, to)` by the schedule's trigger, in UTC and in its zone, and what becomes
  * of each; enqueued at the bounded rate with a progress bar unless `--dry-run`.
  */
 export function backfillCommand(io: CliIO) {
-  return async (id: string, flags: BackfillFlags, command: Command): Promise<number> => {
+  return async (id: string | undefined, flags: BackfillFlags, command: Command): Promise<number> => {
+    if (flags.selector !== undefined && id !== undefined) {
+      throw new ConfigError('--selector', `give a schedule id or --selector, not both (got the id "${id}")`);
+    }
+    if (flags.selector === undefined && id === undefined) {
+      throw new ConfigError('<id>', 'give a schedule id, or --selector to pick schedules by their labels');
+    }
     const ctx = commandContext(io, command, 'cli');
     const options: BackfillOptions = {
       from: instantFlag(flags.from),
@@ -105,9 +151,19 @@ export function backfillCommand(io: CliIO) {
       throw err;
     };
     try {
-      resolveBackfillOptions(id, options); // checked before connecting
+      resolveBackfillOptions(id ?? '(selection)', options); // checked before connecting
     } catch (err) {
       asFlag(err);
+    }
+    if (id === undefined) {
+      const selector = parseSelector(flags.selector, '--selector').text;
+      const r = await withManager(ctx, (m) =>
+        m
+          .select(selector)
+          .backfill({ ...options, ...cliChange() })
+          .catch(asFlag),
+      );
+      return printSelectionBackfill(io, r, flags.json);
     }
     return withManager(ctx, async (m) => {
       const run = await m.startBackfill(id, { ...options, ...cliChange() }).catch(asFlag);

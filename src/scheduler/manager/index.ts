@@ -5,7 +5,12 @@ export type { CalendarDefined, Calendars } from './calendars.js';
 export { internalsOf, type ManagerInternals } from './manager-internals.js';
 export { createWorker } from './manager-worker.js';
 export type { ScheduleManyItem } from './schedule-many.js';
-export { type BulkResult, ScheduleSelection } from './schedule-selection.js';
+export {
+  type BulkResult,
+  ScheduleSelection,
+  type SelectionBackfillResult,
+  type SelectionBackfillSchedule,
+} from './schedule-selection.js';
 export { SchedulerManager } from './scheduler-manager.js';
 export type {
   HandlerDecorator,

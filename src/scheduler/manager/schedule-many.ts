@@ -47,6 +47,7 @@ export async function scheduleMany(
     }
     seen.set(job.id, i);
   });
+  await refuseCodeSchedules(ctx.writes, jobs);
   let earliest: number | null = null;
   const track = (job: ScheduledJob) => {
     const t = job.nextRunTime;
@@ -70,6 +71,23 @@ export async function scheduleMany(
   if (earliest !== null) await ctx.writes.publish(String(earliest));
   const changeId = await ctx.trail.append({ op: 'create', matched: jobs.length, count }, by);
   return { changeId, matched: jobs.length, count, failed };
+}
+
+/**
+ * A schedule declared in a jobs module (`cron()`, `every()`, `schedule(fn, ...)`: source `code`) is its
+ * code's: a batch never replaces it (its next deploy would put the code's definition back). Refused before
+ * anything is written, naming the item and the schedule, as `POST /api/schedules` refuses one.
+ */
+async function refuseCodeSchedules(writes: WriteContext, jobs: readonly ScheduledJob[]): Promise<void> {
+  const states = await writes.store.statesOf(jobs.map((j) => j.id));
+  const i = jobs.findIndex((j) => states.get(j.id)?.source === 'code');
+  if (i < 0) return;
+  const id = jobs[i]!.id;
+  throw new ScheduleOptionsError(
+    id,
+    `[${i}].id`,
+    `schedule "${id}" is defined in code (source: code): it is never replaced from outside; change it in the jobs module`,
+  );
 }
 
 /** Redis's time, read again every `BATCH_CLOCK_MS` of this process's clock (one `TIME` per batch, not per schedule). */

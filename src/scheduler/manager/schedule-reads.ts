@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { ScheduleOptionsError } from '../../errors/index.js';
 import type {
   Keys,
   PauseNote,
@@ -14,6 +15,9 @@ import {
   type RunHistory,
   ScheduleIndex,
   ScheduleStatus,
+  scanSchedules,
+  scheduleCount,
+  statusOf,
   storedQueueNames,
   withTriggerChecked,
 } from '../../store/index.js';
@@ -34,17 +38,67 @@ export interface ReadContext {
   pauseNotes?(ids: readonly string[]): Promise<(PauseNote | null)[]>;
 }
 
-/** A page of schedules sorted by name then id, with the total that matched. */
+/** A page of schedules sorted by name then id, with the total that matched (or, with `cursor`, in store order). */
 export async function listPage(
   ctx: ReadContext,
   query: ListQuery,
-): Promise<{ total: number; items: ScheduledJob[] }> {
+): Promise<{ total: number; items: ScheduledJob[]; cursor?: string }> {
+  if (query.cursor !== undefined) return scanPage(ctx, query, query.cursor);
   // read fresh each time (no cache): names, statuses and new schedules as they are now
   const index = new ScheduleIndex(ctx.redis, ctx.keys, 0, Date.now, 0);
   const { total, ids } = await index.page(query);
   const rows: StoredSchedule[] = [];
   for (let i = 0; i < ids.length; i += 1000) rows.push(...(await ctx.store.getMany(ids.slice(i, i + 1000))));
   return { total, items: await materialize(ctx, rows) };
+}
+
+/** How many schedules a cursor page reads when the query gives no `limit`. */
+const SCAN_PAGE = 100;
+
+/** A page of the walk over every schedule (`ListQuery.cursor`): about `limit` read, then filtered. */
+async function scanPage(
+  ctx: ReadContext,
+  query: ListQuery,
+  cursor: string,
+): Promise<{ total: number; items: ScheduledJob[]; cursor?: string }> {
+  if (typeof cursor !== 'string') throw new ScheduleOptionsError(undefined, 'cursor', 'must be a string');
+  if (query.selector !== undefined) {
+    throw new ScheduleOptionsError(
+      undefined,
+      'cursor',
+      "not with selector: a selector's list is paged by offset",
+    );
+  }
+  if (query.offset !== undefined && query.offset !== 0) {
+    throw new ScheduleOptionsError(
+      undefined,
+      'cursor',
+      'not with offset: the cursor says where the page starts',
+    );
+  }
+  const limit = query.limit ?? SCAN_PAGE;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new ScheduleOptionsError(
+      undefined,
+      'limit',
+      `must be a whole number >= 1 with a cursor, got ${limit}`,
+    );
+  }
+  const [step, total] = await Promise.all([
+    scanSchedules(ctx.redis, ctx.keys, cursor, limit),
+    scheduleCount(ctx.redis, ctx.keys),
+  ]);
+  const q = query.search?.trim().toLowerCase() ?? '';
+  const rows = (await ctx.store.getMany(step.ids)).filter((row) => {
+    const { id, name, queue } = row.def;
+    return (
+      (query.queue === undefined || queue === query.queue) &&
+      (q === '' || `${id}\n${name}\n${queue}`.toLowerCase().includes(q)) &&
+      (query.status === undefined || statusOf(withTriggerChecked(row).state) === query.status)
+    );
+  });
+  const items = await materialize(ctx, rows);
+  return { total, items, ...(step.cursor !== undefined && { cursor: step.cursor }) };
 }
 
 /** Handles for stored rows; a row whose trigger cannot be read is shown errored, never thrown. */

@@ -6,9 +6,11 @@ import {
   actorOf,
   type BackfillOptions,
   type BackfillResult,
+  type BackfillStop,
   type ChangeOptions,
   type PauseOptions,
   type ResumeOptions,
+  resolveBackfillOptions,
   type ScheduledJob,
 } from '../contract/index.js';
 import { checkResumeOptions } from './resume-catch-up.js';
@@ -35,6 +37,32 @@ export interface BulkResult {
   count: number;
   /** The schedules it could not change, with why (a schedule removed meanwhile is not one of them). */
   failed: { id: string; error: string }[];
+}
+
+/** One schedule of a backfill by selector: what it enqueued (in a dry run: would enqueue). */
+export interface SelectionBackfillSchedule {
+  scheduleId: string;
+  /** How many occurrences it enqueued (dry run: would). */
+  enqueued: number;
+  /** How many occurrences of the range it does not run (ran already, backfilled, scheduled, ...). */
+  skipped: number;
+  /** The fire times it enqueued (dry run: would enqueue), in order. */
+  fireTimes: number[];
+  /** Set when it stopped before enqueueing all it took: `paused` (see `BackfillResult.stopped`). */
+  stopped?: BackfillStop;
+}
+
+/** The answer of `select(selector).backfill(options)`. */
+export interface SelectionBackfillResult extends BulkResult {
+  /** True when nothing was enqueued: the answer says what would be. */
+  dryRun: boolean;
+  /** The range, as epoch ms (`[from, to)`). */
+  from: number;
+  to: number;
+  /** Occurrences enqueued over every schedule (dry run: would be). */
+  enqueued: number;
+  /** Each schedule it backfilled (one that failed is in `failed` instead), by id. */
+  schedules: SelectionBackfillSchedule[];
 }
 
 /** How many one-schedule changes of a bulk change are in flight at once. */
@@ -115,19 +143,31 @@ export class ScheduleSelection {
   }
 
   /**
-   * Backfill `[from, to)` of every one (see `backfill(id)`); `count` is the schedules that enqueued
-   * (or, in a dry run, would enqueue) at least one occurrence, `enqueued` the occurrences.
+   * Backfill `[from, to)` of every one (see `backfill(id)`), each by its own trigger. The options are
+   * checked once, before anything is taken. `count` is the schedules that enqueued (or, in a dry run,
+   * would enqueue) at least one occurrence, `enqueued` the occurrences, and `schedules` says, per
+   * schedule, which fire times (a dry run: what it would do, nothing enqueued).
    */
-  async backfill(options: BackfillOptions): Promise<BulkResult & { enqueued: number }> {
+  async backfill(options: BackfillOptions): Promise<SelectionBackfillResult> {
+    const resolved = resolveBackfillOptions('(selection)', options);
     const by = actorOf(undefined, options);
-    let enqueued = 0;
-    const detail = `from ${options.from} to ${options.to}${options.dryRun ? ' (dry run)' : ''}`;
+    const schedules: SelectionBackfillSchedule[] = [];
+    const detail = `from ${new Date(resolved.from).toISOString()} to ${new Date(resolved.to).toISOString()}${resolved.dryRun ? ' (dry run)' : ''}`;
     const result = await this.#apply('backfill', by, detail, async (id) => {
       const r = await this.#host.backfill(id, options);
-      enqueued += r.enqueued;
+      const taken = resolved.dryRun ? 'to-enqueue' : 'enqueued';
+      schedules.push({
+        scheduleId: id,
+        enqueued: r.enqueued,
+        skipped: r.skipped,
+        fireTimes: r.occurrences.filter((o) => o.status === taken).map((o) => o.fireAt),
+        ...(r.stopped !== undefined && { stopped: r.stopped }),
+      });
       return r.enqueued > 0;
     });
-    return { ...result, enqueued };
+    schedules.sort((a, b) => (a.scheduleId < b.scheduleId ? -1 : a.scheduleId > b.scheduleId ? 1 : 0));
+    const enqueued = schedules.reduce((n, s) => n + s.enqueued, 0);
+    return { ...result, dryRun: resolved.dryRun, from: resolved.from, to: resolved.to, enqueued, schedules };
   }
 
   async #apply(

@@ -331,8 +331,12 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return (await this.listPage(typeof query === 'string' ? { status: query } : (query ?? {}))).items;
   }
 
-  /** A page of schedules sorted by id, with the total that matched (for dashboards). */
-  async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[] }> {
+  /**
+   * A page of schedules sorted by name then id, with the total that matched (for dashboards); with
+   * `cursor`, a page of the walk over every schedule in store order, with the next page's `cursor`
+   * (none after the last page): what stays fast at a million schedules (see `ListQuery.cursor`).
+   */
+  async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[]; cursor?: string }> {
     await this.#connections.checkPartitions(false);
     return listPage(this.#contexts.reads, query);
   }

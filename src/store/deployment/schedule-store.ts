@@ -18,7 +18,7 @@ import {
   type StateCode,
 } from '../forms/index.js';
 import { type Keys, occurrenceField } from '../keys/index.js';
-import { byPartition, readSchedule, readSchedules } from '../reads/index.js';
+import { byPartition, readSchedule, readSchedules, readStates } from '../reads/index.js';
 import { BACKFILL_LEDGER_TTL_MS } from '../runs/index.js';
 import type { CompleteAnswer, StatusChange } from '../scripts/index.js';
 import { RunPathScripts, ScheduleScripts } from '../scripts/index.js';
@@ -247,6 +247,11 @@ export class ScheduleStore {
       }
     }
     return out;
+  }
+
+  /** The states of these schedules (id → state; missing ones omitted), without their definitions. */
+  statesOf(ids: readonly string[]): Promise<Map<string, ScheduleState>> {
+    return readStates(this.redis, this.keys, ids);
   }
 
   /** Look at a completed schedule again one retention period from `now` (it is kept meanwhile). */

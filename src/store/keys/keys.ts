@@ -159,6 +159,15 @@ export interface Keys {
   labelSet(key: string, value: string): string;
   /** Set: the values of label `key` that some schedule of this partition carries (its `labelSet`s). */
   labelValues(key: string): string;
+  /**
+   * Set: the group keys (`group.key`) that some schedule of this partition names (the group index,
+   * includes/groups), written with the definitions by `upsert-9` and `remove-13`.
+   */
+  groupKeys: string;
+  /** Sorted set: the ids of this partition's schedules naming group `key`, each scored by its `max`. */
+  groupMembers(key: string): string;
+  /** String: set once this partition's group index holds every definition written before the index existed. */
+  groupsIndexed: string;
   /** Stream: the deployment's bulk changes (by selector, `scheduleMany`), one entry each with its count. */
   bulkAudit: string;
 }
@@ -229,6 +238,8 @@ const PARTITION_FIELDS = [
   'errors',
   'pauseNotes',
   'owedRuns',
+  'groupKeys',
+  'groupsIndexed',
 ] as const;
 
 function partitionKeys(
@@ -289,6 +300,10 @@ function partitionKeys(
     // label keys and values hold no `=` or `:` (labels.ts): no two (key, value) pairs share a set
     labelSet: (key, value) => `${base}:label:${key}=${value}`,
     labelValues: (key) => `${base}:labelvals:${key}`,
+    // the group index: `groupmem:` followed by the whole group key, so no two keys share a set
+    groupKeys: `${base}:groupkeys`,
+    groupMembers: (key) => `${base}:groupmem:${key}`,
+    groupsIndexed: `${base}:groupidx`,
     bulkAudit: `${globalBase}:bulk-audit`,
     calendars: `${globalBase}:calendars`,
     calendarVersions: `${globalBase}:calendars:v`,

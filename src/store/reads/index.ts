@@ -11,6 +11,7 @@ export {
   scanScheduleQueues,
   scheduleIdsOnQueue,
 } from './foreign-reads.js';
+export { type IndexedGroup, indexedGroups } from './group-index.js';
 export { selectIds } from './label-index.js';
 export { activeRuns, groupOccupancy, LeaseStore, runLease } from './lease-store.js';
 export { type RecordRead, readHistories, readRecords } from './record-reads.js';
@@ -18,6 +19,7 @@ export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-hi
 export { readActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';
 export { countersOf, type ListQuery, withTriggerChecked } from './schedule-listing.js';
-export { byPartition, readSchedule, readSchedules } from './schedule-rows.js';
+export { byPartition, readSchedule, readSchedules, readStates } from './schedule-rows.js';
+export { SCAN_START, type ScanStep, scanSchedules, scheduleCount } from './schedule-scan.js';
 export { deploymentExists, ping, scanKeys } from './server-reads.js';
 export { storedQueueNames } from './stored-queues.js';

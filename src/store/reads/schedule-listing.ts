@@ -17,6 +17,14 @@ export interface ListQuery {
   offset?: number;
   /** Default: all. */
   limit?: number;
+  /**
+   * Page every schedule in store order instead of by name: `'0'` for the first page, then the `cursor`
+   * the previous page answered, until a page answers none. Each page reads about `limit` schedules (a
+   * few more or fewer; default 100), never the whole list, so it stays fast at a million schedules and
+   * on a Redis Cluster; `status`, `search` and `queue` filter each page's schedules (a page may then hold
+   * fewer), and `total` counts every schedule. Not with `selector` or `offset`.
+   */
+  cursor?: string;
 }
 
 /** Run counters and live runs (leases unexpired at `now`, Redis ms) of schedules, in one pipeline. */

@@ -1,5 +1,11 @@
 import type { Redis } from 'ioredis';
-import { decodeClaimRow, decodeRow, parseState, type StoredSchedule } from '../forms/index.js';
+import {
+  decodeClaimRow,
+  decodeRow,
+  parseState,
+  type ScheduleState,
+  type StoredSchedule,
+} from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 
 // Schedules read back from their rows (definition, state, due time, claim, error), decoded by
@@ -84,4 +90,30 @@ export function byPartition<T>(keys: Keys, items: readonly T[], idOf: (item: T) 
     g.push(item);
   }
   return groups;
+}
+
+/** How many ids one `HMGET` of `readStates` asks for. */
+const STATES_CHUNK = 5000;
+
+/** The state rows of these schedules (id → state; a missing or unreadable one omitted), partition by partition. */
+export async function readStates(
+  redis: Redis,
+  keys: Keys,
+  ids: readonly string[],
+): Promise<Map<string, ScheduleState>> {
+  const out = new Map<string, ScheduleState>();
+  await Promise.all(
+    [...byPartition(keys, ids, (id) => id)].map(async ([i, part]) => {
+      const k = keys.partition(i);
+      for (let at = 0; at < part.length; at += STATES_CHUNK) {
+        const chunk = part.slice(at, at + STATES_CHUNK);
+        const rows = await redis.hmget(k.state, ...chunk);
+        chunk.forEach((id, j) => {
+          const s = parseState(rows[j]);
+          if (s) out.set(id, s);
+        });
+      }
+    }),
+  );
+  return out;
 }

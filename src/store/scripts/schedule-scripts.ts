@@ -21,6 +21,7 @@ import {
   CLEAR_ERROR,
   FIRE_BUDGET,
   FOREIGN_OUTCOMES,
+  INDEX_GROUPS,
   MARK_ERRORED,
   MERGE_RUN,
   PAUSE,
@@ -325,6 +326,18 @@ export class ScheduleScripts {
     const items = instants.map((instant) => ({ values: { instant } }));
     const args = scriptArgs(FIRE_BUDGET, { fireBudget: k.fireBudget }, { cap }, items);
     return ((await this.#caller.run(FIRE_BUDGET, args)) as unknown[]).map(Number);
+  }
+
+  /**
+   * `index-groups-2`: index the groups of these ids' definitions (of one partition, `k`), written before
+   * the group index existed; `last` marks the partition indexed. Answers how many name a group.
+   */
+  async indexGroups(k: Keys, ids: readonly string[], last: boolean): Promise<number> {
+    const items = ids.map((id) => ({ values: { ids: id } }));
+    const keys = { schedules: k.schedules, groupsIndexed: k.groupsIndexed };
+    return Number(
+      await this.#caller.run(INDEX_GROUPS, scriptArgs(INDEX_GROUPS, keys, { last: last ? 1 : 0 }, items)),
+    );
   }
 
   /** `pause-note-2`: write (`noteJson`) or clear ('') a pause note, consistent with the status. */

@@ -160,6 +160,10 @@ export const TRY_GROUP = layout(
 
 export const LEAVE_GROUP_QUEUE = layout('leave-group-queue-2', ['groupQueue', 'groupWaiters'], ['leaseId']);
 
+export const INDEX_GROUPS = layout('index-groups-2', ['schedules', 'groupsIndexed'], ['last'], {
+  item: ['ids'],
+});
+
 export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap'], { item: ['instant'] });
 
 export const UNSTAGE = layout(
@@ -272,6 +276,7 @@ export const LAYOUTS = [
   LEAVE_GROUP_QUEUE,
   UNSTAGE,
   FIRE_BUDGET,
+  INDEX_GROUPS,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,

@@ -1,7 +1,7 @@
 --[[
   Delete a schedule: its definition, state, due entry, claim, pending re-schedule, completion entry,
-  error reason, history and counters (the totals keep what it contributed), and its labels' index
-  entries (includes/labels). Deleting the claim makes
+  error reason, history and counters (the totals keep what it contributed), and its labels' and
+  group's index entries (includes/labels, includes/groups). Deleting the claim makes
   a claimant's completion fail its compare-and-set. Its last fencing token is kept in the partition's
   `totals` (`fence`, the highest of the schedules removed): a schedule created again under the same id
   hands out tokens above it (start-runs-1), so a run of the removed one stays fenced off.
@@ -25,13 +25,17 @@
 ]]
 --- @include "includes/audit"
 --- @include "includes/labels"
+--- @include "includes/groups"
 
 local id = ARGV[1]
 local row = redis.call('HGET', KEYS[5], id)
 if ARGV[2] ~= '' and (not row or string.sub(row, 1, 1) ~= ARGV[2]) then return 0 end
 local def = redis.call('HGET', KEYS[1], id)
 local existed = redis.call('HDEL', KEYS[1], id)
-if def then reindexLabels(labelBase(KEYS[1]), id, storedLabels(def), {}) end
+if def then
+  reindexLabels(labelBase(KEYS[1]), id, storedLabels(def), {})
+  reindexGroup(groupBase(KEYS[1]), id, storedGroup(def), nil)
+end
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
 redis.call('HDEL', KEYS[4], id)

@@ -31,7 +31,9 @@
             streak); else the streak is dropped, so that one counted under an earlier `pauseOnFailure`
             does not carry over into a later one across runs that kept none
     ARGV[14] labels: the definition's labels as `key=value` lines ('' = none), indexed in the same
-            step (includes/labels: the ids go into the sets of their new labels, out of their old ones)
+            step (includes/labels: the ids go into the sets of their new labels, out of their old ones);
+            the definition's group (`run.group`) is indexed in the same step too (includes/groups),
+            and a partition's first create marks its group index complete (`groupidx`)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -45,6 +47,7 @@
 --- @include "includes/claim"
 --- @include "includes/audit"
 --- @include "includes/labels"
+--- @include "includes/groups"
 
 local id = ARGV[1]
 
@@ -60,6 +63,8 @@ if expected ~= '' and (not row or (tonumber(parseState(row).created) or 0) ~= to
   return 'missing'
 end
 if not row then
+  -- a partition's first schedule: nothing in it was written before the group index (no scan needed)
+  if redis.call('EXISTS', KEYS[1]) == 0 then markGroupsIndexed(groupBase(KEYS[1])) end
   redis.call('HSET', KEYS[1], id, ARGV[2])
   local status = 'a'
   if ARGV[4] == '' then
@@ -71,6 +76,7 @@ if not row then
   redis.call('HSET', KEYS[4], id, formatState({ status = status, fired = '0', last = '', created = ARGV[5],
     fp = ARGV[3], source = ARGV[6] }))
   reindexLabels(labelBase(KEYS[1]), id, {}, labelLines(ARGV[14]))
+  reindexGroup(groupBase(KEYS[1]), id, nil, storedGroup(ARGV[2]))
   audit(KEYS[8], 9, 'create', { 'after', ARGV[2] })
   redis.call('PERSIST', KEYS[8])
   dropStreak()
@@ -96,7 +102,10 @@ if claimed and ARGV[4] ~= '' then
   if at and tonumber(ARGV[4]) <= at then return 'claimed:' .. at end
 end
 redis.call('HSET', KEYS[1], id, ARGV[2])
-if before ~= ARGV[2] then reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14])) end
+if before ~= ARGV[2] then
+  reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14]))
+  reindexGroup(groupBase(KEYS[1]), id, storedGroup(before), storedGroup(ARGV[2]))
+end
 dropStreak()
 if retime and s.status == 'c' and ARGV[4] ~= '' then
   s.status = 'a'

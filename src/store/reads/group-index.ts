@@ -1,0 +1,75 @@
+import type { Redis } from 'ioredis';
+import type { Keys } from '../keys/index.js';
+import { ScheduleScripts } from '../scripts/index.js';
+
+/** A group the schedules name, from the group index (includes/groups). */
+export interface IndexedGroup {
+  key: string;
+  /** The smallest `max` its schedules declare. */
+  max: number;
+  /** How many schedules name it (any status). */
+  schedules: number;
+}
+
+/** How many definitions one step of a partition's first indexing reads (`HSCAN ... COUNT`). */
+const INDEX_SCAN_COUNT = 1000;
+
+/**
+ * Every group the deployment's schedules name, by key, from the group index that `upsert-9` and
+ * `remove-13` keep with the definitions: per partition, the set of its group keys, then a count and the
+ * smallest `max` of each. So it reads the groups, never every schedule (a million schedules in twenty
+ * groups cost twenty reads per partition). A partition's first create marks it indexed; one whose
+ * definitions were written before the index existed is indexed first, once (`index-groups-2`, from one
+ * scan of its definitions).
+ */
+export async function indexedGroups(redis: Redis, keys: Keys): Promise<IndexedGroup[]> {
+  const scripts = new ScheduleScripts(redis);
+  const parts = await Promise.all(
+    keys.all().map(async (k) => {
+      if ((await redis.exists(k.groupsIndexed)) === 0) await indexPartition(redis, scripts, k);
+      return partitionGroups(redis, k);
+    }),
+  );
+  const byKey = new Map<string, IndexedGroup>();
+  for (const g of parts.flat()) {
+    const seen = byKey.get(g.key);
+    byKey.set(
+      g.key,
+      seen ? { key: g.key, max: Math.min(seen.max, g.max), schedules: seen.schedules + g.schedules } : g,
+    );
+  }
+  return [...byKey.values()].sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/** One partition's groups: its group keys, then each one's count and smallest `max` (one pipeline: one slot). */
+async function partitionGroups(redis: Redis, k: Keys): Promise<IndexedGroup[]> {
+  const names = await redis.smembers(k.groupKeys);
+  if (names.length === 0) return [];
+  const pipe = redis.pipeline();
+  for (const key of names) {
+    pipe.zcard(k.groupMembers(key));
+    pipe.zrange(k.groupMembers(key), '0', '0', 'WITHSCORES');
+  }
+  const res = (await pipe.exec()) ?? [];
+  const out: IndexedGroup[] = [];
+  names.forEach((key, i) => {
+    const schedules = Number(res[2 * i]?.[1] ?? 0);
+    const first = (res[2 * i + 1]?.[1] ?? []) as string[];
+    if (schedules > 0 && first[1] !== undefined) out.push({ key, max: Number(first[1]), schedules });
+  });
+  return out;
+}
+
+/** Index a partition's definitions written before the group index existed (each step atomic, by id). */
+async function indexPartition(redis: Redis, scripts: ScheduleScripts, k: Keys): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.hscan(k.schedules, cursor, 'COUNT', INDEX_SCAN_COUNT);
+    cursor = next;
+    const ids: string[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      if (flat[i + 1]!.includes('"group"')) ids.push(flat[i]!);
+    }
+    if (ids.length > 0 || cursor === '0') await scripts.indexGroups(k, ids, cursor === '0');
+  } while (cursor !== '0');
+}

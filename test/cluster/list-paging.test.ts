@@ -1,0 +1,61 @@
+// Listing every schedule on a Redis Cluster page by page: each page walks the partitions' `schedules`
+// hashes with HSCAN from the cursor the previous page answered, never a whole index. Enough schedules
+// per partition that HSCAN pages (a hash past its small encoding), a small count so that it takes many.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { IntervalTrigger } from '../../src/index.js';
+import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
+import { clusterEnv } from './helpers.js';
+
+let cluster: LocalCluster;
+beforeAll(async () => {
+  cluster = await startCluster();
+}, 60_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+describe('list pages by cursor on a Redis Cluster', () => {
+  let env: ReturnType<typeof clusterEnv>;
+  afterEach(async () => {
+    await env?.cleanup();
+  });
+
+  it('3,000 schedules over 3 partitions, 50 a page: every one listed, page by page, each page small', async () => {
+    env = clusterEnv(cluster, 'list-paging', 3);
+    const m = env.manager({ role: 'client', auditLimit: 0 });
+    const n = 3000;
+    const made = await m.scheduleMany(
+      Array.from({ length: n }, (_, i) => ({
+        target: { name: i % 2 === 0 ? 'even' : 'odd' },
+        trigger: new IntervalTrigger(3600),
+        options: { id: `s${i}` },
+      })),
+    );
+    expect(made.count).toBe(n);
+    const seen = new Set<string>();
+    let cursor: string | undefined = '0';
+    let pages = 0;
+    let largest = 0;
+    while (cursor !== undefined) {
+      const page: Awaited<ReturnType<typeof m.listPage>> = await m.listPage({ cursor, limit: 50 });
+      expect(page.total).toBe(n);
+      pages++;
+      largest = Math.max(largest, page.items.length);
+      for (const j of page.items) seen.add(j.id);
+      cursor = page.cursor;
+      expect(pages).toBeLessThan(1000); // a walk that ends
+    }
+    expect(seen.size).toBe(n);
+    expect([...seen].every((id) => /^s\d+$/.test(id))).toBe(true);
+    expect(pages).toBeGreaterThan(20); // paged, not read whole
+    expect(largest).toBeLessThan(200); // each page about its count, not a partition
+
+    // filters apply to each page's schedules; a bad cursor is refused naming it
+    const odd = await m.listPage({ cursor: '0', limit: 200, search: 'odd' });
+    expect(odd.items.length).toBeGreaterThan(0);
+    expect(odd.items.every((j) => j.name === 'odd')).toBe(true);
+    await expect(m.listPage({ cursor: 'x' })).rejects.toMatchObject({ field: 'cursor' });
+    await expect(m.listPage({ cursor: '7:0' })).rejects.toMatchObject({ field: 'cursor' });
+    await expect(m.listPage({ cursor: '0', selector: 'a=b' })).rejects.toMatchObject({ field: 'cursor' });
+  }, 240_000);
+});

@@ -1,0 +1,92 @@
+// groups(): read from the group index kept with the definitions, not from every schedule. Many
+// schedules, few groups; the index follows updates and removals; a deployment written before the
+// index existed is indexed once, from its definitions.
+import { afterEach, describe, expect, it } from 'vitest';
+import { groups, IntervalTrigger } from '../../src/index.js';
+import { internalsOf, type ScheduleManyItem } from '../../src/scheduler/index.js';
+import { testEnv } from '../scheduler/helpers.js';
+
+let env: ReturnType<typeof testEnv>;
+afterEach(async () => {
+  await env.cleanup();
+});
+
+const N = 5000;
+const KEYS = ['tenant:acme', 'tenant:globex', 'tenant:initech'];
+
+function items(): ScheduleManyItem[] {
+  return Array.from({ length: N }, (_, i) => ({
+    target: { name: 'report' },
+    trigger: new IntervalTrigger(3600),
+    options: {
+      id: `g${i}`,
+      // every 10th schedule in a group, the rest in none
+      ...(i % 10 === 0 && { group: { key: KEYS[i % 3]!, max: 2 + (i % 3) } }),
+    },
+  }));
+}
+
+const want = (counts: number[]) =>
+  KEYS.map((key, j) => ({ key, max: 2 + j, schedules: counts[j], running: 0, waiting: 0 }));
+
+describe('groups() from the group index', () => {
+  for (const partitions of [1, 4]) {
+    it(`${N} schedules, 3 groups, ${partitions} partition(s): answered from the index, which follows updates and removals`, async () => {
+      env = testEnv(`groups-index-${partitions}`);
+      const m = env.manager({ role: 'client', auditLimit: 0, partitions });
+      await m.scheduleMany(items());
+      // a deployment created with the index: each partition marked by its first create, so no scan
+      const marks = await Promise.all(
+        Array.from({ length: partitions }, (_, i) =>
+          env.redis.get(
+            partitions === 1 ? `{${env.prefix}}:bb:groupidx` : internalsOf(m).keys.partition(i).groupsIndexed,
+          ),
+        ),
+      );
+      expect(marks).toEqual(Array.from({ length: partitions }, () => '1'));
+      // 500 grouped: i % 10 === 0, so i % 3 cycles over 0, 1, 2 for i = 0, 10, 20, ...
+      const counts = [0, 1, 2].map(
+        (j) => Array.from({ length: N / 10 }, (_, n) => n * 10).filter((i) => i % 3 === j).length,
+      );
+      expect(await groups(m)).toEqual(want(counts));
+
+      // moved to another group, left its group, removed: each reflected
+      await m.update('g0', { group: { key: 'tenant:globex', max: 3 } }); // acme -> globex
+      await m.update('g10', { group: null }); // globex -> none
+      await m.remove('g20'); // initech, removed
+      await m.update('g1', { group: { key: 'tenant:new', max: 1 } }); // none -> a new group
+      const after = await groups(m);
+      expect(after).toEqual([
+        ...want([counts[0]! - 1, counts[1]!, counts[2]! - 1]),
+        { key: 'tenant:new', max: 1, schedules: 1, running: 0, waiting: 0 },
+      ]);
+      await m.update('g1', { group: null });
+      expect((await groups(m)).map((g) => g.key)).toEqual(KEYS); // an emptied group goes
+
+      // the read touches the index only: with every definition hidden, it answers the same
+      const schedulesKeys =
+        partitions === 1
+          ? [`{${env.prefix}}:bb:schedules`]
+          : await env.redis.keys(`{${env.prefix}:*}:bb:schedules`);
+      expect(schedulesKeys).toHaveLength(partitions);
+      for (const k of schedulesKeys) await env.redis.rename(k, `${k}:hidden`);
+      expect(await groups(m)).toEqual(want([counts[0]! - 1, counts[1]!, counts[2]! - 1]));
+      for (const k of schedulesKeys) await env.redis.rename(`${k}:hidden`, k);
+    }, 120_000);
+  }
+
+  it('a deployment written before the index existed is indexed once, from its definitions', async () => {
+    env = testEnv('groups-index-old');
+    const m = env.manager({ role: 'client', auditLimit: 0 });
+    await m.scheduleMany(items().slice(0, 300));
+    const before = await groups(m);
+    expect(before.map((g) => g.schedules)).toEqual([10, 10, 10]);
+    // drop the index and its mark, as data written by a release without it has neither
+    const indexKeys = await env.redis.keys(`{${env.prefix}}:bb:group*`);
+    expect(indexKeys.length).toBeGreaterThan(0);
+    await env.redis.del(...indexKeys);
+    expect(await env.redis.exists(`{${env.prefix}}:bb:groupidx`)).toBe(0);
+    expect(await groups(m)).toEqual(before);
+    expect(await env.redis.get(`{${env.prefix}}:bb:groupidx`)).toBe('1');
+  });
+});
