@@ -105,7 +105,7 @@ export function explainSkipped(f: WhyFacts, r: RunRecord, facts: WhyFact[], d: S
       (o.finishedAt === undefined || o.finishedAt >= t) &&
       o.outcome !== 'skipped',
   );
-  const rules = `maxInstances ${s.maxInstances}${s.coalesce ? ', coalesce' : ''}`;
+  const rules = `overlap ${s.overlap}, maxInstances ${s.maxInstances}`;
   const with_ = other
     ? `run ${iso(other.fireAt)} (job ${other.jobId ?? '?'} on ${other.worker ?? 'a worker'}, started ${iso(other.startedAt!)}${other.finishedAt !== undefined ? `, finished ${iso(other.finishedAt)}` : ', still running'})`
     : 'a run no longer in the kept history';
