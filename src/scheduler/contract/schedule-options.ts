@@ -259,11 +259,12 @@ export interface CronScheduleOptions extends ScheduleOptions {
    */
   dayMatch?: 'or' | 'and';
   /**
-   * DST overrides.
-   * @defaultValue a fixed-time expression (single second, minute and hour) `{ gap: 'shift', overlap: 'first' }`;
-   * an interval expression `{ gap: 'skip', overlap: 'both' }` (the Vixie cron / croner rules)
+   * DST overrides: `gap`, a matching time inside a spring-forward gap; `repeated`, one inside a
+   * fall-back repeated hour (`overlap` is its earlier name, read as it: deprecated).
+   * @defaultValue a fixed-time expression (single second, minute and hour) `{ gap: 'shift', repeated: 'first' }`;
+   * an interval expression `{ gap: 'skip', repeated: 'both' }` (the Vixie cron / croner rules)
    */
-  dst?: { gap?: 'shift' | 'skip'; overlap?: 'first' | 'both' };
+  dst?: { gap?: 'shift' | 'skip'; repeated?: 'first' | 'both'; overlap?: 'first' | 'both' };
 }
 
 /** A schedule with no local function: occurrences go to `queue` as jobs named `name`, for any consumer. */
