@@ -38,7 +38,6 @@ export { checkNotify, resolveDeploymentExpect } from './resolve-expectations.js'
 export { resolveManagerOptions } from './resolve-manager-options.js';
 export { resolveScheduleOptions } from './resolve-schedule-options.js';
 export {
-  DEFAULT_RESUME_MAX_CATCH_UP,
   RESUME_POLICIES,
   type ResumeOptions,
   type ResumePolicy,

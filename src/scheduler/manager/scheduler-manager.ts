@@ -349,7 +349,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /**
    * Resume a paused (or orphaned) schedule from the next occurrence after now (after any still claimed);
    * retry an errored one. False if it was neither. `policy` (Temporal's catch-up on unpause): `skip`
-   * (default), `once` one run for all, `all` each, up to `maxCatchUp` (default 100; more refused), recorded
+   * (default), `once` one run for all, `all` each, up to `maxCatchUp` (default: the schedule's own `maxCatchUp`, 1000 unless set; more refused), recorded
    * as `catch-up`; an unknown one is refused (`policy`). Its pause note is dropped.
    */
   async resume(id: string, options?: ResumeOptions): Promise<boolean> {
