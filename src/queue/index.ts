@@ -10,4 +10,5 @@ export type {
 } from './pipeline.js';
 export type { CancelledResult, PausedOnFailureEvent, SkippedResult } from './run-results.js';
 export type { WorkerClock } from './worker-clock.js';
-export type { CreateWorkerOptions, QueueRateLimit } from './worker-options.js';
+export { deprecatedTuningWarning, type GatheredTuning, gatherTuning } from './gather-tuning.js';
+export type { CreateWorkerOptions, QueueRateLimit, WorkerTuning } from './worker-options.js';

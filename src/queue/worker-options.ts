@@ -42,13 +42,11 @@ export interface CreateWorkerOptions {
    */
   leaseTtlMs?: number;
   /**
-   * How often a running handler renews its leases.
-   * @defaultValue `leaseTtlMs / 3`
+   * @deprecated Give `tuning.leaseRenewMs` (read as it, with one warning).
    */
   leaseRenewMs?: number;
   /**
-   * How often a run waiting for its exclusion group asks again.
-   * @defaultValue 100 ms
+   * @deprecated Give `tuning.groupPollMs` (read as it, with one warning).
    */
   groupPollMs?: number;
   /**
@@ -57,11 +55,15 @@ export interface CreateWorkerOptions {
    */
   exclusionWaitMs?: number;
   /**
-   * How often a retry owed its run (an attempt after one that started: failed, or lost with its
-   * worker) asks again for its schedule's busy run slot; it waits in BullMQ's delayed set meanwhile.
-   * @defaultValue 1000 ms
+   * @deprecated Give `tuning.slotWaitPollMs` (read as it, with one warning).
    */
   slotWaitPollMs?: number;
+  /**
+   * How often the runtime renews and asks again: knobs to change after measuring, apart from what a
+   * user must set (docs/tuning.md). An unknown key is refused naming it.
+   * @defaultValue every knob at its default
+   */
+  tuning?: WorkerTuning;
   /**
    * Records kept per schedule (should match the scheduler's).
    * @defaultValue 100
@@ -90,6 +92,30 @@ export interface CreateWorkerOptions {
   /** Further BullMQ worker options (e.g. `removeOnComplete`), applied to every queue's worker. */
   bullmq?: Partial<Omit<BullWorkerOptions, 'concurrency' | 'limiter' | 'connection' | 'autorun'>>;
 }
+
+/** The worker runtime's tuning: how often it renews and asks again (docs/tuning.md). */
+export interface WorkerTuning {
+  /**
+   * How often a running handler renews its leases (ms).
+   * @defaultValue `leaseTtlMs / 3`
+   */
+  leaseRenewMs?: number;
+  /**
+   * How often a run waiting for its exclusion group asks again (ms).
+   * @defaultValue `100`
+   */
+  groupPollMs?: number;
+  /**
+   * How often a run waiting for its schedule's busy run slot (a retry owed its run, an occurrence
+   * buffered by its overlap policy) asks again (ms); it waits in BullMQ's delayed set meanwhile, and
+   * the run that frees the slot promotes it at once.
+   * @defaultValue `1000`
+   */
+  slotWaitPollMs?: number;
+}
+
+/** The worker's tuning knobs, in the order docs/tuning.md gives them. */
+export const WORKER_TUNING_KEYS = ['leaseRenewMs', 'groupPollMs', 'slotWaitPollMs'] as const satisfies readonly (keyof WorkerTuning)[];
 
 /** `CreateWorkerOptions` with every default applied. */
 export interface ResolvedWorkerOptions {

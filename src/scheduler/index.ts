@@ -57,6 +57,7 @@ export {
   type SchedulePlan,
   type SchedulerEvents,
   type SchedulerManagerOptions,
+  type ManagerTuning,
   type SchedulerRole,
   type ScheduleTarget,
   type SkippedEvent,

@@ -77,6 +77,7 @@ export type {
   SkippedEvent,
   WakeEvent,
 } from './scheduler-events.js';
+export { MANAGER_TUNING_KEYS, type ManagerTuning, managerTuning } from './manager-tuning.js';
 export type {
   ResolvedManagerOptions,
   SchedulerManagerOptions,

@@ -16,6 +16,7 @@ import {
   publishWake,
 } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
+import { deprecatedTuningWarning } from '../../queue/index.js';
 import { type BackfillRun, runBackfill, startBackfill } from '../backfill/index.js';
 import type { RevertOptions, RevertResult, SchedulePlan, TriggerNowOptions } from '../contract/index.js';
 import {
@@ -90,6 +91,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     this.#options = resolveManagerOptions(options);
     this.#keys = keys(this.#options.prefix, this.#options.partitions);
     this.logger = this.#options.logger ?? defaultLogger();
+    if (this.#options.deprecatedTuning.length > 0) {
+      this.logger.warn(deprecatedTuningWarning('scheduler', this.#options.deprecatedTuning));
+    }
     this.#connections = new ManagerConnections(this.#options, this.#keys, () => this.logger);
     this.#schedules = new LocalSchedules(() => this.logger);
     const internals = this.#internals();
