@@ -88,7 +88,6 @@ export {
   type PausedOnFailureEvent,
   type QueueRateLimit,
   type RateLimitMiddlewareOptions,
-  type WorkerTuning,
   type RetryMiddlewareOptions,
   type RunContext,
   type RunHandler,
@@ -100,6 +99,7 @@ export {
   timeoutMiddleware,
   type WorkerClock,
   type WorkerHandle,
+  type WorkerTuning,
 } from './queue/index.js';
 export type { CalendarDefined, CalendarInput, Calendars } from './scheduler/index.js';
 // the manager: its options, schedules and what they are given, changes, backfill, its events
@@ -134,6 +134,7 @@ export {
   type JobFunction,
   type LateEvent,
   type ListQuery,
+  type ManagerTuning,
   type MisfirePolicy,
   type MissedEvent,
   type OverlapPolicy,
@@ -162,7 +163,6 @@ export {
   type SchedulerEvents,
   SchedulerManager,
   type SchedulerManagerOptions,
-  type ManagerTuning,
   type SchedulerRole,
   type SchedulerStats,
   ScheduleSelection,

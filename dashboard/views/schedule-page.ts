@@ -134,7 +134,10 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Last fire', at(s.lastFireAt)],
       ['Created', at(s.createdAt)],
       ['Overlap', d.run.overlap],
-      ['Max instances', d.run.slot.mode === 'skip' ? d.run.slot.cap : d.run.slot.mode === 'none' ? 'unlimited' : 1],
+      [
+        'Max instances',
+        d.run.slot.mode === 'skip' ? d.run.slot.cap : d.run.slot.mode === 'none' ? 'unlimited' : 1,
+      ],
       [
         'Pause on failure',
         d.run.pauseOnFailure !== undefined ? `after ${d.run.pauseOnFailure} failed runs in a row` : undefined,

@@ -115,7 +115,11 @@ export interface WorkerTuning {
 }
 
 /** The worker's tuning knobs, in the order docs/tuning.md gives them. */
-export const WORKER_TUNING_KEYS = ['leaseRenewMs', 'groupPollMs', 'slotWaitPollMs'] as const satisfies readonly (keyof WorkerTuning)[];
+export const WORKER_TUNING_KEYS = [
+  'leaseRenewMs',
+  'groupPollMs',
+  'slotWaitPollMs',
+] as const satisfies readonly (keyof WorkerTuning)[];
 
 /** `CreateWorkerOptions` with every default applied. */
 export interface ResolvedWorkerOptions {

@@ -79,7 +79,11 @@ describe('backpressure', () => {
   it("misfire 'all' with overlap bufferAll enqueues every occurrence, waiting or not", async () => {
     env = testEnv('bp-all');
     const m = env.manager({ backpressure: true });
-    m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id: 'all', misfire: 'all', overlap: 'bufferAll' });
+    m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), {
+      id: 'all',
+      misfire: 'all',
+      overlap: 'bufferAll',
+    });
     m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id: 'dflt' });
     const jobsOf = async (id: string) =>
       (await env.jobIds()).filter((j) => parseOccurrenceJobId(j)?.scheduleId === id);

@@ -64,7 +64,9 @@ describe("the manager's tuning", () => {
       'claimBatch, claimLeaseMs, claimAheadMs, maxSleepMs, backpressure, commitAhead, replicaAcks at the top level are deprecated',
     );
     // the same value given both ways is no contradiction
-    expect(internalsOf(manager({ claimBatch: 200, tuning: { claimBatch: 200 } })).options.claimBatch).toBe(200);
+    expect(internalsOf(manager({ claimBatch: 200, tuning: { claimBatch: 200 } })).options.claimBatch).toBe(
+      200,
+    );
   });
 
   it.each([
@@ -75,7 +77,11 @@ describe("the manager's tuning", () => {
     [{ claimLeaseMs: 5 }, 'claimLeaseMs', 'must be an integer >= 100, got 5'], // named as given
     [{ tuning: { claimBatch: 5000 } }, 'tuning.claimBatch', 'must be at most 4000, got 5000'],
     [{ tuning: { backpressure: 'no' } }, 'tuning.backpressure', 'must be a boolean, got no'],
-    [{ tuning: { replicaAcks: { replicas: 0 } } }, 'tuning.replicaAcks.replicas', 'must be an integer from 1 to 16'],
+    [
+      { tuning: { replicaAcks: { replicas: 0 } } },
+      'tuning.replicaAcks.replicas',
+      'must be an integer from 1 to 16',
+    ],
     [
       { claimBatch: 100, tuning: { claimBatch: 200 } },
       'tuning.claimBatch',
@@ -108,10 +114,18 @@ describe("the worker's tuning", () => {
   });
 
   it.each([
-    [{ tuning: { claimBatch: 10 } }, 'tuning.claimBatch', 'unknown tuning option (known: leaseRenewMs, groupPollMs, slotWaitPollMs)'],
+    [
+      { tuning: { claimBatch: 10 } },
+      'tuning.claimBatch',
+      'unknown tuning option (known: leaseRenewMs, groupPollMs, slotWaitPollMs)',
+    ],
     [{ tuning: { groupPollMs: 0 } }, 'tuning.groupPollMs', 'must be an integer >= 1 (ms), got 0'],
     [{ slotWaitPollMs: 'soon' }, 'slotWaitPollMs', 'must be an integer >= 1 (ms), got "soon"'],
-    [{ groupPollMs: 50, tuning: { groupPollMs: 60 } }, 'tuning.groupPollMs', 'contradicts the deprecated top-level groupPollMs 50'],
+    [
+      { groupPollMs: 50, tuning: { groupPollMs: 60 } },
+      'tuning.groupPollMs',
+      'contradicts the deprecated top-level groupPollMs 50',
+    ],
   ])('%j is refused naming %s', async (options, setting, reason) => {
     const err = (await resolve(options as CreateWorkerOptions).catch((e: unknown) => e)) as ConfigError;
     expect(err).toBeInstanceOf(ConfigError);

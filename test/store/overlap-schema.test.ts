@@ -55,7 +55,10 @@ describe('overlap and pauseOnFailure options', () => {
     });
     expect(occurrenceJobData(def, 1, 'scheduled', 'p').run).toEqual(def.run);
     const stored = encodeDefinition(def);
-    expect(JSON.parse(stored).run).toMatchObject({ overlap: 'bufferAll', slot: { mode: 'bufferAll', cap: 1 } });
+    expect(JSON.parse(stored).run).toMatchObject({
+      overlap: 'bufferAll',
+      slot: { mode: 'bufferAll', cap: 1 },
+    });
     const { def: back, problem } = decodeDefinition(def.id, stored);
     expect(problem).toBeUndefined();
     expect(back.run).toEqual(def.run);
@@ -68,11 +71,16 @@ describe('overlap and pauseOnFailure options', () => {
     const { def, problem } = decodeDefinition('n', JSON.stringify({ ...row, run }));
     expect(problem).toBeUndefined();
     expect(def.run.slot).toEqual({ mode: 'skip', cap: 5 });
-    expect(resolveRunOptions({ maxInstances: 1, overlap: 'skip', slot: { mode: 'skip', cap: 5 } }).slot).toEqual({
+    expect(
+      resolveRunOptions({ maxInstances: 1, overlap: 'skip', slot: { mode: 'skip', cap: 5 } }).slot,
+    ).toEqual({
       mode: 'skip',
       cap: 5,
     });
-    const bad = decodeDefinition('n', JSON.stringify({ ...row, run: { ...run, slot: { mode: 'often', cap: 1 } } }));
+    const bad = decodeDefinition(
+      'n',
+      JSON.stringify({ ...row, run: { ...run, slot: { mode: 'often', cap: 1 } } }),
+    );
     expect(bad.problem).toContain('run.slot.mode: must be one of');
   });
 
@@ -82,10 +90,18 @@ describe('overlap and pauseOnFailure options', () => {
     ['coalesce: true, maxInstances: 1', { coalesce: true, maxInstances: 1 }, { overlap: 'skip' }],
     ['coalesce: true, overlap skip', { coalesce: true, overlap: 'skip' }, { overlap: 'skip' }],
     ['coalesce: false', { coalesce: false }, { overlap: 'skip', maxInstances: 1 }],
-    ['coalesce: false, maxInstances: 3', { coalesce: false, maxInstances: 3 }, { overlap: 'skip', maxInstances: 3 }],
+    [
+      'coalesce: false, maxInstances: 3',
+      { coalesce: false, maxInstances: 3 },
+      { overlap: 'skip', maxInstances: 3 },
+    ],
     ['coalesce: false, maxInstances: 0', { coalesce: false, maxInstances: 0 }, { overlap: 'allowAll' }],
     ['maxInstances: 0', { maxInstances: 0 }, { overlap: 'allowAll' }],
-    ['coalesce: false, overlap bufferAll', { coalesce: false, overlap: 'bufferAll' }, { overlap: 'bufferAll' }],
+    [
+      'coalesce: false, overlap bufferAll',
+      { coalesce: false, overlap: 'bufferAll' },
+      { overlap: 'bufferAll' },
+    ],
   ] as const)('%s resolves to the same rule as %j', (_, alias, word) => {
     const a = define(alias as EveryOptions).run;
     const b = define(word as EveryOptions).run;
@@ -96,7 +112,10 @@ describe('overlap and pauseOnFailure options', () => {
 
   it.each([
     [{ overlap: 'skip' }, { mode: 'skip', cap: 1 }],
-    [{ overlap: 'skip', maxInstances: 3 }, { mode: 'skip', cap: 3 }],
+    [
+      { overlap: 'skip', maxInstances: 3 },
+      { mode: 'skip', cap: 3 },
+    ],
     [{ maxInstances: 3 }, { mode: 'skip', cap: 3 }], // maxInstances means N at once
     [{ overlap: 'allowAll' }, { mode: 'none', cap: 0 }],
     [{ overlap: 'cancelOther' }, { mode: 'cancelOther', cap: 1 }],
@@ -151,23 +170,53 @@ describe('overlap and pauseOnFailure options', () => {
   });
 
   it('a stored run of an earlier release (no slot) reads, its rule derived once on read', () => {
-    const { def, problem } = decodeDefinition('old', JSON.stringify(earlierRow({ maxInstances: 0, coalesce: false })));
+    const { def, problem } = decodeDefinition(
+      'old',
+      JSON.stringify(earlierRow({ maxInstances: 0, coalesce: false })),
+    );
     expect(problem).toBeUndefined();
     expect(def.run).toEqual({ maxInstances: 0, overlap: 'allowAll', slot: { mode: 'none', cap: 0 } });
-    const bad = decodeDefinition('bad', JSON.stringify(earlierRow({ maxInstances: 1, coalesce: true, overlap: 'x' })));
+    const bad = decodeDefinition(
+      'bad',
+      JSON.stringify(earlierRow({ maxInstances: 1, coalesce: true, overlap: 'x' })),
+    );
     expect(bad.problem).toContain('run.overlap: must be one of');
   });
 
   it.each([
-    [{ maxInstances: 1, coalesce: true }, { mode: 'skip', cap: 1 }],
-    [{ maxInstances: 3, coalesce: true }, { mode: 'skip', cap: 1 }], // coalesce: one at a time, as it was
+    [
+      { maxInstances: 1, coalesce: true },
+      { mode: 'skip', cap: 1 },
+    ],
+    [
+      { maxInstances: 3, coalesce: true },
+      { mode: 'skip', cap: 1 },
+    ], // coalesce: one at a time, as it was
     [{ maxInstances: 3 }, { mode: 'skip', cap: 1 }], // an earlier compact row: coalesce true by default
-    [{ maxInstances: 3, coalesce: false }, { mode: 'skip', cap: 3 }],
-    [{ maxInstances: 0, coalesce: false }, { mode: 'none', cap: 0 }],
-    [{ maxInstances: 0, coalesce: true }, { mode: 'skip', cap: 1 }],
-    [{ maxInstances: 3, coalesce: true, overlap: 'skip' }, { mode: 'skip', cap: 3 }],
-    [{ maxInstances: 1, coalesce: true, overlap: 'allowAll' }, { mode: 'none', cap: 0 }],
-    [{ maxInstances: 1, coalesce: true, overlap: 'cancelOther' }, { mode: 'cancelOther', cap: 1 }],
+    [
+      { maxInstances: 3, coalesce: false },
+      { mode: 'skip', cap: 3 },
+    ],
+    [
+      { maxInstances: 0, coalesce: false },
+      { mode: 'none', cap: 0 },
+    ],
+    [
+      { maxInstances: 0, coalesce: true },
+      { mode: 'skip', cap: 1 },
+    ],
+    [
+      { maxInstances: 3, coalesce: true, overlap: 'skip' },
+      { mode: 'skip', cap: 3 },
+    ],
+    [
+      { maxInstances: 1, coalesce: true, overlap: 'allowAll' },
+      { mode: 'none', cap: 0 },
+    ],
+    [
+      { maxInstances: 1, coalesce: true, overlap: 'cancelOther' },
+      { mode: 'cancelOther', cap: 1 },
+    ],
   ] as const)('an earlier row %j reads with the rule %j (as its release read it)', (run, rule) => {
     expect(earlierSlotRule(run).slot).toEqual(rule);
     const { def, problem } = decodeDefinition('old', JSON.stringify(earlierRow(run)));

@@ -48,13 +48,17 @@ describe('dst.repeated', () => {
   it('both names given and different are refused, naming both; a bad value names dst.repeated', () => {
     const both = () => new CronParser('30 1 * * *', { dst: { repeated: 'first', overlap: 'both' } });
     expect(both).toThrow(CronSyntaxError);
-    expect(both).toThrow('dst.overlap (the earlier name of dst.repeated) "both" contradicts dst.repeated "first"');
-    expect(() => new CronParser('30 1 * * *', { dst: { repeated: 'first', overlap: 'first' } })).not.toThrow();
+    expect(both).toThrow(
+      'dst.overlap (the earlier name of dst.repeated) "both" contradicts dst.repeated "first"',
+    );
+    expect(
+      () => new CronParser('30 1 * * *', { dst: { repeated: 'first', overlap: 'first' } }),
+    ).not.toThrow();
     expect(() => new CronParser('30 1 * * *', { dst: { repeated: 'twice' as 'both' } })).toThrow(
       "dst.repeated must be 'first' or 'both', got \"twice\"",
     );
-    expect(() => triggerFromJSON({ type: 'cron', expression: '* * * * *', dst: { repeated: 'twice' } })).toThrow(
-      /dst\.repeated/,
-    );
+    expect(() =>
+      triggerFromJSON({ type: 'cron', expression: '* * * * *', dst: { repeated: 'twice' } }),
+    ).toThrow(/dst\.repeated/);
   });
 });

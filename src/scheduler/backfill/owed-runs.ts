@@ -1,12 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { BackfillLedger, OwedOverlap, OwedRun, ScheduleDefinition } from '../../store/index.js';
-import {
-  jobDataFor,
-  type OccurrenceRunOptions,
-  occurrenceJobId,
-  resolveOverlap,
-} from '../../store/index.js';
+import { jobDataFor, type OccurrenceRunOptions, occurrenceJobId, resolveOverlap } from '../../store/index.js';
 import type { SchedulerEvents } from '../contract/index.js';
 
 /** What enqueueing taken occurrences needs: the ledger, the queues, the clock of Redis. */

@@ -81,7 +81,8 @@ export function resolveManagerOptions(
   if (typeof backpressure !== 'boolean')
     fail(at('backpressure'), `must be a boolean, got ${String(backpressure)}`);
   const commitAhead = t.commitAhead ?? true;
-  if (typeof commitAhead !== 'boolean') fail(at('commitAhead'), `must be a boolean, got ${String(commitAhead)}`);
+  if (typeof commitAhead !== 'boolean')
+    fail(at('commitAhead'), `must be a boolean, got ${String(commitAhead)}`);
   // REDIS_CLUSTER_NODES wins over REDIS_URL, as --redis-cluster-nodes over --redis-url
   const clusterNodes = env.REDIS_CLUSTER_NODES?.trim();
   const connection =

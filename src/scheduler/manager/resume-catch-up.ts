@@ -3,12 +3,7 @@ import type { AuditActor, PauseNotes, ResumeTake, ScheduleDefinition } from '../
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { enqueueOwed, type OwedRunsContext } from '../backfill/index.js';
-import {
-  actorOf,
-  RESUME_POLICIES,
-  type ResumeOptions,
-  type ResumePolicy,
-} from '../contract/index.js';
+import { actorOf, RESUME_POLICIES, type ResumeOptions, type ResumePolicy } from '../contract/index.js';
 import { type EnqueueContext, resumeSchedule } from './schedule-writes.js';
 
 const RESUME_KEYS = ['policy', 'maxCatchUp', 'by', 'via'];

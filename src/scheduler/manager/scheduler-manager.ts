@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type pino from 'pino';
+import { deprecatedTuningWarning } from '../../queue/index.js';
 import type { ScheduleStatus, ScheduleStore } from '../../store/index.js';
 import {
   type AuditActor,
@@ -16,7 +17,6 @@ import {
   publishWake,
 } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
-import { deprecatedTuningWarning } from '../../queue/index.js';
 import { type BackfillRun, runBackfill, startBackfill } from '../backfill/index.js';
 import type { RevertOptions, RevertResult, SchedulePlan, TriggerNowOptions } from '../contract/index.js';
 import {

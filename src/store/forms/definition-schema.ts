@@ -8,7 +8,13 @@ import { groupField } from './group-options.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { type Labels, labelsProblem, sortedLabels } from './labels.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
-import { OVERLAP_POLICIES, type OverlapPolicy, overlapProblem, resolveOverlap, SLOT_MODES } from './overlap-policy.js';
+import {
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  overlapProblem,
+  resolveOverlap,
+  SLOT_MODES,
+} from './overlap-policy.js';
 import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS, resolveRunOptions } from './run-options.js';
 import { showValue as show } from './show-value.js';
 import { spreadField } from './spread.js';
