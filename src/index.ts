@@ -203,6 +203,7 @@ export {
   type Labels,
   MISFIRE_POLICIES,
   matchesSelector,
+  type OccurrenceRunOptions,
   OVERLAP_POLICIES,
   type PauseNote,
   type PreviousAttempt,
@@ -218,6 +219,8 @@ export {
   ScheduleStatus,
   type Selector,
   type SkipReason,
+  type SlotMode,
+  type SlotRule,
   StateCode,
 } from './store/index.js';
 // triggers: when a schedule fires, and their JSON form

@@ -42,11 +42,13 @@ export interface CreateWorkerOptions {
    */
   leaseTtlMs?: number;
   /**
-   * @deprecated Give `tuning.leaseRenewMs` (read as it, with one warning).
+   * The earlier place of `tuning.leaseRenewMs`, read as it.
+   * @deprecated Give `tuning.leaseRenewMs` (one warning per process; docs/tuning.md).
    */
   leaseRenewMs?: number;
   /**
-   * @deprecated Give `tuning.groupPollMs` (read as it, with one warning).
+   * The earlier place of `tuning.groupPollMs`, read as it.
+   * @deprecated Give `tuning.groupPollMs` (one warning per process; docs/tuning.md).
    */
   groupPollMs?: number;
   /**
@@ -55,7 +57,8 @@ export interface CreateWorkerOptions {
    */
   exclusionWaitMs?: number;
   /**
-   * @deprecated Give `tuning.slotWaitPollMs` (read as it, with one warning).
+   * The earlier place of `tuning.slotWaitPollMs`, read as it.
+   * @deprecated Give `tuning.slotWaitPollMs` (one warning per process; docs/tuning.md).
    */
   slotWaitPollMs?: number;
   /**

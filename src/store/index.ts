@@ -156,6 +156,7 @@ export {
   ScheduleStatus,
   type Selector,
   type SkipReason,
+  type SlotMode,
   type SlotRule,
   StateCode,
   type StoredCalendar,

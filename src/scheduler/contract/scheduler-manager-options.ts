@@ -89,11 +89,20 @@ export interface SchedulerManagerOptions {
    * @defaultValue `3600000` (1 h)
    */
   completedRetentionMs?: number;
-  /** @deprecated Give `tuning.claimBatch` (read as it, with one warning; docs/tuning.md). */
+  /**
+   * The earlier place of `tuning.claimBatch`, read as it.
+   * @deprecated Give `tuning.claimBatch` (one warning per process; docs/tuning.md).
+   */
   claimBatch?: number;
-  /** @deprecated Give `tuning.claimLeaseMs` (read as it, with one warning; docs/tuning.md). */
+  /**
+   * The earlier place of `tuning.claimLeaseMs`, read as it.
+   * @deprecated Give `tuning.claimLeaseMs` (one warning per process; docs/tuning.md).
+   */
   claimLeaseMs?: number;
-  /** @deprecated Give `tuning.claimAheadMs` (read as it, with one warning; docs/tuning.md). */
+  /**
+   * The earlier place of `tuning.claimAheadMs`, read as it.
+   * @deprecated Give `tuning.claimAheadMs` (one warning per process; docs/tuning.md).
+   */
   claimAheadMs?: number;
   /**
    * The CPU time (ms) one schedule's next fire time may take to compute: planning a claim that
@@ -104,7 +113,10 @@ export interface SchedulerManagerOptions {
    * @defaultValue `50`
    */
   triggerBudgetMs?: number;
-  /** @deprecated Give `tuning.maxSleepMs` (read as it, with one warning; docs/tuning.md). */
+  /**
+   * The earlier place of `tuning.maxSleepMs`, read as it.
+   * @deprecated Give `tuning.maxSleepMs` (one warning per process; docs/tuning.md).
+   */
   maxSleepMs?: number;
   /**
    * An occurrence enqueued later than this after its fire time emits `late` (ms).
@@ -134,11 +146,20 @@ export interface SchedulerManagerOptions {
    * @defaultValue on (`ForeignOutcomesOptions` defaults)
    */
   foreignOutcomes?: boolean | ForeignOutcomesOptions;
-  /** @deprecated Give `tuning.backpressure` (read as it, with one warning; docs/tuning.md). */
+  /**
+   * The earlier place of `tuning.backpressure`, read as it.
+   * @deprecated Give `tuning.backpressure` (one warning per process; docs/tuning.md).
+   */
   backpressure?: boolean;
-  /** @deprecated Give `tuning.commitAhead` (read as it, with one warning; docs/tuning.md). */
+  /**
+   * The earlier place of `tuning.commitAhead`, read as it.
+   * @deprecated Give `tuning.commitAhead` (one warning per process; docs/tuning.md).
+   */
   commitAhead?: boolean;
-  /** @deprecated Give `tuning.replicaAcks` (read as it, with one warning; docs/tuning.md). */
+  /**
+   * The earlier place of `tuning.replicaAcks`, read as it.
+   * @deprecated Give `tuning.replicaAcks` (one warning per process; docs/tuning.md).
+   */
   replicaAcks?: false | { replicas?: number; timeoutMs?: number };
   /**
    * The longest a command on bullbeat's own Redis clients (the manager's: claims, completions, records,

@@ -76,6 +76,7 @@ export {
   type ResolvedOverlap,
   resolveOverlap,
   SLOT_MODES,
+  type SlotMode,
   type SlotRule,
   slotRuleOf,
 } from './overlap-policy.js';

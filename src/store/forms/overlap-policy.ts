@@ -8,8 +8,11 @@
 export const OVERLAP_POLICIES = ['skip', 'bufferOne', 'bufferAll', 'cancelOther', 'allowAll'] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 
-/** The ways a run slot is asked for: `none` takes no lease, the others are the policies of that name. */
-export const SLOT_MODES = ['none', 'skip', 'bufferOne', 'bufferAll', 'cancelOther'] as const;
+/** How a run slot is asked for: `none` takes no lease, the others are the policies of that name. */
+export type SlotMode = 'none' | Exclude<OverlapPolicy, 'allowAll'>;
+
+/** Every `SlotMode`. */
+export const SLOT_MODES: readonly SlotMode[] = ['none', 'skip', 'bufferOne', 'bufferAll', 'cancelOther'];
 
 /**
  * How the run slot is asked for: `none` takes no lease; `skip` allows `cap` live runs; the buffering
@@ -17,7 +20,9 @@ export const SLOT_MODES = ['none', 'skip', 'bufferOne', 'bufferAll', 'cancelOthe
  * definition's `run.slot` and carried on each job: no worker derives it.
  */
 export interface SlotRule {
-  mode: (typeof SLOT_MODES)[number];
+  /** How the slot is asked for: without a lease (`none`), or under the policy of that name. */
+  mode: SlotMode;
+  /** How many runs may hold the slot at once under `skip` (1 under the others, 0 under `none`). */
   cap: number;
 }
 

@@ -11,6 +11,7 @@ import {
 // definition's schema and by the worker runtime (a leaf, so that the schema and the job payload do
 // not import each other).
 
+/** A schedule's run options, as its definition stores them and each of its jobs carries them. */
 export interface OccurrenceRunOptions {
   /** How many runs `overlap: 'skip'` lets go on at once across every worker (`0`: `allowAll`). Default: 1. */
   maxInstances: number;
