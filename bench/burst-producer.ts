@@ -24,7 +24,7 @@ async function burst(fireAt: number): Promise<void> {
         kind: 'scheduled',
         args: [],
         prefix: env.PREFIX!,
-        run: { maxInstances: 1, coalesce: true },
+        run: { maxInstances: 1, overlap: 'skip', slot: { mode: 'skip', cap: 1 } },
       },
       opts: { ...opts, jobId: `bb-s${i + j}-${fireAt}` },
     }));

@@ -19,7 +19,7 @@
 //     where Redis's instructions go, by function); --sides plain,lease,allowAll picks the rows.
 //
 // Rows: the plain Worker; the runtime with the default overlap rule (one run at a time: a lease per
-// run); the runtime with `maxInstances: 0, coalesce: false` (allowAll: no lease). Prints Markdown.
+// run); the runtime with `overlap: 'allowAll'` (no lease). Prints Markdown.
 // It runs the built code (dist/, what users run; tsx's transform of src/ adds a cost of its own to
 // every function it creates): the npm script builds first, `npm run build` does it by hand.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -33,6 +33,7 @@ import pino from 'pino';
 import { createWorker } from '../dist/src/queue/create-worker.js';
 import type { WorkerScheduler } from '../dist/src/queue/worker-scheduler.js';
 import { occurrenceJobId } from '../dist/src/store/forms/job-payload.js';
+import { resolveOverlap } from '../dist/src/store/forms/overlap-policy.js';
 import { keys } from '../dist/src/store/keys/index.js';
 import { RunHistory } from '../dist/src/store/reads/index.js';
 
@@ -167,8 +168,7 @@ async function measure(side: Side): Promise<Cost> {
   const queueName = `run-${randomUUID().slice(0, 6)}`;
   const queue = new Queue(queueName, { connection });
   try {
-    const run =
-      side === 'allowAll' ? { maxInstances: 0, coalesce: false } : { maxInstances: 1, coalesce: true };
+    const run = resolveOverlap({ overlap: side === 'allowAll' ? 'allowAll' : 'skip' });
     const now = Date.now();
     const jobs = Array.from({ length: JOBS }, (_, i) => {
       const scheduleId = `s${i % SCHEDULES}`;

@@ -104,9 +104,9 @@ scheduler.every(20, { name: 'flaky-sync', attempts: 3, backoff: { type: 'exponen
   },
 );
 
-// ── 6. a slow job that shows overlap skipping: every 5 s, takes 12 s; maxInstances 1 + coalesce means
+// ── 6. a slow job that shows overlap skipping: every 5 s, takes 12 s; overlap 'skip' (one at a time) means
 // occurrences due while it runs are recorded as `skipped: overlap` rather than piling up
-scheduler.every(5, { name: 'slow-export', maxInstances: 1, coalesce: true, timeoutMs: 30_000 })(
+scheduler.every(5, { name: 'slow-export', overlap: 'skip', maxInstances: 1, timeoutMs: 30_000 })(
   async (ctx: RunContext) => {
     await sleep(12_000, ctx.signal);
     ctx.logger.info('slow export: written');

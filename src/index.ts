@@ -100,6 +100,7 @@ export {
   timeoutMiddleware,
   type WorkerClock,
   type WorkerHandle,
+  type WorkerTuning,
 } from './queue/index.js';
 export type { CalendarDefined, CalendarInput, Calendars } from './scheduler/index.js';
 // the manager: its options, schedules and what they are given, changes, backfill, its events
@@ -134,6 +135,7 @@ export {
   type JobFunction,
   type LateEvent,
   type ListQuery,
+  type ManagerTuning,
   type MisfirePolicy,
   type MissedEvent,
   type OverlapPolicy,
@@ -204,6 +206,7 @@ export {
   type Labels,
   MISFIRE_POLICIES,
   matchesSelector,
+  type OccurrenceRunOptions,
   OVERLAP_POLICIES,
   type PauseNote,
   type PreviousAttempt,
@@ -219,6 +222,8 @@ export {
   ScheduleStatus,
   type Selector,
   type SkipReason,
+  type SlotMode,
+  type SlotRule,
   StateCode,
 } from './store/index.js';
 // triggers: when a schedule fires, and their JSON form

@@ -142,9 +142,11 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Enqueued so far', s.fired],
       ['Last fire', at(s.lastFireAt)],
       ['Created', at(s.createdAt)],
-      ['Max instances', d.run.maxInstances === 0 ? 'unlimited' : d.run.maxInstances],
-      ['Coalesce', String(d.run.coalesce)],
       ['Overlap', d.run.overlap],
+      [
+        'Max instances',
+        d.run.slot.mode === 'skip' ? d.run.slot.cap : d.run.slot.mode === 'none' ? 'unlimited' : 1,
+      ],
       [
         'Pause on failure',
         d.run.pauseOnFailure !== undefined ? `after ${d.run.pauseOnFailure} failed runs in a row` : undefined,

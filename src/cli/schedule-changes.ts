@@ -28,7 +28,7 @@ export function describeChanges(
     { label: 'attempts', read: (d) => d.attempts },
     { label: 'backoff', read: (d) => d.backoff },
     { label: 'max instances', read: (d) => d.run.maxInstances },
-    { label: 'coalesce', read: (d) => d.run.coalesce },
+    { label: 'overlap', read: (d) => d.run.overlap },
     { label: 'timeout ms', read: (d) => d.run.timeoutMs },
     { label: 'misfire', read: (d) => d.misfire },
     { label: 'misfire grace ms', read: (d) => d.misfireGraceMs },

@@ -7,11 +7,34 @@ export interface DstPolicy {
    */
   gap?: 'shift' | 'skip';
   /**
-   * A matching local time inside a fall-back overlap (it happens twice):
+   * A matching local time inside a fall-back repeated hour (it happens twice):
    * `'first'` runs on the first pass only, `'both'` runs on both.
    * Default: `'first'` for fixed-time expressions, `'both'` for interval expressions.
    */
+  repeated?: 'first' | 'both';
+  /**
+   * The earlier name of `repeated`, read as it (a schedule's `overlap` is another idea: what a run
+   * does while another runs). Both given and different are refused.
+   * @deprecated Give `repeated`.
+   */
   overlap?: 'first' | 'both';
+}
+
+/**
+ * The `repeated` rule a DST policy gives, its earlier name `overlap` read as it: undefined when neither
+ * is given; a reason when both are given and differ.
+ */
+export function repeatedRule(
+  dst: DstPolicy | undefined,
+): { repeated: 'first' | 'both' | undefined } | { problem: string } {
+  const repeated = dst?.repeated;
+  const alias = dst?.overlap;
+  if (repeated !== undefined && alias !== undefined && repeated !== alias) {
+    return {
+      problem: `dst.overlap (the earlier name of dst.repeated) "${String(alias)}" contradicts dst.repeated "${String(repeated)}": give dst.repeated alone`,
+    };
+  }
+  return { repeated: repeated ?? alias };
 }
 
 export interface CronOptions {

@@ -1,6 +1,6 @@
 import { CronSyntaxError } from '../errors/cron-syntax-error.js';
 import { popCount, popCount60 } from './bits.js';
-import type { CronOptions } from './cron-options.js';
+import { type CronOptions, repeatedRule } from './cron-options.js';
 import { type CronPattern, parsePattern } from './pattern.js';
 import { TimeZone } from './time-zone.js';
 import { WallClockSearch } from './wall-clock-search.js';
@@ -22,7 +22,7 @@ function toInstant(value: number | Date, what: string): number {
  * timeline one span of constant UTC offset at a time; inside a span they search wall-clock time with
  * bitmask jumps (`WallClockSearch`), and at span edges they apply the DST rules:
  *
- * - a fall-back overlap repeats a range of wall times: `overlap: 'first'` drops matches on the
+ * - a fall-back repeats a range of wall times: `repeated: 'first'` drops matches on the
  *   second pass, `'both'` keeps them;
  * - a spring-forward gap skips a range of wall times: `gap: 'shift'` fires once at the first valid
  *   instant after the gap (the transition) when any match falls inside it, `'skip'` drops them.
@@ -43,7 +43,15 @@ export class CronParser {
   readonly fixedTime: boolean;
   readonly dayMatch: 'or' | 'and';
   readonly gap: 'shift' | 'skip';
-  readonly overlap: 'first' | 'both';
+  /** A matching wall time inside a fall-back repeated hour: run on its `first` pass only, or `both`. */
+  readonly repeated: 'first' | 'both';
+  /**
+   * The earlier name of `repeated`.
+   * @deprecated Read `repeated`.
+   */
+  get overlap(): 'first' | 'both' {
+    return this.repeated;
+  }
   private readonly pattern: CronPattern;
   private readonly search: WallClockSearch;
   private readonly zone: TimeZone;
@@ -70,20 +78,22 @@ export class CronParser {
     }
     this.dayMatch = dayMatch;
     const gap = options.dst?.gap ?? (this.fixedTime ? 'shift' : 'skip');
-    const overlap = options.dst?.overlap ?? (this.fixedTime ? 'first' : 'both');
+    const rule = repeatedRule(options.dst);
+    if ('problem' in rule) throw new CronSyntaxError(expression, 'expression', '', rule.problem);
+    const repeated = rule.repeated ?? (this.fixedTime ? 'first' : 'both');
     if (gap !== 'shift' && gap !== 'skip') {
       throw new CronSyntaxError(expression, 'expression', String(gap), `dst.gap must be 'shift' or 'skip'`);
     }
-    if (overlap !== 'first' && overlap !== 'both') {
+    if (repeated !== 'first' && repeated !== 'both') {
       throw new CronSyntaxError(
         expression,
         'expression',
-        String(overlap),
-        `dst.overlap must be 'first' or 'both'`,
+        String(repeated),
+        `dst.repeated must be 'first' or 'both', got ${JSON.stringify(repeated)}`,
       );
     }
     this.gap = gap;
-    this.overlap = overlap;
+    this.repeated = repeated;
     this.search = new WallClockSearch(this.pattern, dayMatch);
     if (Number.isNaN(this.search.next(Date.UTC(2000, 0, 1)))) {
       throw new CronSyntaxError(
@@ -111,7 +121,7 @@ export class CronParser {
         if (inGap < start + offset) return start;
       }
       let wallFrom = t + offset;
-      if (offset < prevOffset && this.overlap === 'first') wallFrom = Math.max(wallFrom, start + prevOffset);
+      if (offset < prevOffset && this.repeated === 'first') wallFrom = Math.max(wallFrom, start + prevOffset);
       const wall = this.search.next(wallFrom);
       if (Number.isNaN(wall)) return null;
       if (wall - offset < end) return wall - offset;
@@ -132,7 +142,7 @@ export class CronParser {
       const span = this.zone.spanAt(t);
       const { start, offset, prevOffset } = span;
       const lowestWall =
-        offset < prevOffset && this.overlap === 'first' ? start + prevOffset : start + offset;
+        offset < prevOffset && this.repeated === 'first' ? start + prevOffset : start + offset;
       const wall = this.search.prev(t + offset);
       if (Number.isNaN(wall)) return null;
       if (wall >= lowestWall) return wall - offset;

@@ -73,7 +73,7 @@ export function describeInstant(given: Trigger, planned: number): ExpectedOccurr
       const rule =
         dayEnd.offset > dayStart.offset
           ? `gap: ${p.gap} (${p.gap === 'shift' ? 'a time inside the gap runs at the first valid instant after it' : 'times inside the gap are skipped'})`
-          : `overlap: ${p.overlap} (${p.overlap === 'first' ? 'the repeated hour runs once, on its first pass' : 'the repeated hour runs on both passes'})`;
+          : `repeated: ${p.repeated} (${p.repeated === 'first' ? 'the repeated hour runs once, on its first pass' : 'the repeated hour runs on both passes'})`;
       out.dst = `${kind} day in ${zone} (${offsetText(dayStart.offset)} → ${offsetText(dayEnd.offset)}); ${p.fixedTime ? 'fixed-time' : 'interval'} expression, rule ${rule}`;
     }
   }

@@ -111,7 +111,7 @@ export function explainSkipped(f: WhyFacts, r: RunRecord, facts: WhyFact[], d: S
     : f.records
         .filter((o) => o !== r && o.fireAt < r.fireAt && o.outcome === 'enqueued')
         .sort((a, b) => b.fireAt - a.fireAt)[0];
-  const rules = `maxInstances ${s.maxInstances}${s.coalesce ? ', coalesce' : ''}`;
+  const rules = `overlap ${s.overlap}, maxInstances ${s.maxInstances}`;
   const with_ = other
     ? `run ${iso(other.fireAt)} (job ${other.jobId ?? '?'} on ${other.worker ?? 'a worker'}, started ${iso(other.startedAt!)}${other.finishedAt !== undefined ? `, finished ${iso(other.finishedAt)}` : ', still running'})`
     : unrecorded

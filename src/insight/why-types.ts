@@ -104,7 +104,8 @@ export interface WhyFacts {
     misfire: string;
     misfireGraceMs: number;
     maxInstances: number;
-    coalesce: boolean;
+    /** Its overlap policy (the rule its runs take their slot under). */
+    overlap: string;
     startAt?: number | undefined;
     exclusionGroup?: string | undefined;
     /** The trigger in words. */

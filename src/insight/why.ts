@@ -74,7 +74,7 @@ export async function whyDidntItRun(
       misfire: def.misfire,
       misfireGraceMs: def.misfireGraceMs,
       maxInstances: def.run.maxInstances,
-      coalesce: def.run.coalesce,
+      overlap: def.run.overlap,
       startAt: def.startAt,
       exclusionGroup: def.run.exclusionGroup,
       trigger: triggerWords(def.trigger),

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { type ConnectionOptions, Job, Worker } from 'bullmq';
 import pino from 'pino';
+import { ConfigError } from '../errors/config-error.js';
 import { ScheduleOptionsError } from '../errors/schedule-options-error.js';
 import { WorkerShutdownError } from '../errors/worker-shutdown-error.js';
 import { uniqueKeys } from '../logging/unique-keys.js';
@@ -20,10 +21,16 @@ import {
 } from '../store/index.js';
 import { traceRun } from '../tracing/run-tracing.js';
 import { failedBeforeProcessing } from './attempt-state.js';
+import { deprecatedTuningWarning, gatherTuning } from './gather-tuning.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
 import { systemClock } from './worker-clock.js';
-import type { CreateWorkerOptions, ResolvedWorkerOptions } from './worker-options.js';
+import {
+  type CreateWorkerOptions,
+  type ResolvedWorkerOptions,
+  WORKER_TUNING_KEYS,
+  type WorkerTuning,
+} from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
 import { workerSideOf } from './worker-side.js';
 
@@ -243,8 +250,23 @@ export async function resolveWorkerOptions(
   scheduler: WorkerScheduler,
   options: CreateWorkerOptions,
 ): Promise<ResolvedWorkerOptions> {
+  const tuning = gatherTuning<WorkerTuning>(options, WORKER_TUNING_KEYS, (field, reason) => {
+    throw new ConfigError(field, reason);
+  });
+  const t = tuning.values;
+  const ms = (key: keyof WorkerTuning, dflt: number): number => {
+    const v = t[key];
+    if (v === undefined) return dflt;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+      throw new ConfigError(tuning.fieldOf(key), `must be an integer >= 1 (ms), got ${JSON.stringify(v)}`);
+    }
+    return v;
+  };
   const queues = options.queues?.length ? [...options.queues] : await handledQueues(scheduler);
   const leaseTtlMs = options.leaseTtlMs ?? 30_000;
+  const logger =
+    options.logger ?? scheduler.logger ?? pino({ level: 'info', hooks: { logMethod: uniqueKeys } });
+  if (tuning.deprecated.length > 0) logger.warn(deprecatedTuningWarning('worker', tuning.deprecated));
   const limiters: Record<string, { max: number; durationMs: number }> = {};
   for (const queue of queues) {
     const limit = options.limiters?.[queue] ?? options.limiter;
@@ -256,15 +278,15 @@ export async function resolveWorkerOptions(
     shutdownGraceMs: options.shutdownGraceMs ?? 30_000,
     limiters,
     leaseTtlMs,
-    leaseRenewMs: options.leaseRenewMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)),
-    groupPollMs: options.groupPollMs ?? 100,
+    leaseRenewMs: ms('leaseRenewMs', Math.max(1, Math.floor(leaseTtlMs / 3))),
+    groupPollMs: ms('groupPollMs', 100),
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
-    slotWaitPollMs: options.slotWaitPollMs ?? 1000,
-    recordLagMs: wholeMs('recordLagMs', options.recordLagMs, 1000),
+    slotWaitPollMs: ms('slotWaitPollMs', 1000),
+    recordLagMs: wholeMs(tuning.fieldOf('recordLagMs'), t.recordLagMs, 1000),
     historyLimit: options.historyLimit ?? 100,
     auditLimit: scheduler.options?.auditLimit ?? DEFAULT_AUDIT.limit,
     commandTimeoutMs: commandTimeoutOf(options.commandTimeoutMs ?? scheduler.options?.commandTimeoutMs),
-    logger: options.logger ?? scheduler.logger ?? pino({ level: 'info', hooks: { logMethod: uniqueKeys } }),
+    logger,
     clock: options.clock ?? systemClock,
     bullmq: options.bullmq ?? {},
   };
@@ -278,8 +300,8 @@ function bullPrefixOf(scheduler: WorkerScheduler, queue: string): string | undef
 /** A duration option, checked: a whole number of ms >= 0, `fallback` when unset. */
 function wholeMs(name: string, v: number | undefined, fallback: number): number {
   if (v === undefined) return fallback;
-  if (!Number.isInteger(v) || v < 0) {
-    throw new ScheduleOptionsError(undefined, name, `must be an integer >= 0 (ms), got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+    throw new ConfigError(name, `must be an integer >= 0 (ms), got ${JSON.stringify(v)}`);
   }
   return v;
 }

@@ -215,7 +215,7 @@ export class OccurrenceRunner {
     const { occurrence, job, state, logger } = run;
     run.startedAt = undefined;
     if (start.status === 'wait') {
-      const details = { live: start.live, overlap: occurrence.run.overlap ?? occurrence.run.slot.mode };
+      const details = { live: start.live, overlap: occurrence.run.overlap };
       logger.info(
         details,
         state.owed ? 'run slot busy: the retry waits for it' : 'run slot busy: waiting for it',
@@ -243,7 +243,6 @@ export class OccurrenceRunner {
     // the record's start instant is Redis TIME, read by the start script (see start-runs-1.lua)
     run.startedAt = start.at;
     ticket.fencingToken = start.fencingToken;
-    ticket.mode = rule.mode;
     if (this.options.recordLagMs > 0 && run.running) {
       ticket.unwritten = {
         ...run.running,
@@ -370,11 +369,7 @@ export class OccurrenceRunner {
 
   private overlapDetails(occurrence: Occurrence) {
     const { run } = occurrence;
-    return {
-      maxInstances: run.maxInstances,
-      coalesce: run.coalesce,
-      ...(run.overlap !== undefined && { overlap: run.overlap }),
-    };
+    return { maxInstances: run.maxInstances, overlap: run.overlap };
   }
 
   /**

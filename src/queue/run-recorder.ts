@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
-import type { RunCounter, RunPatch, SlotRule } from '../store/index.js';
+import type { RunCounter, RunPatch } from '../store/index.js';
 import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
 import type { HeldLeases } from './held-leases.js';
 import type { Occurrence, OccurrenceSource } from './occurrence-source.js';
@@ -9,11 +9,10 @@ import { type PausedOnFailureEvent, pauseNote, type SkippedResult } from './run-
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
 
-/** The run under way: its lease (when its overlap rule takes one), slot rule and fencing token. */
+/** The run under way: its lease (when its overlap rule takes one) and fencing token. */
 export interface RunTicket {
   leaseId: string | undefined;
   fencingToken: number | undefined;
-  mode?: SlotRule['mode'];
   /**
    * The run's `running` record while it is written behind (`recordLagMs`): written with the outcome
    * when the run ends first, else by the flush; unset once written.
@@ -79,11 +78,7 @@ export class RunRecorder {
     const why = state.lost
       ? `${state.lost.error}, and BullMQ failed its job: ${error.message}`
       : error.message;
-    const ticket: RunTicket = {
-      leaseId: undefined,
-      fencingToken: record?.fencingToken,
-      mode: occurrence.run.slot.mode,
-    };
+    const ticket: RunTicket = { leaseId: undefined, fencingToken: record?.fencingToken };
     const logger = this.loggerFor(occurrence, job, ended);
     await this.recordFailure(occurrence, job, ended, ticket, undefined, new UnrecoverableError(why), logger);
   }
@@ -151,7 +146,7 @@ export class RunRecorder {
         [],
         undefined,
         { afterFailures: 0, note: '', at: this.options.clock.now() },
-        ticket.mode,
+        b.occurrence.run.slot.mode,
       );
     } catch (err) {
       b.logger.error({ err, patch }, 'could not write the running record');
@@ -298,7 +293,7 @@ export class RunRecorder {
         counters,
         streak,
         { afterFailures: failures, note: pauseNote(failures, error ?? ''), at: this.options.clock.now() },
-        ticket.mode,
+        occurrence.run.slot.mode, // the job's stored rule: which waiters and marks the run may have left
       );
       if (ticket.leaseId !== undefined) held?.slotReturned();
       if (!done.written) {

@@ -42,13 +42,13 @@ export interface CreateWorkerOptions {
    */
   leaseTtlMs?: number;
   /**
-   * How often a running handler renews its leases.
-   * @defaultValue `leaseTtlMs / 3`
+   * The earlier place of `tuning.leaseRenewMs`, read as it.
+   * @deprecated Give `tuning.leaseRenewMs` (one warning per process; docs/tuning.md).
    */
   leaseRenewMs?: number;
   /**
-   * How often a run waiting for its exclusion group asks again.
-   * @defaultValue 100 ms
+   * The earlier place of `tuning.groupPollMs`, read as it.
+   * @deprecated Give `tuning.groupPollMs` (one warning per process; docs/tuning.md).
    */
   groupPollMs?: number;
   /**
@@ -57,26 +57,21 @@ export interface CreateWorkerOptions {
    */
   exclusionWaitMs?: number;
   /**
-   * How often a retry owed its run (an attempt after one that started: failed, or lost with its
-   * worker) asks again for its schedule's busy run slot; it waits in BullMQ's delayed set meanwhile.
-   * @defaultValue 1000 ms
+   * The earlier place of `tuning.slotWaitPollMs`, read as it.
+   * @deprecated Give `tuning.slotWaitPollMs` (one warning per process; docs/tuning.md).
    */
   slotWaitPollMs?: number;
+  /**
+   * How often the runtime renews and asks again: knobs to change after measuring, apart from what a
+   * user must set (docs/tuning.md). An unknown key is refused naming it.
+   * @defaultValue every knob at its default
+   */
+  tuning?: WorkerTuning;
   /**
    * Records kept per schedule (should match the scheduler's).
    * @defaultValue 100
    */
   historyLimit?: number;
-  /**
-   * How long a run's `running` record may lag its start (ms). The start check decides the run (its
-   * slot, its fencing token) at once, but writes its record behind: with the outcome when the run
-   * ends within this time (one write instead of two, none on the burst's critical path), else when
-   * it has run this long. A worker that dies meanwhile leaves the occurrence's `enqueued` record, and
-   * BullMQ's stalled check delivers the job again, which knows the attempt was lost (docs/records.md).
-   * `0`: the start check writes the record.
-   * @defaultValue 1000 ms
-   */
-  recordLagMs?: number;
   /**
    * The longest a command on the runtime's own Redis client (run starts and ends, lease renewals,
    * records) waits for its answer (ms). One unanswered by then fails with a `RedisCommandTimeoutError`
@@ -100,6 +95,45 @@ export interface CreateWorkerOptions {
   /** Further BullMQ worker options (e.g. `removeOnComplete`), applied to every queue's worker. */
   bullmq?: Partial<Omit<BullWorkerOptions, 'concurrency' | 'limiter' | 'connection' | 'autorun'>>;
 }
+
+/** The worker runtime's tuning: how often it renews and asks again (docs/tuning.md). */
+export interface WorkerTuning {
+  /**
+   * How long a run's `running` record may lag its start (ms). The start check decides the run (its
+   * slot, its fencing token) at once, but writes its record behind: with the outcome when the run
+   * ends within this time (one write instead of two, none on the burst's critical path), else when
+   * it has run this long. A worker that dies meanwhile leaves the occurrence's `enqueued` record, and
+   * BullMQ's stalled check delivers the job again, which knows the attempt was lost (docs/records.md).
+   * `0`: the start check writes the record.
+   * @defaultValue 1000 ms
+   */
+  recordLagMs?: number;
+  /**
+   * How often a running handler renews its leases (ms).
+   * @defaultValue `leaseTtlMs / 3`
+   */
+  leaseRenewMs?: number;
+  /**
+   * How often a run waiting for its exclusion group asks again (ms).
+   * @defaultValue `100`
+   */
+  groupPollMs?: number;
+  /**
+   * How often a run waiting for its schedule's busy run slot (a retry owed its run, an occurrence
+   * buffered by its overlap policy) asks again (ms); it waits in BullMQ's delayed set meanwhile, and
+   * the run that frees the slot promotes it at once.
+   * @defaultValue `1000`
+   */
+  slotWaitPollMs?: number;
+}
+
+/** The worker's tuning knobs, in the order docs/tuning.md gives them. */
+export const WORKER_TUNING_KEYS = [
+  'leaseRenewMs',
+  'groupPollMs',
+  'slotWaitPollMs',
+  'recordLagMs',
+] as const satisfies readonly (keyof WorkerTuning)[];
 
 /** `CreateWorkerOptions` with every default applied. */
 export interface ResolvedWorkerOptions {

@@ -33,6 +33,7 @@ export {
   type HandleOptions,
   type IncidentEvent,
   type LateEvent,
+  type ManagerTuning,
   type MisfirePolicy,
   type MissedEvent,
   type NotifierConfig,

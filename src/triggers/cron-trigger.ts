@@ -58,7 +58,14 @@ export class CronTrigger implements SerializableTrigger, DueAware {
     this.jitter = jitter;
     this.jitterMs = Math.round(jitter * 1000);
     this.#dayMatch = dayMatch;
-    this.#dst = dst === undefined ? undefined : { ...dst };
+    // one word kept: the earlier name `overlap` read as `repeated` (the parser refused a contradiction)
+    this.#dst =
+      dst === undefined
+        ? undefined
+        : {
+            ...(dst.gap !== undefined && { gap: dst.gap }),
+            ...((dst.repeated ?? dst.overlap) !== undefined && { repeated: dst.repeated ?? dst.overlap }),
+          };
     this.#random = random;
   }
 
@@ -90,10 +97,10 @@ export class CronTrigger implements SerializableTrigger, DueAware {
     if (this.jitter !== 0) json.jitter = this.jitter;
     if (this.#dayMatch === 'and') json.dayMatch = 'and';
     const dst = this.#dst;
-    if (dst?.gap !== undefined || dst?.overlap !== undefined) {
+    if (dst?.gap !== undefined || dst?.repeated !== undefined) {
       json.dst = {
         ...(dst.gap !== undefined && { gap: dst.gap }),
-        ...(dst.overlap !== undefined && { overlap: dst.overlap }),
+        ...(dst.repeated !== undefined && { repeated: dst.repeated }),
       };
     }
     return json;

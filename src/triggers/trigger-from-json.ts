@@ -38,7 +38,12 @@ const cronSchema = z.strictObject({
   dayMatch: oneOf(['or', 'and']).optional(),
   dst: z
     .strictObject(
-      { gap: oneOf(['shift', 'skip']).optional(), overlap: oneOf(['first', 'both']).optional() },
+      {
+        gap: oneOf(['shift', 'skip']).optional(),
+        repeated: oneOf(['first', 'both']).optional(),
+        /** The earlier name of `repeated` (stored triggers of earlier releases): read as it. */
+        overlap: oneOf(['first', 'both']).optional(),
+      },
       { error: (issue) => `must be an object, got ${show(issue.input)}` },
     )
     .optional(),

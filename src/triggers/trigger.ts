@@ -38,7 +38,8 @@ export interface CronTriggerJSON {
   timezone?: string;
   jitter?: number;
   dayMatch?: 'or' | 'and';
-  dst?: { gap?: 'shift' | 'skip'; overlap?: 'first' | 'both' };
+  /** DST overrides; `overlap` is the earlier name of `repeated`, read as it (written as `repeated`). */
+  dst?: { gap?: 'shift' | 'skip'; repeated?: 'first' | 'both'; overlap?: 'first' | 'both' };
 }
 
 export interface DateTriggerJSON {

@@ -23,7 +23,7 @@ function facts(run: WhyFacts['run']): WhyFacts {
       misfire: 'once',
       misfireGraceMs: 60_000,
       maxInstances: 1,
-      coalesce: true,
+      overlap: 'skip',
       trigger: 'custom trigger (test)',
       triggerKnown: false,
     },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type JobsOptions, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/job-payload.js';
-import type { OccurrenceRunOptions } from '../../src/store/forms/run-options.js';
+import type { EarlierRunOptions } from '../../src/store/forms/run-options.js';
 import { hashTag } from '../../src/store/keys/keys.js';
 import { REDIS } from '../redis-url.js';
 import { waitUntil } from '../wait-until.js';
@@ -24,7 +24,8 @@ export class TestBed {
       scheduleId?: string;
       fireAt?: number;
       args?: unknown[];
-      run?: Partial<OccurrenceRunOptions>;
+      /** As an earlier release wrote it (no `slot`: the worker reads the rule once), unless it gives one. */
+      run?: EarlierRunOptions;
       kind?: OccurrenceJobData['kind'];
       opts?: JobsOptions;
     } = {},
@@ -38,7 +39,7 @@ export class TestBed {
       kind,
       args: options.args ?? [],
       prefix: this.prefix,
-      run: { maxInstances: 1, coalesce: true, ...options.run },
+      run: { maxInstances: 1, coalesce: true, ...options.run } as OccurrenceJobData['run'],
     };
     return this.queue.add(name, data, {
       jobId: occurrenceJobId(scheduleId, fireAt, kind === 'manual'),

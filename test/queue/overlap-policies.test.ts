@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
 import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/job-payload.js';
-import type { OverlapPolicy } from '../../src/store/forms/overlap-policy.js';
+import { type OverlapPolicy, resolveOverlap } from '../../src/store/forms/overlap-policy.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { waitUntil } from '../wait-until.js';
@@ -56,7 +56,7 @@ function enqueueOn(queue: Queue, name: string, fireAt: number, overlap: OverlapP
     kind: 'scheduled',
     args: [],
     prefix: bed.prefix,
-    run: { maxInstances: 1, coalesce: true, overlap },
+    run: resolveOverlap({ overlap }), // this release's payload: the rule resolved, carried on the job
   };
   return queue.add(name, data, { jobId: occurrenceJobId(scheduleId, fireAt) });
 }

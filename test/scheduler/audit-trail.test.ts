@@ -108,8 +108,8 @@ describe('audit trail', () => {
       },
       {
         field: 'run',
-        before: { maxInstances: 1, coalesce: true },
-        after: { maxInstances: 2, coalesce: true },
+        before: { maxInstances: 1, overlap: 'skip', slot: { mode: 'skip', cap: 1 } },
+        after: { maxInstances: 2, overlap: 'skip', slot: { mode: 'skip', cap: 2 } }, // the rule with it
       },
     ]);
   });

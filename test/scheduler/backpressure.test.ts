@@ -77,10 +77,14 @@ describe('backpressure', () => {
     expect((await m.stats()).coalesced).toBe(stats.coalesced);
   });
 
-  it("misfire 'all' with coalesce false enqueues every occurrence, waiting or not", async () => {
+  it("misfire 'all' with overlap bufferAll enqueues every occurrence, waiting or not", async () => {
     env = testEnv('bp-all');
     const m = env.manager({ backpressure: true });
-    m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id: 'all', misfire: 'all', coalesce: false });
+    m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), {
+      id: 'all',
+      misfire: 'all',
+      overlap: 'bufferAll',
+    });
     m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id: 'dflt' });
     const jobsOf = async (id: string) =>
       (await env.jobIds()).filter((j) => parseOccurrenceJobId(j)?.scheduleId === id);

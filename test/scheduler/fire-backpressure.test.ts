@@ -45,7 +45,10 @@ describe('coalesceBehind', () => {
     const reclaimed = item(batch, def('taken-over'), sec, now, true);
     const all = item(
       batch,
-      def('all', { misfire: 'all', run: { maxInstances: 1, coalesce: false } }),
+      def('all', {
+        misfire: 'all',
+        run: { maxInstances: 1, overlap: 'bufferAll', slot: { mode: 'bufferAll', cap: 1 } },
+      }),
       sec,
       now,
     );

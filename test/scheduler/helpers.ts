@@ -84,7 +84,7 @@ export function definition(over: Partial<ScheduleDefinition> = {}): ScheduleDefi
     source: 'code',
     trigger: { type: 'custom', kind: 'Object' },
     args: [],
-    run: { maxInstances: 1, coalesce: true },
+    run: { maxInstances: 1, overlap: 'skip', slot: { mode: 'skip', cap: 1 } },
     attempts: 1,
     misfire: 'once',
     misfireGraceMs: 60_000,

@@ -5,6 +5,7 @@ import {
   coalescedPlan,
   planOccurrence,
 } from '../../src/scheduler/fire/occurrence-planner.js';
+import { resolveOverlap } from '../../src/store/forms/overlap-policy.js';
 import { definition, everyMs } from './helpers.js';
 
 const T0 = 1_800_000_000_000; // a fixed reference instant, on the 1 s grid
@@ -133,13 +134,16 @@ describe('coalescedPlan (backpressure)', () => {
     expect(coalescedPlan(ending, planOccurrence(ending), T0 - 1000).next).toBeNull(); // endAt still ends it
   });
 
-  it("applies unless the schedule asks for every occurrence (misfire 'all', coalesce false)", () => {
+  it("applies unless the schedule asks for every occurrence (misfire 'all' with bufferAll or allowAll)", () => {
+    const run = (overlap: 'skip' | 'bufferAll' | 'allowAll' | 'cancelOther') => ({
+      run: resolveOverlap({ overlap }),
+    });
     expect(backpressureApplies(def())).toBe(true);
     expect(backpressureApplies(def({ misfire: 'all' }))).toBe(true);
-    expect(backpressureApplies(def({ run: { maxInstances: 1, coalesce: false } }))).toBe(true);
-    expect(backpressureApplies(def({ misfire: 'all', run: { maxInstances: 1, coalesce: false } }))).toBe(
-      false,
-    );
+    expect(backpressureApplies(def(run('allowAll')))).toBe(true);
+    expect(backpressureApplies(def({ misfire: 'all', ...run('cancelOther') }))).toBe(true);
+    expect(backpressureApplies(def({ misfire: 'all', ...run('bufferAll') }))).toBe(false);
+    expect(backpressureApplies(def({ misfire: 'all', ...run('allowAll') }))).toBe(false);
   });
 });
 

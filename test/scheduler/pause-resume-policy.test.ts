@@ -146,6 +146,25 @@ describe('pause with a note, resume with a policy', () => {
     expect(await env.jobIds()).toHaveLength(records.length);
   });
 
+  it("all without a bound: the schedule's own maxCatchUp bounds it (one catch-up default, 1000)", async () => {
+    env = testEnv('resume-own-bound');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'a' }, new IntervalTrigger(0.1), { id: 'a', maxCatchUp: 2 }).saved;
+    await m.schedule({ name: 'b' }, new IntervalTrigger(0.1), { id: 'b' }).saved;
+    expect((await m.get('b'))!.def.maxCatchUp).toBe(1000);
+    await m.pause('a');
+    await m.pause('b');
+    await waitUntil(async () => (await redisNow(env.redis)) - (await m.get('a'))!.pauseNote!.at > 450, 5000);
+    const err = (await m.resume('a', { policy: 'all' }).catch((e) => e)) as ScheduleOptionsError;
+    expect(err).toBeInstanceOf(ScheduleOptionsError);
+    expect(err.field).toBe('maxCatchUp');
+    expect(err.message).toContain('more than 2 occurrences were due');
+    expect((await m.get('a'))!.status).toBe('paused');
+    // the schedule's default, 1000, lets the same few through
+    expect(await m.resume('b', { policy: 'all' })).toBe(true);
+    expect((await m.history('b')).length).toBeGreaterThan(2);
+  });
+
   it('all, with the default overlap: the catch-up runs go one after another, every one runs (real worker)', async () => {
     env = testEnv('resume-all-run');
     const m = env.manager({ role: 'client' });

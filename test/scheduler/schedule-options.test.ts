@@ -14,7 +14,7 @@ describe('schedule options', () => {
       queue: 'never-started', // the default queue is named after the prefix
       source: 'code',
       args: [],
-      run: { maxInstances: 1, coalesce: true },
+      run: { maxInstances: 1, overlap: 'skip', slot: { mode: 'skip', cap: 1 } },
       attempts: 1,
       misfire: 'once',
       misfireGraceMs: 60_000,

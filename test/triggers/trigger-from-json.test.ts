@@ -28,8 +28,8 @@ const canonical: TriggerJSON[] = [
   { type: 'cron', expression: '0 9 * * *', timezone: 'America/New_York', jitter: 7200 },
   { type: 'cron', expression: '0 0 13 * 5', dayMatch: 'and' },
   { type: 'cron', expression: '30 2 * * *', timezone: 'Europe/London', dst: { gap: 'skip' } },
-  { type: 'cron', expression: '*/15 * * * *', dst: { gap: 'shift', overlap: 'first' } },
-  { type: 'cron', expression: '*/10 * * * * *', dst: { overlap: 'both' } },
+  { type: 'cron', expression: '*/15 * * * *', dst: { gap: 'shift', repeated: 'first' } },
+  { type: 'cron', expression: '*/10 * * * * *', dst: { repeated: 'both' } },
   { type: 'date', at: utc(2027, 1, 1) },
   { type: 'date', at: 0 }, // the earliest instant allowed (instant-bounds.ts)
   {
@@ -98,7 +98,7 @@ describe('serialization round-trips', () => {
     const built: SerializableTrigger[] = [
       new IntervalTrigger(61.5, { anchor: new Date(utc(2026, 1, 1, 0, 0, 7)) }),
       new CronTrigger('0 9 * * 1-5', { timezone: 'America/New_York' }),
-      new CronTrigger('0 0 1 * 1', { dayMatch: 'and', dst: { overlap: 'both' } }),
+      new CronTrigger('0 0 1 * 1', { dayMatch: 'and', dst: { repeated: 'both' } }),
       new DateTrigger(new Date(utc(2026, 3, 15))),
       new CompoundTrigger(
         [

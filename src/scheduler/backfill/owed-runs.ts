@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
 import type { BackfillLedger, OwedOverlap, OwedRun, ScheduleDefinition } from '../../store/index.js';
-import { jobDataFor, type OccurrenceRunOptions, occurrenceJobId } from '../../store/index.js';
+import { jobDataFor, type OccurrenceRunOptions, occurrenceJobId, resolveOverlap } from '../../store/index.js';
 import type { SchedulerEvents } from '../contract/index.js';
 
 /** What enqueueing taken occurrences needs: the ledger, the queues, the clock of Redis. */
@@ -23,8 +23,8 @@ export interface OwedRunsContext {
  */
 export function owedRunOptions(run: OccurrenceRunOptions, overlap: OwedOverlap): OccurrenceRunOptions {
   return overlap === 'allowAll'
-    ? { ...run, overlap: 'allowAll', maxInstances: 0, coalesce: false }
-    : { ...run, overlap: 'bufferAll' };
+    ? { ...run, ...resolveOverlap({ overlap: 'allowAll', maxInstances: 0 }) }
+    : { ...run, ...resolveOverlap({ overlap: 'bufferAll' }) };
 }
 
 /** A taken occurrence's job id: a backfill's own (`bb-<id>-b<fireAt>`), a catch-up the occurrence's. */

@@ -33,12 +33,12 @@ export { checkHandleOptions } from './check-handle-options.js';
 export type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
 export type { HandleOptions } from './handle-options.js';
 export { managerEnv, withManagerEnv } from './manager-env.js';
+export { MANAGER_TUNING_KEYS, type ManagerTuning, managerTuning } from './manager-tuning.js';
 export type { PauseOptions } from './pause-options.js';
 export { checkNotify, resolveDeploymentExpect } from './resolve-expectations.js';
 export { resolveManagerOptions } from './resolve-manager-options.js';
 export { resolveScheduleOptions } from './resolve-schedule-options.js';
 export {
-  DEFAULT_RESUME_MAX_CATCH_UP,
   RESUME_POLICIES,
   type ResumeOptions,
   type ResumePolicy,

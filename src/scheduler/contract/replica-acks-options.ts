@@ -28,20 +28,22 @@ const schema = z.strictObject({
 export function resolveReplicaAcks(
   given: unknown,
   env: NodeJS.ProcessEnv = process.env,
+  /** The option's name as given (`tuning.replicaAcks`, or the deprecated top-level `replicaAcks`). */
+  field = 'tuning.replicaAcks',
 ): ReplicaAcksOptions | undefined {
   if (given === undefined) return fromEnv(env.BULLBEAT_REPLICA_ACKS);
   if (given === false) return undefined;
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     throw new ScheduleOptionsError(
       undefined,
-      'replicaAcks',
+      field,
       `must be false or { replicas, timeoutMs }, got ${JSON.stringify(given)}`,
     );
   }
   const r = schema.safeParse(given);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
-  const path = issue.path.length > 0 ? `replicaAcks.${issue.path.join('.')}` : 'replicaAcks';
+  const path = issue.path.length > 0 ? `${field}.${issue.path.join('.')}` : field;
   const got =
     issue.code === 'unrecognized_keys'
       ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`

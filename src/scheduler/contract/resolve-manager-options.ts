@@ -12,6 +12,7 @@ import { DEFAULT_TRIGGER_BUDGET_MS } from '../../triggers/time-budget.js';
 import { resolveAlertOptions } from './alert-options.js';
 import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
 import { managerEnv } from './manager-env.js';
+import { managerTuning } from './manager-tuning.js';
 import { resolveReplicaAcks } from './replica-acks-options.js';
 import { resolveDeploymentExpect } from './resolve-expectations.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
@@ -50,14 +51,17 @@ export function resolveManagerOptions(
   if (typeof defaultQueue !== 'string' || defaultQueue === '' || defaultQueue.includes(':')) {
     fail('defaultQueue', 'must be a non-empty string without ":"');
   }
+  const tuning = managerTuning(o);
+  const t = tuning.values;
+  const at = tuning.fieldOf;
   const role = o.role ?? 'scheduler';
   if (role !== 'scheduler' && role !== 'client')
     fail('role', `must be "scheduler" or "client", got ${String(role)}`);
-  const claimLeaseMs = int('claimLeaseMs', o.claimLeaseMs, 1000, 100);
-  const claimAheadMs = int('claimAheadMs', o.claimAheadMs, Math.min(50, Math.floor(claimLeaseMs / 4)), 0);
+  const claimLeaseMs = int(at('claimLeaseMs'), t.claimLeaseMs, 1000, 100);
+  const claimAheadMs = int(at('claimAheadMs'), t.claimAheadMs, Math.min(50, Math.floor(claimLeaseMs / 4)), 0);
   if (claimAheadMs > claimLeaseMs / 4) {
     fail(
-      'claimAheadMs',
+      at('claimAheadMs'),
       `must be at most a quarter of claimLeaseMs (${claimLeaseMs} ms), got ${claimAheadMs}`,
     );
   }
@@ -71,13 +75,14 @@ export function resolveManagerOptions(
     );
   }
   // a claim moves its ids with one ZADD/HSET of 2 arguments per id: Lua's unpack stops at 8,000
-  const claimBatch = int('claimBatch', o.claimBatch, 500, 1);
-  if (claimBatch > 4000) fail('claimBatch', `must be at most 4000, got ${claimBatch}`);
-  const backpressure = o.backpressure ?? true;
+  const claimBatch = int(at('claimBatch'), t.claimBatch, 500, 1);
+  if (claimBatch > 4000) fail(at('claimBatch'), `must be at most 4000, got ${claimBatch}`);
+  const backpressure = t.backpressure ?? true;
   if (typeof backpressure !== 'boolean')
-    fail('backpressure', `must be a boolean, got ${String(backpressure)}`);
-  const commitAhead = o.commitAhead ?? true;
-  if (typeof commitAhead !== 'boolean') fail('commitAhead', `must be a boolean, got ${String(commitAhead)}`);
+    fail(at('backpressure'), `must be a boolean, got ${String(backpressure)}`);
+  const commitAhead = t.commitAhead ?? true;
+  if (typeof commitAhead !== 'boolean')
+    fail(at('commitAhead'), `must be a boolean, got ${String(commitAhead)}`);
   // REDIS_CLUSTER_NODES wins over REDIS_URL, as --redis-cluster-nodes over --redis-url
   const clusterNodes = env.REDIS_CLUSTER_NODES?.trim();
   const connection =
@@ -120,16 +125,17 @@ export function resolveManagerOptions(
     claimLeaseMs,
     claimAheadMs,
     triggerBudgetMs,
-    maxSleepMs: int('maxSleepMs', o.maxSleepMs, 30_000, 1),
+    maxSleepMs: int(at('maxSleepMs'), t.maxSleepMs, 30_000, 1),
     lateThresholdMs: int('lateThresholdMs', o.lateThresholdMs, 1000, 0),
     maxFiresPerSecond: int('maxFiresPerSecond', o.maxFiresPerSecond, 0, 0),
     keepFinishedJobsSec: int('keepFinishedJobsSec', o.keepFinishedJobsSec, 3600, 1),
     foreignOutcomes: resolveForeignOutcomesOptions(o.foreignOutcomes),
     backpressure,
     commitAhead,
-    replicaAcks: resolveReplicaAcks(o.replicaAcks),
+    replicaAcks: resolveReplicaAcks(t.replicaAcks, process.env, at('replicaAcks')),
     commandTimeoutMs: int('commandTimeoutMs', o.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 0),
     expect: resolveDeploymentExpect(o.expect),
     alerts: resolveAlertOptions(env),
+    deprecatedTuning: tuning.deprecated,
   };
 }

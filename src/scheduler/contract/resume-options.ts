@@ -20,10 +20,8 @@ export interface ResumeOptions extends ChangeOptions {
   /**
    * Under `all`, the most occurrences it may enqueue: more missed than this is refused (nothing
    * changes; resume with `once`, or a larger bound).
-   * @defaultValue `100`
+   * @defaultValue the schedule's own `maxCatchUp` (`1000` unless it sets one): one catch-up bound
+   * per schedule, for its late occurrences and its resume alike
    */
   maxCatchUp?: number;
 }
-
-/** `maxCatchUp`'s default. */
-export const DEFAULT_RESUME_MAX_CATCH_UP = 100;

@@ -60,13 +60,18 @@ export interface ScheduleOptions {
    */
   payload?: JobPayload;
   /**
-   * Concurrent runs allowed across every worker; 0 = unlimited.
+   * How many runs of the schedule `overlap: 'skip'` lets go on at once, across every worker; `0` =
+   * unlimited (the same as `overlap: 'allowAll'`). The buffering and cancelling policies run one at
+   * a time and refuse any other number.
    * @defaultValue `1`
    */
   maxInstances?: number;
   /**
-   * Skip an occurrence while any run of the schedule is still going.
-   * @defaultValue `true`
+   * `true` is `overlap: 'skip'` with one run at a time; `false` leaves it to `maxInstances`. Read once,
+   * when the schedule is defined, into `overlap` (stored as the definition's rule), with a deprecation
+   * warning in the log once per schedule; a `coalesce: true` beside another `overlap`, or beside a
+   * `maxInstances` other than 1, is refused naming `coalesce`.
+   * @deprecated Give `overlap` (and `maxInstances`).
    */
   coalesce?: boolean;
   /**
@@ -75,10 +80,10 @@ export interface ScheduleOptions {
    * when the running one ends; at most one waits, later ones are skipped as `buffer-full`),
    * `'bufferAll'` (each waits, in fire-time order), `'cancelOther'` (the running one is cancelled
    * through its `ctx.signal`, this one starts once it stopped) or `'allowAll'` (no limit, no lease).
-   * When set it decides, and `coalesce` is not read by the worker; `'skip'` allows `maxInstances`
-   * runs at once, the buffering and cancelling ones one.
-   * @defaultValue from `maxInstances`/`coalesce`: `coalesce` → `'skip'` (one at a time),
-   * `maxInstances: 0` → `'allowAll'`, else `'skip'` with `maxInstances` at once
+   * The one overlap option: `'skip'` allows `maxInstances` runs at once, the buffering and cancelling
+   * ones one. Resolved once, when the schedule is defined, into the rule stored with its definition
+   * and carried on each job.
+   * @defaultValue `'skip'` (`'allowAll'` when `maxInstances` is 0)
    */
   overlap?: OverlapPolicy;
   /**
@@ -255,11 +260,12 @@ export interface CronScheduleOptions extends ScheduleOptions {
    */
   dayMatch?: 'or' | 'and';
   /**
-   * DST overrides.
-   * @defaultValue a fixed-time expression (single second, minute and hour) `{ gap: 'shift', overlap: 'first' }`;
-   * an interval expression `{ gap: 'skip', overlap: 'both' }` (the Vixie cron / croner rules)
+   * DST overrides: `gap`, a matching time inside a spring-forward gap; `repeated`, one inside a
+   * fall-back repeated hour (`overlap` is its earlier name, read as it: deprecated).
+   * @defaultValue a fixed-time expression (single second, minute and hour) `{ gap: 'shift', repeated: 'first' }`;
+   * an interval expression `{ gap: 'skip', repeated: 'both' }` (the Vixie cron / croner rules)
    */
-  dst?: { gap?: 'shift' | 'skip'; overlap?: 'first' | 'both' };
+  dst?: { gap?: 'shift' | 'skip'; repeated?: 'first' | 'both'; overlap?: 'first' | 'both' };
 }
 
 /** A schedule with no local function: occurrences go to `queue` as jobs named `name`, for any consumer. */

@@ -5,7 +5,13 @@ import {
   type Middleware,
   type RunContext,
 } from '../../queue/pipeline.js';
-import type { PauseNote, ScheduleDefinition, ScheduleErrorInfo, ScheduleState } from '../../store/index.js';
+import type {
+  OverlapPolicy,
+  PauseNote,
+  ScheduleDefinition,
+  ScheduleErrorInfo,
+  ScheduleState,
+} from '../../store/index.js';
 import { ScheduleStatus, spreadOffsetMs, statusOf } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { PauseOptions } from './pause-options.js';
@@ -36,6 +42,12 @@ export interface ScheduledJobJSON {
   runs: number;
   errors: number;
   maxInstances: number;
+  /** Its overlap policy. */
+  overlap: OverlapPolicy;
+  /**
+   * `overlap: 'skip'` with one run at a time (Sillo's `coalesce`).
+   * @deprecated Read `overlap` (and `maxInstances`).
+   */
   coalesce: boolean;
   lastRunTime: number | null;
   createdAt: number | null;
@@ -129,8 +141,17 @@ export class ScheduledJob {
   get maxInstances(): number {
     return this.def.run.maxInstances;
   }
+  /** Its overlap policy (`overlap` option; `'skip'` by default). */
+  get overlap(): OverlapPolicy {
+    return this.def.run.overlap;
+  }
+  /**
+   * Whether an occurrence is skipped while any run of the schedule is going: `overlap: 'skip'` with one
+   * run at a time (Sillo's `coalesce`).
+   * @deprecated Read `overlap` (and `maxInstances`).
+   */
   get coalesce(): boolean {
-    return this.def.run.coalesce;
+    return this.def.run.slot.mode === 'skip' && this.def.run.slot.cap === 1;
   }
   /** Its labels (`labels` option; `{}` when none). */
   get labels(): Readonly<Record<string, string>> {
@@ -206,6 +227,7 @@ export class ScheduledJob {
       runs: this.runs,
       errors: this.errors,
       maxInstances: this.maxInstances,
+      overlap: this.overlap,
       coalesce: this.coalesce,
       lastRunTime: this.lastRunTime,
       createdAt: this.createdAt,

@@ -8,6 +8,7 @@ import type {
 } from '../../store/index.js';
 import type { ResolvedAlertOptions } from './alert-options.js';
 import type { ForeignOutcomesOptions, ResolvedForeignOutcomesOptions } from './foreign-outcomes-options.js';
+import type { ManagerTuning } from './manager-tuning.js';
 import type { ScheduleExpectations } from './schedule-expectations.js';
 
 /** What this process does with a manager: fire schedules, or only define and inspect them. */
@@ -89,28 +90,18 @@ export interface SchedulerManagerOptions {
    */
   completedRetentionMs?: number;
   /**
-   * How many due schedules one claim takes (up to 4 claims run at once when batches come full); at
-   * most 4000.
-   * @defaultValue `500`
+   * The earlier place of `tuning.claimBatch`, read as it.
+   * @deprecated Give `tuning.claimBatch` (one warning per process; docs/tuning.md).
    */
   claimBatch?: number;
   /**
-   * Lease of a claim (ms). The replica holding a claim extends it every quarter lease while it works
-   * on it (its occurrences wait for their fire time or are being enqueued); a replica that dies holding
-   * claims loses them to the others within one lease, so its occurrences run at most about a lease
-   * late, once, and are never coalesced away.
-   * @defaultValue `1000`
+   * The earlier place of `tuning.claimLeaseMs`, read as it.
+   * @deprecated Give `tuning.claimLeaseMs` (one warning per process; docs/tuning.md).
    */
   claimLeaseMs?: number;
   /**
-   * How far ahead of their fire time occurrences are claimed (ms). A claimed occurrence waits in this
-   * process and is enqueued when Redis's clock reaches its fire time, so the claim's round trip is
-   * off the critical path and one claim covers many fire times. Pauses and removals reach the held
-   * occurrences (they are dropped); an update made less than this before an occurrence does not
-   * change that one. `0` claims only what is due. At most a quarter of `claimLeaseMs`. A replica
-   * reaches further by what its recent claims took to plan (a burst, a loaded box), within 1.25 s (or a
-   * quarter of `claimLeaseMs` if longer).
-   * @defaultValue `50` (or `claimLeaseMs / 4` if lower)
+   * The earlier place of `tuning.claimAheadMs`, read as it.
+   * @deprecated Give `tuning.claimAheadMs` (one warning per process; docs/tuning.md).
    */
   claimAheadMs?: number;
   /**
@@ -123,8 +114,8 @@ export interface SchedulerManagerOptions {
    */
   triggerBudgetMs?: number;
   /**
-   * The fire loop never sleeps longer than this without asking Redis (ms).
-   * @defaultValue `30000`
+   * The earlier place of `tuning.maxSleepMs`, read as it.
+   * @deprecated Give `tuning.maxSleepMs` (one warning per process; docs/tuning.md).
    */
   maxSleepMs?: number;
   /**
@@ -156,34 +147,18 @@ export interface SchedulerManagerOptions {
    */
   foreignOutcomes?: boolean | ForeignOutcomesOptions;
   /**
-   * Backpressure per schedule: an occurrence that comes due while the schedule's previous one is
-   * still waiting in its queue (enqueued, not started by any consumer) is not enqueued but counted as
-   * `coalesced`, so a slow or stopped consumer leaves at most one waiting job per schedule. Likewise an
-   * occurrence claimed after its schedule's next one came due already (the scheduler ran behind) is
-   * coalesced, with those due since, into the latest one. A schedule with `misfire: 'all'` and
-   * `coalesce: false` always enqueues. `false` enqueues every occurrence (the behaviour before
-   * backpressure).
-   * @defaultValue `true`
+   * The earlier place of `tuning.backpressure`, read as it.
+   * @deprecated Give `tuning.backpressure` (one warning per process; docs/tuning.md).
    */
   backpressure?: boolean;
   /**
-   * Commit occurrences to BullMQ ahead of their instant: one claimed before its fire time is added at
-   * once as a delayed job due exactly then (as BullMQ's job schedulers do), so the fire instant costs
-   * BullMQ's promotion rather than an `addBulk`, and a replica that dies holds nothing due. A pause,
-   * removal or update removes a staged job BullMQ has not promoted yet. `false` holds each occurrence
-   * in the replica and adds it at its fire time (see docs/commit-ahead.md).
-   * @defaultValue `true`
+   * The earlier place of `tuning.commitAhead`, read as it.
+   * @deprecated Give `tuning.commitAhead` (one warning per process; docs/tuning.md).
    */
   commitAhead?: boolean;
   /**
-   * Replica acknowledgement of each enqueue (Redis `WAIT`): after the job adds of an enqueue, wait
-   * until `replicas` replicas of the master that took them acknowledged them (at most `timeoutMs`)
-   * before the occurrence's completion is written, so that a master SIGKILLed right after the add
-   * cannot lose a job whose occurrence is already recorded as enqueued (it is claimed and added again).
-   * An enqueue acknowledged by fewer replicas in time still completes and is counted
-   * (`loopStats.underAcked`, `bullbeat_replica_acks_short_total`). It does not make Redis strongly
-   * consistent (see the README, *What is guaranteed*). `false`: no `WAIT`.
-   * @defaultValue `BULLBEAT_REPLICA_ACKS` (`replicas[:timeoutMs]`, e.g. `1:100`), else `false`
+   * The earlier place of `tuning.replicaAcks`, read as it.
+   * @deprecated Give `tuning.replicaAcks` (one warning per process; docs/tuning.md).
    */
   replicaAcks?: false | { replicas?: number; timeoutMs?: number };
   /**
@@ -196,6 +171,13 @@ export interface SchedulerManagerOptions {
    * @defaultValue `5000`
    */
   commandTimeoutMs?: number;
+  /**
+   * The fire loop's tuning knobs (`claimBatch`, `claimLeaseMs`, `claimAheadMs`, `maxSleepMs`,
+   * `backpressure`, `commitAhead`, `replicaAcks`): defaults that serve most deployments, to change
+   * after measuring (docs/tuning.md). An unknown key is refused naming it.
+   * @defaultValue every knob at its default
+   */
+  tuning?: ManagerTuning;
   /**
    * The deployment's expectations: each schedule's own `expect` fields win over these (see
    * `ScheduleExpectations`, docs/being-told.md). Notifiers themselves are the operator's
@@ -239,4 +221,6 @@ export interface ResolvedManagerOptions {
   expect: StoredExpectations | undefined;
   /** Notifiers and heartbeat, from the environment. */
   alerts: ResolvedAlertOptions;
+  /** The tuning knobs given at the top level (deprecated names), for the one warning at construction. */
+  deprecatedTuning: readonly string[];
 }

@@ -152,11 +152,12 @@ export function planOccurrence(input: PlanInput): OccurrencePlan {
 
 /**
  * True when a schedule's occurrence is coalesced while its previous one still waits in the queue
- * (backpressure): always, except under `misfire: 'all'` with `coalesce: false`, which asks for every
- * occurrence to run.
+ * (backpressure): always, except under `misfire: 'all'` with an overlap under which every occurrence
+ * runs (`bufferAll`, `allowAll`): that schedule asks for each one.
  */
 export function backpressureApplies(def: ScheduleDefinition): boolean {
-  return def.run.coalesce || def.misfire !== 'all';
+  const mode = def.run.slot.mode;
+  return def.misfire !== 'all' || (mode !== 'bufferAll' && mode !== 'none');
 }
 
 /**

@@ -58,6 +58,7 @@ export function definedJob(
     triggerBudgetMs: ctx.triggerBudgetMs,
   });
   if (ctx.notifiers) checkNotify(resolved.def.id, resolved.def.expect, ctx.notifiers);
+  warnDeprecatedOptions(ctx.host, resolved.def, options);
   const fn = isFn ? (fnOrTarget as AnyFn) : undefined;
   return new ScheduledJob(ctx.host, resolved.def, resolved.trigger, fn, resolved.middleware);
 }
@@ -83,7 +84,37 @@ export function patchedJob(
     source: 'runtime',
     triggerBudgetMs: ctx.triggerBudgetMs,
   });
+  warnDeprecatedOptions(ctx.host, resolved.def, patch);
   return new ScheduledJob(ctx.host, resolved.def, trigger, mine?.fn, mine?.middleware ?? resolved.middleware);
+}
+
+/** The schedules of each manager told already that they use `coalesce` (one warning per schedule). */
+const toldOfCoalesce = new WeakMap<object, Set<string>>();
+
+/**
+ * A deprecation warning, through the manager's logger, for a schedule defined with `coalesce`: once per
+ * schedule and manager, however often its code defines it again. The option was read already (it
+ * resolved into `overlap`, stored as the definition's rule); the warning says what it stands for.
+ */
+function warnDeprecatedOptions(
+  host: ScheduledJobHost,
+  def: ScheduleDefinition,
+  given: { coalesce?: unknown } | undefined,
+): void {
+  if (given?.coalesce === undefined || given.coalesce === null) return;
+  let told = toldOfCoalesce.get(host);
+  if (!told) toldOfCoalesce.set(host, (told = new Set()));
+  if (told.has(def.id)) return;
+  told.add(def.id);
+  host.logger.warn(
+    {
+      scheduleId: def.id,
+      coalesce: given.coalesce,
+      overlap: def.run.overlap,
+      maxInstances: def.run.maxInstances,
+    },
+    `bullbeat: schedule "${def.id}": coalesce is deprecated; it was read as overlap "${def.run.overlap}" with maxInstances ${def.run.maxInstances}: give overlap (and maxInstances) instead (docs/schedules.md#overlap-policies)`,
+  );
 }
 
 /** `every(seconds, options)`: its interval trigger, and the options left for the schedule. */

@@ -3,13 +3,7 @@ import type { AuditActor, PauseNotes, ResumeTake, ScheduleDefinition } from '../
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { enqueueOwed, type OwedRunsContext } from '../backfill/index.js';
-import {
-  actorOf,
-  DEFAULT_RESUME_MAX_CATCH_UP,
-  RESUME_POLICIES,
-  type ResumeOptions,
-  type ResumePolicy,
-} from '../contract/index.js';
+import { actorOf, RESUME_POLICIES, type ResumeOptions, type ResumePolicy } from '../contract/index.js';
 import { type EnqueueContext, resumeSchedule } from './schedule-writes.js';
 
 const RESUME_KEYS = ['policy', 'maxCatchUp', 'by', 'via'];
@@ -24,11 +18,14 @@ export interface ResumeContext extends EnqueueContext, OwedRunsContext {
   owedGraceMs: number;
 }
 
-/** The checked policy and bound; a `ScheduleOptionsError` naming `policy` or `maxCatchUp` otherwise. */
+/**
+ * The checked policy and bound (undefined: the schedule's own `maxCatchUp`, read with its definition);
+ * a `ScheduleOptionsError` naming `policy` or `maxCatchUp` otherwise.
+ */
 export function checkResumeOptions(
   id: string,
   options: ResumeOptions | undefined,
-): { policy: ResumePolicy; maxCatchUp: number; by: AuditActor } {
+): { policy: ResumePolicy; maxCatchUp: number | undefined; by: AuditActor } {
   const o = options ?? {};
   if (typeof o !== 'object' || o === null || Array.isArray(o)) {
     throw new ScheduleOptionsError(id, 'options', 'must be an object { policy?, maxCatchUp?, by?, via? }');
@@ -45,8 +42,8 @@ export function checkResumeOptions(
       `must be one of ${RESUME_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${JSON.stringify(policy)}`,
     );
   }
-  const maxCatchUp = o.maxCatchUp ?? DEFAULT_RESUME_MAX_CATCH_UP;
-  if (!Number.isInteger(maxCatchUp) || maxCatchUp < 0) {
+  const maxCatchUp = o.maxCatchUp;
+  if (maxCatchUp !== undefined && (!Number.isInteger(maxCatchUp) || maxCatchUp < 0)) {
     throw new ScheduleOptionsError(
       id,
       'maxCatchUp',
@@ -95,9 +92,11 @@ export async function resumeWithPolicy(
   id: string,
   options: ResumeOptions | undefined,
 ): Promise<boolean> {
-  const { policy, maxCatchUp, by } = checkResumeOptions(id, options);
+  const { policy, maxCatchUp: given, by } = checkResumeOptions(id, options);
   const row = await ctx.store.get(id);
   if (!row) throw new ScheduleNotFoundError(id);
+  // one catch-up bound per schedule: its own `maxCatchUp` (the same that bounds `misfire: 'all'`)
+  const maxCatchUp = given ?? row.def.maxCatchUp;
   const paused = row.state.status === 'p' || row.state.status === 'o';
   const trigger = paused && policy !== 'skip' ? ctx.triggerOf(row.def) : undefined;
   let missed: number[] = [];

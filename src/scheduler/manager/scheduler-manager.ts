@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type pino from 'pino';
+import { deprecatedTuningWarning } from '../../queue/index.js';
 import type { ScheduleStatus, ScheduleStore } from '../../store/index.js';
 import {
   type AuditActor,
@@ -90,6 +91,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     this.#options = resolveManagerOptions(options);
     this.#keys = keys(this.#options.prefix, this.#options.partitions);
     this.logger = this.#options.logger ?? defaultLogger();
+    if (this.#options.deprecatedTuning.length > 0) {
+      this.logger.warn(deprecatedTuningWarning('scheduler', this.#options.deprecatedTuning));
+    }
     this.#connections = new ManagerConnections(this.#options, this.#keys, () => this.logger);
     this.#schedules = new LocalSchedules(() => this.logger);
     const internals = this.#internals();
@@ -353,7 +357,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
   /**
    * Resume a paused (or orphaned) schedule from the next occurrence after now (after any still claimed);
    * retry an errored one. False if it was neither. `policy` (Temporal's catch-up on unpause): `skip`
-   * (default), `once` one run for all, `all` each, up to `maxCatchUp` (default 100; more refused), recorded
+   * (default), `once` one run for all, `all` each, up to `maxCatchUp` (default: the schedule's own `maxCatchUp`, 1000 unless set; more refused), recorded
    * as `catch-up`; an unknown one is refused (`policy`). Its pause note is dropped.
    */
   async resume(id: string, options?: ResumeOptions): Promise<boolean> {

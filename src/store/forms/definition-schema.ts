@@ -8,8 +8,14 @@ import { groupField } from './group-options.js';
 import { jobOptionsSchema, type PassthroughJobOptions } from './job-options-schema.js';
 import { type Labels, labelsProblem, sortedLabels } from './labels.js';
 import { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
-import { OVERLAP_POLICIES } from './overlap-policy.js';
-import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS } from './run-options.js';
+import {
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  overlapProblem,
+  resolveOverlap,
+  SLOT_MODES,
+} from './overlap-policy.js';
+import { DEFAULT_RUN_OPTIONS, JOB_PAYLOADS, resolveRunOptions } from './run-options.js';
 import { showValue as show } from './show-value.js';
 import { spreadField } from './spread.js';
 
@@ -27,7 +33,7 @@ export const BACKOFF_TYPES = ['fixed', 'exponential'] as const;
 /** The defaults of a schedule's options, applied once, when a definition is made from options. */
 export const SCHEDULE_DEFAULTS = {
   maxInstances: DEFAULT_RUN_OPTIONS.maxInstances,
-  coalesce: DEFAULT_RUN_OPTIONS.coalesce,
+  overlap: DEFAULT_RUN_OPTIONS.overlap,
   attempts: 1,
   misfire: 'once' as MisfirePolicy,
   misfireGraceMs: 60_000,
@@ -75,6 +81,15 @@ const misfire = z.enum(MISFIRE_POLICIES, {
 const overlap = z.enum(OVERLAP_POLICIES, {
   error: (i) => `must be one of ${OVERLAP_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
 });
+const slotRule = z.object(
+  {
+    mode: z.enum(SLOT_MODES, {
+      error: (i) => `must be one of ${SLOT_MODES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+    }),
+    cap: int(0),
+  },
+  { error: (i) => `must be an object { mode, cap }, got ${show(i.input)}` },
+);
 /** Labels (labels.ts): a bad key or value names itself (`labels.my key: key "my key": must be ...`). */
 const labels = z
   .unknown()
@@ -181,6 +196,7 @@ export const scheduleFields = {
   data: z.unknown().optional(),
   payload: payload.optional(),
   maxInstances: int(0).optional(),
+  /** Deprecated: `overlap` says it (`true` is `'skip'` one at a time); resolved once, at definition. */
   coalesce: bool.optional(),
   attempts: int(1).optional(),
   backoff: backoff.optional(),
@@ -223,29 +239,15 @@ function crossChecks(
     endAt?: number;
     args?: unknown;
     data?: unknown;
-    overlap?: string;
+    overlap?: OverlapPolicy;
     maxInstances?: number;
+    coalesce?: boolean;
   },
   ctx: z.RefinementCtx,
 ) {
-  if (o.overlap === 'skip' && o.maxInstances === 0) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['overlap'],
-      message: '"skip" contradicts maxInstances 0 (unlimited): use overlap "allowAll", or maxInstances >= 1',
-    });
-  }
-  if (
-    o.overlap !== undefined &&
-    o.overlap !== 'skip' &&
-    o.overlap !== 'allowAll' &&
-    (o.maxInstances ?? 1) !== 1
-  ) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['overlap'],
-      message: `"${o.overlap}" runs one at a time: it cannot go with maxInstances ${o.maxInstances} (only "skip" allows more)`,
-    });
+  const contradiction = overlapProblem(o);
+  if (contradiction) {
+    ctx.addIssue({ code: 'custom', path: [contradiction.field], message: contradiction.reason });
   }
   if (o.startAt !== undefined && o.endAt !== undefined && o.endAt < o.startAt) {
     ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'must not be before startAt' });
@@ -327,19 +329,27 @@ export const definitionSchema = z.object({
   payload: z
     .literal('plain', { error: (i) => `must be "plain" when stored, got ${show(i.input)}` })
     .optional(),
-  run: z.object(
-    {
-      maxInstances: int(0),
-      coalesce: bool,
-      exclusionGroup: text(512).optional(),
-      exclusionWaitMs: int(0).optional(),
-      timeoutMs: int(1).optional(),
-      overlap: overlap.optional(),
-      pauseOnFailure: int(1).optional(),
-      group: groupField.optional(),
-    },
-    { error: (i) => `must be an object { maxInstances, coalesce, ... }, got ${show(i.input)}` },
-  ),
+  /**
+   * The run options with their overlap rule (`slot`). A row of an earlier release has none (it has
+   * `coalesce`, maybe `overlap`): its rule is derived here, once, as that release read it
+   * (`resolveRunOptions`), so every reader gets a `slot`.
+   */
+  run: z
+    .object(
+      {
+        maxInstances: int(0),
+        coalesce: bool.optional(),
+        exclusionGroup: text(512).optional(),
+        exclusionWaitMs: int(0).optional(),
+        timeoutMs: int(1).optional(),
+        overlap: overlap.optional(),
+        slot: slotRule.optional(),
+        pauseOnFailure: int(1).optional(),
+        group: groupField.optional(),
+      },
+      { error: (i) => `must be an object { maxInstances, overlap, slot, ... }, got ${show(i.input)}` },
+    )
+    .transform((run) => resolveRunOptions(run)),
   attempts: int(1),
   backoff: backoff.optional(),
   jobOptions: z
@@ -381,12 +391,10 @@ export function definitionFrom(parts: DefinitionParts, o: CheckedScheduleOptions
     ...parts,
     args: o.args ?? [],
     run: {
-      maxInstances: o.maxInstances ?? d.maxInstances,
-      coalesce: o.coalesce ?? d.coalesce,
+      ...resolveOverlap(o),
       ...(o.exclusionGroup !== undefined && { exclusionGroup: o.exclusionGroup }),
       ...(o.exclusionWaitMs !== undefined && { exclusionWaitMs: o.exclusionWaitMs }),
       ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
-      ...(o.overlap !== undefined && { overlap: o.overlap }),
       ...(o.pauseOnFailure !== undefined && { pauseOnFailure: o.pauseOnFailure }),
       ...(o.group !== undefined && { group: o.group }),
     },

@@ -67,7 +67,19 @@ export {
 export { JobStatus, ScheduleStatus } from './job-status.js';
 export { type Labels, labelsArg } from './labels.js';
 export { MISFIRE_POLICIES, type MisfirePolicy } from './misfire-policy.js';
-export { OVERLAP_POLICIES, type OverlapPolicy, type SlotRule } from './overlap-policy.js';
+export {
+  DEFAULT_SLOT_RULE,
+  earlierSlotRule,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  overlapProblem,
+  type ResolvedOverlap,
+  resolveOverlap,
+  SLOT_MODES,
+  type SlotMode,
+  type SlotRule,
+  slotRuleOf,
+} from './overlap-policy.js';
 export { type OwedOverlap, type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
 export {
   PAUSE_BY_MAX,
@@ -86,6 +98,7 @@ export {
 } from './record-form.js';
 export {
   DEFAULT_RUN_OPTIONS,
+  type EarlierRunOptions,
   JOB_PAYLOADS,
   type JobPayload,
   type OccurrenceRunOptions,

@@ -20,12 +20,17 @@ export interface OccurrenceJobData {
   data?: unknown;
   /** The bullbeat key prefix of the deployment that enqueued it (for records and leases). */
   prefix: string;
-  /** Overlap rules, applied by the worker when the run is about to start. */
+  /**
+   * Its run options with the overlap rule resolved when the schedule was defined (`run.slot`), which
+   * the worker applies as it is when the run is about to start. A job of an earlier release carries
+   * no `slot`: the worker reads its rule once, as that release did (`resolveRunOptions`).
+   */
   run: OccurrenceRunOptions;
 }
 
 export {
   DEFAULT_RUN_OPTIONS,
+  type EarlierRunOptions,
   JOB_PAYLOADS,
   type JobPayload,
   type OccurrenceRunOptions,

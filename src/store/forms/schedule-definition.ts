@@ -4,6 +4,8 @@ import {
   SCHEDULE_DEFAULTS,
   type ScheduleDefinition,
 } from './definition-schema.js';
+import { DEFAULT_SLOT_RULE } from './overlap-policy.js';
+import { resolveRunOptions } from './run-options.js';
 
 export type { CustomTriggerJSON, ScheduleDefinition, ScheduleSource } from './definition-schema.js';
 
@@ -69,10 +71,15 @@ export function encodeDefinition(def: ScheduleDefinition): string {
     maxCatchUp,
     ...rest
   } = def;
-  const { maxInstances, coalesce, ...runRest } = run;
+  const { maxInstances, overlap, slot, ...runRest } = run;
+  // The default rule is left out with the defaults it comes from: a row without `slot` is read by the
+  // rule of earlier releases (`earlierSlotRule`), which gives the default rule for those defaults. Any
+  // other rule is written with its policy, which a replica of an earlier release reads the same way.
+  const defaultRule =
+    overlap === d.overlap && slot.mode === DEFAULT_SLOT_RULE.mode && slot.cap === DEFAULT_SLOT_RULE.cap;
   const compactRun = {
     ...(maxInstances !== d.maxInstances && { maxInstances }),
-    ...(coalesce !== d.coalesce && { coalesce }),
+    ...(!defaultRule && { overlap, slot }),
     ...runRest,
   };
   return JSON.stringify({
@@ -105,9 +112,9 @@ function withDefaults(id: string, raw: Record<string, unknown>): Record<string, 
     id,
     run:
       run === undefined
-        ? { maxInstances: d.maxInstances, coalesce: d.coalesce }
+        ? { maxInstances: d.maxInstances }
         : typeof run === 'object' && run !== null && !Array.isArray(run)
-          ? { maxInstances: d.maxInstances, coalesce: d.coalesce, ...run }
+          ? { maxInstances: d.maxInstances, ...run }
           : run,
   };
 }
@@ -120,7 +127,7 @@ function standIn(id: string, o: Record<string, unknown> | undefined): ScheduleDe
     source: o?.source === 'code' ? 'code' : 'runtime',
     trigger: { type: 'custom', kind: 'unreadable' },
     args: [],
-    run: { maxInstances: SCHEDULE_DEFAULTS.maxInstances, coalesce: SCHEDULE_DEFAULTS.coalesce },
+    run: resolveRunOptions(undefined),
     attempts: SCHEDULE_DEFAULTS.attempts,
     misfire: SCHEDULE_DEFAULTS.misfire,
     misfireGraceMs: SCHEDULE_DEFAULTS.misfireGraceMs,
