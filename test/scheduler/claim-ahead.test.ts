@@ -1,5 +1,4 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { internalsOf } from '../../src/scheduler/index.js';

@@ -2,7 +2,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Keys } from '../../store/index.js';
 import { withCommandTimeout } from '../../store/index.js';
-import type { ResolvedManagerOptions, SchedulerEvents } from '../contract/index.js';
+import type { ResolvedManagerOptions } from '../contract/index.js';
 import { ForeignOutcomes } from './foreign-outcomes.js';
 
 /** The parts of a `SchedulerManager` that foreign-outcome recording uses. */

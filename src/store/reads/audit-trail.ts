@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { AuditConfig } from '../forms/index.js';
-import { type AuditActor, type AuditEntry, decodeAuditEntry } from '../forms/index.js';
+import { type AuditEntry, decodeAuditEntry } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 
 /** A page of a trail: `before` an entry id (exclusive), newest first. */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { JobStatus, ScheduleStatus } from '../forms/index.js';
+import type { ScheduleStatus } from '../forms/index.js';
 import { parseSelector, parseState, peekNameAndQueue, statusOf } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { selectIds } from './label-index.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
-import type { JobStatus, ScheduleStatus, StoredSchedule } from '../forms/index.js';
+import type { ScheduleStatus, StoredSchedule } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { countsFrom } from './run-history.js';
 
