@@ -259,7 +259,9 @@ export function extras(def: ScheduleDefinition): string {
   const parts = [
     ...(def.misfire !== 'once' ? [`misfire ${def.misfire}`] : []),
     ...(def.run.timeoutMs !== undefined ? [`timeout ${def.run.timeoutMs} ms`] : []),
-    ...(def.run.overlap !== undefined ? [`overlap ${def.run.overlap}`] : []),
+    ...(def.run.slot.mode !== 'skip' || def.run.slot.cap !== 1
+      ? [`overlap ${def.run.overlap}${def.run.slot.mode === 'skip' ? ` (${def.run.slot.cap} at once)` : ''}`]
+      : []),
     ...(def.run.pauseOnFailure !== undefined ? [`pause after ${def.run.pauseOnFailure} failures`] : []),
   ];
   return parts.length === 0 ? '' : `; ${parts.join(', ')}`;

@@ -38,6 +38,8 @@ export interface ManagerInternals extends WorkerScheduler {
   readonly history: RunHistoryAccess;
   /** The manager's own Redis client (made on first use). */
   readonly redis: Redis;
+  /** The alerts' own client (the expectations watch, the outbox, the heartbeat; made on first use). */
+  readonly alertsRedis: Redis;
   /** The wake-channel subscriber connection, once made. */
   readonly wakeSubscriber: Redis | undefined;
   /** How many partitions the schedules are spread over. */

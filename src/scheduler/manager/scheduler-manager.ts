@@ -132,6 +132,9 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       get redis() {
         return connections.redis;
       },
+      get alertsRedis() {
+        return connections.alertsRedis;
+      },
       get wakeSubscriber() {
         return connections.wakeSubscriber;
       },

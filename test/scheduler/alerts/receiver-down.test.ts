@@ -48,7 +48,8 @@ describe('notifiers down: nothing lost', () => {
     const offset = (await redisNow(env.redis)) - Date.now();
     let skew = 0;
     const clock = () => Date.now() + offset + skew;
-    setScriptClock(internalsOf(m).redis, clock, ['outbox-take-2']);
+    // the sender takes from the outbox on the alerts' own client
+    setScriptClock(internalsOf(m).alertsRedis, clock, ['outbox-take-2']);
     await m.start();
     worker = await createWorker(m, { concurrency: 1, logger: silent });
     const alerts = new AlertStore(env.redis, env.prefix);
