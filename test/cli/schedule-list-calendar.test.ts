@@ -65,5 +65,18 @@ describe('schedule:list on a calendar', () => {
     expect(row('rolled')).toContain(shortOf(first.plus({ days: 2 })));
     expect(row('rolled')).not.toContain(shortOf(first));
     expect(row('plain')).toContain(shortOf(first));
+
+    // schedule:show says the same: the run as it will happen, the wake-up beside it
+    const shownJson = JSON.parse((await ok(['schedule:show', 'rolled', '--json'])).stdout) as {
+      nextRunTime: number | null;
+      wakeUpTime?: number;
+    };
+    expect(shownJson).toMatchObject({ nextRunTime: third, wakeUpTime: first.toMillis() });
+    const shownText = (await ok(['schedule:show', 'rolled'])).stdout;
+    expect(shownText).toMatch(new RegExp(`next run\\s+${shortOf(first.plus({ days: 2 }))}`));
+    expect(shownText).toMatch(new RegExp(`wakes up\\s+${shortOf(first)}`));
+    const plainShown = JSON.parse((await ok(['schedule:show', 'plain', '--json'])).stdout);
+    expect(plainShown.nextRunTime).toBe(first.toMillis());
+    expect(plainShown).not.toHaveProperty('wakeUpTime');
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
+import { nextRuns } from '../../insight/index.js';
 import { describeExpectations, formatSpread } from '../../store/index.js';
 import { triggerTimezone } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
@@ -21,7 +22,13 @@ export function showCommand(io: CliIO) {
       const lastError = failed
         ? { fireAt: failed.fireAt, outcome: failed.outcome, error: failed.error! }
         : null;
-      return { json: found.toJSON(), def: found.def, lastError };
+      // on a calendar, the run as it will happen (the calendar applied, an `onExcluded` roll
+      // included), not the wake-up stored as its due time (see schedule:list)
+      const run = (await nextRuns(m, [found])).get(found.id) ?? null;
+      const json = found.toJSON();
+      const shown =
+        run === json.nextRunTime ? json : { ...json, nextRunTime: run, wakeUpTime: json.nextRunTime };
+      return { json: shown, def: found.def, lastError };
     });
     const j = job.json;
     if (options.json) {
@@ -36,6 +43,9 @@ export function showCommand(io: CliIO) {
       ['status', j.orphaned ? 'paused (orphaned)' : j.status],
       ['trigger', triggerWords(j)],
       ['next run', shortInstant(j.nextRunTime)],
+      ...('wakeUpTime' in j
+        ? [['wakes up', `${shortInstant(j.wakeUpTime)} (its calendar moves the run)`] as [string, string]]
+        : []),
       ...spreadRows(j.spread),
       ['last run', shortInstant(j.lastRunTime)],
       [
