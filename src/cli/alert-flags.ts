@@ -35,14 +35,21 @@ export function applyAlertFlags(ctx: CommandContext, io: CliIO): void {
   if (every !== undefined) env.BULLBEAT_HEARTBEAT_EVERY = every;
 }
 
+/**
+ * `--notifier` (repeatable) alone: a `worker` delivers incidents too (with every scheduler replica down,
+ * it is what opens and tells them), but keeps no heartbeat.
+ */
+export function withNotifierOption(cmd: Command): Command {
+  return cmd.option(
+    '--notifier <name=kind:target>',
+    'a notifier for incidents, repeatable: ops=webhook:https://…[;secret=…], chat=slack:https://…, pd=pagerduty:<routing key>[;url=…] (env BULLBEAT_NOTIFIERS, one per line)',
+    (v: string, all: string[] = []) => [...all, v],
+  );
+}
+
 /** The operator's alert flags (notifiers, heartbeat: docs/being-told.md) of `scheduler` and `dev`. */
 export function withAlertOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      '--notifier <name=kind:target>',
-      'a notifier for incidents, repeatable: ops=webhook:https://…[;secret=…], chat=slack:https://…, pd=pagerduty:<routing key>[;url=…] (env BULLBEAT_NOTIFIERS, one per line)',
-      (v: string, all: string[] = []) => [...all, v],
-    )
+  return withNotifierOption(cmd)
     .option(
       '--heartbeat-url <url>',
       "dead man's switch: one live replica GETs this URL every period (env BULLBEAT_HEARTBEAT_URL)",

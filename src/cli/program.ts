@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../errors/index.js';
 import { packageVersion } from '../package-version.js';
 import { MISFIRE_POLICIES } from '../store/index.js';
-import { withAlertOptions } from './alert-flags.js';
+import { withAlertOptions, withNotifierOption } from './alert-flags.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { shownLines } from './terminal-text.js';
@@ -158,7 +158,9 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     )
     .action(run(async () => (await import('./commands/services.js')).schedulerCommand(io)));
 
-  withOps(command('worker', "run a worker: consume the schedules' queues and run their handlers"))
+  withNotifierOption(
+    withOps(command('worker', "run a worker: consume the schedules' queues and run their handlers")),
+  )
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
     .option(
       '--queues <a,b>',

@@ -37,11 +37,16 @@ describe('the no-scheduler incident', () => {
       BULLBEAT_PREFIX: prefix,
       OPS_QUEUE: prefix,
       BULLBEAT_HEARTBEAT_MS: '300',
-      BULLBEAT_NOTIFIERS: `ops=webhook:${receiver.url}/hook`,
       LOG_LEVEL: 'info',
     };
+    // the scheduler replicas are told the notifier by their environment, the worker by its flag: with
+    // the replica dead, a delivery is the worker's, and the flag is what gave it the notifier
+    const notifier = `ops=webhook:${receiver.url}/hook`;
     const spawn = (role: 'scheduler' | 'worker') => {
-      const p = spawnBullbeat([role, JOBS], { env });
+      const p =
+        role === 'worker'
+          ? spawnBullbeat([role, JOBS, '--notifier', notifier], { env })
+          : spawnBullbeat([role, JOBS], { env: { ...env, BULLBEAT_NOTIFIERS: notifier } });
       running.push(p);
       return p;
     };

@@ -263,6 +263,7 @@ export function workerCommand(io: CliIO) {
   return async (specifier: string, options: { graceMs?: string }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'worker');
     resolveWorkerConfig(ctx.sources);
+    applyAlertFlags(ctx, io);
     const graceMs = numericFlag('--grace-ms', options.graceMs) ?? 30_000;
     if (!Number.isInteger(graceMs) || graceMs < 0) {
       throw new ConfigError(
