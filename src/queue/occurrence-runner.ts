@@ -244,8 +244,10 @@ export class OccurrenceRunner {
     run.startedAt = start.at;
     ticket.fencingToken = start.fencingToken;
     if (this.options.recordLagMs > 0 && run.running) {
+      // the job's facts are not sent again where its `enqueued` record holds them
+      const { queue: _q, jobId: _j, kind: _k, ...own } = run.running;
       ticket.unwritten = {
-        ...run.running,
+        ...(start.factsKnown ? own : run.running),
         startedAt: start.at,
         fencingToken: start.fencingToken,
         ...(start.buffered && { buffered: true }),

@@ -73,6 +73,35 @@ describe('createWorker', () => {
     expect(await history.counts('report')).toMatchObject({ runs: 1, errors: 0 });
   });
 
+  it('a run whose enqueued record is there (as the scheduler leaves it) keeps its job facts, sent once', async () => {
+    const { history } = await setup((s) => s.register('kept', () => 'ok'));
+    // the completion's `enqueued` record, as the scheduler writes it before any worker takes the job
+    const jobId = occurrenceJobId('kept', 2_000);
+    await history.merge('kept', 2_000, false, {
+      outcome: 'enqueued',
+      kind: 'scheduled',
+      queue: bed.queueName,
+      jobId,
+      enqueuedAt: 1,
+      replica: 'r1',
+    });
+    const job = await bed.enqueue('kept', { fireAt: 2_000 });
+    expect(job.id).toBe(jobId);
+    expect(await settled(job.id)).toBe('completed');
+    // written behind with its outcome: the start's facts, the enqueued record's facts kept
+    expect(await history.get('kept', 2_000)).toMatchObject({
+      outcome: 'succeeded',
+      attempts: 1,
+      queue: bed.queueName,
+      jobId,
+      kind: 'scheduled',
+      replica: 'r1',
+      fencingToken: expect.any(Number),
+      startedAt: expect.any(Number),
+      finishedAt: expect.any(Number),
+    });
+  });
+
   it('runs middleware first listed outermost', async () => {
     const order: string[] = [];
     const tag =

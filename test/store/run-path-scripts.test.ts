@@ -122,6 +122,27 @@ describe('RunPathScripts: the run path', () => {
       runningBehind: true,
     });
     expect(out).toEqual({ status: 'started', live: 0, fencingToken: 8, at: 100, buffered: true });
+    // the record is the job's enqueued one: its facts are known (not sent again with the outcome)
+    const known = new RunPathScripts(fakeScriptClient(() => [1, 0, 9, 101, ',facts']).redis).startRuns(k, {
+      ttlMs: 30,
+      historyLimit: 3,
+      markKeptMs: 90,
+    });
+    expect(
+      await known(0, {
+        scheduleId: 's',
+        leaseId: 'l',
+        rule: { mode: 'skip' as const, cap: 1 },
+        owedId: undefined,
+        jobId: 'j',
+        field: '6',
+        fireAt: 6,
+        firstDelivery: true,
+        running: { outcome: 'running', queue: 'q' },
+        skipped: { outcome: 'skipped', queue: 'q' },
+        runningBehind: true,
+      }),
+    ).toEqual({ status: 'started', live: 0, fencingToken: 9, at: 101, buffered: false, factsKnown: true });
     const c = bySlot(L.START_RUNS, fake.calls[0]!.args);
     // no running-only pairs, no removals: the skip's facts only, and '' (not written here)
     expect(c.rest).toEqual([

@@ -15,7 +15,15 @@ export type RunStart =
    * `at`: Redis TIME of the start (the record's `startedAt`). `buffered`: it waited for the slot (a
    * start written behind: its `running` record, which says so, is the caller's to write).
    */
-  | { status: 'started'; live: number; fencingToken: number; at: number; buffered: boolean }
+  | {
+      status: 'started';
+      live: number;
+      fencingToken: number;
+      at: number;
+      buffered: boolean;
+      /** Written behind: the record is this job's `enqueued` one, with its queue, job id and kind. */
+      factsKnown?: boolean;
+    }
   /** `at`: Redis TIME of the skip (the record's `finishedAt`). */
   | { status: 'skipped'; live: number; reason: SkipReason; at: number }
   /** Not now: a retry owed its run, or an occurrence buffered for the slot, asks again later. */
@@ -213,7 +221,8 @@ export class RunPathScripts {
           live: Number(live),
           fencingToken: Number(token),
           at: Number(at),
-          buffered: reason === 'buffered',
+          buffered: String(reason).startsWith('buffered'),
+          ...(String(reason).endsWith(',facts') && { factsKnown: true }),
         };
       return { status, live: Number(live), reason: reason as SkipReason, at: Number(at) };
     };

@@ -87,7 +87,8 @@
     { 1 started | 0 skipped | 2 wait | 3 read the record first | 4 ran already | 5 refused: another
       add of its job id started (or skipped) the occurrence, live leases before this one, fencing token (0 unless started),
       Redis TIME of the start or skip (0 otherwise), skip reason ('' unless skipped; a start written
-      behind: 'buffered' when it waited for the slot, else '') }
+      behind: 'buffered' when it waited for the slot, and ',facts' when the record is this job's
+      `enqueued` one, holding its queue, job id and kind already) }
 
   Output, per run (5 values each, in the batch's order): as above; { -1, '', '', 0, error } for a run whose
   step failed (the others are unaffected).
@@ -224,6 +225,9 @@ local function startRun(i, r0, r1, drop, s0, s1)
     known = true
     added = redis.call('ZADD', idx, 'NX', score, field) == 1
   end
+  -- `facts`: the record is this job's `enqueued` one, which holds the job's facts (queue, job id,
+  -- kind) already: a start written behind says so, and its caller does not send them again
+  local facts = false
   if ARGV[i + 8] == '1' and not added then
     local f = redis.call('HMGET', rec, 'outcome', 'jobId')
     local outcome, ofJob = f[1], f[2]
@@ -232,6 +236,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
       if RAN[outcome] and ofJob == jobId then return 4, 0, 0, 0, '' end
       return 3, 0, 0, 0, ''
     end
+    facts = f[1] == 'enqueued' and f[2] == jobId
   end
 
   local live = 0
@@ -322,7 +327,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
   if behind then
     -- the trim check of a start (includes/history), the record left to the caller
     if token % slack == 0 then trim(id, idx) end
-    return 1, live, token, at, buffered and 'buffered' or ''
+    return 1, live, token, at, (buffered and 'buffered' or '') .. (facts and ',facts' or '')
   end
   if buffered then
     redis.call('HSET', rec, 'outcome', 'running', 'buffered', '1', 'startedAt', stamp,
