@@ -254,11 +254,14 @@ export async function resolveWorkerOptions(
     throw new ConfigError(field, reason);
   });
   const t = tuning.values;
-  const ms = (key: keyof WorkerTuning, dflt: number): number => {
+  const ms = (key: keyof WorkerTuning, dflt: number, min = 1): number => {
     const v = t[key];
     if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
-      throw new ConfigError(tuning.fieldOf(key), `must be an integer >= 1 (ms), got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+      throw new ConfigError(
+        tuning.fieldOf(key),
+        `must be an integer >= ${min} (ms), got ${JSON.stringify(v)}`,
+      );
     }
     return v;
   };
@@ -282,7 +285,7 @@ export async function resolveWorkerOptions(
     groupPollMs: ms('groupPollMs', 100),
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
     slotWaitPollMs: ms('slotWaitPollMs', 1000),
-    recordLagMs: wholeMs(tuning.fieldOf('recordLagMs'), t.recordLagMs, 1000),
+    recordLagMs: ms('recordLagMs', 1000, 0), // 0: the start check writes the record
     historyLimit: options.historyLimit ?? 100,
     auditLimit: scheduler.options?.auditLimit ?? DEFAULT_AUDIT.limit,
     commandTimeoutMs: commandTimeoutOf(options.commandTimeoutMs ?? scheduler.options?.commandTimeoutMs),
@@ -295,15 +298,6 @@ export async function resolveWorkerOptions(
 /** BullMQ's key prefix of one of the scheduler's queues (undefined: BullMQ's own, `bull`). */
 function bullPrefixOf(scheduler: WorkerScheduler, queue: string): string | undefined {
   return scheduler.queuePrefixFor?.(queue) ?? scheduler.queuePrefix;
-}
-
-/** A duration option, checked: a whole number of ms >= 0, `fallback` when unset. */
-function wholeMs(name: string, v: number | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
-    throw new ConfigError(name, `must be an integer >= 0 (ms), got ${JSON.stringify(v)}`);
-  }
-  return v;
 }
 
 /** `commandTimeoutMs`, checked: a whole number of ms, `0` for none. */

@@ -117,6 +117,7 @@ export class OccurrenceSource {
         slots: traceSteps(new RunSlots(this.redis, k, leaseTtlMs, historyLimit, auditLimit), {
           start: 'bullbeat.start',
           finish: 'bullbeat.record',
+          writeRunning: 'bullbeat.record',
         }),
       };
       this.stores.set(prefix, stores);

@@ -129,23 +129,18 @@ export class RunRecorder {
   }
 
   /**
-   * The run's `running` record, fenced by its token like an outcome (finish-runs-5: no lease given
-   * back, nothing counted), so that a run that stalled and woke after a newer attempt wrote does not
-   * write over it.
+   * The run's `running` record, fenced by its token (`RunSlots.writeRunning`), so that a run that
+   * stalled and woke after a newer attempt wrote does not write over it.
    */
   private async writeRunning(ticket: RunTicket, b: Behind): Promise<void> {
     const patch = ticket.unwritten;
     if (!patch) return;
     ticket.unwritten = undefined;
     try {
-      await b.occurrence.slots.finish(
+      await b.occurrence.slots.writeRunning(
         b.occurrence,
-        undefined,
         ticket.fencingToken,
         patch,
-        [],
-        undefined,
-        { afterFailures: 0, note: '', at: this.options.clock.now() },
         b.occurrence.run.slot.mode,
       );
     } catch (err) {

@@ -28,16 +28,6 @@ export interface OccurrenceJobData {
   run: OccurrenceRunOptions;
 }
 
-export {
-  DEFAULT_RUN_OPTIONS,
-  type EarlierRunOptions,
-  JOB_PAYLOADS,
-  type JobPayload,
-  type OccurrenceRunOptions,
-  type ResolvedRunOptions,
-  resolveRunOptions,
-} from './run-options.js';
-
 /**
  * The BullMQ job id of an occurrence, derived from `(scheduleId, fireAt)` so that enqueueing the
  * same occurrence twice is a no-op. BullMQ forbids `:` in custom ids, hence the separators.

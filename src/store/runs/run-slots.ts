@@ -106,6 +106,33 @@ export class RunSlots {
     });
   }
 
+  /**
+   * A `running` record written behind (the worker's `recordLagMs`), fenced by the run's token as an
+   * outcome is (`finish-runs-5` giving back no lease, counting nothing): false when a newer run of the
+   * occurrence holds the record.
+   */
+  async writeRunning(
+    run: RunTarget,
+    fencingToken: number | undefined,
+    running: RunPatch,
+    mode: SlotRule['mode'],
+  ): Promise<boolean> {
+    const id = run.scheduleId;
+    const done = await this.finishes(this.keys.partitionOf(id), {
+      scheduleId: id,
+      leaseId: undefined,
+      field: occurrenceField(run.fireAt, run.manual),
+      fireAt: run.fireAt,
+      outcome: running,
+      counters: [],
+      fencingToken,
+      streak: undefined,
+      pause: { afterFailures: 0, note: '', at: 0 },
+      mode,
+    });
+    return done.written;
+  }
+
   /** Extend a run's slot lease: `held`, `gone` (lapsed, maybe given away) or `cancelled` (asked to stop). */
   async renew(scheduleId: string, leaseId: string): Promise<'held' | 'gone' | 'cancelled'> {
     return this.leases.renewRun(this.keys, { scheduleId, leaseId, ttlMs: this.ttlMs });
