@@ -45,7 +45,7 @@ describe('fencing token', () => {
     ];
     workers = await Promise.all([0, 1].map(() => WorkerProcess.start(bed.prefix, bed.queueName, flags)));
     const history = new RunHistory(bed.redis, keys(bed.prefix));
-    const job = await bed.enqueue('fenced', { fireAt: 1000, args: [3000], opts: { attempts: 2 } });
+    const job = await bed.enqueue('fenced', { fireAt: 1000, args: [6000], opts: { attempts: 2 } });
     const [first] = await waitUntil(async () => {
       const started = await list('started');
       return started.length > 0 ? started : undefined;
@@ -60,7 +60,7 @@ describe('fencing token', () => {
       what: 'the take-over run',
     });
     expect(second.pid).toBe(other.pid);
-    // its `running` record is written behind (recordLagMs, 1 s): the run goes on 3 s, so it is there
+    // its `running` record is written behind (recordLagMs, 1 s): the run goes on 6 s, so it is there
     // before the stalled one wakes
     const running = await waitUntil(
       async () => {
@@ -72,7 +72,8 @@ describe('fencing token', () => {
     );
     expect(running).toMatchObject({ outcome: 'running', fencingToken: 2 });
 
-    // The stalled run wakes up and finishes its 3 s (its handler ignores the signal) before the new one.
+    // The stalled run wakes up and finishes its 6 s (its handler ignores the signal) before the new one:
+    // 6 s, not 3, leaves the newer run seconds of margin after the wait for its record on a loaded box.
     stalled.child.kill('SIGCONT');
     await waitUntil(async () => (await list('finished')).some((f) => f.token === 1), 30_000, {
       what: 'the stalled run to finish',
