@@ -85,13 +85,13 @@ describe('RunPathScripts: the run path', () => {
       cancelChannel: `${B}:cancel`,
       markKept: 90,
     });
-    const head = ['s', 'l', 'skip', 2, '', 'j', '5', 5, '1'];
+    // flags: f a first delivery, w the running record written by the script (its facts follow)
+    const head = ['s', 'l', 'skip', 2, '', 'j', '5', 5, 'fw'];
     const tail = [
       // the pairs only the skip sets, both set alike, only the run sets; the outcomes and instants are the script's
       1,
       1,
       1,
-      '1', // the running record written by the script
       'group',
       'g',
       'queue',
@@ -105,7 +105,7 @@ describe('RunPathScripts: the run path', () => {
     expect(c.rest).toEqual([...one, ...one, ...one, ...head, 'r77', ...tail]);
   });
 
-  it('start-runs-1, the running record written behind: only the skip facts are sent; a buffered start says so', async () => {
+  it('start-runs-1, the running record written behind: no facts are sent (10 values a run); a buffered start, a skip lacking facts say so', async () => {
     const fake = fakeScriptClient(() => [1, 0, 8, 100, 'buffered']);
     const start = new RunPathScripts(fake.redis).startRuns(k, { ttlMs: 30, historyLimit: 3, markKeptMs: 90 });
     const out = await start(0, {
@@ -144,30 +144,35 @@ describe('RunPathScripts: the run path', () => {
       }),
     ).toEqual({ status: 'started', live: 0, fencingToken: 9, at: 101, buffered: false, factsKnown: true });
     const c = bySlot(L.START_RUNS, fake.calls[0]!.args);
-    // no running-only pairs, no removals: the skip's facts only, and '' (not written here)
-    expect(c.rest).toEqual([
-      's',
-      'l',
-      'bufferAll',
-      1,
-      '',
-      'j',
-      '5',
-      5,
-      '1',
-      '',
-      1,
-      0,
-      0,
-      '',
-      'queue',
-      'q',
-      '',
-    ]);
+    // the lean path: the run's ten values, no facts (no w), the start mark ''
+    expect(c.rest).toEqual(['s', 'l', 'bufferAll', 1, '', 'j', '5', 5, 'f', '']);
+    // a skip whose record held no facts of the job: the caller is told to write them
+    const bare = new RunPathScripts(
+      fakeScriptClient(() => [0, 1, 0, 102, 'overlap,nofacts']).redis,
+    ).startRuns(k, {
+      ttlMs: 30,
+      historyLimit: 3,
+      markKeptMs: 90,
+    });
+    expect(
+      await bare(0, {
+        scheduleId: 's',
+        leaseId: 'l',
+        rule: { mode: 'skip' as const, cap: 1 },
+        owedId: undefined,
+        jobId: 'j',
+        field: '7',
+        fireAt: 7,
+        firstDelivery: false,
+        running: { outcome: 'running', queue: 'q' },
+        skipped: { outcome: 'skipped', queue: 'q' },
+        runningBehind: true,
+      }),
+    ).toEqual({ status: 'skipped', live: 1, reason: 'overlap', at: 102, factsMissing: true });
   });
 
   it('finish-runs-5: a finishedAt given is the script clock; a null one is removed', async () => {
-    const fake = fakeScriptClient(() => [1, 0, 'next-job', 0, 1, '']);
+    const fake = fakeScriptClient(() => [1, 0, 'next-job', 0, 1, '', 1, 0, '']);
     const finish = new RunPathScripts(fake.redis).finishRuns(k, { historyLimit: 3, auditLimit: 9 });
     const run = {
       scheduleId: 's',
@@ -184,10 +189,17 @@ describe('RunPathScripts: the run path', () => {
     const out = await Promise.all([
       finish(0, run),
       finish(0, { ...run, outcome: { finishedAt: null }, pause: { afterFailures: 0, note: '', at: 0 } }),
+      // a record written behind: the run's own token is not sent as a fact (flag k), a success resets the streak (o)
+      finish(0, {
+        ...run,
+        outcome: { outcome: 'succeeded', fencingToken: 7, finishedAt: 1 },
+        streak: 'ok' as const,
+      }),
     ]);
     expect(out).toEqual([
       { written: true, paused: false, next: 'next-job' },
       { written: false, paused: true },
+      { written: true, paused: false },
     ]);
     const c = bySlot(L.FINISH_RUNS, fake.calls[0]!.args);
     expect(c.keys).toEqual({
@@ -199,9 +211,12 @@ describe('RunPathScripts: the run path', () => {
     });
     expect(c.argv).toEqual({ base: B, historyLimit: 3, wakeChannel: `${B}:wake`, auditKept: 9 });
     const note = JSON.stringify({ note: 'boom', by: 'pauseOnFailure', at: 4 });
+    // flags: t finishedAt is the script's clock, k the run's token is the record's, x a failure counted
+    // in the streak (its pause values follow), o a success resetting it; no streak without pauseOnFailure
     expect(c.rest).toEqual([
-      ...['s', '', '5', 5, '1', 'runs,errors', 7, 'failed', 3, note, 'bufferAll', 1, 'outcome', 'failed', ''],
-      ...['s', '', '5', 5, '', 'runs,errors', 7, 'failed', 0, '', 'bufferAll', 0, 'finishedAt'],
+      ...['s', '', '5', 5, 'tx', 'runs,errors', 7, 'bufferAll', 3, note, 1, 'outcome', 'failed', ''],
+      ...['s', '', '5', 5, '', 'runs,errors', 7, 'bufferAll', 0, 'finishedAt'],
+      ...['s', '', '5', 5, 'tko', 'runs,errors', 7, 'bufferAll', 1, 'outcome', 'succeeded', ''],
     ]);
   });
 });

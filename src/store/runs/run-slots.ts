@@ -7,6 +7,8 @@ import type { FinishRunArgs, RunFinish, RunStart, StartRunArgs } from '../script
 import { LeaseScripts, RunPathScripts } from '../scripts/index.js';
 import { BACKFILL_LEDGER_TTL_MS } from './backfill-ledger.js';
 
+const NO_PAUSE = { afterFailures: 0, note: '', at: 0 } as const;
+
 /** One occurrence of a schedule, as the run scripts address it. */
 export interface RunTarget {
   scheduleId: string;
@@ -46,7 +48,7 @@ export class RunSlots {
     this.finishes = this.scripts.finishRuns(keys, { historyLimit, auditLimit });
   }
 
-  start(
+  async start(
     run: RunTarget,
     rule: SlotRule,
     ids: {
@@ -63,7 +65,8 @@ export class RunSlots {
     skipped: RunPatch,
   ): Promise<RunStart> {
     const id = run.scheduleId;
-    return this.starts(this.keys.partitionOf(id), {
+    const lane = this.keys.partitionOf(id);
+    const start = await this.starts(lane, {
       scheduleId: id,
       leaseId: ids.leaseId,
       rule,
@@ -77,6 +80,24 @@ export class RunSlots {
       skipped,
       runningBehind: ids.runningBehind === true,
     });
+    if ((start.status === 'skipped' || start.status === 'refused') && start.factsMissing) {
+      // the lean start wrote the `skipped` record without the job's facts, and no `enqueued` record
+      // held them: written now (unfenced, nothing given back or counted)
+      const { outcome: _o, finishedAt: _f, ...facts } = skipped;
+      await this.finishes(lane, {
+        scheduleId: id,
+        leaseId: undefined,
+        field: occurrenceField(run.fireAt, run.manual),
+        fireAt: run.fireAt,
+        outcome: facts,
+        counters: [],
+        fencingToken: undefined,
+        streak: undefined,
+        pause: NO_PAUSE,
+        mode: rule.mode,
+      });
+    }
+    return start;
   }
 
   finish(
@@ -127,7 +148,7 @@ export class RunSlots {
       counters: [],
       fencingToken,
       streak: undefined,
-      pause: { afterFailures: 0, note: '', at: 0 },
+      pause: NO_PAUSE,
       mode,
     });
     return done.written;

@@ -25,7 +25,14 @@ export type RunStart =
       factsKnown?: boolean;
     }
   /** `at`: Redis TIME of the skip (the record's `finishedAt`). */
-  | { status: 'skipped'; live: number; reason: SkipReason; at: number }
+  | {
+      status: 'skipped';
+      live: number;
+      reason: SkipReason;
+      at: number;
+      /** Written behind: the `skipped` record lacks the job's facts (queue, job id, kind): the caller writes them. */
+      factsMissing?: boolean;
+    }
   /** Not now: a retry owed its run, or an occurrence buffered for the slot, asks again later. */
   | { status: 'wait'; live: number }
   /** Asked as a first delivery, but the record shows an earlier attempt of this job: read it, ask again. */
@@ -40,7 +47,7 @@ export type RunStart =
    * another add): this one was enqueued by an enqueuer that had lost it. Its `skipped` record (reason
    * `ran-already`) is written where no record says more; `at` is Redis TIME.
    */
-  | { status: 'refused'; at: number };
+  | { status: 'refused'; at: number; factsMissing?: boolean };
 
 /** What `finish-runs-5` did for one run. */
 export interface RunFinish {
@@ -184,13 +191,6 @@ export class RunPathScripts {
       ])) as unknown[];
     }, 5);
     return async (lane, r) => {
-      // the script writes the outcomes, and the instants as its Redis TIME (`startedAt`, a skip's
-      // `finishedAt`): not sent; the facts both records share are sent once
-      const { startedAt: _s, outcome: _r, ...runningFacts } = r.running;
-      const { finishedAt: _f, outcome: _k, ...skippedFacts } = r.skipped;
-      // written behind: the `running` record is not sent (the caller writes it), only the skip's facts
-      const running = r.runningBehind ? { set: [], drop: '' } : patchArgs(runningFacts);
-      const facts = sharedFacts(running.set, patchArgs(skippedFacts).set);
       const values = {
         scheduleId: r.scheduleId,
         leaseId: r.leaseId,
@@ -200,20 +200,17 @@ export class RunPathScripts {
         jobId: r.jobId,
         field: r.field,
         fireTime: r.fireAt,
-        firstDelivery: r.firstDelivery ? '1' : '0',
+        flags: `${r.firstDelivery ? 'f' : ''}${r.runningBehind ? '' : 'w'}`,
         startMark: r.mark ? `${r.mark.always ? 'a' : 'r'}${r.mark.stamp}` : '',
-        skippedPairs: facts.skipOnly.length / 2,
-        bothRecords: facts.shared.length / 2,
-        runningOnly: facts.runOnly.length / 2,
-        writeRunning: r.runningBehind ? '' : '1',
-        pairs: [...facts.skipOnly, ...facts.shared, ...facts.runOnly],
-        removes: running.drop,
+        // written behind (the lean path): no facts at all; a skip says when it lacks the job's
+        facts: r.runningBehind ? [] : recordFacts(r),
       };
       const [code, live, token, at, reason] = await batcher.call(lane, itemArgs(l, values));
       // per run: { code, live leases, fencing token, Redis TIME, skip reason }
       const status = codeName(l, RunStartCode, code);
       if (status === 'ran' || status === 'reread') return { status };
-      if (status === 'refused') return { status, at: Number(at) };
+      const bare = String(reason).endsWith(',nofacts');
+      if (status === 'refused') return { status, at: Number(at), ...(bare && { factsMissing: true }) };
       if (status === 'wait') return { status, live: Number(live) };
       if (status === 'started')
         return {
@@ -224,7 +221,13 @@ export class RunPathScripts {
           buffered: String(reason).startsWith('buffered'),
           ...(String(reason).endsWith(',facts') && { factsKnown: true }),
         };
-      return { status, live: Number(live), reason: reason as SkipReason, at: Number(at) };
+      return {
+        status,
+        live: Number(live),
+        reason: String(reason).replace(',nofacts', '') as SkipReason,
+        at: Number(at),
+        ...(bare && { factsMissing: true }),
+      };
     };
   }
 
@@ -246,22 +249,24 @@ export class RunPathScripts {
       return (await this.#caller.run(l, [...scriptArgs(l, keys, argv), ...values])) as unknown[];
     }, 3);
     return async (lane, r) => {
-      // a `finishedAt` is the script's Redis TIME: not sent
-      const { finishedAt, ...facts } = r.outcome;
-      const p = patchArgs(facts);
+      // a `finishedAt` is the script's Redis TIME, and a `fencingToken` that is the run's its own: not sent
+      const { finishedAt, fencingToken, ...facts } = r.outcome;
+      const ownToken = fencingToken !== undefined && fencingToken === r.fencingToken;
+      const p = patchArgs(ownToken || fencingToken === undefined ? facts : { ...facts, fencingToken });
       const { afterFailures, note, at } = r.pause;
+      // the streak is kept only for a schedule with `pauseOnFailure` (finish-runs-5)
+      const streak = afterFailures > 0 && r.streak ? (r.streak === 'ok' ? 'o' : 'x') : '';
+      const stamped = finishedAt === null || finishedAt === undefined ? '' : 't';
       const values = {
         scheduleId: r.scheduleId,
         leaseId: r.leaseId ?? '',
         field: r.field,
         fireTime: r.fireAt,
-        finishedAt: finishedAt === null || finishedAt === undefined ? '' : '1',
+        flags: `${stamped}${ownToken ? 'k' : ''}${streak}`,
         counters: r.counters.join(','),
         fencingToken: r.fencingToken ?? '',
-        streak: r.streak ?? '',
-        pauseOnFailure: afterFailures,
-        pauseNote: afterFailures > 0 ? JSON.stringify({ note, by: 'pauseOnFailure', at }) : '',
         policy: r.mode,
+        pause: streak === 'x' ? [afterFailures, JSON.stringify({ note, by: 'pauseOnFailure', at })] : [],
         patch: counted(p.set),
         removes: finishedAt === null ? (p.drop ? `${p.drop},finishedAt` : 'finishedAt') : p.drop,
       };
@@ -270,6 +275,28 @@ export class RunPathScripts {
       return { written: yes(l, written), paused: yes(l, paused), ...(next ? { next: String(next) } : {}) };
     };
   }
+}
+
+/**
+ * A start that writes its `running` record (`w`): the counts of the pairs only the skip sets, both
+ * set and only the run sets, the pairs, and the names the run removes. The script writes the outcomes
+ * and the instants as its Redis TIME (`startedAt`, a skip's `finishedAt`): not sent; the facts both
+ * records share are sent once.
+ */
+function recordFacts(r: StartRunArgs): (string | number)[] {
+  const { startedAt: _s, outcome: _r, ...runningFacts } = r.running;
+  const { finishedAt: _f, outcome: _k, ...skippedFacts } = r.skipped;
+  const running = patchArgs(runningFacts);
+  const facts = sharedFacts(running.set, patchArgs(skippedFacts).set);
+  return [
+    facts.skipOnly.length / 2,
+    facts.shared.length / 2,
+    facts.runOnly.length / 2,
+    ...facts.skipOnly,
+    ...facts.shared,
+    ...facts.runOnly,
+    running.drop,
+  ];
 }
 
 /**

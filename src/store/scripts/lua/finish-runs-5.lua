@@ -33,16 +33,17 @@
       i + 1  lease id ('' = the run held no slot)
       i + 2  occurrence field
       i + 3  fire time (score)
-      i + 4  '1': the record's `finishedAt` is this call's Redis TIME; '' none
+      i + 4  flags, one letter each: `t` the record's `finishedAt` is this call's Redis TIME; `k` the
+             record's `fencingToken` is the run's (i + 6), written with the patch; `o` a success that
+             resets the failure streak, `x` a final failure that counts in it (each only for a
+             schedule with `pauseOnFailure`: none keeps no streak)
       i + 5  counters to bump (comma-separated, may be empty)
       i + 6  the run's fencing token ('' = a run that never started: written unfenced)
-      i + 7  streak: 'ok' (a success: reset), 'failed' (a final failure: count), '' (neither)
-      i + 8  pauseOnFailure: failures in a row that pause the schedule (0 = never: no streak is
-             kept, neither reset nor counted)
-      i + 9  the pause note JSON (written when it pauses)
-      i + 10 the run's slot policy (start-runs's): only `cancelOther` marks leases, only the
+      i + 7  the run's slot policy (start-runs's): only `cancelOther` marks leases, only the
              buffering ones and `cancelOther` have waiters
-      i + 11 the outcome patch: the number of its name/value pairs, the pairs, then the names it
+      with `x` only: i + 8 pauseOnFailure (failures in a row that pause the schedule), i + 9 the
+             pause note JSON (written when it pauses)
+      then the outcome patch: the number of its name/value pairs, the pairs, then the names it
              removes (comma-separated, '' none)
 
   The run's keys, built from the base and its id: lease:<id> (zset: lease id -> expiry), owed:<id>
@@ -96,7 +97,7 @@ end
 
 -- One run, its values from ARGV[i] on (the layout above; p0 .. p1 the outcome's pairs, `drop` the
 -- names it removes). Returns the 3 values of its output.
-local function finishRun(i, p0, p1, drop)
+local function finishRun(i, flags, p0, p1, drop)
   local id, leaseId, field, token = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 6]
   local written, paused = 1, 0
   local pre = base .. ':'
@@ -115,8 +116,15 @@ local function finishRun(i, p0, p1, drop)
   end
 
   if written == 1 then
-    if ARGV[i + 4] == '1' then
-      redis.call('HSET', rec, 'finishedAt', finishedNow(), unpack(ARGV, p0, p1))
+    local now = string.find(flags, 't', 1, true) and finishedNow()
+    if string.find(flags, 'k', 1, true) then
+      if now then
+        redis.call('HSET', rec, 'finishedAt', now, 'fencingToken', token, unpack(ARGV, p0, p1))
+      else
+        redis.call('HSET', rec, 'fencingToken', token, unpack(ARGV, p0, p1))
+      end
+    elseif now then
+      redis.call('HSET', rec, 'finishedAt', now, unpack(ARGV, p0, p1))
     elseif p1 >= p0 then
       redis.call('HSET', rec, unpack(ARGV, p0, p1))
     end
@@ -135,20 +143,17 @@ local function finishRun(i, p0, p1, drop)
     bumpBatched(counts, sums, ARGV[i + 5])
     -- The streak is kept only for a schedule that asked for it (`pauseOnFailure`): without it a
     -- success writes nothing and a failure counts nothing (upsert-9 drops a streak left by it).
-    local streak = ARGV[i + 7]
-    if streak ~= '' and tonumber(ARGV[i + 8]) > 0 then
-      if streak == 'ok' then
-        redis.call('HDEL', counts, 'failstreak')
-      elseif streak == 'failed' then
-        paused = failed(id, counts, i)
-      end
+    if string.find(flags, 'o', 1, true) then
+      redis.call('HDEL', counts, 'failstreak')
+    elseif string.find(flags, 'x', 1, true) then
+      paused = failed(id, counts, i)
     end
   end
 
   local nextJob = ''
   if leaseId ~= '' then
     redis.call('ZREM', pre .. 'lease:' .. id, leaseId)
-    local mode = ARGV[i + 10]
+    local mode = ARGV[i + 7]
     if mode == 'cancelOther' then redis.call('SREM', pre .. 'cancelled:' .. id, leaseId) end
     local waiters = (mode ~= 'skip' and mode ~= 'none') and pre .. 'waiters:' .. id or nil
     nextJob = nextInLine(pre .. 'owed:' .. id, waiters)
@@ -161,9 +166,10 @@ end
 local out, n = {}, 0
 local i = 5
 while i <= #ARGV do
-  local p0 = i + 12
-  local p1 = p0 + tonumber(ARGV[i + 11]) * 2 - 1
-  local ok, a, b, c = pcall(finishRun, i, p0, p1, ARGV[p1 + 1])
+  local flags = ARGV[i + 4]
+  local p0 = string.find(flags, 'x', 1, true) and i + 11 or i + 9
+  local p1 = p0 + tonumber(ARGV[p0 - 1]) * 2 - 1
+  local ok, a, b, c = pcall(finishRun, i, flags, p0, p1, ARGV[p1 + 1])
   if not ok then a, b, c = -1, '', type(a) == 'table' and tostring(a.err) or tostring(a) end
   out[n + 1], out[n + 2], out[n + 3] = a, b, c
   n = n + 3

@@ -42,23 +42,28 @@
       i + 5  job id (a waiter's member)
       i + 6  occurrence field (the fire time, or `m<time>` for a manual run)
       i + 7  fire time (record score, waiters' order)
-      i + 8  '1' when the caller read no record, taking this for the job's first delivery (its patch
-             removes no field): a record past `enqueued` (an attempt of this job lost with its worker,
-             or an older job's outcome) sends it back to read it (output 3), before anything is
-             taken; a record saying this job already succeeded, was skipped or cancelled refuses it
-             (output 4: the same occurrence enqueued again, after its job left BullMQ)
+      i + 8  flags, one letter each: `f` the caller read no record, taking this for the job's first
+             delivery (its patch removes no field): a record past `enqueued` (an attempt of this job
+             lost with its worker, or an older job's outcome) sends it back to read it (output 3),
+             before anything is taken; a record saying this job already succeeded, was skipped or
+             cancelled refuses it (output 4: the same occurrence enqueued again, after its job left
+             BullMQ). `w`: the `running` record is written here, its facts following (below); without
+             it the caller writes it behind (see Written behind) and sends no facts at all
       i + 9  the start mark: '' none; `a<stamp>` always, `r<stamp>` only when the occurrence has an
              entry in `taken:<id>` (a claim of it was taken over); `<stamp>` names this add of the
              job (BullMQ's `timestamp`). The occurrence's first start (or skip) writes its stamp
              there; a delivery of another add of the same job id is refused (output 5, below)
-      i + 10 the number of name/value pairs only the `skipped` record sets, i + 11 the number both
-             records set (the job's facts: queue, job id, kind), i + 12 the number only the
-             `running` record sets; i + 13 '1': write the `running` record here; '' when the
-             caller writes it behind (see Written behind); then those pairs in that order (each
-             record's facts are one stretch of ARGV); then the names the `running` record removes
-             (comma-separated, '' none). The outcomes are written here (`running`, `skipped`), and so
-             are the `running` record's `startedAt`, `fencingToken`, `buffered` and the `skipped`
-             one's `reason` and `finishedAt`.
+      with `w` only: i + 10 the number of name/value pairs only the `skipped` record sets, i + 11
+             the number both records set (the job's facts: queue, job id, kind), i + 12 the number
+             only the `running` record sets; then those pairs in that order (each record's facts are
+             one stretch of ARGV); then the names the `running` record removes (comma-separated, ''
+             none). The outcomes are written here (`running`, `skipped`), and so are the `running`
+             record's `startedAt`, `fencingToken`, `buffered` and the `skipped` one's `reason` and
+             `finishedAt`.
+    A run without `w` is 10 values: the lean path of the worker runtime's default, whose records
+    are written behind. Its `skipped` record (and a refusal's) is written here without the job's
+    facts; where the record is not this job's `enqueued` one (which holds them), the skip's reason
+    ends in `,nofacts` and the caller writes them (queue, job id, kind) after.
 
   Written behind: a run whose `running` record the caller writes later (the worker runtime's default:
   with its outcome when it ends within `recordLagMs`, else by its flush) is decided here as any other
@@ -154,20 +159,23 @@ end
 
 -- The run's `skipped` record (its facts ARGV[s0 .. s1]) and counter. The outcomes this script writes
 -- are never `enqueued`: the merge rule is a plain HSET.
-local function skip(id, rec, idx, counts, field, score, s0, s1, live, reason, known, added)
+-- `bare`: the facts were not sent (a run without `w`) and the record holds no job's facts: the
+-- reason says so (`,nofacts`), for the caller to write them.
+local function skip(id, rec, idx, counts, field, score, s0, s1, live, reason, known, added, bare)
   local at = batchNow()
   redis.call('HSET', rec, 'outcome', 'skipped', 'reason', reason, 'finishedAt', stamp, unpack(ARGV, s0, s1))
   index(id, idx, field, score, nil, known, added)
   bumpBatched(counts, sums, 'skipped')
-  return 0, live, 0, at, reason
+  return 0, live, 0, at, bare and reason .. ',nofacts' or reason
 end
 
 -- A delivery of another add of the job id (output 5): a `skipped` record (reason `ran-already`) where
 -- none says more, so that the refusal shows in the occurrence's record; nothing else is taken.
-local function refuse(rec, idx, counts, id, field, score, s0, s1)
+local function refuse(rec, idx, counts, id, field, score, s0, s1, bare)
   local outcome = redis.call('HGET', rec, 'outcome')
   if not outcome or outcome == 'enqueued' then
     skip(id, rec, idx, counts, field, score, s0, s1, 0, 'ran-already', false, false)
+    if bare then return 5, 0, 0, batchNow(), 'ran-already,nofacts' end
   end
   return 5, 0, 0, batchNow(), 'ran-already'
 end
@@ -190,7 +198,7 @@ end
 
 -- One run, its values from ARGV[i] on (the layout above; r0 .. r1 the `running` record's facts, s0 ..
 -- s1 the `skipped` one's, `drop` the names the `running` record removes). Returns its 5 output values.
-local function startRun(i, r0, r1, drop, s0, s1)
+local function startRun(i, first, behind, r0, r1, drop, s0, s1)
   local id, leaseId, mode, owed, jobId = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 4], ARGV[i + 5]
   local field, score = ARGV[i + 6], ARGV[i + 7]
   local pre = base .. ':'
@@ -211,24 +219,23 @@ local function startRun(i, r0, r1, drop, s0, s1)
     local key = pre .. 'taken:' .. id
     local seen = redis.call('HGET', key, field)
     if seen and seen ~= '' then
-      if ARGV[i + 8] == '1' and seen ~= string.sub(mark, 2) then
-        return refuse(rec, idx, counts, id, field, score, s0, s1)
+      if first and seen ~= string.sub(mark, 2) then
+        return refuse(rec, idx, counts, id, field, score, s0, s1, behind)
       end
     elseif seen or string.sub(mark, 1, 1) == 'a' then
       markKey, stampOf = key, string.sub(mark, 2)
     end
   end
 
-  local behind = ARGV[i + 13] ~= '1'
   local known, added = false, false
-  if not behind and ARGV[i + 8] == '1' and owed == '' and (mode == 'none' or mode == 'skip') then
+  if not behind and first and owed == '' and (mode == 'none' or mode == 'skip') then
     known = true
     added = redis.call('ZADD', idx, 'NX', score, field) == 1
   end
   -- `facts`: the record is this job's `enqueued` one, which holds the job's facts (queue, job id,
   -- kind) already: a start written behind says so, and its caller does not send them again
   local facts = false
-  if ARGV[i + 8] == '1' and not added then
+  if first and not added then
     local f = redis.call('HMGET', rec, 'outcome', 'jobId')
     local outcome, ofJob = f[1], f[2]
     if not (outcome or ofJob) then outcome, ofJob = oldFacts(pre .. 'runs:' .. id, field) end
@@ -238,6 +245,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
     end
     facts = f[1] == 'enqueued' and f[2] == jobId
   end
+  local bare = behind and not facts -- a skip's record then lacks the job's facts (see the layout)
 
   local live = 0
   local buffered = false
@@ -261,7 +269,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
     elseif mode == 'skip' then
       if live + owing >= tonumber(ARGV[i + 3]) then
         markTaken(markKey, field, stampOf)
-        return skip(id, rec, idx, counts, field, score, s0, s1, live, 'overlap', known, added)
+        return skip(id, rec, idx, counts, field, score, s0, s1, live, 'overlap', known, added, bare)
       end
     else
       if mode == 'cancelOther' then
@@ -272,7 +280,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
           redis.call('ZREM', waiters, jobId)
           redis.call('ZREM', beats, jobId)
           markTaken(markKey, field, stampOf)
-          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'superseded', known, added)
+          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'superseded', known, added, bare)
         end
         -- Older waiters give way to this one.
         local older = redis.call('ZRANGEBYSCORE', waiters, '-inf', '(' .. score)
@@ -287,7 +295,7 @@ local function startRun(i, r0, r1, drop, s0, s1)
       if not (free and (first == nil or first == jobId)) then
         if mode == 'bufferOne' and not buffered and first ~= nil then
           markTaken(markKey, field, stampOf)
-          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'buffer-full', known, added)
+          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'buffer-full', known, added, bare)
         end
         if mode == 'cancelOther' then
           -- Each live run is asked to stop (once); this occurrence waits for the slot.
@@ -350,16 +358,25 @@ end
 local out, n = {}, 0
 local i = 6
 while i <= #ARGV do
-  local s0 = i + 14
-  local r0 = s0 + tonumber(ARGV[i + 10]) * 2 -- the shared facts' start
-  local s1 = r0 + tonumber(ARGV[i + 11]) * 2 - 1
-  local r1 = s1 + tonumber(ARGV[i + 12]) * 2
-  local drop = ARGV[r1 + 1]
-  local ok, a, b, c, d, e = pcall(startRun, i, r0, r1, drop, s0, s1)
+  local flags = ARGV[i + 8]
+  local first = string.find(flags, 'f', 1, true) ~= nil
+  local behind = string.find(flags, 'w', 1, true) == nil
+  local s0, r0, s1, r1, drop, after
+  if behind then
+    -- the lean path: no facts sent (empty stretches)
+    s0, s1, r0, r1, drop, after = i + 10, i + 9, i + 10, i + 9, '', i + 10
+  else
+    s0 = i + 13
+    r0 = s0 + tonumber(ARGV[i + 10]) * 2 -- the shared facts' start
+    s1 = r0 + tonumber(ARGV[i + 11]) * 2 - 1
+    r1 = s1 + tonumber(ARGV[i + 12]) * 2
+    drop, after = ARGV[r1 + 1], r1 + 2
+  end
+  local ok, a, b, c, d, e = pcall(startRun, i, first, behind, r0, r1, drop, s0, s1)
   if not ok then a, b, c, d, e = -1, '', '', 0, type(a) == 'table' and tostring(a.err) or tostring(a) end
   out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = a, b, c, d, e
   n = n + 5
-  i = r1 + 2
+  i = after
 end
 addTotals(KEYS[1], sums)
 return out
