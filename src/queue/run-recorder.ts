@@ -288,7 +288,7 @@ export class RunRecorder {
         counters,
         streak,
         { afterFailures: failures, note: pauseNote(failures, error ?? ''), at: this.options.clock.now() },
-        occurrence.run.slot.mode, // the job's stored rule: which waiters and marks the run may have left
+        occurrence.run.slot, // the job's stored rule: which waiters and marks the run may have left
       );
       if (ticket.leaseId !== undefined) held?.slotReturned();
       if (!done.written) {

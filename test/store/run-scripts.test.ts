@@ -57,6 +57,62 @@ describe('start-runs / finish-runs', () => {
     expect(await bed.redis.exists(bed.k.lease('s'))).toBe(0);
   });
 
+  it('a run alone in its slot finishes without a fencing read: a record it creates is indexed, one that was there is not indexed twice', async () => {
+    bed = new StoreBed();
+    const slots = new RunSlots(bed.redis, bed.k, 10_000, 100);
+    const history = new RunHistory(bed.redis, bed.k);
+    // written behind: the start writes no record; the job was added by hand (no enqueued record)
+    const bare = { ...run, fireAt: 2000 };
+    const one = { mode: 'skip' as const, cap: 1 };
+    const started = await slots.start(
+      bare,
+      one,
+      { leaseId: 'a', jobId: 'j', runningBehind: true },
+      running,
+      skipped,
+    );
+    expect(started).toMatchObject({ status: 'started', fencingToken: 1 });
+    expect(await bed.redis.exists(bed.k.record('s', '2000'))).toBe(0);
+    const done = await slots.finish(
+      bare,
+      'a',
+      1,
+      { ...running, outcome: 'succeeded', fencingToken: 1 },
+      ['runs'],
+      'ok',
+      noPause,
+      one,
+    );
+    expect(done.written).toBe(true);
+    expect(await bed.redis.zscore(bed.k.runIndex('s'), '2000')).toBe('2000');
+    expect(await history.get('s', 2000)).toMatchObject({ outcome: 'succeeded', fencingToken: 1, jobId: 'j' });
+
+    // an occurrence with its enqueued record (indexed by whoever wrote it): the outcome goes into it
+    const known = { ...run, fireAt: 3000 };
+    await bed.redis.hset(bed.k.record('s', '3000'), 'outcome', 'enqueued', 'jobId', 'k');
+    await bed.redis.zadd(bed.k.runIndex('s'), 3000, '3000');
+    await slots.start(
+      known,
+      one,
+      { leaseId: 'b', jobId: 'k', runningBehind: true, firstDelivery: true },
+      running,
+      skipped,
+    );
+    await slots.finish(
+      known,
+      'b',
+      2,
+      { outcome: 'succeeded', fencingToken: 2 },
+      ['runs'],
+      'ok',
+      noPause,
+      one,
+    );
+    expect(await history.get('s', 3000)).toMatchObject({ outcome: 'succeeded', fencingToken: 2, jobId: 'k' });
+    expect(await bed.redis.zcard(bed.k.runIndex('s'))).toBe(2);
+    expect(await bed.redis.exists(bed.k.lease('s'))).toBe(0);
+  });
+
   it('the fencing token keeps rising across a remove and a re-creation of the same id: the old run stays fenced off', async () => {
     bed = new StoreBed();
     const slots = new RunSlots(bed.redis, bed.k, 10_000, 100);
@@ -176,7 +232,10 @@ describe('start-runs / finish-runs', () => {
         skipped,
       );
       expect(started).toMatchObject({ status: 'started', fencingToken: n });
-      await slots.finish(r, undefined, n, { outcome: 'succeeded' }, ['runs'], 'ok', noPause, 'none');
+      await slots.finish(r, undefined, n, { outcome: 'succeeded' }, ['runs'], 'ok', noPause, {
+        mode: 'none',
+        cap: 0,
+      });
       sizes.push(await bed.redis.zcard(bed.k.runIndex('s')));
     }
     // cut back to exactly `limit` at a check, never 2 slack over it, and it was cut

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SlotRule } from '../forms/index.js';
-import { DEFAULT_AUDIT } from '../forms/index.js';
+import { DEFAULT_AUDIT, DEFAULT_SLOT_RULE } from '../forms/index.js';
 import { type Keys, occurrenceField, type RecordLane } from '../keys/index.js';
 import type { RunCounter, RunPatch } from '../reads/index.js';
 import type { FinishRunArgs, RunFinish, RunStart, StartRunArgs } from '../scripts/index.js';
@@ -110,7 +110,7 @@ export class RunSlots {
     streak: 'ok' | 'failed' | undefined,
     pause: { afterFailures: number; note: string; at: number },
     /** The slot rule the run started under (which waiters and marks it may have left). */
-    mode: SlotRule['mode'] = 'skip',
+    rule: SlotRule = DEFAULT_SLOT_RULE,
   ): Promise<RunFinish> {
     const id = run.scheduleId;
     return this.finishes(this.keys.partitionOf(id), {
@@ -123,7 +123,8 @@ export class RunSlots {
       fencingToken,
       streak,
       pause,
-      mode,
+      mode: rule.mode,
+      sole: rule.mode !== 'none' && rule.cap === 1,
     });
   }
 

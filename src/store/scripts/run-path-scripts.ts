@@ -104,6 +104,8 @@ export interface FinishRunArgs {
   pause: { afterFailures: number; note: string; at: number };
   /** The slot rule the run started under. */
   mode: SlotRule['mode'];
+  /** It held its slot alone (one run at a time): a lease given back proves no newer run took the record. */
+  sole?: boolean;
 }
 
 /** What `complete-n` answers. */
@@ -262,7 +264,7 @@ export class RunPathScripts {
         leaseId: r.leaseId ?? '',
         field: r.field,
         fireTime: r.fireAt,
-        flags: `${stamped}${ownToken ? 'k' : ''}${streak}`,
+        flags: `${stamped}${ownToken ? 'k' : ''}${r.sole ? 'e' : ''}${streak}`,
         counters: r.counters.join(','),
         fencingToken: r.fencingToken ?? '',
         policy: r.mode,

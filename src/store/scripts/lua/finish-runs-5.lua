@@ -13,7 +13,9 @@
   lower token is not written (a stalled run whose occurrence was re-run by a newer attempt), and counts
   nothing. Tokens only grow (start-runs-1), so a run whose `running` record was written behind (not yet
   there) still loses to a newer run that wrote first, and overwrites an older one's. A record without
-  a token (`enqueued`, or written by an earlier release) is written as before.
+  a token (`enqueued`, or written by an earlier release) is written as before. A run alone in its
+  slot (`e`) whose lease is still there when it gives it back is not read for its token: nothing
+  newer can have started (the worker runtime's default, one run at a time, pays no fencing read).
   The same call writes a `running` record written behind (the worker runtime's flush of a run that
   outlived `recordLagMs`): its lease id '', no counters, no streak.
   The outcome is facts of the record hash (includes/record), from arguments that are already strings.
@@ -34,7 +36,9 @@
       i + 2  occurrence field
       i + 3  fire time (score)
       i + 4  flags, one letter each: `t` the record's `finishedAt` is this call's Redis TIME; `k` the
-             record's `fencingToken` is the run's (i + 6), written with the patch; `o` a success that
+             record's `fencingToken` is the run's (i + 6), written with the patch; `e` the run held
+             its slot alone (one run at a time: its lease given back proves it was not fenced off,
+             see finishRun); `o` a success that
              resets the failure streak, `x` a final failure that counts in it (each only for a
              schedule with `pauseOnFailure`: none keeps no streak)
       i + 5  counters to bump (comma-separated, may be empty)
@@ -103,10 +107,19 @@ local function finishRun(i, flags, p0, p1, drop)
   local pre = base .. ':'
   local rec = pre .. 'rec:' .. id .. ':' .. field
 
+  -- The slot first. A run alone in its slot (`e`) that gives back a lease still there held the slot
+  -- from its start until now: no newer run of its occurrence can have started meanwhile (one waits
+  -- for the slot, or finds the lease lapsed and drops it first), so its record needs no fencing read.
+  local sole = false
+  if leaseId ~= '' then
+    sole = redis.call('ZREM', pre .. 'lease:' .. id, leaseId) == 1 and string.find(flags, 'e', 1, true) ~= nil
+  end
+
   -- A record that exists is indexed (whoever wrote it indexed it; a trim deletes a record and its
-  -- index entry together): only a new one is indexed here.
+  -- index entry together): only a new one is indexed here. Read with the token where a fencing read
+  -- is needed; else told by the write (every field of it new: the record was not there).
   local indexed = false
-  if token ~= '' then
+  if token ~= '' and not sole then
     local f = redis.call('HMGET', rec, 'fencingToken', 'outcome')
     if f[1] then
       if tonumber(f[1]) > tonumber(token) then written = 0 else indexed = true end
@@ -117,22 +130,26 @@ local function finishRun(i, flags, p0, p1, drop)
 
   if written == 1 then
     local now = string.find(flags, 't', 1, true) and finishedNow()
-    if string.find(flags, 'k', 1, true) then
+    local own = string.find(flags, 'k', 1, true)
+    local fields = (p1 - p0 + 1) / 2 + (now and 1 or 0) + (own and 1 or 0)
+    local added = 0
+    if own then
       if now then
-        redis.call('HSET', rec, 'finishedAt', now, 'fencingToken', token, unpack(ARGV, p0, p1))
+        added = redis.call('HSET', rec, 'finishedAt', now, 'fencingToken', token, unpack(ARGV, p0, p1))
       else
-        redis.call('HSET', rec, 'fencingToken', token, unpack(ARGV, p0, p1))
+        added = redis.call('HSET', rec, 'fencingToken', token, unpack(ARGV, p0, p1))
       end
     elseif now then
-      redis.call('HSET', rec, 'finishedAt', now, unpack(ARGV, p0, p1))
+      added = redis.call('HSET', rec, 'finishedAt', now, unpack(ARGV, p0, p1))
     elseif p1 >= p0 then
-      redis.call('HSET', rec, unpack(ARGV, p0, p1))
+      added = redis.call('HSET', rec, unpack(ARGV, p0, p1))
     end
     if drop ~= '' then
       local names = {}
       for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
       redis.call('HDEL', rec, unpack(names))
     end
+    if sole then indexed = added < fields end
     if not indexed then
       local idx = pre .. 'runidx:' .. id
       if redis.call('ZADD', idx, 'NX', ARGV[i + 3], field) == 1 then
@@ -152,7 +169,6 @@ local function finishRun(i, flags, p0, p1, drop)
 
   local nextJob = ''
   if leaseId ~= '' then
-    redis.call('ZREM', pre .. 'lease:' .. id, leaseId)
     local mode = ARGV[i + 7]
     if mode == 'cancelOther' then redis.call('SREM', pre .. 'cancelled:' .. id, leaseId) end
     local waiters = (mode ~= 'skip' and mode ~= 'none') and pre .. 'waiters:' .. id or nil
