@@ -174,6 +174,12 @@ describe('the expectations watch reads what can change an incident', () => {
     expect(await ids()).toEqual([...before, 'plain-5'].sort());
     await redefine(undefined);
     expect(await ids()).toEqual(before);
+    // a definition saved without the index (an earlier release's save) is indexed by its next save, unchanged
+    await redefine({ startedWithin: '5m' });
+    await redis.srem(k.expectIndex, 'plain-5');
+    await redefine({ startedWithin: '5m' });
+    expect(await redis.sismember(k.expectIndex, 'plain-5')).toBe(1);
+    await redefine(undefined);
     // drop the index and its mark, as data written by a release without it has neither
     await redis.del(k.expectIndex, k.expectsIndexed);
     expect(await ids()).toEqual(before);

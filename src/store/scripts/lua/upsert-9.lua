@@ -33,8 +33,8 @@
     ARGV[14] labels: the definition's labels as `key=value` lines ('' = none), indexed in the same
             step (includes/labels: the ids go into the sets of their new labels, out of their old ones);
             the definition's group (`run.group`) is indexed in the same step too (includes/groups),
-            and whether it has `expect` (includes/expects); a partition's first create marks its
-            group and expectations indexes complete (`groupidx`, `expectidx`)
+            and, on every save, whether it has `expect` (includes/expects); a partition's first
+            create marks its group and expectations indexes complete (`groupidx`, `expectidx`)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -111,8 +111,9 @@ redis.call('HSET', KEYS[1], id, ARGV[2])
 if before ~= ARGV[2] then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, storedGroup(before), storedGroup(ARGV[2]))
-  reindexExpects(expectBase(KEYS[1]), id, storedExpects(ARGV[2]))
 end
+-- also when unchanged: a definition an earlier release saved (without the index) is indexed by the next save
+reindexExpects(expectBase(KEYS[1]), id, storedExpects(ARGV[2]))
 dropStreak()
 if retime and s.status == 'c' and ARGV[4] ~= '' then
   s.status = 'a'
