@@ -76,14 +76,19 @@ export class IncidentWatch {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
+    const tick = () => {
       this.checking ??= this.tick()
         .catch((err: unknown) => this.deps.logger.warn({ err }, 'bullbeat: expectations: check failed'))
         .finally(() => {
           this.checking = undefined;
         });
-    }, CHECK_EVERY_MS);
+    };
+    this.timer = setInterval(tick, CHECK_EVERY_MS);
     this.timer.unref();
+    // the first look at once, not a period later: a process just started (a replica replacing a dead
+    // one) can take the turn as soon as it runs, which shortens the stretches without a check while
+    // replicas come and go
+    tick();
   }
 
   async stop(): Promise<void> {
