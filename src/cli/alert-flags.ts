@@ -3,7 +3,7 @@ import { parseHeartbeat, parseNotifiers } from '../scheduler/index.js';
 import type { CliIO } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 
-/** The alert flags of `scheduler` and `dev`. */
+/** The alert flags of `scheduler` and `dev` (`--notifier` alone: `worker` and `dashboard`). */
 export interface AlertFlags {
   notifier?: string[];
   heartbeatUrl?: string;
@@ -36,8 +36,8 @@ export function applyAlertFlags(ctx: CommandContext, io: CliIO): void {
 }
 
 /**
- * `--notifier` (repeatable) alone: a `worker` delivers incidents too (with every scheduler replica down,
- * it is what opens and tells them), but keeps no heartbeat.
+ * `--notifier` (repeatable) alone: a `worker` and the `dashboard` deliver incidents too (with every
+ * scheduler replica down, they are what open and tell them), but keep no heartbeat.
  */
 export function withNotifierOption(cmd: Command): Command {
   return cmd.option(

@@ -186,7 +186,12 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .option('--rate-duration-ms <ms>', "the limiter's window (default 1000)")
     .action(run(async () => (await import('./commands/services.js')).workerCommand(io)));
 
-  command('dashboard', 'serve the dashboard: Bull Board, the schedules page, the JSON API, /metrics')
+  withNotifierOption(
+    command(
+      'dashboard',
+      'serve the dashboard: Bull Board, the schedules page, the JSON API, /metrics; it also watches for no-scheduler',
+    ),
+  )
     .option('--port <n>', 'port (env PORT; default 3000)')
     .option('--host <host>', 'address (env HOST; default 127.0.0.1 when open, else 0.0.0.0)')
     .option('--open', 'run without credentials, on 127.0.0.1 only (env BULLBEAT_DASHBOARD_OPEN=1)')

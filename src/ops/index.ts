@@ -1,3 +1,4 @@
+export { type FleetAlerts, type FleetAlertsRole, watchFleetAlerts } from './fleet-alerts.js';
 export type { FleetMember, FleetRole, FleetSnapshot } from './fleet-member.js';
 export { describeVersions, isServed, queuesHandling, runByNameOnly } from './fleet-member.js';
 export type { FleetMembership, JoinFleetOptions } from './fleet-options.js';

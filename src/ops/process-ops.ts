@@ -1,14 +1,12 @@
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { handledPairs } from '../queue/handled-queues.js';
 import type { SchedulerManager } from '../scheduler/index.js';
-import { DeliverySender, IncidentWatch, internalsOf } from '../scheduler/index.js';
-import { AlertStore, openRedis, ScheduleStore, withCommandTimeout } from '../store/index.js';
+import { internalsOf } from '../scheduler/index.js';
+import { type FleetAlerts, watchFleetAlerts } from './fleet-alerts.js';
 import type { FleetMembership } from './fleet-options.js';
-import { FleetReader, joinFleet } from './fleet-registry.js';
+import { joinFleet } from './fleet-registry.js';
 import { type MetricsServer, serveMetrics } from './metrics-server.js';
-import { NoSchedulerWatch } from './no-scheduler-watch.js';
 import { SchedulerMetrics } from './scheduler-metrics.js';
 import { WorkerMetrics, type WorkerMetricsSource } from './worker-metrics.js';
 
@@ -60,7 +58,7 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
   const workerMetrics = worker ? new WorkerMetrics(registry, worker, metricOptions) : undefined;
   const memberships: FleetMembership[] = [];
   let server: MetricsServer | undefined;
-  let alerts: { stop(): Promise<void> } | undefined;
+  let alerts: FleetAlerts | undefined;
   const stop = async () => {
     schedulerMetrics?.close();
     workerMetrics?.close();
@@ -89,7 +87,7 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
         }),
       );
     }
-    alerts = await watchAlerts(scheduler, options);
+    alerts = await watchFleetAlerts(scheduler, options.replica ? 'replica' : 'worker', options.logger);
     if (options.metricsPort !== undefined) {
       server = await serveMetrics({
         port: options.metricsPort,
@@ -120,66 +118,6 @@ export async function startProcessOps(options: ProcessOpsOptions): Promise<Proce
     stop: () => {
       stopping ??= stop();
       return stopping;
-    },
-  };
-}
-
-/**
- * The alerts every process of the fleet keeps: the `no-scheduler` incident, watched from the fleet (a
- * replica resolves it by being alive). A process that is no replica also checks the schedules'
- * expectations (whichever process takes the turn, `IncidentWatch`) and delivers the outbox to the
- * notifiers it was given (`BULLBEAT_NOTIFIERS`): with every replica down or stalled, a worker is what
- * opens and delivers the incidents, a late occurrence never enqueued among them. On a Redis client of
- * their own, so that their reads never wait in line behind the runs' (run slots, outcomes).
- */
-async function watchAlerts(
-  scheduler: SchedulerManager,
-  options: ProcessOpsOptions,
-): Promise<{ stop(): Promise<void> }> {
-  const internals = internalsOf(scheduler);
-  const { alerts: configured, expect } = internals.options;
-  const redis = withCommandTimeout(
-    openRedis(internals.connectionOptions()),
-    internals.options.commandTimeoutMs,
-  );
-  redis.on('error', () => undefined);
-  const store = new AlertStore(redis, internals.prefix);
-  const logger = options.logger ?? internals.logger;
-  const own = configured.notifiers.map((n) => n.name);
-  const parts: { start(): void; stop(): Promise<void> }[] = [
-    new NoSchedulerWatch({
-      fleet: new FleetReader(redis, internals.prefix),
-      alerts: store,
-      notifiers: own,
-      notify: expect?.notify,
-      logger,
-    }),
-  ];
-  if (!options.replica) {
-    const announced = await store.notifierNames().catch(() => [] as string[]);
-    parts.push(
-      new IncidentWatch({
-        redis,
-        keys: internals.keys,
-        store: new ScheduleStore(redis, internals.keys, internals.options.historyLimit),
-        alerts: store,
-        defaults: expect,
-        notifiers: expect?.notify ?? [...new Set([...own, ...announced])],
-        queue: (q) => internals.queue(q),
-        logger,
-        replicaId: `${options.worker ? 'worker' : 'process'}:${hostname()}:${process.pid}`,
-        onChange: (change) => internals.events.emit('incident', change),
-      }),
-    );
-    if (configured.notifiers.length > 0) {
-      parts.push(new DeliverySender(store, configured.notifiers, internals.prefix, logger));
-    }
-  }
-  for (const p of parts) p.start();
-  return {
-    stop: async () => {
-      await Promise.all(parts.map((p) => p.stop()));
-      await redis.quit().catch(() => redis.disconnect());
     },
   };
 }

@@ -72,6 +72,13 @@ describe('bullbeat alerts', () => {
     });
     expect(envBad.code).toBe(2);
     expect(envBad.stderr).toMatch(/BULLBEAT_NOTIFIERS: notifier "ops": kind must be one of/);
+    // the dashboard takes notifiers as the scheduler does, checked before it starts (--check included)
+    const dash = await runBullbeat(
+      ['dashboard', '--open', '--check', '--notifier', 'ops=webhook:ftp://h.example/x'],
+      { env, spawn: false },
+    );
+    expect(dash.code).toBe(2);
+    expect(dash.stderr).toMatch(/--notifier: notifier "ops": the webhook URL: must be an http\(s\) URL/);
   }, 120_000);
 
   it('schedule:add --expect stores the expectations; bad ones are refused naming --expect and the field', async () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { DashboardServer } from '../../../dashboard/index.js';
 import { ConfigError } from '../../errors/index.js';
-import { FleetReader } from '../../ops/index.js';
+import { type FleetAlerts, FleetReader, watchFleetAlerts } from '../../ops/index.js';
 import { createWorker, type WorkerHandle } from '../../queue/index.js';
 import type { SchedulerManager } from '../../scheduler/index.js';
 import { internalsOf } from '../../scheduler/index.js';
@@ -296,7 +296,12 @@ export function workerCommand(io: CliIO) {
   };
 }
 
-/** `bullbeat dashboard`: the dashboard alone, on the configured Redis and prefix. */
+/**
+ * `bullbeat dashboard`: the dashboard alone, on the configured Redis and prefix. It also watches the
+ * fleet for `no-scheduler` and delivers the outbox to the notifiers it is given (`--notifier`,
+ * `BULLBEAT_NOTIFIERS`): a deployment whose only survivor is the dashboard still hears that no replica
+ * is alive (`watchFleetAlerts`).
+ */
 export function dashboardCommand(io: CliIO) {
   return async (options: { readOnly?: boolean; check?: boolean }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'dashboard');
@@ -304,6 +309,7 @@ export function dashboardCommand(io: CliIO) {
     // Credentials first, before Redis: a dashboard without them fails at once with the reason.
     const { resolveDashboardCredentials } = await import('../../../dashboard/internal.js');
     const credentials = resolveDashboardCredentials({ ...(dash.open && { open: true }) }, ctx.sources.env);
+    applyAlertFlags(ctx, io);
     if (options.check) {
       const auth = credentials.open
         ? 'open, on 127.0.0.1 only'
@@ -316,8 +322,28 @@ export function dashboardCommand(io: CliIO) {
     await probeRedis(cliTarget(ctx.config), ctx.config.redisTimeoutMs);
     await resolvePrefix(ctx);
     return runUntilSignal(ctx.logger, async () => {
-      const server = await startDashboardServer(ctx, { readOnly: options.readOnly === true });
-      return () => server.close();
+      const { SchedulerManager } = await import('../../scheduler/index.js');
+      const scheduler = new SchedulerManager({
+        role: 'client',
+        prefix: ctx.config.prefix,
+        connection: cliConnection(ctx.config),
+        logger: ctx.logger,
+      });
+      let server: DashboardServer | undefined;
+      let alerts: FleetAlerts | undefined;
+      const stop = async () => {
+        await alerts?.stop();
+        await server?.close();
+        await scheduler.close();
+      };
+      try {
+        server = await startDashboardServer(ctx, { scheduler, readOnly: options.readOnly === true });
+        alerts = await watchFleetAlerts(scheduler, 'dashboard', ctx.logger);
+      } catch (error) {
+        await stop().catch(() => undefined);
+        throw error;
+      }
+      return stop;
     });
   };
 }

@@ -59,8 +59,8 @@ interface Watched {
 }
 
 /**
- * The expectations of every schedule, checked once a second by one scheduler replica (whichever takes
- * the turn: `checkTurn`): it reads the records the deployment keeps, opens an incident for each breach
+ * The expectations of the schedules that expect something, checked once a second by one process of the
+ * fleet (whichever takes the turn: `checkTurn`): it reads their records, opens an incident for each breach
  * and resolves the ones that ended. Whether an incident opens is decided in Redis (`incident-7`), so two
  * replicas checking at once, or one dying mid-check, never open or resolve one twice.
  */
@@ -76,14 +76,19 @@ export class IncidentWatch {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
+    const tick = () => {
       this.checking ??= this.tick()
         .catch((err: unknown) => this.deps.logger.warn({ err }, 'bullbeat: expectations: check failed'))
         .finally(() => {
           this.checking = undefined;
         });
-    }, CHECK_EVERY_MS);
+    };
+    this.timer = setInterval(tick, CHECK_EVERY_MS);
     this.timer.unref();
+    // the first look at once, not a period later: a process just started (a replica replacing a dead
+    // one) can take the turn as soon as it runs, which shortens the stretches without a check while
+    // replicas come and go
+    tick();
   }
 
   async stop(): Promise<void> {
@@ -111,7 +116,11 @@ export class IncidentWatch {
     }
   }
 
-  /** One check of every schedule's expectations (the turn aside). */
+  /**
+   * One check of the expectations (the turn aside): it reads the state rows, records and next times of
+   * the schedules watched (the expectations index: `refresh`) and of those with an incident open, never
+   * every schedule's, so its cost follows the schedules that expect something, not the deployment's size.
+   */
   async check(laps: Record<string, number> = {}): Promise<void> {
     const { store, alerts } = this.deps;
     let mark = performance.now();
@@ -126,7 +135,16 @@ export class IncidentWatch {
       await this.refresh(now);
       lap('refresh');
     }
-    const states = await store.states();
+    // only what can change an incident: the schedules watched, and those with an incident open (a
+    // schedule no longer watched resolves it); never every schedule's state
+    const open = await alerts.openSlots();
+    const ids = new Set(this.watched.map((w) => w.id));
+    for (const slot of open.keys()) {
+      const { cause, scheduleId } = slotParts(slot);
+      if (cause !== 'no-scheduler') ids.add(scheduleId);
+    }
+    const states = await store.statesOf([...ids]);
+    lap('states');
     const active = this.watched.filter((w) => states.get(w.id)?.status === 'a');
     const limit = Math.max(10, ...active.map((w) => (w.expect.failuresInARow ?? 0) + 5));
     const histories = await readHistories(
@@ -136,7 +154,6 @@ export class IncidentWatch {
       limit,
     );
     lap('records');
-    const open = await alerts.openSlots();
     const timed = active.filter((w) => w.expect.startedWithinMs !== undefined && w.trigger);
     const next = await nextOccurrences(
       this.deps.redis,
@@ -183,9 +200,7 @@ export class IncidentWatch {
     // an open incident of a schedule no longer checked (paused, removed, its expectation dropped) ends
     for (const slot of open.keys()) {
       if (seen.has(slot)) continue;
-      const at = slot.indexOf('|');
-      const cause = slot.slice(0, at) as IncidentCause;
-      const id = slot.slice(at + 1);
+      const { cause, scheduleId: id } = slotParts(slot);
       if (cause === 'no-scheduler') continue;
       const status = states.get(id)?.status;
       const why =
@@ -205,7 +220,10 @@ export class IncidentWatch {
     this.deps.onChange?.({ op: 'resolved', id, cause, scheduleId });
   }
 
-  /** Read again which schedules expect something, and which of their queues have a consumer. */
+  /**
+   * Read again which schedules expect something (the expectations index's definitions; every definition
+   * when the deployment's own expectations apply to all), and which of their queues have a consumer.
+   */
   private async refresh(now: number): Promise<void> {
     const rows = await this.deps.alerts.watchedDefinitions(this.deps.keys, watches(this.deps.defaults));
     const watched: Watched[] = [];
@@ -242,6 +260,12 @@ export class IncidentWatch {
     this.consumed = consumed;
     this.refreshedAt = now;
   }
+}
+
+/** The cause and schedule of an incident's slot (`incidentSlot`: `<cause>|<schedule id>`). */
+function slotParts(slot: string): { cause: IncidentCause; scheduleId: string } {
+  const at = slot.indexOf('|');
+  return { cause: slot.slice(0, at) as IncidentCause, scheduleId: slot.slice(at + 1) };
 }
 
 /** A stored trigger without its jitter; undefined for a custom one (code's) or one that cannot be read. */

@@ -7,6 +7,7 @@ import {
   parseIncident,
 } from '../forms/index.js';
 import { hashTag, type Keys } from '../keys/index.js';
+import { expectingDefinitions } from '../reads/index.js';
 import {
   INCIDENT,
   OUTBOX_DONE,
@@ -270,19 +271,19 @@ export class AlertStore extends ScriptCaller {
   }
 
   /**
-   * The stored definitions (id, JSON) of the schedules that expect something, every partition's (all
-   * of them with `all`: the deployment's own expectations apply to every schedule).
+   * The stored definitions (id, JSON) of the schedules that expect something, every partition's: those
+   * of the expectations index (`expectingDefinitions`), or all of them with `all` (the deployment's own
+   * expectations apply to every schedule).
    */
   async watchedDefinitions(keys: Keys, all: boolean): Promise<[string, string][]> {
+    if (!all) return expectingDefinitions(this.redis, keys);
     const out: [string, string][] = [];
     for (const p of keys.all()) {
       let cursor = '0';
       do {
         const [next, flat] = await this.redis.hscan(p.schedules, cursor, 'COUNT', 500);
         cursor = next;
-        for (let i = 0; i + 1 < flat.length; i += 2) {
-          if (all || flat[i + 1]!.includes('"expect"')) out.push([flat[i]!, flat[i + 1]!]);
-        }
+        for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
       } while (cursor !== '0');
     }
     return out;

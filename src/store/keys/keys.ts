@@ -168,6 +168,14 @@ export interface Keys {
   groupMembers(key: string): string;
   /** String: set once this partition's group index holds every definition written before the index existed. */
   groupsIndexed: string;
+  /**
+   * Set: the ids of this partition's schedules whose definition has `expect` (the expectations index,
+   * includes/expects), written with the definitions by `upsert-9` and `remove-13`: what the expectations
+   * watch reads instead of every definition and every state row.
+   */
+  expectIndex: string;
+  /** String: set once this partition's expectations index holds every definition written before it existed. */
+  expectsIndexed: string;
   /** Stream: the deployment's bulk changes (by selector, `scheduleMany`), one entry each with its count. */
   bulkAudit: string;
 }
@@ -240,6 +248,8 @@ const PARTITION_FIELDS = [
   'owedRuns',
   'groupKeys',
   'groupsIndexed',
+  'expectIndex',
+  'expectsIndexed',
 ] as const;
 
 function partitionKeys(
@@ -304,6 +314,8 @@ function partitionKeys(
     groupKeys: `${base}:groupkeys`,
     groupMembers: (key) => `${base}:groupmem:${key}`,
     groupsIndexed: `${base}:groupidx`,
+    expectIndex: `${base}:expecting`,
+    expectsIndexed: `${base}:expectidx`,
     bulkAudit: `${globalBase}:bulk-audit`,
     calendars: `${globalBase}:calendars`,
     calendarVersions: `${globalBase}:calendars:v`,

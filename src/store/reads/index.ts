@@ -4,6 +4,7 @@ export { type AuditQuery, AuditTrail } from './audit-trail.js';
 export { type BulkChange, type BulkOp, BulkTrail } from './bulk-trail.js';
 export { type ClaimInFlight, claimInFlight, lateSchedules, nextOccurrences } from './claims-in-flight.js';
 export { dueEarlier } from './due-earlier.js';
+export { expectingDefinitions } from './expect-index.js';
 export {
   newestRecordFields,
   readFinishedJobs,

@@ -21,6 +21,7 @@ import {
   CLEAR_ERROR,
   FIRE_BUDGET,
   FOREIGN_OUTCOMES,
+  INDEX_EXPECTS,
   INDEX_GROUPS,
   MARK_ERRORED,
   MERGE_RUN,
@@ -337,6 +338,18 @@ export class ScheduleScripts {
     const keys = { schedules: k.schedules, groupsIndexed: k.groupsIndexed };
     return Number(
       await this.#caller.run(INDEX_GROUPS, scriptArgs(INDEX_GROUPS, keys, { last: last ? 1 : 0 }, items)),
+    );
+  }
+
+  /**
+   * `index-expects-2`: index the expectations of these ids' definitions (of one partition, `k`), written
+   * before the expectations index existed; `last` marks the partition indexed. Answers how many expect.
+   */
+  async indexExpects(k: Keys, ids: readonly string[], last: boolean): Promise<number> {
+    const items = ids.map((id) => ({ values: { ids: id } }));
+    const keys = { schedules: k.schedules, expectsIndexed: k.expectsIndexed };
+    return Number(
+      await this.#caller.run(INDEX_EXPECTS, scriptArgs(INDEX_EXPECTS, keys, { last: last ? 1 : 0 }, items)),
     );
   }
 

@@ -164,6 +164,10 @@ export const INDEX_GROUPS = layout('index-groups-2', ['schedules', 'groupsIndexe
   item: ['ids'],
 });
 
+export const INDEX_EXPECTS = layout('index-expects-2', ['schedules', 'expectsIndexed'], ['last'], {
+  item: ['ids'],
+});
+
 export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap'], { item: ['instant'] });
 
 export const UNSTAGE = layout(
@@ -270,6 +274,7 @@ export const LAYOUTS = [
   UNSTAGE,
   FIRE_BUDGET,
   INDEX_GROUPS,
+  INDEX_EXPECTS,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,

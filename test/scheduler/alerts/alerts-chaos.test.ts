@@ -40,9 +40,12 @@ describe('alerts under replica chaos', () => {
       BULLBEAT_NOTIFIERS: `a=webhook:${receiver.url}/a;secret=x b=slack:${receiver.url}/b`,
     };
     const all: ReplicaProcess[] = [];
+    // each replica's life (ms since the epoch), for DEBUG_ALERTS's timeline
+    const life = new Map<ReplicaProcess, { spawned: number; ready?: number; killed?: number }>();
     const spawn = () => {
       const r = spawnReplicaProcess(REPLICA, vars, children);
       all.push(r);
+      life.set(r, { spawned: Date.now() });
       return r;
     };
     let replicas: ReplicaProcess[] = [spawn(), spawn(), spawn()];
@@ -64,6 +67,7 @@ describe('alerts under replica chaos', () => {
       if (Date.now() >= nextKill) {
         const victim = replicas[Math.floor(Math.random() * replicas.length)]!;
         victim.child.kill('SIGKILL');
+        life.get(victim)!.killed = Date.now();
         await victim.exited;
         kills++;
         replicas = [...replicas.filter((r) => r !== victim), spawn()];
@@ -74,6 +78,10 @@ describe('alerts under replica chaos', () => {
         if (failing.has(id)) failing.delete(id);
         else failing.add(id);
         flip++;
+      }
+      for (const r of replicas) {
+        const l = life.get(r)!;
+        if (l.ready === undefined && r.ready()) l.ready = Date.now();
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -132,9 +140,33 @@ describe('alerts under replica chaos', () => {
             .join(' '),
         );
       }
-      for (const r of all)
+      // per replica: spawned, ready, killed, and the checks it made (s since the chaos began)
+      const at = (t: number | undefined) => (t === undefined ? '-' : ((t - start) / 1000).toFixed(1));
+      const checkTimes = all
+        .flatMap((r) => r.out.split('\n').filter((line) => line.includes('expectations: checked')))
+        .map((line) => (JSON.parse(line) as { time: number }).time)
+        .sort((a, b) => a - b);
+      let gap = { ms: 0, from: start };
+      for (const [i, t] of checkTimes.entries()) {
+        const before = i === 0 ? start : checkTimes[i - 1]!;
+        if (t - before > gap.ms) gap = { ms: t - before, from: before };
+      }
+      console.log(
+        `${checkTimes.length} checks; the longest stretch without one: ${(gap.ms / 1000).toFixed(1)} s from ${at(gap.from)}`,
+      );
+      for (const r of all) {
+        const l = life.get(r)!;
+        const checks = r.out
+          .split('\n')
+          .filter((line) => line.includes('expectations: checked'))
+          .map((line) => at((JSON.parse(line) as { time: number }).time));
+        console.log(
+          `replica ${r.child.pid}: spawned ${at(l.spawned)} ready ${at(l.ready)} killed ${at(l.killed)} checks ${checks.join(' ')}`,
+        );
         for (const line of r.out.split('\n'))
-          if (/expectations|alert/.test(line)) console.log(line.slice(0, 400));
+          if (/expectations|alert/.test(line) && !line.includes('expectations: checked'))
+            console.log(line.slice(0, 400));
+      }
       for (const i of incidents)
         console.log(
           i.id,

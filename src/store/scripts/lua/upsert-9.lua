@@ -33,7 +33,8 @@
     ARGV[14] labels: the definition's labels as `key=value` lines ('' = none), indexed in the same
             step (includes/labels: the ids go into the sets of their new labels, out of their old ones);
             the definition's group (`run.group`) is indexed in the same step too (includes/groups),
-            and a partition's first create marks its group index complete (`groupidx`)
+            and, on every save, whether it has `expect` (includes/expects); a partition's first
+            create marks its group and expectations indexes complete (`groupidx`, `expectidx`)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -48,6 +49,7 @@
 --- @include "includes/audit"
 --- @include "includes/labels"
 --- @include "includes/groups"
+--- @include "includes/expects"
 
 local id = ARGV[1]
 
@@ -63,8 +65,11 @@ if expected ~= '' and (not row or (tonumber(parseState(row).created) or 0) ~= to
   return 'missing'
 end
 if not row then
-  -- a partition's first schedule: nothing in it was written before the group index (no scan needed)
-  if redis.call('EXISTS', KEYS[1]) == 0 then markGroupsIndexed(groupBase(KEYS[1])) end
+  -- a partition's first schedule: nothing in it was written before the indexes (no scan needed)
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    markGroupsIndexed(groupBase(KEYS[1]))
+    markExpectsIndexed(expectBase(KEYS[1]))
+  end
   redis.call('HSET', KEYS[1], id, ARGV[2])
   local status = 'a'
   if ARGV[4] == '' then
@@ -77,6 +82,7 @@ if not row then
     fp = ARGV[3], source = ARGV[6] }))
   reindexLabels(labelBase(KEYS[1]), id, {}, labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, nil, storedGroup(ARGV[2]))
+  if storedExpects(ARGV[2]) then reindexExpects(expectBase(KEYS[1]), id, true) end
   audit(KEYS[8], 9, 'create', { 'after', ARGV[2] })
   redis.call('PERSIST', KEYS[8])
   dropStreak()
@@ -106,6 +112,8 @@ if before ~= ARGV[2] then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, storedGroup(before), storedGroup(ARGV[2]))
 end
+-- also when unchanged: a definition an earlier release saved (without the index) is indexed by the next save
+reindexExpects(expectBase(KEYS[1]), id, storedExpects(ARGV[2]))
 dropStreak()
 if retime and s.status == 'c' and ARGV[4] ~= '' then
   s.status = 'a'
