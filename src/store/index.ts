@@ -13,6 +13,7 @@ export {
   ForeignOutcomeRecorder,
   handOverScheduler,
   holdQueue,
+  jobsWaiting,
   lastEventId,
   leftToBullmq,
   liveRuntimeQueues,

@@ -5,6 +5,7 @@ import type { RunRecord } from '../../store/index.js';
 import {
   ForeignOutcomeRecorder,
   hashTag,
+  jobsWaiting,
   type Keys,
   liveRuntimeQueues,
   newestRecordFields,
@@ -22,6 +23,15 @@ import {
 import type { ResolvedForeignOutcomesOptions } from '../contract/index.js';
 import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
 import { JOB_FIELDS, jobFields, OUTCOME_FIELDS, outcomeOf } from './foreign-job-fields.js';
+
+/**
+ * How long the events' records are held back while jobs wait on their queues (a burst being started):
+ * the follower's reads and writes then go after the burst's last start, and a record lags its job's
+ * end by at most this (plus a gathered read) however long the queue stays busy.
+ */
+export const FOLLOWER_HOLD_MS = 1000;
+/** How often a held batch looks again whether jobs still wait. */
+const HOLD_STEP_MS = 25;
 
 /** What `ForeignOutcomes` needs from its manager. */
 export interface ForeignOutcomesHost {
@@ -70,8 +80,8 @@ export class ForeignOutcomes {
   private stopped = false;
   private startedAt = 0;
   private readonly recorder: ForeignOutcomeRecorder;
-  /** Events not yet looked at, and whether a batch of them is being looked at now. */
-  private finished: FinishedEvent[] = [];
+  /** Events not yet looked at (with when each came, this process's clock), and whether a batch of them is being looked at now. */
+  private finished: { event: FinishedEvent; at: number }[] = [];
   private flushing = false;
   private flushSoon = false;
 
@@ -305,7 +315,8 @@ export class ForeignOutcomes {
    * many), at the end of the tick, or after the batch being looked at now.
    */
   private onFinished(event: FinishedEvent): void {
-    this.finished.push(event);
+    if (!parseOccurrenceJobId(event.jobId)) return; // not an occurrence: nothing to record, nothing to hold
+    this.finished.push({ event, at: Date.now() });
     if (this.flushing || this.flushSoon) return;
     this.flushSoon = true;
     setImmediate(() => {
@@ -316,14 +327,39 @@ export class ForeignOutcomes {
 
   private flush(): void {
     if (this.flushing || this.finished.length === 0) return;
-    const batch = this.finished.splice(0, 1000);
     this.flushing = true;
     this.track(
-      this.recordFinished(batch).finally(() => {
-        this.flushing = false;
-        this.flush();
-      }),
+      this.afterBurst()
+        .then(() => this.recordFinished(this.finished.splice(0, 1000).map((f) => f.event)))
+        .finally(() => {
+          this.flushing = false;
+          this.flush();
+        }),
     );
+  }
+
+  /**
+   * Hold the events back while jobs wait on their queues, up to `FOLLOWER_HOLD_MS` after the oldest
+   * came: reading and writing records is Redis work the burst's starts would wait behind. Events that
+   * come meanwhile join the batch. Not at a stop.
+   */
+  private async afterBurst(): Promise<void> {
+    for (;;) {
+      const left = FOLLOWER_HOLD_MS - (Date.now() - this.finished[0]!.at);
+      if (this.stopped || left <= 0) return;
+      const queues = new Set(this.finished.map((f) => f.event.queue));
+      let waiting: boolean;
+      try {
+        waiting = await jobsWaiting(
+          this.host.redis,
+          [...queues].map((q) => this.bullKey(q, 'wait')),
+        );
+      } catch {
+        return; // cannot tell: write now
+      }
+      if (!waiting) return;
+      await new Promise((r) => setTimeout(r, Math.min(HOLD_STEP_MS, left)));
+    }
   }
 
   /**

@@ -45,3 +45,15 @@ export async function unstartedSince(client: Redis, jobKeys: readonly string[]):
     return err || timestamp == null || processedOn != null ? null : Number(timestamp);
   });
 }
+
+/**
+ * Whether any of the queues has jobs waiting for a worker (`LLEN` of each `wait` list, given as
+ * `queue.keys.wait`, pipelined): a burst still being started. A list that cannot be read counts as
+ * empty (the caller only holds writes back on it).
+ */
+export async function jobsWaiting(client: Redis, waitKeys: readonly string[]): Promise<boolean> {
+  const pipe = client.pipeline();
+  for (const key of waitKeys) pipe.llen(key);
+  const res = (await pipe.exec()) ?? [];
+  return res.some(([err, n]) => !err && Number(n) > 0);
+}

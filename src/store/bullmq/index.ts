@@ -1,7 +1,7 @@
 // The door of src/store/bullmq/: what the store's other rooms use of it.
 
 export { type EventsRead, type FinishedEvent, lastEventId, readFinishedEvents } from './bull-events.js';
-export { unstageJobs, unstartedSince } from './bull-jobs.js';
+export { jobsWaiting, unstageJobs, unstartedSince } from './bull-jobs.js';
 export { handOverScheduler, pendingInstant, removeRepeatEntry, repeatEntries } from './bull-repeat.js';
 export {
   type BullmqHandover,

@@ -1,0 +1,100 @@
+// The outcome follower (a plain BullMQ Worker's runs recorded from the queue's events) writes behind
+// the burst: while jobs wait on the queue its reads and writes are held back, for at most
+// FOLLOWER_HOLD_MS after an event came, so a record lags its job's end by about that however long the
+// queue stays busy, and the follower writes about once per FOLLOWER_HOLD_MS rather than once per
+// gathered read.
+import { type Job, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveForeignOutcomesOptions } from '../../src/scheduler/contract/foreign-outcomes-options.js';
+import { FOLLOWER_HOLD_MS, ForeignOutcomes } from '../../src/scheduler/outcomes/foreign-outcomes.js';
+import { redisTarget } from '../../src/store/connection/redis-target.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, silent, testEnv } from './helpers.js';
+
+const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
+let env: ReturnType<typeof testEnv> | undefined;
+const closing: { close(): Promise<unknown> }[] = [];
+
+afterEach(async () => {
+  for (const c of closing.splice(0).reverse()) await c.close();
+  await env?.cleanup();
+  env = undefined;
+});
+
+describe('the outcome follower writes behind the burst', () => {
+  it('while jobs wait on the queue, it writes about once per FOLLOWER_HOLD_MS, and records every outcome', async () => {
+    env = testEnv('follower-hold');
+    // the manager's own follower off: the one under test is alone in writing the outcomes
+    const m = env.manager({ foreignOutcomes: false });
+    // 20 schedules every second, one job at a time at 100 ms each: 2 s of work a second, so jobs
+    // wait on the queue all along (backpressure coalesces what would pile up)
+    const worker = new Worker(env.queue, async (_job: Job) => new Promise((r) => setTimeout(r, 100)), {
+      connection,
+      concurrency: 1,
+    });
+    worker.on('error', () => {});
+    closing.push(worker);
+    for (let i = 0; i < 20; i++) {
+      m.schedule({ queue: env.queue, name: 'tick' }, new IntervalTrigger(1), { id: `s${i}` });
+    }
+    await m.start();
+
+    // the follower on a client of its own, its script calls (the outcome writes) counted
+    const redis = new Redis(REDIS_URL);
+    let writes = 0;
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+      if (command.name === 'evalsha' || command.name === 'eval') writes++;
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as typeof redis.sendCommand;
+    const follower = new ForeignOutcomes({
+      redis,
+      keys: keys(env.prefix),
+      prefix: env.prefix,
+      historyLimit: 100,
+      logger: silent,
+      options: resolveForeignOutcomesOptions({ reconcileIntervalMs: 3_600_000 }),
+      connection: redisTarget(REDIS_URL),
+    });
+    closing.push({ close: () => redis.quit() }, { close: () => follower.stop() });
+    await follower.watch(env.queue);
+    await waitUntil(async () => (await redis.llen(`bull:${env!.queue}:wait`)) > 0, 20_000, {
+      what: 'jobs waiting on the queue',
+    });
+
+    // a window of at least 4 s during which jobs waited all along (checked every 20 ms)
+    const writesBefore = writes;
+    const started = Date.now();
+    let alwaysWaiting = true;
+    while (Date.now() - started < 4000) {
+      if ((await redis.llen(`bull:${env.queue}:wait`)) === 0) alwaysWaiting = false;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const windowMs = Date.now() - started;
+    const written = writes - writesBefore;
+    expect(alwaysWaiting).toBe(true);
+    // held: one batch per FOLLOWER_HOLD_MS (and one more at each edge); a gathered read every
+    // gatherMs (100 ms) would write ~40 times in 4 s
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThanOrEqual(Math.ceil(windowMs / FOLLOWER_HOLD_MS) + 2);
+
+    // every outcome is recorded in the end, the queue still busy or not
+    await m.stop();
+    await waitUntil(
+      async () => {
+        for (let i = 0; i < 20; i++) {
+          const open = (await m.history(`s${i}`)).filter((r) => r.outcome === 'enqueued');
+          for (const r of open) {
+            if ((await env!.redis.hget(`bull:${env!.queue}:${r.jobId}`, 'finishedOn')) !== null) return false;
+          }
+        }
+        return true;
+      },
+      20_000,
+      { what: 'every finished job recorded' },
+    );
+  }, 90_000);
+});
