@@ -227,6 +227,7 @@ export class ManagerContexts {
       triggerOf: (def) => this.triggerOf(def),
       handle: (def, trigger) => new ScheduledJob(manager, def, trigger, undefined, []),
       pauseNotes: (ids) => this.pauseNotes.getMany(ids),
+      refreshCalendars: (names) => this.calendarBook.refresh(names),
     };
   }
 }
