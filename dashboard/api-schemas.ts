@@ -45,6 +45,11 @@ export const scheduleView = z
       .number()
       .int()
       .describe('the jitter of its trigger: each next fire time may run up to this much later; 0 without'),
+    wakeUpTime: ms
+      .optional()
+      .describe(
+        'when the scheduler next wakes for it (its stored due time), only when a calendar moves the run past it: nextFireTimes[0] is the run',
+      ),
     lastFireAt: nullableMs,
     fired: z.number().int(),
     createdAt: nullableMs,

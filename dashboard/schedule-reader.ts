@@ -117,6 +117,11 @@ export class ScheduleReader {
       timezone: timezoneOf(def.trigger),
       nextFireTimes: times,
       jitterMs: preview.jitterMs,
+      // on a calendar, the run may be later than the wake-up the fire loop keeps as its due time
+      ...(def.trigger.type === 'calendar' &&
+        next !== null &&
+        times[0] !== undefined &&
+        times[0] !== next && { wakeUpTime: next }),
       lastFireAt: state.lastFireAt,
       fired: state.fired,
       createdAt: state.createdAt || null,

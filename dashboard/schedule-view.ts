@@ -40,6 +40,12 @@ export interface ScheduleView {
   nextFireTimes: number[];
   /** The trigger's jitter (ms): each of `nextFireTimes` is the start of a window this long. 0 without jitter. */
   jitterMs: number;
+  /**
+   * When the scheduler next wakes for it (its stored due time), present only when that is not the
+   * first of `nextFireTimes`: a schedule on a calendar whose roll (or excluded day) moves the run; the
+   * library's `ScheduledJob.wakeUpTime`, `schedule:show`'s `wakes up`.
+   */
+  wakeUpTime?: number;
   lastFireAt: number | null;
   /** How many occurrences were enqueued so far (the store's `fired`). */
   fired: number;

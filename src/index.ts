@@ -142,6 +142,7 @@ export {
   type PassthroughJobOptions,
   type PauseOptions,
   type PlannedAdd,
+  type PlannedCalendar,
   type PlannedChange,
   type PlannedEffect,
   type PlannedRemoval,

@@ -1,7 +1,9 @@
 /**
  * The schedule page's backfill panel (`views/backfill-panel.ts`): Preview posts a dry run to
  * `/api/schedules/:id/backfill` and lists each occurrence (UTC, the schedule's zone, what would become
- * of it); Confirm posts the same range for real and says how many are being enqueued. Plain ES2020,
+ * of it); Confirm posts the same range for real and says how many are being enqueued. The optional data
+ * field (JSON) is parsed in the page first: what does not parse is refused there, naming the field,
+ * and nothing is sent; what parses goes with both posts as the backfill's `data`. Plain ES2020,
  * DOM built with textContent only. Appended to the one client script (`client-script.ts`).
  */
 export const BACKFILL_JS = `
@@ -40,8 +42,15 @@ export const BACKFILL_JS = `
       body: JSON.stringify(body),
     }).then(function (r) { return r.json().then(function (b) { return { ok: r.ok, body: b }; }); });
   }
+  var dataField = document.getElementById('bf-data');
   function range() {
     return { from: utc(form.elements.namedItem('from').value), to: utc(form.elements.namedItem('to').value) };
+  }
+  // the data field: undefined when empty, { data } when it parses, { error } naming the field when not
+  function dataOf() {
+    var text = dataField ? dataField.value.trim() : '';
+    if (text === '') return {};
+    try { return { data: JSON.parse(text) }; } catch (e) { return { error: 'data: must be JSON (' + e.message + ')' }; }
   }
   form.addEventListener('input', function () { previewed = null; confirmButton.hidden = true; });
   form.addEventListener('submit', function (e) {
@@ -50,10 +59,15 @@ export const BACKFILL_JS = `
     body.dryRun = true;
     confirmButton.hidden = true;
     list.replaceChildren();
+    var given = dataOf();
+    if (dataField) dataField.setAttribute('aria-invalid', given.error ? 'true' : 'false');
+    if (given.error) { previewed = null; say(false, given.error); return; }
+    if ('data' in given) body.data = given.data;
     post(body).then(function (res) {
       if (!res.ok) { previewed = null; say(false, res.body.error || 'failed'); return; }
       var r = res.body;
       previewed = { from: body.from, to: body.to };
+      if ('data' in given) previewed.data = given.data;
       say(true, r.occurrences.length + ' occurrence(s) in the range: ' + r.enqueued + ' to enqueue, ' + r.skipped + ' not to run.');
       if (r.occurrences.length > 0) {
         var table = el('table', { id: 'backfill-list' });
@@ -80,7 +94,8 @@ export const BACKFILL_JS = `
     confirmButton.hidden = true;
     post(previewed).then(function (res) {
       if (!res.ok) { say(false, res.body.error || 'failed'); return; }
-      say(true, 'Backfill started: ' + res.body.enqueued + ' occurrence(s) being enqueued (kind backfill); ' + res.body.skipped + ' not run.');
+      var overridden = 'data' in previewed ? ', each with its data overridden' : '';
+      say(true, 'Backfill started: ' + res.body.enqueued + ' occurrence(s) being enqueued (kind backfill' + overridden + '); ' + res.body.skipped + ' not run.');
       list.querySelectorAll('tr[data-status="to-enqueue"]').forEach(function (tr) {
         tr.setAttribute('data-status', 'enqueued');
         tr.lastChild.textContent = 'enqueued';

@@ -42,6 +42,8 @@ button[hidden], .button[hidden] { display: none; }
 form.backfill { display: grid; grid-template-columns: auto 1fr; gap: 8px 10px; align-items: center; }
 form.backfill > div { grid-column: 1 / -1; }
 form.backfill table { font-size: 12px; }
+form.backfill textarea { font-family: ui-monospace, monospace; width: 100%; box-sizing: border-box; }
+form.backfill textarea[aria-invalid="true"] { border-color: #c0392b; }
 table { width: 100%; border-collapse: collapse; background: var(--panel); border: 1px solid var(--line); border-radius: 10px; overflow: hidden; }
 th, td { text-align: left; padding: 9px 12px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #fafbfc; color: var(--muted); font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .4px; }

@@ -136,6 +136,9 @@ ${s.error ? html`<div class="flash bad" role="alert" data-error><b>Errored${s.er
       ['Time zone', s.timezone],
       ['Calendar', calendarRow(ctx, d.trigger)],
       ['Next fire times', fireTimes(ctx.zone, s.nextFireTimes, s.timezone, s.jitterMs)],
+      ...(s.wakeUpTime !== undefined
+        ? [['Wakes up', html`${at(s.wakeUpTime)} (its calendar moves the run)`] as [string, SafeHtml]]
+        : []),
       ...spreadRows(ctx.zone, s),
       ['Runs / errors', `${s.counts.runs} / ${s.counts.errors}`],
       ['Skipped / missed / coalesced', `${s.counts.skipped} / ${s.counts.missed} / ${s.counts.coalesced}`],

@@ -28,7 +28,7 @@ Exit codes:
   3  Redis unreachable
   4  no schedule with that id
   5  status: no scheduler replica alive, or schedules late
-  6  plan: starting the jobs module would change the stored schedules (0: no change)`;
+  6  plan: starting the jobs module would change the stored schedules or calendars (0: no change)`;
 
 const ENV_HELP = `
 Environment (flags win):
@@ -424,7 +424,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .action(run(async () => (await import('./commands/schedule-backfill.js')).backfillCommand(io)));
 
   // -- plan and revert --
-  command('plan', 'what starting a jobs module would do to the stored schedules; writes nothing')
+  command(
+    'plan',
+    'what starting a jobs module would do to the stored schedules and calendars; writes nothing',
+  )
     .argument('<jobs-module>', 'a .js or .ts file whose default export is a SchedulerManager')
     .option('--json', 'print JSON')
     .action(run(async () => (await import('./commands/plan.js')).planCommand(io)));

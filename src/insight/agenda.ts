@@ -196,7 +196,7 @@ export async function agenda(manager: SchedulerManager, options: AgendaOptions =
     // a jittered one is walked by its planned instants, from the one its due time was drawn for
     const jitterMs = job.def.trigger.type === 'custom' ? 0 : jitterMsOf(job.def.trigger);
     const planned = jitterMs > 0 ? plannedTrigger(job, calendars) : undefined;
-    const next = nextOccurrence(trigger, job.nextRunTime, job.lastRunTime ?? null, now);
+    const next = nextOccurrence(trigger, job.wakeUpTime, job.lastRunTime ?? null, now);
     schedules.push({
       id: job.id,
       name: job.name,

@@ -1,10 +1,7 @@
 import type { ScheduledJob, SchedulerManager } from '../scheduler/index.js';
-import { internalsOf } from '../scheduler/index.js';
-import { redisTime } from '../store/index.js';
 import { type CalendarSource, CalendarTrigger } from '../triggers/calendar-trigger.js';
 import type { Trigger } from '../triggers/trigger.js';
 import { expectedAtOrBefore } from './expected-occurrence.js';
-import { storedTrigger } from './stored-trigger.js';
 import type { WhyReport } from './why-types.js';
 import { iso } from './why-words.js';
 
@@ -29,12 +26,7 @@ export function nextOccurrence(
   now: number,
 ): number | null {
   if (due === null || !(trigger instanceof CalendarTrigger)) return due;
-  try {
-    if (trigger.onExcluded === 'skip') return trigger.exclusion(due) ? trigger.nextFire(due, now) : due;
-    return trigger.nextFire(lastFire ?? due - 1, now);
-  } catch {
-    return due;
-  }
+  return trigger.appliedRun(due, lastFire, now);
 }
 
 /**
@@ -85,26 +77,4 @@ export function calendarVerdict(
     cause: 'calendar',
     summary,
   };
-}
-
-/**
- * The next run of each of `jobs` as it will happen: for a schedule on a calendar, its next occurrence
- * with the calendar's current version applied (a roll by `onExcluded` included), not its stored wake-up;
- * any other schedule's stored due time. What `schedule:list` shows as its next run.
- */
-export async function nextRuns(
-  manager: SchedulerManager,
-  jobs: readonly ScheduledJob[],
-): Promise<Map<string, number | null>> {
-  const out = new Map<string, number | null>();
-  const onCalendar = jobs.filter((j) => j.def.trigger.type === 'calendar');
-  for (const j of jobs) out.set(j.id, j.nextRunTime);
-  if (onCalendar.length === 0) return out;
-  const now = await redisTime(internalsOf(manager).redis);
-  const calendars = await calendarsOf(manager, onCalendar);
-  for (const job of onCalendar) {
-    const trigger = storedTrigger(job, calendars);
-    if (trigger) out.set(job.id, nextOccurrence(trigger, job.nextRunTime, job.lastRunTime ?? null, now));
-  }
-  return out;
 }

@@ -1,5 +1,5 @@
 export { type Agenda, type AgendaEntry, type AgendaOptions, agenda, parseWindow } from './agenda.js';
-export { nextOccurrence, nextRuns } from './calendar-insight.js';
+export { nextOccurrence } from './calendar-insight.js';
 export { type CalendarOverview, calendarOverviews } from './calendar-overview.js';
 export { type CalendarPlan, calendarPlan } from './calendar-plan.js';
 export {

@@ -41,6 +41,7 @@ export {
   type PassthroughJobOptions,
   type PauseOptions,
   type PlannedAdd,
+  type PlannedCalendar,
   type PlannedChange,
   type PlannedEffect,
   type PlannedRemoval,
@@ -69,6 +70,7 @@ export {
   type TriggerNowOptions,
   type WakeEvent,
   withManagerEnv,
+  withPlanMode,
 } from './contract/index.js';
 export type { FireLoopStats } from './fire/index.js';
 // labels and bulk changes

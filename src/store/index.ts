@@ -75,6 +75,7 @@ export {
   type AuditEntry,
   type AuditOp,
   type AuditSource,
+  type BackfillOverride,
   type CalendarChange,
   type CalendarOrigin,
   type Claim,

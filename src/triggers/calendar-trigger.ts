@@ -177,6 +177,20 @@ export class CalendarTrigger implements SerializableTrigger {
     return next === null ? raw : Math.min(raw, next);
   }
 
+  /**
+   * The run a stored due time stands for: the next occurrence with the calendar's current version
+   * applied (an `onExcluded` roll included), found from `due`, the wake-up the fire loop keeps
+   * (`wakeFire`), and `lastFire`; `due` itself when it cannot be computed (an unknown calendar).
+   */
+  appliedRun(due: number, lastFire: number | null, now: number): number | null {
+    try {
+      if (this.onExcluded === 'skip') return this.exclusion(due) ? this.nextFire(due, now) : due;
+      return this.nextFire(lastFire ?? due - 1, now);
+    } catch {
+      return due;
+    }
+  }
+
   #skipNext(cal: BusinessCalendar, lastFire: number | null, now: number): number | null {
     let last = lastFire;
     for (let i = 0; i < MAX_CALENDAR_STEPS; i++) {

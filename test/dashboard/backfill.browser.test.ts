@@ -106,6 +106,66 @@ describe('dashboard in headless Chromium: backfill and except', () => {
     expect(await page.locator('#backfill-confirm').isVisible()).toBe(false);
   });
 
+  it('the data field: JSON that does not parse is refused in the page; JSON that does runs every backfilled occurrence with it', async () => {
+    await page.goto(`${t.url}/schedules/nightly-export`);
+    await page.fill('#bf-from', local('2026-03-01T00:00:00Z'));
+    await page.fill('#bf-to', local('2026-03-03T00:00:00Z'));
+    const before = await jobIds();
+    // not JSON: the page says so, naming the field, and sends nothing
+    let posted = 0;
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/schedules/nightly-export/backfill')) posted++;
+    });
+    await page.fill('#bf-data', '{n: 7}');
+    await page.click('#backfill-preview-button');
+    await page.locator('#backfill-status.bad').waitFor();
+    expect(await page.locator('#backfill-status').textContent()).toMatch(/^data: must be JSON \(/);
+    expect(await page.locator('#bf-data').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#backfill-confirm').isVisible()).toBe(false);
+    expect(posted).toBe(0);
+    await shot('bf-04-data-refused');
+
+    // JSON: previewed, then confirmed with it
+    await page.fill('#bf-data', '{"n": 7, "full": true}');
+    await page.click('#backfill-preview-button');
+    await page.waitForSelector('#backfill-list');
+    expect(await page.locator('#backfill-status').textContent()).toBe(
+      '2 occurrence(s) in the range: 2 to enqueue, 0 not to run.',
+    );
+    expect(await page.locator('#bf-data').getAttribute('aria-invalid')).toBe('false');
+    await page.locator('#backfill-confirm').click();
+    await page.locator('#backfill-status', { hasText: 'Backfill started' }).waitFor();
+    expect(await page.locator('#backfill-status').textContent()).toBe(
+      'Backfill started: 2 occurrence(s) being enqueued (kind backfill, each with its data overridden); 0 not run.',
+    );
+    await shot('bf-05-data-confirmed');
+    const fireAts = [Date.parse('2026-03-01T07:30:00Z'), Date.parse('2026-03-02T07:30:00Z')];
+    const q = new Queue(t.queue, { connection: { url: REDIS_URL } });
+    try {
+      for (let i = 0; i < 40 && (await jobIds()).length < before.length + 2; i++) await sleep(100);
+      for (const fireAt of fireAts) {
+        const job = await q.getJob(`bb-nightly-export-b${fireAt}`);
+        expect(job?.data.data, String(fireAt)).toEqual({ n: 7, full: true });
+      }
+    } finally {
+      await q.close();
+    }
+    // each run's record says it was overridden, and by the dashboard user
+    const runs = (await t.api('GET', '/api/schedules/nightly-export/runs')).body;
+    const items = (runs.items ?? runs) as {
+      fireAt: number;
+      kind: string;
+      overrides?: string;
+      overriddenBy?: string;
+    }[];
+    for (const fireAt of fireAts) {
+      expect(items.find((x) => x.fireAt === fireAt && x.kind === 'backfill')).toMatchObject({
+        overrides: 'data',
+        overriddenBy: `dashboard:${USER}`,
+      });
+    }
+  });
+
   it('the new-schedule form takes exclusions, previews them, and creates the schedule with them', async () => {
     await page.goto(`${t.url}/new`);
     await page.fill('#f-name', 'weekday-noon');

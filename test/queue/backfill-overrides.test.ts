@@ -1,13 +1,16 @@
 // Backfill with overrides: `schedule:backfill <id> --data '{...}'` (and backfill(id, { data, jobOptions }))
 // runs every occurrence it takes with that data; each run's record says it was overridden and by whom,
 // and the backfill's audit entry names the override; data over the size limit or not JSON is refused
-// naming the field (the CLI's --data), nothing enqueued and nothing audited.
+// naming the field (the CLI's --data), nothing enqueued and nothing audited. A backfill process killed
+// part way leaves the rest owed with its override: the replica's sweep runs them with the same data.
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { cliUser } from '../../src/cli/cli-actor.js';
 import { ScheduleOptionsError } from '../../src/errors/index.js';
 import type { RunContext } from '../../src/queue/pipeline.js';
+import { keys } from '../../src/store/keys/index.js';
 import { runBullbeat } from '../cli/run-bullbeat.js';
+import { spawnBullbeat } from '../cli/spawn-bullbeat.js';
 import { waitUntil } from '../wait-until.js';
 import { useManagerBed } from './manager-bed.js';
 
@@ -124,5 +127,55 @@ describe('backfill with overrides', () => {
     expect(bad.stderr).toContain('--data: must be JSON');
     expect(await bed.queue.getJobCounts()).toEqual(jobsBefore);
     expect(await scheduler.auditTrail('job')).toHaveLength(trailBefore);
+  }, 120_000);
+
+  it('a backfill --data process SIGKILLed part way: the replica sweeps the rest with the same data, recorded as overridden', async () => {
+    const { bed, scheduler, start } = managerBed();
+    const seen = new Map<number, unknown>();
+    scheduler.cron('0 * * * *', { id: 'job', data: { n: 1 } })(async function job(ctx: RunContext) {
+      if (ctx.kind === 'backfill') seen.set(ctx.fireAt, (ctx.job as Job<{ data?: unknown }>).data.data);
+    });
+    await start();
+    const hour = Math.floor(Date.now() / HOUR) * HOUR;
+    const fireAts = [5, 4, 3, 2, 1].map((i) => hour - i * HOUR);
+    // paced to 1 a second: killed once it has listed (and taken) the range, it has enqueued one at most
+    const cli = spawnBullbeat(
+      [
+        'schedule:backfill',
+        'job',
+        '--from',
+        String(hour - 5 * HOUR),
+        '--to',
+        String(hour),
+        '--data',
+        '{"n":9}',
+        '--rate',
+        '1',
+      ],
+      { env: { BULLBEAT_PREFIX: bed.prefix } },
+    );
+    try {
+      await cli.waitFor(/5 occurrences in \[/, 60_000);
+      cli.child.kill('SIGKILL');
+    } finally {
+      cli.kill();
+      await cli.exited;
+    }
+    expect(cli.output()).not.toContain('done:');
+    // the killed backfill's override is kept beside its ledger while what it took is owed
+    const overridesKey = keys(bed.prefix).backfillOverrides('job');
+    expect(await bed.redis.exists(overridesKey)).toBe(1);
+
+    await waitUntil(() => seen.size >= 5, 60_000, { what: 'the five backfilled runs' });
+    expect(fireAts.map((t) => seen.get(t))).toEqual(fireAts.map(() => ({ n: 9 })));
+    const records = await waitUntil(async () => {
+      const list = (await scheduler.history.list('job')).filter((x) => x.kind === 'backfill');
+      return list.filter((x) => x.outcome === 'succeeded').length >= 5 ? list : undefined;
+    }, 15_000);
+    expect(records.map((x) => ({ overrides: x.overrides, overriddenBy: x.overriddenBy }))).toEqual(
+      fireAts.map(() => ({ overrides: 'data', overriddenBy: cliUser() })),
+    );
+    // the kept override went with the last of its occurrences
+    expect(await bed.redis.exists(overridesKey)).toBe(0);
   }, 120_000);
 });

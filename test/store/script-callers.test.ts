@@ -199,8 +199,9 @@ describe('the script callers put each named argument in its slot', () => {
     expect(p.argv).toEqual({ id: 's', noteJson: JSON.stringify(note), noteText: 'why', ...AUDIT_SLOTS });
   });
 
-  it('backfill-take-10, with its verdicts by name', async () => {
-    const take = { overlap: 'allowAll' as const, from: 10, to: 20, overrides: 'data' };
+  it('backfill-take-11, with its verdicts by name', async () => {
+    const override = { id: 'o1', json: '{"names":["data"],"data":2,"by":"ann"}' };
+    const take = { overlap: 'allowAll' as const, from: 10, to: 20, overrides: 'data', override };
     const occurrences = [
       { fireAt: 11, withinMs: 1.5 },
       { fireAt: 12, withinMs: 2 },
@@ -214,6 +215,7 @@ describe('the script callers put each named argument in its slot', () => {
       paused: `${B}:paused:s`,
       owedRuns: `${B}:owed-runs`,
       notes: `${B}:notes`,
+      backfillOverrides: `${B}:backfill-overrides:s`,
     });
     expect(c.argv).toEqual({
       id: 's',
@@ -225,6 +227,8 @@ describe('the script callers put each named argument in its slot', () => {
       to: 20,
       only: '',
       overrides: 'data',
+      overrideId: 'o1',
+      override: override.json,
     });
     expect(c.rest).toEqual([11, 2, 12, 2]);
     expect(c.out).toEqual({ now: 100, verdicts: ['run', 'future'] });
@@ -247,6 +251,8 @@ describe('the script callers put each named argument in its slot', () => {
       from: '',
       to: '',
       overrides: '',
+      overrideId: '',
+      override: '',
     });
   });
 
@@ -277,7 +283,7 @@ describe('the script callers put each named argument in its slot', () => {
     });
   });
 
-  it('owed-done-4 and owed-take-2', async () => {
+  it('owed-done-5 and owed-take-2', async () => {
     const records = [{ owedMember: 'm', field: 'b5', fireAt: 5, patch: { outcome: 'enqueued' } }];
     const d = await one(
       L.OWED_DONE,
@@ -285,6 +291,7 @@ describe('the script callers put each named argument in its slot', () => {
       -1,
     );
     expect(d).toMatchObject({ out: null, argv: { scheduleId: 's', historyLimit: 3 } });
+    expect(d.keys).toMatchObject({ backfillOverrides: `${B}:backfill-overrides:s` });
     expect(d.rest).toEqual(['m', 'b5', 5, 1, 'outcome', 'enqueued']);
     const t = await one(L.OWED_TAKE, (s) => s.ledger.owedTake(k, { leaseMs: 4, max: 2 }), [104, 'm', '{}']);
     expect(t).toMatchObject({

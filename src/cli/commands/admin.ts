@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { ConfigError, ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
-import { nextRuns } from '../../insight/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { internalsOf, SchedulerManager } from '../../scheduler/index.js';
 import { checkDeployment, deploymentExists, type PauseNote, parseSelector } from '../../store/index.js';
@@ -64,16 +63,9 @@ export function listCommand(io: CliIO) {
       options.selector === undefined ? undefined : parseSelector(options.selector, '--selector');
     const ctx = commandContext(io, command, 'cli');
     const query = selector === undefined ? {} : { selector: selector.text };
-    // a schedule on a calendar: its next run as it will happen (a roll applied), not its stored wake-up
-    const jobs = await withManager(ctx, async (m) => {
-      const listed = await m.list(query);
-      const next = await nextRuns(m, listed);
-      return listed.map((j) => {
-        const json = j.toJSON();
-        const run = next.get(j.id) ?? null;
-        return run === json.nextRunTime ? json : { ...json, nextRunTime: run, wakeUpTime: json.nextRunTime };
-      });
-    });
+    // a schedule on a calendar: its next run as it will happen (a roll applied), its stored wake-up
+    // apart (`wakeUpTime`, as `get()` gives them)
+    const jobs = await withManager(ctx, async (m) => (await m.list(query)).map((j) => j.toJSON()));
     if (options.json) {
       io.stdout(`${JSON.stringify(jobs, null, 2)}\n`);
       return ExitCode.ok;

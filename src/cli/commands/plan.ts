@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { fieldValue, type SchedulePlan } from '../../scheduler/index.js';
+import { fieldValue, type PlannedCalendar, type SchedulePlan, withPlanMode } from '../../scheduler/index.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext, loadScheduler, probeSchedulerRedis } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -44,8 +44,17 @@ export function planLines(plan: SchedulePlan, module: string): string[] {
         `the same work runs twice (the duplicate-run trap). Keep the id (options.id) if it is the same schedule.`,
     );
   }
-  if (plan.added.length + plan.changed.length + plan.removed.length > 0) lines.push('');
+  for (const c of plan.calendars) lines.push(...calendarLines(c));
+  if (plan.added.length + plan.changed.length + plan.removed.length + plan.calendars.length > 0) {
+    lines.push('');
+  }
   const orphaned = plan.removed.filter((r) => r.effect === 'orphaned').length;
+  if (plan.calendars.length > 0) {
+    const changing = plan.calendars.filter((c) => c.changed).length;
+    lines.push(
+      `${changing} calendar${changing === 1 ? '' : 's'} to define or change, ${plan.calendars.length - changing} unchanged`,
+    );
+  }
   lines.push(
     `${plan.added.length} to add, ${plan.changed.length} to change, ${orphaned} to orphan, ` +
       `${plan.renamed.length} renamed-looking, ${plan.unchanged} unchanged` +
@@ -54,14 +63,35 @@ export function planLines(plan: SchedulePlan, module: string): string[] {
   return lines;
 }
 
+/** A calendar the module defines: its version, then each schedule on it whose next fire times it moves. */
+function calendarLines(c: PlannedCalendar): string[] {
+  if (!c.changed) return [`= calendar ${c.name}: unchanged (version ${c.versionAfter})`];
+  const head =
+    c.versionBefore === undefined
+      ? `+ calendar ${c.name}: defined (version 1)`
+      : `~ calendar ${c.name}: version ${c.versionBefore} -> ${c.versionAfter}`;
+  const lines = [head];
+  for (const m of c.moved) {
+    lines.push(`    ~ ${m.id}`);
+    lines.push(`        next before: ${times(m.before, '(none)')}`);
+    lines.push(`        next after:  ${times(m.after, '(none)')}`);
+  }
+  for (const e of c.errors) lines.push(`    ! ${e.id}: ${e.error}`);
+  lines.push(
+    `    ${c.moved.length} schedule${c.moved.length === 1 ? '' : 's'} with other fire times, ${c.unchanged} unchanged`,
+  );
+  return lines;
+}
+
 /**
- * `bullbeat plan <jobs-module> [--json]`: what starting this code would do to the stored schedules,
- * writing nothing. Exit 0 when it would change nothing, 6 when it would, as any command on an error.
+ * `bullbeat plan <jobs-module> [--json]`: what starting this code would do to the stored schedules and
+ * the calendars it defines, writing nothing (not even the calendars its top level defines). Exit 0 when it would change nothing, 6 when it would, as any command on an error.
  */
 export function planCommand(io: CliIO) {
   return async (specifier: string, options: { json?: boolean }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'cli');
-    const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    // loaded in plan mode: what the module defines as it loads (calendars) is collected, not written
+    const { path, scheduler } = await withPlanMode(() => loadScheduler(ctx, specifier, io.cwd));
     try {
       await probeSchedulerRedis(ctx, scheduler);
       const plan = await scheduler.plan();

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '../../errors/index.js';
-import { nextRuns } from '../../insight/index.js';
 import { describeExpectations, formatSpread } from '../../store/index.js';
 import { triggerTimezone } from '../../triggers/index.js';
 import type { CliIO } from '../cli-io.js';
@@ -22,13 +21,9 @@ export function showCommand(io: CliIO) {
       const lastError = failed
         ? { fireAt: failed.fireAt, outcome: failed.outcome, error: failed.error! }
         : null;
-      // on a calendar, the run as it will happen (the calendar applied, an `onExcluded` roll
-      // included), not the wake-up stored as its due time (see schedule:list)
-      const run = (await nextRuns(m, [found])).get(found.id) ?? null;
-      const json = found.toJSON();
-      const shown =
-        run === json.nextRunTime ? json : { ...json, nextRunTime: run, wakeUpTime: json.nextRunTime };
-      return { json: shown, def: found.def, lastError };
+      // on a calendar, `nextRunTime` is the run as it will happen (the calendar applied, an
+      // `onExcluded` roll included) and `wakeUpTime` the due time stored, when they differ
+      return { json: found.toJSON(), def: found.def, lastError };
     });
     const j = job.json;
     if (options.json) {
@@ -43,7 +38,7 @@ export function showCommand(io: CliIO) {
       ['status', j.orphaned ? 'paused (orphaned)' : j.status],
       ['trigger', triggerWords(j)],
       ['next run', shortInstant(j.nextRunTime)],
-      ...('wakeUpTime' in j
+      ...(j.wakeUpTime !== undefined
         ? [['wakes up', `${shortInstant(j.wakeUpTime)} (its calendar moves the run)`] as [string, string]]
         : []),
       ...spreadRows(j.spread),

@@ -1,6 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
-import type { BackfillVerdict, OwedRun, ScheduleDefinition, ScheduleStore } from '../../store/index.js';
+import type {
+  BackfillOverride,
+  BackfillVerdict,
+  OwedRun,
+  ScheduleDefinition,
+  ScheduleStore,
+} from '../../store/index.js';
 import { occurrenceJobId, type PauseNotes, StateCode } from '../../store/index.js';
 import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import type { Trigger } from '../../triggers/trigger.js';
@@ -17,7 +24,7 @@ import {
   type ResolvedBackfillOptions,
   resolveBackfillOptions,
 } from '../contract/index.js';
-import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
+import { enqueueOwed, type OwedRunsContext, overriddenDefinition, overriddenMark } from './owed-runs.js';
 
 /** What a backfill needs from the manager. */
 export interface BackfillContext extends OwedRunsContext {
@@ -96,7 +103,7 @@ const STATUS: Record<BackfillVerdict, BackfillStatus> = {
  * loop never judged (before the schedule was created, or while it was paused) or that it recorded as
  * not run (`missed`, `skipped`) may run; one in the ledger (a backfill or a resume's catch-up took it),
  * one the schedule's own firing has ahead and one in the future are listed, not enqueued (see
- * `lua/backfill-take-10.lua`). Bad options, an unknown schedule, a trigger that cannot be walked or a
+ * `lua/backfill-take-11.lua`). Bad options, an unknown schedule, a trigger that cannot be walked or a
  * range over `maxOccurrences` throw before anything is enqueued.
  */
 export async function runBackfill(
@@ -141,9 +148,18 @@ export async function startBackfill(
   const owedBy = new Map<number, number>();
   /** When the backfill began (Redis time of its first judgement): a pause after it stops it. */
   let began: number | undefined;
+  const override = overrideOf(o);
   const take = o.dryRun
     ? undefined
-    : { overlap: o.overlap, from: o.from, to: o.to, by: o.by, overrides: o.overrides.names.join(',') };
+    : {
+        overlap: o.overlap,
+        from: o.from,
+        to: o.to,
+        by: o.by,
+        overrides: o.overrides.names.join(','),
+        // kept with each occurrence taken: whoever enqueues it (a sweep too) runs it with the override
+        override: override && { id: randomUUID(), value: override },
+      };
   for (let i = 0; i < instants.length; i += CHECK_BATCH) {
     const batch = instants.slice(i, i + CHECK_BATCH).map((fireAt, j) => ({
       fireAt,
@@ -176,8 +192,22 @@ export async function startBackfill(
     skipped: occurrences.length - toRun.length,
   };
   const since = { at: began ?? 0, paused: row.state.status === StateCode.paused };
-  const done = o.dryRun ? Promise.resolve(result) : enqueuePaced(ctx, def, result, since, o, owedBy);
+  const done = o.dryRun
+    ? Promise.resolve(result)
+    : enqueuePaced(ctx, def, result, since, o, owedBy, override);
   return { result, done };
+}
+
+/** What a backfill's runs carry instead of the schedule's, and who asked; undefined when nothing. */
+function overrideOf(o: ResolvedBackfillOptions): BackfillOverride | undefined {
+  const { names, data, jobOptions } = o.overrides;
+  if (names.length === 0) return undefined;
+  return {
+    names: [...names],
+    ...(names.includes('data') && { data }),
+    ...(jobOptions !== undefined && { jobOptions }),
+    by: o.by.actor,
+  };
 }
 
 /**
@@ -196,19 +226,12 @@ async function enqueuePaced(
   since: PauseWatch,
   o: ResolvedBackfillOptions,
   owedBy: ReadonlyMap<number, number>,
+  override: BackfillOverride | undefined,
 ): Promise<BackfillResult> {
   const toRun = result.occurrences.filter((x) => x.jobId !== undefined);
-  const { overrides } = o;
   // the runs' definition: the schedule's, with what this backfill overrides laid over it
-  const runDef: ScheduleDefinition = {
-    ...def,
-    ...(overrides.names.includes('data') && { data: overrides.data }),
-    ...(overrides.jobOptions !== undefined && { jobOptions: { ...def.jobOptions, ...overrides.jobOptions } }),
-  };
-  const overridden =
-    overrides.names.length > 0
-      ? { overrides: overrides.names.join(','), overriddenBy: o.by.actor }
-      : undefined;
+  const runDef = override ? overriddenDefinition(def, override) : def;
+  const overridden = override && overriddenMark(override);
   const batchSize = Math.max(1, Math.min(1000, Math.floor(o.ratePerSecond / 10)));
   const started = performance.now();
   let sent = 0;

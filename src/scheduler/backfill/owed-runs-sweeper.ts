@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { OwedRun } from '../../store/index.js';
+import type { BackfillOverride, OwedRun } from '../../store/index.js';
 import { decodeDefinition } from '../../store/index.js';
-import { enqueueOwed, type OwedRunsContext } from './owed-runs.js';
+import { enqueueOwed, type OwedRunsContext, overriddenDefinition, overriddenMark } from './owed-runs.js';
 
 /** At most this many owed occurrences are taken per partition and sweep. */
 const SWEEP_BATCH = 500;
@@ -10,8 +10,9 @@ const SWEEP_BATCH = 500;
  * A scheduler replica's share of the ledger's promise: every `intervalMs` it takes, partition by
  * partition, the occurrences a backfill or a resume's catch-up took and did not enqueue in time (its
  * process crashed or stalled: `BackfillLedger.takeLapsed`), and enqueues them under their own job ids
- * (a no-op in BullMQ when the taker did add them before it stopped). A replica that dies holding them
- * leaves them to the next sweep of any replica (`leaseMs` later).
+ * (a no-op in BullMQ when the taker did add them before it stopped), a backfill's with what that
+ * backfill overrides (`BackfillLedger.overridesOf`), recorded as overridden by whoever asked. A replica
+ * that dies holding them leaves them to the next sweep of any replica (`leaseMs` later).
  */
 export class OwedRunsSweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -74,13 +75,30 @@ export class OwedRunsSweeper {
       }
       const fireAts = runs.map((r) => r.run.fireAt);
       try {
+        // read before the keep: an override stays while an occurrence naming it is owed
+        const overrides = await this.ctx.ledger.overridesOf(
+          id,
+          runs.filter((r) => r.run.lane === 'backfill').map((r) => r.run.fireAt),
+        );
         // a sweep stopped past the time it was given adds none that another sweep took meanwhile
         const lost = await this.ctx.ledger.keep(id, runs, this.leaseMs);
-        await enqueueOwed(
-          this.ctx,
-          def,
-          runs.map((r) => r.run).filter((r) => !lost.has(r)),
-        );
+        const mine = runs.map((r) => r.run).filter((r) => !lost.has(r));
+        for (const [override, group] of byOverride(mine, overrides)) {
+          if (override && 'problem' in override) {
+            // never run with the schedule's data what was asked to run with other data: owed again a lease later
+            this.logger.error(
+              { scheduleId: id, fireAts: group.map((r) => r.fireAt), problem: override.problem },
+              'bullbeat: owed backfill runs whose override cannot be read',
+            );
+            continue;
+          }
+          await enqueueOwed(
+            this.ctx,
+            override ? overriddenDefinition(def, override.value) : def,
+            group,
+            override && overriddenMark(override.value),
+          );
+        }
       } catch (err) {
         // one schedule's refused job (or a lost connection) leaves the others: it is owed again a lease later
         this.logger.error({ err, scheduleId: id, fireAts }, 'bullbeat: could not enqueue owed runs');
@@ -92,4 +110,24 @@ export class OwedRunsSweeper {
       );
     }
   }
+}
+
+type ReadOverride = { id: string; value: BackfillOverride } | { id: string; problem: string };
+
+/** Owed runs grouped by the override their backfill keeps (undefined: none, the schedule's own). */
+function byOverride(
+  runs: readonly OwedRun[],
+  overrides: ReadonlyMap<number, ReadOverride>,
+): Map<ReadOverride | undefined, OwedRun[]> {
+  const groups = new Map<ReadOverride | undefined, OwedRun[]>();
+  const seen = new Map<string, ReadOverride>();
+  for (const run of runs) {
+    const found = run.lane === 'backfill' ? overrides.get(run.fireAt) : undefined;
+    // one group per override id (each fire time maps to its own object)
+    const key = found ? (seen.get(found.id) ?? seen.set(found.id, found).get(found.id)) : undefined;
+    const group = groups.get(key) ?? [];
+    group.push(run);
+    groups.set(key, group);
+  }
+  return groups;
 }

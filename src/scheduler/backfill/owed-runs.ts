@@ -1,6 +1,12 @@
 import type { EventEmitter } from 'node:events';
 import type { JobsOptions, Queue } from 'bullmq';
-import type { BackfillLedger, OwedOverlap, OwedRun, ScheduleDefinition } from '../../store/index.js';
+import type {
+  BackfillLedger,
+  BackfillOverride,
+  OwedOverlap,
+  OwedRun,
+  ScheduleDefinition,
+} from '../../store/index.js';
 import { jobDataFor, type OccurrenceRunOptions, occurrenceJobId, resolveOverlap } from '../../store/index.js';
 import type { SchedulerEvents } from '../contract/index.js';
 
@@ -25,6 +31,20 @@ export function owedRunOptions(run: OccurrenceRunOptions, overlap: OwedOverlap):
   return overlap === 'allowAll'
     ? { ...run, ...resolveOverlap({ overlap: 'allowAll', maxInstances: 0 }) }
     : { ...run, ...resolveOverlap({ overlap: 'bufferAll' }) };
+}
+
+/** The definition a backfill's runs are enqueued with: the schedule's, with the backfill's override laid over it. */
+export function overriddenDefinition(def: ScheduleDefinition, o: BackfillOverride): ScheduleDefinition {
+  return {
+    ...def,
+    ...(o.names.includes('data') && { data: o.data }),
+    ...(o.names.includes('jobOptions') && { jobOptions: { ...def.jobOptions, ...o.jobOptions } }),
+  };
+}
+
+/** What each record of an overridden backfill's runs says: what is overridden and by whom. */
+export function overriddenMark(o: BackfillOverride): { overrides: string; overriddenBy: string } {
+  return { overrides: o.names.join(','), overriddenBy: o.by };
 }
 
 /** A taken occurrence's job id: a backfill's own (`bb-<id>-b<fireAt>`), a catch-up the occurrence's. */

@@ -73,8 +73,9 @@ export interface BackfillOptions extends ChangeOptions {
   /**
    * The data of every run of this backfill instead of the schedule's `data` (as `triggerNow`'s `data`:
    * JSON, at most `OVERRIDE_DATA_MAX_BYTES`, 64 KiB, as JSON text). Each run's record names it
-   * (`overrides`, `overriddenBy`) and the backfill's audit entry says `overrides: data`. An occurrence
-   * that a scheduler replica enqueues for a backfill whose process stopped runs with the schedule's data.
+   * (`overrides`, `overriddenBy`) and the backfill's audit entry says `overrides: data`. The override is
+   * kept with the ledger while any occurrence it took is owed: one that a scheduler replica enqueues for
+   * a backfill whose process died runs with it too, recorded as overridden by the backfill's actor.
    * @defaultValue the schedule's
    */
   data?: unknown;

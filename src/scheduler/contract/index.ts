@@ -35,6 +35,7 @@ export type { HandleOptions } from './handle-options.js';
 export { managerEnv, withManagerEnv } from './manager-env.js';
 export { MANAGER_TUNING_KEYS, type ManagerTuning, managerTuning } from './manager-tuning.js';
 export type { PauseOptions } from './pause-options.js';
+export { inPlanMode, withPlanMode } from './plan-mode.js';
 export { checkNotify, resolveDeploymentExpect } from './resolve-expectations.js';
 export { resolveManagerOptions } from './resolve-manager-options.js';
 export { resolveScheduleOptions } from './resolve-schedule-options.js';
@@ -59,6 +60,7 @@ export type {
 export { applyPatch, optionsOfDefinition, type SchedulePatch } from './schedule-patch.js';
 export type {
   PlannedAdd,
+  PlannedCalendar,
   PlannedChange,
   PlannedEffect,
   PlannedRemoval,

@@ -1,4 +1,5 @@
 import type { AuditChange } from '../../store/index.js';
+import type { CalendarEffect } from '../../triggers/calendar-effect.js';
 
 /** A schedule as a plan shows it: who runs it and when it fires. */
 export interface PlannedSchedule {
@@ -59,6 +60,27 @@ export interface PlannedRename {
   queue: string;
 }
 
+/**
+ * A calendar the jobs module defines (`calendars.define` at its top level) and what that would do: its
+ * version, and the stored active schedules on it whose next fire times it moves (as `calendar:define
+ * --dry-run` shows them). Under `bullbeat plan` the define writes nothing: it is collected for this.
+ */
+export interface PlannedCalendar {
+  name: string;
+  /** The version now stored (undefined: the calendar does not exist yet). */
+  versionBefore: number | undefined;
+  /** The version the define would write (`versionBefore` when the content is the same). */
+  versionAfter: number;
+  /** False when the content equals the stored version's: the define writes nothing. */
+  changed: boolean;
+  /** The schedules on it whose next 3 fire times it moves, before and after. */
+  moved: CalendarEffect[];
+  /** How many schedules on it keep their next fire times. */
+  unchanged: number;
+  /** Schedules on it whose fire times could not be computed, with why. */
+  errors: { id: string; error: string }[];
+}
+
 /** What starting a jobs module would do to the stored schedules (`SchedulerManager.plan()`); nothing is written. */
 export interface SchedulePlan {
   /** The deployment (key prefix) compared with. */
@@ -71,6 +93,14 @@ export interface SchedulePlan {
   renamed: PlannedRename[];
   /** Code schedules stored exactly as the code defines them. */
   unchanged: number;
-  /** True when starting the code would change anything stored (a removal whose effect is `none` aside). */
+  /**
+   * The calendars the module defines as it loads (collected, not written, in `bullbeat plan`), each
+   * with its effect on the schedules that use it; empty when it defines none (or outside plan mode).
+   */
+  calendars: PlannedCalendar[];
+  /**
+   * True when starting the code would change anything stored (a removal whose effect is `none` aside),
+   * a calendar it defines with other content included.
+   */
   hasChanges: boolean;
 }

@@ -37,8 +37,16 @@ export interface ScheduledJobJSON {
   status: ScheduleStatus;
   /** The trigger's class name: `CronTrigger`, `IntervalTrigger`, ... (Sillo's `type(trigger).__name__`). */
   trigger: string;
-  /** The next fire time (epoch ms), null when not active. */
+  /**
+   * The next run (epoch ms), null when not active: on a named calendar, the occurrence with the
+   * calendar's current version applied (an `onExcluded` roll included).
+   */
   nextRunTime: number | null;
+  /**
+   * When the scheduler next wakes for it (its stored due time), present only when that is not
+   * `nextRunTime`: a schedule on a calendar whose `onExcluded` roll (or excluded day) moves the run.
+   */
+  wakeUpTime?: number | null;
   runs: number;
   errors: number;
   maxInstances: number;
@@ -84,7 +92,18 @@ export interface ScheduledJobJSON {
  */
 export class ScheduledJob {
   status: ScheduleStatus = ScheduleStatus.ACTIVE;
+  /**
+   * The next run (epoch ms), null when not active. On a named calendar, the occurrence with the
+   * calendar's current version applied (a roll by `onExcluded` included), which may differ from
+   * `wakeUpTime`; `schedule:list`, `schedule:show` and the dashboard show the same.
+   */
   nextRunTime: number | null = null;
+  /**
+   * When the scheduler next wakes for it: its stored due time, null when not active. The same as
+   * `nextRunTime` except on a named calendar, where the fire loop wakes at the wrapped trigger's
+   * instant (or earlier, for `onExcluded: 'previous'`) and applies the calendar it reads then.
+   */
+  wakeUpTime: number | null = null;
   lastRunTime: number | null = null;
   createdAt: number | null = null;
   runs = 0;
@@ -164,6 +183,7 @@ export class ScheduledJob {
     this.orphaned = state.status === 'o';
     this.error = state.status === 'e' ? error : null;
     this.nextRunTime = state.status === 'a' ? next : null;
+    this.wakeUpTime = this.nextRunTime;
     this.lastRunTime = state.lastFireAt;
     this.createdAt = state.createdAt || null;
     this.fired = state.fired;
@@ -224,6 +244,7 @@ export class ScheduledJob {
           ? this.def.trigger.kind
           : (this.trigger.constructor?.name ?? this.def.trigger.type),
       nextRunTime: this.nextRunTime,
+      ...(this.wakeUpTime !== this.nextRunTime && { wakeUpTime: this.wakeUpTime }),
       runs: this.runs,
       errors: this.errors,
       maxInstances: this.maxInstances,

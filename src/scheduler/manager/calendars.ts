@@ -1,4 +1,5 @@
 import type { CalendarBook, CalendarChange, CalendarStore, StoredCalendar } from '../../store/index.js';
+import type { CalendarSpec } from '../../triggers/business-calendar.js';
 import type { CalendarSource } from '../../triggers/calendar-trigger.js';
 import { actorOf, type CalendarInput, type ChangeOptions, resolveCalendarInput } from '../contract/index.js';
 
@@ -21,11 +22,22 @@ export interface CalendarDefined {
 export class Calendars {
   readonly #store: () => CalendarStore;
   readonly #book: CalendarBook;
+  /** Under `bullbeat plan`: the definitions collected instead of written, by name (the last one counts). */
+  readonly #collected: Map<string, CalendarSpec> | undefined;
 
-  /** @internal made by the manager */
-  constructor(store: () => CalendarStore, book: CalendarBook) {
+  /**
+   * @internal made by the manager; `collect` (a manager made for `bullbeat plan`): `define` writes
+   * nothing and keeps what it was given for the plan (`collected`).
+   */
+  constructor(store: () => CalendarStore, book: CalendarBook, collect = false) {
     this.#store = store;
     this.#book = book;
+    this.#collected = collect ? new Map() : undefined;
+  }
+
+  /** @internal The calendars defined while collecting (`bullbeat plan`), in the order first defined. */
+  collected(): { name: string; spec: CalendarSpec }[] {
+    return [...(this.#collected ?? new Map<string, CalendarSpec>())].map(([name, spec]) => ({ name, spec }));
   }
 
   /**
@@ -36,6 +48,18 @@ export class Calendars {
   async define(name: string, input: CalendarInput, change?: ChangeOptions): Promise<CalendarDefined> {
     const { spec, origin } = resolveCalendarInput(name, input);
     const by = actorOf(undefined, change);
+    if (this.#collected) {
+      // plan mode: what the define would answer, read only; the plan shows its effect
+      this.#collected.set(name, spec);
+      const stored = await this.#store().get(name);
+      const changed = !stored || JSON.stringify(stored.spec) !== JSON.stringify(spec);
+      return {
+        name,
+        version: stored ? stored.version + (changed ? 1 : 0) : 1,
+        changed,
+        ...(stored && changed && { previousVersion: stored.version }),
+      };
+    }
     const written = await this.#store().define(name, spec, origin, by);
     if (written.changed) await this.#book.refresh([name]);
     return {

@@ -14,6 +14,7 @@ import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import type { BackfillContext, OwedRunsContext } from '../backfill/index.js';
 import {
+  inPlanMode,
   type ResolvedManagerOptions,
   ScheduledJob,
   type ScheduledJobHost,
@@ -63,8 +64,8 @@ export class ManagerContexts {
   private calendarStoreOf: CalendarStore | undefined;
   /** The named calendars this process has read, kept current by a version check where they are used. */
   readonly calendarBook = new CalendarBook(() => this.calendarStore);
-  /** `manager.calendars`. */
-  readonly calendars = new Calendars(() => this.calendarStore, this.calendarBook);
+  /** `manager.calendars` (collecting its definitions in a manager made for `bullbeat plan`). */
+  readonly calendars = new Calendars(() => this.calendarStore, this.calendarBook, inPlanMode());
 
   constructor(readonly parts: ManagerParts) {}
 
@@ -227,6 +228,7 @@ export class ManagerContexts {
       triggerOf: (def) => this.triggerOf(def),
       handle: (def, trigger) => new ScheduledJob(manager, def, trigger, undefined, []),
       pauseNotes: (ids) => this.pauseNotes.getMany(ids),
+      refreshCalendars: (names) => this.calendarBook.refresh(names),
     };
   }
 }

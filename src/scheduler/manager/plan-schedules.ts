@@ -1,15 +1,19 @@
-import type { ScheduleStore, StoredSchedule } from '../../store/index.js';
+import type { ScheduleStore, StoredCalendar, StoredSchedule } from '../../store/index.js';
 import {
   definitionChanges,
   encodeDefinition,
   type ScheduleDefinition,
   timingFingerprint,
 } from '../../store/index.js';
+import { BusinessCalendar, type CalendarSpec } from '../../triggers/business-calendar.js';
+import { calendarEffect } from '../../triggers/calendar-effect.js';
+import { type CalendarSource, CalendarTrigger } from '../../triggers/calendar-trigger.js';
 import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import { withoutJitter } from '../../triggers/without-jitter.js';
 import type {
   PlannedAdd,
+  PlannedCalendar,
   PlannedChange,
   PlannedEffect,
   PlannedRemoval,
@@ -39,11 +43,18 @@ function stableJSON(v: unknown): string {
   );
 }
 
-/** The trigger a plan walks for a definition (jitter aside); a custom one only if the code gives it. */
-function walkable(def: ScheduleDefinition, code: Trigger | undefined): Trigger | undefined {
+/**
+ * The trigger a plan walks for a definition (jitter aside), on a named calendar with the versions of
+ * `calendars`; a custom one only if the code gives it.
+ */
+function walkable(
+  def: ScheduleDefinition,
+  code: Trigger | undefined,
+  calendars: CalendarSource,
+): Trigger | undefined {
   if (def.trigger.type === 'custom') return code;
   try {
-    return triggerFromJSON(withoutJitter(def.trigger as TriggerJSON));
+    return triggerFromJSON(withoutJitter(def.trigger as TriggerJSON), { calendars });
   } catch {
     return undefined;
   }
@@ -82,14 +93,38 @@ const shape = (def: ScheduleDefinition) => ({
   trigger: def.trigger,
 });
 
-/** A stored schedule's next fire times, from its stored next due time (none unless active). */
-function storedFires(row: StoredSchedule, code: Trigger | undefined): number[] {
+/**
+ * A stored schedule's next fire times, from its stored next due time (none unless active); on a named
+ * calendar from the run that due time stands for under `calendars` (a roll applied, as `get()` says).
+ */
+function storedFires(
+  row: StoredSchedule,
+  code: Trigger | undefined,
+  calendars: CalendarSource,
+  now: number,
+): number[] {
   if (row.state.status !== 'a') return [];
-  return fireTimes(walkable(row.def, code), row.next, row.def.endAt);
+  const trigger = walkable(row.def, code, calendars);
+  const first =
+    trigger instanceof CalendarTrigger && row.next !== null
+      ? trigger.appliedRun(row.next, row.state.lastFireAt, now)
+      : row.next;
+  return fireTimes(trigger, first, row.def.endAt);
+}
+
+/** The calendars as stored (`before`) and as the code would leave them (`after`: its definitions laid over). */
+interface PlanCalendars {
+  before: CalendarSource;
+  after: CalendarSource;
 }
 
 /** What `start()`'s upsert of `job` would do to its stored row, or undefined when nothing. */
-function changeOf(job: ScheduledJob, row: StoredSchedule, now: number): PlannedChange | undefined {
+function changeOf(
+  job: ScheduledJob,
+  row: StoredSchedule,
+  now: number,
+  calendars: PlanCalendars,
+): PlannedChange | undefined {
   const def = job.def;
   const changes = definitionChanges(row.def, def).filter((c) => stableJSON(c.before) !== stableJSON(c.after));
   const status = row.state.status;
@@ -103,16 +138,16 @@ function changeOf(job: ScheduledJob, row: StoredSchedule, now: number): PlannedC
   if (!rewritten && effects.length === 0) return undefined;
   // a paused schedule and a completed one-shot stay so; an unchanged timing keeps its next due time
   const stays = status === 'p' || (status === 'c' && def.trigger.type === 'date');
-  const trigger = walkable(def, job.trigger);
+  const trigger = walkable(def, job.trigger, calendars.after);
   let after: number[] = [];
-  if (!stays && !retimed && status === 'a') after = storedFires(row, job.trigger);
+  if (!stays && !retimed && status === 'a') after = storedFires(row, job.trigger, calendars.after, now);
   else if (!stays) after = fireTimes(trigger, firstFrom(def, trigger, now), def.endAt);
   return {
     ...shape(def),
     changes,
     effects,
     status: STATUS[status] ?? status,
-    nextBefore: storedFires(row, job.trigger),
+    nextBefore: storedFires(row, job.trigger, calendars.before, now),
     nextAfter: after,
   };
 }
@@ -126,10 +161,19 @@ export async function planSchedules(
   store: ScheduleStore,
   prefix: string,
   code: readonly ScheduledJob[],
+  /** The calendars stored, and those the code defines as it loads (collected, not written). */
+  defined: {
+    stored: readonly StoredCalendar[];
+    collected: readonly { name: string; spec: CalendarSpec }[];
+  } = {
+    stored: [],
+    collected: [],
+  },
 ): Promise<SchedulePlan> {
   const now = await store.time();
   const states = await store.states();
   const rows = new Map((await store.getMany([...states.keys()])).map((r) => [r.def.id, r]));
+  const { sources, planned } = planCalendars(defined, [...rows.values()], now);
   const added: PlannedAdd[] = [];
   const changed: PlannedChange[] = [];
   let unchanged = 0;
@@ -138,14 +182,14 @@ export async function planSchedules(
     mine.add(job.id);
     const row = rows.get(job.id);
     if (!row) {
-      const trigger = walkable(job.def, job.trigger);
+      const trigger = walkable(job.def, job.trigger, sources.after);
       added.push({
         ...shape(job.def),
         nextAfter: fireTimes(trigger, firstFrom(job.def, trigger, now), job.def.endAt),
       });
       continue;
     }
-    const change = changeOf(job, row, now);
+    const change = changeOf(job, row, now, sources);
     if (change) changed.push(change);
     else unchanged++;
   }
@@ -156,7 +200,7 @@ export async function planSchedules(
       ...shape(row.def),
       status: STATUS[row.state.status] ?? row.state.status,
       effect: row.state.status === 'a' ? 'orphaned' : 'none',
-      nextBefore: storedFires(row, undefined),
+      nextBefore: storedFires(row, undefined, sources.before, now),
     });
   }
   removed.sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -169,8 +213,66 @@ export async function planSchedules(
     removed,
     renamed,
     unchanged,
-    hasChanges: added.length + changed.length + removed.filter((r) => r.effect === 'orphaned').length > 0,
+    calendars: planned,
+    hasChanges:
+      added.length +
+        changed.length +
+        removed.filter((r) => r.effect === 'orphaned').length +
+        planned.filter((c) => c.changed).length >
+      0,
   };
+}
+
+/** A calendar source over calendars by name. */
+function sourceOf(byName: ReadonlyMap<string, BusinessCalendar>): CalendarSource {
+  return { calendar: (name) => byName.get(name) };
+}
+
+/**
+ * The calendars before and after the code's definitions, and what each definition would do to the
+ * stored active schedules on it (their next 3 fire times under the stored version and the new one).
+ */
+function planCalendars(
+  defined: { stored: readonly StoredCalendar[]; collected: readonly { name: string; spec: CalendarSpec }[] },
+  rows: readonly StoredSchedule[],
+  now: number,
+): { sources: PlanCalendars; planned: PlannedCalendar[] } {
+  const before = new Map<string, BusinessCalendar>();
+  for (const c of defined.stored) {
+    try {
+      before.set(c.name, new BusinessCalendar(c.name, c.version, c.spec));
+    } catch {
+      // a stored calendar that no longer reads: its schedules show no fire times
+    }
+  }
+  const after = new Map(before);
+  const planned: PlannedCalendar[] = [];
+  for (const { name, spec } of defined.collected) {
+    const stored = defined.stored.find((c) => c.name === name);
+    const changed = !stored || JSON.stringify(stored.spec) !== JSON.stringify(spec);
+    const versionAfter = stored ? stored.version + (changed ? 1 : 0) : 1;
+    const next = new BusinessCalendar(name, versionAfter, spec);
+    after.set(name, next);
+    const effects = calendarEffect({
+      before: before.get(name),
+      after: next,
+      from: now,
+      count: SHOWN_FIRES,
+      schedules: rows
+        .filter((r) => r.state.status === 'a')
+        .map((r) => ({ id: r.def.id, trigger: r.def.trigger, lastFire: r.state.lastFireAt })),
+    });
+    planned.push({
+      name,
+      versionBefore: stored?.version,
+      versionAfter,
+      changed,
+      moved: effects.filter((e) => e.changed && e.error === undefined),
+      unchanged: effects.filter((e) => !e.changed && e.error === undefined).length,
+      errors: effects.flatMap((e) => (e.error === undefined ? [] : [{ id: e.id, error: e.error }])),
+    });
+  }
+  return { sources: { before: sourceOf(before), after: sourceOf(after) }, planned };
 }
 
 /** Pairs of a removed and an added schedule with the same handler, queue and trigger (each used once). */

@@ -50,6 +50,7 @@ export async function pauseSchedule(
   if (job) {
     job.status = ScheduleStatus.PAUSED;
     job.nextRunTime = null;
+    job.wakeUpTime = null;
   }
   await unstagePaused(ctx.staged, id);
   return true;
@@ -71,6 +72,7 @@ export async function removeSchedule(
   if (job) {
     job.status = ScheduleStatus.CANCELLED;
     job.nextRunTime = null;
+    job.wakeUpTime = null;
     ctx.local.delete(id);
     if (ctx.byName.get(job.name) === job) ctx.byName.delete(job.name);
   }

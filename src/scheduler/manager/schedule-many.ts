@@ -131,6 +131,7 @@ async function created(
   const result = await writes.store.upsert(job.def, timingFingerprint(job.def), next, now, { by });
   if (result !== 'created') return false;
   job.nextRunTime = next;
+  job.wakeUpTime = next;
   return true;
 }
 

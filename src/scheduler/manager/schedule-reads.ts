@@ -21,6 +21,7 @@ import {
   storedQueueNames,
   withTriggerChecked,
 } from '../../store/index.js';
+import { CalendarTrigger } from '../../triggers/calendar-trigger.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import type { ScheduledJob } from '../contract/index.js';
 import type { ListQuery, SchedulerStats } from './scheduler-manager-types.js';
@@ -36,6 +37,8 @@ export interface ReadContext {
   handle(def: ScheduleDefinition, trigger: Trigger): ScheduledJob;
   /** The pause notes of schedules, in order. */
   pauseNotes?(ids: readonly string[]): Promise<(PauseNote | null)[]>;
+  /** Read the named calendars' current versions, which `triggerOf`'s calendar triggers then apply. */
+  refreshCalendars?(names: readonly string[]): Promise<void>;
 }
 
 /** A page of schedules sorted by name then id, with the total that matched (or, with `cursor`, in store order). */
@@ -139,6 +142,31 @@ export async function fillCounters(
     const paused = row.state.status === 'p' || row.state.status === 'o';
     job.pauseNote = paused ? (notes[i] ?? null) : null;
   });
+  await applyCalendars(ctx, jobs, now);
+}
+
+/**
+ * On a named calendar, a handle's next run is the occurrence with the calendar's current version
+ * applied (a roll by `onExcluded` included); its stored due time, the fire loop's wake-up, stays
+ * `wakeUpTime`.
+ */
+async function applyCalendars(ctx: ReadContext, jobs: readonly ScheduledJob[], now: number): Promise<void> {
+  const onCalendar = jobs.filter((j) => j.def.trigger.type === 'calendar' && j.wakeUpTime !== null);
+  if (onCalendar.length === 0 || !ctx.refreshCalendars) return;
+  await ctx.refreshCalendars(
+    onCalendar.flatMap((j) => (j.def.trigger.type === 'calendar' ? [j.def.trigger.calendar] : [])),
+  );
+  for (const job of onCalendar) {
+    let trigger: Trigger | undefined;
+    try {
+      trigger = ctx.triggerOf(job.def);
+    } catch {
+      continue; // an unreadable trigger: the handle shows its stored due time
+    }
+    if (trigger instanceof CalendarTrigger && job.wakeUpTime !== null) {
+      job.nextRunTime = trigger.appliedRun(job.wakeUpTime, job.lastRunTime, now);
+    }
+  }
 }
 
 /** Every queue the schedules use: `defaultQueue`, this process's and every one stored in Redis. */
@@ -203,6 +231,7 @@ export async function refreshHandle(ctx: ReadContext, job: ScheduledJob): Promis
   if (!row) {
     job.status = ScheduleStatus.CANCELLED;
     job.nextRunTime = null;
+    job.wakeUpTime = null;
     return false;
   }
   job.def = row.def;

@@ -318,10 +318,18 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
     return revertSchedule(host, id, options);
   }
 
-  /** What `start()` would do to the stored schedules (created, changed, orphaned, renamed-looking); writes nothing. */
+  /**
+   * What `start()` would do to the stored schedules (created, changed, orphaned, renamed-looking), and,
+   * for a manager made under `bullbeat plan`, what the calendars its module defines would do to the
+   * schedules on them; writes nothing.
+   */
   async plan(): Promise<SchedulePlan> {
     await this.#connections.checkPartitions(false);
-    return planSchedules(this.#connections.store, this.#options.prefix, this.#schedules.code());
+    const stored = await this.#contexts.calendarStore.list();
+    return planSchedules(this.#connections.store, this.#options.prefix, this.#schedules.code(), {
+      stored,
+      collected: this.calendars.collected(),
+    });
   }
 
   /** A fresh handle on a stored schedule, or undefined. */

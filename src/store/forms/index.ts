@@ -15,6 +15,11 @@ export {
   SYSTEM_ACTOR,
 } from './audit-entry.js';
 export {
+  type BackfillOverride,
+  decodeBackfillOverride,
+  encodeBackfillOverride,
+} from './backfill-override.js';
+export {
   type CalendarChange,
   type CalendarOrigin,
   decodeCalendar,

@@ -106,6 +106,15 @@ export interface Keys {
    */
   backfills(scheduleId: string): string;
   /**
+   * Hash: what the runs of a schedule's overridden backfills carry (`backfill-override.ts`), kept while
+   * any of their occurrences is owed: `<fireAt>` → the backfill's override id, `=<override id>` → the
+   * override (JSON), `#<override id>` → how many owed occurrences still name it (the override goes with
+   * the last). Written when a backfill takes (`backfill-take-11`), struck with the owed members
+   * (`owed-done-5`, `owed-release-3`); read by whoever enqueues them, a replica's sweep included. Expires
+   * with the ledger (`backfills`), and goes with the schedule.
+   */
+  backfillOverrides(scheduleId: string): string;
+  /**
    * Sorted set: the spans of a schedule's trigger that its fire loop passed over while it was paused,
    * `from:to` (`[from, to)`, ms) scored by `to`, written by each resume: a backfill may run an
    * occurrence there that nothing else ran. Expires with the schedule's ledger (`backfills`).
@@ -292,6 +301,7 @@ function partitionKeys(
     runWaiterBeats: (id) => `${ofId(id).base}:waiters:${id}:beats`,
     cancelled: (id) => `${ofId(id).base}:cancelled:${id}`,
     backfills: (id) => `${ofId(id).base}:backfills:${id}`,
+    backfillOverrides: (id) => `${ofId(id).base}:backfill-overrides:${id}`,
     pausedSpans: (id) => `${ofId(id).base}:paused:${id}`,
     taken: (id) => `${ofId(id).base}:taken:${id}`,
     bullmqHandover: (id) => `${ofId(id).base}:bullmq-handover:${id}`,

@@ -2,7 +2,10 @@ import type { Redis } from 'ioredis';
 import type { AuditActor } from '../forms/index.js';
 import {
   type AuditConfig,
+  type BackfillOverride,
   DEFAULT_AUDIT,
+  decodeBackfillOverride,
+  encodeBackfillOverride,
   type OwedOverlap,
   type OwedRun,
   owedMember,
@@ -16,7 +19,7 @@ import { LedgerScripts } from '../scripts/index.js';
 /** How long a schedule's ledger (and its paused spans) is kept after its last write: 90 days. */
 export const BACKFILL_LEDGER_TTL_MS = 90 * 24 * 3600 * 1000;
 
-/** What a backfill finds about one occurrence (`lua/backfill-take-10.lua`; `BackfillCode`). */
+/** What a backfill finds about one occurrence (`lua/backfill-take-11.lua`; `BackfillCode`). */
 export type { BackfillVerdict };
 
 /** What `resume` answers: `done` (with the catch-up runs it took), else why not (`set-status-6`'s codes). */
@@ -71,14 +74,23 @@ export class BackfillLedger {
           by?: AuditActor | undefined;
           /** What its runs override (`data`, `jobOptions`): the audit entry's `overrides`. */
           overrides?: string | undefined;
+          /**
+           * What its runs carry instead of the schedule's, under an id of this backfill's own (the same
+           * in each of its calls): kept with each occurrence taken while it is owed (`overridesOf`).
+           */
+          override?: { id: string; value: BackfillOverride } | undefined;
         }
       | undefined,
     /** Which occurrences may run: `failed`, `missed`, `not-run` (absent: not-run's choice). */
     only?: string,
   ): Promise<{ now: number; verdicts: BackfillVerdict[] } | null> {
+    const override = take?.override && {
+      id: take.override.id,
+      json: encodeBackfillOverride(take.override.value),
+    };
     return this.scripts.backfillTake(this.keys, {
       scheduleId,
-      take,
+      take: take && { ...take, override },
       only,
       ledgerExpiryMs: BACKFILL_LEDGER_TTL_MS,
       occurrences,
@@ -148,18 +160,42 @@ export class BackfillLedger {
   }
 
   /**
-   * Give back occurrences taken and not enqueued (a backfill stopped by a pause): out of the ledger and
-   * the owed set together, so that no replica enqueues them and a later backfill or a resume's catch-up
-   * may take them again.
+   * Give back occurrences taken and not enqueued (a backfill stopped by a pause): out of the ledger,
+   * the owed set and the overrides together (`owed-release-3`), so that no replica enqueues them and a
+   * later backfill or a resume's catch-up may take them again.
    */
   async release(scheduleId: string, runs: readonly OwedRun[]): Promise<void> {
     if (runs.length === 0) return;
-    const k = this.keys.of(scheduleId);
-    await this.redis
-      .multi()
-      .zrem(k.owedRuns, ...runs.map(owedMember))
-      .zrem(k.backfills(scheduleId), ...runs.map((r) => String(r.fireAt)))
-      .exec();
+    const owed = runs.map((r) => ({ member: owedMember(r), fireAt: r.fireAt }));
+    await this.scripts.owedRelease(this.keys, { scheduleId, owed });
+  }
+
+  /**
+   * The overrides of owed backfilled occurrences of `scheduleId` (by fire time): what the backfill that
+   * took each carries instead of the schedule's, with its id; a fire time its backfill did not override
+   * is absent, one whose stored override cannot be read maps to `problem`. Read after the occurrences
+   * are taken (`takeLapsed`) and before their add is kept (`keep`): an override stays while an
+   * occurrence naming it is owed, and one struck meanwhile is no longer the reader's to add.
+   */
+  async overridesOf(
+    scheduleId: string,
+    fireAts: readonly number[],
+  ): Promise<Map<number, { id: string; value: BackfillOverride } | { id: string; problem: string }>> {
+    const out = new Map<number, { id: string; value: BackfillOverride } | { id: string; problem: string }>();
+    if (fireAts.length === 0) return out;
+    const key = this.keys.of(scheduleId).backfillOverrides(scheduleId);
+    const ids = await this.redis.hmget(key, ...fireAts.map(String));
+    const distinct = [...new Set(ids.filter((x): x is string => x !== null))];
+    if (distinct.length === 0) return out;
+    const texts = await this.redis.hmget(key, ...distinct.map((id) => `=${id}`));
+    const byId = new Map(distinct.map((id, i) => [id, texts[i] ?? null]));
+    fireAts.forEach((t, i) => {
+      const id = ids[i];
+      if (id === null || id === undefined) return;
+      const value = decodeBackfillOverride(byId.get(id));
+      out.set(t, value ? { id, value } : { id, problem: `override ${id} is missing or unreadable` });
+    });
+    return out;
   }
 
   /** Take, in partition `index`, at most `max` owed occurrences whose time has passed, each for `leaseMs` more. */
@@ -176,13 +212,18 @@ export class BackfillLedger {
   }
 
   /**
-   * Forget a schedule's ledger, paused spans, start marks and owed runs (when it is removed), so that a schedule
+   * Forget a schedule's ledger, paused spans, start marks, backfill overrides and owed runs (when it is removed), so that a schedule
    * re-created under its id inherits none of them. The owed set holds only what is being enqueued:
    * reading it whole is cheap.
    */
   async clear(scheduleId: string): Promise<void> {
     const k = this.keys.of(scheduleId);
-    await this.redis.del(k.backfills(scheduleId), k.pausedSpans(scheduleId), k.taken(scheduleId));
+    await this.redis.del(
+      k.backfills(scheduleId),
+      k.pausedSpans(scheduleId),
+      k.taken(scheduleId),
+      k.backfillOverrides(scheduleId),
+    );
     const owed = await this.redis.zrange(k.owedRuns, '0', '-1');
     const mine = owed.filter((m) => parseOwedMember(m)?.scheduleId === scheduleId);
     if (mine.length > 0) await this.redis.zrem(k.owedRuns, ...mine);

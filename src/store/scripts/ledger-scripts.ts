@@ -18,6 +18,7 @@ import {
   MANUAL_RUN,
   OWED_DONE,
   OWED_KEEP,
+  OWED_RELEASE,
   OWED_TAKE,
   RESUME,
   UNSTAGE,
@@ -34,14 +35,24 @@ export class LedgerScripts {
   }
 
   /**
-   * `backfill-take-10`: Redis time and a verdict per occurrence (null when the schedule does not exist);
-   * with `take`, the ones to run are taken into the ledger and owed, each to be enqueued within its `withinMs`.
+   * `backfill-take-11`: Redis time and a verdict per occurrence (null when the schedule does not exist);
+   * with `take`, the ones to run are taken into the ledger and owed, each to be enqueued within its
+   * `withinMs`, and name the backfill's override (`take.override`, JSON) when it has one.
    */
   async backfillTake(
     k: Keys,
     a: {
       scheduleId: string;
-      take: { overlap: OwedOverlap; from: number; to: number; overrides?: string | undefined } | undefined;
+      take:
+        | {
+            overlap: OwedOverlap;
+            from: number;
+            to: number;
+            overrides?: string | undefined;
+            /** The backfill's override: its id (the same for each call of one backfill) and JSON. */
+            override?: { id: string; json: string } | undefined;
+          }
+        | undefined;
       /** `failed`, `missed`, `not-run` (see `BackfillOptions.only`); absent: not-run's choice. */
       only?: string | undefined;
       ledgerExpiryMs: number;
@@ -61,6 +72,7 @@ export class LedgerScripts {
       state: p.state,
       notes: p.pauseNotes,
       audit: p.audit(id),
+      backfillOverrides: p.backfillOverrides(id),
     };
     const argv = {
       id,
@@ -72,6 +84,8 @@ export class LedgerScripts {
       to: a.take?.to ?? '',
       only: a.only ?? '',
       overrides: a.take?.overrides ?? '',
+      overrideId: a.take?.override?.id ?? '',
+      override: a.take?.override?.json ?? '',
     };
     const items = a.occurrences.map((o) => ({
       values: { fireTime: o.fireAt, msAfterNow: Math.ceil(o.withinMs) },
@@ -142,7 +156,8 @@ export class LedgerScripts {
   }
 
   /**
-   * `owed-done-4`: the `enqueued` records of owed occurrences just enqueued, their members struck.
+   * `owed-done-5`: the `enqueued` records of owed occurrences just enqueued, their members struck (and
+   * their fire times' overrides).
    * How many records were written; null when the schedule no longer exists (none written).
    */
   async owedDone(
@@ -155,7 +170,13 @@ export class LedgerScripts {
   ): Promise<number | null> {
     const id = a.scheduleId;
     const p = k.of(id);
-    const keys = { runs: p.runs(id), runidx: p.runIndex(id), owedRuns: p.owedRuns, schedules: p.schedules };
+    const keys = {
+      runs: p.runs(id),
+      runidx: p.runIndex(id),
+      owedRuns: p.owedRuns,
+      schedules: p.schedules,
+      backfillOverrides: p.backfillOverrides(id),
+    };
     const items = a.records.map((r) => ({
       values: {
         owedMember: r.owedMember,
@@ -185,6 +206,25 @@ export class LedgerScripts {
     const taken: { member: string; definition: string }[] = [];
     for (let i = 0; i + 1 < out.length; i += 2) taken.push({ member: out[i]!, definition: out[i + 1]! });
     return { owedBy: Number(given), taken };
+  }
+
+  /**
+   * `owed-release-3`: give back occurrences of schedule `scheduleId` taken and not enqueued: out of the
+   * owed set, the ledger and the overrides together. How many owed members were struck.
+   */
+  async owedRelease(
+    k: Keys,
+    a: { scheduleId: string; owed: readonly { member: string; fireAt: number }[] },
+  ): Promise<number> {
+    const id = a.scheduleId;
+    const p = k.of(id);
+    const keys = {
+      owedRuns: p.owedRuns,
+      backfills: p.backfills(id),
+      backfillOverrides: p.backfillOverrides(id),
+    };
+    const items = a.owed.map((o) => ({ values: { owedMember: o.member, fireTime: o.fireAt } }));
+    return Number(await this.#caller.run(OWED_RELEASE, scriptArgs(OWED_RELEASE, keys, {}, items)));
   }
 
   /**

@@ -19,7 +19,7 @@ export type RunLease = keyof typeof RunLease;
 export const RunStartCode = { started: 1, skipped: 0, wait: 2, reread: 3, ran: 4, refused: 5 } as const;
 export type RunStartCode = keyof typeof RunStartCode;
 
-/** What `backfill-take-10` finds about one occurrence. */
+/** What `backfill-take-11` finds about one occurrence. */
 export const BackfillCode = {
   /** Nothing ran it: taken, to enqueue. */
   run: 0,
@@ -36,7 +36,7 @@ export const BackfillCode = {
 } as const;
 export type BackfillVerdict = keyof typeof BackfillCode;
 
-/** `backfill-take-10`'s answer when the schedule does not exist (`{ -1 }`); `owed-done-4`'s too. */
+/** `backfill-take-11`'s answer when the schedule does not exist (`{ -1 }`); `owed-done-5`'s too. */
 export const NO_SCHEDULE = -1;
 
 /** What `handover-scheduler-2` did. */

@@ -122,9 +122,33 @@ export const PAUSE = layout(
 );
 
 export const BACKFILL_TAKE = layout(
-  'backfill-take-10',
-  ['runs', 'backfills', 'paused', 'owedRuns', 'due', 'claim', 'schedules', 'state', 'notes', 'audit'],
-  ['id', 'take', 'ledgerExpiry', 'owedMiddle', ...AUDIT, 'from', 'to', 'only', 'overrides'],
+  'backfill-take-11',
+  [
+    'runs',
+    'backfills',
+    'paused',
+    'owedRuns',
+    'due',
+    'claim',
+    'schedules',
+    'state',
+    'notes',
+    'audit',
+    'backfillOverrides',
+  ],
+  [
+    'id',
+    'take',
+    'ledgerExpiry',
+    'owedMiddle',
+    ...AUDIT,
+    'from',
+    'to',
+    'only',
+    'overrides',
+    'overrideId',
+    'override',
+  ],
   { item: ['fireTime', 'msAfterNow'] },
 );
 
@@ -136,13 +160,17 @@ export const RESUME = layout(
 );
 
 export const OWED_DONE = layout(
-  'owed-done-4',
-  ['runs', 'runidx', 'owedRuns', 'schedules'],
+  'owed-done-5',
+  ['runs', 'runidx', 'owedRuns', 'schedules', 'backfillOverrides'],
   ['scheduleId', 'historyLimit'],
   { item: ['owedMember', 'recordField', 'fireTime', 'pairs'] },
 );
 
 export const OWED_TAKE = layout('owed-take-2', ['owedRuns', 'schedules'], ['lease', 'most']);
+
+export const OWED_RELEASE = layout('owed-release-3', ['owedRuns', 'backfills', 'backfillOverrides'], [], {
+  item: ['owedMember', 'fireTime'],
+});
 
 export const OWED_KEEP = layout('owed-keep-1', ['owedRuns'], ['lease'], { item: ['owedMember', 'given'] });
 
@@ -265,6 +293,7 @@ export const LAYOUTS = [
   RESUME,
   OWED_DONE,
   OWED_TAKE,
+  OWED_RELEASE,
   OWED_KEEP,
   RETAKE,
   RENEW_LEASE,

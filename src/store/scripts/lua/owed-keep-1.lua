@@ -1,7 +1,7 @@
 --[[
   Before a backfill adds the occurrences it took, it keeps those still its own: an owed occurrence past
   its time may have been taken by a replica's sweep (owed-take-2 gives it a new time) and enqueued
-  (owed-done-4 strikes it), while its taker was stopped. One still owed at the time its taker gave it
+  (owed-done-5 strikes it), while its taker was stopped. One still owed at the time its taker gave it
   is kept `lease` ms more (no sweep takes it meanwhile); the others are its taker's no longer: it adds
   nothing for them, however long it slept.
 

@@ -27,6 +27,7 @@
     KEYS[8] state           hash: schedule id -> state row
     KEYS[9] notes           hash: schedule id -> pause note JSON (its `at`: when the current pause began)
     KEYS[10] audit:<id>     stream: the schedule's audit trail (includes/audit)
+    KEYS[11] backfill-overrides:<id>  hash: what overridden backfills' owed runs carry (includes/overrides)
 
     ARGV[1] schedule id
     ARGV[2] '1' to take the ones to run, '' to judge only
@@ -40,7 +41,9 @@
             is re-run once: the ledger takes it). An occurrence left out is 5
     ARGV[12] what the backfill's runs override (`data`, `jobOptions`, comma-separated; '' none): the
             audit entry's `overrides`
-    ARGV[13..] pairs: fire time (ascending), ms after now by which it is enqueued
+    ARGV[13] the backfill's override id ('' none): each occurrence taken names it (includes/overrides)
+    ARGV[14] the override (JSON, backfill-override.ts), kept while an occurrence naming it is owed
+    ARGV[15..] pairs: fire time (ascending), ms after now by which it is enqueued
 
   Output:
     { -1 } when the schedule does not exist; else { now, code per fire time } (codes above)
@@ -49,6 +52,7 @@
 --- @include "includes/ledger"
 --- @include "includes/audit"
 --- @include "includes/record"
+--- @include "includes/overrides"
 
 local id = ARGV[1]
 local recBase = recordBase(KEYS[1], id)
@@ -63,8 +67,9 @@ local pausedFrom = (st == 'p' or st == 'o') and pauseSpanFrom(row, KEYS[6], KEYS
 local take = ARGV[2] == '1'
 local out = { now }
 local taken = 0
+local takenTimes = {}
 local only = ARGV[11]
-for i = 13, #ARGV, 2 do
+for i = 15, #ARGV, 2 do
   local f = ARGV[i]
   local t = tonumber(f)
   local code = 1
@@ -90,11 +95,13 @@ for i = 13, #ARGV, 2 do
   if code == 0 and take then
     takeOccurrence(KEYS[2], KEYS[4], f, now + tonumber(ARGV[i + 1]), f .. '|' .. ARGV[4] .. '|' .. id)
     taken = taken + 1
+    takenTimes[taken] = f
   end
   out[#out + 1] = code
 end
 if taken > 0 then
   keepLedger(KEYS[2], KEYS[3], ARGV[3])
+  if ARGV[13] ~= '' then nameOverride(KEYS[11], ARGV[13], ARGV[14], takenTimes, ARGV[3]) end
   local fields = { 'from', ARGV[9], 'to', ARGV[10], 'runs', tostring(taken) }
   if ARGV[12] ~= '' then
     fields[#fields + 1] = 'overrides'

@@ -9,6 +9,8 @@
     KEYS[2] runidx:<id>     zset: occurrence field -> fire time
     KEYS[3] owed-runs       zset: owed member -> the time by which its taker enqueues it
     KEYS[4] schedules       hash: schedule id -> definition
+    KEYS[5] backfill-overrides:<id>  hash: what overridden backfills' owed runs carry (includes/overrides):
+                            a backfilled occurrence struck no longer names its override
 
     ARGV[1] schedule id
     ARGV[2] history limit
@@ -20,6 +22,7 @@
     members struck all the same)
 ]]
 --- @include "includes/record"
+--- @include "includes/overrides"
 
 local gone = redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0
 local limit = tonumber(ARGV[2])
@@ -28,6 +31,7 @@ local n = 0
 local i = 3
 while i <= #ARGV do
   redis.call('ZREM', KEYS[3], ARGV[i])
+  if string.sub(ARGV[i + 1], 1, 1) == 'b' then dropOverride(KEYS[5], ARGV[i + 2]) end
   local t = tonumber(ARGV[i + 2])
   local set, after = pairsAt(i + 4)
   if not gone and historyKeeps(KEYS[2], t, limit) then
