@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../errors/index.js';
 import { packageVersion } from '../package-version.js';
-import { MISFIRE_POLICIES } from '../store/index.js';
+import { MISFIRE_POLICIES, OVERLAP_POLICIES } from '../store/index.js';
 import { withAlertOptions, withNotifierOption } from './alert-flags.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
@@ -402,8 +402,8 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .addOption(
       new Option(
         '--overlap <policy>',
-        'bufferAll = backfilled runs go one after another (default); allowAll = they may overlap',
-      ).choices(['bufferAll', 'allowAll']),
+        "the schedule's overlap vocabulary, for the backfilled runs: bufferAll = one after another (default); allowAll = they may overlap; skip, bufferOne, cancelOther as on a schedule",
+      ).choices(OVERLAP_POLICIES),
     )
     .addOption(
       new Option(

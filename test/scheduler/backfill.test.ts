@@ -1,10 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { CronParser } from '../../src/cron/cron-parser.js';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
-import type { BackfillProgress } from '../../src/scheduler/contract/backfill-options.js';
+import type { BackfillOverlap, BackfillProgress } from '../../src/scheduler/contract/backfill-options.js';
 import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import { OVERLAP_POLICIES, type OverlapPolicy } from '../../src/store/forms/overlap-policy.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
@@ -488,6 +489,36 @@ describe('backfill', () => {
     expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
   });
 
+  it("overlap takes the schedule's vocabulary: each backfilled job carries the policy's run.slot, as a scheduled one", async () => {
+    env = testEnv('bf-vocab');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'v' }, new IntervalTrigger(60), { id: 'v', overlap: 'cancelOther' }).saved;
+    await m.pause('v');
+    const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
+    const expected = {
+      bufferAll: { overlap: 'bufferAll', maxInstances: 1, slot: { mode: 'bufferAll', cap: 1 } },
+      allowAll: { overlap: 'allowAll', maxInstances: 0, slot: { mode: 'none', cap: 0 } },
+      skip: { overlap: 'skip', maxInstances: 1, slot: { mode: 'skip', cap: 1 } },
+      bufferOne: { overlap: 'bufferOne', maxInstances: 1, slot: { mode: 'bufferOne', cap: 1 } },
+      cancelOther: { overlap: 'cancelOther', maxInstances: 1, slot: { mode: 'cancelOther', cap: 1 } },
+    } as const;
+    const policies = [undefined, ...OVERLAP_POLICIES.filter((p) => p !== 'bufferAll')] as const;
+    for (const [i, overlap] of policies.entries()) {
+      // one minute each, so every backfill's job is its own
+      const from = to - (i + 1) * 60_000;
+      // the deprecated alias names the same type: code written against it compiles unchanged
+      const old: BackfillOverlap | undefined = overlap;
+      expectTypeOf<BackfillOverlap>().toEqualTypeOf<OverlapPolicy>();
+      const r = await m.backfill('v', { from, to: from + 60_000, ...(old && { overlap: old }) });
+      expect(r.enqueued, String(overlap)).toBe(1);
+      const job = await internalsOf(m)
+        .queue(env.queue)
+        .getJob(occurrenceJobId('v', from, 'backfill'));
+      const run = (job?.data as { run?: Record<string, unknown> } | undefined)?.run;
+      expect(run, String(overlap)).toMatchObject(expected[overlap ?? 'bufferAll']);
+    }
+  });
+
   it('bad inputs: a clear error naming the field, nothing enqueued or written', async () => {
     env = testEnv('bf-bad');
     const m = env.manager({ role: 'client' });
@@ -505,7 +536,11 @@ describe('backfill', () => {
       [{ from: now - 1000, to: 1e20 }, 'to', /out of range/],
       [{ from: now - 100_000, to: now, maxOccurrences: 50 }, 'to', /more than 50 occurrences/],
       [{ from: now - 1000, to: now, ratePerSecond: 0 }, 'ratePerSecond', /from 1 to 100000/],
-      [{ from: now - 1000, to: now, overlap: 'sometimes' }, 'overlap', /"bufferAll", "allowAll"/],
+      [
+        { from: now - 1000, to: now, overlap: 'sometimes' },
+        'overlap',
+        /"skip", "bufferOne", "bufferAll", "cancelOther", "allowAll"/,
+      ],
       [{ from: now - 1000, to: now, dryrun: true }, 'dryrun', /unknown option/],
     ];
     for (const [options, field, reason] of cases) {

@@ -3,7 +3,7 @@ import type { AuditActor } from '../forms/index.js';
 import {
   type AuditConfig,
   DEFAULT_AUDIT,
-  type OwedOverlap,
+  type OverlapPolicy,
   type OwedRun,
   owedMember,
   parseOwedMember,
@@ -65,7 +65,7 @@ export class BackfillLedger {
     occurrences: readonly { fireAt: number; withinMs: number }[],
     take:
       | {
-          overlap: OwedOverlap;
+          overlap: OverlapPolicy;
           from: number;
           to: number;
           by?: AuditActor | undefined;

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { OwedOverlap } from '../forms/index.js';
+import type { OverlapPolicy } from '../forms/index.js';
 import { type AuditBy, auditSlots, counted, patchArgs } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import {
@@ -41,7 +41,7 @@ export class LedgerScripts {
     k: Keys,
     a: {
       scheduleId: string;
-      take: { overlap: OwedOverlap; from: number; to: number; overrides?: string | undefined } | undefined;
+      take: { overlap: OverlapPolicy; from: number; to: number; overrides?: string | undefined } | undefined;
       /** `failed`, `missed`, `not-run` (see `BackfillOptions.only`); absent: not-run's choice. */
       only?: string | undefined;
       ledgerExpiryMs: number;
