@@ -70,6 +70,7 @@ export {
   type WakeEvent,
   withManagerEnv,
 } from './contract/index.js';
+export { MANAGER_TUNING_KEYS } from './contract/index.js';
 export type { FireLoopStats } from './fire/index.js';
 // labels and bulk changes
 export type { CalendarDefined, Calendars } from './manager/index.js';

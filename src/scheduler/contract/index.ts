@@ -36,7 +36,7 @@ export { managerEnv, withManagerEnv } from './manager-env.js';
 export { MANAGER_TUNING_KEYS, type ManagerTuning, managerTuning } from './manager-tuning.js';
 export type { PauseOptions } from './pause-options.js';
 export { checkNotify, resolveDeploymentExpect } from './resolve-expectations.js';
-export { resolveManagerOptions } from './resolve-manager-options.js';
+export { type ResolvedTuning, resolveManagerOptions, retunedOptions } from './resolve-manager-options.js';
 export { resolveScheduleOptions } from './resolve-schedule-options.js';
 export {
   RESUME_POLICIES,
