@@ -284,7 +284,12 @@ export async function resolveWorkerOptions(
 /** The worker's tuning, checked (`ConfigError` naming `tuning.<knob>`), defaults applied where they are fixed. */
 export interface ResolvedWorkerTuning {
   /** Undefined: `leaseTtlMs / 3`, which is not tuning. */
-  values: { leaseRenewMs: number | undefined; groupPollMs: number; slotWaitPollMs: number; recordLagMs: number };
+  values: {
+    leaseRenewMs: number | undefined;
+    groupPollMs: number;
+    slotWaitPollMs: number;
+    recordLagMs: number;
+  };
   /** The top-level names given (deprecated aliases), for the one warning. */
   deprecated: readonly string[];
 }

@@ -11,4 +11,9 @@ export type {
 } from './pipeline.js';
 export type { CancelledResult, PausedOnFailureEvent, SkippedResult } from './run-results.js';
 export type { WorkerClock } from './worker-clock.js';
-export { type CreateWorkerOptions, type QueueRateLimit, WORKER_TUNING_KEYS, type WorkerTuning } from './worker-options.js';
+export {
+  type CreateWorkerOptions,
+  type QueueRateLimit,
+  WORKER_TUNING_KEYS,
+  type WorkerTuning,
+} from './worker-options.js';

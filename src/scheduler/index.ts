@@ -33,6 +33,7 @@ export {
   type HandleOptions,
   type IncidentEvent,
   type LateEvent,
+  MANAGER_TUNING_KEYS,
   type ManagerTuning,
   type MisfirePolicy,
   type MissedEvent,
@@ -70,7 +71,6 @@ export {
   type WakeEvent,
   withManagerEnv,
 } from './contract/index.js';
-export { MANAGER_TUNING_KEYS } from './contract/index.js';
 export type { FireLoopStats } from './fire/index.js';
 // labels and bulk changes
 export type { CalendarDefined, Calendars } from './manager/index.js';
