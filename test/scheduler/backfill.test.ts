@@ -441,22 +441,28 @@ describe('backfill', () => {
 
   it('occurrences that ran and whose records were trimmed are not run again; a paused span after them is', async () => {
     env = testEnv('bf-trimmed');
+    // on a manual clock: the fire loop's 30 runs and the paused span after them are time moved on
+    const t = new ManualTime(env.redis, env.prefix);
+    time = t;
+    await t.start();
     const m = env.manager({ historyLimit: 10, claimAheadMs: 0 });
+    t.attach(m);
     await m.schedule({ name: 't' }, new IntervalTrigger(0.1), { id: 't' }).saved;
-    const createdAt = await redisNow(env.redis);
+    const createdAt = t.now();
     await m.start();
-    await waitUntil(async () => ((await m.get('t'))?.fired ?? 0) >= 30, 20_000);
+    await t.advanceUntil(async () => ((await m.get('t'))?.fired ?? 0) >= 30, 20_000, 50);
     await m.pause('t');
-    await m.stop();
+    await t.stop(m);
+    t.attach(m); // its next use connects again: that client on the manual clock too
     const ran = new Set(fireTimesOf(await env.jobIds()));
     expect(ran.size).toBeGreaterThanOrEqual(30);
     expect((await m.history('t')).length).toBeLessThanOrEqual(11); // the rest were trimmed
-    await new Promise((r) => setTimeout(r, 500)); // a paused span: nothing judged it
-    const span = await redisNow(env.redis);
-    await new Promise((r) => setTimeout(r, 100));
+    await t.advance(500); // a paused span: nothing judged it
+    const span = t.now();
+    await t.advance(100);
     const r = await m.backfill('t', {
       from: createdAt - 1000,
-      to: await redisNow(env.redis),
+      to: t.now(),
       ratePerSecond: 1000,
     });
     const enqueued = r.occurrences.filter((o) => o.status === 'enqueued').map((o) => o.fireAt);
