@@ -48,6 +48,7 @@ const PROCESS = [
   'test/cli/partition-count.test.ts',
   'test/cli/redis-unreachable.test.ts',
   'test/cli/services.test.ts',
+  'test/cli/tuning-flags.test.ts',
   'test/cluster/**/*.test.ts',
   'test/dashboard/*.browser.test.ts',
   'test/dashboard/browser-missing.test.ts',
@@ -63,6 +64,7 @@ const PROCESS = [
   'test/scheduler/decorators.test.ts', // runs tsc twice
   'test/scheduler/redis-outage.test.ts',
   'test/setup/redis-server.test.ts',
+  'test/store/format-upgrade.test.ts',
   'test/tracing/traces.test.ts',
 ];
 

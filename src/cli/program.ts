@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../errors/index.js';
 import { packageVersion } from '../package-version.js';
-import { MISFIRE_POLICIES } from '../store/index.js';
+import { MISFIRE_POLICIES, OVERLAP_POLICIES } from '../store/index.js';
 import { withAlertOptions, withNotifierOption } from './alert-flags.js';
 import type { CliIO } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
@@ -45,7 +45,25 @@ Environment (flags win):
   BULLBEAT_STALLED_INTERVAL_MS, BULLBEAT_EXCLUSION_WAIT_MS, BULLBEAT_RATE_MAX,
   BULLBEAT_RATE_DURATION_MS                                                        worker settings
   BULLBEAT_METRICS_PORT, BULLBEAT_METRICS_HOST, BULLBEAT_HEARTBEAT_MS,
-  BULLBEAT_METRICS_SCHEDULES                      scheduler, worker and dev: metrics and fleet`;
+  BULLBEAT_METRICS_SCHEDULES                      scheduler, worker and dev: metrics and fleet
+  BULLBEAT_TUNING            knob=value,... as --tuning (scheduler, worker, dev; each reads its own knobs)`;
+
+// The tuning knobs `--tuning` takes, by process (docs/tuning.md; the CLI's help test checks them
+// against the library's lists). Written out: `--help` never imports the library's runtime.
+const SCHEDULER_KNOBS =
+  'claimBatch, claimLeaseMs, claimAheadMs, maxSleepMs, backpressure, commitAhead, replicaAcks';
+const WORKER_KNOBS = 'leaseRenewMs, groupPollMs, slotWaitPollMs, recordLagMs';
+
+/**
+ * `--tuning knob=value`: repeatable, each a comma list (`--tuning claimBatch=1000,maxSleepMs=5000`).
+ * One flag for every knob: the knobs stay apart from what a user must understand, as `tuning` does in
+ * code, and a knob added to the library needs no new flag.
+ */
+const tuningOption = (knobs: string) =>
+  new Option(
+    '--tuning <knob=value>',
+    `a tuning knob, repeatable or comma-separated (docs/tuning.md): ${knobs}; env BULLBEAT_TUNING; a flag wins over the variable, knob by knob, and both over the jobs module's tuning`,
+  ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
 
 /**
  * Where commander writes; its parse errors start with `bullbeat:` like every other error, not `error:`,
@@ -140,6 +158,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       'queues to work (env BULLBEAT_QUEUES; default: every queue with a schedule this module handles)',
     )
     .option('--concurrency <n>', 'jobs run at once per queue (env BULLBEAT_CONCURRENCY; default 10)')
+    .addOption(tuningOption(`${SCHEDULER_KNOBS}, ${WORKER_KNOBS}`))
     .action(run(async () => (await import('./commands/services.js')).devCommand(io)));
 
   withAlertOptions(
@@ -156,6 +175,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
       '--max-fires-per-second <n>',
       "deployment-wide fire-rate cap: bursts smoothed to n occurrences a second (overrides the module's maxFiresPerSecond; give every replica the same)",
     )
+    .addOption(tuningOption(SCHEDULER_KNOBS))
     .action(run(async () => (await import('./commands/services.js')).schedulerCommand(io)));
 
   withNotifierOption(
@@ -184,6 +204,7 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     )
     .option('--rate-max <n>', "BullMQ's queue limiter: jobs per --rate-duration-ms (default none)")
     .option('--rate-duration-ms <ms>', "the limiter's window (default 1000)")
+    .addOption(tuningOption(WORKER_KNOBS))
     .action(run(async () => (await import('./commands/services.js')).workerCommand(io)));
 
   withNotifierOption(
@@ -407,8 +428,8 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
     .addOption(
       new Option(
         '--overlap <policy>',
-        'bufferAll = backfilled runs go one after another (default); allowAll = they may overlap',
-      ).choices(['bufferAll', 'allowAll']),
+        "the schedule's overlap vocabulary, for the backfilled runs: bufferAll = one after another (default); allowAll = they may overlap; skip, bufferOne, cancelOther as on a schedule",
+      ).choices(OVERLAP_POLICIES),
     )
     .addOption(
       new Option(

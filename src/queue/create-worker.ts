@@ -250,21 +250,7 @@ export async function resolveWorkerOptions(
   scheduler: WorkerScheduler,
   options: CreateWorkerOptions,
 ): Promise<ResolvedWorkerOptions> {
-  const tuning = gatherTuning<WorkerTuning>(options, WORKER_TUNING_KEYS, (field, reason) => {
-    throw new ConfigError(field, reason);
-  });
-  const t = tuning.values;
-  const ms = (key: keyof WorkerTuning, dflt: number, min = 1): number => {
-    const v = t[key];
-    if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-      throw new ConfigError(
-        tuning.fieldOf(key),
-        `must be an integer >= ${min} (ms), got ${JSON.stringify(v)}`,
-      );
-    }
-    return v;
-  };
+  const tuning = resolveWorkerTuning(options);
   const queues = options.queues?.length ? [...options.queues] : await handledQueues(scheduler);
   const leaseTtlMs = options.leaseTtlMs ?? 30_000;
   const logger =
@@ -281,17 +267,62 @@ export async function resolveWorkerOptions(
     shutdownGraceMs: options.shutdownGraceMs ?? 30_000,
     limiters,
     leaseTtlMs,
-    leaseRenewMs: ms('leaseRenewMs', Math.max(1, Math.floor(leaseTtlMs / 3))),
-    groupPollMs: ms('groupPollMs', 100),
+    leaseRenewMs: tuning.values.leaseRenewMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)),
+    groupPollMs: tuning.values.groupPollMs,
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
-    slotWaitPollMs: ms('slotWaitPollMs', 1000),
-    recordLagMs: ms('recordLagMs', 1000, 0), // 0: the start check writes the record
+    slotWaitPollMs: tuning.values.slotWaitPollMs,
+    recordLagMs: tuning.values.recordLagMs,
     historyLimit: options.historyLimit ?? 100,
     auditLimit: scheduler.options?.auditLimit ?? DEFAULT_AUDIT.limit,
     commandTimeoutMs: commandTimeoutOf(options.commandTimeoutMs ?? scheduler.options?.commandTimeoutMs),
     logger,
     clock: options.clock ?? systemClock,
     bullmq: options.bullmq ?? {},
+  };
+}
+
+/** The worker's tuning, checked (`ConfigError` naming `tuning.<knob>`), defaults applied where they are fixed. */
+export interface ResolvedWorkerTuning {
+  /** Undefined: `leaseTtlMs / 3`, which is not tuning. */
+  values: {
+    leaseRenewMs: number | undefined;
+    groupPollMs: number;
+    slotWaitPollMs: number;
+    recordLagMs: number;
+  };
+  /** The top-level names given (deprecated aliases), for the one warning. */
+  deprecated: readonly string[];
+}
+
+/**
+ * A worker's `tuning` (and the deprecated top-level names) checked once: each knob an integer of ms
+ * at or above its minimum, refused naming it (`tuning.groupPollMs: must be an integer >= 1 (ms), got 0`).
+ * The CLI checks `--tuning` / `BULLBEAT_TUNING` with it before anything starts.
+ */
+export function resolveWorkerTuning(options: CreateWorkerOptions): ResolvedWorkerTuning {
+  const tuning = gatherTuning<WorkerTuning>(options, WORKER_TUNING_KEYS, (field, reason) => {
+    throw new ConfigError(field, reason);
+  });
+  const t = tuning.values;
+  const ms = (key: keyof WorkerTuning, min = 1): number | undefined => {
+    const v = t[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+      throw new ConfigError(
+        tuning.fieldOf(key),
+        `must be an integer >= ${min} (ms), got ${JSON.stringify(v)}`,
+      );
+    }
+    return v;
+  };
+  return {
+    values: {
+      leaseRenewMs: ms('leaseRenewMs'),
+      groupPollMs: ms('groupPollMs') ?? 100,
+      slotWaitPollMs: ms('slotWaitPollMs') ?? 1000,
+      recordLagMs: ms('recordLagMs', 0) ?? 1000, // 0: the start check writes the record
+    },
+    deprecated: tuning.deprecated,
   };
 }
 

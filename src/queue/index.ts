@@ -1,4 +1,4 @@
-export { createWorker, type WorkerHandle } from './create-worker.js';
+export { createWorker, resolveWorkerTuning, type WorkerHandle } from './create-worker.js';
 export { deprecatedTuningWarning, type GatheredTuning, gatherTuning } from './gather-tuning.js';
 export * from './middleware/index.js';
 export type {
@@ -11,4 +11,9 @@ export type {
 } from './pipeline.js';
 export type { CancelledResult, PausedOnFailureEvent, SkippedResult } from './run-results.js';
 export type { WorkerClock } from './worker-clock.js';
-export type { CreateWorkerOptions, QueueRateLimit, WorkerTuning } from './worker-options.js';
+export {
+  type CreateWorkerOptions,
+  type QueueRateLimit,
+  WORKER_TUNING_KEYS,
+  type WorkerTuning,
+} from './worker-options.js';

@@ -33,6 +33,7 @@ export {
   type HandleOptions,
   type IncidentEvent,
   type LateEvent,
+  MANAGER_TUNING_KEYS,
   type ManagerTuning,
   type MisfirePolicy,
   type MissedEvent,

@@ -128,7 +128,6 @@ export {
   type OccurrenceRunOptions,
   OVERLAP_POLICIES,
   type OverlapPolicy,
-  type OwedOverlap,
   type OwedRun,
   occurrenceJobId,
   overlapProblem,

@@ -11,6 +11,7 @@ import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
 import { redisNow, silent, testEnv } from '../scheduler/helpers.js';
+import { ManualTime } from '../scheduler/manual-time.js';
 import { waitUntil } from '../wait-until.js';
 
 const me = `${hostname()}:${process.pid}`;
@@ -19,9 +20,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let env: ReturnType<typeof testEnv>;
 const workers: WorkerHandle[] = [];
 const release: (() => void)[] = [];
+let time: ManualTime | undefined;
+
+/**
+ * Redis's clock on a manual clock for this test's managers (test/scheduler/manual-time.ts): the time a
+ * schedule waits while nothing claims it is moved on by the test, not slept through.
+ */
+async function manualTime(): Promise<ManualTime> {
+  time = new ManualTime(env.redis, env.prefix);
+  await time.start();
+  return time;
+}
 
 afterEach(async () => {
   for (const r of release.splice(0)) r();
+  await time?.stopAll();
+  time = undefined;
   await Promise.all(workers.splice(0).map((w) => w.close({ graceMs: 500 })));
   await env.cleanup();
 });
@@ -67,11 +81,13 @@ describe('schedule:why', () => {
 
   it('paused: a paused schedule', async () => {
     env = testEnv('why-paused');
+    const time = await manualTime();
     const m = env.manager({ role: 'client' });
+    time.attach(m);
     m.every(1, { id: 'p', name: 'p' })(async () => {});
     await m.start();
     await m.pause('p', { note: 'vendor outage', by: 'ada' });
-    await sleep(1100);
+    await time.advance(1100);
     const why = await whyDidntItRun(m, 'p');
     expect(why.cause).toBe('paused');
     expect(why.summary).toContain('paused');
@@ -81,10 +97,12 @@ describe('schedule:why', () => {
 
   it('no scheduler replica alive: due and never claimed', async () => {
     env = testEnv('why-noreplica');
+    const time = await manualTime();
     const m = env.manager({ role: 'client' });
+    time.attach(m);
     m.every(1, { id: 'n', name: 'n' })(async () => {});
     await m.start();
-    await sleep(2600);
+    await time.advance(2600);
     const why = await whyDidntItRun(m, 'n');
     expect(why.cause).toBe('no-replica');
     expect(why.summary).toMatch(/^no scheduler replica alive at /);

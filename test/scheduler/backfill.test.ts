@@ -1,25 +1,64 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { CronParser } from '../../src/cron/cron-parser.js';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../src/errors/index.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/index.js';
-import type { BackfillProgress } from '../../src/scheduler/contract/backfill-options.js';
+import type { BackfillOverlap, BackfillProgress } from '../../src/scheduler/contract/backfill-options.js';
 import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import { OVERLAP_POLICIES, type OverlapPolicy } from '../../src/store/forms/overlap-policy.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
 import { redisNow, silent, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 const HOUR = 3_600_000;
 
 describe('backfill', () => {
   let env: ReturnType<typeof testEnv>;
   let worker: WorkerHandle | undefined;
+  let time: ManualTime | undefined;
   afterEach(async () => {
     await worker?.close();
     worker = undefined;
+    await time?.stopAll();
+    time = undefined;
     await env.cleanup();
   });
+
+  /**
+   * The end of backfill `p` paced on `time`'s clock (its `hooks.clock`): the clock moves on only while
+   * the backfill waits for its pace, to the instant it waits for, so each batch goes at its planned
+   * time to the millisecond. `before` is awaited before each move (a pause asked for meanwhile lands
+   * first).
+   */
+  async function paced<T>(time: ManualTime, p: Promise<T>, before?: () => unknown): Promise<T> {
+    let done = false;
+    p.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    for (;;) {
+      await waitUntil(() => done || time.clock.nextAt !== undefined, 10_000, { stepMs: 1 });
+      if (done) return p;
+      await before?.();
+      await time.clock.advance((time.clock.nextAt as number) - time.clock.now());
+    }
+  }
+
+  /**
+   * A client manager on a manual clock (manual-time.ts): the span a schedule stays paused is Redis's
+   * clock, as its scripts read it, moved on by the test, not slept through.
+   */
+  async function onManualTime(tag: string, options: { historyLimit?: number } = {}) {
+    env = testEnv(tag);
+    const t = new ManualTime(env.redis, env.prefix);
+    time = t;
+    await t.start();
+    const m = env.manager({ role: 'client', ...options });
+    t.attach(m);
+    return { m, time: t };
+  }
 
   it('a dry run lists the occurrences of [from, to) by the trigger, zone and DST included, and enqueues nothing', async () => {
     env = testEnv('bf-dry');
@@ -57,8 +96,7 @@ describe('backfill', () => {
   });
 
   it('enqueues each occurrence once under its own job id, recorded as backfill; a second backfill of the range enqueues nothing', async () => {
-    env = testEnv('bf-run');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('bf-run');
     const job = m.schedule({ name: 'hourly' }, new IntervalTrigger(3600), { id: 'hourly' });
     await job.saved;
     await m.pause('hourly');
@@ -68,12 +106,15 @@ describe('backfill', () => {
     const progress: BackfillProgress[] = [];
     const events: BackfillProgress[] = [];
     m.on('backfill', (p) => events.push(p));
-    const r = await m.backfill('hourly', {
-      from,
-      to,
-      ratePerSecond: 20,
-      onProgress: (p) => progress.push(p),
-    });
+    const r = await paced(
+      time,
+      m.backfill('hourly', {
+        from,
+        to,
+        ratePerSecond: 20,
+        onProgress: (p) => progress.push(p),
+      }),
+    );
     const instants = [0, 1, 2, 3, 4].map((i) => from + i * HOUR);
     expect(r.occurrences).toEqual(
       instants.map((t) => ({
@@ -99,23 +140,26 @@ describe('backfill', () => {
   });
 
   it('pausing the schedule stops its running backfill: what it enqueued runs, the rest is given back, the result says paused', async () => {
-    env = testEnv('bf-pause');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('bf-pause');
     // active while backfilled: the occurrences before its creation are the fire loop's to none
     await m.schedule({ name: 'm' }, new IntervalTrigger(60), { id: 'm' }).saved;
     const created = (await m.get('m'))!.createdAt as number;
     const from = created - 100 * 60_000;
     const progress: BackfillProgress[] = [];
     let pausing: Promise<unknown> | undefined;
-    const r = await m.backfill('m', {
-      from,
-      to: created,
-      ratePerSecond: 20,
-      onProgress: (p) => {
-        progress.push(p);
-        if (p.enqueued >= 6) pausing ??= m.pause('m', { note: 'stop the backfill' });
-      },
-    });
+    const r = await paced(
+      time,
+      m.backfill('m', {
+        from,
+        to: created,
+        ratePerSecond: 20,
+        onProgress: (p) => {
+          progress.push(p);
+          if (p.enqueued >= 6) pausing ??= m.pause('m', { note: 'stop the backfill' });
+        },
+      }),
+      () => pausing,
+    );
     await pausing;
     expect(r.stopped).toBe('paused');
     const enqueued = r.occurrences.filter((o) => o.status === 'enqueued');
@@ -138,12 +182,14 @@ describe('backfill', () => {
   });
 
   it('a backfill of a schedule paused before it began is not stopped by that pause', async () => {
-    env = testEnv('bf-prepaused');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('bf-prepaused');
     await m.schedule({ name: 'm' }, new IntervalTrigger(60), { id: 'm' }).saved;
     await m.pause('m');
     const created = (await m.get('m'))!.createdAt as number;
-    const r = await m.backfill('m', { from: created - 30 * 60_000, to: created, ratePerSecond: 100 });
+    const r = await paced(
+      time,
+      m.backfill('m', { from: created - 30 * 60_000, to: created, ratePerSecond: 100 }),
+    );
     expect(r.stopped).toBeUndefined();
     expect(r.enqueued).toBe(30);
     expect(await env.jobIds()).toHaveLength(30);
@@ -272,15 +318,14 @@ describe('backfill', () => {
   const fireTimesOf = (ids: string[]) => ids.map((id) => Number(/-b?(\d+)$/.exec(id)?.[1]));
 
   it('a backfill of a paused range, then resume(all): each occurrence is enqueued once (one ledger)', async () => {
-    env = testEnv('bf-resume');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('bf-resume');
     await m.schedule({ name: 'p' }, new IntervalTrigger(0.1), { id: 'p', overlap: 'allowAll' }).saved;
     await m.pause('p');
     const pausedAt = (await m.get('p'))!.pauseNote!.at;
-    await new Promise((r) => setTimeout(r, 600));
-    const bf = await m.backfill('p', { from: pausedAt, to: await redisNow(env.redis), ratePerSecond: 1000 });
+    await time.advance(600);
+    const bf = await m.backfill('p', { from: pausedAt, to: time.now(), ratePerSecond: 1000 });
     expect(bf.enqueued).toBeGreaterThanOrEqual(4);
-    await new Promise((r) => setTimeout(r, 300));
+    await time.advance(300);
     expect(await m.resume('p', { policy: 'all' })).toBe(true);
     const times = fireTimesOf(await env.jobIds());
     // every backfilled occurrence once, and the catch-up ran only those after them
@@ -290,15 +335,14 @@ describe('backfill', () => {
   });
 
   it('resume(once) after a backfill of part of the paused span: its run stands only for what the backfill left', async () => {
-    env = testEnv('bf-once');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('bf-once');
     await m.schedule({ name: 'o' }, new IntervalTrigger(0.1), { id: 'o' }).saved;
     await m.pause('o');
     const pausedAt = (await m.get('o'))!.pauseNote!.at;
-    await new Promise((r) => setTimeout(r, 600));
-    const mid = await redisNow(env.redis);
+    await time.advance(600);
+    const mid = time.now();
     const bf = await m.backfill('o', { from: pausedAt, to: mid, ratePerSecond: 1000 });
-    await new Promise((r) => setTimeout(r, 400));
+    await time.advance(400);
     expect(await m.resume('o', { policy: 'once' })).toBe(true);
     const [run] = (await m.history('o')).filter((r) => r.kind === 'catch-up');
     expect(run!.fireAt).toBeGreaterThan(mid);
@@ -353,12 +397,11 @@ describe('backfill', () => {
   });
 
   it('resume(all), then a backfill of the same span: none again, though the records were trimmed', async () => {
-    env = testEnv('bf-after-resume');
-    const m = env.manager({ role: 'client', historyLimit: 2 });
+    const { m, time } = await onManualTime('bf-after-resume', { historyLimit: 2 });
     await m.schedule({ name: 'r' }, new IntervalTrigger(0.1), { id: 'r', overlap: 'allowAll' }).saved;
     await m.pause('r');
     const pausedAt = (await m.get('r'))!.pauseNote!.at;
-    await new Promise((r) => setTimeout(r, 600));
+    await time.advance(600);
     expect(await m.resume('r', { policy: 'all' })).toBe(true);
     const caughtUp = (await env.jobIds()).length;
     expect(caughtUp).toBeGreaterThanOrEqual(5);
@@ -398,22 +441,28 @@ describe('backfill', () => {
 
   it('occurrences that ran and whose records were trimmed are not run again; a paused span after them is', async () => {
     env = testEnv('bf-trimmed');
+    // on a manual clock: the fire loop's 30 runs and the paused span after them are time moved on
+    const t = new ManualTime(env.redis, env.prefix);
+    time = t;
+    await t.start();
     const m = env.manager({ historyLimit: 10, claimAheadMs: 0 });
+    t.attach(m);
     await m.schedule({ name: 't' }, new IntervalTrigger(0.1), { id: 't' }).saved;
-    const createdAt = await redisNow(env.redis);
+    const createdAt = t.now();
     await m.start();
-    await waitUntil(async () => ((await m.get('t'))?.fired ?? 0) >= 30, 20_000);
+    await t.advanceUntil(async () => ((await m.get('t'))?.fired ?? 0) >= 30, 20_000, 50);
     await m.pause('t');
-    await m.stop();
+    await t.stop(m);
+    t.attach(m); // its next use connects again: that client on the manual clock too
     const ran = new Set(fireTimesOf(await env.jobIds()));
     expect(ran.size).toBeGreaterThanOrEqual(30);
     expect((await m.history('t')).length).toBeLessThanOrEqual(11); // the rest were trimmed
-    await new Promise((r) => setTimeout(r, 500)); // a paused span: nothing judged it
-    const span = await redisNow(env.redis);
-    await new Promise((r) => setTimeout(r, 100));
+    await t.advance(500); // a paused span: nothing judged it
+    const span = t.now();
+    await t.advance(100);
     const r = await m.backfill('t', {
       from: createdAt - 1000,
-      to: await redisNow(env.redis),
+      to: t.now(),
       ratePerSecond: 1000,
     });
     const enqueued = r.occurrences.filter((o) => o.status === 'enqueued').map((o) => o.fireAt);
@@ -488,6 +537,36 @@ describe('backfill', () => {
     expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
   });
 
+  it("overlap takes the schedule's vocabulary: each backfilled job carries the policy's run.slot, as a scheduled one", async () => {
+    env = testEnv('bf-vocab');
+    const m = env.manager({ role: 'client' });
+    await m.schedule({ name: 'v' }, new IntervalTrigger(60), { id: 'v', overlap: 'cancelOther' }).saved;
+    await m.pause('v');
+    const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
+    const expected = {
+      bufferAll: { overlap: 'bufferAll', maxInstances: 1, slot: { mode: 'bufferAll', cap: 1 } },
+      allowAll: { overlap: 'allowAll', maxInstances: 0, slot: { mode: 'none', cap: 0 } },
+      skip: { overlap: 'skip', maxInstances: 1, slot: { mode: 'skip', cap: 1 } },
+      bufferOne: { overlap: 'bufferOne', maxInstances: 1, slot: { mode: 'bufferOne', cap: 1 } },
+      cancelOther: { overlap: 'cancelOther', maxInstances: 1, slot: { mode: 'cancelOther', cap: 1 } },
+    } as const;
+    const policies = [undefined, ...OVERLAP_POLICIES.filter((p) => p !== 'bufferAll')] as const;
+    for (const [i, overlap] of policies.entries()) {
+      // one minute each, so every backfill's job is its own
+      const from = to - (i + 1) * 60_000;
+      // the deprecated alias names the same type: code written against it compiles unchanged
+      const old: BackfillOverlap | undefined = overlap;
+      expectTypeOf<BackfillOverlap>().toEqualTypeOf<OverlapPolicy>();
+      const r = await m.backfill('v', { from, to: from + 60_000, ...(old && { overlap: old }) });
+      expect(r.enqueued, String(overlap)).toBe(1);
+      const job = await internalsOf(m)
+        .queue(env.queue)
+        .getJob(occurrenceJobId('v', from, 'backfill'));
+      const run = (job?.data as { run?: Record<string, unknown> } | undefined)?.run;
+      expect(run, String(overlap)).toMatchObject(expected[overlap ?? 'bufferAll']);
+    }
+  });
+
   it('bad inputs: a clear error naming the field, nothing enqueued or written', async () => {
     env = testEnv('bf-bad');
     const m = env.manager({ role: 'client' });
@@ -505,7 +584,11 @@ describe('backfill', () => {
       [{ from: now - 1000, to: 1e20 }, 'to', /out of range/],
       [{ from: now - 100_000, to: now, maxOccurrences: 50 }, 'to', /more than 50 occurrences/],
       [{ from: now - 1000, to: now, ratePerSecond: 0 }, 'ratePerSecond', /from 1 to 100000/],
-      [{ from: now - 1000, to: now, overlap: 'sometimes' }, 'overlap', /"bufferAll", "allowAll"/],
+      [
+        { from: now - 1000, to: now, overlap: 'sometimes' },
+        'overlap',
+        /"skip", "bufferOne", "bufferAll", "cancelOther", "allowAll"/,
+      ],
       [{ from: now - 1000, to: now, dryrun: true }, 'dryrun', /unknown option/],
     ];
     for (const [options, field, reason] of cases) {

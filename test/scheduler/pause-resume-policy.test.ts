@@ -6,18 +6,35 @@ import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
 import { redisNow, silent, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 describe('pause with a note, resume with a policy', () => {
   let env: ReturnType<typeof testEnv>;
   let worker: WorkerHandle | undefined;
+  let time: ManualTime | undefined;
   afterEach(async () => {
     await worker?.close();
     worker = undefined;
+    await time?.stopAll();
+    time = undefined;
     await env.cleanup();
   });
 
   const notes = () => keys(env.prefix).pauseNotes;
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /**
+   * A client manager on a manual clock (manual-time.ts): the time that passes while a schedule is
+   * paused is Redis's clock, as its scripts read it, moved on by the test, not waited for.
+   */
+  async function onManualTime(tag: string) {
+    env = testEnv(tag);
+    const t = new ManualTime(env.redis, env.prefix);
+    time = t;
+    await t.start();
+    const m = env.manager({ role: 'client' });
+    t.attach(m);
+    return { m, time: t };
+  }
 
   it('a note says why, who and when until resume; list() and get() show it; remove drops it', async () => {
     env = testEnv('pause-note');
@@ -80,25 +97,23 @@ describe('pause with a note, resume with a policy', () => {
   });
 
   it('skip (the default) runs nothing that was due while paused', async () => {
-    env = testEnv('resume-skip');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('resume-skip');
     await m.schedule({ name: 's' }, new IntervalTrigger(0.1), { id: 's' }).saved;
     await m.pause('s');
-    await sleep(450);
+    await time.advance(450);
     expect(await m.resume('s', { policy: 'skip' })).toBe(true);
     expect(await env.jobIds()).toEqual([]);
     expect(await m.history('s')).toEqual([]);
   });
 
   it('once: one catch-up run at resume standing for every missed occurrence', async () => {
-    env = testEnv('resume-once');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('resume-once');
     await m.schedule({ name: 'o' }, new IntervalTrigger(0.1), { id: 'o' }).saved;
     await m.pause('o', { note: 'maintenance' });
     const pausedAt = (await m.get('o'))!.pauseNote!.at;
-    await sleep(450);
+    await time.advance(450);
     expect(await m.resume('o', { policy: 'once' })).toBe(true);
-    const resumedBy = await redisNow(env.redis);
+    const resumedBy = time.now();
     const ids = await env.jobIds();
     expect(ids).toHaveLength(1);
     const [record] = await m.history('o');
@@ -114,12 +129,11 @@ describe('pause with a note, resume with a policy', () => {
   });
 
   it('all: each missed occurrence once, bounded by maxCatchUp (more is refused, nothing changed)', async () => {
-    env = testEnv('resume-all');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('resume-all');
     await m.schedule({ name: 'a' }, new IntervalTrigger(0.1), { id: 'a' }).saved;
     await m.pause('a');
     const pausedAt = (await m.get('a'))!.pauseNote!.at;
-    await sleep(650);
+    await time.advance(650);
     const err = (await m
       .resume('a', { policy: 'all', maxCatchUp: 3 })
       .catch((e) => e)) as ScheduleOptionsError;
@@ -129,7 +143,7 @@ describe('pause with a note, resume with a policy', () => {
     expect(await env.jobIds()).toEqual([]);
 
     expect(await m.resume('a', { policy: 'all' })).toBe(true);
-    const resumedBy = await redisNow(env.redis);
+    const resumedBy = time.now();
     const records = (await m.history('a')).reverse();
     expect(records.length).toBeGreaterThanOrEqual(6);
     expect(records.every((r) => r.kind === 'catch-up' && r.outcome === 'enqueued')).toBe(true);
@@ -147,14 +161,14 @@ describe('pause with a note, resume with a policy', () => {
   });
 
   it("all without a bound: the schedule's own maxCatchUp bounds it (one catch-up default, 1000)", async () => {
-    env = testEnv('resume-own-bound');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('resume-own-bound');
     await m.schedule({ name: 'a' }, new IntervalTrigger(0.1), { id: 'a', maxCatchUp: 2 }).saved;
     await m.schedule({ name: 'b' }, new IntervalTrigger(0.1), { id: 'b' }).saved;
     expect((await m.get('b'))!.def.maxCatchUp).toBe(1000);
     await m.pause('a');
     await m.pause('b');
-    await waitUntil(async () => (await redisNow(env.redis)) - (await m.get('a'))!.pauseNote!.at > 450, 5000);
+    await time.advance(451);
+    expect(time.now() - (await m.get('a'))!.pauseNote!.at).toBeGreaterThan(450);
     const err = (await m.resume('a', { policy: 'all' }).catch((e) => e)) as ScheduleOptionsError;
     expect(err).toBeInstanceOf(ScheduleOptionsError);
     expect(err.field).toBe('maxCatchUp');
@@ -166,8 +180,7 @@ describe('pause with a note, resume with a policy', () => {
   });
 
   it('all, with the default overlap: the catch-up runs go one after another, every one runs (real worker)', async () => {
-    env = testEnv('resume-all-run');
-    const m = env.manager({ role: 'client' });
+    const { m, time } = await onManualTime('resume-all-run');
     const ran: number[] = [];
     let live = 0;
     let most = 0;
@@ -184,7 +197,7 @@ describe('pause with a note, resume with a policy', () => {
     await m.start();
     await m.pause('tick');
     worker = await createWorker(m, { logger: silent, concurrency: 10 });
-    await sleep(1050);
+    await time.advance(1050);
     expect(await m.resume('tick', { policy: 'all' })).toBe(true);
     await m.pause('tick'); // nothing else of it runs meanwhile (a client fires nothing anyway)
     const records = (await m.history('tick')).filter((r) => r.kind === 'catch-up');
@@ -198,11 +211,12 @@ describe('pause with a note, resume with a policy', () => {
   });
 
   it('a crash right after the status change: the owed catch-up runs are enqueued by a replica', async () => {
-    env = testEnv('resume-crash');
+    const { time } = await onManualTime('resume-crash');
     const crashed = env.manager({ role: 'client', claimLeaseMs: 400 });
+    time.attach(crashed);
     await crashed.schedule({ name: 'c' }, new IntervalTrigger(0.1), { id: 'c' }).saved;
     await crashed.pause('c');
-    await sleep(450);
+    await time.advance(450);
     // the process stops for good right after the status change: its enqueue never happens
     const realQueue = internalsOf(crashed).queue.bind(crashed);
     internalsOf(crashed).queue = ((name: string) => {
@@ -220,8 +234,10 @@ describe('pause with a note, resume with a policy', () => {
     expect(await env.jobIds()).toEqual([]);
     await crashed.pause('c'); // keep the fire loop from adding scheduled runs: only the catch-up counts
     const replica = env.manager({ claimLeaseMs: 400 });
+    time.attach(replica);
     await replica.start();
-    await waitUntil(async () => (await env.jobIds()).length >= 4, 10_000);
+    // the catch-up runs are owed until two claim leases after the resume: Redis's clock moves there
+    await time.advanceUntil(async () => (await env.jobIds()).length >= 4, 10_000, 50);
     const records = (await replica.history('c')).filter((r) => r.kind === 'catch-up');
     expect(records.length).toBeGreaterThanOrEqual(4);
     expect(new Set(await env.jobIds())).toEqual(new Set(records.map((r) => r.jobId)));

@@ -5,12 +5,11 @@ import {
   type BackfillOccurrence,
   type BackfillOnly,
   type BackfillOptions,
-  type BackfillOverlap,
   type BackfillProgress,
   resolveBackfillOptions,
   type SelectionBackfillResult,
 } from '../../scheduler/index.js';
-import { parseSelector } from '../../store/index.js';
+import { type OverlapPolicy, parseSelector } from '../../store/index.js';
 import { cliChange } from '../cli-actor.js';
 import type { CliIO } from '../cli-io.js';
 import { commandContext } from '../command-context.js';
@@ -26,7 +25,7 @@ export interface BackfillFlags {
   json?: boolean;
   rate?: string;
   max?: string;
-  overlap?: BackfillOverlap;
+  overlap?: OverlapPolicy;
   only?: BackfillOnly;
   data?: string;
   selector?: string;

@@ -21,11 +21,18 @@ import { numericFlag } from '../numeric-flag.js';
 import { checkOpsConfig, processOpsFor } from '../process-ops-for.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
 import { runUntilSignal } from '../run-until-signal.js';
+import {
+  applyManagerTuning,
+  type CliTuning,
+  checkWorkerTuning,
+  resolveCliTuning,
+} from '../tuning-settings.js';
 
 /** The worker of `bullbeat worker` and `bullbeat dev`: its queues follow `createWorker`'s rule unless configured. */
 async function startWorker(
   ctx: CommandContext,
   scheduler: SchedulerManager,
+  tuning: CliTuning,
   graceMs?: number,
 ): Promise<WorkerHandle> {
   const worker = resolveWorkerConfig(ctx.sources);
@@ -44,6 +51,7 @@ async function startWorker(
       limiter: { max: worker.rateMax, durationMs: worker.rateDurationMs ?? 1000 },
     }),
     ...(Object.keys(bullmq).length > 0 && { bullmq }),
+    ...(Object.keys(tuning.worker).length > 0 && { tuning: tuning.worker }),
   });
   await handle.ready();
   ctx.logger.info({ queues: handle.queues, handlers: internalsOf(scheduler).handlerNames() }, 'worker ready');
@@ -142,8 +150,11 @@ export function devCommand(io: CliIO) {
     const ctx = commandContext(io, command, 'dev');
     resolveDashboardConfig(ctx.sources);
     resolveWorkerConfig(ctx.sources);
+    const tuning = resolveCliTuning(ctx.sources, ['scheduler', 'worker']);
+    const workerTuning = checkWorkerTuning(tuning);
     applyAlertFlags(ctx, io);
     const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    logTuning(ctx, { ...applyManagerTuning(scheduler, tuning), ...workerTuning });
     const openByDefault = options.dashboard !== false && devOpensByDefault(ctx);
     if (options.dashboard !== false) {
       // Credentials (or --open) are checked before anything starts.
@@ -171,7 +182,7 @@ export function devCommand(io: CliIO) {
       };
       try {
         await scheduler.start();
-        worker = await startWorker(ctx, scheduler);
+        worker = await startWorker(ctx, scheduler, tuning);
         ops = await processOpsFor(ctx, opsConfig, scheduler, { replica: true, worker });
         if (options.dashboard !== false)
           dashboard = await startDashboardServer(ctx, { scheduler, open: openByDefault });
@@ -209,6 +220,7 @@ export function schedulerCommand(io: CliIO) {
     command: Command,
   ): Promise<number> => {
     const ctx = commandContext(io, command, 'scheduler');
+    const tuning = resolveCliTuning(ctx.sources, ['scheduler']);
     applyAlertFlags(ctx, io);
     const cap = numericFlag('--max-fires-per-second', options.maxFiresPerSecond);
     if (cap !== undefined && (!Number.isInteger(cap) || cap < 0)) {
@@ -222,6 +234,7 @@ export function schedulerCommand(io: CliIO) {
     // the resolved options are the fire loop's: set before start, the flag wins over the module
     if (cap !== undefined)
       (internalsOf(scheduler).options as { maxFiresPerSecond: number }).maxFiresPerSecond = cap;
+    logTuning(ctx, applyManagerTuning(scheduler, tuning));
     const opsConfig = await checkOpsConfig(ctx);
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(ctx.logger, async () => {
@@ -240,6 +253,12 @@ export function schedulerCommand(io: CliIO) {
       };
     });
   };
+}
+
+/** The knobs the command line set, as in force, in one line of the log (none: no line). */
+function logTuning(ctx: CommandContext, tuning: Record<string, unknown>): void {
+  if (Object.keys(tuning).length === 0) return;
+  ctx.logger.info({ tuning }, 'tuning from the command line (--tuning, BULLBEAT_TUNING)');
 }
 
 /** A manager with no schedule of its own, on the configured Redis and the deployment `resolvePrefix` picks. */
@@ -263,6 +282,8 @@ export function workerCommand(io: CliIO) {
   return async (specifier: string, options: { graceMs?: string }, command: Command): Promise<number> => {
     const ctx = commandContext(io, command, 'worker');
     resolveWorkerConfig(ctx.sources);
+    const tuning = resolveCliTuning(ctx.sources, ['worker']);
+    const workerTuning = checkWorkerTuning(tuning);
     applyAlertFlags(ctx, io);
     const graceMs = numericFlag('--grace-ms', options.graceMs) ?? 30_000;
     if (!Number.isInteger(graceMs) || graceMs < 0) {
@@ -272,12 +293,13 @@ export function workerCommand(io: CliIO) {
       );
     }
     const { path, scheduler } = await loadScheduler(ctx, specifier, io.cwd);
+    logTuning(ctx, workerTuning);
     const opsConfig = await checkOpsConfig(ctx);
     await probeSchedulerRedis(ctx, scheduler);
     return runUntilSignal(
       ctx.logger,
       async () => {
-        const worker = await startWorker(ctx, scheduler, graceMs);
+        const worker = await startWorker(ctx, scheduler, tuning, graceMs);
         const ops = await processOpsFor(ctx, opsConfig, scheduler, { replica: false, worker }).catch(
           async (err) => {
             await worker.close().catch(() => undefined);

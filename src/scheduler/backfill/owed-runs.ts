@@ -3,7 +3,7 @@ import type { JobsOptions, Queue } from 'bullmq';
 import type {
   BackfillLedger,
   BackfillOverride,
-  OwedOverlap,
+  OverlapPolicy,
   OwedRun,
   ScheduleDefinition,
 } from '../../store/index.js';
@@ -22,15 +22,15 @@ export interface OwedRunsContext {
 }
 
 /**
- * The run options of a taken occurrence's job. `bufferAll` (backfill and catch-up by default): it
- * waits for any run of the schedule still going and the taken runs go one after another in fire-time
- * order, whatever the schedule's own policy (under `skip` or `cancelOther` they would skip or supersede
- * each other, since they are enqueued together). `allowAll`: no cap, whatever the schedule's policy.
+ * The run options of a taken occurrence's job: its overlap policy resolved into `run.slot` as a
+ * schedule's is (`resolveOverlap`), in place of the schedule's own. A catch-up's runs and a backfill's
+ * by default are `bufferAll`: each waits for any run of the schedule still going and the taken runs go
+ * one after another in fire-time order, whatever the schedule's policy (under `skip` or `cancelOther`
+ * they would skip or supersede each other, since they are enqueued together). `allowAll`: no cap.
+ * `skip`, `bufferOne` and `cancelOther` mean what they mean on a schedule, one run at a time.
  */
-export function owedRunOptions(run: OccurrenceRunOptions, overlap: OwedOverlap): OccurrenceRunOptions {
-  return overlap === 'allowAll'
-    ? { ...run, ...resolveOverlap({ overlap: 'allowAll', maxInstances: 0 }) }
-    : { ...run, ...resolveOverlap({ overlap: 'bufferAll' }) };
+export function owedRunOptions(run: OccurrenceRunOptions, overlap: OverlapPolicy): OccurrenceRunOptions {
+  return { ...run, ...resolveOverlap({ overlap, maxInstances: overlap === 'allowAll' ? 0 : 1 }) };
 }
 
 /** The definition a backfill's runs are enqueued with: the schedule's, with the backfill's override laid over it. */

@@ -5,6 +5,8 @@ import {
   AUDIT_SOURCES,
   type AuditActor,
   firstProblem,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
   type PassthroughJobOptions,
   showValue as show,
   unknownKey,
@@ -14,14 +16,15 @@ import { actorOf, CHANGE_BY_MAX, type ChangeOptions } from './change-options.js'
 import { type RunOverrides, resolveRunOverrides } from './trigger-now-options.js';
 
 /**
- * How a backfilled run treats a run of the same schedule still going (Temporal's overlap policy of a
- * backfill request). `bufferAll`: the backfilled runs go one after another in fire-time order, each
- * waiting for any run of the schedule still going, whatever the schedule's own policy (enqueued
- * together, they would otherwise skip or supersede each other); `allowAll`: no cap, whatever the
- * schedule's own policy: backfilled runs may overlap each other and the scheduled ones.
+ * The overlap policies a backfill takes: a schedule's own (`OVERLAP_POLICIES`).
+ * @deprecated Use `OVERLAP_POLICIES`: a backfill's `overlap` takes the schedule's vocabulary.
  */
-export const BACKFILL_OVERLAP = ['bufferAll', 'allowAll'] as const;
-export type BackfillOverlap = (typeof BACKFILL_OVERLAP)[number];
+export const BACKFILL_OVERLAP = OVERLAP_POLICIES;
+/**
+ * A backfill's overlap policy: a schedule's `OverlapPolicy`.
+ * @deprecated Use `OverlapPolicy`: a backfill's `overlap` takes the schedule's vocabulary.
+ */
+export type BackfillOverlap = OverlapPolicy;
 
 /** Defaults of `backfill()`. */
 export const BACKFILL_DEFAULTS = {
@@ -40,11 +43,15 @@ export interface BackfillOptions extends ChangeOptions {
   /** The end of the range, exclusive (same forms). Required; after `from`. */
   to: number | Date | string;
   /**
-   * Overlap with runs still going: `bufferAll` runs the backfilled occurrences one after another,
-   * `allowAll` lifts any cap for them (see `BACKFILL_OVERLAP`).
+   * How the backfilled runs treat a run of the schedule still going, in the schedule's vocabulary
+   * (`OverlapPolicy`), in place of the schedule's own policy for these runs (Temporal's backfill
+   * request): `bufferAll` runs them one after another in fire-time order, each waiting for any run
+   * still going; `allowAll` lifts any cap; `skip`, `bufferOne` and `cancelOther` mean what they mean on
+   * a schedule, one run at a time (enqueued together, the backfilled runs then skip or supersede each
+   * other: what a backfill wants is mostly `bufferAll`).
    * @defaultValue 'bufferAll'
    */
-  overlap?: BackfillOverlap;
+  overlap?: OverlapPolicy;
   /**
    * Run only these occurrences of the range (the others are listed `not-selected`): `failed`, those
    * whose run failed for good (each re-run once: the ledger takes it); `missed`, those recorded missed or
@@ -148,7 +155,7 @@ export interface BackfillResult {
 export interface ResolvedBackfillOptions {
   from: number;
   to: number;
-  overlap: BackfillOverlap;
+  overlap: OverlapPolicy;
   dryRun: boolean;
   only: BackfillOnly | undefined;
   ratePerSecond: number;
@@ -201,9 +208,9 @@ export const backfillFields = {
   from: instant,
   to: instant,
   overlap: z
-    .enum(BACKFILL_OVERLAP, {
+    .enum(OVERLAP_POLICIES, {
       error: (i) =>
-        `must be one of ${BACKFILL_OVERLAP.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
+        `must be one of ${OVERLAP_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${show(i.input)}`,
     })
     .optional(),
   dryRun: z.boolean({ error: (i) => `must be a boolean, got ${show(i.input)}` }).optional(),

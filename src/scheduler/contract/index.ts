@@ -37,7 +37,7 @@ export { MANAGER_TUNING_KEYS, type ManagerTuning, managerTuning } from './manage
 export type { PauseOptions } from './pause-options.js';
 export { inPlanMode, withPlanMode } from './plan-mode.js';
 export { checkNotify, resolveDeploymentExpect } from './resolve-expectations.js';
-export { resolveManagerOptions } from './resolve-manager-options.js';
+export { type ResolvedTuning, resolveManagerOptions, retunedOptions } from './resolve-manager-options.js';
 export { resolveScheduleOptions } from './resolve-schedule-options.js';
 export {
   RESUME_POLICIES,

@@ -12,7 +12,7 @@ import { DEFAULT_TRIGGER_BUDGET_MS } from '../../triggers/time-budget.js';
 import { resolveAlertOptions } from './alert-options.js';
 import { resolveForeignOutcomesOptions } from './foreign-outcomes-options.js';
 import { managerEnv } from './manager-env.js';
-import { managerTuning } from './manager-tuning.js';
+import { MANAGER_TUNING_KEYS, type ManagerTuning, managerTuning } from './manager-tuning.js';
 import { resolveReplicaAcks } from './replica-acks-options.js';
 import { resolveDeploymentExpect } from './resolve-expectations.js';
 import type { ResolvedManagerOptions, SchedulerManagerOptions } from './scheduler-manager-options.js';
@@ -137,5 +137,33 @@ export function resolveManagerOptions(
     expect: resolveDeploymentExpect(o.expect),
     alerts: resolveAlertOptions(env),
     deprecatedTuning: tuning.deprecated,
+    givenTuning: { ...t },
   };
+}
+
+/** The resolved fields the manager's tuning knobs set. */
+export type ResolvedTuning = Pick<ResolvedManagerOptions, (typeof MANAGER_TUNING_KEYS)[number]>;
+
+/**
+ * The tuning of resolved options with `change` laid over the knobs given at construction, checked by
+ * the same rules (`claimAheadMs` at most a quarter of `claimLeaseMs`, the scheduler's `triggerBudgetMs`
+ * too): a refusal is a `ScheduleOptionsError` naming `tuning.<knob>` (or `triggerBudgetMs`). What the
+ * CLI's `--tuning` / `BULLBEAT_TUNING` do to a jobs module's manager before it starts.
+ */
+export function retunedOptions(o: ResolvedManagerOptions, change: ManagerTuning): ResolvedTuning {
+  const next = resolveManagerOptions(
+    {
+      prefix: o.prefix,
+      connection: o.connection,
+      partitions: o.partitions,
+      defaultQueue: o.defaultQueue,
+      role: o.role,
+      triggerBudgetMs: o.triggerBudgetMs,
+      tuning: { ...o.givenTuning, ...change },
+    },
+    {},
+  );
+  const picked = {} as Record<string, unknown>;
+  for (const k of MANAGER_TUNING_KEYS) picked[k] = next[k];
+  return picked as ResolvedTuning;
 }

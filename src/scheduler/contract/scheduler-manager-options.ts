@@ -223,4 +223,6 @@ export interface ResolvedManagerOptions {
   alerts: ResolvedAlertOptions;
   /** The tuning knobs given at the top level (deprecated names), for the one warning at construction. */
   deprecatedTuning: readonly string[];
+  /** The tuning knobs as given (either place), before the defaults: what `retunedOptions` lays a change over. */
+  givenTuning: Readonly<ManagerTuning>;
 }

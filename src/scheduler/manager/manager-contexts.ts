@@ -20,7 +20,7 @@ import {
   type ScheduledJobHost,
   type SchedulerEvents,
 } from '../contract/index.js';
-import type { FireHooks } from '../fire/index.js';
+import { type FireHooks, monotonicClock } from '../fire/index.js';
 import type { ForeignOutcomesManager } from '../outcomes/index.js';
 import { Calendars } from './calendars.js';
 import type { LocalSchedules } from './local-schedules.js';
@@ -184,6 +184,7 @@ export class ManagerContexts {
       notes: this.pauseNotes,
       owedGraceMs: this.parts.options.claimLeaseMs,
       triggerOf: (def) => this.triggerOf(def),
+      pace: this.parts.manager.hooks?.clock ?? monotonicClock,
     };
   }
 

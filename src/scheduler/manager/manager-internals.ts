@@ -6,8 +6,10 @@ import type { HandlerEntry, WorkerScheduler } from '../../queue/worker-scheduler
 import { registerWorkerSide } from '../../queue/worker-side.js';
 import type { Keys, RedisTarget, ScheduleDefinition } from '../../store/index.js';
 import type {
+  ManagerTuning,
   PauseOptions,
   ResolvedManagerOptions,
+  ResolvedTuning,
   ResumeOptions,
   ScheduledJob,
   SchedulerEvents,
@@ -89,6 +91,12 @@ export interface ManagerInternals extends WorkerScheduler {
   jobOptions(def: ScheduleDefinition, jobId: string): JobsOptions;
   /** Emit one of the manager's events (the worker emits `failed` and `skipped` for runs in its process). */
   emit(event: string, payload: unknown): unknown;
+  /**
+   * Lay `change` over the tuning the manager was made with, checked as at construction (a
+   * `ScheduleOptionsError` naming `tuning.<knob>`), before it starts: the CLI's `--tuning` and
+   * `BULLBEAT_TUNING` over a jobs module's manager. Returns the knobs now in force. Throws once started.
+   */
+  retune(change: ManagerTuning): ResolvedTuning;
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   type ResolvedManagerOptions,
   type ResumeOptions,
   resolveManagerOptions,
+  retunedOptions,
   type ScheduledJob,
   type ScheduleOptions,
   type SchedulePatch,
@@ -174,6 +175,12 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
       queue: (name) => connections.queue(name),
       jobOptions: (def, jobId) => jobOptionsFor(def, jobId, this.#options.keepFinishedJobsSec),
       emit: (event, payload) => this.emit(event as keyof SchedulerEvents, payload as never),
+      retune: (change) => {
+        if (this.#lifecycle.running) throw new Error('bullbeat: a manager is retuned before it starts');
+        const tuning = retunedOptions(this.#options, change);
+        Object.assign(this.#options, tuning, { givenTuning: { ...this.#options.givenTuning, ...change } });
+        return tuning;
+      },
     };
   }
 

@@ -34,6 +34,24 @@ export interface DataFormatRules {
 
 const THIS_RELEASE: DataFormatRules = { known: DATA_FORMAT, upgrades: FORMAT_UPGRADES };
 
+let inForce: DataFormatRules = THIS_RELEASE;
+
+/**
+ * Tests only: the format this process knows and its upgrade steps, in place of this release's
+ * (`DATA_FORMAT`, `FORMAT_UPGRADES`), for every check the process makes from now on (a manager's start
+ * included); `undefined` puts this release's back. A test registers a step from format 1 to 2 here, in
+ * the processes it starts, to prove the upgrade path with a step the package never ships. Production
+ * never sets one.
+ */
+export function setDataFormatRules(rules: DataFormatRules | undefined): void {
+  inForce = rules ?? THIS_RELEASE;
+}
+
+/** How long one process holds the right to run an upgrade step before another may take it (ms). */
+const UPGRADE_LEASE_MS = 30_000;
+/** How often a process that waits for another's step looks at the format again (ms). */
+const UPGRADE_POLL_MS = 50;
+
 /**
  * Check the deployment's data format (pg-boss's schema version check, in Redis): read once, at a
  * process's start.
@@ -54,7 +72,7 @@ export async function checkDataFormat(
   redis: Redis,
   k: Keys,
   record: boolean,
-  rules: DataFormatRules = THIS_RELEASE,
+  rules: DataFormatRules = inForce,
 ): Promise<number | undefined> {
   const { known, upgrades } = rules;
   // each pass either returns or moves the stored format on (or finds another process did): it ends
@@ -74,10 +92,50 @@ export async function checkDataFormat(
             `upgrade through the release that introduced format ${stored + 1} first (docs/upgrading.md)`,
         );
       }
-      await step(redis, k);
+      await runStepOnce(redis, k, stored, raw, step);
+      continue; // read the format again: this step or another process's moved it on, or is moving it
     }
     await moveFormat(redis, k, raw ?? '', Math.min(stored + 1, known));
   }
+}
+
+/**
+ * Run the upgrade step from format `from` in this process only if no other process is running it: the
+ * right to run it is a lease (`<format key>:upgrade:<from>`, `SET NX PX`) renewed while the step runs,
+ * so of processes starting together one runs it and the others wait for the format to move on
+ * (`UPGRADE_POLL_MS`) and read it again. A process that dies mid-step lets its lease lapse and another
+ * runs the step again over what it rewrote (steps are written to run again safely). The process that
+ * ran it moves the format on (`set-format-1`, only from the format the step started from).
+ */
+async function runStepOnce(
+  redis: Redis,
+  k: Keys,
+  from: number,
+  raw: string | null,
+  step: FormatUpgrade,
+): Promise<void> {
+  const lease = `${k.dataFormat}:upgrade:${from}`;
+  const token = `${process.pid}:${Math.random().toString(36).slice(2)}`;
+  if ((await redis.set(lease, token, 'PX', UPGRADE_LEASE_MS, 'NX')) !== 'OK') {
+    await new Promise((resolve) => setTimeout(resolve, UPGRADE_POLL_MS));
+    return;
+  }
+  // the format may have moved between the read and the lease (a step that ended just then)
+  if ((await redis.get(k.dataFormat)) !== raw) {
+    await redis.del(lease);
+    return;
+  }
+  const renew = setInterval(() => {
+    redis.pexpire(lease, UPGRADE_LEASE_MS).catch(() => undefined);
+  }, UPGRADE_LEASE_MS / 3);
+  try {
+    await step(redis, k);
+  } finally {
+    clearInterval(renew);
+  }
+  // the format moves before the lease goes: a process that takes it next reads the new format
+  await moveFormat(redis, k, raw ?? '', from + 1);
+  await redis.del(lease);
 }
 
 /**
@@ -120,14 +178,15 @@ function parseFormat(raw: string, key: string): number {
  * more to check at the next use (nothing recorded yet, or an older format only read).
  */
 export async function checkDeployment(redis: Redis, k: Keys, record: boolean): Promise<boolean> {
-  const found = await readFormat(redis, k, DATA_FORMAT);
+  const { known } = inForce;
+  const found = await readFormat(redis, k, known);
   const partitions = await checkPartitionCount(redis, k, record);
   let format = found.stored;
-  if (record && !(found.stored === DATA_FORMAT && found.raw !== null)) {
+  if (record && !(found.stored === known && found.raw !== null)) {
     format =
-      found.stored === undefined && (await redis.set(k.dataFormat, String(DATA_FORMAT), 'NX')) === 'OK'
-        ? DATA_FORMAT
+      found.stored === undefined && (await redis.set(k.dataFormat, String(known), 'NX')) === 'OK'
+        ? known
         : await checkDataFormat(redis, k, true);
   }
-  return partitions && format === DATA_FORMAT;
+  return partitions && format === known;
 }

@@ -85,7 +85,7 @@ export {
   type SlotRule,
   slotRuleOf,
 } from './overlap-policy.js';
-export { type OwedOverlap, type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
+export { type OwedRun, owedMember, parseOwedMember } from './owed-run.js';
 export {
   PAUSE_BY_MAX,
   PAUSE_NOTE_MAX,

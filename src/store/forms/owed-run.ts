@@ -1,3 +1,5 @@
+import { OVERLAP_POLICIES, type OverlapPolicy } from './overlap-policy.js';
+
 /**
  * An occurrence taken into a schedule's ledger by a backfill or a resume's catch-up and owed until it
  * is enqueued (the `owed-runs` set of its partition). Its member is
@@ -9,17 +11,16 @@ export interface OwedRun {
   scheduleId: string;
   fireAt: number;
   lane: 'backfill' | 'catch-up';
-  /** How the run treats another run of the schedule still going. */
-  overlap: OwedOverlap;
+  /**
+   * How the run treats another run of the schedule still going: a schedule's overlap policy, resolved
+   * into the job's `run.slot` as a schedule's is (`owedRunOptions`).
+   */
+  overlap: OverlapPolicy;
   /** Under resume's `once`: how many missed occurrences the run stands for. */
   coalesced?: number;
 }
 
-/**
- * `bufferAll`: the taken runs go one after another, in fire-time order, each waiting for any run of the
- * schedule still going; `allowAll`: no cap (a backfill's `overlap: 'allowAll'`).
- */
-export type OwedOverlap = 'bufferAll' | 'allowAll';
+const MEMBER = new RegExp(`^(\\d+)\\|([bc])\\|(${OVERLAP_POLICIES.join('|')})\\|(\\d*)\\|(.+)$`, 's');
 
 export function owedMember(r: OwedRun): string {
   const lane = r.lane === 'backfill' ? 'b' : 'c';
@@ -28,13 +29,13 @@ export function owedMember(r: OwedRun): string {
 
 /** The member's occurrence, or undefined when it is not one (never thrown). */
 export function parseOwedMember(member: string): OwedRun | undefined {
-  const m = /^(\d+)\|([bc])\|(bufferAll|allowAll)\|(\d*)\|(.+)$/s.exec(member);
+  const m = MEMBER.exec(member);
   if (!m) return undefined;
   return {
     scheduleId: m[5] as string,
     fireAt: Number(m[1]),
     lane: m[2] === 'b' ? 'backfill' : 'catch-up',
-    overlap: m[3] as OwedOverlap,
+    overlap: m[3] as OverlapPolicy,
     ...(m[4] !== '' && { coalesced: Number(m[4]) }),
   };
 }

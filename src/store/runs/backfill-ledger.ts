@@ -6,7 +6,7 @@ import {
   DEFAULT_AUDIT,
   decodeBackfillOverride,
   encodeBackfillOverride,
-  type OwedOverlap,
+  type OverlapPolicy,
   type OwedRun,
   owedMember,
   parseOwedMember,
@@ -68,7 +68,7 @@ export class BackfillLedger {
     occurrences: readonly { fireAt: number; withinMs: number }[],
     take:
       | {
-          overlap: OwedOverlap;
+          overlap: OverlapPolicy;
           from: number;
           to: number;
           by?: AuditActor | undefined;

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { OwedOverlap } from '../forms/index.js';
+import type { OverlapPolicy } from '../forms/index.js';
 import { type AuditBy, auditSlots, counted, patchArgs } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import {
@@ -45,7 +45,7 @@ export class LedgerScripts {
       scheduleId: string;
       take:
         | {
-            overlap: OwedOverlap;
+            overlap: OverlapPolicy;
             from: number;
             to: number;
             overrides?: string | undefined;
