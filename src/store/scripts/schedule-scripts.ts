@@ -321,10 +321,13 @@ export class ScheduleScripts {
     return yes(RETAKE, await this.#caller.run(RETAKE, args));
   }
 
-  /** `fire-budget-1`: the instant each occurrence fires at under the fire-rate cap (`maxFiresPerSecond`). */
-  async fireBudget(k: Keys, cap: number, instants: readonly number[]): Promise<number[]> {
+  /**
+   * `fire-budget-1`: the instant each occurrence fires at under the fire-rate cap (`maxFiresPerSecond`),
+   * none before Redis time + `leadMs` (the time the caller's add takes to land).
+   */
+  async fireBudget(k: Keys, cap: number, leadMs: number, instants: readonly number[]): Promise<number[]> {
     const items = instants.map((instant) => ({ values: { instant } }));
-    const args = scriptArgs(FIRE_BUDGET, { fireBudget: k.fireBudget }, { cap }, items);
+    const args = scriptArgs(FIRE_BUDGET, { fireBudget: k.fireBudget }, { cap, lead: leadMs }, items);
     return ((await this.#caller.run(FIRE_BUDGET, args)) as unknown[]).map(Number);
   }
 

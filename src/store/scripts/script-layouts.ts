@@ -164,7 +164,7 @@ export const INDEX_GROUPS = layout('index-groups-2', ['schedules', 'groupsIndexe
   item: ['ids'],
 });
 
-export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap'], { item: ['instant'] });
+export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap', 'lead'], { item: ['instant'] });
 
 export const UNSTAGE = layout(
   'unstage-2',
