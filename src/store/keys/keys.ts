@@ -168,6 +168,12 @@ export interface Keys {
   groupMembers(key: string): string;
   /** String: set once this partition's group index holds every definition written before the index existed. */
   groupsIndexed: string;
+  /**
+   * Sorted set, every score 0: `<name>\0<id>` of each of this partition's schedules (the name index,
+   * includes/names), written with the definitions by `upsert-9` and `remove-13`; the list by name pages it
+   * with `ZRANGE ... BYLEX` (`name-index.ts`).
+   */
+  names: string;
   /** Stream: the deployment's bulk changes (by selector, `scheduleMany`), one entry each with its count. */
   bulkAudit: string;
 }
@@ -240,6 +246,7 @@ const PARTITION_FIELDS = [
   'owedRuns',
   'groupKeys',
   'groupsIndexed',
+  'names',
 ] as const;
 
 function partitionKeys(
@@ -304,6 +311,7 @@ function partitionKeys(
     groupKeys: `${base}:groupkeys`,
     groupMembers: (key) => `${base}:groupmem:${key}`,
     groupsIndexed: `${base}:groupidx`,
+    names: `${base}:names`,
     bulkAudit: `${globalBase}:bulk-audit`,
     calendars: `${globalBase}:calendars`,
     calendarVersions: `${globalBase}:calendars:v`,

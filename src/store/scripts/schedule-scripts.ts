@@ -28,6 +28,7 @@ import {
   PAUSE_NOTE,
   REMOVE,
   RENEW_CLAIMS,
+  REPAIR_INDEX,
   RETAKE,
   SET_STATUS,
   UPSERT,
@@ -341,6 +342,17 @@ export class ScheduleScripts {
     return Number(
       await this.#caller.run(INDEX_GROUPS, scriptArgs(INDEX_GROUPS, keys, { last: last ? 1 : 0 }, items)),
     );
+  }
+
+  /**
+   * `repair-index-2`: bring the name and group indexes of one partition (`k`) up to date for these
+   * entries (`i<id>`: an id of the partition; `m<member>`: a member of its name index). Answers how many
+   * changed an index.
+   */
+  async repairIndex(k: Keys, entries: readonly string[]): Promise<number> {
+    const items = entries.map((entry) => ({ values: { entry } }));
+    const keys = { schedules: k.schedules, names: k.names };
+    return Number(await this.#caller.run(REPAIR_INDEX, scriptArgs(REPAIR_INDEX, keys, {}, items)));
   }
 
   /** `pause-note-2`: write (`noteJson`) or clear ('') a pause note, consistent with the status. */

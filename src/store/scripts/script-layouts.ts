@@ -164,6 +164,8 @@ export const INDEX_GROUPS = layout('index-groups-2', ['schedules', 'groupsIndexe
   item: ['ids'],
 });
 
+export const REPAIR_INDEX = layout('repair-index-2', ['schedules', 'names'], [], { item: ['entry'] });
+
 export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap', 'lead'], { item: ['instant'] });
 
 export const UNSTAGE = layout(
@@ -277,6 +279,7 @@ export const LAYOUTS = [
   UNSTAGE,
   FIRE_BUDGET,
   INDEX_GROUPS,
+  REPAIR_INDEX,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,

@@ -1,7 +1,7 @@
 --[[
   Delete a schedule: its definition, state, due entry, claim, pending re-schedule, completion entry,
   error reason, history and counters (the totals keep what it contributed), and its labels' and
-  group's index entries (includes/labels, includes/groups). Deleting the claim makes
+  group's and name's index entries (includes/labels, includes/groups, includes/names). Deleting the claim makes
   a claimant's completion fail its compare-and-set. Its last fencing token is kept in the partition's
   `totals` (`fence`, the highest of the schedules removed): a schedule created again under the same id
   hands out tokens above it (start-runs-1), so a run of the removed one stays fenced off.
@@ -26,6 +26,7 @@
 --- @include "includes/audit"
 --- @include "includes/labels"
 --- @include "includes/groups"
+--- @include "includes/names"
 
 local id = ARGV[1]
 local row = redis.call('HGET', KEYS[5], id)
@@ -35,6 +36,7 @@ local existed = redis.call('HDEL', KEYS[1], id)
 if def then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(def), {})
   reindexGroup(groupBase(KEYS[1]), id, storedGroup(def), nil)
+  reindexName(namesKey(KEYS[1]), id, def, nil)
 end
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)

@@ -33,7 +33,8 @@
     ARGV[14] labels: the definition's labels as `key=value` lines ('' = none), indexed in the same
             step (includes/labels: the ids go into the sets of their new labels, out of their old ones);
             the definition's group (`run.group`) is indexed in the same step too (includes/groups),
-            and a partition's first create marks its group index complete (`groupidx`)
+            and a partition's first create marks its group index complete (`groupidx`); and its name
+            (includes/names)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -48,6 +49,7 @@
 --- @include "includes/audit"
 --- @include "includes/labels"
 --- @include "includes/groups"
+--- @include "includes/names"
 
 local id = ARGV[1]
 
@@ -77,6 +79,7 @@ if not row then
     fp = ARGV[3], source = ARGV[6] }))
   reindexLabels(labelBase(KEYS[1]), id, {}, labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, nil, storedGroup(ARGV[2]))
+  reindexName(namesKey(KEYS[1]), id, nil, ARGV[2])
   audit(KEYS[8], 9, 'create', { 'after', ARGV[2] })
   redis.call('PERSIST', KEYS[8])
   dropStreak()
@@ -105,6 +108,7 @@ redis.call('HSET', KEYS[1], id, ARGV[2])
 if before ~= ARGV[2] then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, storedGroup(before), storedGroup(ARGV[2]))
+  reindexName(namesKey(KEYS[1]), id, before, ARGV[2])
 end
 dropStreak()
 if retime and s.status == 'c' and ARGV[4] ~= '' then
