@@ -9,7 +9,7 @@
     KEYS[1] schedules   hash: id -> definition JSON (its base names the group index's keys)
     KEYS[2] names       zset: `<name>\0<id>`, score 0
 
-    ARGV[1..] entries: `i<id>`: index the id's definition (its name; its group, when it names one), or
+    ARGV[1..] each an entry: `i<id>`: index the id's definition (its name; its group, when it names one), or
               `m<member>`: a member of the name index, removed when its id has no definition or
               another name (then indexed under that name); an id without a definition also leaves
               the group index
