@@ -124,6 +124,21 @@ describe('groups() from the group index', () => {
       ['tenant:initech', 10],
       ['tenant:old', 1],
     ]);
+    // its change of g20's group (initech -> acme) changes no count: seen at the next repair of the
+    // partition, which its next create brings
+    const g20 = JSON.parse((await env.redis.hget(`${base}:schedules`, 'g20')) as string) as typeof def;
+    const moved = { ...g20, run: { ...g20.run, group: { key: 'tenant:acme', max: 2 } } };
+    await env.redis.hset(`${base}:schedules`, 'g20', JSON.stringify(moved));
+    await env.redis.hset(`${base}:schedules`, 'old-2', JSON.stringify({ ...def, run: {} }));
+    await env.redis.hset(`${base}:state`, 'old-2', state);
+    expect((await groups(m)).map((g) => [g.key, g.schedules])).toEqual([
+      ['tenant:acme', 11],
+      ['tenant:globex', 9],
+      ['tenant:initech', 9],
+      ['tenant:old', 1],
+    ]);
+    await env.redis.hdel(`${base}:schedules`, 'old-2');
+    await env.redis.hdel(`${base}:state`, 'old-2');
     // the list by name has both right too
     const listed = (await m.listPage({ order: 'name', cursor: '0', limit: 1000 })).items.map((j) => j.id);
     expect(listed).toContain('old-1');

@@ -9,7 +9,8 @@
     KEYS[1] schedules   hash: id -> definition JSON (its base names the group index's keys)
     KEYS[2] names       zset: `<name>\0<id>`, score 0
 
-    ARGV[1..] each an entry: `i<id>`: index the id's definition (its name; its group, when it names one), or
+    ARGV[1..] each an entry: `i<id>`: index the id's definition (its name; its group, when it names one,
+              and no other group: a step costs its ids times the partition's groups), or
               `m<member>`: a member of the name index, removed when its id has no definition or
               another name (then indexed under that name); an id without a definition also leaves
               the group index
@@ -23,11 +24,13 @@
 local base = groupBase(KEYS[1])
 local changed = 0
 
--- an id no longer defined leaves every group of the partition (its definition, and so its group, is gone)
-local function dropFromGroups(id)
-  for _, g in ipairs(redis.call('SMEMBERS', base .. 'groupkeys')) do
+local groupKeys = redis.call('SMEMBERS', base .. 'groupkeys')
+
+-- `id` leaves every group of the partition but `keep` (nil: all; its definition is gone, or names none)
+local function dropFromGroups(id, keep)
+  for _, g in ipairs(groupKeys) do
     local members = base .. 'groupmem:' .. g
-    if redis.call('ZREM', members, id) == 1 then
+    if g ~= keep and redis.call('ZREM', members, id) == 1 then
       changed = changed + 1
       if redis.call('EXISTS', members) == 0 then redis.call('SREM', base .. 'groupkeys', g) end
     end
@@ -41,6 +44,8 @@ local function indexId(id, def)
     reindexGroup(base, id, nil, g)
     changed = changed + 1
   end
+  -- a group it named before (changed by a writer that kept no index) lets it go
+  dropFromGroups(id, g and g.key)
 end
 
 for i = 1, #ARGV do
