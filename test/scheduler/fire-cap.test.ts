@@ -46,7 +46,13 @@ describe('maxFiresPerSecond', () => {
       const at = await staged();
       const waiting = await env.redis.lrange(queue.keys.wait as string, 0, -1);
       const recs = await records();
+      // a pause reaches a job the cap delayed (staged past its fire time): it is taken out of BullMQ
+      const last = ids[recs.reduce((best, r, n) => ((r?.capDelayMs ?? 0) > (recs[best]?.capDelayMs ?? 0) ? n : best), 0)]!;
+      await replicas[0]!.pause(last);
+      const afterPause = await staged();
       await Promise.all(replicas.map((m) => time.stop(m)));
+      expect(afterPause.has(occurrenceJobId(last, top))).toBe(false);
+      expect(afterPause.size).toBe(COUNT - 1);
 
       // none runnable at once: each job staged, runnable at its slot
       expect(waiting).toEqual([]);
