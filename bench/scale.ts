@@ -12,7 +12,8 @@
 //    that selector.
 // 4. steady state: one scheduler replica fires the N hourly schedules (N/3600 a second) for
 //    `--steady-seconds`; Redis CPU (used_cpu_sys + used_cpu_user) per second and per fire.
-// 5. top of the minute: `--aligned` (default 100,000) more schedules, `* * * * *`, a worker runtime
+// 5. top of the minute: `--aligned` (default 100,000) more schedules due at one minute (a daily cron at a
+//    minute placed after their creation ends; BullMQ's side: `* * * * *`), a worker runtime
 //    (concurrency 200) starting each; lateness = handler start - the occurrence's nominal time. BullMQ: the
 //    same count of `pattern: '* * * * *'` job schedulers and a plain Worker. Only on the single Redis.
 //    The busiest second twice: of fires (from the records: the instant each job became runnable, its
@@ -61,6 +62,8 @@ const CAP = arg('max-fires-per-second', '');
 /** `--aligned-only`: only the top-of-the-minute measure (no N schedules, no BullMQ memory). */
 const ALIGNED_ONLY = argv.includes('--aligned-only');
 const BATCH = 20_000;
+/** The time one schedule's creation is assumed to take (ms), to place the aligned minute after them all. */
+const CREATE_MS_EACH = 1;
 const silent = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const f = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -237,19 +240,24 @@ async function alignedBullbeat(t: Target, count: number, variant: AlignedVariant
     const offset = variant.spreadMs ? spreadOffsetMs(ctx.scheduleId, variant.spreadMs) : 0;
     starts.push({ at: Date.now(), nominal: ctx.fireAt, planned: ctx.fireAt + offset });
   });
+  // one minute, daily, far enough ahead that creating them all ends before it (a `* * * * *` whose
+  // creation crossed a minute fired that minute's occurrences late, on start, in the measured burst)
+  const minute = Math.ceil((Date.now() + count * CREATE_MS_EACH + 15_000) / 60_000) * 60_000;
+  const at = new Date(minute);
+  const expression = `${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
   await createAll(
     m,
     (i) => ({
       target: { name: 'minute' },
-      trigger: { type: 'cron', expression: '* * * * *' },
+      trigger: { type: 'cron', expression },
       options: { id: `a${i}`, ...(variant.spreadMs !== undefined && { spread: variant.spreadMs }) },
     }),
     count,
   );
   const w = await createWorker(m, { queues: [`${prefix}-q`], concurrency: 200, logger: silent });
   await w.ready();
+  if (Date.now() > minute - 5000) throw new Error(`creating ${f(count)} took past ${at.toISOString()}`);
   await m.start();
-  const minute = Math.ceil((Date.now() + 5000) / 60_000) * 60_000;
   log(`bullbeat aligned (${variant.label}): waiting for ${new Date(minute).toISOString()}`);
   const deadline = minute + 120_000;
   const ofMinute = () => starts.filter((s) => s.nominal === minute);
@@ -265,10 +273,10 @@ async function alignedBullbeat(t: Target, count: number, variant: AlignedVariant
       if (!r) continue;
       const offset = variant.spreadMs ? spreadOffsetMs(ids[k]!, variant.spreadMs) : 0;
       fires.push(r.fireAt + offset + (r.capDelayMs ?? 0));
-      if (process.env.DEBUG_OUTCOMES) outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
+      outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
     }
   }
-  if (process.env.DEBUG_OUTCOMES) log(`outcomes ${JSON.stringify([...outcomes])}, starts seen ${starts.length}`);
+  log(`bullbeat aligned (${variant.label}): records ${JSON.stringify([...outcomes])}`);
   await m.close();
   const mine = ofMinute();
   const busiest = busiestSecond(mine.map((s) => s.at));
