@@ -47,7 +47,10 @@ describe('maxFiresPerSecond', () => {
       const waiting = await env.redis.lrange(queue.keys.wait as string, 0, -1);
       const recs = await records();
       // a pause reaches a job the cap delayed (staged past its fire time): it is taken out of BullMQ
-      const last = ids[recs.reduce((best, r, n) => ((r?.capDelayMs ?? 0) > (recs[best]?.capDelayMs ?? 0) ? n : best), 0)]!;
+      const last =
+        ids[
+          recs.reduce((best, r, n) => ((r?.capDelayMs ?? 0) > (recs[best]?.capDelayMs ?? 0) ? n : best), 0)
+        ]!;
       await replicas[0]!.pause(last);
       const afterPause = await staged();
       await Promise.all(replicas.map((m) => time.stop(m)));
