@@ -7,14 +7,18 @@
 //    (a six-field cron); `used_memory` growth / count. The audit trail is off (`auditLimit: 0`): a trail is a stream
 //    per schedule, measured apart (`--audit` keeps it).
 // 2. bulk create: `scheduleMany` in batches of 20,000 (BullMQ: `upsertJobScheduler`, 1,000 in flight).
-// 3. reads: the first page of `list` (which loads the list's index of every schedule), a selector
+// 3. reads: the first page of `list` by name (read from the name index: 50 entries per partition), a selector
 //    (`tenant=t7`: N/1000 schedules) by the label index, a page of it, and the agenda of the next hour of
 //    that selector.
 // 4. steady state: one scheduler replica fires the N hourly schedules (N/3600 a second) for
 //    `--steady-seconds`; Redis CPU (used_cpu_sys + used_cpu_user) per second and per fire.
-// 5. top of the minute: `--aligned` (default 100,000) more schedules, `* * * * *`, a worker runtime
+// 5. top of the minute: `--aligned` (default 100,000) more schedules due at one minute (a daily cron at a
+//    minute placed after their creation ends; BullMQ's side: `* * * * *`), a worker runtime
 //    (concurrency 200) starting each; lateness = handler start - the occurrence's nominal time. BullMQ: the
 //    same count of `pattern: '* * * * *'` job schedulers and a plain Worker. Only on the single Redis.
+//    The busiest second twice: of fires (from the records: the instant each job became runnable, its
+//    nominal time + spread offset + `capDelayMs`), which the cap bounds, and of handler starts, which
+//    also bunch when the worker (in this process, beside the scheduler's adds) falls behind.
 //
 //   npm run bench:scale                       (node --import tsx bench/scale.ts)
 //   node --import tsx bench/scale.ts --n 100000 --targets single --aligned 20000
@@ -58,6 +62,8 @@ const CAP = arg('max-fires-per-second', '');
 /** `--aligned-only`: only the top-of-the-minute measure (no N schedules, no BullMQ memory). */
 const ALIGNED_ONLY = argv.includes('--aligned-only');
 const BATCH = 20_000;
+/** The time one schedule's creation is assumed to take (ms), to place the aligned minute after them all. */
+const CREATE_MS_EACH = 1;
 const silent = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const f = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -234,33 +240,47 @@ async function alignedBullbeat(t: Target, count: number, variant: AlignedVariant
     const offset = variant.spreadMs ? spreadOffsetMs(ctx.scheduleId, variant.spreadMs) : 0;
     starts.push({ at: Date.now(), nominal: ctx.fireAt, planned: ctx.fireAt + offset });
   });
+  // one minute, daily, far enough ahead that creating them all ends before it (a `* * * * *` whose
+  // creation crossed a minute fired that minute's occurrences late, on start, in the measured burst)
+  const minute = Math.ceil((Date.now() + count * CREATE_MS_EACH + 15_000) / 60_000) * 60_000;
+  const at = new Date(minute);
+  const expression = `${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
   await createAll(
     m,
     (i) => ({
       target: { name: 'minute' },
-      trigger: { type: 'cron', expression: '* * * * *' },
+      trigger: { type: 'cron', expression },
       options: { id: `a${i}`, ...(variant.spreadMs !== undefined && { spread: variant.spreadMs }) },
     }),
     count,
   );
   const w = await createWorker(m, { queues: [`${prefix}-q`], concurrency: 200, logger: silent });
   await w.ready();
+  if (Date.now() > minute - 5000) throw new Error(`creating ${f(count)} took past ${at.toISOString()}`);
   await m.start();
-  const minute = Math.ceil((Date.now() + 5000) / 60_000) * 60_000;
   log(`bullbeat aligned (${variant.label}): waiting for ${new Date(minute).toISOString()}`);
   const deadline = minute + 120_000;
   const ofMinute = () => starts.filter((s) => s.nominal === minute);
   while (ofMinute().length < count && Date.now() < deadline) await sleep(500);
   await w.close({ graceMs: 1000 });
   await m.stop();
+  // the fires, from the records: the instant each job became runnable (nominal + offset + cap delay)
+  const fires: number[] = [];
+  const outcomes = new Map<string, number>();
+  for (let from = 0; from < count; from += 1000) {
+    const ids = Array.from({ length: Math.min(1000, count - from) }, (_, k) => `a${from + k}`);
+    for (const [k, r] of (await Promise.all(ids.map((id) => m.history.get(id, minute)))).entries()) {
+      if (!r) continue;
+      const offset = variant.spreadMs ? spreadOffsetMs(ids[k]!, variant.spreadMs) : 0;
+      fires.push(r.fireAt + offset + (r.capDelayMs ?? 0));
+      outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
+    }
+  }
+  log(`bullbeat aligned (${variant.label}): records ${JSON.stringify([...outcomes])}`);
   await m.close();
   const mine = ofMinute();
-  const perSecond = new Map<number, number>();
-  for (const s of mine) {
-    const sec = Math.floor(s.at / 1000);
-    perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
-  }
-  const busiest = Math.max(0, ...perSecond.values());
+  const busiest = busiestSecond(mine.map((s) => s.at));
+  const busiestFire = busiestSecond(fires);
   const spanS = mine.length === 0 ? 0 : (Math.max(...mine.map((s) => s.at)) - minute) / 1000;
   const vsNominal = lateness(
     mine.map((s) => s.at - s.nominal),
@@ -273,7 +293,17 @@ async function alignedBullbeat(t: Target, count: number, variant: AlignedVariant
         false,
       )}`
     : '';
-  return `${vsNominal}${vsPlanned}; busiest second ${f(busiest)} starts, last start ${spanS.toFixed(1)} s after the minute`;
+  return `${vsNominal}${vsPlanned}; busiest second ${f(busiestFire)} fires (records), ${f(busiest)} handler starts; last start ${spanS.toFixed(1)} s after the minute`;
+}
+
+/** The most instants (epoch ms) that fall in one epoch second. */
+function busiestSecond(instants: readonly number[]): number {
+  const perSecond = new Map<number, number>();
+  for (const at of instants) {
+    const sec = Math.floor(at / 1000);
+    perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
+  }
+  return Math.max(0, ...perSecond.values());
 }
 
 async function alignedBullmq(t: Target, count: number): Promise<string> {
@@ -392,7 +422,7 @@ const command = `\`node --import tsx bench/scale.ts ${argv.slice(2).join(' ')}\`
 if (!ALIGNED_ONLY) {
   console.log(`\n${f(N)} schedules (${new Date().toISOString().slice(0, 10)}, ${command})\n`);
   console.log(
-    '| side | idle, no labels | idle, 1 label | bulk create | list page (whole index) | selector tenant=t7 | its list page | its agenda (1 h) | steady state (one replica) |',
+    '| side | idle, no labels | idle, 1 label | bulk create | list page by name (name index) | selector tenant=t7 | its list page | its agenda (1 h) | steady state (one replica) |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [name, r] of rows) {

@@ -170,11 +170,14 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const selector = strParam(req, 'selector');
     if (selector !== undefined) selectorInput(selector);
     const cursor = strParam(req, 'cursor');
+    const order = strParam(req, 'order');
     if (cursor !== undefined) {
-      // the walk over every schedule in store order: each page reads its own, never the whole index
+      // the walk over every schedule (store order, or by name from the name index): each page reads its
+      // own, never the whole index
       const walked = await m.listPage({
         cursor,
         limit,
+        ...(order !== undefined && { order: order as 'store' | 'name' }),
         ...(selector !== undefined && { selector }),
         ...(req.query.offset !== undefined && { offset }),
         ...(q !== undefined && { search: q }),

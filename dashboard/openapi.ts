@@ -145,6 +145,10 @@ export function openApiDocument(version: string): Json {
               'cursor',
               'page every schedule in store order instead (fast at a million, on a cluster too): "0" first, then the cursor the previous page answered; not with selector or offset',
             ),
+            query(
+              'order',
+              'with cursor: "store" (default) or "name" (by name then id, from the name index: each page reads at most limit entries per partition)',
+            ),
           ],
           responses: { ...ok('a page of schedules', s.schedulePage), ...errors(400) },
         },

@@ -58,4 +58,33 @@ describe('list pages by cursor on a Redis Cluster', () => {
     await expect(m.listPage({ cursor: '7:0' })).rejects.toMatchObject({ field: 'cursor' });
     await expect(m.listPage({ cursor: '0', selector: 'a=b' })).rejects.toMatchObject({ field: 'cursor' });
   }, 240_000);
+
+  it('by name: 3,000 schedules over 3 partitions, 50 a page, complete, ordered, without duplicates', async () => {
+    env = clusterEnv(cluster, 'list-by-name', 3);
+    const m = env.manager({ role: 'client', auditLimit: 0 });
+    const n = 3000;
+    await m.scheduleMany(
+      Array.from({ length: n }, (_, i) => ({
+        target: { name: `n${(i * 7919) % 500}` },
+        trigger: new IntervalTrigger(3600),
+        options: { id: `s${i}` },
+      })),
+    );
+    const keys: string[] = [];
+    let cursor: string | undefined = '0';
+    while (cursor !== undefined) {
+      const page: Awaited<ReturnType<typeof m.listPage>> = await m.listPage({
+        cursor,
+        limit: 50,
+        order: 'name',
+      });
+      expect(page.items.length).toBeLessThanOrEqual(50);
+      for (const j of page.items) keys.push(`${j.name}\0${j.id}`);
+      cursor = page.cursor;
+      expect(keys.length).toBeLessThanOrEqual(n + 50); // a walk that ends
+    }
+    expect(keys.length).toBe(n);
+    expect(new Set(keys).size).toBe(n);
+    expect(keys).toEqual([...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+  }, 240_000);
 });

@@ -125,10 +125,12 @@ export interface SchedulerManagerOptions {
   lateThresholdMs?: number;
   /**
    * Deployment-wide fire-rate cap: at most this many occurrences become runnable per second, across
-   * every replica (a budget per second in Redis that each enqueue takes from). An aligned burst is
-   * smoothed: an occurrence past the cap is added as a delayed job at the start of the first second
-   * with room, and its record carries the delay (`capDelayMs`). Nothing is coalesced or skipped for
-   * the cap. Give every replica the same value. 0 = no cap.
+   * every replica (a budget of evenly spaced slots per second in Redis that each enqueue takes from).
+   * An aligned burst is smoothed: each occurrence is added as a delayed job due at the first free slot
+   * from its fire time, no sooner than its add can land (a lead learnt from the replica's adds), and its
+   * record carries the delay (`capDelayMs`). Nothing is coalesced or skipped for the cap. It bounds when
+   * jobs become runnable, not when a worker behind starts them. Give every replica the same value.
+   * 0 = no cap.
    * @defaultValue `0`
    */
   maxFiresPerSecond?: number;

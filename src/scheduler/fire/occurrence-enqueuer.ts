@@ -2,6 +2,7 @@ import type { Claim, ScheduleDefinition } from '../../store/index.js';
 import { jobDataFor, occurrenceJobId, spreadOffsetMs } from '../../store/index.js';
 import * as occurrenceTrace from '../../tracing/fire-tracing.js';
 import { addBulkByQueue, type BulkJob } from './add-bulk-isolated.js';
+import { CapLead } from './cap-lead.js';
 import type { ClaimRenewer } from './claim-renewer.js';
 import type { DefinitionCache } from './definition-cache.js';
 import { holdBackWhenDue } from './fire-backpressure.js';
@@ -46,6 +47,9 @@ export interface EnqueueParts {
  * counts, next due times) and the occurrences announced (`fired`, `missed`, ...).
  */
 export class OccurrenceEnqueuer {
+  /** How long this replica's capped adds take to land (the fire budget's lead). */
+  readonly #capLead = new CapLead();
+
   constructor(private readonly parts: EnqueueParts) {}
 
   /** An occurrence of a schedule stopped after its claim: it is not enqueued, and is recorded as missed. */
@@ -75,6 +79,7 @@ export class OccurrenceEnqueuer {
     const stopped = new Set<Item>();
     let items = all;
     const poisoned: Promise<void>[] = [];
+    let capped: Awaited<ReturnType<OccurrenceEnqueuer['fireInstants']>>['capped'];
     try {
       const coalesced = await holdBackWhenDue(items, Math.floor(this.parts.clock.now()), this.parts.deps);
       if (coalesced.size > 0) items = items.filter((i) => !coalesced.has(i));
@@ -87,7 +92,9 @@ export class OccurrenceEnqueuer {
       // marks first. At once: one at a time, the take-over of a dead replica's hundreds of claims made
       // the occurrences after them late.
       const started = await this.startedAlready(items);
-      const firing = await this.fireInstants(items, started);
+      const instants = await this.fireInstants(items, started);
+      const firing = instants.at;
+      capped = instants.capped;
       const byQueue = new Map<string, { tag: Item; job: BulkJob }[]>();
       for (const item of items) {
         const { cached } = item;
@@ -108,10 +115,11 @@ export class OccurrenceEnqueuer {
         const jobId = occurrenceJobId(def.id, fireAt);
         item.trace = occurrenceTrace.start(item, def, fireAt, jobId, this.parts.replicaId);
         const opts = occurrenceTrace.carry({ ...cached.opts, jobId }, item.trace);
-        // spread or the cap moved it: the job waits in BullMQ's delayed set until then
+        // spread or the cap moved it: the job waits in BullMQ's delayed set until then (a capped one
+        // always does: runnable at its slot, not whenever its add lands)
         const firesAt = firing.get(item) ?? fireAt;
         const from = stagedAt ?? Math.floor(startedAt);
-        if (stagedAt !== undefined || (firesAt !== fireAt && firesAt > from))
+        if (stagedAt !== undefined || ((firesAt !== fireAt || capped !== undefined) && firesAt > from))
           Object.assign(opts, stagedJobOptions(opts, firesAt, from));
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
@@ -120,6 +128,7 @@ export class OccurrenceEnqueuer {
       // A job BullMQ refuses (its options, its size) is isolated and its schedule errored; the
       // others of its queue still go. A connection failure throws: nothing is blamed.
       const refused = await addBulkByQueue(byQueue, (q) => this.parts.deps.queue(q));
+      capped?.landed(this.parts.clock.now());
       occurrenceTrace.added(items, refused);
       // replicaAcks: the adds are on the queues' replicas before any completion says "enqueued"
       if (this.parts.acker) {
@@ -136,6 +145,7 @@ export class OccurrenceEnqueuer {
       if (stagedAt !== undefined) await this.unstageStopped(items, stopped);
       await hooks?.afterEnqueue?.(items.map((i) => i.claim));
     } catch (err) {
+      capped?.landed();
       // Not completed: each claim's lease lapses and it is claimed again (here or by another replica).
       occurrenceTrace.failed(items, err);
       this.failed(err, 'bullbeat: enqueue failed; the occurrences are claimed again when their lease lapses');
@@ -169,25 +179,37 @@ export class OccurrenceEnqueuer {
 
   /**
    * When each item to add becomes runnable: its fire time plus its schedule's spread offset, then, under
-   * `maxFiresPerSecond`, the slot the deployment's fire budget gives it (its delay kept on the item).
+   * `maxFiresPerSecond`, the slot the deployment's fire budget gives it (its delay kept on the item), no
+   * sooner than this replica's adds can land (`capped`: call `landed` once they did).
    */
-  private async fireInstants(items: readonly Item[], started: Set<Item>): Promise<Map<Item, number>> {
+  private async fireInstants(
+    items: readonly Item[],
+    started: Set<Item>,
+  ): Promise<{ at: Map<Item, number>; capped?: { landed(at?: number): void } }> {
     const adds = items.filter((i) => !started.has(i) && !this.stoppedSinceClaim(i));
     const at = new Map<Item, number>();
     for (const i of adds) at.set(i, fireTime(i) + spreadOffsetMs(i.claim.id, i.cached.def.spreadMs));
     const cap = this.parts.deps.options.maxFiresPerSecond;
-    if (cap <= 0 || adds.length === 0) return at;
-    const given = await this.parts.deps.store.fireBudget(
-      cap,
-      adds.map((i) => at.get(i) as number),
-    );
+    if (cap <= 0 || adds.length === 0) return { at };
+    const lead = this.#capLead.take(adds.length, this.parts.clock.now());
+    let given: number[];
+    try {
+      given = await this.parts.deps.store.fireBudget(
+        cap,
+        lead.leadMs,
+        adds.map((i) => at.get(i) as number),
+      );
+    } catch (err) {
+      lead.landed();
+      throw err;
+    }
     adds.forEach((i, n) => {
       const slot = given[n] as number;
       const delay = slot - (at.get(i) as number);
       if (delay > 0) i.capDelayMs = delay;
       at.set(i, slot);
     });
-    return at;
+    return { at, capped: lead };
   }
 
   /**

@@ -11,8 +11,11 @@ import type {
 import {
   countersOf,
   countsFrom,
+  namePage,
+  namePageAt,
   type RunCounter,
   type RunHistory,
+  repairNames,
   ScheduleIndex,
   ScheduleStatus,
   scanSchedules,
@@ -46,8 +49,29 @@ export async function listPage(
   ctx: ReadContext,
   query: ListQuery,
 ): Promise<{ total: number; items: ScheduledJob[]; cursor?: string }> {
+  if (query.order !== undefined && query.order !== 'store' && query.order !== 'name') {
+    throw new ScheduleOptionsError(
+      undefined,
+      'order',
+      `must be "store" or "name", got ${JSON.stringify(query.order)}`,
+    );
+  }
   if (query.cursor !== undefined) return scanPage(ctx, query, query.cursor);
-  // read fresh each time (no cache): names, statuses and new schedules as they are now
+  const unfiltered =
+    query.selector === undefined &&
+    query.status === undefined &&
+    query.queue === undefined &&
+    (query.search?.trim() ?? '') === '';
+  if (unfiltered && query.limit !== undefined) {
+    // a page of the whole list by name: from the name index, reading up to the page's end per partition
+    const offset = query.offset ?? 0;
+    const [page, total] = await Promise.all([
+      namePageAt(ctx.redis, ctx.keys, offset, query.limit),
+      scheduleCount(ctx.redis, ctx.keys),
+    ]);
+    return { total, items: await materialize(ctx, await rowsByName(ctx, page.ids, page.names)) };
+  }
+  // filtered: read fresh each time (no cache): names, statuses and new schedules as they are now
   const index = new ScheduleIndex(ctx.redis, ctx.keys, 0, Date.now, 0);
   const { total, ids } = await index.page(query);
   const rows: StoredSchedule[] = [];
@@ -87,12 +111,18 @@ async function scanPage(
       `must be a whole number >= 1 with a cursor, got ${limit}`,
     );
   }
-  const [step, total] = await Promise.all([
-    scanSchedules(ctx.redis, ctx.keys, cursor, limit),
-    scheduleCount(ctx.redis, ctx.keys),
-  ]);
+  const walk = async (): Promise<{ rows: StoredSchedule[]; cursor: string | undefined }> => {
+    if (query.order === 'name') {
+      const page = await namePage(ctx.redis, ctx.keys, cursor, limit);
+      return { rows: await rowsByName(ctx, page.ids, page.names), cursor: page.cursor };
+    }
+    const page = await scanSchedules(ctx.redis, ctx.keys, cursor, limit);
+    return { rows: await ctx.store.getMany(page.ids), cursor: page.cursor };
+  };
+  const [step, total] = await Promise.all([walk(), scheduleCount(ctx.redis, ctx.keys)]);
+  const stored = step.rows;
   const q = query.search?.trim().toLowerCase() ?? '';
-  const rows = (await ctx.store.getMany(step.ids)).filter((row) => {
+  const rows = stored.filter((row) => {
     const { id, name, queue } = row.def;
     return (
       (query.queue === undefined || queue === query.queue) &&
@@ -102,6 +132,21 @@ async function scanPage(
   });
   const items = await materialize(ctx, rows);
   return { total, items, ...(step.cursor !== undefined && { cursor: step.cursor }) };
+}
+
+/**
+ * The stored rows of a page by name, in its order (one removed meanwhile left out); a row stored under
+ * another name than its index entry (renamed by a writer that kept no index) has its entry repaired.
+ */
+async function rowsByName(ctx: ReadContext, ids: string[], names: string[]): Promise<StoredSchedule[]> {
+  const rows: StoredSchedule[] = [];
+  for (let i = 0; i < ids.length; i += 1000) rows.push(...(await ctx.store.getMany(ids.slice(i, i + 1000))));
+  const indexed = new Map(ids.map((id, i) => [id, names[i]!]));
+  const stale = rows
+    .filter((r) => indexed.get(r.def.id) !== r.def.name)
+    .map((r) => ({ id: r.def.id, indexedName: indexed.get(r.def.id)! }));
+  await repairNames(ctx.redis, ctx.keys, stale);
+  return rows;
 }
 
 /** Handles for stored rows; a row whose trigger cannot be read is shown errored, never thrown. */

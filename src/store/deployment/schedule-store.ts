@@ -140,15 +140,18 @@ export class ScheduleStore {
   }
 
   /**
+   * The instant each occurrence fires at under the deployment's fire-rate cap (`fire-budget-1`), none
+   * before Redis time + `leadMs`.
+   */
+  fireBudget(cap: number, leadMs: number, instants: readonly number[]): Promise<number[]> {
+    return this.scripts.fireBudget(this.keys, cap, leadMs, instants);
+  }
+
+  /**
    * Before adding a scheduled occurrence whose claim this replica took over: true when an add of its
    * job started (or skipped) it already (add nothing); else it is entered in the schedule's start
    * marks, so that whichever add of its job starts first is the only one that runs (`retake-3`).
    */
-  /** The instant each occurrence fires at under the deployment's fire-rate cap (`fire-budget-1`). */
-  fireBudget(cap: number, instants: readonly number[]): Promise<number[]> {
-    return this.scripts.fireBudget(this.keys, cap, instants);
-  }
-
   retake(scheduleId: string, fireAt: number): Promise<boolean> {
     return this.scripts.retake(this.keys, {
       scheduleId,

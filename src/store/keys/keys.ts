@@ -185,6 +185,12 @@ export interface Keys {
   expectIndex: string;
   /** String: set once this partition's expectations index holds every definition written before it existed. */
   expectsIndexed: string;
+  /**
+   * Sorted set, every score 0: `<name>\0<id>` of each of this partition's schedules (the name index,
+   * includes/names), written with the definitions by `upsert-9` and `remove-13`; the list by name pages it
+   * with `ZRANGE ... BYLEX` (`name-index.ts`).
+   */
+  names: string;
   /** Stream: the deployment's bulk changes (by selector, `scheduleMany`), one entry each with its count. */
   bulkAudit: string;
 }
@@ -259,6 +265,7 @@ const PARTITION_FIELDS = [
   'groupsIndexed',
   'expectIndex',
   'expectsIndexed',
+  'names',
 ] as const;
 
 function partitionKeys(
@@ -326,6 +333,7 @@ function partitionKeys(
     groupsIndexed: `${base}:groupidx`,
     expectIndex: `${base}:expecting`,
     expectsIndexed: `${base}:expectidx`,
+    names: `${base}:names`,
     bulkAudit: `${globalBase}:bulk-audit`,
     calendars: `${globalBase}:calendars`,
     calendarVersions: `${globalBase}:calendars:v`,

@@ -18,6 +18,13 @@ export interface ListQuery {
   /** Default: all. */
   limit?: number;
   /**
+   * The order of a `cursor` walk: `'store'` (default) or `'name'` (by name, then id, from the name index:
+   * each page reads at most `limit` index entries per partition, never the whole list; `status`,
+   * `search` and `queue` filter each page, which may then hold fewer). Without a cursor the list is by
+   * name already.
+   */
+  order?: 'store' | 'name';
+  /**
    * Page every schedule in store order instead of by name: `'0'` for the first page, then the `cursor`
    * the previous page answered, until a page answers none. Each page reads about `limit` schedules (a
    * few more or fewer; default 100), never the whole list, so it stays fast at a million schedules and

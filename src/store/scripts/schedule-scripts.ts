@@ -29,6 +29,7 @@ import {
   PAUSE_NOTE,
   REMOVE,
   RENEW_CLAIMS,
+  REPAIR_INDEX,
   RETAKE,
   SET_STATUS,
   UPSERT,
@@ -322,10 +323,13 @@ export class ScheduleScripts {
     return yes(RETAKE, await this.#caller.run(RETAKE, args));
   }
 
-  /** `fire-budget-1`: the instant each occurrence fires at under the fire-rate cap (`maxFiresPerSecond`). */
-  async fireBudget(k: Keys, cap: number, instants: readonly number[]): Promise<number[]> {
+  /**
+   * `fire-budget-1`: the instant each occurrence fires at under the fire-rate cap (`maxFiresPerSecond`),
+   * none before Redis time + `leadMs` (the time the caller's add takes to land).
+   */
+  async fireBudget(k: Keys, cap: number, leadMs: number, instants: readonly number[]): Promise<number[]> {
     const items = instants.map((instant) => ({ values: { instant } }));
-    const args = scriptArgs(FIRE_BUDGET, { fireBudget: k.fireBudget }, { cap }, items);
+    const args = scriptArgs(FIRE_BUDGET, { fireBudget: k.fireBudget }, { cap, lead: leadMs }, items);
     return ((await this.#caller.run(FIRE_BUDGET, args)) as unknown[]).map(Number);
   }
 
@@ -351,6 +355,17 @@ export class ScheduleScripts {
     return Number(
       await this.#caller.run(INDEX_EXPECTS, scriptArgs(INDEX_EXPECTS, keys, { last: last ? 1 : 0 }, items)),
     );
+  }
+
+  /**
+   * `repair-index-2`: bring the name and group indexes of one partition (`k`) up to date for these
+   * entries (`i<id>`: an id of the partition; `m<member>`: a member of its name index). Answers how many
+   * changed an index.
+   */
+  async repairIndex(k: Keys, entries: readonly string[]): Promise<number> {
+    const items = entries.map((entry) => ({ values: { entry } }));
+    const keys = { schedules: k.schedules, names: k.names };
+    return Number(await this.#caller.run(REPAIR_INDEX, scriptArgs(REPAIR_INDEX, keys, {}, items)));
   }
 
   /** `pause-note-2`: write (`noteJson`) or clear ('') a pause note, consistent with the status. */

@@ -196,7 +196,9 @@ export const INDEX_EXPECTS = layout('index-expects-2', ['schedules', 'expectsInd
   item: ['ids'],
 });
 
-export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap'], { item: ['instant'] });
+export const REPAIR_INDEX = layout('repair-index-2', ['schedules', 'names'], [], { item: ['entry'] });
+
+export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap', 'lead'], { item: ['instant'] });
 
 export const UNSTAGE = layout(
   'unstage-2',
@@ -304,6 +306,7 @@ export const LAYOUTS = [
   FIRE_BUDGET,
   INDEX_GROUPS,
   INDEX_EXPECTS,
+  REPAIR_INDEX,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,

@@ -1,7 +1,8 @@
 --[[
   Delete a schedule: its definition, state, due entry, claim, pending re-schedule, completion entry,
-  error reason, history and counters (the totals keep what it contributed), and its labels', group's
-  and expectations' index entries (includes/labels, includes/groups, includes/expects). Deleting the claim makes
+  error reason, history and counters (the totals keep what it contributed), and its labels', group's,
+  expectations' and name's index entries (includes/labels, includes/groups, includes/expects,
+  includes/names). Deleting the claim makes
   a claimant's completion fail its compare-and-set. Its last fencing token is kept in the partition's
   `totals` (`fence`, the highest of the schedules removed): a schedule created again under the same id
   hands out tokens above it (start-runs-1), so a run of the removed one stays fenced off.
@@ -27,6 +28,7 @@
 --- @include "includes/labels"
 --- @include "includes/groups"
 --- @include "includes/expects"
+--- @include "includes/names"
 
 local id = ARGV[1]
 local row = redis.call('HGET', KEYS[5], id)
@@ -37,6 +39,7 @@ if def then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(def), {})
   reindexGroup(groupBase(KEYS[1]), id, storedGroup(def), nil)
   reindexExpects(expectBase(KEYS[1]), id, false)
+  reindexName(namesKey(KEYS[1]), id, def, nil)
 end
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)

@@ -4,7 +4,8 @@
   still in `delayed` is removed (job hash, logs, a `removed` event, as BullMQ's own removal writes);
   one promoted already is not touched (it was due: it runs). A staged job is recognised by its id
   (`<prefix><fireAt>`) and its place: scored at the fire time its id names plus the schedule's spread
-  offset (a retry waiting for its backoff is scored later, and is left alone). BullMQ scores a delayed job at `ms * 4096 + counter`.
+  offset, or later and never taken by a worker (the fire-rate cap delayed it); a retry waiting for its
+  backoff (scored later, taken before: `processedOn`) is left alone. BullMQ scores a delayed job at `ms * 4096 + counter`.
 
   Input:
     KEYS[1] delayed     zset: BullMQ's delayed jobs of the queue
@@ -29,8 +30,13 @@ for i = 1, #members, 2 do
   local id = members[i]
   if string.sub(id, 1, n) == prefix then
     local rest = string.sub(id, n + 1)
-    if string.match(rest, '^%d+$') and (ARGV[4] == '' or rest == ARGV[4])
-      and tonumber(rest) + tonumber(ARGV[5]) == math.floor(tonumber(members[i + 1]) / 4096) then
+    local planned = string.match(rest, '^%d+$') and tonumber(rest) + tonumber(ARGV[5])
+    local at = math.floor(tonumber(members[i + 1]) / 4096)
+    -- at its planned instant; or later, delayed by the fire-rate cap, and never taken by a worker (a
+    -- retry waiting for its backoff, or a run waiting for its slot, was: it has `processedOn`)
+    local staged = planned and (at == planned
+      or (at > planned and redis.call('HEXISTS', ARGV[1] .. id, 'processedOn') == 0))
+    if staged and (ARGV[4] == '' or rest == ARGV[4]) then
       redis.call('ZREM', KEYS[1], id)
       redis.call('DEL', ARGV[1] .. id, ARGV[1] .. id .. ':logs')
       redis.call('XADD', KEYS[2], 'MAXLEN', '~', 10000, '*', 'event', 'removed', 'jobId', id, 'prev', 'delayed')

@@ -33,8 +33,9 @@
     ARGV[14] labels: the definition's labels as `key=value` lines ('' = none), indexed in the same
             step (includes/labels: the ids go into the sets of their new labels, out of their old ones);
             the definition's group (`run.group`) is indexed in the same step too (includes/groups),
-            and, on every save, whether it has `expect` (includes/expects); a partition's first
-            create marks its group and expectations indexes complete (`groupidx`, `expectidx`)
+            and, on every save, whether it has `expect` (includes/expects), and its name
+            (includes/names); a partition's first create marks its group and expectations indexes
+            complete (`groupidx`, `expectidx`)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -50,6 +51,7 @@
 --- @include "includes/labels"
 --- @include "includes/groups"
 --- @include "includes/expects"
+--- @include "includes/names"
 
 local id = ARGV[1]
 
@@ -83,6 +85,7 @@ if not row then
   reindexLabels(labelBase(KEYS[1]), id, {}, labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, nil, storedGroup(ARGV[2]))
   if storedExpects(ARGV[2]) then reindexExpects(expectBase(KEYS[1]), id, true) end
+  reindexName(namesKey(KEYS[1]), id, nil, ARGV[2])
   audit(KEYS[8], 9, 'create', { 'after', ARGV[2] })
   redis.call('PERSIST', KEYS[8])
   dropStreak()
@@ -111,6 +114,7 @@ redis.call('HSET', KEYS[1], id, ARGV[2])
 if before ~= ARGV[2] then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, storedGroup(before), storedGroup(ARGV[2]))
+  reindexName(namesKey(KEYS[1]), id, before, ARGV[2])
 end
 -- also when unchanged: a definition an earlier release saved (without the index) is indexed by the next save
 reindexExpects(expectBase(KEYS[1]), id, storedExpects(ARGV[2]))
