@@ -151,4 +151,32 @@ describe('compact definitions in Redis', () => {
     }
     expect(total / n, JSON.stringify(per)).toBeLessThanOrEqual(512);
   });
+
+  it("a schedule's audit trail keeps no 4 KB stream node: its create entry costs under 1 KB, later entries append", async () => {
+    env = testEnv('compact-audit');
+    const c = env.manager({ role: 'client' });
+    const n = 200;
+    await Promise.all(
+      Array.from(
+        { length: n },
+        (_, i) => c.schedule({ name: 'tick' }, new IntervalTrigger(60), { id: `a${i}` }).saved,
+      ),
+    );
+    const k = keys(env.prefix);
+    let trails = 0;
+    for (let i = 0; i < n; i++)
+      trails += Number(await env.redis.memory('USAGE', k.audit(`a${i}`), 'SAMPLES', 0));
+    // a stream made by XADD alone readies a 4,096 B node: ~4.7 KB for one entry
+    expect(trails / n).toBeLessThan(1024);
+    // written again at its size, the trail is the same stream: its entry, then the next change's
+    const [[firstId, fields]] = (await env.redis.xrange(k.audit('a0'), '-', '+')) as [string, string[]][];
+    expect(fields.slice(0, 2)).toEqual(['op', 'create']);
+    await c.pause('a0');
+    const entries = (await env.redis.xrange(k.audit('a0'), '-', '+')) as [string, string[]][];
+    expect(entries.map(([id, f]) => [id === firstId, f[1]])).toEqual([
+      [true, 'create'],
+      [false, 'pause'],
+    ]);
+    expect(await env.redis.pttl(k.audit('a0'))).toBe(-1);
+  });
 });

@@ -22,7 +22,16 @@ local function appendAudit(key, limit, actor, source, onBehalfOf, op, fields)
     args[#args + 1] = onBehalfOf
   end
   for i = 1, #fields do args[#args + 1] = fields[i] end
+  local fresh = redis.call('EXISTS', key) == 0
   redis.call(unpack(args))
+  -- A stream's first entry: Redis readies its node for `stream-node-max-bytes` (4 KB), which an idle
+  -- schedule would keep for good (its trail holds one `create`: 4.7 KB of its ~5 KB). Written again at
+  -- its size (DUMP, RESTORE: ~700 B); later entries grow the node as they come. Where the ACL denies
+  -- either command, the trail stays as written.
+  if fresh then
+    local dump = redis.pcall('DUMP', key)
+    if type(dump) == 'string' then redis.pcall('RESTORE', key, '0', dump, 'REPLACE') end
+  end
 end
 
 -- The entry of a script whose four audit ARGV start at index `at`.
