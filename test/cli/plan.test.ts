@@ -36,10 +36,20 @@ async function deploy(v: string, role: 'client' | 'scheduler' = 'client'): Promi
 }
 
 async function plan(version: string, json = false) {
+  // the fixture reads these; put back after, as the files sharing this test process expect them
+  const names = ['BULLBEAT_PREFIX', 'TEST_QUEUE', 'PLAN_VERSION'] as const;
+  const saved = names.map((n) => process.env[n]);
   process.env.BULLBEAT_PREFIX = prefix;
   process.env.TEST_QUEUE = queue;
   process.env.PLAN_VERSION = version;
-  return runBullbeat(['plan', fixture, ...(json ? ['--json'] : [])], { env, timeoutMs: 120_000 });
+  try {
+    return await runBullbeat(['plan', fixture, ...(json ? ['--json'] : [])], { env, timeoutMs: 120_000 });
+  } finally {
+    names.forEach((n, i) => {
+      if (saved[i] === undefined) delete process.env[n];
+      else process.env[n] = saved[i];
+    });
+  }
 }
 
 describe('bullbeat plan', () => {
