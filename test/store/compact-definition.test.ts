@@ -169,7 +169,8 @@ describe('compact definitions in Redis', () => {
     // a stream made by XADD alone readies a 4,096 B node: ~4.7 KB for one entry
     expect(trails / n).toBeLessThan(1024);
     // written again at its size, the trail is the same stream: its entry, then the next change's
-    const [[firstId, fields]] = (await env.redis.xrange(k.audit('a0'), '-', '+')) as [string, string[]][];
+    const trail = (await env.redis.xrange(k.audit('a0'), '-', '+')) as [string, string[]][];
+    const [firstId, fields] = trail[0]!;
     expect(fields.slice(0, 2)).toEqual(['op', 'create']);
     await c.pause('a0');
     const entries = (await env.redis.xrange(k.audit('a0'), '-', '+')) as [string, string[]][];
