@@ -1,7 +1,7 @@
 import type { CalendarInput, SchedulerManager } from '../scheduler/index.js';
 import { internalsOf, resolveCalendarInput } from '../scheduler/index.js';
 import { redisTime } from '../store/index.js';
-import { BusinessCalendar, type CalendarEffect, calendarEffect } from '../triggers/index.js';
+import { BusinessCalendar, type CalendarEffect, calendarChange } from '../triggers/index.js';
 
 /** What a calendar change would do, before it is written (`calendar:define --dry-run`). */
 export interface CalendarPlan {
@@ -35,29 +35,19 @@ export async function calendarPlan(
 ): Promise<CalendarPlan> {
   const { spec } = resolveCalendarInput(name, input);
   const stored = await manager.calendars.get(name);
-  const changed = !stored || JSON.stringify(stored.spec) !== JSON.stringify(spec);
-  const versionAfter = stored ? stored.version + (changed ? 1 : 0) : 1;
-  const after = new BusinessCalendar(name, versionAfter, spec);
   const before = stored ? new BusinessCalendar(name, stored.version, stored.spec) : undefined;
   const at = await redisTime(internalsOf(manager).redis);
   const jobs = (await manager.list()).filter(
     (j) => j.def.trigger.type === 'calendar' && j.def.trigger.calendar === name && j.nextRunTime !== null,
   );
-  const effects = calendarEffect({
+  const { after: _after, ...change } = calendarChange({
+    name,
+    spec,
+    stored,
     before,
-    after,
     from: at,
     count,
     schedules: jobs.map((j) => ({ id: j.id, trigger: j.def.trigger, lastFire: j.lastRunTime ?? null })),
   });
-  return {
-    name,
-    versionBefore: stored?.version,
-    versionAfter,
-    changed,
-    at,
-    moved: effects.filter((e) => e.changed && e.error === undefined),
-    unchanged: effects.filter((e) => !e.changed && e.error === undefined).length,
-    errors: effects.flatMap((e) => (e.error === undefined ? [] : [{ id: e.id, error: e.error }])),
-  };
+  return { name, at, ...change };
 }

@@ -1,4 +1,4 @@
-import type { BusinessCalendar } from './business-calendar.js';
+import { BusinessCalendar, type CalendarSpec } from './business-calendar.js';
 import { CalendarTrigger } from './calendar-trigger.js';
 import type { TriggerJSON } from './trigger.js';
 import { triggerFromJSON } from './trigger-from-json.js';
@@ -62,4 +62,57 @@ export function calendarEffect(input: {
     }
   }
   return out;
+}
+
+/** What defining a calendar with new content would do: its versions, and the schedules it moves. */
+export interface CalendarChange {
+  /** The calendar as the define would leave it. */
+  after: BusinessCalendar;
+  versionBefore: number | undefined;
+  /** The version the define would write (`versionBefore` when the content is the same). */
+  versionAfter: number;
+  /** False when the content equals the stored version's: the define writes nothing. */
+  changed: boolean;
+  /** The schedules on it whose next fire times move, before and after. */
+  moved: CalendarEffect[];
+  /** How many schedules on it keep their next fire times. */
+  unchanged: number;
+  /** Schedules on it whose fire times could not be computed, with why. */
+  errors: { id: string; error: string }[];
+}
+
+/**
+ * Calendar `name` defined as `spec` over its stored version (`stored`, read as `before`; undefined:
+ * none): the version it would get and `calendarEffect` on `schedules`, split into moved, unchanged and
+ * failed. Pure: what `calendar:define --dry-run` and `bullbeat plan` both show.
+ */
+export function calendarChange(input: {
+  name: string;
+  spec: CalendarSpec;
+  stored: { version: number; spec: CalendarSpec } | undefined;
+  before: BusinessCalendar | undefined;
+  schedules: readonly CalendarEffectSchedule[];
+  from: number;
+  count?: number;
+}): CalendarChange {
+  const { name, spec, stored } = input;
+  const changed = !stored || JSON.stringify(stored.spec) !== JSON.stringify(spec);
+  const versionAfter = stored ? stored.version + (changed ? 1 : 0) : 1;
+  const after = new BusinessCalendar(name, versionAfter, spec);
+  const effects = calendarEffect({
+    before: input.before,
+    after,
+    from: input.from,
+    schedules: input.schedules,
+    ...(input.count !== undefined && { count: input.count }),
+  });
+  return {
+    after,
+    versionBefore: stored?.version,
+    versionAfter,
+    changed,
+    moved: effects.filter((e) => e.changed && e.error === undefined),
+    unchanged: effects.filter((e) => !e.changed && e.error === undefined).length,
+    errors: effects.flatMap((e) => (e.error === undefined ? [] : [{ id: e.id, error: e.error }])),
+  };
 }

@@ -4,7 +4,13 @@ export {
   type CalendarSpec,
   MAX_CALENDAR_DATES,
 } from './business-calendar.js';
-export { type CalendarEffect, type CalendarEffectSchedule, calendarEffect } from './calendar-effect.js';
+export {
+  type CalendarChange,
+  type CalendarEffect,
+  type CalendarEffectSchedule,
+  calendarChange,
+  calendarEffect,
+} from './calendar-effect.js';
 export {
   type CalendarExclusion,
   type CalendarSource,

@@ -6,7 +6,7 @@ import {
   timingFingerprint,
 } from '../../store/index.js';
 import { BusinessCalendar, type CalendarSpec } from '../../triggers/business-calendar.js';
-import { calendarEffect } from '../../triggers/calendar-effect.js';
+import { calendarChange } from '../../triggers/calendar-effect.js';
 import { type CalendarSource, CalendarTrigger } from '../../triggers/calendar-trigger.js';
 import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
@@ -248,29 +248,19 @@ function planCalendars(
   const after = new Map(before);
   const planned: PlannedCalendar[] = [];
   for (const { name, spec } of defined.collected) {
-    const stored = defined.stored.find((c) => c.name === name);
-    const changed = !stored || JSON.stringify(stored.spec) !== JSON.stringify(spec);
-    const versionAfter = stored ? stored.version + (changed ? 1 : 0) : 1;
-    const next = new BusinessCalendar(name, versionAfter, spec);
-    after.set(name, next);
-    const effects = calendarEffect({
+    const { after: next, ...change } = calendarChange({
+      name,
+      spec,
+      stored: defined.stored.find((c) => c.name === name),
       before: before.get(name),
-      after: next,
       from: now,
       count: SHOWN_FIRES,
       schedules: rows
         .filter((r) => r.state.status === 'a')
         .map((r) => ({ id: r.def.id, trigger: r.def.trigger, lastFire: r.state.lastFireAt })),
     });
-    planned.push({
-      name,
-      versionBefore: stored?.version,
-      versionAfter,
-      changed,
-      moved: effects.filter((e) => e.changed && e.error === undefined),
-      unchanged: effects.filter((e) => !e.changed && e.error === undefined).length,
-      errors: effects.flatMap((e) => (e.error === undefined ? [] : [{ id: e.id, error: e.error }])),
-    });
+    after.set(name, next);
+    planned.push({ name, ...change });
   }
   return { sources: { before: sourceOf(before), after: sourceOf(after) }, planned };
 }

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../keys/index.js';
 import { ScheduleScripts } from '../scripts/index.js';
+import { indexOlderDefinitions } from './index-backfill.js';
 
 /** How many definitions one step of a partition's first indexing reads (`HSCAN ... COUNT`). */
-const INDEX_SCAN_COUNT = 1000;
 /** How many definitions one `HMGET` reads. */
 const READ_CHUNK = 500;
 
@@ -19,7 +19,10 @@ export async function expectingDefinitions(redis: Redis, keys: Keys): Promise<[s
   const scripts = new ScheduleScripts(redis);
   const parts = await Promise.all(
     keys.all().map(async (k) => {
-      if ((await redis.exists(k.expectsIndexed)) === 0) await indexPartition(redis, scripts, k);
+      if ((await redis.exists(k.expectsIndexed)) === 0)
+        await indexOlderDefinitions(redis, k.schedules, 'expect', (ids, last) =>
+          scripts.indexExpects(k, ids, last),
+        );
       return partitionDefinitions(redis, k);
     }),
   );
@@ -39,18 +42,4 @@ async function partitionDefinitions(redis: Redis, k: Keys): Promise<[string, str
     });
   }
   return out;
-}
-
-/** Index a partition's definitions written before the expectations index existed (each step atomic, by id). */
-async function indexPartition(redis: Redis, scripts: ScheduleScripts, k: Keys): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, flat] = await redis.hscan(k.schedules, cursor, 'COUNT', INDEX_SCAN_COUNT);
-    cursor = next;
-    const ids: string[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      if (flat[i + 1]!.includes('"expect"')) ids.push(flat[i]!);
-    }
-    if (ids.length > 0 || cursor === '0') await scripts.indexExpects(k, ids, cursor === '0');
-  } while (cursor !== '0');
 }

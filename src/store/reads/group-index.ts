@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../keys/index.js';
 import { ScheduleScripts } from '../scripts/index.js';
+import { indexOlderDefinitions } from './index-backfill.js';
 import { checkNameIndex } from './name-index.js';
 
 /** A group the schedules name, from the group index (includes/groups). */
@@ -13,7 +14,6 @@ export interface IndexedGroup {
 }
 
 /** How many definitions one step of a partition's first indexing reads (`HSCAN ... COUNT`). */
-const INDEX_SCAN_COUNT = 1000;
 
 /**
  * Every group the deployment's schedules name, by key, from the group index that `upsert-9` and
@@ -31,7 +31,10 @@ export async function indexedGroups(redis: Redis, keys: Keys): Promise<IndexedGr
   await checkNameIndex(redis, keys);
   const parts = await Promise.all(
     keys.all().map(async (k) => {
-      if ((await redis.exists(k.groupsIndexed)) === 0) await indexPartition(redis, scripts, k);
+      if ((await redis.exists(k.groupsIndexed)) === 0)
+        await indexOlderDefinitions(redis, k.schedules, 'group', (ids, last) =>
+          scripts.indexGroups(k, ids, last),
+        );
       return partitionGroups(redis, k);
     }),
   );
@@ -63,18 +66,4 @@ async function partitionGroups(redis: Redis, k: Keys): Promise<IndexedGroup[]> {
     if (schedules > 0 && first[1] !== undefined) out.push({ key, max: Number(first[1]), schedules });
   });
   return out;
-}
-
-/** Index a partition's definitions written before the group index existed (each step atomic, by id). */
-async function indexPartition(redis: Redis, scripts: ScheduleScripts, k: Keys): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, flat] = await redis.hscan(k.schedules, cursor, 'COUNT', INDEX_SCAN_COUNT);
-    cursor = next;
-    const ids: string[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      if (flat[i + 1]!.includes('"group"')) ids.push(flat[i]!);
-    }
-    if (ids.length > 0 || cursor === '0') await scripts.indexGroups(k, ids, cursor === '0');
-  } while (cursor !== '0');
 }
