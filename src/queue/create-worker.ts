@@ -12,6 +12,7 @@ import {
   DEFAULT_AUDIT,
   DEFAULT_COMMAND_TIMEOUT_MS,
   holdQueue,
+  jobsWaiting,
   keys,
   openRedis,
   QUEUE_HOLD_MS,
@@ -133,7 +134,16 @@ export async function createWorker(
     const job = worker ? await Job.fromId(worker, jobId) : undefined;
     if (job && (await job.isDelayed())) await job.promote();
   };
-  const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal, events, promote);
+  // Jobs waiting on a queue: a burst still being started, behind which run outcomes are written.
+  const waiting = (queues: readonly string[]) =>
+    jobsWaiting(
+      redis,
+      queues.flatMap((q) => {
+        const wait = byQueue.get(q)?.keys.wait;
+        return wait ? [wait] : [];
+      }),
+    );
+  const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal, events, promote, waiting);
   let active = 0;
   if (resolved.queues.length === 0) {
     resolved.logger.warn('no handler registered: this worker serves no queue (pass `queues` to serve some)');

@@ -38,6 +38,8 @@ interface Run {
   maxAttempts: number;
   /** The `running` record the start asked for (written behind: see `holdSlot`). */
   running?: RunPatch;
+  /** The local clock when the start answered (its `at` is Redis TIME): the run's end on Redis's clock. */
+  startedLocal?: number;
 }
 
 /**
@@ -67,13 +69,15 @@ export class OccurrenceRunner {
     events?: EventEmitter,
     /** Moves a delayed job of `queue` to wait at once (the next in line for a slot that just freed). */
     promote?: (queue: string, jobId: string) => Promise<void>,
+    /** Whether jobs wait on any of these queues (outcomes are held behind a burst: `holdFinish`). */
+    waiting?: (queues: readonly string[]) => Promise<boolean>,
   ) {
     this.leases = new LeaseStore(redis, options.leaseTtlMs);
     this.cancels = new CancelWatch(redis, options.logger);
     this.live = new LiveRuns(shutdown);
     this.source = new OccurrenceSource(scheduler, redis, options);
     const workerId = `${hostname()}:${process.pid}`;
-    this.recorder = new RunRecorder(scheduler, options, this.source, workerId, events, promote);
+    this.recorder = new RunRecorder(scheduler, options, this.source, workerId, events, promote, waiting);
   }
 
   /** Write the records still behind, and close the cancel channel's connection. */
@@ -123,9 +127,17 @@ export class OccurrenceRunner {
       const skipped = await this.enterGroup(run);
       if (skipped) return skipped;
       const result = await this.runHandler(run, entry, start.fencingToken);
-      const finishedAt = this.options.clock.now();
       // the start wrote this attempt's `attempts` and removed an earlier attempt's `error`
-      await this.finish(run, { outcome: 'succeeded', finishedAt }, ['runs'], 'ok');
+      if (this.holdsOutcome(rule)) {
+        // written behind the burst; its slot is given back below (releaseAll), before BullMQ takes
+        // the next job
+        const finishedAt = this.endOnRedisClock(run, start.at);
+        const { occurrence: o, job: j, ticket: t, logger: l } = run;
+        this.recorder.holdFinish(o, j, t, l, { outcome: 'succeeded', finishedAt }, ['runs'], 'ok');
+      } else {
+        const finishedAt = this.options.clock.now();
+        await this.finish(run, { outcome: 'succeeded', finishedAt }, ['runs'], 'ok');
+      }
       return serializable(result, run.logger);
     } catch (error) {
       return await this.endInError(run, error);
@@ -242,6 +254,7 @@ export class OccurrenceRunner {
     const { occurrence, held, ticket } = run;
     // the record's start instant is Redis TIME, read by the start script (see start-runs-1.lua)
     run.startedAt = start.at;
+    run.startedLocal = this.options.clock.now();
     ticket.fencingToken = start.fencingToken;
     if (this.options.recordLagMs > 0 && run.running) {
       // the job's facts are not sent again where its `enqueued` record holds them
@@ -260,6 +273,21 @@ export class OccurrenceRunner {
     held.holdSlot(set, () => occurrence.slots.renew(occurrence.scheduleId, held.leaseId));
     if (rule.mode !== 'cancelOther') return undefined;
     return this.cancels.watch(occurrence.keys.cancel, held.leaseId, () => held.cancel());
+  }
+
+  /**
+   * Whether a success's outcome is written behind the burst (`RunRecorder.holdFinish`): on the
+   * default lean path (`recordLagMs` > 0) under a policy whose slot nobody waits for in line
+   * (`skip`, or none); the buffering policies and `cancelOther` hand their slot over in the finish.
+   */
+  private holdsOutcome(rule: SlotRule): boolean {
+    return this.options.recordLagMs > 0 && (rule.mode === 'skip' || rule.mode === 'none');
+  }
+
+  /** The run's end on Redis's clock: its start's Redis TIME plus the time it took here. */
+  private endOnRedisClock(run: Run, startAt: number): number {
+    const took = this.options.clock.now() - (run.startedLocal ?? this.options.clock.now());
+    return Math.max(run.startedAt ?? startAt, startAt + Math.max(0, took));
   }
 
   /** Take the exclusion group, if any: the skip when it stayed busy, else undefined (it may run). */

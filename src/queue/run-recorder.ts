@@ -20,6 +20,28 @@ export interface RunTicket {
   unwritten?: RunPatch;
 }
 
+/**
+ * How long a run's outcome may be held behind a burst (ms after the oldest held one ended): while jobs
+ * wait on its queue, its write is Redis work the burst's starts would wait behind (docs/records.md).
+ */
+export const OUTCOME_HOLD_MS = 1000;
+
+/** How often a held outcome's queue is looked at (ms) while jobs wait on it. */
+const HOLD_STEP_MS = 25;
+
+/** An outcome held behind a burst (see `holdFinish`). */
+interface HeldOutcome {
+  occurrence: Occurrence;
+  job: Job;
+  fencingToken: number | undefined;
+  logger: Logger;
+  patch: RunPatch;
+  counters: readonly RunCounter[];
+  streak: 'ok' | 'failed' | undefined;
+  /** `Date.now()` when the run ended. */
+  at: number;
+}
+
 /** A run whose `running` record is written behind, and when it is due at the latest. */
 interface Behind {
   occurrence: Occurrence;
@@ -36,6 +58,12 @@ export class RunRecorder {
   /** The runs whose `running` record is not written yet, oldest first (see `writeBehind`). */
   private readonly behind = new Map<RunTicket, Behind>();
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Outcomes held behind a burst, oldest first (see `holdFinish`), and their writer while it runs. */
+  private readonly held: HeldOutcome[] = [];
+  private writingHeld: Promise<void> | undefined;
+  /** Set at close: held outcomes are written at once. */
+  private closing = false;
+  private wakeHeld: (() => void) | undefined;
 
   constructor(
     private readonly scheduler: WorkerScheduler,
@@ -47,6 +75,8 @@ export class RunRecorder {
     private readonly events?: EventEmitter,
     /** Moves a delayed job of `queue` to wait at once (the next in line for a slot that just freed). */
     private readonly promote?: (queue: string, jobId: string) => Promise<void>,
+    /** Whether jobs wait on any of these queues (a burst still being started); none: never hold. */
+    private readonly waiting?: (queues: readonly string[]) => Promise<boolean>,
   ) {}
 
   /**
@@ -93,13 +123,95 @@ export class RunRecorder {
     this.armFlush();
   }
 
-  /** Write every record still behind now (the worker is closing). */
+  /** Write every record still behind, and every outcome held, now (the worker is closing). */
   async flushAll(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    this.closing = true;
+    this.wakeHeld?.();
     const all = [...this.behind];
     this.behind.clear();
     await Promise.all(all.map(([ticket, b]) => this.writeRunning(ticket, b)));
+    while (this.writingHeld) await this.writingHeld;
+  }
+
+  /**
+   * Write a run's outcome behind the burst it ran in (decision 2 of the load issue): its slot is given
+   * back by the caller at once (`HeldLeases.releaseAll`), and the outcome, with its `running` facts
+   * when those were behind too, is written once no job waits on its queue, or `OUTCOME_HOLD_MS` after
+   * the oldest held one ended, in one batch. The write is fenced by the run's token (its lease is gone
+   * by then), and its `finishedAt` is the run's end on Redis's clock (`finishedAt`), not the write's.
+   */
+  holdFinish(
+    occurrence: Occurrence,
+    job: Job,
+    ticket: RunTicket,
+    logger: Logger,
+    patch: RunPatch & { finishedAt: number },
+    counters: readonly RunCounter[],
+    streak?: 'ok' | 'failed',
+  ): void {
+    if (ticket.unwritten) {
+      patch = { ...ticket.unwritten, ...patch };
+      ticket.unwritten = undefined;
+      this.behind.delete(ticket);
+    }
+    const { fencingToken } = ticket;
+    this.held.push({ occurrence, job, fencingToken, logger, patch, counters, streak, at: Date.now() });
+    this.startWritingHeld();
+  }
+
+  private startWritingHeld(): void {
+    this.writingHeld ??= this.writeHeld().finally(() => {
+      this.writingHeld = undefined;
+      if (this.held.length > 0) this.startWritingHeld(); // held while the last batch was written
+    });
+  }
+
+  /** Write the held outcomes, batch after batch, each once its burst is over (see `holdFinish`). */
+  private async writeHeld(): Promise<void> {
+    while (this.held.length > 0) {
+      await this.afterBurst();
+      const batch = this.held.splice(0);
+      await Promise.all(
+        batch.map((h) =>
+          this.finish(
+            h.occurrence,
+            h.job,
+            undefined,
+            { leaseId: undefined, fencingToken: h.fencingToken },
+            h.logger,
+            h.patch,
+            h.counters,
+            h.streak,
+            undefined,
+            true,
+          ),
+        ),
+      );
+    }
+  }
+
+  /** Resolve once no job waits on the held outcomes' queues, or the oldest was held long enough. */
+  private async afterBurst(): Promise<void> {
+    for (;;) {
+      const left = OUTCOME_HOLD_MS - (Date.now() - (this.held[0] as HeldOutcome).at);
+      if (this.closing || left <= 0 || !this.waiting) return;
+      const queues = new Set(this.held.map((h) => h.job.queueName));
+      try {
+        if (!(await this.waiting([...queues]))) return;
+      } catch {
+        return; // cannot tell: write now
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(HOLD_STEP_MS, left));
+        this.wakeHeld = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeHeld = undefined;
+    }
   }
 
   private armFlush(): void {
@@ -271,6 +383,8 @@ export class RunRecorder {
     counters: readonly RunCounter[],
     streak?: 'ok' | 'failed',
     error?: string,
+    /** The patch's `finishedAt` is the run's end as given (an outcome written behind). */
+    finishedAtGiven = false,
   ) {
     if (ticket.unwritten) {
       // still behind: its `running` facts go with the outcome, in one write
@@ -289,6 +403,7 @@ export class RunRecorder {
         streak,
         { afterFailures: failures, note: pauseNote(failures, error ?? ''), at: this.options.clock.now() },
         occurrence.run.slot, // the job's stored rule: which waiters and marks the run may have left
+        finishedAtGiven,
       );
       if (ticket.leaseId !== undefined) held?.slotReturned();
       if (!done.written) {

@@ -111,6 +111,8 @@ export class RunSlots {
     pause: { afterFailures: number; note: string; at: number },
     /** The slot rule the run started under (which waiters and marks it may have left). */
     rule: SlotRule = DEFAULT_SLOT_RULE,
+    /** The outcome's `finishedAt` is the run's end as given (`FinishRunArgs.finishedAtGiven`). */
+    finishedAtGiven = false,
   ): Promise<RunFinish> {
     const id = run.scheduleId;
     return this.finishes(this.keys.partitionOf(id), {
@@ -125,6 +127,7 @@ export class RunSlots {
       pause,
       mode: rule.mode,
       sole: rule.mode !== 'none' && rule.cap === 1,
+      finishedAtGiven,
     });
   }
 

@@ -106,6 +106,11 @@ export interface FinishRunArgs {
   mode: SlotRule['mode'];
   /** It held its slot alone (one run at a time): a lease given back proves no newer run took the record. */
   sole?: boolean;
+  /**
+   * The outcome's `finishedAt` is written as given (the run's end, on Redis's clock, told by its
+   * caller), not this call's Redis TIME: an outcome written behind, after its run ended.
+   */
+  finishedAtGiven?: boolean;
 }
 
 /** What `complete-n` answers. */
@@ -252,13 +257,15 @@ export class RunPathScripts {
     }, 3);
     return async (lane, r) => {
       // a `finishedAt` is the script's Redis TIME, and a `fencingToken` that is the run's its own: not sent
-      const { finishedAt, fencingToken, ...facts } = r.outcome;
+      const { finishedAt, fencingToken, ...rest } = r.outcome;
+      const given = r.finishedAtGiven === true && typeof finishedAt === 'number';
+      const facts = given ? { ...rest, finishedAt } : rest;
       const ownToken = fencingToken !== undefined && fencingToken === r.fencingToken;
       const p = patchArgs(ownToken || fencingToken === undefined ? facts : { ...facts, fencingToken });
       const { afterFailures, note, at } = r.pause;
       // the streak is kept only for a schedule with `pauseOnFailure` (finish-runs-5)
       const streak = afterFailures > 0 && r.streak ? (r.streak === 'ok' ? 'o' : 'x') : '';
-      const stamped = finishedAt === null || finishedAt === undefined ? '' : 't';
+      const stamped = given || finishedAt === null || finishedAt === undefined ? '' : 't';
       const values = {
         scheduleId: r.scheduleId,
         leaseId: r.leaseId ?? '',
