@@ -143,8 +143,16 @@ export async function createWorker(
         return wait ? [wait] : [];
       }),
     );
-  const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal, events, promote, waiting);
   let active = 0;
+  // Runs going on per queue: a worker whose every slot is taken on a queue is in a burst (or a
+  // backlog), where run outcomes are written behind (`RunRecorder.holdFinish`).
+  const activeOn = new Map<string, number>();
+  const saturated = (queue: string) => (activeOn.get(queue) ?? 0) >= resolved.concurrency;
+  const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal, events, {
+    promote,
+    waiting,
+    saturated,
+  });
   if (resolved.queues.length === 0) {
     resolved.logger.warn('no handler registered: this worker serves no queue (pass `queues` to serve some)');
   }
@@ -159,10 +167,12 @@ export async function createWorker(
       queue,
       async (job, token, signal) => {
         active++;
+        activeOn.set(queue, (activeOn.get(queue) ?? 0) + 1);
         try {
           return await traceRun(job, () => runner.process(job, token, signal));
         } finally {
           active--;
+          activeOn.set(queue, (activeOn.get(queue) ?? 1) - 1);
         }
       },
       {

@@ -42,6 +42,16 @@ interface Run {
   startedLocal?: number;
 }
 
+/** What the runner may ask of the queues it serves (the worker handle's BullMQ workers). */
+export interface RunnerQueues {
+  /** Moves a delayed job of `queue` to wait at once (the next in line for a slot that just freed). */
+  promote?: (queue: string, jobId: string) => Promise<void>;
+  /** Whether jobs wait on any of these queues (outcomes are held behind a burst: `holdFinish`). */
+  waiting?: (queues: readonly string[]) => Promise<boolean>;
+  /** Whether every slot of this worker on `queue` is taken (a burst or a backlog). */
+  saturated?: (queue: string) => boolean;
+}
+
 /**
  * Runs one BullMQ job of an occurrence: overlap policy on the run slot, exclusion group, records, the
  * middleware pipeline under `timeoutMs`, and the abort on shutdown or cancellation. One per worker
@@ -49,13 +59,17 @@ interface Run {
  *
  * The lean path: a run costs two store scripts, `start-runs` (slot, fencing token, `running` record)
  * and `finish-runs` (outcome, lease back, failure streak), each carrying every run of the worker that
- * starts (ends) at the same time (see `ScriptBatcher`); a first delivery reads nothing before.
+ * starts (ends) at the same time (see `ScriptBatcher`); a first delivery reads nothing before. A
+ * success on a worker whose every slot is taken (a burst) gives its slot back at once and has its
+ * outcome written behind the burst (`RunRecorder.holdFinish`).
  */
 export class OccurrenceRunner {
   private readonly leases: LeaseStore;
   private readonly source: OccurrenceSource;
   private readonly recorder: RunRecorder;
   private readonly cancels: CancelWatch;
+  /** Whether every slot of this worker on a queue is taken (see `holdsOutcome`). */
+  private readonly saturated: (queue: string) => boolean;
   /** The runs under way, stopped when the shutdown's grace period has passed. */
   private readonly live: LiveRuns;
 
@@ -67,17 +81,23 @@ export class OccurrenceRunner {
     shutdown: AbortSignal,
     /** Where `pausedOnFailure` is emitted for this process (the handle's `events`: metrics). */
     events?: EventEmitter,
-    /** Moves a delayed job of `queue` to wait at once (the next in line for a slot that just freed). */
-    promote?: (queue: string, jobId: string) => Promise<void>,
-    /** Whether jobs wait on any of these queues (outcomes are held behind a burst: `holdFinish`). */
-    waiting?: (queues: readonly string[]) => Promise<boolean>,
+    queues: RunnerQueues = {},
   ) {
     this.leases = new LeaseStore(redis, options.leaseTtlMs);
     this.cancels = new CancelWatch(redis, options.logger);
     this.live = new LiveRuns(shutdown);
     this.source = new OccurrenceSource(scheduler, redis, options);
     const workerId = `${hostname()}:${process.pid}`;
-    this.recorder = new RunRecorder(scheduler, options, this.source, workerId, events, promote, waiting);
+    this.saturated = queues.saturated ?? (() => false);
+    this.recorder = new RunRecorder(
+      scheduler,
+      options,
+      this.source,
+      workerId,
+      events,
+      queues.promote,
+      queues.waiting,
+    );
   }
 
   /** Write the records still behind, and close the cancel channel's connection. */
@@ -128,7 +148,7 @@ export class OccurrenceRunner {
       if (skipped) return skipped;
       const result = await this.runHandler(run, entry, start.fencingToken);
       // the start wrote this attempt's `attempts` and removed an earlier attempt's `error`
-      if (this.holdsOutcome(rule)) {
+      if (this.holdsOutcome(rule, job.queueName)) {
         // written behind the burst; its slot is given back below (releaseAll), before BullMQ takes
         // the next job
         const finishedAt = this.endOnRedisClock(run, start.at);
@@ -277,11 +297,15 @@ export class OccurrenceRunner {
 
   /**
    * Whether a success's outcome is written behind the burst (`RunRecorder.holdFinish`): on the
-   * default lean path (`recordLagMs` > 0) under a policy whose slot nobody waits for in line
-   * (`skip`, or none); the buffering policies and `cancelOther` hand their slot over in the finish.
+   * default lean path (`recordLagMs` > 0), on a worker whose every slot on the queue is taken (at
+   * idle an outcome is written before BullMQ completes the job, as ever), under a policy whose slot
+   * nobody waits for in line (`skip`, or none): the buffering policies and `cancelOther` hand their
+   * slot over in the finish.
    */
-  private holdsOutcome(rule: SlotRule): boolean {
-    return this.options.recordLagMs > 0 && (rule.mode === 'skip' || rule.mode === 'none');
+  private holdsOutcome(rule: SlotRule, queue: string): boolean {
+    return (
+      this.options.recordLagMs > 0 && (rule.mode === 'skip' || rule.mode === 'none') && this.saturated(queue)
+    );
   }
 
   /** The run's end on Redis's clock: its start's Redis TIME plus the time it took here. */
