@@ -78,6 +78,9 @@ export function explainRecord(f: WhyFacts, r: RunRecord, facts: WhyFact[], done:
       });
       return d(null, `it ran: succeeded${took}${lateClaim ? ` (late: ${lateClaim})` : ''}`);
     case 'running':
+      // its outcome held behind a burst (docs/records.md), or lost with a worker that ended first
+      if (f.run?.jobState === 'completed')
+        return d(null, `it ran: BullMQ completed it (its outcome is not recorded yet)`);
       if (f.run && (f.run.lease === 'lapsed' || f.run.jobState !== 'active'))
         return explainLost(r, f.run, facts, d);
       return d('running', `running now on ${r.worker ?? 'a worker'}`);

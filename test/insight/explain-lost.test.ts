@@ -55,6 +55,14 @@ describe('a running record', () => {
     expect(explainOccurrence(facts(undefined)).cause).toBe('running');
   });
 
+  it('whose job BullMQ completed ran: its outcome is held behind a burst, or its worker ended first', () => {
+    for (const lease of ['none', 'lapsed'] as const) {
+      const why = explainOccurrence(facts({ lease, jobState: 'completed' }));
+      expect(why.cause).toBe(null);
+      expect(why.summary).toBe('it ran: BullMQ completed it (its outcome is not recorded yet)');
+    }
+  });
+
   it.each([
     [{ lease: 'lapsed', jobState: 'active' }, 'its slot lease lapsed'],
     [{ lease: 'none', jobState: 'waiting' }, 'its job is waiting in BullMQ, to run again'],
