@@ -144,14 +144,16 @@ export async function createWorker(
       }),
     );
   let active = 0;
-  // Runs going on per queue: a worker whose every slot is taken on a queue is in a burst (or a
-  // backlog), where run outcomes are written behind (`RunRecorder.holdFinish`).
+  // A queue is in a burst (or a backlog) for this worker while BullMQ's last fetch on it found a job
+  // (it says 'drained' when one finds none) and another run is under way beside the one that ends:
+  // there run outcomes are written behind (`RunRecorder.holdFinish`).
   const activeOn = new Map<string, number>();
-  const saturated = (queue: string) => (activeOn.get(queue) ?? 0) >= resolved.concurrency;
+  const drainedOn = new Map<string, boolean>();
+  const inBurst = (queue: string) => drainedOn.get(queue) === false && (activeOn.get(queue) ?? 0) >= 2;
   const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal, events, {
     promote,
     waiting,
-    saturated,
+    inBurst,
   });
   if (resolved.queues.length === 0) {
     resolved.logger.warn('no handler registered: this worker serves no queue (pass `queues` to serve some)');
@@ -168,6 +170,7 @@ export async function createWorker(
       async (job, token, signal) => {
         active++;
         activeOn.set(queue, (activeOn.get(queue) ?? 0) + 1);
+        drainedOn.set(queue, false);
         try {
           return await traceRun(job, () => runner.process(job, token, signal));
         } finally {
@@ -184,6 +187,7 @@ export async function createWorker(
       },
     );
     worker.on('error', (err) => resolved.logger.error({ err, queue }, 'worker error'));
+    worker.on('drained', () => drainedOn.set(queue, true));
     // a job failed before any processor saw it (stalled too often): its run is recorded here
     worker.on('failed', (job, err) => {
       if (!job || !failedBeforeProcessing(job, err)) return;

@@ -48,8 +48,8 @@ export interface RunnerQueues {
   promote?: (queue: string, jobId: string) => Promise<void>;
   /** Whether jobs wait on any of these queues (outcomes are held behind a burst: `holdFinish`). */
   waiting?: (queues: readonly string[]) => Promise<boolean>;
-  /** Whether every slot of this worker on `queue` is taken (a burst or a backlog). */
-  saturated?: (queue: string) => boolean;
+  /** Whether `queue` is in a burst or a backlog for this worker (jobs wait, other runs under way). */
+  inBurst?: (queue: string) => boolean;
 }
 
 /**
@@ -60,16 +60,16 @@ export interface RunnerQueues {
  * The lean path: a run costs two store scripts, `start-runs` (slot, fencing token, `running` record)
  * and `finish-runs` (outcome, lease back, failure streak), each carrying every run of the worker that
  * starts (ends) at the same time (see `ScriptBatcher`); a first delivery reads nothing before. A
- * success on a worker whose every slot is taken (a burst) gives its slot back at once and has its
- * outcome written behind the burst (`RunRecorder.holdFinish`).
+ * success in a burst gives its slot back at once and has its outcome written behind the burst
+ * (`RunRecorder.holdFinish`).
  */
 export class OccurrenceRunner {
   private readonly leases: LeaseStore;
   private readonly source: OccurrenceSource;
   private readonly recorder: RunRecorder;
   private readonly cancels: CancelWatch;
-  /** Whether every slot of this worker on a queue is taken (see `holdsOutcome`). */
-  private readonly saturated: (queue: string) => boolean;
+  /** Whether a queue is in a burst or a backlog for this worker (see `holdsOutcome`). */
+  private readonly inBurst: (queue: string) => boolean;
   /** The runs under way, stopped when the shutdown's grace period has passed. */
   private readonly live: LiveRuns;
 
@@ -88,7 +88,7 @@ export class OccurrenceRunner {
     this.live = new LiveRuns(shutdown);
     this.source = new OccurrenceSource(scheduler, redis, options);
     const workerId = `${hostname()}:${process.pid}`;
-    this.saturated = queues.saturated ?? (() => false);
+    this.inBurst = queues.inBurst ?? (() => false);
     this.recorder = new RunRecorder(
       scheduler,
       options,
@@ -297,14 +297,14 @@ export class OccurrenceRunner {
 
   /**
    * Whether a success's outcome is written behind the burst (`RunRecorder.holdFinish`): on the
-   * default lean path (`recordLagMs` > 0), on a worker whose every slot on the queue is taken (at
-   * idle an outcome is written before BullMQ completes the job, as ever), under a policy whose slot
+   * default lean path (`recordLagMs` > 0), while the queue is in a burst or a backlog for this worker
+   * (at idle an outcome is written before BullMQ completes the job, as ever), under a policy whose slot
    * nobody waits for in line (`skip`, or none): the buffering policies and `cancelOther` hand their
    * slot over in the finish.
    */
   private holdsOutcome(rule: SlotRule, queue: string): boolean {
     return (
-      this.options.recordLagMs > 0 && (rule.mode === 'skip' || rule.mode === 'none') && this.saturated(queue)
+      this.options.recordLagMs > 0 && (rule.mode === 'skip' || rule.mode === 'none') && this.inBurst(queue)
     );
   }
 
