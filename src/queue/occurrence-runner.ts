@@ -148,7 +148,7 @@ export class OccurrenceRunner {
       if (skipped) return skipped;
       const result = await this.runHandler(run, entry, start.fencingToken);
       // the start wrote this attempt's `attempts` and removed an earlier attempt's `error`
-      if (this.holdsOutcome(rule, job.queueName)) {
+      if (this.holdsOutcome(rule, run)) {
         // written behind the burst; its slot is given back below (releaseAll), before BullMQ takes
         // the next job
         const finishedAt = this.endOnRedisClock(run, start.at);
@@ -300,11 +300,15 @@ export class OccurrenceRunner {
    * default lean path (`recordLagMs` > 0), while the queue is in a burst or a backlog for this worker
    * (at idle an outcome is written before BullMQ completes the job, as ever), under a policy whose slot
    * nobody waits for in line (`skip`, or none): the buffering policies and `cancelOther` hand their
-   * slot over in the finish.
+   * slot over in the finish; not for a schedule with `pauseOnFailure`, whose streak a success resets.
    */
-  private holdsOutcome(rule: SlotRule, queue: string): boolean {
+  private holdsOutcome(rule: SlotRule, run: Run): boolean {
     return (
-      this.options.recordLagMs > 0 && (rule.mode === 'skip' || rule.mode === 'none') && this.inBurst(queue)
+      this.options.recordLagMs > 0 &&
+      (rule.mode === 'skip' || rule.mode === 'none') &&
+      // a success resets a `pauseOnFailure` streak: written in order with the failures after it
+      !(run.occurrence.run.pauseOnFailure ?? 0) &&
+      this.inBurst(run.job.queueName)
     );
   }
 
