@@ -63,7 +63,14 @@ export class ManualTime {
     m.hooks = { ...m.hooks, clock };
     if (clock === this.clock) this.attached.push(m);
     this.all.push({ m, clock });
-    const redis = internalsOf(m).redis;
+    // the manager's client, and the alerts' own (the expectations watch, the outbox, the heartbeat:
+    // their timers are on `clock` too, `hooks.clock`)
+    this.patch(internalsOf(m).redis);
+    if (internalsOf(m).options.role !== 'client') this.patch(internalsOf(m).alertsRedis);
+  }
+
+  /** Redis's clock as `redis` reads it, on this time: its scripts' TIME, their `clock ms` ARGV, and TIME. */
+  private patch(redis: Redis): void {
     defineStoreScripts(redis);
     if (!storeScripts().some((s) => s.lua.includes(TIME_BODY))) {
       throw new Error('manual-time: no store script reads TIME as includes/now.lua did; update TIME_BODY');
