@@ -92,7 +92,7 @@ const CHAOS = [
 ];
 
 /**
- * Tests whose volume is the claim an issue states (#40): 100,000 schedules selected and paused by a
+ * Tests whose volume is the claim itself (the published scale): 100,000 schedules selected and paused by a
  * label; 10,000 aligned schedules spread over 30 s (on manual time: the volume is the cost; the file's
  * pause case rides along). They run beside unit, redis and process; the bulk verbs at a small volume are
  * tested in `redis` (bulk.test.ts), spread's offsets and options in spread-options.test.ts.

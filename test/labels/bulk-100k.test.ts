@@ -1,4 +1,4 @@
-// Issue #40's selector case at its stated volume: 100,000 schedules, pausing tenant=acme pauses exactly
+// Selectors at the volume they are claimed for: 100,000 schedules, pausing tenant=acme pauses exactly
 // its 25,000, in one audited bulk change. It prints its times (not asserted: the box is shared). In the
 // `volume` tier (vitest.config.ts): the volume is the claim; bulk.test.ts proves the verbs at 24.
 import { afterEach, describe, expect, it } from 'vitest';
