@@ -40,12 +40,14 @@ const UNIT = [
 
 /** Tests that start processes: the CLI's services, worker processes, clusters, packs, a browser. */
 const PROCESS = [
+  'test/cli/alerts.test.ts', // a scheduler process with --notifier
+  'test/cli/data-format.test.ts', // scheduler, worker and status processes on a newer format
   'test/cli/jobs-module.test.ts',
   'test/cli/logs.test.ts',
+  'test/cli/migrate-bullmq.test.ts', // the app and the scheduler as bullbeat processes
   'test/cli/npm-start.test.ts',
   'test/cli/output-hygiene.test.ts',
   'test/cli/own-project.test.ts',
-  'test/cli/alerts.test.ts', // a scheduler process with --notifier
   'test/cli/partition-count.test.ts',
   'test/cli/plan-calendars.test.ts', // the CLI spawned on a jobs module
   'test/cli/redis-unreachable.test.ts',
