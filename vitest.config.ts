@@ -2,8 +2,8 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { SlowFirst } from './test/setup/slow-first.js';
 
-// The test tiers (vitest projects). `npm test` runs them all: first unit, redis and process side by
-// side in one pool of WORKERS forks, the longest files first (test/setup/slow-first.ts), then chaos
+// The test tiers (vitest projects). `npm test` runs them all: first unit, redis, process and volume
+// side by side in one pool of WORKERS forks, the longest files first (test/setup/slow-first.ts), then chaos
 // alone, three files at a time, then chaos-tight, two at a time. `npm run test:fast` runs unit only.
 // A new test file lands in `redis` unless it is listed below.
 
@@ -40,12 +40,16 @@ const UNIT = [
 
 /** Tests that start processes: the CLI's services, worker processes, clusters, packs, a browser. */
 const PROCESS = [
+  'test/cli/alerts.test.ts', // a scheduler process with --notifier
+  'test/cli/data-format.test.ts', // scheduler, worker and status processes on a newer format
   'test/cli/jobs-module.test.ts',
   'test/cli/logs.test.ts',
+  'test/cli/migrate-bullmq.test.ts', // the app and the scheduler as bullbeat processes
   'test/cli/npm-start.test.ts',
   'test/cli/output-hygiene.test.ts',
   'test/cli/own-project.test.ts',
   'test/cli/partition-count.test.ts',
+  'test/cli/plan-calendars.test.ts', // the CLI spawned on a jobs module
   'test/cli/redis-unreachable.test.ts',
   'test/cli/services.test.ts',
   'test/cli/tuning-flags.test.ts',
@@ -56,11 +60,15 @@ const PROCESS = [
   'test/deploy/**/*.test.ts',
   'test/ops/**/*.test.ts',
   'test/pack/**/*.test.ts',
+  'test/queue/backfill-overrides.test.ts', // a backfill --data process SIGKILLed part way
   'test/queue/exclusion-group.test.ts',
   'test/queue/fencing.test.ts',
+  'test/queue/group.test.ts', // three worker processes, one SIGKILLed
   'test/queue/lost-attempt.test.ts',
   'test/queue/overlap.test.ts',
   'test/queue/shutdown.test.ts',
+  'test/scheduler/audit-kill.test.ts', // a changer process SIGKILLed at hooks, 8 times
+  'test/scheduler/backfill-only.test.ts', // a CLI backfill process SIGKILLed
   'test/scheduler/decorators.test.ts', // runs tsc twice
   'test/scheduler/redis-outage.test.ts',
   'test/setup/redis-server.test.ts',
@@ -82,7 +90,16 @@ const CHAOS = [
   'test/scheduler/exactly-once.test.ts',
   'test/scheduler/stalled-replica.test.ts', // replicas stopped 8 s (SIGSTOP) past their history
   'test/scheduler/stalled-backfill.test.ts', // a backfill stopped past its owed time on a busy queue
+  'test/scheduler/alerts/alerts-chaos.test.ts', // 3 replicas SIGKILLed one every 1-2 s for 20 s
 ];
+
+/**
+ * Tests whose volume is the claim itself (the published scale): 100,000 schedules selected and paused by a
+ * label; 10,000 aligned schedules spread over 30 s (on manual time: the volume is the cost; the file's
+ * pause case rides along). They run beside unit, redis and process; the bulk verbs at a small volume are
+ * tested in `redis` (bulk.test.ts), spread's offsets and options in spread-options.test.ts.
+ */
+const VOLUME = ['test/labels/bulk-100k.test.ts', 'test/scheduler/spread.test.ts'];
 
 /**
  * The chaos tests with the least room: they run last, two at a time. trust-chaos's schedules fire every
@@ -149,7 +166,7 @@ export default defineConfig({
         test: {
           name: 'redis',
           include: ['test/**/*.test.ts'],
-          exclude: [...UNIT, ...PROCESS, ...CHAOS, ...CHAOS_TIGHT],
+          exclude: [...UNIT, ...PROCESS, ...CHAOS, ...CHAOS_TIGHT, ...VOLUME],
           maxWorkers: WORKERS,
           isolate: false,
           ...withRedis,
@@ -169,6 +186,11 @@ export default defineConfig({
           hookTimeout: 120_000,
           ...withRedis,
         },
+      },
+      {
+        extends: true,
+        // as in `redis`: own key prefixes, nothing left open
+        test: { name: 'volume', include: VOLUME, maxWorkers: WORKERS, isolate: false, ...withRedis },
       },
       {
         extends: true,

@@ -15,7 +15,6 @@ import { ManualTime } from '../scheduler/manual-time.js';
 import { waitUntil } from '../wait-until.js';
 
 const me = `${hostname()}:${process.pid}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let env: ReturnType<typeof testEnv>;
 const workers: WorkerHandle[] = [];
@@ -110,19 +109,23 @@ describe('schedule:why', () => {
 
   it('claimed, the replica died, then the take-over: said while it lapses, and kept on the record after', async () => {
     env = testEnv('why-died');
+    const time = await manualTime();
     const dying = env.manager({ claimLeaseMs: 800 });
+    time.attach(dying);
     dying.every(1, { id: 'd', name: 'd' })(async () => {});
     let stalled = false;
-    (dying as unknown as { hooks: unknown }).hooks = {
+    dying.hooks = {
+      ...dying.hooks,
       afterClaim: () => {
         stalled = true;
-        return new Promise<void>((resolve) => release.push(resolve)); // stalls like a dead process
+        // stalls like a dead process, time still movable past it (ManualTime.hold)
+        return time.hold(dying, new Promise<void>((resolve) => release.push(resolve)));
       },
     };
     await dying.start();
-    await waitUntil(() => stalled, 5000);
+    await time.advanceUntil(() => stalled, 5000);
     void dying.stop(); // claims no more; its claim stays stalled until the end of the test: dead
-    await sleep(1000); // its lease lapses
+    await time.advance(1000); // its lease lapses
     const why = await whyDidntItRun(dying, 'd');
     expect(why.cause).toBe('replica-died');
     // the occurrence asked about is the claimed one, or (a moment later) the next, waiting behind it
@@ -132,11 +135,16 @@ describe('schedule:why', () => {
       ),
     );
     const survivor = env.manager({ claimLeaseMs: 800 });
+    time.attach(survivor);
     survivor.every(1, { id: 'd', name: 'd' })(async () => {});
     await worker(survivor);
     await survivor.start();
-    const r = await recordWhere(survivor, 'd', (x) => x.reclaimed === true && x.outcome === 'succeeded');
-    const after = await whyDidntItRun(survivor, 'd', { at: r.fireAt });
+    let r: RunRecord | undefined;
+    await time.advanceUntil(async () => {
+      r = (await survivor.history('d')).find((x) => x.reclaimed === true && x.outcome === 'succeeded');
+      return r !== undefined;
+    }, 15_000);
+    const after = await whyDidntItRun(survivor, 'd', { at: r!.fireAt });
     expect(after.ran).toBe(true);
     expect(after.facts.find((f) => f.link === 'claim')?.text).toMatch(/that replica died .* took it over at/);
   });
@@ -170,8 +178,10 @@ describe('schedule:why', () => {
   it('skipped for overlap with the run that held the slot', async () => {
     env = testEnv('why-overlap');
     const m = env.manager();
+    // the first run holds the slot until the test ends (afterEach releases it)
+    const held = new Promise<void>((resolve) => release.push(resolve));
     m.every(0.3, { id: 'slow', maxInstances: 1 })(async function slow(ctx: RunContext) {
-      await new Promise((r) => setTimeout(r, 1200));
+      await held;
       return ctx.fireAt;
     });
     await worker(m);

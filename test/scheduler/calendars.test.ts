@@ -12,11 +12,17 @@ import { internalsOf } from '../../src/scheduler/index.js';
 import { CronTrigger, IntervalTrigger } from '../../src/triggers/index.js';
 import { REDIS } from '../redis-url.js';
 import { waitUntil } from '../wait-until.js';
-import { REDIS_URL, redisNow, testEnv } from './helpers.js';
+import { REDIS_URL, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 const NY = 'America/New_York';
 let env: ReturnType<typeof testEnv>;
-afterEach(() => env.cleanup());
+let time: ManualTime | undefined;
+afterEach(async () => {
+  await time?.stopAll();
+  time = undefined;
+  await env.cleanup();
+});
 
 /**
  * Every command Redis runs while `body` runs, with the client that sent it (MONITOR, on a plain socket:
@@ -167,8 +173,13 @@ describe('a calendar used by 1,000 schedules', () => {
 describe('the fire loop reads the current version when it plans', () => {
   it('today excluded: nothing fires; removed: it fires; excluded again: it stops, with no write to the schedule', async () => {
     env = testEnv('cal-fire');
+    // on manual time (manual-time.ts): the fire loop's clock and Redis's as the manager reads it
+    const t = new ManualTime(env.redis, env.prefix);
+    time = t;
+    await t.start();
     const m = env.manager();
-    const today = new Date(await redisNow(env.redis)).toISOString().slice(0, 10);
+    t.attach(m);
+    const today = new Date(t.now()).toISOString().slice(0, 10);
     await m.calendars.define('ops', { dates: [`${today} Maintenance`] });
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
@@ -178,16 +189,16 @@ describe('the fire loop reads the current version when it plans', () => {
     });
     await m.start();
     const claimed = () => internalsOf(m).loopStats?.claimed ?? 0;
-    await waitUntil(() => claimed() >= 6, 20_000);
+    await t.advanceUntil(() => claimed() >= 6, 20_000, 50);
     expect(fired).toHaveLength(0); // each wake-up claimed, excluded by v1
 
     await m.calendars.define('ops', { dates: ['2000-01-01'] }); // today no longer excluded
-    await waitUntil(() => fired.length >= 3, 20_000);
+    await t.advanceUntil(() => fired.length >= 3, 20_000, 50);
 
     await m.calendars.define('ops', { dates: [`${today} Maintenance`] }); // v3: excluded again
     const firedAtV3 = fired.length;
     const claimedAtV3 = claimed();
-    await waitUntil(() => claimed() >= claimedAtV3 + 6, 20_000);
+    await t.advanceUntil(() => claimed() >= claimedAtV3 + 6, 20_000, 50);
     // at most the occurrences planned before v3 was written (claimed ahead) still went
     expect(fired.length - firedAtV3).toBeLessThanOrEqual(2);
     const why = await whyDidntItRun(m, 'tick');

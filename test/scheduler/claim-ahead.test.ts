@@ -7,11 +7,38 @@ import type { Claim } from '../../src/store/forms/schedule-store-types.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
 import { REDIS_URL, redisNow, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
-/** Occurrences are claimed up to claimAheadMs before their fire time and enqueued at it. */
+/**
+ * Occurrences are claimed up to claimAheadMs before their fire time and enqueued at it. The pause cases
+ * run on manual time (manual-time.ts): the fire loops' clock and Redis's as the managers see it move
+ * only as the test moves them; what travels between processes (a pause's notice) is waited for.
+ */
 describe('claim ahead', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let time: ManualTime | undefined;
+  let release: (() => void) | undefined;
+  afterEach(async () => {
+    release?.();
+    release = undefined;
+    await time?.stopAll();
+    time = undefined;
+    await env.cleanup();
+  });
+
+  /** Manual time for this test's managers, Redis's clock stopped at its reading now. */
+  async function manualTime(): Promise<ManualTime> {
+    time = new ManualTime(env.redis, env.prefix);
+    await time.start();
+    return time;
+  }
+
+  /** `m`'s fire loop has heard that a schedule stopped (a pause's notice, or its recheck on resubscribing). */
+  async function heardStop(m: ReturnType<typeof env.manager>): Promise<void> {
+    await waitUntil(() => (internalsOf(m).loopFootprint?.stopNotices ?? 0) > 0, 10_000, {
+      what: "the pause heard by the replica's fire loop",
+    });
+  }
 
   /** Every claim as it happens: the Redis time of its arrival here, and what it claimed. */
   function recordClaims(m: ReturnType<typeof env.manager>) {
@@ -89,95 +116,112 @@ describe('claim ahead', () => {
 
   it('a pause from another process drops the occurrence claimed ahead; resume carries on', async () => {
     env = testEnv('ahead-pause');
+    const t = await manualTime();
     const m = env.manager({ claimLeaseMs: 20_000, claimAheadMs: 2000 });
+    t.attach(m);
     m.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' }); // claimed 2 s ahead
     const claimed: Claim[] = [];
-    m.hooks = { afterClaim: (c) => void claimed.push(...c) };
+    m.hooks = { ...m.hooks, afterClaim: (c) => void claimed.push(...c) };
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
     const admin = env.manager({ role: 'client' }); // the dashboard or the CLI, say
+    t.attach(admin);
     // An occurrence claimed well ahead (at least 1 s before its time), then paused from elsewhere.
     let target: Claim | undefined;
-    await waitUntil(async () => {
-      const now = await redisNow(env.redis);
-      target = claimed.find((c) => c.fireAt > now + 1000);
-      return target !== undefined;
-    }, 10_000);
+    await t.advanceUntil(
+      () => {
+        target = claimed.find((c) => c.fireAt > t.now() + 1000);
+        return target !== undefined;
+      },
+      10_000,
+      50,
+    );
     expect(await admin.pause('p')).toBe(true);
+    await heardStop(m);
     const fireAt = target!.fireAt;
-    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 500, 10_000);
+    await t.advance(fireAt + 500 - t.now());
     expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
     expect(await env.jobIds()).not.toContain(occurrenceJobId('p', fireAt));
     const k = `{${env.prefix}}:bb`;
     expect(await env.redis.zscore(`${k}:inflight`, 'p')).toBeNull(); // its claim was completed
     expect(await env.redis.zscore(`${k}:due`, 'p')).toBeNull(); // and it stays paused
     expect(await admin.resume('p')).toBe(true);
-    await waitUntil(() => fired.some((e) => e.fireAt > fireAt), 15_000);
-    await m.stop();
+    await t.advanceUntil(() => fired.some((e) => e.fireAt > fireAt), 15_000, 50);
+    await t.stop(m);
   });
 
   it('a pause published while the subscriber was reconnecting still drops the occurrence claimed ahead', async () => {
     env = testEnv('ahead-pause-lost');
+    const t = await manualTime();
     const m = env.manager({ claimLeaseMs: 20_000, claimAheadMs: 2000 });
+    t.attach(m);
     m.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' }); // claimed 2 s ahead
     const claimed: Claim[] = [];
-    m.hooks = { afterClaim: (c) => void claimed.push(...c) };
+    m.hooks = { ...m.hooks, afterClaim: (c) => void claimed.push(...c) };
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
     const admin = env.manager({ role: 'client' });
+    t.attach(admin);
     let target: Claim | undefined;
-    await waitUntil(async () => {
-      const now = await redisNow(env.redis);
-      target = claimed.find((c) => c.fireAt > now + 1000);
-      return target !== undefined;
-    }, 10_000);
+    await t.advanceUntil(
+      () => {
+        target = claimed.find((c) => c.fireAt > t.now() + 1000);
+        return target !== undefined;
+      },
+      10_000,
+      50,
+    );
     // the replica's subscriber drops its connection (a network blip): the pause's notice is published
-    // while it reconnects, and lost
+    // while it reconnects, and lost; the replica's recheck once resubscribed finds the pause
     const sub = internalsOf(m).wakeSubscriber!;
     sub.disconnect(true);
     expect(await admin.pause('p')).toBe(true);
+    await heardStop(m);
     const fireAt = target!.fireAt;
-    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 500, 10_000);
+    await t.advance(fireAt + 500 - t.now());
     expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
     expect(await env.jobIds()).not.toContain(occurrenceJobId('p', fireAt));
-    await m.stop();
+    await t.stop(m);
   });
 
   it('an occurrence claimed before a pause by a replica that then died is not taken over after the resume', async () => {
     env = testEnv('ahead-pause-dead');
+    const t = await manualTime();
     // the claim is made 250 ms ahead and leased 1 s: the pause and the resume both land inside its lease
     const dying = env.manager({ claimAheadMs: 250 });
+    t.attach(dying);
     dying.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' });
     let held: Claim | undefined;
-    let release!: () => void;
     const stalled = new Promise<void>((r) => {
       release = r;
     });
     dying.hooks = {
+      ...dying.hooks,
       afterClaim: async (c) => {
         if (held || c.length === 0) return;
         held = c[0];
         void dying.stop();
-        await stalled; // dead: it neither enqueues nor renews this claim
+        await t.hold(dying, stalled); // dead: it neither enqueues nor renews this claim
       },
     };
     await dying.start();
-    await waitUntil(() => held !== undefined, 10_000);
+    await t.advanceUntil(() => held !== undefined, 10_000, 50);
     const admin = env.manager({ role: 'client' });
+    t.attach(admin);
     expect(await admin.pause('p')).toBe(true);
     const fireAt = held!.fireAt;
-    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 50, 5000);
+    await t.advance(fireAt + 51 - t.now());
     expect(await admin.resume('p')).toBe(true); // before the dead claim's lease lapses
     const survivor = env.manager();
+    t.attach(survivor);
     survivor.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 'p' });
     const fired: FiredEvent[] = [];
     survivor.on('fired', (e) => fired.push(e));
     await survivor.start();
-    await waitUntil(async () => (await redisNow(env.redis)) > fireAt + 2000, 10_000);
-    await survivor.stop();
-    release();
+    await t.advance(fireAt + 2001 - t.now()); // past the dead claim's lease
+    await t.stop(survivor);
     expect(fired.map((e) => e.fireAt)).not.toContain(fireAt);
     expect(await env.jobIds()).not.toContain(occurrenceJobId('p', fireAt));
   });

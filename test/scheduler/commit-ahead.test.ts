@@ -55,12 +55,12 @@ describe.each(['plain', 'runtime'] as const)('commit ahead (%s consumer)', (cons
     closeConsumer = () => handle.close();
   }
 
-  /** A scheduler claiming 2 s ahead, one runtime schedule every 3 s; resolves with its first staged claim. */
+  /** A scheduler claiming 1.5 s ahead, one runtime schedule every 2 s; resolves with its first staged claim. */
   async function stagedOne(tag: string, args: unknown[] = [1]) {
     env = testEnv(`${tag}-${consumer}`);
-    const m = env.manager({ claimLeaseMs: 8000, claimAheadMs: 2000, commitAhead: true });
+    const m = env.manager({ claimLeaseMs: 8000, claimAheadMs: 1500, commitAhead: true });
     const admin = env.manager({ role: 'client' });
-    await admin.schedule({ name: 'tick' }, new IntervalTrigger(3), { id: 's', args }).saved;
+    await admin.schedule({ name: 'tick' }, new IntervalTrigger(2), { id: 's', args }).saved;
     const staged: Claim[] = [];
     m.hooks = { afterEnqueue: (c) => void staged.push(...c) };
     const ran: Ran[] = [];

@@ -3,24 +3,34 @@ import { ScheduleOptionsError } from '../../src/errors/index.js';
 import { agenda, whyDidntItRun } from '../../src/insight/index.js';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { DateTrigger, ExceptTrigger, IntervalTrigger } from '../../src/triggers/index.js';
-import { waitUntil } from '../wait-until.js';
-import { redisNow, testEnv } from './helpers.js';
+import { testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 describe('except: the fire loop and previews honour exclusions', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let time: ManualTime | undefined;
+  afterEach(async () => {
+    await time?.stopAll();
+    time = undefined;
+    await env.cleanup();
+  });
 
   it('a schedule every 0.5 s except even seconds fires only in odd seconds, and stores the exclusion in its trigger', async () => {
     env = testEnv('except-fire');
+    // on manual time (manual-time.ts): the fire loop's clock and Redis's as the manager reads it
+    const t = new ManualTime(env.redis, env.prefix);
+    time = t;
+    await t.start();
     const m = env.manager();
+    t.attach(m);
     const job = m.every(0.5, { except: ['*/2 * * * * *'] })(async function oddSeconds() {});
     expect(job.trigger).toBeInstanceOf(ExceptTrigger);
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    const t0 = await redisNow(env.redis);
-    await waitUntil(() => fired.length >= 6, 20_000);
-    await m.stop();
+    const t0 = t.now();
+    await t.advanceUntil(() => fired.length >= 6, 20_000, 50);
+    await t.stop(m);
     expect(fired.every((e) => Math.floor(e.fireAt / 1000) % 2 === 1)).toBe(true);
     // both halves of each odd second, none of the even ones
     const odd = fired.filter((e) => e.fireAt > t0 + 1000).map((e) => e.fireAt);

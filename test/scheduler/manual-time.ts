@@ -32,6 +32,8 @@ export class ManualTime {
   private readonly attached: SchedulerManager[] = [];
   /** Every manager attached, with its clock (see `stopAll`). */
   private readonly all: { m: SchedulerManager; clock: ManualClock }[] = [];
+  /** Managers whose fire loop a test holds in a hook (see `hold`): their loop's in-flight count then. */
+  private readonly held = new Map<SchedulerManager, number>();
 
   constructor(
     private readonly redis: Redis,
@@ -61,7 +63,14 @@ export class ManualTime {
     m.hooks = { ...m.hooks, clock };
     if (clock === this.clock) this.attached.push(m);
     this.all.push({ m, clock });
-    const redis = internalsOf(m).redis;
+    // the manager's client, and the alerts' own (the expectations watch, the outbox, the heartbeat:
+    // their timers are on `clock` too, `hooks.clock`)
+    this.patch(internalsOf(m).redis);
+    if (internalsOf(m).options.role !== 'client') this.patch(internalsOf(m).alertsRedis);
+  }
+
+  /** Redis's clock as `redis` reads it, on this time: its scripts' TIME, their `clock ms` ARGV, and TIME. */
+  private patch(redis: Redis): void {
     defineStoreScripts(redis);
     if (!storeScripts().some((s) => s.lua.includes(TIME_BODY))) {
       throw new Error('manual-time: no store script reads TIME as includes/now.lua did; update TIME_BODY');
@@ -110,6 +119,21 @@ export class ManualTime {
     return this.clock.now() - from;
   }
 
+  /**
+   * Hold `m`'s fire loop in one of its hooks until `released` settles, time still movable meanwhile:
+   * `advance` waits for the rest of `m`'s loop, not for the held work (what was in flight when the
+   * hold began). Without it, a hook that awaits the test (`afterClaim: () => released`) keeps the loop
+   * busy, and `advance` waits on it for good. Call it from the hook: `await time.hold(m, released)`.
+   */
+  async hold<T>(m: SchedulerManager, released: Promise<T>): Promise<T> {
+    this.held.set(m, internalsOf(m).loopFootprint?.inFlight ?? 0);
+    try {
+      return await released;
+    } finally {
+      this.held.delete(m);
+    }
+  }
+
   /** Stop `m`, moving time on while it enqueues and completes what it holds. */
   async stop(m: SchedulerManager, clock: ManualClock = this.clock): Promise<void> {
     let stopped = false;
@@ -132,7 +156,8 @@ export class ManualTime {
   /** The attached fire loops have nothing in flight (real round trips to Redis finish). */
   private async quiet(): Promise<void> {
     await waitUntil(
-      () => this.attached.every((m) => (internalsOf(m).loopFootprint?.inFlight ?? 0) === 0),
+      () =>
+        this.attached.every((m) => (internalsOf(m).loopFootprint?.inFlight ?? 0) <= (this.held.get(m) ?? 0)),
       10_000,
       { stepMs: 1 },
     );

@@ -9,40 +9,61 @@ import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
 import { REDIS_URL, redisNow, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 /**
  * Re-timing a schedule (resume, re-definition, remove and re-add) while one of its occurrences is
  * claimed, then pausing it before that claim completes, must never send the schedule back in time.
- * The claim is held open deterministically with `hooks.afterClaim`.
+ * The claim is held open deterministically with `hooks.afterClaim`, on manual time (manual-time.ts):
+ * the fire loops' clock and Redis's as the managers see it move only as the test moves them, the
+ * held hook included (`ManualTime.hold`).
  */
 describe('re-schedule while claimed', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let time: ManualTime | undefined;
+  let releases: (() => void)[] = [];
+  afterEach(async () => {
+    for (const release of releases) release();
+    releases = [];
+    await time?.stopAll();
+    time = undefined;
+    await env.cleanup();
+  });
 
   const PERIOD_S = 0.2;
 
-  /** A manager whose next claim of `id` (after `afterFires` fires) is held until `release()`. */
-  function holdingManager(id: string, afterFires: number, keepFinishedJobsSec = 1) {
+  /** Manual time for this test's managers, Redis's clock stopped at its reading now. */
+  async function manualTime(): Promise<ManualTime> {
+    time = new ManualTime(env.redis, env.prefix);
+    await time.start();
+    return time;
+  }
+
+  /** A manager on `t` whose next claim of `id` (after `afterFires` fires) is held until `release()`. */
+  function holdingManager(t: ManualTime, id: string, afterFires: number, keepFinishedJobsSec = 1) {
     const m = env.manager({ claimLeaseMs: 60_000, claimAheadMs: 0, keepFinishedJobsSec });
+    t.attach(m);
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     let release!: () => void;
     const released = new Promise<void>((r) => {
       release = r;
     });
+    releases.push(release);
     let held: number | undefined;
-    let onHeld!: (fireAt: number) => void;
-    const heldAt = new Promise<number>((r) => {
-      onHeld = r;
-    });
     m.hooks = {
+      ...m.hooks,
       afterClaim: async (claims) => {
         const c = claims.find((x) => x.id === id);
         if (!c || held !== undefined || fired.filter((e) => e.scheduleId === id).length < afterFires) return;
         held = c.fireAt;
-        onHeld(c.fireAt);
-        await released;
+        await t.hold(m, released);
       },
+    };
+    /** Move time on until the claim is held; its fire time. */
+    const heldAt = async (): Promise<number> => {
+      await t.advanceUntil(() => held !== undefined, 10_000);
+      return held as number;
     };
     return { m, fired, heldAt, release };
   }
@@ -75,21 +96,22 @@ describe('re-schedule while claimed', () => {
 
   it('pause, resume, pause while claimed: nothing due while paused runs after the next resume', async () => {
     env = testEnv('race-pause');
-    const { m, fired, heldAt, release } = holdingManager('s', 3);
+    const t = await manualTime();
+    const { m, fired, heldAt, release } = holdingManager(t, 's', 3);
     m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' });
     await m.start();
-    const claimed = await heldAt;
+    const claimed = await heldAt();
     expect(await m.pause('s')).toBe(true);
     expect(await m.resume('s')).toBe(true);
     expect(await m.pause('s')).toBe(true);
-    const pausedFrom = await redisNow(env.redis);
+    const pausedFrom = t.now();
     release();
-    await new Promise((r) => setTimeout(r, 1500)); // paused for ~7 periods
-    const resumedAt = await redisNow(env.redis);
+    await t.advance(1500); // paused for 7 1/2 periods
+    const resumedAt = t.now();
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await waitUntil(() => fired.length >= before + 4, 10_000);
-    await m.stop();
+    await t.advanceUntil(() => fired.length >= before + 4, 10_000);
+    await t.stop(m);
 
     const times = expectForwardOnly(fired, 's');
     const duringPause = times.filter((t) => t > claimed && t <= resumedAt);
@@ -100,19 +122,20 @@ describe('re-schedule while claimed', () => {
 
   it('re-defined with a new trigger while claimed, then paused: no rewind after the next resume', async () => {
     env = testEnv('race-redefine');
-    const { m, fired, heldAt, release } = holdingManager('s', 3);
+    const t = await manualTime();
+    const { m, fired, heldAt, release } = holdingManager(t, 's', 3);
     m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' });
     await m.start();
-    const claimed = await heldAt;
+    const claimed = await heldAt();
     await m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S * 1.5), { id: 's' }).saved;
     expect(await m.pause('s')).toBe(true);
     release();
-    await new Promise((r) => setTimeout(r, 1500));
-    const resumedAt = await redisNow(env.redis);
+    await t.advance(1500);
+    const resumedAt = t.now();
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await waitUntil(() => fired.length >= before + 4, 10_000);
-    await m.stop();
+    await t.advanceUntil(() => fired.length >= before + 4, 10_000);
+    await t.stop(m);
 
     const times = expectForwardOnly(fired, 's');
     expect(times.filter((t) => t > claimed && t <= resumedAt)).toEqual([]);
@@ -121,22 +144,23 @@ describe('re-schedule while claimed', () => {
 
   it('updated (update()) with a new trigger while claimed, then paused: no rewind after the next resume', async () => {
     env = testEnv('race-update');
-    const { m, fired, heldAt, release } = holdingManager('s', 3);
+    const t = await manualTime();
+    const { m, fired, heldAt, release } = holdingManager(t, 's', 3);
     // a runtime schedule (a { name } target), as the API and the CLI update them
     await m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' }).saved;
     await m.start();
-    const claimed = await heldAt;
+    const claimed = await heldAt();
     // the new trigger's first time falls at or before the claimed occurrence: update must go after it
     const updated = await m.update('s', { trigger: new IntervalTrigger(PERIOD_S / 2), attempts: 2 });
     expect(updated.def.attempts).toBe(2);
     expect(await m.pause('s')).toBe(true);
     release();
-    await new Promise((r) => setTimeout(r, 1500));
-    const resumedAt = await redisNow(env.redis);
+    await t.advance(1500);
+    const resumedAt = t.now();
     expect(await m.resume('s')).toBe(true);
     const before = fired.length;
-    await waitUntil(() => fired.length >= before + 4, 10_000);
-    await m.stop();
+    await t.advanceUntil(() => fired.length >= before + 4, 10_000);
+    await t.stop(m);
 
     const times = expectForwardOnly(fired, 's');
     expect(times.filter((t) => t > claimed && t <= resumedAt)).toEqual([]);
@@ -145,59 +169,63 @@ describe('re-schedule while claimed', () => {
 
   it('resumed while claimed: the next run comes after the claimed one, never the same one again', async () => {
     env = testEnv('race-resume');
+    const t = await manualTime();
     // claimAheadMs > 0: the claimed occurrence is still in the future when resume computes its next time
     const m = env.manager({ claimLeaseMs: 60_000, claimAheadMs: 400, keepFinishedJobsSec: 1 });
+    t.attach(m);
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     let release!: () => void;
     const released = new Promise<void>((r) => {
       release = r;
     });
+    releases.push(release);
     let held = false;
-    let onHeld!: () => void;
-    const heldP = new Promise<void>((r) => {
-      onHeld = r;
-    });
     m.hooks = {
+      ...m.hooks,
       afterClaim: async (claims) => {
         if (held || !claims.some((c) => c.id === 's') || fired.length < 2) return;
         held = true;
-        onHeld();
-        await released;
+        await t.hold(m, released);
       },
     };
     m.schedule({ name: 'tick' }, new IntervalTrigger(1), { id: 's' });
     await m.start();
-    await heldP;
+    await t.advanceUntil(() => held, 10_000);
     expect(await m.pause('s')).toBe(true);
     expect(await m.resume('s')).toBe(true);
     release();
     const before = fired.length;
-    await waitUntil(() => fired.length >= before + 3, 10_000);
-    await m.stop();
+    await t.advanceUntil(() => fired.length >= before + 3, 10_000);
+    await t.stop(m);
     expectForwardOnly(fired, 's');
     expect(await firedOf(m, 's')).toBe(fired.length);
   });
 
   it('removed and re-added while claimed: the old claim does not run after the new schedule started', async () => {
     env = testEnv('race-readd');
-    const { m, fired, heldAt, release } = holdingManager('s', 3);
+    const t = await manualTime();
+    const { m, fired, heldAt, release } = holdingManager(t, 's', 3);
     m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' });
     await m.start();
-    await heldAt;
+    await heldAt();
     expect(await m.remove('s')).toBe(true);
-    const readdedAt = await redisNow(env.redis);
+    const readdedAt = t.now();
     await m.schedule({ name: 'tick' }, new IntervalTrigger(PERIOD_S), { id: 's' }).saved;
     // the re-added schedule fires (here or on a second replica) while the first still holds the old claim
     const other = env.manager({ claimLeaseMs: 60_000, claimAheadMs: 0 });
+    t.attach(other);
     const firedByOther: FiredEvent[] = [];
     other.on('fired', (e) => firedByOther.push(e));
     await other.start();
     const newRuns = () => [...fired, ...firedByOther].filter((e) => e.fireAt > readdedAt).length;
-    await waitUntil(() => newRuns() >= 3, 10_000);
+    await t.advanceUntil(() => newRuns() >= 3, 10_000);
+    // held past 1 s after the re-add: the old claim, run now, would be more than 1 s late
+    await t.advance(Math.max(0, readdedAt + 1100 - t.now()));
     release();
-    await new Promise((r) => setTimeout(r, 500));
-    await Promise.all([m.stop(), other.stop()]);
+    await t.advance(500);
+    await t.stop(m);
+    await t.stop(other);
 
     const order = await enqueuedOrder('s');
     const sorted = [...order].sort((a, b) => a - b);

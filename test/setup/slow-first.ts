@@ -11,6 +11,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/pack/nest-apps.test.ts': 95,
+  'test/labels/bulk-100k.test.ts': 74, // the volume tier's (2026-12-06, one run of the redis tier at load 8)
+  'test/queue/group.test.ts': 39,
+  'test/scheduler/spread.test.ts': 32,
+  'test/cli/plan-calendars.test.ts': 20,
+  'test/cli/alerts.test.ts': 12,
   'test/pack/nest-versions.test.ts': 90,
   'test/pack/quickstart.test.ts': 70,
   'test/cli/npm-start.test.ts': 51,
@@ -51,6 +56,7 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/architecture/redis-door.test.ts': 8,
   'test/architecture/public-api.test.ts': 8,
   // the chaos tier, three at a time, then chaos-tight, two at a time (2026-12-04)
+  'test/scheduler/alerts/alerts-chaos.test.ts': 26, // 2026-12-06, in the redis tier then
   'test/cluster/failover.test.ts': 60,
   'test/chaos/default-chaos.test.ts': 51,
   'test/scheduler/exactly-once.test.ts': 40,

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { Keys, ScheduleStore, StoredExpectations } from '../../store/index.js';
 import { AlertStore } from '../../store/index.js';
 import type { ResolvedAlertOptions } from '../contract/index.js';
-import { DeliverySender } from './delivery-sender.js';
+import type { AlertTimers } from './alert-timers.js';
+import { DELIVERY_DEFAULTS, DeliverySender } from './delivery-sender.js';
 import { Heartbeat } from './heartbeat.js';
 import { IncidentWatch, type IncidentWatchDeps } from './incident-watch.js';
 
@@ -22,6 +23,8 @@ export interface AlertServiceDeps {
   /** True while the replica fires (the heartbeat is sent only then). */
   healthy(): boolean;
   onChange?: IncidentWatchDeps['onChange'];
+  /** The timers of the watch, the sender and the heartbeat (default: the process's; a manual clock's in tests). */
+  timers?: AlertTimers | undefined;
 }
 
 /**
@@ -48,11 +51,26 @@ export class AlertService {
       queue: (q) => deps.queue(q),
       logger: deps.logger,
       replicaId: deps.replicaId,
+      timers: deps.timers,
       ...(deps.onChange && { onChange: deps.onChange }),
     });
-    this.sender = new DeliverySender(this.store, deps.alerts.notifiers, deps.prefix, deps.logger);
+    this.sender = new DeliverySender(
+      this.store,
+      deps.alerts.notifiers,
+      deps.prefix,
+      deps.logger,
+      DELIVERY_DEFAULTS,
+      deps.timers,
+    );
     this.heartbeat = deps.alerts.heartbeat
-      ? new Heartbeat(this.store, deps.alerts.heartbeat, deps.healthy, deps.replicaId, deps.logger)
+      ? new Heartbeat(
+          this.store,
+          deps.alerts.heartbeat,
+          deps.healthy,
+          deps.replicaId,
+          deps.logger,
+          deps.timers,
+        )
       : undefined;
     this.notifiers = deps.alerts.notifiers.map((n) => ({ name: n.name, kind: n.kind }));
   }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AlertStore, TakenDelivery } from '../../store/index.js';
 import type { NotifierConfig } from '../contract/index.js';
+import { type AlertTimers, processTimers, repeatEvery } from './alert-timers.js';
 import { notifierRequest } from './notifier-request.js';
 
 /** How the outbox is worked: tuning knobs, with their defaults. */
@@ -35,7 +36,7 @@ export const DELIVERY_DEFAULTS: DeliveryTuning = {
  * requests.
  */
 export class DeliverySender {
-  private timer: NodeJS.Timeout | undefined;
+  private stopTimer: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private readonly byName: Map<string, NotifierConfig>;
 
@@ -45,25 +46,25 @@ export class DeliverySender {
     private readonly deployment: string,
     private readonly logger: Logger,
     private readonly tuning: DeliveryTuning = DELIVERY_DEFAULTS,
+    private readonly timers: AlertTimers = processTimers,
   ) {
     this.byName = new Map(notifiers.map((n) => [n.name, n]));
   }
 
   start(): void {
-    if (this.timer || this.byName.size === 0) return;
-    this.timer = setInterval(() => {
+    if (this.stopTimer || this.byName.size === 0) return;
+    this.stopTimer = repeatEvery(this.timers, this.tuning.pollMs, () => {
       this.running ??= this.round()
         .catch((err: unknown) => this.logger.warn({ err }, 'bullbeat: alert deliveries: round failed'))
         .finally(() => {
           this.running = undefined;
         });
-    }, this.tuning.pollMs);
-    this.timer.unref();
+    });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopTimer?.();
+    this.stopTimer = undefined;
     await this.running;
   }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AlertStore } from '../../store/index.js';
 import type { HeartbeatConfig } from '../contract/index.js';
+import { type AlertTimers, processTimers, repeatEvery } from './alert-timers.js';
 
 /**
  * The dead man's switch: once per period, the one live scheduler replica that claims the period in
@@ -10,7 +11,7 @@ import type { HeartbeatConfig } from '../contract/index.js';
  * period's beat goes out while any replica lives.
  */
 export class Heartbeat {
-  private timer: NodeJS.Timeout | undefined;
+  private stopTimer: (() => void) | undefined;
   private beating: Promise<void> | undefined;
   private lastPeriod = -1;
   /** Beats this replica sent (for tests and metrics). */
@@ -22,24 +23,24 @@ export class Heartbeat {
     private readonly healthy: () => boolean,
     private readonly replicaId: string,
     private readonly logger: Logger,
+    private readonly timers: AlertTimers = processTimers,
   ) {}
 
   start(): void {
-    if (this.timer) return;
+    if (this.stopTimer) return;
     const every = Math.max(100, Math.min(5000, Math.floor(this.config.everyMs / 4)));
-    this.timer = setInterval(() => {
+    this.stopTimer = repeatEvery(this.timers, every, () => {
       this.beating ??= this.beat()
         .catch((err: unknown) => this.logger.warn({ err }, 'bullbeat: heartbeat failed'))
         .finally(() => {
           this.beating = undefined;
         });
-    }, every);
-    this.timer.unref();
+    });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopTimer?.();
+    this.stopTimer = undefined;
     await this.beating;
   }
 

@@ -16,6 +16,7 @@ import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import { triggerTimezone } from '../../triggers/trigger-timezone.js';
 import { withoutJitter } from '../../triggers/without-jitter.js';
+import { type AlertTimers, processTimers, repeatEvery } from './alert-timers.js';
 import { breaches, resolvedWhy, type ScheduleFacts } from './incident-rules.js';
 
 /** What the watch needs from its replica. */
@@ -31,6 +32,8 @@ export interface IncidentWatchDeps {
   queue(name: string): Queue;
   logger: Logger;
   replicaId: string;
+  /** The timers its checks run on (default: the process's; a manual clock's in tests). */
+  timers?: AlertTimers | undefined;
   /** Called with each incident opened or resolved (events, metrics). */
   onChange?: (change: {
     op: 'opened' | 'resolved';
@@ -65,7 +68,7 @@ interface Watched {
  * replicas checking at once, or one dying mid-check, never open or resolve one twice.
  */
 export class IncidentWatch {
-  private timer: NodeJS.Timeout | undefined;
+  private stopTimer: (() => void) | undefined;
   private checking: Promise<void> | undefined;
   private watched: Watched[] = [];
   private refreshedAt = Number.NEGATIVE_INFINITY;
@@ -75,7 +78,7 @@ export class IncidentWatch {
   constructor(private readonly deps: IncidentWatchDeps) {}
 
   start(): void {
-    if (this.timer) return;
+    if (this.stopTimer) return;
     const tick = () => {
       this.checking ??= this.tick()
         .catch((err: unknown) => this.deps.logger.warn({ err }, 'bullbeat: expectations: check failed'))
@@ -83,8 +86,7 @@ export class IncidentWatch {
           this.checking = undefined;
         });
     };
-    this.timer = setInterval(tick, CHECK_EVERY_MS);
-    this.timer.unref();
+    this.stopTimer = repeatEvery(this.deps.timers ?? processTimers, CHECK_EVERY_MS, tick);
     // the first look at once, not a period later: a process just started (a replica replacing a dead
     // one) can take the turn as soon as it runs, which shortens the stretches without a check while
     // replicas come and go
@@ -92,8 +94,8 @@ export class IncidentWatch {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopTimer?.();
+    this.stopTimer = undefined;
     await this.checking;
   }
 

@@ -75,6 +75,7 @@ export class ReplicaRole {
       replicaId: `${hostname()}:${process.pid}`,
       healthy: () => this.loops.length > 0,
       onChange: (change) => manager.events.emit('incident', change),
+      timers: this.deps.hooks?.clock,
     });
     await this.alerts.start();
   }

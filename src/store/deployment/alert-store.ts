@@ -289,9 +289,14 @@ export class AlertStore extends ScriptCaller {
     return out;
   }
 
-  /** True for the one caller per `ms` that gets the turn to check expectations. */
+  /**
+   * True for the one caller per `ms` that gets the turn to check expectations, and for that caller
+   * again while its turn lasts (its next tick come early: timers bunched after a stalled event loop,
+   * or a test's clock that moves faster than Redis's expiries); never for another meanwhile.
+   */
   async checkTurn(ms: number, holder: string): Promise<boolean> {
-    return (await this.redis.set(this.keys.check, holder, 'PX', ms, 'NX')) === 'OK';
+    if ((await this.redis.set(this.keys.check, holder, 'PX', ms, 'NX')) === 'OK') return true;
+    return (await this.redis.get(this.keys.check)) === holder;
   }
 
   /** True for the one caller that claims heartbeat period `period` (held `ttlMs`). */

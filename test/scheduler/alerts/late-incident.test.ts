@@ -1,19 +1,27 @@
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../../src/queue/create-worker.js';
 import { SIGNATURE_HEADER, signBody } from '../../../src/scheduler/alerts/index.js';
 import { withManagerEnv } from '../../../src/scheduler/contract/manager-env.js';
 import { AlertStore } from '../../../src/store/deployment/alert-store.js';
-import { waitUntil } from '../../wait-until.js';
 import { silent, testEnv } from '../helpers.js';
+import { ManualTime } from '../manual-time.js';
 import { type Received, startReceiver } from './receiver.js';
 
+// On manual time (manual-time.ts): the fire loop, the expectations watch's checks and the outbox's
+// sender run on the test's clock, and Redis's clock as the manager and its worker read it; the
+// deliveries, BullMQ and the worker's runs are real, and waited for. commitAhead off: a job staged
+// ahead waits in BullMQ's delayed set for BullMQ's own clock, which manual time runs ahead of.
 describe('expectations: a late occurrence', () => {
   let env: ReturnType<typeof testEnv>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let worker: WorkerHandle | undefined;
+  let time: ManualTime | undefined;
   afterEach(async () => {
     await worker?.close({ graceMs: 1000 });
     worker = undefined;
+    await time?.stopAll();
+    time = undefined;
     await env.cleanup();
     await receiver.close();
   });
@@ -21,14 +29,28 @@ describe('expectations: a late occurrence', () => {
   it('opens one late incident, delivered once, signed, with the why; one resolved delivery after a run', async () => {
     env = testEnv('alerts-late');
     receiver = await startReceiver();
+    const t = new ManualTime(env.redis, env.prefix);
+    time = t;
+    await t.start();
+    // the watch's checks, counted from its debug line (one replica: it checks at every tick)
+    let checks = 0;
+    const logger = pino(
+      { level: 'debug' },
+      {
+        write: (line: string) => {
+          if (line.includes('expectations: checked')) checks++;
+        },
+      },
+    );
     const m = withManagerEnv(
       { ...process.env, BULLBEAT_NOTIFIERS: `ops=webhook:${receiver.url}/hook;secret=s3cret` },
-      () => env.manager(),
+      () => env.manager({ logger, commitAhead: false }),
     );
+    t.attach(m);
     m.every(1, { id: 'tick', expect: { startedWithin: '2s', notify: ['ops'] } })(async function tick() {});
     await m.start();
     const late = (r: Received) => r.json?.incident?.cause === 'late';
-    await waitUntil(() => receiver.got.some((r) => late(r) && r.json.event === 'opened'), 15_000);
+    await t.advanceUntil(() => receiver.got.some((r) => late(r) && r.json.event === 'opened'), 15_000, 50);
     const opened = receiver.got.find((r) => late(r) && r.json.event === 'opened')!;
     // the body: schedule, occurrence, cause and the why of the occurrence; signed with the operator's secret
     expect(opened.json.incident.scheduleId).toBe('tick');
@@ -45,8 +67,11 @@ describe('expectations: a late occurrence', () => {
     expect(incident!.openedAt - (firstFire + 2000)).toBeLessThanOrEqual(1000 + 500);
 
     worker = await createWorker(m, { concurrency: 5, logger: silent });
-    await waitUntil(() => receiver.got.some((r) => late(r) && r.json.event === 'resolved'), 15_000);
-    await new Promise((r) => setTimeout(r, 1500)); // a second check would have opened or resolved again
+    await t.advanceUntil(() => receiver.got.some((r) => late(r) && r.json.event === 'resolved'), 15_000, 50);
+    // two more checks, and the sender's polls after them: a check would have opened or resolved again
+    const seen = checks;
+    await t.advanceUntil(() => checks >= seen + 2, 10_000, 50);
+    await t.advance(1000);
     const lateOnes = receiver.got.filter(late);
     expect(lateOnes.map((r) => r.json.event)).toEqual(['opened', 'resolved']);
     expect(new Set(lateOnes.map((r) => r.json.incident.id)).size).toBe(1);

@@ -1,24 +1,26 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorker, type WorkerHandle } from '../../../src/queue/create-worker.js';
 import { withManagerEnv } from '../../../src/scheduler/contract/manager-env.js';
-import { internalsOf } from '../../../src/scheduler/index.js';
 import { AlertStore } from '../../../src/store/deployment/alert-store.js';
-import { setScriptClock } from '../../../src/store/scripts/script-layout.js';
 import { waitUntil } from '../../wait-until.js';
-import { redisNow, silent, testEnv } from '../helpers.js';
+import { silent, testEnv } from '../helpers.js';
+import { ManualTime } from '../manual-time.js';
 import { type Received, startReceiver } from './receiver.js';
 
 /** How long every receiver is down: 30 s, as the docs say (the bound on waiting is the retention). */
 const OUTAGE_MS = 30_000;
-/** The deliveries' clock moves in steps of this much, each once the sender has caught up. */
+/** Time moves in steps of this much, each once the sender has caught up. */
 const STEP_MS = 1000;
 
 describe('notifiers down: nothing lost', () => {
   let env: ReturnType<typeof testEnv>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let worker: WorkerHandle | undefined;
+  let time: ManualTime | undefined;
   afterEach(async () => {
     await worker?.close({ graceMs: 1000 });
+    await time?.stopAll();
+    time = undefined;
     await env.cleanup();
     await receiver.close();
   });
@@ -36,41 +38,40 @@ describe('notifiers down: nothing lost', () => {
           `pd=pagerduty:ROUTE;url=${receiver.url}/pd`,
         ].join('\n'),
       },
-      () => env.manager(),
+      () => env.manager({ commitAhead: false }),
     );
+    // On manual time (manual-time.ts): the fire loop, the expectations watch, the outbox's sender (its
+    // polls and its clock) and Redis's clock as the manager and its worker read it. The outage lasts
+    // 30 s on it, with every retry of the backoff in between, in far less wall time; the runs, BullMQ
+    // and the requests are real. commitAhead off: a job staged ahead would wait for BullMQ's own clock.
+    const t = new ManualTime(env.redis, env.prefix);
+    time = t;
+    await t.start();
+    t.attach(m);
     let failing = true;
     m.every(1, { id: 'flaky', expect: { failuresInARow: 1 } })(async function flaky() {
       if (failing) throw new Error('upstream said no');
     });
-    // The outbox's clock (outbox-take-2 and the sender's time), driven: Redis time plus what the test
-    // moved it on. The outage lasts 30 s on it, with every retry of the backoff in between, in far less
-    // wall time. The fire loop, the runs and the incidents keep Redis TIME.
-    const offset = (await redisNow(env.redis)) - Date.now();
-    let skew = 0;
-    const clock = () => Date.now() + offset + skew;
-    // the sender takes from the outbox on the alerts' own client
-    setScriptClock(internalsOf(m).alertsRedis, clock, ['outbox-take-2']);
+    const clock = () => t.now();
     await m.start();
     worker = await createWorker(m, { concurrency: 1, logger: silent });
     const alerts = new AlertStore(env.redis, env.prefix);
-    /** Move the outbox's clock one step on, then wait until the sender has taken all that is due. */
+    /** Move time one step on, then on in small steps until the sender has taken all that is due. */
     const step = async () => {
-      skew += STEP_MS;
-      await waitUntil(
+      await t.advance(STEP_MS);
+      await t.advanceUntil(
         async () => (await env.redis.zcount(alerts.keys.outbox, '-inf', clock())) === 0,
-        10_000,
-        {
-          what: 'the sender to take what is due',
-        },
+        2000,
+        10,
       );
     };
     const downAt = clock();
     // three incidents open and close while every receiver is down
     for (let i = 0; i < 3; i++) {
       failing = true;
-      await waitUntil(async () => (await alerts.incidents({ open: true })).length === 1, 15_000);
+      await t.advanceUntil(async () => (await alerts.incidents({ open: true })).length === 1, 15_000, 50);
       failing = false;
-      await waitUntil(async () => (await alerts.incidents({ open: true })).length === 0, 15_000);
+      await t.advanceUntil(async () => (await alerts.incidents({ open: true })).length === 0, 15_000, 50);
     }
     failing = false;
     const incidents = (await alerts.incidents()).filter((i) => i.cause === 'failed');
@@ -109,9 +110,10 @@ describe('notifiers down: nothing lost', () => {
       receiver.got.filter((r) => r.path === '/slack').every((r) => typeof r.json.text === 'string'),
     ).toBe(true);
     // each is recorded sent once its receiver answered (just after the request)
-    await waitUntil(
+    await t.advanceUntil(
       async () => (await alerts.deliveriesOf(incidents)).every((d) => d.status === 'sent'),
       10_000,
+      50,
     );
     const all = await alerts.deliveriesOf(incidents);
     expect(all.some((d) => d.attempts > 1)).toBe(true);
