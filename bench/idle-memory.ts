@@ -23,10 +23,14 @@ const ACTOR = arg('actor', '');
 const silent = pino({ level: 'silent' });
 
 /** `used_memory`, and the part of it that the connections' buffers hold (`mem_clients_normal`). */
-async function usedMemory(redis: Redis): Promise<{ used: number; clients: number }> {
+async function usedMemory(redis: Redis): Promise<{ used: number; clients: number; lua: number }> {
   const info = await redis.info('memory');
   const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
-  return { used: field('used_memory'), clients: field('mem_clients_normal') };
+  return {
+    used: field('used_memory'),
+    clients: field('mem_clients_normal'),
+    lua: field('used_memory_vm_eval'),
+  };
 }
 
 async function perKind(redis: Redis, prefix: string): Promise<Record<string, number>> {
@@ -57,6 +61,7 @@ async function measure(url: string, auditLimit: number | undefined) {
   const after = await usedMemory(redis);
   const delta = after.used - before.used;
   const clients = after.clients - before.clients;
+  if (argv.includes('--verbose')) console.error({ lua: after.lua - before.lua, used: delta });
   const kinds = await perKind(redis, prefix);
   await redis.quit();
   return { perSchedule: delta / N, clients: clients / N, kinds };

@@ -202,6 +202,7 @@ describe('a process of the previous release beside the first-entry form (a rolli
 
     // the stream expired (its retention over): the first entry left behind is dropped by the next create
     await env.redis.del(k.audit('expired'));
+    expect(await m.auditTrail('expired')).toEqual([]);
     await m.schedule({ name: 'fresh' }, new IntervalTrigger(60), { id: 'expired' }).saved;
     const fresh = await m.auditTrail('expired');
     expect(ops(fresh)).toEqual(['create']);

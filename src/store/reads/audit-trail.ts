@@ -63,7 +63,8 @@ export class AuditTrail {
    * The first entries kept in the first-entry hashes of `ids` (those that have one), as stream
    * entries: the definition they created is the one stored, or, where a stream was written beside it
    * (by an earlier release, which appends to the stream alone), the `before` of that stream's oldest
-   * entry that has one (what includes/audit.lua's settle writes).
+   * entry that has one (what includes/audit.lua's settle writes). One with neither a definition nor a
+   * stream is left over from a schedule an earlier release removed, whose trail has expired: none.
    */
   private async firstOf(ids: readonly string[]): Promise<Map<string, RawEntry>> {
     const pipe = this.redis.pipeline();
@@ -79,6 +80,8 @@ export class AuditTrail {
       const id = ids[i] as string;
       const [value, stored, streamed] = [0, 1, 2].map((j) => replies[3 * i + j]?.[1]);
       if (typeof value !== 'string') continue;
+      // left by a removed schedule whose stream has expired (a remove by an earlier release): no trail
+      if (stored === null && streamed !== 1) continue;
       const before = streamed === 1 ? await this.oldestBefore(id) : undefined;
       const entry = firstAuditEntry(value, before ?? (stored as string | null));
       if (entry) out.set(id, [entry.streamId, entry.flat]);
