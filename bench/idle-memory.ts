@@ -1,9 +1,12 @@
 // Redis memory per idle schedule, as shipped: N interval schedules (default 10,000) created by one
-// client on a private redis-server (started here: `--save '' --appendonly no`), the `used_memory`
-// delta / N, once with the default audit trail (each schedule's one `create` entry) and once with
-// `auditLimit: 0`; then where the bytes are (`MEMORY USAGE` of each kind of key, per schedule).
+// client, the `used_memory` delta / N, once with the default audit trail (each schedule's one `create`
+// entry) and once with `auditLimit: 0`, each on a fresh private redis-server (`--save ''
+// --appendonly no`) warmed by 100 schedules of another deployment (scripts loaded, a client
+// connected), the delta read after the client closed; then where the bytes are (`MEMORY USAGE` of
+// each kind of key, per schedule).
 //
-//   node --import tsx bench/idle-memory.ts [--n 10000] [--actor host:pid]
+//   npm run bench:idle-memory                       (node --import tsx bench/idle-memory.ts)
+//   --n 2000     --actor api:deploy-bot (the actor the schedules are created by; default host:pid)
 //
 // Prints Markdown.
 import { randomUUID } from 'node:crypto';
@@ -23,13 +26,12 @@ const ACTOR = arg('actor', '');
 const silent = pino({ level: 'silent' });
 
 /** `used_memory`, and the part of it that the connections' buffers hold (`mem_clients_normal`). */
-async function usedMemory(redis: Redis): Promise<{ used: number; clients: number; lua: number }> {
+async function usedMemory(redis: Redis): Promise<{ used: number; clients: number }> {
   const info = await redis.info('memory');
   const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
   return {
     used: field('used_memory'),
     clients: field('mem_clients_normal'),
-    lua: field('used_memory_vm_eval'),
   };
 }
 
@@ -61,7 +63,6 @@ async function measure(url: string, auditLimit: number | undefined) {
   const after = await usedMemory(redis);
   const delta = after.used - before.used;
   const clients = after.clients - before.clients;
-  if (argv.includes('--verbose')) console.error({ lua: after.lua - before.lua, used: delta });
   const kinds = await perKind(redis, prefix);
   await redis.quit();
   return { perSchedule: delta / N, clients: clients / N, kinds };

@@ -157,6 +157,30 @@ describe('a process of the previous release beside the first-entry form (a rolli
     expect((await m.auditTrail('a'))[2]).toEqual(create);
   });
 
+  it('its entry within the same millisecond as the create, or before it (a clock gone back): the create stays first, the entry takes the next id', async () => {
+    env = testEnv('roll-clock');
+    const m = env.manager({ role: 'client' });
+    const k = keys(env.prefix);
+    for (const [id, offset] of [
+      ['same', 0],
+      ['back', -5],
+    ] as const) {
+      await m.schedule({ name: id }, new IntervalTrigger(60), { id }).saved;
+      const [create] = await m.auditTrail(id);
+      const at = create?.at as number;
+      await env.redis.xadd(k.audit(id), `${at + offset}-0`, 'op', 'pause', 'actor', 'old', 'source', 'api');
+      // read before the move: both, the create not after the old entry
+      expect(ops(await m.auditTrail(id)).sort()).toEqual(['create', 'pause']);
+      await m.pause(id); // this release's next entry moves the create into the stream
+      const entries = (await env.redis.xrange(k.audit(id), '-', '+')) as [string, string[]][];
+      expect(entries.map(([eid, f]) => [eid, f[1]]).slice(0, 2), id).toEqual([
+        [`${at}-0`, 'create'],
+        [`${at}-1`, 'pause'],
+      ]);
+      expect(ops(await m.auditTrail(id))).toEqual(['pause', 'pause', 'create']);
+    }
+  });
+
   it('its update: the create still shows the definition it created (the update’s before)', async () => {
     env = testEnv('roll-update');
     const m = env.manager({ role: 'client' });
