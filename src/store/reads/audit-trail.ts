@@ -67,26 +67,26 @@ export class AuditTrail {
    * stream is left over from a schedule an earlier release removed, whose trail has expired: none.
    */
   private async firstOf(ids: readonly string[]): Promise<Map<string, RawEntry>> {
-    const pipe = this.redis.pipeline();
-    for (const id of ids) {
-      pipe
-        .hget(this.keys.auditFirst(id), id)
-        .hget(this.keys.of(id).schedules, id)
-        .exists(this.keys.audit(id));
-    }
-    const replies = (await pipe.exec()) ?? [];
-    const out = new Map<string, RawEntry>();
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i] as string;
-      const [value, stored, streamed] = [0, 1, 2].map((j) => replies[3 * i + j]?.[1]);
-      if (typeof value !== 'string') continue;
-      // left by a removed schedule whose stream has expired (a remove by an earlier release): no trail
-      if (stored === null && streamed !== 1) continue;
-      const before = streamed === 1 ? await this.oldestBefore(id) : undefined;
-      const entry = firstAuditEntry(value, before ?? (stored as string | null));
-      if (entry) out.set(id, [entry.streamId, entry.flat]);
-    }
-    return out;
+    // one pipeline per schedule: its three keys share its partition's slot (a cluster's pipeline must)
+    const found = await Promise.all(
+      ids.map(async (id) => {
+        const replies =
+          (await this.redis
+            .pipeline()
+            .hget(this.keys.auditFirst(id), id)
+            .hget(this.keys.of(id).schedules, id)
+            .exists(this.keys.audit(id))
+            .exec()) ?? [];
+        const [value, stored, streamed] = replies.map(([, v]) => v);
+        if (typeof value !== 'string') return undefined;
+        // left by a removed schedule whose stream has expired (a remove by an earlier release): no trail
+        if (stored === null && streamed !== 1) return undefined;
+        const before = streamed === 1 ? await this.oldestBefore(id) : undefined;
+        const entry = firstAuditEntry(value, before ?? (stored as string | null));
+        return entry && ([id, [entry.streamId, entry.flat]] as [string, RawEntry]);
+      }),
+    );
+    return new Map(found.filter((f) => f !== undefined));
   }
 
   /** The `before` of the oldest entry of a schedule's stream that has one (undefined: none). */
