@@ -4,8 +4,8 @@
 //
 // 1. memory per idle schedule: 10,000 without labels (the figure test/store's memory test bounds), then
 //    the N schedules with one label each (`tenant: t<i % 1000>`), every hour at second `i % 3600` of it
-//    (a six-field cron); `used_memory` growth / count. The audit trail is off (`auditLimit: 0`): a trail is a stream
-//    per schedule, measured apart (`--audit` keeps it).
+//    (a six-field cron); `used_memory` growth / count. The audit trail is off (`auditLimit: 0`), measured apart
+//    (`--audit` keeps it: an idle schedule's `create` in its partition's first-entry hashes, bench/idle-memory.ts).
 // 2. bulk create: `scheduleMany` in batches of 20,000 (BullMQ: `upsertJobScheduler`, 1,000 in flight).
 // 3. reads: the first page of `list` by name (read from the name index: 50 entries per partition), a selector
 //    (`tenant=t7`: N/1000 schedules) by the label index, a page of it, and the agenda of the next hour of

@@ -50,6 +50,10 @@ describe('schedule controls on a Redis Cluster (24 partitions)', () => {
 
     const updated = await m.update('c1', { trigger: new CronTrigger('0 3 * * *') });
     expect(updated.id).toBe('c1');
+    // each trail in its partition: the create (first kept in the partition's first-entry hash) then the rest
+    expect((await m.auditTrail('c1')).map((e) => e.op)).toEqual(['update', 'pause', 'create']);
+    expect((await m.auditTrail('c0')).map((e) => e.op)).toEqual(['resume', 'pause', 'create']);
+    expect((await m.auditTrail('c1'))[2]?.definition?.trigger).toEqual({ type: 'interval', seconds: 3600 });
 
     const now = await redisNow(env.redis);
     const from = now - 5 * 3_600_000;

@@ -67,7 +67,7 @@ describe('the data format at a process start', () => {
     expect(await env.redis.get(k.dataFormat)).toBe(String(DATA_FORMAT));
   });
 
-  it('a deployment written before the format was recorded (no key) is format 1: it starts, keeps its schedules, and gets the key', async () => {
+  it('a deployment written before the format was recorded (no key) is format 1: it starts, keeps its schedules, and is upgraded to this release format', async () => {
     env = testEnv('format-legacy');
     const k = keys(env.prefix);
     const first = env.manager({ role: 'client' });
@@ -80,7 +80,7 @@ describe('the data format at a process start', () => {
     expect(await env.redis.exists(k.dataFormat)).toBe(0);
     const replica = env.manager();
     await replica.start();
-    expect(await env.redis.get(k.dataFormat)).toBe('1');
+    expect(await env.redis.get(k.dataFormat)).toBe(String(DATA_FORMAT));
     expect((await replica.list()).map((j) => j.id)).toEqual(['a']);
   });
 });

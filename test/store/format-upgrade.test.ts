@@ -1,20 +1,21 @@
-// The format upgrade path with a real step, across real processes: the package ships no upgrade
-// (`FORMAT_UPGRADES` is empty, format 1 is the first), so this test registers one from format 1 to 2 in
-// the processes it starts, through the test seam `setDataFormatRules` (fixtures/format-upgrader.ts).
-// Three processes of that "format 2 release" starting together on a format-1 deployment run the step
-// once (one takes the step's lease, the others wait for the format to move; the move is
-// `set-format-1`'s compare-and-set) and all start at format 2; a process of this release (format 1)
-// then refuses the deployment with a `DataFormatError` naming both formats: a manager in this process,
-// and the built CLI.
+// The format upgrade path with the real step, across real processes: this release writes format 2 (an
+// idle schedule's audit trail, its one `create`, in its partition's first-entry hash instead of a stream
+// of its own) and ships the step from format 1 (`FORMAT_UPGRADES[1]`), which the processes started here
+// run through the test seam (`setDataFormatRules`, fixtures/format-upgrader.ts) so that the test counts
+// its runs. On a deployment written as format 1 wrote it (every trail a stream), three processes
+// starting together run the step once (one takes the step's lease, the others wait for the format to
+// move; the move is `set-format-1`'s compare-and-set) and all start at format 2; every trail reads the
+// same before and after, the one-entry ones moved; the step run again changes nothing; a process of
+// format 1 then refuses the deployment with a `DataFormatError` naming both formats.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../src/errors/index.js';
 import { SchedulerManager } from '../../src/scheduler/index.js';
-import { DATA_FORMAT, FORMAT_UPGRADES } from '../../src/store/deployment/data-format.js';
+import { DATA_FORMAT, FORMAT_UPGRADES, setDataFormatRules } from '../../src/store/deployment/data-format.js';
+import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { runBullbeat } from '../cli/run-bullbeat.js';
 import { REDIS_URL } from '../redis-url.js';
 import { silent } from '../scheduler/helpers.js';
 
@@ -50,23 +51,76 @@ describe('a format upgrade step, across processes', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  it('runs once across 3 processes starting together; a process of the older format then refuses with DataFormatError', async () => {
-    // what ships: format 1, no step
-    expect(DATA_FORMAT).toBe(1);
-    expect(FORMAT_UPGRADES).toEqual({});
+  it('runs the real step once across 3 processes starting together; trails read the same; a process of the older format then refuses', async () => {
+    // what ships: format 2, and its step from format 1
+    expect(DATA_FORMAT).toBe(2);
+    expect(Object.keys(FORMAT_UPGRADES)).toEqual(['1']);
     const prefix = `fmt-up-${randomUUID().slice(0, 8)}`;
     const mark = `{${prefix}}:test:upgrade`;
+    const k = keys(prefix);
     const redis = new Redis(REDIS_URL);
     cleanups.push(async () => {
-      const keys = await redis.keys(`{${prefix}}*`);
-      if (keys.length > 0) await redis.del(...keys);
+      const found = await redis.keys(`{${prefix}}*`);
+      if (found.length > 0) await redis.del(...found);
       await redis.quit();
     });
-    // a deployment of this release: format 1, one schedule
-    const before = new SchedulerManager({ prefix, connection: REDIS_URL, role: 'client', logger: silent });
-    await before.schedule({ name: 'n', queue: 'q' }, new IntervalTrigger(60), { id: 'n' }).saved;
+    // a deployment as format 1 left it: schedules, and every trail a stream (includes/audit of format 1:
+    // XADD MAXLEN, the create's `after` the definition)
+    const before = new SchedulerManager({
+      prefix,
+      connection: REDIS_URL,
+      role: 'client',
+      logger: silent,
+      auditLimit: 0,
+    });
+    for (const id of ['idle1', 'idle2', 'busy']) {
+      await before.schedule({ name: id, queue: 'q' }, new IntervalTrigger(60), { id }).saved;
+    }
     await before.close();
-    expect(await redis.get(`{${prefix}}:bb:format`)).toBe('1');
+    const xadd = (id: string, ...fields: string[]) =>
+      redis.xadd(k.audit(id), 'MAXLEN', '100', '*', ...fields) as Promise<string>;
+    for (const id of ['idle1', 'idle2', 'busy']) {
+      const def = (await redis.hget(k.schedules, id)) as string;
+      await xadd(id, 'op', 'create', 'actor', 'ann@box:1', 'source', 'cli', 'after', def);
+    }
+    await xadd('busy', 'op', 'pause', 'actor', 'bob', 'source', 'api', 'note', 'n');
+    // a removed schedule's trail, kept for its retention
+    await xadd(
+      'gone',
+      'op',
+      'create',
+      'actor',
+      'code',
+      'source',
+      'code',
+      'after',
+      '{"name":"gone","queue":"q"}',
+    );
+    await xadd(
+      'gone',
+      'op',
+      'remove',
+      'actor',
+      'code',
+      'source',
+      'code',
+      'before',
+      '{"name":"gone","queue":"q"}',
+    );
+    await redis.pexpire(k.audit('gone'), 600_000);
+    await redis.set(k.dataFormat, '1');
+    const ids = ['idle1', 'idle2', 'busy', 'gone'];
+    const reader = new SchedulerManager({ prefix, connection: REDIS_URL, role: 'client', logger: silent });
+    cleanups.push(() => reader.close());
+    const trails = async () => Promise.all(ids.map((id) => reader.auditTrail(id)));
+    const old = await trails();
+    expect(old.map((t) => t.map((e) => e.op))).toEqual([
+      ['create'],
+      ['create'],
+      ['pause', 'create'],
+      ['remove', 'create'],
+    ]);
+    expect(await redis.get(k.dataFormat)).toBe('1'); // a read upgrades nothing
 
     const done = upgraders(3, prefix, mark);
     // every process connected and waiting at the barrier: let them go at once
@@ -81,25 +135,37 @@ describe('a format upgrade step, across processes', () => {
     }
     // the step ran in one process only, and the format moved once, to 2
     expect(await redis.lrange(`${mark}:runs`, 0, -1)).toHaveLength(1);
-    expect(await redis.get(`{${prefix}}:bb:format`)).toBe('2');
-    expect(JSON.parse((await redis.hget(`{${prefix}}:bb:schedules`, 'n')) as string)).toMatchObject({
-      upgraded: true,
-    });
+    expect(await redis.get(k.dataFormat)).toBe('2');
     // no lease left behind
-    expect(await redis.exists(`{${prefix}}:bb:format:upgrade:1`)).toBe(0);
+    expect(await redis.exists(`${k.dataFormat}:upgrade:1`)).toBe(0);
+    // the one-entry trails moved out of their streams; the others kept as they were, expiry included
+    expect(await redis.exists(k.audit('idle1'), k.audit('idle2'))).toBe(0);
+    expect(await redis.hget(k.auditFirst('idle1'), 'idle1')).toMatch(/^[0-9a-z]+\|lann@box:1$/);
+    expect(await redis.xlen(k.audit('busy'))).toBe(2);
+    expect(await redis.pttl(k.audit('gone'))).toBeGreaterThan(500_000);
+    // every trail reads as before: ids, times, who, what, the definition created
+    expect(await trails()).toEqual(old);
+    // the step again (another process whose lease lapsed): nothing changes
+    const snapshot = async () =>
+      Promise.all(ids.flatMap((id) => [redis.hget(k.auditFirst(id), id), redis.exists(k.audit(id))]));
+    const once = await snapshot();
+    await FORMAT_UPGRADES[1]?.(redis, k);
+    expect(await snapshot()).toEqual(once);
+    expect(await trails()).toEqual(old);
 
-    // a process of this release (format 1) meets format 2: it refuses, naming both
-    const older = new SchedulerManager({ prefix, connection: REDIS_URL, role: 'client', logger: silent });
-    cleanups.push(() => older.close());
-    const err = (await older.start().catch((e: unknown) => e)) as DataFormatError;
-    expect(err).toBeInstanceOf(DataFormatError);
-    expect(err.stored).toBe(2);
-    expect(err.known).toBe(1);
-    expect(err.message).toMatch(/format 2 .*newer than format 1/s);
-    // the built CLI alike: exit 2, the error on stderr, nothing written
-    const cli = await runBullbeat(['scheduler'], { env: { BULLBEAT_PREFIX: prefix }, spawn: true });
-    expect(cli.code).toBe(2);
-    expect(cli.stderr).toMatch(/format 2 .*newer than format 1/s);
-    expect(await redis.get(`{${prefix}}:bb:format`)).toBe('2');
+    // a process of the previous release (format 1) meets format 2: it refuses, naming both
+    setDataFormatRules({ known: 1, upgrades: {} });
+    try {
+      const older = new SchedulerManager({ prefix, connection: REDIS_URL, role: 'client', logger: silent });
+      cleanups.push(() => older.close());
+      const err = (await older.start().catch((e: unknown) => e)) as DataFormatError;
+      expect(err).toBeInstanceOf(DataFormatError);
+      expect(err.stored).toBe(2);
+      expect(err.known).toBe(1);
+      expect(err.message).toMatch(/format 2 .*newer than format 1/s);
+    } finally {
+      setDataFormatRules(undefined);
+    }
+    expect(await redis.get(k.dataFormat)).toBe('2');
   });
 });

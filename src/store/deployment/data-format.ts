@@ -3,7 +3,7 @@ import { BullbeatError } from '../../errors/bullbeat-error.js';
 import { DataFormatError } from '../../errors/data-format-error.js';
 import { checkPartitionCount, type Keys } from '../keys/index.js';
 import { deploymentExists } from '../reads/index.js';
-import { ScriptCaller, SET_FORMAT, scriptArgs, yes } from '../scripts/index.js';
+import { COMPACT_AUDIT, ScriptCaller, SET_FORMAT, scriptArgs, yes } from '../scripts/index.js';
 
 /**
  * The format of the data this release reads and writes in Redis, recorded once per deployment at
@@ -14,7 +14,7 @@ import { ScriptCaller, SET_FORMAT, scriptArgs, yes } from '../scripts/index.js';
  * field its codec fills in, a new key it never reads) keeps the format: every reader here also reads
  * each older format's data, as the codecs read the full definition rows of earlier releases.
  */
-export const DATA_FORMAT = 1;
+export const DATA_FORMAT = 2;
 
 /**
  * One upgrade step: rewrites a deployment's data from the format it is keyed by to the next. Two
@@ -23,8 +23,32 @@ export const DATA_FORMAT = 1;
  */
 export type FormatUpgrade = (redis: Redis, k: Keys) => Promise<void>;
 
-/** The upgrade steps, by the format each starts from: none yet (format 1 is the first). */
-export const FORMAT_UPGRADES: Readonly<Record<number, FormatUpgrade>> = {};
+/**
+ * Format 1 to 2: an idle schedule's audit trail (a stream holding only its `create`) moves into its
+ * partition's first-entry hash (`keys.auditFirst`, includes/audit.lua), ~40 B instead of a stream's
+ * ~420 B. Every schedule of every partition, by `HSCAN` of its definitions, one `compact-audit-3` each
+ * (which leaves a trail of any other shape, or one already moved, as it is: the step runs again safely).
+ */
+async function compactAuditTrails(redis: Redis, k: Keys): Promise<void> {
+  const caller = new ScriptCaller(redis);
+  for (const p of k.all()) {
+    let cursor = '0';
+    do {
+      const [next, flat] = await redis.hscan(p.schedules, cursor, 'COUNT', 500);
+      cursor = next;
+      const calls: Promise<unknown>[] = [];
+      for (let i = 0; i < flat.length; i += 2) {
+        const id = flat[i] as string;
+        const keys = { audit: p.audit(id), auditFirst: p.auditFirst(id), schedules: p.schedules };
+        calls.push(caller.run(COMPACT_AUDIT, scriptArgs(COMPACT_AUDIT, keys, { id })));
+      }
+      await Promise.all(calls);
+    } while (cursor !== '0');
+  }
+}
+
+/** The upgrade steps, by the format each starts from. */
+export const FORMAT_UPGRADES: Readonly<Record<number, FormatUpgrade>> = { 1: compactAuditTrails };
 
 /** What a process knows: the newest format and the steps up to it (tests pass others). */
 export interface DataFormatRules {

@@ -133,3 +133,43 @@ export function definitionChanges(
     .filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]))
     .map((field) => ({ field, before: b[field], after: a[field] }));
 }
+
+const SOURCE_OF_LETTER: Readonly<Record<string, string>> = {
+  d: 'dashboard',
+  a: 'api',
+  l: 'cli',
+  c: 'code',
+  r: 'runtime',
+};
+
+/**
+ * A trail's first entry as its partition's first-entry hash keeps it while it is the trail's only one
+ * (`keys.auditFirst`, includes/audit.lua): a `create`, `<ms, base 36>|<source letter><actor>`. Its
+ * stream id (`<ms>-0`) and its fields as a stream entry's, the definition it created (`after`, the one
+ * stored) given by the caller; undefined for a value that is not one.
+ */
+export function firstAuditEntry(
+  value: string,
+  after: string | null | undefined,
+): { streamId: string; flat: string[] } | undefined {
+  const bar = value.indexOf('|');
+  const ms = bar > 0 ? Number.parseInt(value.slice(0, bar), 36) : Number.NaN;
+  if (!Number.isSafeInteger(ms)) return undefined;
+  const flat = [
+    'op',
+    'create',
+    'actor',
+    value.slice(bar + 2),
+    'source',
+    SOURCE_OF_LETTER[value.charAt(bar + 1)] ?? '',
+  ];
+  if (after) flat.push('after', after);
+  return { streamId: `${ms}-0`, flat };
+}
+
+/** Two stream ids (`ms-seq`) in order: negative when `a` is older. */
+export function compareStreamIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}

@@ -9,8 +9,10 @@ export {
   type AuditOp,
   type AuditSource,
   CODE_ACTOR,
+  compareStreamIds,
   decodeAuditEntry,
   definitionChanges,
+  firstAuditEntry,
   RUNTIME_ACTOR,
   SYSTEM_ACTOR,
 } from './audit-entry.js';

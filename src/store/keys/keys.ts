@@ -1,4 +1,16 @@
+import { createHash } from 'node:crypto';
 import { partitionOf, partitionTag } from './partitions.js';
+
+/** The first-entry hashes of the audit trails per partition (`auditFirst`; includes/audit.lua's `AUDIT_BUCKETS`). */
+export const AUDIT_BUCKETS = 64;
+
+/** Which of a partition's first-entry hashes holds a schedule's: SHA-1 of its id, first 8 hex digits, modulo 64. */
+export function auditBucket(scheduleId: string): number {
+  return (
+    Number.parseInt(createHash('sha1').update(scheduleId, 'utf8').digest('hex').slice(0, 8), 16) %
+    AUDIT_BUCKETS
+  );
+}
 
 /**
  * Redis key layout. With one partition (a single Redis, and today's data) every bullbeat key of one
@@ -138,9 +150,16 @@ export interface Keys {
   /**
    * Stream: a schedule's audit trail, one entry per change (`op`, `actor`, `source` and the change's own
    * fields, see audit-entry.ts), its id Redis's clock; the newest `auditLimit` kept (XADD MAXLEN),
-   * written by the script that makes the change, and kept `auditRetentionMs` after a remove.
+   * written by the script that makes the change, and kept `auditRetentionMs` after a remove. A trail
+   * of one `create` entry is kept in `auditFirst` instead (includes/audit.lua): no stream until the second.
    */
   audit(scheduleId: string): string;
+  /**
+   * Hash: schedule id → its trail's first entry while it is the only one (a `create`:
+   * `<ms, base 36>|<source letter><actor>`, its definition the one stored), one of 64 per partition,
+   * by the schedule's id (`auditBucket`), each small enough for Redis's listpack encoding.
+   */
+  auditFirst(scheduleId: string): string;
   /**
    * Sorted set: occurrences taken (put in a schedule's ledger) by a resume's catch-up or a backfill
    * and not yet enqueued, `<fireAt>|<lane b or c>|<overlap>|<coalesced>|<id>`, scored by the Redis
@@ -313,6 +332,7 @@ function partitionKeys(
     taken: (id) => `${ofId(id).base}:taken:${id}`,
     bullmqHandover: (id) => `${ofId(id).base}:bullmq-handover:${id}`,
     audit: (id) => `${ofId(id).base}:audit:${id}`,
+    auditFirst: (id) => `${ofId(id).base}:audit-first:${auditBucket(id)}`,
     owedRuns: `${base}:owed-runs`,
     pauseNotes: `${base}:notes`,
     group: (name) => `${globalBase}:group:${name}`,

@@ -13,4 +13,11 @@ export {
 export { ScheduleScripts } from './schedule-scripts.js';
 export { type BackfillVerdict, type HandOver, StatusChange, yes } from './script-codes.js';
 export { ScriptCaller, scriptArgs, unexpected } from './script-layout.js';
-export { INCIDENT, OUTBOX_DONE, OUTBOX_TAKE, RELEASE_QUEUE, SET_FORMAT } from './script-layouts.js';
+export {
+  COMPACT_AUDIT,
+  INCIDENT,
+  OUTBOX_DONE,
+  OUTBOX_TAKE,
+  RELEASE_QUEUE,
+  SET_FORMAT,
+} from './script-layouts.js';

@@ -277,6 +277,8 @@ export const SET_FORMAT = layout('set-format-1', ['format'], ['from', 'to']);
 
 export const RELEASE_QUEUE = layout('release-queue-1', ['owner'], ['prefix']);
 
+export const COMPACT_AUDIT = layout('compact-audit-3', ['audit', 'auditFirst', 'schedules'], ['id']);
+
 export const LAYOUTS = [
   UPSERT,
   CLAIM,
@@ -315,4 +317,5 @@ export const LAYOUTS = [
   OUTBOX_DONE,
   SET_FORMAT,
   RELEASE_QUEUE,
+  COMPACT_AUDIT,
 ] as const;

@@ -107,6 +107,6 @@ if taken > 0 then
     fields[#fields + 1] = 'overrides'
     fields[#fields + 1] = ARGV[12]
   end
-  audit(KEYS[10], 5, 'backfill', fields)
+  audit(KEYS[10], id, 5, 'backfill', fields)
 end
 return out

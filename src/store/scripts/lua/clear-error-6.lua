@@ -32,5 +32,5 @@ else
   if not redis.call('ZSCORE', KEYS[3], id) then redis.call('ZADD', KEYS[2], ARGV[2], id) end
   redis.call('HSET', KEYS[1], id, withStatus(row, 'a'))
 end
-audit(KEYS[6], 4, 'cleared', { 'next', ARGV[2] })
+audit(KEYS[6], id, 4, 'cleared', { 'next', ARGV[2] })
 return 1

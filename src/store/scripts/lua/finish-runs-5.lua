@@ -92,7 +92,7 @@ local function failed(id, counts, i)
     redis.call('PUBLISH', channel, 'stop:' .. id)
     -- the note's text, decoded only here (a pause is rare; the run path decodes no note)
     local ok, decoded = pcall(cjson.decode, note)
-    appendAudit(base .. ':audit:' .. id, auditLimit, 'bullbeat', 'runtime', '', 'pause',
+    appendAudit(base .. ':audit:' .. id, id, auditLimit, 'bullbeat', 'runtime', '', 'pause',
       { 'note', ok and type(decoded) == 'table' and type(decoded.note) == 'string' and decoded.note or '' })
     return 1
   end

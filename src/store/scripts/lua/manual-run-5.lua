@@ -25,5 +25,5 @@
 --- @include "includes/audit"
 
 writeRecord(KEYS[1], KEYS[2], recordBase(KEYS[1], ARGV[3]), ARGV[1], ARGV[2], pairsAt(11), '', tonumber(ARGV[4]))
-audit(KEYS[5], 5, 'trigger', { 'fireAt', ARGV[2], 'jobId', ARGV[9] })
+audit(KEYS[5], ARGV[3], 5, 'trigger', { 'fireAt', ARGV[2], 'jobId', ARGV[9] })
 return 1

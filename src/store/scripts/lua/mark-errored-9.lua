@@ -63,5 +63,5 @@ redis.call('HSET', KEYS[1], id, withStatus(row, 'e'))
 redis.call('HINCRBY', KEYS[8], 'errored', 1)
 local fields = { 'reason', ARGV[9] }
 if ARGV[10] ~= '' then fields = { 'reason', ARGV[9], 'fireAt', ARGV[10] } end
-audit(KEYS[9], 5, 'errored', fields)
+audit(KEYS[9], id, 5, 'errored', fields)
 return 1

@@ -25,5 +25,5 @@ local id = ARGV[1]
 if not redis.call('HGET', KEYS[1], id) then return 0 end
 if not pauseActive(KEYS[1], KEYS[2], KEYS[3], id) then return -1 end
 redis.call('HSET', KEYS[4], id, ARGV[2])
-audit(KEYS[5], 4, 'pause', { 'note', ARGV[3] })
+audit(KEYS[5], id, 4, 'pause', { 'note', ARGV[3] })
 return 1

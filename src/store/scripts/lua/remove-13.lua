@@ -34,6 +34,8 @@ local id = ARGV[1]
 local row = redis.call('HGET', KEYS[5], id)
 if ARGV[2] ~= '' and (not row or string.sub(row, 1, 1) ~= ARGV[2]) then return 0 end
 local def = redis.call('HGET', KEYS[1], id)
+-- the trail's first entry reads its definition from `schedules`: settled before it goes (includes/audit)
+settleAudit(KEYS[13], id)
 local existed = redis.call('HDEL', KEYS[1], id)
 if def then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(def), {})
@@ -60,7 +62,7 @@ end
 redis.call('DEL', KEYS[8], KEYS[9], KEYS[10])
 redis.call('HDEL', KEYS[11], id)
 if existed == 1 then
-  audit(KEYS[13], 3, 'remove', { 'before', def })
+  audit(KEYS[13], id, 3, 'remove', { 'before', def })
   local keep = tonumber(ARGV[7]) or 0
   if keep > 0 then redis.call('PEXPIRE', KEYS[13], keep) else redis.call('DEL', KEYS[13]) end
 end

@@ -92,5 +92,5 @@ if #left > 0 and ARGV[3] ~= 'skip' then
 end
 keepLedger(KEYS[6], KEYS[7], ARGV[4])
 redis.call('HSET', KEYS[1], id, withStatus(row, 'a'))
-audit(KEYS[10], 7, 'resume', { 'policy', ARGV[3], 'runs', tostring((#out - 1) / 2) })
+audit(KEYS[10], id, 7, 'resume', { 'policy', ARGV[3], 'runs', tostring((#out - 1) / 2) })
 return out

@@ -45,5 +45,5 @@ else
   redis.call('HDEL', KEYS[4], id)
 end
 redis.call('HSET', KEYS[1], id, withStatus(row, ARGV[3]))
-audit(KEYS[6], 5, ARGV[9], {})
+audit(KEYS[6], id, 5, ARGV[9], {})
 return 1

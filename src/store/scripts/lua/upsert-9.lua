@@ -72,6 +72,8 @@ if not row then
     markGroupsIndexed(groupBase(KEYS[1]))
     markExpectsIndexed(expectBase(KEYS[1]))
   end
+  -- a first entry left by a schedule of this id removed by an earlier release (includes/audit)
+  settleAudit(KEYS[8], id)
   redis.call('HSET', KEYS[1], id, ARGV[2])
   local status = 'a'
   if ARGV[4] == '' then
@@ -86,7 +88,7 @@ if not row then
   reindexGroup(groupBase(KEYS[1]), id, nil, storedGroup(ARGV[2]))
   if storedExpects(ARGV[2]) then reindexExpects(expectBase(KEYS[1]), id, true) end
   reindexName(namesKey(KEYS[1]), id, nil, ARGV[2])
-  audit(KEYS[8], 9, 'create', { 'after', ARGV[2] })
+  audit(KEYS[8], id, 9, 'create', { 'after', ARGV[2] })
   redis.call('PERSIST', KEYS[8])
   dropStreak()
   return 'created'
@@ -110,6 +112,8 @@ if claimed and ARGV[4] ~= '' then
   local at = claimedFireAt(KEYS[7], id)
   if at and tonumber(ARGV[4]) <= at then return 'claimed:' .. at end
 end
+-- the trail's first entry reads its definition from `schedules`: settled before that changes
+if before ~= ARGV[2] then settleAudit(KEYS[8], id) end
 redis.call('HSET', KEYS[1], id, ARGV[2])
 if before ~= ARGV[2] then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14]))
@@ -142,6 +146,6 @@ local changed = before ~= ARGV[2]
 if result == 'updated' or result == 'restored' or changed then
   local fields = {}
   if changed then fields = { 'before', before or '', 'after', ARGV[2] } end
-  audit(KEYS[8], 9, result == 'restored' and 'restore' or 'update', fields)
+  audit(KEYS[8], id, 9, result == 'restored' and 'restore' or 'update', fields)
 end
 return result
