@@ -197,7 +197,7 @@ export function apiRoutes(ctx: DashboardContext): Router {
       ...(queue !== undefined && { queue }),
     });
     const items = await ctx.reader.many(page.ids);
-    res.json({ total: page.total, offset, limit, items });
+    res.json({ total: page.total, ...(page.totalAtLeast && { totalAtLeast: true }), offset, limit, items });
   });
 
   r.get('/schedules/:id', async (req, res) => {

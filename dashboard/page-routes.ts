@@ -83,6 +83,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
         {
           items,
           total: pageIds.total,
+          ...('totalAtLeast' in pageIds && pageIds.totalAtLeast && { totalAtLeast: true }),
           offset,
           limit,
           q,

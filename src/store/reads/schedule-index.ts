@@ -3,6 +3,7 @@ import type { ScheduleStatus } from '../forms/index.js';
 import { parseSelector, parseState, peekNameAndQueue, statusOf } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { selectIds } from './label-index.js';
+import { indexedQueues, indexedStatusCounts, listIndexPage } from './list-index.js';
 import type { ListQuery } from './schedule-listing.js';
 
 /** What the list needs to filter and order every schedule without reading their full records. */
@@ -18,16 +19,20 @@ interface IndexEntry {
 /** One page of the filtered list. */
 export interface IndexPage {
   ids: string[];
-  /** How many schedules match the filter. */
+  /** How many schedules match the filter (with `totalAtLeast`: at least this many). */
   total: number;
+  /** `total` is a lower bound (a search counted up to a budget: `list-index.ts`). */
+  totalAtLeast?: true;
 }
 
 const byName = (a: IndexEntry, b: IndexEntry) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
- * The ordered list of every schedule (by name, then id), so that paging and searching 10,000
- * schedules costs one scan of an in-memory array; only the rows of a page are then read in full.
+ * The dashboard's list: a page, the counts per status and the queues are read from the list indexes
+ * (`list-index.ts`: what the page needs, never every schedule); a selector's page from the label index
+ * (what it selects). `all()`, the ordered list of every schedule (by name, then id) kept in memory, is
+ * what the deployment's health reads (it reads every active schedule's records anyway).
  *
  * A full load reads the `schedules` and `state` hashes (~2 MB for 10,000 schedules). After that,
  * every `cacheMs` only the small `state` hash is read again: statuses change, removed schedules
@@ -144,10 +149,21 @@ export class ScheduleIndex {
   }
 
   async page(query: ListQuery): Promise<IndexPage> {
-    const all =
-      query.selector === undefined
-        ? await this.all()
-        : await this.entriesOf(await selectIds(this.redis, this.keys, parseSelector(query.selector)));
+    if (query.selector === undefined) {
+      const page = await listIndexPage(
+        this.redis,
+        this.keys,
+        {
+          ...(query.status !== undefined && { status: query.status }),
+          ...(query.queue !== undefined && { queue: query.queue }),
+          ...(query.search !== undefined && { search: query.search }),
+        },
+        query.offset ?? 0,
+        query.limit ?? Number.MAX_SAFE_INTEGER,
+      );
+      return { ids: page.ids, total: page.total, ...(page.totalAtLeast && { totalAtLeast: true }) };
+    }
+    const all = await this.entriesOf(await selectIds(this.redis, this.keys, parseSelector(query.selector)));
     const q = query.search?.trim().toLowerCase() ?? '';
     const matches = all.filter(
       (e) =>
@@ -199,21 +215,13 @@ export class ScheduleIndex {
     return entries.sort(byName);
   }
 
-  /** Schedules per status (for `/metrics` and the stats strip). */
-  async statusCounts(): Promise<Record<ScheduleStatus, number>> {
-    const out: Record<ScheduleStatus, number> = {
-      active: 0,
-      paused: 0,
-      completed: 0,
-      cancelled: 0,
-      errored: 0,
-    };
-    for (const e of await this.all()) out[e.status]++;
-    return out;
+  /** Schedules per status (for `/metrics` and the stats strip), from the status indexes' counts. */
+  statusCounts(): Promise<Record<ScheduleStatus, number>> {
+    return indexedStatusCounts(this.redis, this.keys);
   }
 
-  /** Every queue a schedule targets, sorted. */
-  async queues(): Promise<string[]> {
-    return [...new Set((await this.all()).map((e) => e.queue).filter((q) => q !== ''))].sort();
+  /** Every queue a schedule targets, sorted (from the partitions' sets of queues). */
+  queues(): Promise<string[]> {
+    return indexedQueues(this.redis, this.keys);
   }
 }
