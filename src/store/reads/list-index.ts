@@ -8,8 +8,8 @@ import { checkNameIndex } from './name-index.js';
  * The filtered list (by status, queue, search text), paged from the list indexes (includes/names: per
  * partition, `<name>\0<id>` sorted sets of every schedule, of each queue's and of each status but
  * active, kept by the scripts that change the fact they index). A page walks one index per partition,
- * the narrowest the filter names (the queue's, else the status's, else the names), in steps of at most
- * `STEP_MAX` members (`ZRANGE ... BYLEX ... LIMIT`), tests each step's members against the rest of the
+ * the narrowest the filter names (the queue's, else the status's, else the names), in steps from about
+ * the page's size doubling to at most `STEP_MAX` members (`ZRANGE ... BYLEX ... LIMIT`), tests each step's members against the rest of the
  * filter (the search text against the member's name and id, membership of the status and queue indexes
  * by `ZMSCORE`), and stops once it holds the page's end; the partitions' matches are merged. It never
  * reads a definition or a state row but the page's own (checked against the filter: one an earlier
@@ -123,8 +123,10 @@ async function walk(
   const matches: string[] = [];
   let read = 0;
   let from = '-';
-  const step = tests.length === 0 ? Math.max(1, Math.min(want, STEP_MAX)) : STEP_MAX;
-  for (;;) {
+  // untested: exactly what the page needs; tested: from about the page's size, doubling to STEP_MAX
+  let step =
+    tests.length === 0 ? Math.max(1, Math.min(want, STEP_MAX)) : Math.min(Math.max(want, 64), STEP_MAX);
+  for (; ; step = Math.min(step * 2, STEP_MAX)) {
     const members = await redis.zrangebylex(key, from, '+', 'LIMIT', 0, step);
     read += members.length;
     let pass = members.map(() => true);

@@ -139,7 +139,9 @@ end
 s.fp = ARGV[3]
 s.source = ARGV[6]
 redis.call('HSET', KEYS[4], id, formatState(s))
-reindexList(listBase(KEYS[1], 'schedules'), id, before, wasStatus, ARGV[2], s.status)
+if before ~= ARGV[2] or wasStatus ~= s.status then
+  reindexList(listBase(KEYS[1], 'schedules'), id, before, wasStatus, ARGV[2], s.status)
+end
 local changed = before ~= ARGV[2]
 if result == 'updated' or result == 'restored' or changed then
   local fields = {}
