@@ -22,7 +22,7 @@
 //
 //   npm run bench:scale                       (node --import tsx bench/scale.ts)
 //   node --import tsx bench/scale.ts --n 100000 --targets single --aligned 20000
-//   --targets single,cluster   --bullmq no   --steady-seconds 30
+//   --targets single,cluster   --bullmq no   --steady-seconds 30   --settle-seconds 5
 //   --spread 30s [--max-fires-per-second C]: the aligned schedules measured three times: as is, with
 //   `spread: 30s` (lateness vs nominal and vs nominal + the schedule's offset), and under
 //   `maxFiresPerSecond` C (default: aligned / the spread's seconds); each with its busiest second
@@ -54,6 +54,11 @@ const WITH_BULLMQ = arg('bullmq', 'yes') !== 'no';
 const WITH_BULLBEAT = arg('bullbeat', 'yes') !== 'no';
 const ALIGNED = Number(arg('aligned', '100000'));
 const STEADY_S = Number(arg('steady-seconds', '30'));
+/**
+ * `--settle-seconds`: how long the replica runs before the steady state is measured (default 5): at N
+ * created over minutes, the occurrences due meanwhile are caught up first (`misfire: 'once'`).
+ */
+const SETTLE_S = Number(arg('settle-seconds', '5'));
 const AUDIT = argv.includes('--audit');
 /** `--spread <d>`: the aligned schedules measured again with `spread: <d>`, and under `--max-fires-per-second`. */
 const SPREAD = arg('spread', '');
@@ -205,7 +210,7 @@ async function bullbeatOn(t: Target): Promise<Record<string, string>> {
       firedTotal++;
     });
     await s.start();
-    await sleep(5000); // settled
+    await sleep(SETTLE_S * 1000); // settled: the backlog of the creation's minutes caught up
     const cpu0 = await cpuSeconds(t);
     const fired0 = firedTotal;
     const at0 = performance.now();
