@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IntervalTrigger } from '../../src/index.js';
 import { internalsOf, type ScheduleManyItem } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
-import { STEP_MAX } from '../../src/store/index.js';
+import { listIndexPage, STEP_MAX } from '../../src/store/index.js';
 import { testEnv } from './helpers.js';
 
 let env: ReturnType<typeof testEnv>;
@@ -172,6 +172,18 @@ describe('the filtered list from the list indexes', () => {
       expect((await m.listPage({ status: 'active', queue: 'fq-alpha' })).items.map((j) => j.id)).toContain(
         's0',
       );
+
+      // a search counted past its page stops at the budget of entries per partition: a lower bound, said so
+      const { redis, keys } = internalsOf(m);
+      const capped = await listIndexPage(redis, keys, { search: 'report' }, 0, 20, 100);
+      const matching = expected((r) => r.name.includes('report') && r.id !== 's5');
+      expect(capped.ids).toEqual(matching.slice(0, 20));
+      expect(capped.totalAtLeast).toBe(true);
+      expect(capped.total).toBeGreaterThanOrEqual(20);
+      expect(capped.total).toBeLessThan(matching.length);
+      const whole = await listIndexPage(redis, keys, { search: 'report' }, 0, 20);
+      expect(whole.totalAtLeast).toBeUndefined();
+      expect(whole.total).toBe(matching.length);
     }, 180_000);
   }
 

@@ -68,7 +68,8 @@ type Test = (k: Keys, members: string[]) => Promise<boolean[]>;
 
 /**
  * The page `offset` .. `offset + limit` of the schedules matching `filter`, by name then id. A filter of
- * status `cancelled` (never stored: a removed schedule is gone) matches none.
+ * status `cancelled` (never stored: a removed schedule is gone) matches none. `countBudget`: the entries
+ * a walk reads per partition to count past the page (`COUNT_BUDGET`).
  */
 export async function listIndexPage(
   redis: Redis,
@@ -76,6 +77,7 @@ export async function listIndexPage(
   filter: ListFilter,
   offset: number,
   limit: number,
+  countBudget = COUNT_BUDGET,
 ): Promise<ListIndexPage> {
   if (filter.status === 'cancelled') return { ids: [], total: 0, read: 0 };
   await checkNameIndex(redis, keys);
@@ -97,7 +99,7 @@ export async function listIndexPage(
   const countedByIndex = q === '' && (queue === undefined || status === undefined);
 
   const walks = await Promise.all(
-    keys.all().map((k) => walk(redis, k, source(k), tests, need, countedByIndex ? need : COUNT_BUDGET)),
+    keys.all().map((k) => walk(redis, k, source(k), tests, need, countedByIndex ? need : countBudget)),
   );
   const merged = walks.flatMap((w) => w.matches.slice(0, need)).sort(byBytes);
   let ids = merged.slice(offset, offset + limit).map((m) => splitMember(m).id);
