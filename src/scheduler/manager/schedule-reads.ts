@@ -100,7 +100,7 @@ export async function listPage(ctx: ReadContext, query: ListQuery): Promise<List
     return { total, items: await materialize(ctx, await rowsByName(ctx, page.ids, page.names)) };
   }
   // filtered: by the list indexes (status, queue, search) or the label index (selector), read now
-  const index = new ScheduleIndex(ctx.redis, ctx.keys, 0, Date.now, 0);
+  const index = new ScheduleIndex(ctx.redis, ctx.keys);
   const { total, ids, totalAtLeast } = await index.page(query);
   const rows: StoredSchedule[] = [];
   for (let i = 0; i < ids.length; i += 1000) rows.push(...(await ctx.store.getMany(ids.slice(i, i + 1000))));
