@@ -9,20 +9,20 @@
 // 2. bulk create: `scheduleMany` in batches of 20,000 (BullMQ: `upsertJobScheduler`, 1,000 in flight).
 // 3. reads: the first page of `list` by name (read from the name index: 50 entries per partition), a selector
 //    (`tenant=t7`: N/1000 schedules) by the label index, a page of it, and the agenda of the next hour of
-//    that selector.
+//    that selector; a filtered page from the list indexes (status active, and a search for a rare id).
 // 4. steady state: one scheduler replica fires the N hourly schedules (N/3600 a second) for
 //    `--steady-seconds`; Redis CPU (used_cpu_sys + used_cpu_user) per second and per fire.
 // 5. top of the minute: `--aligned` (default 100,000) more schedules due at one minute (a daily cron at a
-//    minute placed after their creation ends; BullMQ's side: `* * * * *`), a worker runtime
+//    minute placed after their creation ends; BullMQ's side the same, as job schedulers), a worker runtime
 //    (concurrency 200) starting each; lateness = handler start - the occurrence's nominal time. BullMQ: the
-//    same count of `pattern: '* * * * *'` job schedulers and a plain Worker. Only on the single Redis.
+//    same count of job schedulers (the same daily pattern, UTC) and a plain Worker. Only on the single Redis.
 //    The busiest second twice: of fires (from the records: the instant each job became runnable, its
 //    nominal time + spread offset + `capDelayMs`), which the cap bounds, and of handler starts, which
 //    also bunch when the worker (in this process, beside the scheduler's adds) falls behind.
 //
 //   npm run bench:scale                       (node --import tsx bench/scale.ts)
 //   node --import tsx bench/scale.ts --n 100000 --targets single --aligned 20000
-//   --targets single,cluster   --bullmq no   --steady-seconds 30
+//   --targets single,cluster   --bullmq no   --steady-seconds 30   --settle-seconds 5
 //   --spread 30s [--max-fires-per-second C]: the aligned schedules measured three times: as is, with
 //   `spread: 30s` (lateness vs nominal and vs nominal + the schedule's offset), and under
 //   `maxFiresPerSecond` C (default: aligned / the spread's seconds); each with its busiest second
@@ -54,6 +54,11 @@ const WITH_BULLMQ = arg('bullmq', 'yes') !== 'no';
 const WITH_BULLBEAT = arg('bullbeat', 'yes') !== 'no';
 const ALIGNED = Number(arg('aligned', '100000'));
 const STEADY_S = Number(arg('steady-seconds', '30'));
+/**
+ * `--settle-seconds`: how long the replica runs before the steady state is measured (default 5): at N
+ * created over minutes, the occurrences due meanwhile are caught up first (`misfire: 'once'`).
+ */
+const SETTLE_S = Number(arg('settle-seconds', '5'));
 const AUDIT = argv.includes('--audit');
 /** `--spread <d>`: the aligned schedules measured again with `spread: <d>`, and under `--max-fires-per-second`. */
 const SPREAD = arg('spread', '');
@@ -187,7 +192,15 @@ async function bullbeatOn(t: Target): Promise<Record<string, string>> {
   out.select = `${f(selectMs)} ms (${f(ids.length)} ids)`;
   out.selectPage = `${f(pageMs)} ms`;
   out.agenda = `${f(agendaMs)} ms (${f(a.entries.length)} fires)`;
-  log(`${t.name}: list ${out.list}, select ${out.select}, page ${out.selectPage}, agenda ${out.agenda}`);
+  // the filtered list from the list indexes: a status (every one active: the name index less the status
+  // indexes), and a search for a rare id (a walk of the names until its page is full, counted on to
+  // 20,000 entries a partition)
+  const [, activeMs] = await timed(() => m.listPage({ status: 'active', limit: 50 }));
+  const [found, searchMs] = await timed(() => m.listPage({ search: 's4242', limit: 50 }));
+  out.filtered = `status ${f(activeMs)} ms; search ${f(searchMs)} ms (${found.totalAtLeast ? '≥ ' : ''}${f(found.total)})`;
+  log(
+    `${t.name}: list ${out.list}, select ${out.select}, page ${out.selectPage}, agenda ${out.agenda}, filtered ${out.filtered}`,
+  );
   await m.close();
   // 4. steady state: one replica fires N/3600 a second
   if (STEADY_S > 0) {
@@ -197,7 +210,7 @@ async function bullbeatOn(t: Target): Promise<Record<string, string>> {
       firedTotal++;
     });
     await s.start();
-    await sleep(5000); // settled
+    await sleep(SETTLE_S * 1000); // settled: the backlog of the creation's minutes caught up
     const cpu0 = await cpuSeconds(t);
     const fired0 = firedTotal;
     const at0 = performance.now();
@@ -310,15 +323,23 @@ async function alignedBullmq(t: Target, count: number): Promise<string> {
   const name = `mq-al-${randomUUID().slice(0, 6)}`;
   const connection = { url: t.connection as string, maxRetriesPerRequest: null };
   const q = new Queue(name, { connection });
+  // the same shape as bullbeat's side: one minute, daily (UTC), placed after their creation ends (a
+  // `* * * * *` scheduler created early fires the minutes its creation crosses, before the worker runs)
+  const minute = Math.ceil((Date.now() + count * CREATE_MS_EACH * 2 + 15_000) / 60_000) * 60_000;
+  const at = new Date(minute);
+  const pattern = `${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
   for (let from = 0; from < count; from += 1000) {
     await Promise.all(
       Array.from({ length: Math.min(1000, count - from) }, (_, k) =>
-        q.upsertJobScheduler(`a${from + k}`, { pattern: '* * * * *' }, { name: 'minute' }),
+        q.upsertJobScheduler(`a${from + k}`, { pattern, tz: 'UTC' }, { name: 'minute' }),
       ),
     );
+    if ((from / 1000) % 20 === 0)
+      log(`  BullMQ aligned upserted ${f(Math.min(count, from + 1000))} / ${f(count)}`);
   }
+  if (Date.now() > minute - 5000)
+    throw new Error(`BullMQ: upserting ${f(count)} took past ${at.toISOString()}`);
   const late: number[] = [];
-  const minute = Math.ceil((Date.now() + 5000) / 60_000) * 60_000;
   const w = new Worker(
     name,
     async (job) => {
@@ -422,13 +443,13 @@ const command = `\`node --import tsx bench/scale.ts ${argv.slice(2).join(' ')}\`
 if (!ALIGNED_ONLY) {
   console.log(`\n${f(N)} schedules (${new Date().toISOString().slice(0, 10)}, ${command})\n`);
   console.log(
-    '| side | idle, no labels | idle, 1 label | bulk create | list page by name (name index) | selector tenant=t7 | its list page | its agenda (1 h) | steady state (one replica) |',
+    '| side | idle, no labels | idle, 1 label | bulk create | list page by name (name index) | filtered page: status active; search "s4242" | selector tenant=t7 | its list page | its agenda (1 h) | steady state (one replica) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const [name, r] of rows) {
     const c = (k: string) => r[k] ?? '-';
     console.log(
-      `| ${name} | ${c('bare')} | ${c('memory')} | ${c('create')} | ${c('list')} | ${c('select')} | ${c('selectPage')} | ${c('agenda')} | ${c('steady')} |`,
+      `| ${name} | ${c('bare')} | ${c('memory')} | ${c('create')} | ${c('list')} | ${c('filtered')} | ${c('select')} | ${c('selectPage')} | ${c('agenda')} | ${c('steady')} |`,
     );
   }
 }

@@ -197,7 +197,7 @@ export function apiRoutes(ctx: DashboardContext): Router {
       ...(queue !== undefined && { queue }),
     });
     const items = await ctx.reader.many(page.ids);
-    res.json({ total: page.total, offset, limit, items });
+    res.json({ total: page.total, ...(page.totalAtLeast && { totalAtLeast: true }), offset, limit, items });
   });
 
   r.get('/schedules/:id', async (req, res) => {
@@ -231,7 +231,6 @@ export function apiRoutes(ctx: DashboardContext): Router {
     const target = { name, ...(queue !== undefined && { queue }) };
     const job = m.schedule(target, trigger, inputOptions(rest), changeBy(ctx, req));
     await job.saved;
-    ctx.index.invalidate(existing ? { full: true } : undefined);
     ctx.board.refresh(true).catch(() => undefined);
     res.status(existing ? 200 : 201).json(await mustGet(ctx, job.id));
   });
@@ -258,7 +257,6 @@ export function apiRoutes(ctx: DashboardContext): Router {
     // merged with what is stored and checked by the schedule schema in `update()`
     const patch = { ...inputOptions(changes), ...(trigger !== undefined && { trigger }) };
     await m.update(def.id, patch, changeBy(ctx, req));
-    ctx.index.invalidate({ full: true });
     ctx.board.refresh(true).catch(() => undefined);
     res.json(await mustGet(ctx, def.id));
   });
@@ -272,14 +270,12 @@ export function apiRoutes(ctx: DashboardContext): Router {
       ...(note !== undefined && { note }),
       ...(onBehalfOf !== undefined && { onBehalfOf }),
     });
-    ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });
 
   r.post('/schedules/:id/resume', async (req, res) => {
     const input = parseInput(resumeSchema, req.body);
     const changed = await m.resume(id(req), { ...(input as ResumeOptions), ...changeBy(ctx, req) });
-    ctx.index.invalidate();
     res.json({ id: id(req), changed, schedule: await mustGet(ctx, id(req)) });
   });
 
@@ -296,7 +292,6 @@ export function apiRoutes(ctx: DashboardContext): Router {
 
   r.delete('/schedules/:id', async (req, res) => {
     if (!(await m.remove(id(req), changeBy(ctx, req)))) throw new ScheduleNotFoundError(id(req));
-    ctx.index.invalidate();
     res.json({ id: id(req), removed: true });
   });
 

@@ -81,6 +81,10 @@ export const scheduleView = z
 
 export const schedulePage = z.object({
   total: z.number().int(),
+  totalAtLeast: z
+    .literal(true)
+    .optional()
+    .describe('`total` is a lower bound: a search counted past its page up to a budget of index entries'),
   offset: z.number().int().optional().describe('the page by offset (no `cursor` asked)'),
   limit: z.number().int(),
   cursor: z

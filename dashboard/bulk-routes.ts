@@ -25,7 +25,6 @@ export function bulkApiRoutes(ctx: DashboardContext): Router {
   const r = Router();
   const m = ctx.scheduler;
   const done = () => {
-    ctx.index.invalidate({ full: true });
     ctx.board.refresh(true).catch(() => undefined);
   };
 

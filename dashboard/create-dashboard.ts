@@ -59,7 +59,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const o = resolveDashboardOptions(options);
   const scheduler = o.scheduler;
   const now = Date.now;
-  const index = new ScheduleIndex(internalsOf(scheduler).redis, internalsOf(scheduler).keys, o.cacheMs, now);
+  const index = new ScheduleIndex(internalsOf(scheduler).redis, internalsOf(scheduler).keys);
   const reader = new ScheduleReader(
     internalsOf(scheduler).redis,
     internalsOf(scheduler).keys,

@@ -57,7 +57,8 @@ export interface DashboardOptions {
    */
   basePath?: string;
   /**
-   * How long the list of queues (for Bull Board) and the schedule index are reused, in ms.
+   * How long the list of queues (for Bull Board) and the deployment's health (late, failing, errored) are
+   * reused, in ms. The schedules list reads Redis at each page (its indexes: what the page needs).
    * @defaultValue `2000`
    */
   cacheMs?: number;

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type Keys, lateSchedules, redisTime, type ScheduleIndex } from '../src/store/index.js';
+import { type Keys, lateSchedules, namePage, redisTime, type ScheduleIndex } from '../src/store/index.js';
 import type { ScheduleReader } from './schedule-reader.js';
 
 /** Ids named per list in a health report (the counts are exact). */
@@ -61,12 +61,16 @@ export class DeploymentHealthReader {
     const now = await redisTime(this.redis);
     const before = now - this.options.lateThresholdMs;
     const late = await lateSchedules(this.redis, this.keys, before, now);
-    const entries = await this.index.all();
-    const active = entries.filter((e) => e.status === 'active').map((e) => e.id);
-    const erroredIds = entries.filter((e) => e.status === 'errored').map((e) => e.id);
+    // errored: the status index (its count, a page of ids); failing: every active schedule's view, the
+    // schedules walked by name CHUNK at a time (never the whole list in memory)
+    const [counts, errored] = await Promise.all([
+      this.index.statusCounts(),
+      this.index.page({ status: 'errored', offset: 0, limit: SAMPLE }),
+    ]);
     const failingIds: string[] = [];
-    for (let i = 0; i < active.length; i += CHUNK) {
-      for (const view of await this.reader.many(active.slice(i, i + CHUNK))) {
+    for (let cursor: string | undefined = '0'; cursor !== undefined; ) {
+      const step: Awaited<ReturnType<typeof namePage>> = await namePage(this.redis, this.keys, cursor, CHUNK);
+      for (const view of await this.reader.many(step.ids)) {
         if (
           view.status === 'active' &&
           (view.badges.includes('failing') || view.badges.includes('no-worker'))
@@ -74,13 +78,15 @@ export class DeploymentHealthReader {
           failingIds.push(view.id); // the alert: no success for several expected intervals, whatever the cause
         }
       }
+      cursor = step.cursor;
     }
+    const erroredIds = errored.ids;
     const lateIds = [...late];
     return {
       now,
       late: lateIds.length,
       failing: failingIds.length,
-      errored: erroredIds.length,
+      errored: counts.errored,
       lateIds: lateIds.slice(0, SAMPLE),
       failingIds: failingIds.slice(0, SAMPLE),
       erroredIds: erroredIds.slice(0, SAMPLE),

@@ -83,6 +83,7 @@ export function pageRoutes(ctx: DashboardContext): Router {
         {
           items,
           total: pageIds.total,
+          ...('totalAtLeast' in pageIds && pageIds.totalAtLeast && { totalAtLeast: true }),
           offset,
           limit,
           q,
@@ -205,7 +206,6 @@ export function pageRoutes(ctx: DashboardContext): Router {
     else if (action === 'revert') {
       await m.revert(id, { ...who, ...(typeof form.to === 'string' && form.to !== '' && { to: form.to }) });
     } else await m.remove(id, who);
-    ctx.index.invalidate();
     const base = baseOf(req);
     const body = req.body as { back?: unknown } | undefined;
     // only paths of this dashboard (see sameOriginPath); a removed schedule's page is gone

@@ -43,7 +43,6 @@ export function revertHandler(ctx: DashboardContext) {
       ...(input.to !== undefined && { to: input.to }),
       ...changeBy(ctx, req),
     });
-    ctx.index.invalidate();
     const schedule = await ctx.reader.one(id);
     res.json({ id, entry: r.entry, changed: r.changes.length > 0, changes: r.changes, schedule });
   };

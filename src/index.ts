@@ -134,6 +134,7 @@ export {
   type IncidentEvent,
   type JobFunction,
   type LateEvent,
+  type ListPage,
   type ListQuery,
   type ManagerTuning,
   type MisfirePolicy,

@@ -8,6 +8,8 @@ import { pauseNoteLine, scheduleActions, statusCell } from './schedule-actions.j
 export interface SchedulesPageData {
   items: ScheduleView[];
   total: number;
+  /** `total` is a lower bound (a search counted up to a budget). */
+  totalAtLeast?: boolean;
   offset: number;
   limit: number;
   q: string;
@@ -86,7 +88,7 @@ ${
 </table>`
 }
 <div class="pager">
-  <span data-range>${d.total === 0 ? '0' : `${d.offset + 1}–${last}`} of ${d.total.toLocaleString('en-US')}</span>
+  <span data-range>${d.total === 0 ? '0' : `${d.offset + 1}–${last}`} of ${d.totalAtLeast ? 'at least ' : ''}${d.total.toLocaleString('en-US')}</span>
   ${d.offset > 0 ? html`<a href="${query(Math.max(0, d.offset - d.limit))}" rel="prev">← previous</a>` : ''}
   ${last < d.total ? html`<a href="${query(d.offset + d.limit)}" rel="next">next →</a>` : ''}
 </div>`;

@@ -227,6 +227,10 @@ export function createProgram(io: CliIO, result: ProgramResult): Command {
 
   command('schedule:list', 'list the schedules in Redis: a table, or JSON')
     .option('--selector <selector>', 'only schedules whose labels match: tenant=acme,team!=ops')
+    .option('--status <status>', 'only schedules in this status: active, paused, completed, errored')
+    .option('--queue <queue>', 'only schedules targeting this queue')
+    .option('--search <text>', 'only schedules whose id, name or queue holds this text (any case)')
+    .option('--limit <n>', 'only the first n (by name, then id)')
     .option('--json', 'print JSON (one array of schedules)')
     .action(run(async () => (await import('./commands/admin.js')).listCommand(io)));
 

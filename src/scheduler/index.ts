@@ -84,6 +84,7 @@ export {
   type HistoryAccess,
   internalsOf,
   type JobFunction,
+  type ListPage,
   type ListQuery,
   type ManagerInternals,
   type RunHistoryReader,

@@ -87,4 +87,41 @@ describe('list pages by cursor on a Redis Cluster', () => {
     expect(new Set(keys).size).toBe(n);
     expect(keys).toEqual([...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
   }, 240_000);
+
+  it('filtered: 3,000 schedules over 3 partitions by status, queue and search, each by offset complete and ordered', async () => {
+    env = clusterEnv(cluster, 'list-filters', 3);
+    const m = env.manager({ role: 'client', auditLimit: 0 });
+    const n = 3000;
+    const queueOf = (i: number) => `${env.prefix}-q${i % 3}`;
+    await m.scheduleMany(
+      Array.from({ length: n }, (_, i) => ({
+        target: { name: `n${(i * 7919) % 500}`, queue: queueOf(i) },
+        trigger: new IntervalTrigger(3600),
+        options: { id: `s${i}`, labels: { half: i % 4 === 0 ? 'p' : 'a' } },
+      })),
+    );
+    expect((await m.select('half=p').pause()).count).toBe(n / 4);
+    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    const want = (match: (i: number) => boolean) =>
+      Array.from({ length: n }, (_, i) => i)
+        .filter(match)
+        .map((i) => `n${(i * 7919) % 500}\0s${i}`)
+        .sort(byBytes)
+        .map((k) => k.slice(k.indexOf('\0') + 1));
+    const cases: [Parameters<typeof m.listPage>[0], (i: number) => boolean][] = [
+      [{ status: 'paused' }, (i) => i % 4 === 0],
+      [{ status: 'active', queue: queueOf(1) }, (i) => i % 4 !== 0 && i % 3 === 1],
+      [{ search: 'n49' }, (i) => `n${(i * 7919) % 500}`.includes('n49') || `s${i}`.includes('n49')],
+    ];
+    for (const [query, match] of cases) {
+      const ids: string[] = [];
+      for (let offset = 0; ; offset += 200) {
+        const page = await m.listPage({ ...query, offset, limit: 200 });
+        expect(page.total).toBe(want(match).length);
+        ids.push(...page.items.map((j) => j.id));
+        if (page.items.length < 200) break;
+      }
+      expect(ids).toEqual(want(match));
+    }
+  }, 240_000);
 });

@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { ConfigError, ScheduleNotFoundError, ScheduleOptionsError } from '../../errors/index.js';
 import type { ResumePolicy, ScheduledJobJSON } from '../../scheduler/index.js';
 import { internalsOf, SchedulerManager } from '../../scheduler/index.js';
-import { checkDeployment, deploymentExists, type PauseNote, parseSelector } from '../../store/index.js';
+import {
+  checkDeployment,
+  deploymentExists,
+  type PauseNote,
+  parseSelector,
+  ScheduleStatus,
+} from '../../store/index.js';
 import { describeTrigger } from '../../triggers/index.js';
 import { cliChange } from '../cli-actor.js';
 import { cliConnection } from '../cli-config.js';
@@ -11,6 +17,7 @@ import { type CommandContext, commandContext } from '../command-context.js';
 import { checkPrefixFound, resolvePrefix } from '../discover-prefix.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatTable, shortInstant } from '../format-table.js';
+import { numericFlag } from '../numeric-flag.js';
 import { cliTarget, probeRedis } from '../redis-probe.js';
 import { shown } from '../terminal-text.js';
 
@@ -56,16 +63,47 @@ export function triggerWords(job: ScheduledJobJSON): string {
   }
 }
 
-/** `schedule:list [--selector S] [--json]`. */
+const LIST_STATUSES: readonly string[] = Object.values(ScheduleStatus);
+
+/** `schedule:list [--selector S] [--status S] [--queue Q] [--search T] [--limit N] [--json]`. */
 export function listCommand(io: CliIO) {
-  return async (options: { json?: boolean; selector?: string }, command: Command): Promise<number> => {
+  return async (
+    options: {
+      json?: boolean;
+      selector?: string;
+      status?: string;
+      queue?: string;
+      search?: string;
+      limit?: string;
+    },
+    command: Command,
+  ): Promise<number> => {
     const selector =
       options.selector === undefined ? undefined : parseSelector(options.selector, '--selector');
+    if (options.status !== undefined && !LIST_STATUSES.includes(options.status)) {
+      throw new ConfigError(
+        '--status',
+        `expected one of ${LIST_STATUSES.join(', ')} (got "${options.status}")`,
+      );
+    }
+    const limit = numericFlag('--limit', options.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+      throw new ConfigError('--limit', `expected a whole number from 1 (got "${options.limit}")`);
+    }
     const ctx = commandContext(io, command, 'cli');
-    const query = selector === undefined ? {} : { selector: selector.text };
+    const query = {
+      ...(selector !== undefined && { selector: selector.text }),
+      ...(options.status !== undefined && { status: options.status as ScheduleStatus }),
+      ...(options.queue !== undefined && { queue: options.queue }),
+      ...(options.search !== undefined && { search: options.search }),
+      ...(limit !== undefined && { limit }),
+    };
     // a schedule on a calendar: its next run as it will happen (a roll applied), its stored wake-up
-    // apart (`wakeUpTime`, as `get()` gives them)
-    const jobs = await withManager(ctx, async (m) => (await m.list(query)).map((j) => j.toJSON()));
+    // apart (`wakeUpTime`, as `get()` gives them); a filter reads the list indexes, a page what it needs
+    const { jobs, total, totalAtLeast } = await withManager(ctx, async (m) => {
+      const page = await m.listPage(query);
+      return { jobs: page.items.map((j) => j.toJSON()), total: page.total, totalAtLeast: page.totalAtLeast };
+    });
     if (options.json) {
       io.stdout(`${JSON.stringify(jobs, null, 2)}\n`);
       return ExitCode.ok;
@@ -88,8 +126,9 @@ export function listCommand(io: CliIO) {
     io.stdout(
       `${formatTable(['ID', 'NAME', 'QUEUE', 'STATUS', 'NEXT RUN', 'LAST RUN', 'RUNS', 'ERRORS', 'TRIGGER'], rows)}\n`,
     );
+    const of = total > jobs.length ? ` of ${totalAtLeast ? 'at least ' : ''}${total}` : '';
     io.stdout(
-      `${jobs.length} schedule${jobs.length === 1 ? '' : 's'} under prefix "${shown(ctx.config.prefix)}"\n`,
+      `${jobs.length}${of} schedule${jobs.length === 1 && of === '' ? '' : 's'} under prefix "${shown(ctx.config.prefix)}"\n`,
     );
     const noted = jobs.filter((j) => j.pauseNote && j.pauseNote.note !== '');
     if (noted.length > 0) {

@@ -44,7 +44,7 @@ export function statusCommand(io: CliIO) {
         import('../../store/index.js'),
         import('../../../dashboard/internal.js'),
       ]);
-      const index = new ScheduleIndex(internalsOf(manager).redis, internalsOf(manager).keys, 0);
+      const index = new ScheduleIndex(internalsOf(manager).redis, internalsOf(manager).keys);
       const reader = new ScheduleReader(
         internalsOf(manager).redis,
         internalsOf(manager).keys,

@@ -5,6 +5,7 @@ export type { CalendarDefined, Calendars } from './calendars.js';
 export { internalsOf, type ManagerInternals } from './manager-internals.js';
 export { createWorker } from './manager-worker.js';
 export type { ScheduleManyItem } from './schedule-many.js';
+export type { ListPage } from './schedule-reads.js';
 export {
   type BulkResult,
   ScheduleSelection,

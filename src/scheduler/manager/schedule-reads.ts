@@ -44,11 +44,39 @@ export interface ReadContext {
   refreshCalendars?(names: readonly string[]): Promise<void>;
 }
 
+/** What `listPage` answers. */
+export interface ListPage {
+  total: number;
+  /** `total` is a lower bound: a search counted past its page up to a budget (`ListQuery.search`). */
+  totalAtLeast?: true;
+  items: ScheduledJob[];
+  cursor?: string;
+}
+
+const STATUSES: readonly string[] = Object.values(ScheduleStatus);
+
+/** A list query's fields checked: a bad one is refused naming it. */
+function checkListQuery(query: ListQuery): void {
+  const bad = (field: string, text: string) => new ScheduleOptionsError(undefined, field, text);
+  if (query.status !== undefined && !STATUSES.includes(query.status)) {
+    throw bad('status', `must be one of ${STATUSES.join(', ')}, got ${JSON.stringify(query.status)}`);
+  }
+  for (const field of ['queue', 'search', 'selector'] as const) {
+    if (query[field] !== undefined && typeof query[field] !== 'string') {
+      throw bad(field, `must be a string, got ${JSON.stringify(query[field])}`);
+    }
+  }
+  if (query.offset !== undefined && (!Number.isInteger(query.offset) || query.offset < 0)) {
+    throw bad('offset', `must be a whole number >= 0, got ${JSON.stringify(query.offset)}`);
+  }
+  if (query.limit !== undefined && (!Number.isInteger(query.limit) || query.limit < 0)) {
+    throw bad('limit', `must be a whole number >= 0, got ${JSON.stringify(query.limit)}`);
+  }
+}
+
 /** A page of schedules sorted by name then id, with the total that matched (or, with `cursor`, in store order). */
-export async function listPage(
-  ctx: ReadContext,
-  query: ListQuery,
-): Promise<{ total: number; items: ScheduledJob[]; cursor?: string }> {
+export async function listPage(ctx: ReadContext, query: ListQuery): Promise<ListPage> {
+  checkListQuery(query);
   if (query.order !== undefined && query.order !== 'store' && query.order !== 'name') {
     throw new ScheduleOptionsError(
       undefined,
@@ -71,23 +99,19 @@ export async function listPage(
     ]);
     return { total, items: await materialize(ctx, await rowsByName(ctx, page.ids, page.names)) };
   }
-  // filtered: read fresh each time (no cache): names, statuses and new schedules as they are now
-  const index = new ScheduleIndex(ctx.redis, ctx.keys, 0, Date.now, 0);
-  const { total, ids } = await index.page(query);
+  // filtered: by the list indexes (status, queue, search) or the label index (selector), read now
+  const index = new ScheduleIndex(ctx.redis, ctx.keys);
+  const { total, ids, totalAtLeast } = await index.page(query);
   const rows: StoredSchedule[] = [];
   for (let i = 0; i < ids.length; i += 1000) rows.push(...(await ctx.store.getMany(ids.slice(i, i + 1000))));
-  return { total, items: await materialize(ctx, rows) };
+  return { total, ...(totalAtLeast && { totalAtLeast }), items: await materialize(ctx, rows) };
 }
 
 /** How many schedules a cursor page reads when the query gives no `limit`. */
 const SCAN_PAGE = 100;
 
 /** A page of the walk over every schedule (`ListQuery.cursor`): about `limit` read, then filtered. */
-async function scanPage(
-  ctx: ReadContext,
-  query: ListQuery,
-  cursor: string,
-): Promise<{ total: number; items: ScheduledJob[]; cursor?: string }> {
+async function scanPage(ctx: ReadContext, query: ListQuery, cursor: string): Promise<ListPage> {
   if (typeof cursor !== 'string') throw new ScheduleOptionsError(undefined, 'cursor', 'must be a string');
   if (query.selector !== undefined) {
     throw new ScheduleOptionsError(
@@ -136,15 +160,16 @@ async function scanPage(
 
 /**
  * The stored rows of a page by name, in its order (one removed meanwhile left out); a row stored under
- * another name than its index entry (renamed by a writer that kept no index) has its entry repaired.
+ * another name than its index entry (renamed by a writer that kept no index), or one no longer stored
+ * (removed by such a writer), has its entry repaired.
  */
 async function rowsByName(ctx: ReadContext, ids: string[], names: string[]): Promise<StoredSchedule[]> {
   const rows: StoredSchedule[] = [];
   for (let i = 0; i < ids.length; i += 1000) rows.push(...(await ctx.store.getMany(ids.slice(i, i + 1000))));
-  const indexed = new Map(ids.map((id, i) => [id, names[i]!]));
-  const stale = rows
-    .filter((r) => indexed.get(r.def.id) !== r.def.name)
-    .map((r) => ({ id: r.def.id, indexedName: indexed.get(r.def.id)! }));
+  const found = new Map(rows.map((r) => [r.def.id, r.def.name]));
+  const stale = ids
+    .map((id, i) => ({ id, indexedName: names[i]! }))
+    .filter((s) => found.get(s.id) !== s.indexedName);
   await repairNames(ctx.redis, ctx.keys, stale);
   return rows;
 }

@@ -54,7 +54,14 @@ import { type RevertHost, revertSchedule } from './revert-schedule.js';
 import { pauseSchedule, removeSchedule } from './schedule-controls.js';
 import { scheduleDecorator } from './schedule-decorator.js';
 import { type ScheduleManyItem, scheduleMany } from './schedule-many.js';
-import { deploymentStats, listPage, materialize, queueNamesOf, refreshHandle } from './schedule-reads.js';
+import {
+  deploymentStats,
+  type ListPage,
+  listPage,
+  materialize,
+  queueNamesOf,
+  refreshHandle,
+} from './schedule-reads.js';
 import { type BulkResult, ScheduleSelection, type SelectionHost } from './schedule-selection.js';
 import { enqueueNow, saveSchedule } from './schedule-writes.js';
 import type {
@@ -358,7 +365,7 @@ export class SchedulerManager extends EventEmitter<SchedulerEvents> {
    * `cursor`, a page of the walk over every schedule in store order, with the next page's `cursor`
    * (none after the last page): what stays fast at a million schedules (see `ListQuery.cursor`).
    */
-  async listPage(query: ListQuery = {}): Promise<{ total: number; items: ScheduledJob[]; cursor?: string }> {
+  async listPage(query: ListQuery = {}): Promise<ListPage> {
     await this.#connections.checkPartitions(false);
     return listPage(this.#contexts.reads, query);
   }

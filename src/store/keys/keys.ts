@@ -210,6 +210,21 @@ export interface Keys {
    * with `ZRANGE ... BYLEX` (`name-index.ts`).
    */
   names: string;
+  /**
+   * Sorted set, every score 0: `<name>\0<id>` of each of this partition's schedules targeting `queue` (a
+   * list index, includes/names, kept with `names`): the list filtered by queue pages it.
+   */
+  queueNames(queue: string): string;
+  /** Set: the queues some schedule of this partition targets (each with its `queueNames`). */
+  queues: string;
+  /**
+   * Sorted set, every score 0: `<name>\0<id>` of each of this partition's schedules shown `status`
+   * (`paused`: state p or o, `completed`, `errored`; an active one is in none), kept by every script that
+   * moves a state row between statuses (includes/state `setStatus`): the list filtered by status pages it.
+   */
+  statusNames(status: 'paused' | 'completed' | 'errored'): string;
+  /** String: set once this partition's queue and status indexes hold every schedule written before them. */
+  listsIndexed: string;
   /** Stream: the deployment's bulk changes (by selector, `scheduleMany`), one entry each with its count. */
   bulkAudit: string;
 }
@@ -285,6 +300,8 @@ const PARTITION_FIELDS = [
   'expectIndex',
   'expectsIndexed',
   'names',
+  'queues',
+  'listsIndexed',
 ] as const;
 
 function partitionKeys(
@@ -354,6 +371,11 @@ function partitionKeys(
     expectIndex: `${base}:expecting`,
     expectsIndexed: `${base}:expectidx`,
     names: `${base}:names`,
+    // `qnames:` and `snames:` then the whole queue or status word: no two share a set
+    queueNames: (queue) => `${base}:qnames:${queue}`,
+    queues: `${base}:queues`,
+    statusNames: (status) => `${base}:snames:${status}`,
+    listsIndexed: `${base}:listidx`,
     bulkAudit: `${globalBase}:bulk-audit`,
     calendars: `${globalBase}:calendars`,
     calendarVersions: `${globalBase}:calendars:v`,

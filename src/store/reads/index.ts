@@ -15,6 +15,16 @@ export {
 export { type IndexedGroup, indexedGroups } from './group-index.js';
 export { selectIds } from './label-index.js';
 export { activeRuns, groupOccupancy, LeaseStore, runLease } from './lease-store.js';
+export {
+  COUNT_BUDGET,
+  type IndexedStatus,
+  indexedQueues,
+  indexedStatusCounts,
+  type ListFilter,
+  type ListIndexPage,
+  listIndexPage,
+  STEP_MAX,
+} from './list-index.js';
 export { checkNameIndex, type NamePage, namePage, namePageAt, repairNames } from './name-index.js';
 export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';

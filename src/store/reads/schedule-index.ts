@@ -3,9 +3,10 @@ import type { ScheduleStatus } from '../forms/index.js';
 import { parseSelector, parseState, peekNameAndQueue, statusOf } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { selectIds } from './label-index.js';
+import { indexedQueues, indexedStatusCounts, listIndexPage } from './list-index.js';
 import type { ListQuery } from './schedule-listing.js';
 
-/** What the list needs to filter and order every schedule without reading their full records. */
+/** What a selector's page filters and orders its schedules by. */
 interface IndexEntry {
   id: string;
   name: string;
@@ -18,57 +19,27 @@ interface IndexEntry {
 /** One page of the filtered list. */
 export interface IndexPage {
   ids: string[];
-  /** How many schedules match the filter. */
+  /** How many schedules match the filter (with `totalAtLeast`: at least this many). */
   total: number;
+  /** `total` is a lower bound (a search counted up to a budget: `list-index.ts`). */
+  totalAtLeast?: true;
 }
 
 const byName = (a: IndexEntry, b: IndexEntry) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
- * The ordered list of every schedule (by name, then id), so that paging and searching 10,000
- * schedules costs one scan of an in-memory array; only the rows of a page are then read in full.
- *
- * A full load reads the `schedules` and `state` hashes (~2 MB for 10,000 schedules). After that,
- * every `cacheMs` only the small `state` hash is read again: statuses change, removed schedules
- * drop out and new ones have their definitions fetched. Names and queues of existing schedules are
- * re-read by a full load every `fullReloadMs`; writes made through the dashboard call `invalidate()`
- * so that they show at once.
+ * The list's pages, counts per status and queues (the dashboard, the API, `listPage` with a filter), read
+ * from Redis at each call: a page by status, queue or search from the list indexes (`list-index.ts`: what
+ * the page needs, never every schedule), a selector's page from the label index (what it selects), the
+ * counts and the queues from the indexes' counts and sets. Nothing is kept between calls, so a change by
+ * any writer shows at the next read.
  */
 export class ScheduleIndex {
-  private entries: IndexEntry[] | null = null;
-  private byId = new Map<string, IndexEntry>();
-  private checkedAt = 0;
-  private fullAt = 0;
-  private loading: Promise<IndexEntry[]> | null = null;
-
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
-    private readonly cacheMs: number,
-    private readonly now: () => number = Date.now,
-    private readonly fullReloadMs = 60_000,
   ) {}
-
-  /**
-   * Make the next read go to Redis: statuses, new and removed schedules (cheap), or everything,
-   * names and queues included, with `full` (after an update that may rename).
-   */
-  invalidate(options: { full?: boolean } = {}): void {
-    if (options.full) this.entries = null;
-    else this.checkedAt = Number.NEGATIVE_INFINITY;
-  }
-
-  async all(): Promise<IndexEntry[]> {
-    const now = this.now();
-    if (this.entries && now - this.checkedAt < this.cacheMs) return this.entries;
-    this.loading ??= (
-      this.entries && now - this.fullAt < this.fullReloadMs ? this.refresh() : this.load()
-    ).finally(() => {
-      this.loading = null;
-    });
-    return this.loading;
-  }
 
   private entry(id: string, json: string, code: string | undefined): IndexEntry | undefined {
     const state = parseState(code);
@@ -83,71 +54,22 @@ export class ScheduleIndex {
     };
   }
 
-  private async load(): Promise<IndexEntry[]> {
-    const started = this.now();
-    // one pipeline per partition (a cluster pipeline stays within one slot)
-    const parts = await Promise.all(
-      this.keys
-        .all()
-        .map(async (k) => (await this.redis.pipeline().hgetall(k.schedules).hgetall(k.state).exec()) ?? []),
-    );
-    const defs: Record<string, string> = {};
-    const states: Record<string, string> = {};
-    for (const res of parts) {
-      Object.assign(defs, res[0]?.[1] ?? {});
-      Object.assign(states, res[1]?.[1] ?? {});
-    }
-    const entries: IndexEntry[] = [];
-    for (const [id, json] of Object.entries(defs)) {
-      const e = this.entry(id, json, states[id]);
-      if (e) entries.push(e);
-    }
-    entries.sort(byName);
-    this.byId = new Map(entries.map((e) => [e.id, e]));
-    this.entries = entries;
-    this.checkedAt = started;
-    this.fullAt = started;
-    return entries;
-  }
-
-  /** Re-read statuses; drop removed schedules; fetch the definitions of new ones. */
-  private async refresh(): Promise<IndexEntry[]> {
-    const started = this.now();
-    const states: Record<string, string> = Object.assign(
-      {},
-      ...(await Promise.all(this.keys.all().map((k) => this.redis.hgetall(k.state)))),
-    );
-    const fresh = Object.keys(states).filter((id) => !this.byId.has(id));
-    const defs = await Promise.all(fresh.map((id) => this.redis.hget(this.keys.of(id).schedules, id)));
-    let changed = fresh.length > 0;
-    const next: IndexEntry[] = [];
-    for (const e of this.entries ?? []) {
-      const state = parseState(states[e.id]);
-      if (!state) {
-        changed = true;
-        this.byId.delete(e.id);
-        continue;
-      }
-      const status = statusOf(state);
-      next.push(status === e.status ? e : { ...e, status });
-    }
-    fresh.forEach((id, i) => {
-      const json = defs[i];
-      const e = json ? this.entry(id, json, states[id]) : undefined;
-      if (e) next.push(e);
-    });
-    if (changed) next.sort(byName);
-    for (const e of next) this.byId.set(e.id, e);
-    this.entries = next;
-    this.checkedAt = started;
-    return next;
-  }
-
   async page(query: ListQuery): Promise<IndexPage> {
-    const all =
-      query.selector === undefined
-        ? await this.all()
-        : await this.entriesOf(await selectIds(this.redis, this.keys, parseSelector(query.selector)));
+    if (query.selector === undefined) {
+      const page = await listIndexPage(
+        this.redis,
+        this.keys,
+        {
+          ...(query.status !== undefined && { status: query.status }),
+          ...(query.queue !== undefined && { queue: query.queue }),
+          ...(query.search !== undefined && { search: query.search }),
+        },
+        query.offset ?? 0,
+        query.limit ?? Number.MAX_SAFE_INTEGER,
+      );
+      return { ids: page.ids, total: page.total, ...(page.totalAtLeast && { totalAtLeast: true }) };
+    }
+    const all = await this.entriesOf(await selectIds(this.redis, this.keys, parseSelector(query.selector)));
     const q = query.search?.trim().toLowerCase() ?? '';
     const matches = all.filter(
       (e) =>
@@ -199,21 +121,13 @@ export class ScheduleIndex {
     return entries.sort(byName);
   }
 
-  /** Schedules per status (for `/metrics` and the stats strip). */
-  async statusCounts(): Promise<Record<ScheduleStatus, number>> {
-    const out: Record<ScheduleStatus, number> = {
-      active: 0,
-      paused: 0,
-      completed: 0,
-      cancelled: 0,
-      errored: 0,
-    };
-    for (const e of await this.all()) out[e.status]++;
-    return out;
+  /** Schedules per status (for `/metrics` and the stats strip), from the status indexes' counts. */
+  statusCounts(): Promise<Record<ScheduleStatus, number>> {
+    return indexedStatusCounts(this.redis, this.keys);
   }
 
-  /** Every queue a schedule targets, sorted. */
-  async queues(): Promise<string[]> {
-    return [...new Set((await this.all()).map((e) => e.queue).filter((q) => q !== ''))].sort();
+  /** Every queue a schedule targets, sorted (from the partitions' sets of queues). */
+  queues(): Promise<string[]> {
+    return indexedQueues(this.redis, this.keys);
   }
 }

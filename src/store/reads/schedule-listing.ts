@@ -4,8 +4,16 @@ import type { ScheduleStatus, StoredSchedule } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { countsFrom } from './run-history.js';
 
-/** A filter and page of the schedules, sorted by name then id (`list()`, the dashboard, the API). */
+/**
+ * A filter and page of the schedules, sorted by name then id (`list()`, the dashboard, the API). A page
+ * by `status`, `queue` or `search` is read from the list indexes (per partition, by name: every
+ * schedule's, each queue's, each status's but active's), never every schedule: a status or a queue alone
+ * (or none) reads up to the page's end per partition and counts `total` from the indexes; a search (or a
+ * queue with a status) tests index entries in steps until the page is full, and counts on to at most
+ * 20,000 entries per partition (past that, `total` is a lower bound: `totalAtLeast`).
+ */
 export interface ListQuery {
+  /** Only schedules in this status (`cancelled`: none, a removed schedule is gone). */
   status?: ScheduleStatus;
   /** Case-insensitive substring of the id, name or queue. */
   search?: string;

@@ -358,13 +358,13 @@ export class ScheduleScripts {
   }
 
   /**
-   * `repair-index-2`: bring the name and group indexes of one partition (`k`) up to date for these
-   * entries (`i<id>`: an id of the partition; `m<member>`: a member of its name index). Answers how many
-   * changed an index.
+   * `repair-index-3`: bring the list indexes (by name, queue, status) and the group index of one
+   * partition (`k`) up to date for these entries (`i<id>`: an id of the partition; `m<member>`: a member of
+   * its name index; `q<queue>\0<member>`: a member of a queue's index). Answers how many changed an index.
    */
   async repairIndex(k: Keys, entries: readonly string[]): Promise<number> {
     const items = entries.map((entry) => ({ values: { entry } }));
-    const keys = { schedules: k.schedules, names: k.names };
+    const keys = { schedules: k.schedules, names: k.names, state: k.state };
     return Number(await this.#caller.run(REPAIR_INDEX, scriptArgs(REPAIR_INDEX, keys, {}, items)));
   }
 

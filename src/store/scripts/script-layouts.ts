@@ -196,7 +196,9 @@ export const INDEX_EXPECTS = layout('index-expects-2', ['schedules', 'expectsInd
   item: ['ids'],
 });
 
-export const REPAIR_INDEX = layout('repair-index-2', ['schedules', 'names'], [], { item: ['entry'] });
+export const REPAIR_INDEX = layout('repair-index-3', ['schedules', 'names', 'state'], [], {
+  item: ['entry'],
+});
 
 export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap', 'lead'], { item: ['instant'] });
 

@@ -27,10 +27,10 @@ local row = redis.call('HGET', KEYS[1], id)
 if not row or string.sub(row, 1, 1) ~= 'e' then return 0 end
 if ARGV[2] == '' then
   redis.call('ZADD', KEYS[4], ARGV[3], id)
-  redis.call('HSET', KEYS[1], id, withStatus(row, 'c'))
+  setStatus(KEYS[1], id, row, 'c')
 else
   if not redis.call('ZSCORE', KEYS[3], id) then redis.call('ZADD', KEYS[2], ARGV[2], id) end
-  redis.call('HSET', KEYS[1], id, withStatus(row, 'a'))
+  setStatus(KEYS[1], id, row, 'a')
 end
 audit(KEYS[6], id, 4, 'cleared', { 'next', ARGV[2] })
 return 1

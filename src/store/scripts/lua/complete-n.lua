@@ -113,6 +113,7 @@ for j = 0, n - 1 do
         if rs and (rs == '-1' or tonumber(rs) > tonumber(ran)) then nxt = rs end
         if nxt == '-1' then
           s.status = 'c'
+          reindexStatus(listBase(KEYS[4], 'state'), id, 'a', 'c')
           redis.call('ZADD', KEYS[6], now, id)
         else
           due[#due + 1] = nxt

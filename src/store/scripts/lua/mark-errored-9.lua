@@ -49,7 +49,7 @@ if fromClaim then
   if rs then
     if rs == '-1' then
       redis.call('ZADD', KEYS[6], ARGV[4], id)
-      redis.call('HSET', KEYS[1], id, withStatus(row, 'c'))
+      setStatus(KEYS[1], id, row, 'c')
     else
       redis.call('ZADD', KEYS[2], rs, id)
     end
@@ -59,7 +59,7 @@ end
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[6], id)
 redis.call('HSET', KEYS[7], id, ARGV[3])
-redis.call('HSET', KEYS[1], id, withStatus(row, 'e'))
+setStatus(KEYS[1], id, row, 'e')
 redis.call('HINCRBY', KEYS[8], 'errored', 1)
 local fields = { 'reason', ARGV[9] }
 if ARGV[10] ~= '' then fields = { 'reason', ARGV[9], 'fireAt', ARGV[10] } end

@@ -1,7 +1,7 @@
 --[[
   Delete a schedule: its definition, state, due entry, claim, pending re-schedule, completion entry,
   error reason, history and counters (the totals keep what it contributed), and its labels', group's,
-  expectations' and name's index entries (includes/labels, includes/groups, includes/expects,
+  expectations' and list index entries (by name, queue, status) (includes/labels, includes/groups, includes/expects,
   includes/names). Deleting the claim makes
   a claimant's completion fail its compare-and-set. Its last fencing token is kept in the partition's
   `totals` (`fence`, the highest of the schedules removed): a schedule created again under the same id
@@ -41,7 +41,7 @@ if def then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(def), {})
   reindexGroup(groupBase(KEYS[1]), id, storedGroup(def), nil)
   reindexExpects(expectBase(KEYS[1]), id, false)
-  reindexName(namesKey(KEYS[1]), id, def, nil)
+  reindexList(listBase(KEYS[1], 'schedules'), id, def, row and string.sub(row, 1, 1), nil, nil)
 end
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)

@@ -91,6 +91,6 @@ if #left > 0 and ARGV[3] ~= 'skip' then
   end
 end
 keepLedger(KEYS[6], KEYS[7], ARGV[4])
-redis.call('HSET', KEYS[1], id, withStatus(row, 'a'))
+setStatus(KEYS[1], id, row, 'a')
 audit(KEYS[10], id, 7, 'resume', { 'policy', ARGV[3], 'runs', tostring((#out - 1) / 2) })
 return out

@@ -44,6 +44,6 @@ else
   redis.call('ZREM', KEYS[2], id)
   redis.call('HDEL', KEYS[4], id)
 end
-redis.call('HSET', KEYS[1], id, withStatus(row, ARGV[3]))
+setStatus(KEYS[1], id, row, ARGV[3])
 audit(KEYS[6], id, 5, ARGV[9], {})
 return 1

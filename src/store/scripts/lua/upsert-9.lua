@@ -33,9 +33,9 @@
     ARGV[14] labels: the definition's labels as `key=value` lines ('' = none), indexed in the same
             step (includes/labels: the ids go into the sets of their new labels, out of their old ones);
             the definition's group (`run.group`) is indexed in the same step too (includes/groups),
-            and, on every save, whether it has `expect` (includes/expects), and its name
-            (includes/names); a partition's first create marks its group and expectations indexes
-            complete (`groupidx`, `expectidx`)
+            and, on every save, whether it has `expect` (includes/expects), and its name, queue and status
+            (includes/names: the list indexes); a partition's first create marks its group, expectations and list indexes
+            complete (`groupidx`, `expectidx`, `listidx`)
 
   Output:
     'created' | 'updated' | 'unchanged' | 'restored' (an orphan made active again) | 'kept-completed',
@@ -71,6 +71,7 @@ if not row then
   if redis.call('EXISTS', KEYS[1]) == 0 then
     markGroupsIndexed(groupBase(KEYS[1]))
     markExpectsIndexed(expectBase(KEYS[1]))
+    redis.call('SET', listBase(KEYS[1], 'schedules') .. 'listidx', '1')
   end
   -- a first entry left by a schedule of this id removed by an earlier release (includes/audit)
   settleAudit(KEYS[8], id)
@@ -87,13 +88,14 @@ if not row then
   reindexLabels(labelBase(KEYS[1]), id, {}, labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, nil, storedGroup(ARGV[2]))
   if storedExpects(ARGV[2]) then reindexExpects(expectBase(KEYS[1]), id, true) end
-  reindexName(namesKey(KEYS[1]), id, nil, ARGV[2])
+  reindexList(listBase(KEYS[1], 'schedules'), id, nil, nil, ARGV[2], status)
   audit(KEYS[8], id, 9, 'create', { 'after', ARGV[2] })
   redis.call('PERSIST', KEYS[8])
   dropStreak()
   return 'created'
 end
 local s = parseState(row)
+local wasStatus = s.status
 local result = 'unchanged'
 local before = redis.call('HGET', KEYS[1], id)
 if before ~= ARGV[2] then result = 'updated' end
@@ -118,7 +120,6 @@ redis.call('HSET', KEYS[1], id, ARGV[2])
 if before ~= ARGV[2] then
   reindexLabels(labelBase(KEYS[1]), id, storedLabels(before), labelLines(ARGV[14]))
   reindexGroup(groupBase(KEYS[1]), id, storedGroup(before), storedGroup(ARGV[2]))
-  reindexName(namesKey(KEYS[1]), id, before, ARGV[2])
 end
 -- also when unchanged: a definition an earlier release saved (without the index) is indexed by the next save
 reindexExpects(expectBase(KEYS[1]), id, storedExpects(ARGV[2]))
@@ -142,6 +143,9 @@ end
 s.fp = ARGV[3]
 s.source = ARGV[6]
 redis.call('HSET', KEYS[4], id, formatState(s))
+if before ~= ARGV[2] or wasStatus ~= s.status then
+  reindexList(listBase(KEYS[1], 'schedules'), id, before, wasStatus, ARGV[2], s.status)
+end
 local changed = before ~= ARGV[2]
 if result == 'updated' or result == 'restored' or changed then
   local fields = {}

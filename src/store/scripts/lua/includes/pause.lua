@@ -10,6 +10,6 @@ local function pauseActive(stateKey, dueKey, reschedKey, id)
   if not row or string.sub(row, 1, 1) ~= 'a' then return false end
   redis.call('ZREM', dueKey, id)
   redis.call('HDEL', reschedKey, id)
-  redis.call('HSET', stateKey, id, withStatus(row, 'p'))
+  setStatus(stateKey, id, row, 'p')
   return true
 end

@@ -5,7 +5,10 @@
     fired: runs enqueued so far; lastFire: the last enqueued fire time ('' = never); createdAt: ms;
     fingerprint: the timing's fingerprint; source: c(ode) or r(untime).
   Parsed leniently, like parseState: a missing field reads as ''.
+  A script that moves a row to another status writes it with `setStatus`, which keeps the status index
+  (includes/names) in the same step.
 ]]
+--- @include "names"
 local function parseState(row)
   local f, i = {}, 1
   for part in string.gmatch(row .. '|', '([^|]*)|') do
@@ -23,4 +26,10 @@ end
 -- The row with another status, every other field as it was.
 local function withStatus(row, status)
   return status .. string.sub(row, 2)
+end
+
+-- Write `row` (as stored) back with status `to`, and move the schedule in the partition's status index.
+local function setStatus(stateKey, id, row, to)
+  redis.call('HSET', stateKey, id, withStatus(row, to))
+  reindexStatus(listBase(stateKey, 'state'), id, string.sub(row, 1, 1), to)
 end
