@@ -112,6 +112,8 @@ export async function checkNameIndex(redis: Redis, keys: Keys): Promise<number> 
       const res = (await redis.pipeline().zcard(k.names).hlen(k.schedules).get(k.listsIndexed).exec()) ?? [];
       const [members, defs, marked] = res.map((r) => r[1]);
       if (members === defs && marked !== null) return 0;
+      // nothing to index (a deployment not recorded yet: a read writes nothing; the first create marks it)
+      if (members === 0 && defs === 0) return 0;
       const n = await repairPartition(redis, scripts, k);
       if (marked === null) await redis.set(k.listsIndexed, '1');
       return n;
