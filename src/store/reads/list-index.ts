@@ -209,16 +209,27 @@ async function indexCount(
   const counts = await Promise.all(
     keys.all().map(async (k) => {
       if (status !== 'active' || queue !== undefined) return redis.zcard(source(k));
-      const res =
-        (await INDEXED_STATUSES.reduce(
-          (p, s) => p.zcard(k.statusNames(s)),
-          redis.pipeline().zcard(k.names),
-        ).exec()) ?? [];
-      const [all, ...others] = res.map((r) => Number(r[1] ?? 0));
-      return all! - others.reduce((a, b) => a + b, 0);
+      return (await partitionStatusCounts(redis, k)).active;
     }),
   );
   return counts.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * One partition's schedules per indexed status, and active ones (in none of those indexes): one
+ * pipeline of `ZCARD`s of the name index and the status indexes.
+ */
+async function partitionStatusCounts(
+  redis: Redis,
+  k: Keys,
+): Promise<{ active: number; byStatus: readonly number[] }> {
+  const res =
+    (await INDEXED_STATUSES.reduce(
+      (p, s) => p.zcard(k.statusNames(s)),
+      redis.pipeline().zcard(k.names),
+    ).exec()) ?? [];
+  const [all = 0, ...byStatus] = res.map((r) => Number(r[1] ?? 0));
+  return { active: all - byStatus.reduce((a, b) => a + b, 0), byStatus };
 }
 
 /**
@@ -296,16 +307,11 @@ export async function indexedStatusCounts(redis: Redis, keys: Keys): Promise<Rec
   };
   await Promise.all(
     keys.all().map(async (k) => {
-      const res =
-        (await INDEXED_STATUSES.reduce(
-          (p, s) => p.zcard(k.statusNames(s)),
-          redis.pipeline().zcard(k.names),
-        ).exec()) ?? [];
-      const [all, ...others] = res.map((r) => Number(r[1] ?? 0));
+      const { active, byStatus } = await partitionStatusCounts(redis, k);
       INDEXED_STATUSES.forEach((s, i) => {
-        out[s] += others[i]!;
+        out[s] += byStatus[i] ?? 0;
       });
-      out.active += all! - others.reduce((a, b) => a + b, 0);
+      out.active += active;
     }),
   );
   return out;
