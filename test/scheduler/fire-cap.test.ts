@@ -84,4 +84,41 @@ describe('maxFiresPerSecond', () => {
       await env.cleanup();
     }
   }, 300_000);
+
+  it('a pause reaches a job the cap delayed far past its fire time (beyond a minute)', async () => {
+    // 150 aligned at 2 per second: the last ones are staged ~75 s past their fire time
+    const env = testEnv('fire-cap-far');
+    const time = new ManualTime(env.redis, env.prefix);
+    const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    const few = ids.slice(0, 150);
+    try {
+      await time.start();
+      const m = env.manager({ maxFiresPerSecond: 2 });
+      time.attach(m);
+      for (const id of few) m.schedule(() => {}, new CronTrigger('* * * * *'), { id, name: id });
+      await m.start();
+      const top = Math.ceil((time.now() + 1) / 60_000) * 60_000;
+      await time.advance(top - time.now() - 1);
+      const records = async () => Promise.all(few.map((id) => m.history.get(id, top)));
+      await time.advanceUntil(
+        async () => (await records()).every((r) => r?.outcome === 'enqueued'),
+        20_000,
+        50,
+      );
+      const recs = await records();
+      const delays = recs.map((r) => r?.capDelayMs ?? 0);
+      const far = few[delays.indexOf(Math.max(...delays))]!;
+      expect(Math.max(...delays)).toBeGreaterThan(70_000);
+      const job = occurrenceJobId(far, top);
+      expect(await env.redis.zscore(queue.keys.delayed as string, job)).not.toBeNull();
+      await m.pause(far);
+      expect(await env.redis.zscore(queue.keys.delayed as string, job)).toBeNull();
+      expect(await m.history.get(far, top)).toMatchObject({ outcome: 'missed', reason: 'paused' });
+      await time.stop(m);
+    } finally {
+      await time.stopAll();
+      await queue.close();
+      await env.cleanup();
+    }
+  }, 120_000);
 });

@@ -215,12 +215,17 @@ export class FireLoop {
     this.stops.record(id);
     this.announcer.drop(id);
     const def = this.cache.peek(id)?.def;
-    if (def !== undefined && (this.deps.options.commitAhead || def.spreadMs !== undefined)) {
+    const { commitAhead, maxFiresPerSecond } = this.deps.options;
+    if (def !== undefined && (commitAhead || maxFiresPerSecond > 0 || def.spreadMs !== undefined)) {
       // staged by this replica while the notice travelled: out of BullMQ, unless promoted already
       const offset = spreadOffsetMs(id, def.spreadMs);
-      unstageAndRecord(this.deps.queue(def.queue), this.deps.history, id, undefined, offset).catch((err) =>
-        this.deps.logger.warn({ err, scheduleId: id }, 'bullbeat: could not unstage a stopped schedule'),
-      );
+      const queue = this.deps.queue(def.queue);
+      this.deps.store
+        .fireBudgetReach()
+        .then((reach) => unstageAndRecord(queue, this.deps.history, id, undefined, offset, reach))
+        .catch((err) =>
+          this.deps.logger.warn({ err, scheduleId: id }, 'bullbeat: could not unstage a stopped schedule'),
+        );
     }
     this.cache.delete(id);
     const dropped = [...this.pending.drop(id), ...this.recheckAhead.drop(id)];

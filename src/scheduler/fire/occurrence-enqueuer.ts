@@ -222,7 +222,9 @@ export class OccurrenceEnqueuer {
       late.map(async (i) => {
         const q = this.parts.deps.queue(i.cached.def.queue);
         const offset = spreadOffsetMs(i.claim.id, i.cached.def.spreadMs);
-        if ((await unstage(q, i.claim.id, fireTime(i), offset).catch(() => [])).length > 0) stopped.add(i);
+        const reach = fireTime(i) + offset + (i.capDelayMs ?? 0);
+        const removed = await unstage(q, i.claim.id, fireTime(i), offset, reach).catch(() => []);
+        if (removed.length > 0) stopped.add(i);
       }),
     );
   }

@@ -27,7 +27,10 @@ export function stagedJobOptions(opts: JobsOptions, fireAt: number, now: number)
   return { ...opts, timestamp: now, delay: fireAt - now };
 }
 
-/** How far past Redis's clock `unstage` looks for staged jobs (ms): beyond any claim horizon. */
+/**
+ * How far past Redis's clock `unstage` looks for staged jobs (ms): beyond any claim horizon. A job the
+ * fire-rate cap delayed may lie further: the caller passes how far the cap reaches (`reachAt`).
+ */
 const UNSTAGE_WINDOW_MS = 60_000;
 
 /**
@@ -41,13 +44,17 @@ export async function unstage(
   fireAt?: number,
   /** The schedule's spread offset (`spreadOffsetMs`): its staged jobs are scored this far past their fire time. */
   offsetMs = 0,
+  /** The latest instant a job of it may be staged at (the fire-rate cap's reach, `fireBudgetReach`); 0: none past the window. */
+  reachAt = 0,
 ): Promise<number[]> {
   // BullMQ's Redis backend hands out its ioredis client
   const client = (await queue.getBackend().client) as unknown as Redis;
   const all = occurrenceJobId(scheduleId, 0);
   const prefix = all.slice(0, all.length - 1); // `bb-<id>-`
   const keys = { delayed: queue.keys.delayed!, events: queue.keys.events!, jobBase: queue.toKey('') };
-  return unstageJobs(client, keys, prefix, UNSTAGE_WINDOW_MS + offsetMs, fireAt, offsetMs);
+  // the cap's reach is on the deployment's clock, the window on Redis's: the window's margin covers their skew
+  const windowMs = Math.max(UNSTAGE_WINDOW_MS + offsetMs, reachAt - Date.now() + UNSTAGE_WINDOW_MS);
+  return unstageJobs(client, keys, prefix, windowMs, fireAt, offsetMs);
 }
 
 /** What recording an unstaged occurrence needs (`RunHistory.merge`). */
@@ -71,8 +78,9 @@ export async function unstageAndRecord(
   scheduleId: string,
   fireAt?: number,
   offsetMs = 0,
+  reachAt = 0,
 ): Promise<number[]> {
-  const removed = await unstage(queue, scheduleId, fireAt, offsetMs);
+  const removed = await unstage(queue, scheduleId, fireAt, offsetMs, reachAt);
   await Promise.all(
     removed.map((at) =>
       history.merge(

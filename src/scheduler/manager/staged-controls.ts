@@ -23,7 +23,9 @@ export interface StagedControlContext {
 /** Paused: its staged occurrences leave BullMQ, recorded missed (reason `paused`). */
 export async function unstagePaused(ctx: StagedControlContext, id: string): Promise<void> {
   const row = await ctx.store.get(id);
-  if (row) await unstageAndRecord(ctx.queue(row.def.queue), ctx.history, id, undefined, offsetOf(row.def));
+  if (!row) return;
+  const reach = await ctx.store.fireBudgetReach();
+  await unstageAndRecord(ctx.queue(row.def.queue), ctx.history, id, undefined, offsetOf(row.def), reach);
 }
 
 /** Removed (its history forgotten): its staged occurrences leave BullMQ. */
@@ -32,7 +34,7 @@ export async function unstageRemoved(
   def: ScheduleDefinition,
   id: string,
 ): Promise<void> {
-  await unstage(ctx.queue(def.queue), id, undefined, offsetOf(def));
+  await unstage(ctx.queue(def.queue), id, undefined, offsetOf(def), await ctx.store.fireBudgetReach());
 }
 
 /** Where a schedule's staged jobs are scored past their fire time: its spread offset. */
@@ -50,7 +52,8 @@ export async function restageUpdated(
   old: ScheduleDefinition,
   id: string,
 ): Promise<void> {
-  const removed = await unstage(ctx.queue(old.queue), id, undefined, offsetOf(old));
+  const reach = await ctx.store.fireBudgetReach();
+  const removed = await unstage(ctx.queue(old.queue), id, undefined, offsetOf(old), reach);
   if (removed.length === 0) return;
   const row = await ctx.store.get(id);
   const trigger = row?.state.status === 'a' ? ctx.triggerOf(row.def) : undefined;

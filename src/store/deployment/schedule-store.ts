@@ -148,6 +148,18 @@ export class ScheduleStore {
   }
 
   /**
+   * How far the fire-rate cap has handed out slots: the end (ms) of the latest second it gave an
+   * occurrence, or 0 when none is given (no cap, or none for a minute). A job the cap delayed is staged
+   * up to there, however far past its fire time.
+   */
+  async fireBudgetReach(): Promise<number> {
+    const seconds = await this.redis.hkeys(this.keys.fireBudget);
+    let latest = -1;
+    for (const s of seconds) latest = Math.max(latest, Number(s));
+    return latest < 0 ? 0 : (latest + 1) * 1000;
+  }
+
+  /**
    * Before adding a scheduled occurrence whose claim this replica took over: true when an add of its
    * job started (or skipped) it already (add nothing); else it is entered in the schedule's start
    * marks, so that whichever add of its job starts first is the only one that runs (`retake-3`).
