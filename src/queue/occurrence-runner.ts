@@ -70,6 +70,8 @@ export class OccurrenceRunner {
   private readonly cancels: CancelWatch;
   /** Whether a queue is in a burst or a backlog for this worker (see `holdsOutcome`). */
   private readonly inBurst: (queue: string) => boolean;
+  /** Runs taken from BullMQ whose start check has not answered yet. */
+  private starting = 0;
   /** The runs under way, stopped when the shutdown's grace period has passed. */
   private readonly live: LiveRuns;
 
@@ -96,7 +98,9 @@ export class OccurrenceRunner {
       workerId,
       events,
       queues.promote,
-      queues.waiting,
+      // a burst is over for this worker once no job waits and none it took is still at its start check:
+      // held outcomes written earlier would land among the burst's last starts
+      queues.waiting && (async (q: readonly string[]) => this.starting > 0 || (await queues.waiting!(q))),
     );
   }
 
@@ -141,7 +145,8 @@ export class OccurrenceRunner {
     };
     let unwatch: (() => void) | undefined;
     try {
-      const start = await this.takeSlot(run, rule, first);
+      this.starting++;
+      const start = await this.takeSlot(run, rule, first).finally(() => this.starting--);
       if (start.status !== 'started') return await this.notStarted(run, start, token);
       unwatch = this.holdSlot(run, rule, start);
       const skipped = await this.enterGroup(run);

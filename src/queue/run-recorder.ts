@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
 import type { RunCounter, RunPatch } from '../store/index.js';
+import { laterInThisTrace } from '../tracing/run-tracing.js';
 import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
 import type { HeldLeases } from './held-leases.js';
 import type { Occurrence, OccurrenceSource } from './occurrence-source.js';
@@ -40,6 +41,8 @@ interface HeldOutcome {
   streak: 'ok' | 'failed' | undefined;
   /** `Date.now()` when the run ended. */
   at: number;
+  /** Runs the write in the run's trace (its `bullbeat.record` step). */
+  inTrace: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** A run whose `running` record is written behind, and when it is due at the latest. */
@@ -157,7 +160,18 @@ export class RunRecorder {
       this.behind.delete(ticket);
     }
     const { fencingToken } = ticket;
-    this.held.push({ occurrence, job, fencingToken, logger, patch, counters, streak, at: Date.now() });
+    const inTrace = laterInThisTrace();
+    this.held.push({
+      occurrence,
+      job,
+      fencingToken,
+      logger,
+      patch,
+      counters,
+      streak,
+      at: Date.now(),
+      inTrace,
+    });
     this.startWritingHeld();
   }
 
@@ -175,17 +189,19 @@ export class RunRecorder {
       const batch = this.held.splice(0);
       await Promise.all(
         batch.map((h) =>
-          this.finish(
-            h.occurrence,
-            h.job,
-            undefined,
-            { leaseId: undefined, fencingToken: h.fencingToken },
-            h.logger,
-            h.patch,
-            h.counters,
-            h.streak,
-            undefined,
-            true,
+          h.inTrace(() =>
+            this.finish(
+              h.occurrence,
+              h.job,
+              undefined,
+              { leaseId: undefined, fencingToken: h.fencingToken },
+              h.logger,
+              h.patch,
+              h.counters,
+              h.streak,
+              undefined,
+              true,
+            ),
           ),
         ),
       );

@@ -6,6 +6,7 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   trace,
 } from '@opentelemetry/api';
 import { ATTR, SYSTEM } from './attributes.js';
@@ -142,7 +143,9 @@ function isDelayed(err: unknown): boolean {
  */
 export function traceStep<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const active = trace.getActiveSpan();
-  if (!active?.isRecording()) return fn();
+  // a step written after its run's span ended (an outcome held behind a burst: `laterInThisTrace`)
+  // is still a child of it, when the span was sampled
+  if (!active || (!active.isRecording() && !sampled(active))) return fn();
   const span = tracer().startSpan(name);
   return context.with(trace.setSpan(context.active(), span), fn).then(
     (result) => {
@@ -172,4 +175,17 @@ export function traceSteps<T extends object>(target: T, spans: { [K in keyof T]?
       traceStep(name, () => (original as (...a: unknown[]) => Promise<unknown>).apply(target, args));
   }
   return target;
+}
+
+function sampled(span: Span): boolean {
+  return (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+}
+
+/**
+ * The trace active now, to run a step in later (`traceStep` inside it is a child of the span active
+ * now, even once that span has ended): an outcome written behind a burst shows in its run's trace.
+ */
+export function laterInThisTrace(): <T>(fn: () => Promise<T>) => Promise<T> {
+  const saved = context.active();
+  return (fn) => context.with(saved, fn);
 }

@@ -1,0 +1,71 @@
+// A success written behind the burst (`RunRecorder.holdFinish`) is written after its run's span ended;
+// its `bullbeat.record` step is still a child of that run's `process` span, in the occurrence's trace.
+// In process: the SDK as a user sets it up, exporting to memory.
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createWorker } from '../../src/queue/create-worker.js';
+import { keys } from '../../src/store/keys/keys.js';
+import { RunHistory } from '../../src/store/reads/run-history.js';
+import { TestBed } from '../queue/helpers.js';
+import { StandInScheduler } from '../queue/stand-in-scheduler.js';
+import { waitUntil } from '../wait-until.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+trace.setGlobalTracerProvider(provider);
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+
+const JOBS = 40;
+const FIRE_AT = 1_000;
+const bed = new TestBed();
+afterAll(() => bed.cleanup());
+
+describe('an outcome held behind a burst, traced', () => {
+  it('its record step is a child of its run’s process span, written after that span ended', async () => {
+    const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
+    scheduler.register('tick', () => new Promise((r) => setTimeout(() => r('ok'), 40)));
+    const jobs = await Promise.all(
+      Array.from({ length: JOBS }, (_, i) => bed.enqueue('tick', { scheduleId: `s${i}`, fireAt: FIRE_AT })),
+    );
+    const history = new RunHistory(bed.redis, keys(bed.prefix));
+    const handle = await createWorker(scheduler, {
+      queues: [bed.queueName],
+      concurrency: 2,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      await bed.allSettled(jobs.map((j) => j.id));
+      await waitUntil(
+        async () => {
+          const records = await Promise.all(jobs.map((_, i) => history.get(`s${i}`, FIRE_AT)));
+          return records.every((r) => r?.outcome === 'succeeded');
+        },
+        20_000,
+        { what: 'every outcome written' },
+      );
+    } finally {
+      await handle.close({ graceMs: 1000 });
+    }
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    const runs = spans.filter((s) => s.name === `process ${bed.queueName}`);
+    expect(runs).toHaveLength(JOBS);
+    let afterTheRun = 0;
+    for (const run of runs) {
+      const steps = spans.filter((s) => s.parentSpanContext?.spanId === run.spanContext().spanId);
+      const record = steps.filter((s) => s.name === 'bullbeat.record');
+      expect(record, String(run.attributes['bullbeat.schedule.id'])).toHaveLength(1);
+      const ended = (t: [number, number]) => t[0] * 1e9 + t[1];
+      if (ended(record[0]!.startTime) >= ended(run.endTime)) afterTheRun++;
+    }
+    // some were held behind the burst (written after their run's span ended)
+    expect(afterTheRun).toBeGreaterThan(0);
+  });
+});
