@@ -8,7 +8,7 @@
 // Once with the default audit trail (each schedule's own `pause` entry moves its `create` into a stream of
 // its own) and once with `auditLimit: 0`; each on a fresh private redis-server the bench starts.
 //
-//   node --import tsx bench/select-pause.ts [--n 100000] [--partitions 1]
+//   npm run bench:select-pause      (node --import tsx bench/select-pause.ts [--n 100000] [--partitions 1])
 //
 // Needs the build (`npm run build`) for the CLI. Prints progress on stderr and Markdown on stdout.
 import { spawn } from 'node:child_process';
