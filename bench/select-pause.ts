@@ -137,13 +137,20 @@ async function run(audit: boolean): Promise<Row> {
       if (count !== ACME) throw new Error(`${what}: changed ${count}, expected ${ACME}`);
       await check(m, paused, op, count);
       steps.push({ what, ms, count, commandsEach });
-      log(`${trail}: ${what} ${f(count)} in ${(ms / 1000).toFixed(1)} s, ${commandsEach.toFixed(1)} commands each`);
+      log(
+        `${trail}: ${what} ${f(count)} in ${(ms / 1000).toFixed(1)} s, ${commandsEach.toFixed(1)} commands each`,
+      );
     };
     const cliCount = async (verb: string) =>
       (JSON.parse((await cli(server.url, [verb, '--selector', 'tenant=acme'])).stdout) as { count: number })
         .count;
     await step('pause (library)', 'pause', true, async () => (await m.select('tenant=acme').pause()).count);
-    await step('resume (library)', 'resume', false, async () => (await m.select('tenant=acme').resume()).count);
+    await step(
+      'resume (library)',
+      'resume',
+      false,
+      async () => (await m.select('tenant=acme').resume()).count,
+    );
     await step('pause (CLI process)', 'pause', true, () => cliCount('schedule:pause'));
     await step('resume (CLI process)', 'resume', false, () => cliCount('schedule:resume'));
     return { trail, createS, selectMs, steps };
@@ -161,7 +168,9 @@ async function main(): Promise<void> {
   console.log(
     `\n${f(N)} schedules over 4 tenants, tenant=acme ${f(ACME)}, ${PARTITIONS} partition(s); ${started} UTC, load ${loadBefore} → ${load()}`,
   );
-  console.log('\n| audit | create (scheduleMany) | select tenant=acme | change | time | per schedule | Redis commands per schedule (calls inside scripts included) |');
+  console.log(
+    '\n| audit | create (scheduleMany) | select tenant=acme | change | time | per schedule | Redis commands per schedule (calls inside scripts included) |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const r of rows) {
     for (const s of r.steps) {
