@@ -3,12 +3,13 @@
 // each the median of 5 after one warm-up:
 //   the first page by name; filtered by status (paused: a tenth, active), by queue (a quarter), by search
 //   text (1 % of the names; none at all: a walk of every name); the status counts and the queues (the
-//   dashboard's strip and queue list, a fresh index each time as a first open).
+//   dashboard's strip and queue list, a fresh index each time as a first open); with `--health`, the
+//   fleet page's health (late, failing, errored), whose failing check reads every active schedule.
 // And memory per idle schedule (`used_memory` growth / count): 10,000 of bench:scale's unlabelled hourly
 // schedules with the default audit trail, 10,000 without, and the N (without the trail; a label each, a
 // tenth paused).
 //
-//   REDIS_URL=redis://127.0.0.1:6401 node --import tsx bench/list-filters.ts [--n 100000]
+//   REDIS_URL=redis://127.0.0.1:6401 node --import tsx bench/list-filters.ts [--n 100000] [--health]
 //
 // Runs against this tree's code; run it from an older tree's copy to measure that code the same way.
 import { loadavg } from 'node:os';
@@ -132,6 +133,29 @@ async function main(): Promise<void> {
   await measure('dashboard: page 1, status paused (fresh index)', () =>
     freshIndex().page({ status: 'paused', offset: 0, limit: 50 }),
   );
+  // the fleet page's and `bullbeat status`'s health: its failing check reads every active schedule's view
+  // (definition, state, due time, counters, newest records: none here), CHUNK at a time
+  if (argv.includes('--health')) {
+    const { DeploymentHealthReader, ScheduleReader } = await import('../dashboard/internal.js');
+    const reader = new ScheduleReader(r, keys, internalsOf(m).options.historyLimit);
+    const health = () =>
+      new DeploymentHealthReader(r, keys, freshIndex(), reader, { lateThresholdMs: 1000, cacheMs: 0 }).read();
+    await measure('dashboard: fleet health (late, failing, errored; not cached)', health);
+    // one more, for what it costs Redis: commands (INFO commandstats) and CPU (used_cpu_user + _sys)
+    const cost = async () => {
+      const [stats, cpu] = await Promise.all([redis.info('commandstats'), redis.info('cpu')]);
+      const calls = [...stats.matchAll(/calls=(\d+)/g)].reduce((a, x) => a + Number(x[1]), 0);
+      const used = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(cpu)?.[1] ?? 0);
+      return { calls, cpuMs: (used('used_cpu_user') + used('used_cpu_sys')) * 1000 };
+    };
+    const before = await cost();
+    await health();
+    const after = await cost();
+    const label = 'dashboard: fleet health, its cost to Redis';
+    const shown = `${f(after.calls - before.calls)} commands, ${f(after.cpuMs - before.cpuMs)} ms of Redis CPU`;
+    rows.push([label, Number.NaN, shown]);
+    log(`${label}: ${shown}`);
+  }
   await m.close();
   await redis.flushall();
   await redis.quit();
@@ -140,7 +164,8 @@ async function main(): Promise<void> {
     `memory per idle schedule: ${f(withTrail)} B with the default audit trail, ${f(noTrail)} B without (10,000 each, unlabelled); ${f(perN)} B each of the ${f(N)} (a label, no trail)`,
   );
   console.log('\n| read | median of 5 | |\n|---|---|---|');
-  for (const [label, ms, shown] of rows) console.log(`| ${label} | ${ms.toFixed(0)} ms | ${shown} |`);
+  for (const [label, ms, shown] of rows)
+    console.log(`| ${label} | ${Number.isNaN(ms) ? '-' : `${ms.toFixed(0)} ms`} | ${shown} |`);
 }
 
 await main();

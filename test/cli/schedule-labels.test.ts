@@ -36,6 +36,26 @@ describe('schedule:import, --selector', () => {
     expect(await redis.hlen(`{${prefix}}:bb:schedules`)).toBe(0);
   });
 
+  it('refuses a group of max 0 and a spread longer than the period, naming the line and field (exit 2)', async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['max0', { group: { key: 'tenant:acme', max: 0 } }, 'line 2: group.max: '],
+      // hourly: the spread may not be longer than an hour
+      [
+        'spread',
+        { trigger: { type: 'cron', expression: '0 * * * *' }, spread: '2h' },
+        "line 2: spread: 2h is longer than the trigger's shortest gap between occurrences (1h)",
+      ],
+    ];
+    for (const [name, extra, says] of cases) {
+      const file = join(dir, `${name}.ndjson`);
+      writeFileSync(file, `${line('a', 'acme')}\n${line('b', 'acme', extra)}\n`);
+      const run = await runBullbeat(['schedule:import', file], { env });
+      expect(run.code, `${name}: ${run.stderr}`).toBe(2);
+      expect(run.stderr).toContain(`${file} ${says}`);
+    }
+    expect(await redis.hlen(`{${prefix}}:bb:schedules`)).toBe(0);
+  });
+
   it('imports a file as one bulk change; list, pause, resume and remove by --selector', async () => {
     const file = join(dir, 'ok.ndjson');
     const lines = ['a', 'b', 'c', 'd', 'e'].map((id, i) => line(id, i < 2 ? 'acme' : 'globex'));

@@ -45,11 +45,20 @@ describe('spread and group in the JSON API', () => {
       body('acme-3', { group: { key: 'tenant:acme', max: 0 } }),
     );
     expect(zero.status).toBe(400);
-    expect(JSON.stringify(zero.body)).toMatch(/group\.max/);
+    expect(zero.body.field).toBe('group.max');
     const long = await t.api('POST', '/api/schedules', body('acme-4', { spread: '2d' }));
     expect(long.status).toBe(400);
-    expect(JSON.stringify(long.body)).toMatch(/spread/);
+    expect(long.body.field).toBe('spread');
+    expect(long.body.error).toMatch(/2d is longer than the trigger's shortest gap between occurrences/);
+    // a label key with spaces, and a selector that does not parse: each named
+    const spaced = await t.api('POST', '/api/schedules', body('acme-5', { labels: { 'my key': 'x' } }));
+    expect(spaced.status).toBe(400);
+    expect(spaced.body.field).toBe('labels.my key');
+    const selector = await t.api('POST', '/api/schedules:pause', { selector: 'tenant=acme,,' });
+    expect(selector.status).toBe(400);
+    expect(selector.body.field).toBe('selector');
     expect((await t.api('GET', '/api/schedules/acme-3')).status).toBe(404);
     expect((await t.api('GET', '/api/schedules/acme-4')).status).toBe(404);
+    expect((await t.api('GET', '/api/schedules/acme-5')).status).toBe(404);
   });
 });

@@ -112,7 +112,19 @@ describe('bulk changes by selector', () => {
     });
     expect(await m.list()).toEqual([]);
     expect(await m.bulkChanges()).toEqual([]);
-    expect(() => m.select('tenant=acme,,')).toThrow(SelectorError);
+    const refusal = (() => {
+      try {
+        m.select('tenant=acme,,');
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(SelectorError);
+    expect(refusal).toMatchObject({
+      field: 'selector',
+      position: 12,
+      message: 'selector: "tenant=acme,,": expected a label key at 12',
+    });
     await expect(m.select('tenant=acme').pause({ note: 'x'.repeat(501) })).rejects.toMatchObject({
       field: 'note',
     });
