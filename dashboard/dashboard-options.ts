@@ -58,7 +58,9 @@ export interface DashboardOptions {
   basePath?: string;
   /**
    * How long the list of queues (for Bull Board) and the deployment's health (late, failing, errored) are
-   * reused, in ms. The schedules list reads Redis at each page (its indexes: what the page needs).
+   * reused, in ms. The health is reused at least five times as long as it took to compute (its failing
+   * check reads every active schedule's recent records: seconds at 100,000 schedules). The schedules
+   * list reads Redis at each page (its indexes: what the page needs).
    * @defaultValue `2000`
    */
   cacheMs?: number;

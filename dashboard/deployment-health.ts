@@ -34,8 +34,13 @@ export interface DeploymentHealth {
  * the fleet page and `bullbeat status`). Failing needs each active schedule's recent records: one
  * pipelined read per 200 schedules, so callers cache it (`cacheMs`).
  */
+/** The health is cached at least this many times as long as its computation took (see `read`). */
+const SLOW_FACTOR = 5;
+
 export class DeploymentHealthReader {
   private cached: { at: number; value: Promise<DeploymentHealth> } | undefined;
+  /** How long the last computation took (ms): the cache lasts at least `SLOW_FACTOR` times that. */
+  private lastTookMs = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -45,15 +50,25 @@ export class DeploymentHealthReader {
     private readonly options: { lateThresholdMs: number; cacheMs: number },
   ) {}
 
-  /** The health, at most `cacheMs` old. */
+  /**
+   * The health, at most `cacheMs` old, or `SLOW_FACTOR` times its last computation's duration when
+   * that is longer: at 100,000 schedules the failing check takes seconds, and a gauge scraped every
+   * few seconds would keep one running all the time.
+   */
   read(): Promise<DeploymentHealth> {
     const t = Date.now();
-    if (this.cached && t - this.cached.at < this.options.cacheMs) return this.cached.value;
+    const lasts = Math.max(this.options.cacheMs, SLOW_FACTOR * this.lastTookMs);
+    if (this.cached && t - this.cached.at < lasts) return this.cached.value;
     const value = this.compute();
     this.cached = { at: t, value };
-    value.catch(() => {
-      if (this.cached?.value === value) this.cached = undefined;
-    });
+    value.then(
+      () => {
+        this.lastTookMs = Date.now() - t;
+      },
+      () => {
+        if (this.cached?.value === value) this.cached = undefined;
+      },
+    );
     return value;
   }
 
