@@ -40,7 +40,9 @@ describe('the deployment health', () => {
       Array.from({ length: 450 }, (_, i) => m.schedule({ name: `s${i}` }, new IntervalTrigger(60)).saved),
     );
     const { redis, keys, options } = internalsOf(m);
-    const reader = new SlowReader(redis, keys, options.historyLimit, Date.now, () => ({}));
+    const reader = new SlowReader(redis, keys, options.historyLimit, Date.now, (names) =>
+      m.calendars.current(names),
+    );
     const health = new DeploymentHealthReader(redis, keys, new ScheduleIndex(redis, keys), reader, {
       lateThresholdMs: 1000,
       cacheMs: 1,
