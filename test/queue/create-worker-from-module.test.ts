@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ describe('createWorker queues', () => {
   it("serves only the queues it has a handler for, leaving a foreign consumer's queue alone", async () => {
     const mine = `bbq-mine-${process.pid}-${Date.now()}`;
     const theirs = `bbq-theirs-${process.pid}-${Date.now()}`;
-    const scheduler = new StandInScheduler(`bbtest-queues-${Date.now()}`, [mine, theirs]);
+    const scheduler = new StandInScheduler(`bbtest-queues-${randomUUID().slice(0, 8)}`, [mine, theirs]);
     scheduler.register('mine', () => 'ok', { queue: mine });
     const foreign = new Queue(theirs, { connection: REDIS });
     try {
@@ -38,23 +39,27 @@ describe('createWorker queues', () => {
   });
 
   it('an explicit queues list overrides the rule', async () => {
-    const scheduler = new StandInScheduler('bbtest-explicit', ['handled']);
+    const tag = randomUUID().slice(0, 8);
+    const [handled, extra] = [`handled-${tag}`, `extra-${tag}`];
+    const scheduler = new StandInScheduler(`bbtest-explicit-${tag}`, [handled]);
     scheduler.register('mine', () => 'ok');
-    handle = await createWorker(scheduler, { logger: silent, queues: ['handled', 'extra'] });
-    expect(handle.queues).toEqual(['handled', 'extra']);
+    handle = await createWorker(scheduler, { logger: silent, queues: [handled, extra] });
+    expect(handle.queues).toEqual([handled, extra]);
   });
 });
 
 describe('createWorker options', () => {
   it('passes queue rate limits to BullMQ limiter, per queue over the default', async () => {
-    const scheduler = new StandInScheduler('bbtest-limits', ['limit-a', 'limit-b'])
-      .register('a', () => 'a', { queue: 'limit-a' })
-      .register('b', () => 'b', { queue: 'limit-b' });
+    const tag = randomUUID().slice(0, 8);
+    const [qa, qb] = [`limit-a-${tag}`, `limit-b-${tag}`];
+    const scheduler = new StandInScheduler(`bbtest-limits-${tag}`, [qa, qb])
+      .register('a', () => 'a', { queue: qa })
+      .register('b', () => 'b', { queue: qb });
     handle = await createWorker(scheduler, {
       logger: silent,
       concurrency: 3,
       limiter: { max: 10, durationMs: 1000 },
-      limiters: { 'limit-b': { max: 2, durationMs: 500 } },
+      limiters: { [qb]: { max: 2, durationMs: 500 } },
     });
     const [a, b] = handle.workers;
     expect(a?.opts.limiter).toEqual({ max: 10, duration: 1000 });
