@@ -52,7 +52,7 @@ Environment (flags win):
 // against the library's lists). Written out: `--help` never imports the library's runtime.
 const SCHEDULER_KNOBS =
   'claimBatch, claimLeaseMs, claimAheadMs, maxSleepMs, backpressure, commitAhead, replicaAcks';
-const WORKER_KNOBS = 'leaseRenewMs, groupPollMs, slotWaitPollMs, recordLagMs';
+const WORKER_KNOBS = 'leaseRenewMs, groupPollMs, slotWaitPollMs, recordLagMs, outcomeHoldMs';
 
 /**
  * `--tuning knob=value`: repeatable, each a comma list (`--tuning claimBatch=1000,maxSleepMs=5000`).

@@ -296,6 +296,7 @@ export async function resolveWorkerOptions(
     exclusionWaitMs: options.exclusionWaitMs ?? 60_000,
     slotWaitPollMs: tuning.values.slotWaitPollMs,
     recordLagMs: tuning.values.recordLagMs,
+    outcomeHoldMs: tuning.values.outcomeHoldMs,
     historyLimit: options.historyLimit ?? 100,
     auditLimit: scheduler.options?.auditLimit ?? DEFAULT_AUDIT.limit,
     commandTimeoutMs: commandTimeoutOf(options.commandTimeoutMs ?? scheduler.options?.commandTimeoutMs),
@@ -313,6 +314,7 @@ export interface ResolvedWorkerTuning {
     groupPollMs: number;
     slotWaitPollMs: number;
     recordLagMs: number;
+    outcomeHoldMs: number;
   };
   /** The top-level names given (deprecated aliases), for the one warning. */
   deprecated: readonly string[];
@@ -345,6 +347,7 @@ export function resolveWorkerTuning(options: CreateWorkerOptions): ResolvedWorke
       groupPollMs: ms('groupPollMs') ?? 100,
       slotWaitPollMs: ms('slotWaitPollMs') ?? 1000,
       recordLagMs: ms('recordLagMs', 0) ?? 1000, // 0: the start check writes the record
+      outcomeHoldMs: ms('outcomeHoldMs', 0) ?? 0, // 0: an outcome is written before its job completes
     },
     deprecated: tuning.deprecated,
   };

@@ -21,12 +21,6 @@ export interface RunTicket {
   unwritten?: RunPatch;
 }
 
-/**
- * How long a run's outcome may be held behind a burst (ms after the oldest held one ended): while jobs
- * wait on its queue, its write is Redis work the burst's starts would wait behind (docs/records.md).
- */
-export const OUTCOME_HOLD_MS = 1000;
-
 /** How often a held outcome's queue is looked at (ms) while jobs wait on it. */
 const HOLD_STEP_MS = 25;
 
@@ -141,7 +135,7 @@ export class RunRecorder {
   /**
    * Write a run's outcome behind the burst it ran in (decision 2 of the load issue): its slot is given
    * back by the caller at once (`HeldLeases.releaseAll`), and the outcome, with its `running` facts
-   * when those were behind too, is written once no job waits on its queue, or `OUTCOME_HOLD_MS` after
+   * when those were behind too, is written once no job waits on its queue, or `outcomeHoldMs` after
    * the oldest held one ended, in one batch. The write is fenced by the run's token (its lease is gone
    * by then), and its `finishedAt` is the run's end on Redis's clock (`finishedAt`), not the write's.
    */
@@ -211,7 +205,7 @@ export class RunRecorder {
   /** Resolve once no job waits on the held outcomes' queues, or the oldest was held long enough. */
   private async afterBurst(): Promise<void> {
     for (;;) {
-      const left = OUTCOME_HOLD_MS - (Date.now() - (this.held[0] as HeldOutcome).at);
+      const left = this.options.outcomeHoldMs - (Date.now() - (this.held[0] as HeldOutcome).at);
       if (this.closing || left <= 0 || !this.waiting) return;
       const queues = new Set(this.held.map((h) => h.job.queueName));
       try {

@@ -125,6 +125,16 @@ export interface WorkerTuning {
    * @defaultValue `1000`
    */
   slotWaitPollMs?: number;
+  /**
+   * How long a success's outcome may be held behind a burst (ms): while jobs wait on its queue and
+   * other runs of the worker are under way, a success gives its slot back at once and its outcome is
+   * written after the worker's last start of the burst, at most this long after it ended
+   * (docs/records.md). Off by default: a worker killed while it holds outcomes leaves those records
+   * `enqueued` (or `running`), though their jobs completed (`schedule:why` says they ran), and
+   * nothing writes them afterwards yet.
+   * @defaultValue `0` (never held)
+   */
+  outcomeHoldMs?: number;
 }
 
 /** The worker's tuning knobs, in the order docs/tuning.md gives them. */
@@ -133,6 +143,7 @@ export const WORKER_TUNING_KEYS = [
   'groupPollMs',
   'slotWaitPollMs',
   'recordLagMs',
+  'outcomeHoldMs',
 ] as const satisfies readonly (keyof WorkerTuning)[];
 
 /** `CreateWorkerOptions` with every default applied. */
@@ -148,6 +159,8 @@ export interface ResolvedWorkerOptions {
   slotWaitPollMs: number;
   historyLimit: number;
   recordLagMs: number;
+  /** How long a success's outcome may be held behind a burst (ms; 0: never). */
+  outcomeHoldMs: number;
   /** Audit entries kept per schedule (the scheduler's `auditLimit`). */
   auditLimit: number;
   commandTimeoutMs: number;

@@ -1,6 +1,7 @@
-// A success's outcome is written behind the burst it ran in: on a worker whose every slot is taken,
-// the run gives its slot back at once and BullMQ completes its job, while the outcome's write waits
-// until no job waits on the queue (at most OUTCOME_HOLD_MS after the oldest held one ended). Every
+// A success's outcome is written behind the burst it ran in (the worker's `tuning.outcomeHoldMs`, off by
+// default, turned on here): on a worker whose every slot is taken, the run gives its slot back at once
+// and BullMQ completes its job, while the outcome's write waits until no job waits on the queue (at
+// most `outcomeHoldMs` after the oldest held one ended). Every
 // outcome is written in the end, with the run's own finishedAt; a graceful close writes the held ones.
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,7 +34,7 @@ afterEach(async () => {
 });
 
 /** A worker of 2 slots and a burst of JOBS one-at-a-time schedules, one job each, 40 ms of work. */
-async function burst() {
+async function burst(outcomeHoldMs = 1000) {
   bed = new TestBed();
   const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
   scheduler.register('tick', () => new Promise((r) => setTimeout(() => r('ok'), 40)));
@@ -41,7 +42,12 @@ async function burst() {
     Array.from({ length: JOBS }, (_, i) => bed.enqueue('tick', { scheduleId: `s${i}`, fireAt: FIRE_AT })),
   );
   const history = new RunHistory(bed.redis, keys(bed.prefix));
-  handle = await createWorker(scheduler, { queues: [bed.queueName], concurrency: 2, logger: silent });
+  handle = await createWorker(scheduler, {
+    queues: [bed.queueName],
+    concurrency: 2,
+    logger: silent,
+    tuning: { outcomeHoldMs },
+  });
   return { jobs, history };
 }
 
@@ -99,6 +105,27 @@ describe('a success written behind the burst', () => {
     }
   });
 
+  it('off by default: a job BullMQ completed has its outcome written already, even in a burst', async () => {
+    const { jobs, history } = await burst(0);
+    let looked = 0;
+    await waitUntil(
+      async () => {
+        // the completed set first: each job in it had its outcome written before BullMQ completed it
+        const completed = await bed.redis.zrange(`bull:${bed.queueName}:completed`, '0', '-1');
+        for (const jobId of completed) {
+          const id = (/^bb-(.+)-\d+$/.exec(jobId) as RegExpExecArray)[1] as string;
+          expect((await history.get(id, FIRE_AT))?.outcome, jobId).toBe('succeeded');
+        }
+        if ((await bed.redis.llen(`bull:${bed.queueName}:wait`)) > 0) looked++;
+        return completed.length === JOBS;
+      },
+      20_000,
+      { what: 'every job completed', stepMs: 5 },
+    );
+    expect(looked).toBeGreaterThan(0); // looked during the burst, jobs still waiting
+    expect(jobs).toHaveLength(JOBS);
+  });
+
   it('a graceful close writes the outcomes still held', async () => {
     const { jobs, history } = await burst();
     const held = await heldDuringBurst(history);
@@ -124,6 +151,8 @@ describe('a success written behind the burst', () => {
       '2000',
       '--stalled-interval-ms',
       '1000',
+      '--tuning',
+      'outcomeHoldMs=1000',
     ];
     const worker = await WorkerProcess.start(bed.prefix, bed.queueName, flags);
     processes.push(worker);

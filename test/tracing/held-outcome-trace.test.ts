@@ -1,6 +1,7 @@
 // A success written behind the burst (`RunRecorder.holdFinish`) is written after its run's span ended;
 // its `bullbeat.record` step is still a child of that run's `process` span, in the occurrence's trace.
-// In process: the SDK as a user sets it up, exporting to memory.
+// In process: the SDK as a user sets it up, exporting to memory. The hold is off by default
+// (`tuning.outcomeHoldMs`): turned on here.
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -39,6 +40,7 @@ describe('an outcome held behind a burst, traced', () => {
       queues: [bed.queueName],
       concurrency: 2,
       logger: pino({ level: 'silent' }),
+      tuning: { outcomeHoldMs: 1000 },
     });
     try {
       await bed.allSettled(jobs.map((j) => j.id));
