@@ -15,7 +15,7 @@
 //   node --import tsx bench/burst.ts --n 1000 --seconds 5 --overload 0      (quicker)
 //   --n '' skips the aligned rows, --overload 0 the overload row, --columns runtime,plain,bullmq,limit
 //   --burners K: the overload row again with K CPU burners (busy child processes) beside it (a loaded box)
-//   env: BURST_RECORD_LAG the worker runtime's recordLagMs; BURST_BATCH the scheduler's claimBatch (500, the default); BURST_DEBUG=1 prints when each
+//   env: BURST_RECORD_LAG the worker runtime's recordLagMs; BURST_OUTCOME_HOLD its outcomeHoldMs (0, the default); BURST_BATCH the scheduler's claimBatch (500, the default); BURST_DEBUG=1 prints when each
 //   claim came; BENCH_CHILD_ARGS node flags for the child processes (`--cpu-prof --cpu-prof-dir=DIR`)
 //
 // Prints Markdown, ready for BENCHMARKS.md.
@@ -147,7 +147,10 @@ async function runtimeWorker(prefix: string, queue: string, from: number, to: nu
     concurrency: CONCURRENCY,
     logger: silent,
     // BURST_RECORD_LAG: the runtime's recordLagMs (1000 by default; 0 writes the running record at the start)
-    ...(process.env.BURST_RECORD_LAG && { tuning: { recordLagMs: Number(process.env.BURST_RECORD_LAG) } }),
+    tuning: {
+      ...(process.env.BURST_RECORD_LAG && { recordLagMs: Number(process.env.BURST_RECORD_LAG) }),
+      ...(process.env.BURST_OUTCOME_HOLD && { outcomeHoldMs: Number(process.env.BURST_OUTCOME_HOLD) }),
+    },
   });
   await handle.ready();
   return {
