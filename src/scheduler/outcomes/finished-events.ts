@@ -32,7 +32,10 @@ export class FinishedEventsReader {
     private readonly gatherMs: number,
     private readonly onEvents: (events: FinishedEvent[]) => void,
     private readonly onError: (err: unknown) => void,
-  ) {}
+  ) {
+    // its connection's own errors (a refused reconnection) too: ioredis prints one emitted with no listener
+    client.on('error', onError);
+  }
 
   /** Read from the stream's end as it is now; resolves once that position is known. */
   async start(): Promise<void> {
