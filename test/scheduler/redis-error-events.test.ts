@@ -21,9 +21,10 @@ class RedisProxy {
   #listening = false;
 
   constructor() {
-    const target = new URL(REDIS_URL);
+    // the test Redis's host and port as ioredis reads REDIS_URL (its default port when none is given)
+    const { host = '127.0.0.1', port } = new Redis(REDIS_URL, { lazyConnect: true }).options;
     this.#server = createServer((client) => {
-      const upstream = createConnection({ host: target.hostname, port: Number(target.port || 6379) });
+      const upstream = createConnection({ host, port: port as number });
       for (const s of [client, upstream]) {
         this.#sockets.add(s);
         s.on('error', () => undefined);
