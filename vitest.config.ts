@@ -96,10 +96,15 @@ const CHAOS = [
 /**
  * Tests whose volume is the claim itself (the published scale): 100,000 schedules selected and paused by a
  * label; 10,000 aligned schedules spread over 30 s (on manual time: the volume is the cost; the file's
- * pause case rides along). They run beside unit, redis and process; the bulk verbs at a small volume are
- * tested in `redis` (bulk.test.ts), spread's offsets and options in spread-options.test.ts.
+ * pause case rides along); 25,000 one-shots through a replica whose heap must come back. They run beside
+ * unit, redis and process; the bulk verbs at a small volume are tested in `redis` (bulk.test.ts),
+ * spread's offsets and options in spread-options.test.ts.
  */
-const VOLUME = ['test/labels/bulk-100k.test.ts', 'test/scheduler/spread.test.ts'];
+const VOLUME = [
+  'test/labels/bulk-100k.test.ts',
+  'test/scheduler/spread.test.ts',
+  'test/scheduler/replica-memory.test.ts',
+];
 
 /**
  * The chaos tests with the least room: they run last, two at a time. trust-chaos's schedules fire every

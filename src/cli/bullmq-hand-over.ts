@@ -39,10 +39,11 @@ export interface FinishedHandOver {
  *
  * An imported schedule is held (paused) while BullMQ's job scheduler lives; its hand-over record
  * (`BullmqHandovers`) says BullMQ runs its occurrences. The hand-over reads BullMQ's pending job T,
- * sets the schedule's start after T and the record's `until` to T, then removes BullMQ's scheduler in
- * one step that checks its pending job is still T (else it tries again at the new one): T's job stays
- * and runs once on BullMQ, and the schedule resumes from its first occurrence after T. A crash between
- * two steps leaves the schedule held; running the import again finishes the hand-over.
+ * sets the record's `until` to T, then removes BullMQ's scheduler in one step that checks its pending
+ * job is still T (else the record goes back to `until: null` and it tries again at the new one): T's
+ * job stays and runs once on BullMQ; then the schedule starts after T and resumes from its first
+ * occurrence after it. A crash between two steps leaves the schedule held; running the import again
+ * finishes the hand-over (from the record's T once BullMQ's scheduler is gone).
  */
 export class BullmqHandOver {
   readonly #manager: SchedulerManager;
@@ -131,14 +132,24 @@ export class BullmqHandOver {
     id: string,
     source: BullmqSchedule,
   ): Promise<{ handover: HandOverState; original?: 'removed' | 'gone' }> {
+    const createdAt = (await this.#manager.get(id))?.toJSON().createdAt ?? 0;
     for (let attempt = 0; attempt < HAND_OVER_TRIES; attempt++) {
+      // From reading BullMQ's pending job to removing its scheduler, BullMQ must not move on: only the
+      // reads and the record that must precede the removal happen in between (four round trips); the
+      // schedule's own start is set after it (a crash there leaves the record, which the next import
+      // finishes from).
       const pending = await this.#originals.pendingAt(source.key);
       if (pending === null) return { handover: await this.#finish(id, source), original: 'gone' };
       // read while its pending job is `pending`: the check below keeps the two together
       const made = await this.#originals.iterations(source.key);
-      await this.#startAfter(id, source, pending, made);
+      await this.#records.set(id, this.#record(source, createdAt, pending));
       const done = await this.#originals.keepPending(source.key, pending);
-      if (done === 'moved-on') continue;
+      if (done === 'moved-on') {
+        // BullMQ runs `pending` and goes on: its side is every occurrence still
+        await this.#records.set(id, this.#record(source, createdAt, null));
+        continue;
+      }
+      await this.#startAfter(id, source, pending, made);
       return { handover: await this.#resume(id, pending), original: done };
     }
     return { handover: { state: 'moved-on' } };

@@ -35,6 +35,8 @@ export class BullmqOriginals {
       ...(prefix !== undefined && { prefix }),
     });
     this.redis = openRedis(target, { maxRetriesPerRequest: 1 });
+    // a connection error fails the command that waits on it, which the import reports
+    this.redis.on('error', () => undefined);
   }
 
   /**

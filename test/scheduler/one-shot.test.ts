@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import { DateTrigger } from '../../src/triggers/date-trigger.js';
-import { waitUntil } from '../wait-until.js';
 import { testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 /** A logger that keeps its lines, to check what a start said. */
 function capture() {
@@ -19,31 +19,43 @@ function capture() {
 /**
  * `new DateTrigger(Date.now() + ...)` in a jobs module computes a new instant each time a process
  * imports it. A code-defined one-shot that ran is never re-armed by a later start; a still-pending
- * one takes the new instant.
+ * one takes the new instant. On manual time (manual-time.ts): the fire loops, the prune of completed
+ * schedules and Redis's clock as they read it move when the test moves them.
  */
 describe('code-defined one-shots across restarts', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let time: ManualTime;
+  afterEach(async () => {
+    await time.stopAll();
+    await env.cleanup();
+  });
 
-  /** One "process start": a manager defining the reminder at import-time `Date.now() + inMs`. */
+  async function manualTime(tag: string): Promise<void> {
+    env = testEnv(tag);
+    time = new ManualTime(env.redis, env.prefix);
+    await time.start();
+  }
+
+  /** One "process start": a manager defining the reminder at import-time `now + inMs`. */
   async function start(inMs: number, logger = pino({ level: 'silent' })) {
     const m = env.manager({ logger, completedRetentionMs: 100 });
+    time.attach(m);
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
-    m.schedule(function reminder() {}, new DateTrigger(Date.now() + inMs), { id: 'reminder' });
+    m.schedule(function reminder() {}, new DateTrigger(time.now() + inMs), { id: 'reminder' });
     await m.start();
     return { m, fired };
   }
 
   it('a one-shot that ran is not fired again by the next start, which says so in its log', async () => {
-    env = testEnv('oneshot-ran');
+    await manualTime('oneshot-ran');
     const first = await start(200);
-    await waitUntil(() => first.fired.length === 1, 5000);
-    await first.m.stop();
+    await time.advanceUntil(() => first.fired.length === 1, 5000);
+    await time.stop(first.m);
 
     const { lines, logger } = capture();
     const second = await start(200, logger);
-    await new Promise((r) => setTimeout(r, 1200)); // well past the new instant, and a prune cycle
+    await time.advance(1200); // well past the new instant, and prune cycles (every 100 ms)
     expect(second.fired).toEqual([]);
     const job = await second.m.get('reminder');
     expect(job?.status).toBe(JobStatus.COMPLETED);
@@ -51,19 +63,17 @@ describe('code-defined one-shots across restarts', () => {
     expect(lines.some((l) => l.scheduleId === 'reminder' && /already ran; not re-armed/.test(l.msg))).toBe(
       true,
     );
-    await second.m.stop();
   });
 
   it('a one-shot still pending takes the instant of the latest start', async () => {
-    env = testEnv('oneshot-pending');
+    await manualTime('oneshot-pending');
     const first = await start(60_000);
     const before = (await first.m.get('reminder'))?.nextRunTime;
-    await first.m.stop();
+    await time.stop(first.m);
     const second = await start(300);
     const after = (await second.m.get('reminder'))?.nextRunTime;
     expect(after).toBeLessThan(before!);
-    await waitUntil(() => second.fired.length === 1, 5000);
+    await time.advanceUntil(() => second.fired.length === 1, 5000);
     expect(second.fired[0]!.fireAt).toBe(after);
-    await second.m.stop();
   });
 });

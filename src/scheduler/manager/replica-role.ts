@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { CalendarBook, Keys, ScheduleDefinition } from '../../store/index.js';
 import { CODE_ACTOR, publishWake, ScheduleStore, WAKE_HANDOFF } from '../../store/index.js';
 import type { Trigger } from '../../triggers/trigger.js';
-import { AlertService } from '../alerts/index.js';
+import { AlertService, processTimers, repeatEvery } from '../alerts/index.js';
 import type { ResolvedManagerOptions, ScheduledJob, SchedulerEvents } from '../contract/index.js';
 import {
   type FireHooks,
@@ -43,7 +43,8 @@ export class ReplicaRole {
   /** The fire loop: one over every partition (see `everyPartitionLoop`); one of a single partition with P = 1. */
   private loops: FireLoop[] = [];
   private foreign: { stop(): Promise<void> } | undefined;
-  private pruneTimer: NodeJS.Timeout | undefined;
+  /** Stops the prune of completed schedules (on the fire loop's timers: a manual clock's in tests). */
+  private stopPrune: (() => void) | undefined;
   private lastStats: FireLoopStats | undefined;
   /** Expectations, incidents, their deliveries and the heartbeat (docs/being-told.md). */
   private alerts: AlertService | undefined;
@@ -60,8 +61,11 @@ export class ReplicaRole {
     );
     await Promise.all(this.loops.map((l) => l.start()));
     this.foreign = await startForeignOutcomes(manager);
-    this.pruneTimer = setInterval(() => void this.prune(), Math.min(60_000, options.completedRetentionMs));
-    this.pruneTimer.unref();
+    this.stopPrune = repeatEvery(
+      this.deps.hooks?.clock ?? processTimers,
+      Math.max(1, Math.min(60_000, options.completedRetentionMs)),
+      () => void this.prune(),
+    );
     const alertsRedis = connections.alertsRedis;
     this.alerts = new AlertService({
       redis: alertsRedis,
@@ -128,8 +132,8 @@ export class ReplicaRole {
   async stop(): Promise<void> {
     await this.alerts?.stop();
     this.alerts = undefined;
-    if (this.pruneTimer) clearInterval(this.pruneTimer);
-    this.pruneTimer = undefined;
+    this.stopPrune?.();
+    this.stopPrune = undefined;
     if (this.loops.length > 0) {
       await Promise.all(this.loops.map((l) => l.stop()));
       // What this replica claimed is back in `due`: wake the others now, not at their next timer.

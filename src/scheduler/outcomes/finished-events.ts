@@ -22,6 +22,9 @@ export class FinishedEventsReader {
   private closed = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Settles at a `close` while the connection is down: the read waiting for it is let go. */
+  private readonly closing: Promise<undefined>;
+  private settleClosing: (() => void) | undefined;
 
   constructor(
     /** A connection for this reader alone (its reads block); disconnected by `close`. */
@@ -32,7 +35,13 @@ export class FinishedEventsReader {
     private readonly gatherMs: number,
     private readonly onEvents: (events: FinishedEvent[]) => void,
     private readonly onError: (err: unknown) => void,
-  ) {}
+  ) {
+    // its connection's own errors (a refused reconnection) too: ioredis prints one emitted with no listener
+    client.on('error', onError);
+    this.closing = new Promise((resolve) => {
+      this.settleClosing = () => resolve(undefined);
+    });
+  }
 
   /** Read from the stream's end as it is now; resolves once that position is known. */
   async start(): Promise<void> {
@@ -43,6 +52,9 @@ export class FinishedEventsReader {
   async close(): Promise<void> {
     this.closed = true;
     this.wake?.();
+    // connected, the read in flight fails with the connection; down, it would wait in ioredis's offline
+    // queue for good (flushed only when a connection closes): not waited for
+    if (this.client.status !== 'ready') this.settleClosing?.();
     this.client.disconnect();
     await this.loop;
   }
@@ -52,7 +64,12 @@ export class FinishedEventsReader {
     while (!this.closed) {
       let read: EventsRead;
       try {
-        read = await readFinishedEvents(this.client, this.key, this.queue, id, COUNT, BLOCK_MS);
+        const done = await Promise.race([
+          readFinishedEvents(this.client, this.key, this.queue, id, COUNT, BLOCK_MS),
+          this.closing,
+        ]);
+        if (done === undefined) return;
+        read = done;
       } catch (err) {
         if (this.closed) return;
         this.onError(err);

@@ -27,6 +27,10 @@ export async function startForeignOutcomes(
   // A connection of its own: after a burst, its reads of a thousand records and jobs and its writes
   // would otherwise queue the fire loop's next claim and completions behind them on the manager's.
   const redis = withCommandTimeout(manager.redis.duplicate(), manager.options.commandTimeoutMs);
+  // (a duplicate has none of the original's listeners: ioredis prints an 'error' emitted with none)
+  redis.on('error', (err) =>
+    manager.logger.warn({ err: err.message }, 'bullbeat: redis error (foreign outcomes)'),
+  );
   const foreign = new ForeignOutcomes({
     redis,
     keys: manager.keys,
