@@ -23,6 +23,7 @@ import {
   FOREIGN_OUTCOMES,
   INDEX_EXPECTS,
   INDEX_GROUPS,
+  LIST_COUNTS,
   MARK_ERRORED,
   MERGE_RUN,
   PAUSE,
@@ -34,6 +35,20 @@ import {
   SET_STATUS,
   UPSERT,
 } from './script-layouts.js';
+
+/** What `list-counts-1` answers for one partition. */
+export interface ListCounts {
+  /** Its definitions (`HLEN schedules`). */
+  definitions: number;
+  /** The members of its queue indexes, summed: every schedule indexed, when they count `definitions`. */
+  listed: number;
+  /** Its `listidx` mark is set: its queue and status indexes were built (or kept from its first create). */
+  marked: boolean;
+  /** The members of each status index (an active schedule is in none). */
+  byStatus: { paused: number; completed: number; errored: number };
+  /** A `names` key (data format 2's index of every schedule) is still there. */
+  formerNames: boolean;
+}
 
 const UPSERT_ANSWERS = new Set(['created', 'updated', 'unchanged', 'restored', 'kept-completed', 'missing']);
 
@@ -358,14 +373,32 @@ export class ScheduleScripts {
   }
 
   /**
-   * `repair-index-3`: bring the list indexes (by name, queue, status) and the group index of one
-   * partition (`k`) up to date for these entries (`i<id>`: an id of the partition; `m<member>`: a member of
-   * its name index; `q<queue>\0<member>`: a member of a queue's index). Answers how many changed an index.
+   * `repair-index-3`: bring the list indexes (by queue, status) and the group index of one partition
+   * (`k`) up to date for these entries (`i<id>`: an id of the partition; `m<member>`: a member of one of
+   * its queue or status indexes; `q<queue>\0<member>`: a member of a queue's index). Answers how many
+   * changed an index.
    */
   async repairIndex(k: Keys, entries: readonly string[]): Promise<number> {
     const items = entries.map((entry) => ({ values: { entry } }));
-    const keys = { schedules: k.schedules, names: k.names, state: k.state };
+    const keys = { schedules: k.schedules, queues: k.queues, state: k.state };
     return Number(await this.#caller.run(REPAIR_INDEX, scriptArgs(REPAIR_INDEX, keys, {}, items)));
+  }
+
+  /** `list-counts-1`: the counts of one partition's (`k`) list indexes and definitions, in one step. */
+  async listCounts(k: Keys): Promise<ListCounts> {
+    const res = (await this.#caller.run(LIST_COUNTS, scriptArgs(LIST_COUNTS, { schedules: k.schedules }, {}))) as
+      | number[]
+      | undefined;
+    const [definitions = 0, listed = 0, marked = 0, paused = 0, completed = 0, errored = 0, names = 0] = (
+      res ?? []
+    ).map(Number);
+    return {
+      definitions,
+      listed,
+      marked: marked === 1,
+      byStatus: { paused, completed, errored },
+      formerNames: names === 1,
+    };
   }
 
   /** `pause-note-2`: write (`noteJson`) or clear ('') a pause note, consistent with the status. */
