@@ -1,4 +1,4 @@
-// The list by name, paged from the name index (includes/names) kept with the definitions: a walk with
+// The list by name, paged from the queue indexes (includes/names) kept with the definitions: a walk with
 // `order: 'name'` over a few thousand schedules (names shared by many, so the id breaks ties; one and
 // four partitions) is complete, ordered, without duplicates, and each page reads at most `limit` index
 // entries per partition, never the definitions or states of the whole list (commands counted on the
@@ -22,9 +22,9 @@ const LIMIT = 100;
 const nameOf = (i: number) =>
   i % 50 === 0 ? `été-${i % 7}` : `report-${String((i * 7919) % 300).padStart(3, '0')}`;
 
-function items(): ScheduleManyItem[] {
+function items(queues = 1): ScheduleManyItem[] {
   return Array.from({ length: N }, (_, i) => ({
-    target: { name: nameOf(i) },
+    target: { name: nameOf(i), ...(queues > 1 && { queue: `lq${(i * 31) % queues}` }) },
     trigger: new IntervalTrigger(3600),
     options: { id: `s${i}` },
   }));
@@ -110,6 +110,42 @@ describe('list by name from the name index', () => {
     }, 120_000);
   }
 
+  // the list of every schedule merges the partition's queue indexes (each schedule is in one)
+  for (const [partitions, queues] of [
+    [1, 40],
+    [3, 200],
+  ] as const) {
+    it(`${N} schedules on ${queues} queues, ${partitions} partition(s): the merged pages are complete, ordered, each read bounded`, async () => {
+      env = testEnv(`list-by-name-q${queues}`);
+      const m = env.manager({ role: 'client', auditLimit: 0, partitions });
+      await m.scheduleMany(items(queues));
+      const log = countCommands(internalsOf(m).redis);
+      const pages = await walk(m);
+      const ids = pages.flatMap((p) => p.ids);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBe(N);
+      const keys = pages.flatMap((p) => p.ids.map((id, i) => `${p.names[i]}\0${id}`));
+      expect(keys).toEqual([...keys].sort(byBytes));
+      for (const p of pages.slice(0, -1)) expect(p.ids.length).toBe(LIMIT);
+      // what the walk read: each page at most a few times its size per partition, plus a member or two
+      // per queue (a lane's first chunk), never the whole list
+      const read = log.filter((c) => c.name === 'zrangebylex').reduce((a, c) => a + c.replyLength, 0);
+      expect(read).toBeLessThanOrEqual(pages.length * partitions * (4 * LIMIT + 2 * queues));
+      const whole = log.filter(
+        (c) =>
+          (['hgetall', 'hkeys', 'hvals', 'hscan'].includes(c.name) &&
+            (c.key.endsWith(':schedules') || c.key.endsWith(':state'))) ||
+          ['zscan', 'zrange'].includes(c.name),
+      );
+      expect(whole).toEqual([]);
+
+      // a page by offset: the same slice as the walk's
+      const at = await m.listPage({ offset: 2000, limit: 50 });
+      expect(at.total).toBe(N);
+      expect(at.items.map((j) => j.id)).toEqual(ids.slice(2000, 2050));
+    }, 120_000);
+  }
+
   it('lists what a writer without the index wrote, and repairs a rename it made', async () => {
     env = testEnv('list-by-name-old');
     const m = env.manager({ role: 'client', auditLimit: 0 });
@@ -143,8 +179,11 @@ describe('list by name from the name index', () => {
     const again = (await walk(m)).flatMap((p) => p.ids.map((id, i) => `${p.names[i]}\0${id}`));
     expect(again).toContain('zzz-last\0s2');
     expect(again).toEqual([...again].sort(byBytes));
-    expect(await env.redis.zscore(`${base}:names`, 'zzz-last\0s2')).toBe('0');
-    expect(await env.redis.zcard(`${base}:names`)).toBe(301);
+    const queueIndex = `${base}:qnames:${s2.queue as string}`;
+    expect(await env.redis.zscore(queueIndex, 'zzz-last\0s2')).toBe('0');
+    expect(await env.redis.zcard(queueIndex)).toBe(301);
+    // no index of every schedule beside the queue's (data format 3)
+    expect(await env.redis.exists(`${base}:names`)).toBe(0);
   });
 
   it('refuses an order it does not know, naming it', async () => {
