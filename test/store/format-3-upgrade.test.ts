@@ -68,8 +68,8 @@ describe('data format 2 to 3: the index of every schedule by name goes', () => {
       // as format 2 left it: `names` in each partition, every schedule of it once
       for (const p of k.all()) {
         for (const queue of await env.redis.smembers(p.queues)) {
-          const members = await env.redis.zrange(p.queueNames(queue), 0, -1);
-          if (members.length > 0) await env.redis.zadd(p.names, ...members.flatMap((mb) => [0, mb]));
+          const members = await env.redis.zrange(p.queueNames(queue), '0', '-1');
+          if (members.length > 0) await env.redis.zadd(p.names, ...members.flatMap((mb) => ['0', mb]));
         }
       }
       // partition 0 written before the queue and status indexes (format 2 read it from `names` alone)

@@ -61,50 +61,68 @@ interface Lane extends WalkLane {
   chunk: number;
 }
 
-/** A binary heap of lanes by their next member (the head of `buf` at `pos`). */
-class LaneHeap {
-  readonly #items: { lane: Lane; pos: number }[] = [];
+/** Members in Redis's order, natively where that is the same (no UTF-16 unit from U+D800 on). */
+type Order = (a: string, b: string) => number;
+const nativeOrder: Order = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+const OUTSIDE_NATIVE = /[\ud800-\uffff]/;
 
-  get size(): number {
-    return this.#items.length;
-  }
-
-  push(lane: Lane, pos: number): void {
-    const items = this.#items;
-    items.push({ lane, pos });
-    let i = items.length - 1;
+/**
+ * The first `n` members of the lanes' unread ones, merged (nothing handed out): the lanes' indexes in
+ * order, and the last of those members. A binary heap of lane indexes by their next member, over a copy
+ * of their positions.
+ */
+function mergeOrder(
+  lanes: readonly Lane[],
+  n: number,
+  order: Order,
+): { order: number[]; last: string | undefined } {
+  const pos = Int32Array.from(lanes, (l) => l.pos);
+  const heap: number[] = [];
+  const head = (i: number) => lanes[i]!.buf[pos[i]!]!;
+  const less = (a: number, b: number) => order(head(a), head(b)) < 0;
+  const up = (at: number) => {
+    let i = at;
     while (i > 0) {
-      const up = (i - 1) >> 1;
-      if (this.#less(items[up]!, items[i]!)) break;
-      [items[up], items[i]] = [items[i]!, items[up]!];
-      i = up;
+      const parent = (i - 1) >> 1;
+      if (!less(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
     }
-  }
-
-  /** The smallest entry taken out (its lane and position). */
-  pop(): { lane: Lane; pos: number } | undefined {
-    const items = this.#items;
-    const top = items[0];
-    const end = items.pop();
-    if (top === undefined || end === undefined || items.length === 0) return top;
-    items[0] = end;
+  };
+  const down = () => {
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let min = i;
-      if (l < items.length && this.#less(items[l]!, items[min]!)) min = l;
-      if (r < items.length && this.#less(items[r]!, items[min]!)) min = r;
-      if (min === i) break;
-      [items[min], items[i]] = [items[i]!, items[min]!];
+      if (l < heap.length && less(heap[l]!, heap[min]!)) min = l;
+      if (r < heap.length && less(heap[r]!, heap[min]!)) min = r;
+      if (min === i) return;
+      [heap[i], heap[min]] = [heap[min]!, heap[i]!];
       i = min;
     }
-    return top;
+  };
+  lanes.forEach((l, i) => {
+    if (l.pos < l.buf.length) {
+      heap.push(i);
+      up(heap.length - 1);
+    }
+  });
+  const out: number[] = [];
+  let last: string | undefined;
+  while (out.length < n && heap.length > 0) {
+    const top = heap[0]!;
+    out.push(top);
+    last = head(top);
+    pos[top]! += 1;
+    if (pos[top]! >= lanes[top]!.buf.length) {
+      const last = heap.pop()!;
+      if (heap.length === 0) continue;
+      heap[0] = last;
+    }
+    down();
   }
-
-  #less(a: { lane: Lane; pos: number }, b: { lane: Lane; pos: number }): boolean {
-    return compareMembers(a.lane.buf[a.pos]!, b.lane.buf[b.pos]!) < 0;
-  }
+  return { order: out, last };
 }
 
 /** A walk from `from` (`-`: the start; `(<member>`: after that member) over the lanes merged. */
@@ -113,6 +131,7 @@ export class ListWalk {
   readonly #lanes: Lane[];
   #read = 0;
   #firstTake = true;
+  #order: Order = nativeOrder;
   /** The last member handed out ('' none yet). */
   #lastOut = '';
 
@@ -134,41 +153,25 @@ export class ListWalk {
       for (const l of this.#lanes) l.chunk = Math.max(1, Math.min(share, LANE_STEP_MAX));
     }
     for (;;) {
-      const order = this.#firstInOrder(n);
-      const bound = order.length === n ? order[n - 1]! : undefined;
+      const { order, last } = mergeOrder(this.#lanes, n, this.#order);
+      const bound = order.length === n ? last : undefined;
       // a lane not read to its end may hold members before the n-th read so far (all of them, when
       // fewer than n are read): it reads its next chunk
       const short = this.#lanes.filter(
-        (l) =>
-          !l.ended &&
-          (bound === undefined ||
-            (l.pos >= l.buf.length && l.last === '') ||
-            compareMembers(l.last, bound.lane.buf[bound.pos]!) < 0),
+        (l) => !l.ended && (bound === undefined || l.last === '' || this.#order(l.last, bound) < 0),
       );
       if (short.length === 0) return this.#handOut(order);
       await this.#readChunks(short, n - order.length);
     }
   }
 
-  /** The first `n` unread members' places, in order, from what is read (nothing handed out). */
-  #firstInOrder(n: number): { lane: Lane; pos: number }[] {
-    const heap = new LaneHeap();
-    for (const l of this.#lanes) if (l.pos < l.buf.length) heap.push(l, l.pos);
-    const out: { lane: Lane; pos: number }[] = [];
-    while (out.length < n && heap.size > 0) {
-      const top = heap.pop()!;
-      out.push(top);
-      if (top.pos + 1 < top.lane.buf.length) heap.push(top.lane, top.pos + 1);
-    }
-    return out;
-  }
-
-  #handOut(order: readonly { lane: Lane; pos: number }[]): WalkTake {
+  #handOut(order: readonly number[]): WalkTake {
     const members: string[] = [];
     const tags: (string | undefined)[] = [];
-    for (const { lane, pos } of order) {
-      const member = lane.buf[pos]!;
-      lane.pos = pos + 1;
+    for (const i of order) {
+      const lane = this.#lanes[i]!;
+      const member = lane.buf[lane.pos]!;
+      lane.pos += 1;
       // one member in two lanes (a queue index an index repair is moving it out of, between its steps)
       // is handed out once
       if (member === this.#lastOut) continue;
@@ -198,6 +201,7 @@ export class ListWalk {
       if (err) throw err;
       const got = (value ?? []) as string[];
       this.#read += got.length;
+      if (this.#order === nativeOrder && got.some((m) => OUTSIDE_NATIVE.test(m))) this.#order = compareMembers;
       if (got.length > 0) {
         l.buf.push(...got);
         l.last = got.at(-1)!;
