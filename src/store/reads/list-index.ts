@@ -2,14 +2,14 @@ import type { Redis } from 'ioredis';
 import { parseState, type ScheduleStatus, statusOf } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { type ListCounts, ScheduleScripts } from '../scripts/index.js';
-import { compareMembers, indexWalk, type ListWalk, mergedWalk } from './list-walk.js';
-import { checkListIndexes } from './name-index.js';
+import { compareMembers, ListWalk, type WalkLane } from './list-walk.js';
+import { checkListIndexes, queueLanes } from './name-index.js';
 
 /**
  * The filtered list (by status, queue, search text), paged from the list indexes (includes/names: per
  * partition, `<name>\0<id>` sorted sets of each queue's schedules and of each status but active, kept by
  * the scripts that change the fact they index). A page walks, per partition, the narrowest index the
- * filter names (the queue's, else the status's, else every queue's merged: `list-walk.ts`), in steps from
+ * filter names (the queue's, else the status's, else every queue's merged: `ListWalk`), in steps from
  * about the page's size doubling to at most `STEP_MAX` members, tests each step's members against the
  * rest of the filter (the search text against the member's name, id and queue, membership of the status
  * indexes by `ZMSCORE`), and stops once it holds the page's end; the partitions' matches are merged. It
@@ -87,12 +87,12 @@ export async function listIndexPage(
   const status = indexedStatus(filter.status);
   const queue = filter.queue;
   // the indexes walked: the queue's, else the status's, else every queue's (merged)
-  const source = (k: Keys): ListWalk =>
+  const lanes = async (k: Keys): Promise<WalkLane[]> =>
     queue !== undefined
-      ? indexWalk(redis, k.queueNames(queue), queue)
+      ? [{ key: k.queueNames(queue), tag: queue }]
       : status !== undefined && status !== 'active'
-        ? indexWalk(redis, k.statusNames(status), undefined)
-        : mergedWalk(redis, k);
+        ? [{ key: k.statusNames(status), tag: undefined }]
+        : queueLanes(redis, k);
   const tests: Test[] = [];
   if (status !== undefined && (queue !== undefined || status === 'active'))
     tests.push(statusTest(redis, status));
@@ -101,7 +101,11 @@ export async function listIndexPage(
   const countedByIndex = q === '' && (queue === undefined || status === undefined);
 
   const walks = await Promise.all(
-    keys.all().map((k) => walk(k, source(k), tests, need, countedByIndex ? need : countBudget)),
+    keys
+      .all()
+      .map(async (k) =>
+        walk(redis, k, await lanes(k), tests, need, countedByIndex ? need : countBudget),
+      ),
   );
   const merged = walks.flatMap((w) => w.matches.slice(0, need)).sort(compareMembers);
   let ids = merged.slice(offset, offset + limit).map((m) => splitMember(m).id);
@@ -119,25 +123,30 @@ export async function listIndexPage(
   return { ids, total, ...(atLeast && { totalAtLeast: true as const }), read };
 }
 
-/** Walk one partition's index (`source`) from its start: its matches until `want` (and the walk's end or `budget` taken). */
+/**
+ * Walk one partition's indexes (`lanes`, merged) from their start: its matches until `want` (and the
+ * walk's end or `budget` members taken).
+ */
 async function walk(
+  redis: Redis,
   k: Keys,
-  source: ListWalk,
+  lanes: readonly WalkLane[],
   tests: readonly Test[],
   want: number,
   budget: number,
 ): Promise<{ matches: string[]; read: number; done: boolean }> {
   const matches: string[] = [];
+  const source = new ListWalk(redis, lanes);
   let taken = 0;
   // untested: exactly what the page needs; tested: from about the page's size, doubling to STEP_MAX
   let step =
     tests.length === 0 ? Math.max(1, Math.min(want, STEP_MAX)) : Math.min(Math.max(want, 64), STEP_MAX);
   for (; ; step = Math.min(step * 2, STEP_MAX)) {
-    const { members, queues, done } = await source.take(step);
+    const { members, tags, done } = await source.take(step);
     taken += members.length;
     let pass = members.map(() => true);
     for (const test of tests) {
-      const more = await test(k, members, queues);
+      const more = await test(k, members, tags);
       pass = pass.map((p, i) => p && more[i]!);
     }
     members.forEach((m, i) => {
@@ -182,19 +191,19 @@ async function searchTest(redis: Redis, keys: Keys, q: string, queue: string | u
       }),
     );
   }
-  return async (k, members, walkedIn) => {
+  return async (k, members, tags) => {
     const pass = members.map((m, i) => {
       const { name, id } = splitMember(m);
-      const queueName = walkedIn[i];
+      const tag = tags[i];
       return (
         name.toLowerCase().includes(q) ||
         id.toLowerCase().includes(q) ||
-        (queueName !== undefined && queueName.toLowerCase().includes(q))
+        (tag !== undefined && tag.toLowerCase().includes(q))
       );
     });
     const queues = matchingQueues.get(k.index) ?? [];
     // members walked in a queue's index were tested against its name just now
-    const rest = members.filter((_, i) => !pass[i] && walkedIn[i] === undefined);
+    const rest = members.filter((_, i) => !pass[i] && tags[i] === undefined);
     if (queues.length === 0 || rest.length === 0) return pass;
     const inQueue = new Set<string>();
     for (const name of queues) {

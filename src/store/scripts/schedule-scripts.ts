@@ -24,7 +24,6 @@ import {
   INDEX_EXPECTS,
   INDEX_GROUPS,
   LIST_COUNTS,
-  LIST_MERGE,
   MARK_ERRORED,
   MERGE_RUN,
   PAUSE,
@@ -36,16 +35,6 @@ import {
   SET_STATUS,
   UPSERT,
 } from './script-layouts.js';
-
-/** What `list-merge-1` answers: members in order, the queue of each, whether more may follow. */
-export interface MergedStep {
-  members: string[];
-  queues: string[];
-  /** Members may follow the last one (false: the partition's queue indexes end there). */
-  more: boolean;
-  /** How many queue index members the step read. */
-  read: number;
-}
 
 /** What `list-counts-1` answers for one partition. */
 export interface ListCounts {
@@ -393,24 +382,6 @@ export class ScheduleScripts {
     const items = entries.map((entry) => ({ values: { entry } }));
     const keys = { schedules: k.schedules, queues: k.queues, state: k.state };
     return Number(await this.#caller.run(REPAIR_INDEX, scriptArgs(REPAIR_INDEX, keys, {}, items)));
-  }
-
-  /**
-   * `list-merge-1`: the first `n` members after `from` (`-`, or `(` and a member) of one partition's (`k`)
-   * queue indexes merged by name, each with its queue; `more` when members may follow.
-   */
-  async listMerge(k: Keys, from: string, n: number): Promise<MergedStep> {
-    const res = (await this.#caller.run(LIST_MERGE, scriptArgs(LIST_MERGE, { schedules: k.schedules }, { from, n }))) as
-      | (string | number)[]
-      | undefined;
-    const [more = 0, read = 0, ...pairs] = res ?? [];
-    const members: string[] = [];
-    const queues: string[] = [];
-    for (let i = 0; i + 1 < pairs.length; i += 2) {
-      members.push(String(pairs[i]));
-      queues.push(String(pairs[i + 1]));
-    }
-    return { members, queues, more: Number(more) === 1, read: Number(read) };
   }
 
   /** `list-counts-1`: the counts of one partition's (`k`) list indexes and definitions, in one step. */

@@ -202,8 +202,6 @@ export const REPAIR_INDEX = layout('repair-index-3', ['schedules', 'queues', 'st
 
 export const LIST_COUNTS = layout('list-counts-1', ['schedules'], []);
 
-export const LIST_MERGE = layout('list-merge-1', ['schedules'], ['from', 'n']);
-
 export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap', 'lead'], { item: ['instant'] });
 
 export const UNSTAGE = layout(
@@ -316,7 +314,6 @@ export const LAYOUTS = [
   INDEX_EXPECTS,
   REPAIR_INDEX,
   LIST_COUNTS,
-  LIST_MERGE,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,
