@@ -2,10 +2,12 @@
 // bytes), checked against `Buffer.compare` over names mixing ASCII, accents, U+E000..U+FFFF and
 // characters past U+FFFF (where UTF-16 order and UTF-8 order differ); a walk over many sorted sets,
 // taken in steps of several sizes, hands out every member once, in Redis's order, with its lane's tag,
-// and says when it is done; a walk from a member starts after it.
+// and says when it is done, whether given its lanes or reading a partition's queues itself (its first
+// read one `list-heads-1`); a walk from a member starts after it.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { keys as keysOf } from '../../src/store/keys/keys.js';
 import { compareMembers, ListWalk } from '../../src/store/reads/list-walk.js';
 import { REDIS_URL } from '../redis-url.js';
 
@@ -30,9 +32,9 @@ function rng(seed: number) {
 }
 
 const redis = new Redis(REDIS_URL);
-const prefix = `{t-walk-${randomUUID().slice(0, 8)}}`;
+const prefix = `t-walk-${randomUUID().slice(0, 8)}`;
 afterAll(async () => {
-  const found = await redis.keys(`${prefix}*`);
+  const found = await redis.keys(`{${prefix}*`);
   if (found.length > 0) await redis.del(...found);
   await redis.quit();
 });
@@ -55,12 +57,15 @@ describe('list walk', () => {
   ] as const) {
     it(`${lanes} lane(s) of ${perLane}: every member once, in Redis's order, tagged, in steps of ${steps.join(', ')}`, async () => {
       const rnd = rng(lanes);
-      const keyOf = (i: number) => `${prefix}:l${lanes}:${i}`;
+      // the lanes as a partition's queue indexes, for the walk of every queue of it too
+      const k = keysOf(`${prefix}-${lanes}`);
+      const keyOf = (i: number) => k.queueNames(`q${i}`);
       const all: { member: string; tag: string }[] = [];
       for (let i = 0; i < lanes; i++) {
         const members = new Set<string>();
         while (members.size < perLane) members.add(`${randomName(rnd)}\0id-${i}-${members.size}`);
         await redis.zadd(keyOf(i), ...[...members].flatMap((m) => ['0', m]));
+        await redis.sadd(k.queues, `q${i}`);
         for (const member of members) all.push({ member, tag: `q${i}` });
       }
       all.sort((x, y) => byBytes(x.member, y.member));
@@ -69,8 +74,10 @@ describe('list walk', () => {
       expect(one).toEqual([...one].sort(byBytes));
 
       const laneList = Array.from({ length: lanes }, (_, i) => ({ key: keyOf(i), tag: `q${i}` }));
-      for (const step of steps) {
-        const walk = new ListWalk(redis, laneList);
+      for (const [step, walk] of steps.flatMap((step) => [
+        [step, new ListWalk(redis, laneList)] as const,
+        [step, ListWalk.ofQueues(redis, k)] as const,
+      ])) {
         const got: { member: string; tag: string | undefined }[] = [];
         for (;;) {
           const take = await walk.take(step);
@@ -83,10 +90,16 @@ describe('list walk', () => {
       }
       // from a member on: the rest, after it
       const cut = all[Math.floor(all.length / 3)]!.member;
-      const rest = new ListWalk(redis, laneList, `(${cut}`);
-      const take = await rest.take(all.length);
-      expect(take.done).toBe(true);
-      expect(take.members).toEqual(all.slice(Math.floor(all.length / 3) + 1).map((x) => x.member));
+      for (const rest of [new ListWalk(redis, laneList, `(${cut}`), ListWalk.ofQueues(redis, k, `(${cut}`)]) {
+        const take = await rest.take(all.length);
+        expect(take.done).toBe(true);
+        expect(take.members).toEqual(all.slice(Math.floor(all.length / 3) + 1).map((x) => x.member));
+      }
     });
   }
+
+  it('an empty partition: nothing, done', async () => {
+    const take = await ListWalk.ofQueues(redis, keysOf(`${prefix}-empty`)).take(10);
+    expect(take).toEqual({ members: [], tags: [], done: true });
+  });
 });

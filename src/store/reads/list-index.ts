@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { parseState, type ScheduleStatus, statusOf } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { type ListCounts, ScheduleScripts } from '../scripts/index.js';
-import { compareMembers, ListWalk, type WalkLane } from './list-walk.js';
-import { checkListIndexes, queueLanes } from './name-index.js';
+import { compareMembers, ListWalk } from './list-walk.js';
+import { checkListIndexes } from './name-index.js';
 
 /**
  * The filtered list (by status, queue, search text), paged from the list indexes (includes/names: per
@@ -87,12 +87,12 @@ export async function listIndexPage(
   const status = indexedStatus(filter.status);
   const queue = filter.queue;
   // the indexes walked: the queue's, else the status's, else every queue's (merged)
-  const lanes = async (k: Keys): Promise<WalkLane[]> =>
+  const source = (k: Keys): ListWalk =>
     queue !== undefined
-      ? [{ key: k.queueNames(queue), tag: queue }]
+      ? new ListWalk(redis, [{ key: k.queueNames(queue), tag: queue }])
       : status !== undefined && status !== 'active'
-        ? [{ key: k.statusNames(status), tag: undefined }]
-        : queueLanes(redis, k);
+        ? new ListWalk(redis, [{ key: k.statusNames(status), tag: undefined }])
+        : ListWalk.ofQueues(redis, k);
   const tests: Test[] = [];
   if (status !== undefined && (queue !== undefined || status === 'active'))
     tests.push(statusTest(redis, status));
@@ -101,11 +101,7 @@ export async function listIndexPage(
   const countedByIndex = q === '' && (queue === undefined || status === undefined);
 
   const walks = await Promise.all(
-    keys
-      .all()
-      .map(async (k) =>
-        walk(redis, k, await lanes(k), tests, need, countedByIndex ? need : countBudget),
-      ),
+    keys.all().map((k) => walk(k, source(k), tests, need, countedByIndex ? need : countBudget)),
   );
   const merged = walks.flatMap((w) => w.matches.slice(0, need)).sort(compareMembers);
   let ids = merged.slice(offset, offset + limit).map((m) => splitMember(m).id);
@@ -124,19 +120,17 @@ export async function listIndexPage(
 }
 
 /**
- * Walk one partition's indexes (`lanes`, merged) from their start: its matches until `want` (and the
- * walk's end or `budget` members taken).
+ * Walk one partition's index or indexes (`source`, merged) from their start: its matches until `want`
+ * (and the walk's end or `budget` members taken).
  */
 async function walk(
-  redis: Redis,
   k: Keys,
-  lanes: readonly WalkLane[],
+  source: ListWalk,
   tests: readonly Test[],
   want: number,
   budget: number,
 ): Promise<{ matches: string[]; read: number; done: boolean }> {
   const matches: string[] = [];
-  const source = new ListWalk(redis, lanes);
   let taken = 0;
   // untested: exactly what the page needs; tested: from about the page's size, doubling to STEP_MAX
   let step =

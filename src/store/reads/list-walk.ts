@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import type { Keys } from '../keys/index.js';
+import { ScheduleScripts } from '../scripts/index.js';
 
 /**
  * A walk of one partition's list indexes merged into one order (includes/names): the queue indexes are
@@ -135,9 +137,47 @@ export class ListWalk {
   /** The last member handed out ('' none yet). */
   #lastOut = '';
 
+  /** Every queue index of this partition, read first by `list-heads-1` (the lanes unknown until then). */
+  #queuesOf: { k: Keys; from: string } | undefined;
+
   constructor(redis: Redis, lanes: readonly WalkLane[], from = '-') {
     this.#redis = redis;
     this.#lanes = lanes.map((l) => ({ ...l, buf: [], pos: 0, from, ended: false, last: '', chunk: 0 }));
+  }
+
+  /**
+   * The walk of every queue index of partition `k` (every schedule of it, by name): its first read is one
+   * `list-heads-1` (each queue's share of the first take, in one call), then as any walk.
+   */
+  static ofQueues(redis: Redis, k: Keys, from = '-'): ListWalk {
+    const walk = new ListWalk(redis, [], from);
+    walk.#queuesOf = { k, from };
+    return walk;
+  }
+
+  /** The first read of a walk of every queue index: each one's share of the first take, in one call. */
+  async #readHeads(k: Keys, from: string, n: number): Promise<void> {
+    const { share, heads } = await new ScheduleScripts(this.#redis).listHeads(k, from, n);
+    for (const { queue, members } of heads) {
+      this.#read += members.length;
+      this.#noteOrder(members);
+      const last = members.at(-1) ?? '';
+      this.#lanes.push({
+        key: k.queueNames(queue),
+        tag: queue,
+        buf: members,
+        pos: 0,
+        from: last === '' ? from : `(${last}`,
+        ended: members.length < share,
+        last,
+        chunk: Math.min(share * 2, LANE_STEP_MAX),
+      });
+    }
+  }
+
+  /** Members outside what `nativeOrder` orders as Redis does: compared by `compareMembers` from now on. */
+  #noteOrder(members: readonly string[]): void {
+    if (this.#order === nativeOrder && members.some((m) => OUTSIDE_NATIVE.test(m))) this.#order = compareMembers;
   }
 
   /** How many index members the walk has read. */
@@ -147,6 +187,12 @@ export class ListWalk {
 
   /** The next `n` members in order (fewer at the end, or when one was in two lanes: see `done`). */
   async take(n: number): Promise<WalkTake> {
+    if (this.#queuesOf !== undefined) {
+      const { k, from } = this.#queuesOf;
+      this.#queuesOf = undefined;
+      this.#firstTake = false;
+      await this.#readHeads(k, from, n);
+    }
     if (this.#firstTake) {
       this.#firstTake = false;
       const share = this.#lanes.length === 1 ? n : Math.ceil((2 * n) / Math.max(1, this.#lanes.length));
@@ -201,7 +247,7 @@ export class ListWalk {
       if (err) throw err;
       const got = (value ?? []) as string[];
       this.#read += got.length;
-      if (this.#order === nativeOrder && got.some((m) => OUTSIDE_NATIVE.test(m))) this.#order = compareMembers;
+      this.#noteOrder(got);
       if (got.length > 0) {
         l.buf.push(...got);
         l.last = got.at(-1)!;

@@ -2,12 +2,13 @@ import type { Redis } from 'ioredis';
 import { ScheduleOptionsError } from '../../errors/index.js';
 import type { Keys } from '../keys/index.js';
 import { type ListCounts, ScheduleScripts } from '../scripts/index.js';
-import { compareMembers, ListWalk, type WalkLane } from './list-walk.js';
+import { compareMembers, ListWalk } from './list-walk.js';
 
 /**
  * The list by name, paged from the list indexes (includes/names: per partition, a sorted set of
  * `<name>\0<id>` per queue that `upsert-9` and `remove-13` keep with the definitions). A page merges each
- * partition's queue indexes (`ListWalk`: what the page needs from each, in growing chunks) and then the
+ * partition's queue indexes (`ListWalk`: each one's share of the page in one `list-heads-1`, then what
+ * the page still needs from each, in growing chunks) and then the
  * partitions', so its cost is the page's, the partitions' and the queues' count, never the schedules'.
  */
 
@@ -45,17 +46,11 @@ function splitMember(member: string): { name: string; id: string } {
   return { name: member.slice(0, cut), id: member.slice(cut + 1) };
 }
 
-/** Every queue index of partition `k`, to merge (each tagged with its queue). */
-export async function queueLanes(redis: Redis, k: Keys): Promise<WalkLane[]> {
-  const queues = await redis.smembers(k.queues);
-  return queues.map((queue) => ({ key: k.queueNames(queue), tag: queue }));
-}
-
 /** Each partition's first `n` members after `from`, by name: a merge of its queue indexes. */
 async function firstByName(redis: Redis, keys: Keys, from: string, n: number) {
   return Promise.all(
     keys.all().map(async (k) => {
-      const walk = new ListWalk(redis, await queueLanes(redis, k), from);
+      const walk = ListWalk.ofQueues(redis, k, from);
       const take = await walk.take(n);
       return { members: take.members, done: take.done, read: walk.read };
     }),

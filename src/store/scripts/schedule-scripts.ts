@@ -24,6 +24,7 @@ import {
   INDEX_EXPECTS,
   INDEX_GROUPS,
   LIST_COUNTS,
+  LIST_HEADS,
   MARK_ERRORED,
   MERGE_RUN,
   PAUSE,
@@ -382,6 +383,26 @@ export class ScheduleScripts {
     const items = entries.map((entry) => ({ values: { entry } }));
     const keys = { schedules: k.schedules, queues: k.queues, state: k.state };
     return Number(await this.#caller.run(REPAIR_INDEX, scriptArgs(REPAIR_INDEX, keys, {}, items)));
+  }
+
+  /**
+   * `list-heads-1`: the first members after `from` (`-`, or `(` and a member) of each of one partition's
+   * (`k`) queue indexes, by queue: at most `share` of each, its share of a walk's first `n`.
+   */
+  async listHeads(
+    k: Keys,
+    from: string,
+    n: number,
+  ): Promise<{ share: number; heads: { queue: string; members: string[] }[] }> {
+    const args = scriptArgs(LIST_HEADS, { schedules: k.schedules }, { from, n });
+    const [share = n, ...flat] = ((await this.#caller.run(LIST_HEADS, args)) ?? []) as (string | number)[];
+    const heads: { queue: string; members: string[] }[] = [];
+    for (let i = 0; i + 1 < flat.length; ) {
+      const count = Number(flat[i + 1]);
+      heads.push({ queue: String(flat[i]), members: flat.slice(i + 2, i + 2 + count).map(String) });
+      i += 2 + count;
+    }
+    return { share: Number(share), heads };
   }
 
   /** `list-counts-1`: the counts of one partition's (`k`) list indexes and definitions, in one step. */

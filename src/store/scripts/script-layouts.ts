@@ -202,6 +202,8 @@ export const REPAIR_INDEX = layout('repair-index-3', ['schedules', 'queues', 'st
 
 export const LIST_COUNTS = layout('list-counts-1', ['schedules'], []);
 
+export const LIST_HEADS = layout('list-heads-1', ['schedules'], ['from', 'n']);
+
 export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap', 'lead'], { item: ['instant'] });
 
 export const UNSTAGE = layout(
@@ -314,6 +316,7 @@ export const LAYOUTS = [
   INDEX_EXPECTS,
   REPAIR_INDEX,
   LIST_COUNTS,
+  LIST_HEADS,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,
