@@ -98,7 +98,7 @@ describe('the data format on a Redis Cluster', () => {
     }
   }, 60_000);
 
-  it('format 2 on 32 partitions: the first writer deletes each partition\'s name index; every list reads the same', async () => {
+  it("format 2 on 32 partitions: the first writer deletes each partition's name index; every list reads the same", async () => {
     env = clusterEnv(cluster, 'format-3');
     const k = env.keys;
     const client = env.manager({ role: 'client', auditLimit: 0 });

@@ -103,11 +103,13 @@ describe('data format 2 to 3: the index of every schedule by name goes', () => {
       // the step again: nothing to index, nothing to delete
       const snapshot = async () =>
         Promise.all(
-          k.all().flatMap((p) => [
-            env.redis.smembers(p.queues).then((q) => q.sort()),
-            env.redis.zcard(p.statusNames('paused')),
-            env.redis.get(p.listsIndexed),
-          ]),
+          k
+            .all()
+            .flatMap((p) => [
+              env.redis.smembers(p.queues).then((q) => q.sort()),
+              env.redis.zcard(p.statusNames('paused')),
+              env.redis.get(p.listsIndexed),
+            ]),
         );
       const once = await snapshot();
       await FORMAT_UPGRADES[2]?.(env.redis, k);

@@ -81,7 +81,9 @@ describe('list walk', () => {
         const got: { member: string; tag: string | undefined }[] = [];
         for (;;) {
           const take = await walk.take(step);
-          take.members.forEach((member, i) => got.push({ member, tag: take.tags[i] }));
+          take.members.forEach((member, i) => {
+            got.push({ member, tag: take.tags[i] });
+          });
           if (take.done) break;
           expect(take.members.length).toBe(step);
         }

@@ -192,7 +192,7 @@ async function searchTest(redis: Redis, keys: Keys, q: string, queue: string | u
       return (
         name.toLowerCase().includes(q) ||
         id.toLowerCase().includes(q) ||
-        (tag !== undefined && tag.toLowerCase().includes(q))
+        tag?.toLowerCase().includes(q) === true
       );
     });
     const queues = matchingQueues.get(k.index) ?? [];

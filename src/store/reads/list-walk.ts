@@ -177,7 +177,8 @@ export class ListWalk {
 
   /** Members outside what `nativeOrder` orders as Redis does: compared by `compareMembers` from now on. */
   #noteOrder(members: readonly string[]): void {
-    if (this.#order === nativeOrder && members.some((m) => OUTSIDE_NATIVE.test(m))) this.#order = compareMembers;
+    if (this.#order === nativeOrder && members.some((m) => OUTSIDE_NATIVE.test(m)))
+      this.#order = compareMembers;
   }
 
   /** How many index members the walk has read. */
@@ -238,9 +239,13 @@ export class ListWalk {
   /** One pipeline: each lane's next chunk (at least its share of `missing`), its chunk then doubled. */
   async #readChunks(lanes: readonly Lane[], missing: number): Promise<void> {
     const share = Math.ceil(Math.max(1, missing) / lanes.length);
-    const asks = lanes.map((l) => Math.max(l.chunk, lanes.length === 1 ? missing : Math.min(share, LANE_STEP_MAX)));
+    const asks = lanes.map((l) =>
+      Math.max(l.chunk, lanes.length === 1 ? missing : Math.min(share, LANE_STEP_MAX)),
+    );
     const pipe = this.#redis.pipeline();
-    lanes.forEach((l, i) => pipe.zrangebylex(l.key, l.from, '+', 'LIMIT', 0, asks[i]!));
+    lanes.forEach((l, i) => {
+      pipe.zrangebylex(l.key, l.from, '+', 'LIMIT', 0, asks[i]!);
+    });
     const res = (await pipe.exec()) ?? [];
     lanes.forEach((l, i) => {
       const [err, value] = res[i] ?? [null, []];

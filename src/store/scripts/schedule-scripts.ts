@@ -407,9 +407,10 @@ export class ScheduleScripts {
 
   /** `list-counts-1`: the counts of one partition's (`k`) list indexes and definitions, in one step. */
   async listCounts(k: Keys): Promise<ListCounts> {
-    const res = (await this.#caller.run(LIST_COUNTS, scriptArgs(LIST_COUNTS, { schedules: k.schedules }, {}))) as
-      | number[]
-      | undefined;
+    const res = (await this.#caller.run(
+      LIST_COUNTS,
+      scriptArgs(LIST_COUNTS, { schedules: k.schedules }, {}),
+    )) as number[] | undefined;
     const [definitions = 0, listed = 0, marked = 0, paused = 0, completed = 0, errored = 0, names = 0] = (
       res ?? []
     ).map(Number);
