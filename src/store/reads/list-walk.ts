@@ -12,8 +12,13 @@ import { ScheduleScripts } from '../scripts/index.js';
  * `n` members reads each lane's next chunk until no lane can hold a member before the `n`-th of those
  * read (every lane's last member read is at or after it, or the lane is read to its end), then hands
  * them out in order. A lane's chunk starts at its share of the take (about `2n / k`, so a thousand queues
- * read one member each for a page of fifty) and doubles with each read, up to `STEP_MAX`: a walk of every
- * member reads each lane in a few growing chunks, a first page reads little more than the page.
+ * read one member each for a page of fifty) and doubles with each read, up to `LANE_STEP_MAX`: a walk of
+ * every member reads each lane in a few growing chunks, a first page reads little more than the page.
+ * The walk of every queue of a partition (`ofQueues`) makes its first read, each queue's share, in one
+ * `list-heads-1` call instead of a command per queue.
+ *
+ * The merge compares members natively while they hold no UTF-16 unit from U+D800 on (there JavaScript's
+ * order is Redis's byte order), and by `compareMembers` once one does.
  */
 
 /** The most members one read of one lane asks for. */

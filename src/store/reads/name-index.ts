@@ -8,8 +8,8 @@ import { compareMembers, ListWalk } from './list-walk.js';
  * The list by name, paged from the list indexes (includes/names: per partition, a sorted set of
  * `<name>\0<id>` per queue that `upsert-9` and `remove-13` keep with the definitions). A page merges each
  * partition's queue indexes (`ListWalk`: each one's share of the page in one `list-heads-1`, then what
- * the page still needs from each, in growing chunks) and then the
- * partitions', so its cost is the page's, the partitions' and the queues' count, never the schedules'.
+ * the page still needs from each, in growing chunks) and then the partitions', so its cost is the
+ * page's, the partitions' and the queues' count, never the schedules'.
  */
 
 /** One page of the walk by name. */
