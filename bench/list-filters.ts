@@ -2,14 +2,17 @@
 // private redis-server: the bench flushes it), then the times of the dashboard's and the API's list reads,
 // each the median of 5 after one warm-up:
 //   the first page by name; filtered by status (paused: a tenth, active), by queue (a quarter), by search
-//   text (1 % of the names; none at all: a walk of every name); the status counts and the queues (the
-//   dashboard's strip and queue list, a fresh index each time as a first open); with `--health`, the
-//   fleet page's health (late, failing, errored), whose failing check reads every active schedule.
+//   text (1 % of the names; none at all: a walk of every name); a walk of every id by name (cursor pages,
+//   as the dashboard's health reads them); the status counts and the queues (the dashboard's strip and
+//   queue list, a fresh index each time as a first open); with `--health`, the fleet page's health
+//   (late, failing, errored), whose failing check reads every active schedule.
 // And memory per idle schedule (`used_memory` growth / count): 10,000 of bench:scale's unlabelled hourly
 // schedules with the default audit trail, 10,000 without, and the N (without the trail; a label each, a
 // tenth paused).
 //
-//   REDIS_URL=redis://127.0.0.1:6401 node --import tsx bench/list-filters.ts [--n 100000] [--health]
+//   REDIS_URL=redis://127.0.0.1:6401 node --import tsx bench/list-filters.ts [--n 100000] [--queues 4] [--health]
+//
+// `--queues Q` spreads the N over Q queues (default 4); the queue filter reads `q1`.
 //
 // Runs against this tree's code; run it from an older tree's copy to measure that code the same way.
 import { loadavg } from 'node:os';
@@ -18,10 +21,12 @@ import { internalsOf } from '../src/scheduler/index.js';
 import type { ScheduleManyItem } from '../src/scheduler/manager/schedule-many.js';
 import { SchedulerManager } from '../src/scheduler/manager/scheduler-manager.js';
 import { openRedis, redisTarget } from '../src/store/connection/redis-target.js';
-import { ScheduleIndex } from '../src/store/index.js';
+import { namePage, ScheduleIndex } from '../src/store/index.js';
 
 const argv = process.argv;
 const N = Number(argv[argv.indexOf('--n') + 1] ?? 100_000) || 100_000;
+const QUEUES = argv.includes('--queues') ? Number(argv[argv.indexOf('--queues') + 1]) : 4;
+if (!Number.isInteger(QUEUES) || QUEUES < 1) throw new Error('--queues: a whole number from 1');
 const URL = process.env.REDIS_URL;
 if (!URL || URL.endsWith(':6379'))
   throw new Error('REDIS_URL: a private redis-server (the bench flushes it)');
@@ -42,7 +47,7 @@ const manager = (prefix: string, audit: boolean) =>
   });
 
 const item = (i: number): ScheduleManyItem => ({
-  target: { name: `report-${String(i % 1000).padStart(3, '0')}`, queue: `q${i % 4}` },
+  target: { name: `report-${String(i % 1000).padStart(3, '0')}`, queue: `q${i % QUEUES}` },
   trigger: { type: 'cron', expression: `${i % 60} ${Math.floor(i / 60) % 60} * * * *` },
   options: { id: `s${i}`, labels: { grp: i % 10 === 0 ? 'p' : 'a' } },
 });
@@ -125,9 +130,18 @@ async function main(): Promise<void> {
   await measure('first page by name (limit 50)', () => m.listPage({ limit: 50 }));
   await measure('status paused (limit 50)', () => m.listPage({ status: 'paused', limit: 50 }));
   await measure('status active (limit 50)', () => m.listPage({ status: 'active', limit: 50 }));
-  await measure('queue q1 (limit 50)', () => m.listPage({ queue: 'q1', limit: 50 }));
+  await measure('queue q1 (limit 50)', () => m.listPage({ queue: QUEUES > 1 ? 'q1' : 'q0', limit: 50 }));
   await measure('search "report-07" (1 %, limit 50)', () => m.listPage({ search: 'report-07', limit: 50 }));
   await measure('search "nomatch" (none, limit 50)', () => m.listPage({ search: 'nomatch', limit: 50 }));
+  await measure('walk of every id by name (cursor pages of 1,000)', async () => {
+    let n = 0;
+    for (let cursor: string | undefined = '0'; cursor !== undefined; ) {
+      const page = await namePage(r, keys, cursor, 1000);
+      n += page.ids.length;
+      cursor = page.cursor;
+    }
+    return { total: n };
+  });
   await measure('dashboard: status counts (fresh index)', () => freshIndex().statusCounts());
   await measure('dashboard: queues (fresh index)', () => freshIndex().queues());
   await measure('dashboard: page 1, status paused (fresh index)', () =>
@@ -159,7 +173,7 @@ async function main(): Promise<void> {
   await m.close();
   await redis.flushall();
   await redis.quit();
-  console.log(`\nload ${load()} (1, 5, 15 min); ${f(N)} schedules, ${f(N / 10)} paused, 4 queues`);
+  console.log(`\nload ${load()} (1, 5, 15 min); ${f(N)} schedules, ${f(N / 10)} paused, ${f(QUEUES)} queues`);
   console.log(
     `memory per idle schedule: ${f(withTrail)} B with the default audit trail, ${f(noTrail)} B without (10,000 each, unlabelled); ${f(perN)} B each of the ${f(N)} (a label, no trail)`,
   );

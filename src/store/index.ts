@@ -205,7 +205,7 @@ export {
   type BulkOp,
   BulkTrail,
   type ClaimInFlight,
-  checkNameIndex,
+  checkListIndexes,
   claimInFlight,
   countersOf,
   countsFrom,

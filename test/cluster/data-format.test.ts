@@ -3,6 +3,9 @@
 // to start naming both; a worker's graceful close releases its queue (release-queue-1, the queue's slot).
 // A deployment of format 1 over 32 partitions is upgraded by its first writer: each idle schedule's
 // one-entry trail moved into its partition's first-entry hash (compact-audit-3, the partition's slot).
+// One of format 2 likewise: each partition's index of every schedule by name (`names`) deleted, its
+// queue indexes completed first where they were not (repair-index-3, list-counts-1 in its slot), every
+// list read the same before and after.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DataFormatError } from '../../src/errors/index.js';
 import { createWorker } from '../../src/queue/create-worker.js';
@@ -86,7 +89,7 @@ describe('the data format on a Redis Cluster', () => {
     const before = await trails();
     const writer = env.manager();
     await writer.start();
-    expect(await env.redis.get(k.dataFormat)).toBe('2');
+    expect(await env.redis.get(k.dataFormat)).toBe(String(DATA_FORMAT));
     expect(await trails()).toEqual(before);
     expect(await env.redis.xlen(k.audit('u0'))).toBe(2);
     for (const id of ids.slice(1)) {
@@ -94,4 +97,50 @@ describe('the data format on a Redis Cluster', () => {
       expect(await env.redis.hget(k.auditFirst(id), id), id).toMatch(/\|ccode$/);
     }
   }, 60_000);
+
+  it("format 2 on 32 partitions: the first writer deletes each partition's name index; every list reads the same", async () => {
+    env = clusterEnv(cluster, 'format-3');
+    const k = env.keys;
+    const client = env.manager({ role: 'client', auditLimit: 0 });
+    const n = 400;
+    await client.scheduleMany(
+      Array.from({ length: n }, (_, i) => ({
+        target: { name: `n${(i * 7919) % 97}`, queue: `${env.prefix}-q${i % 6}` },
+        trigger: new IntervalTrigger(3600),
+        options: { id: `s${i}` },
+      })),
+    );
+    for (let i = 0; i < n; i += 7) await client.pause(`s${i}`);
+    const lists = async () => ({
+      byName: (await client.listPage({ limit: n })).items.map((j) => j.id),
+      paused: (await client.listPage({ status: 'paused', limit: 30 })).items.map((j) => j.id),
+      active: (await client.listPage({ status: 'active', offset: 30, limit: 30 })).items.map((j) => j.id),
+      queue: (await client.listPage({ queue: `${env.prefix}-q2`, limit: 30 })).items.map((j) => j.id),
+      stats: await client.stats(),
+    });
+    const before = await lists();
+    expect(before.byName).toHaveLength(n);
+    // as format 2 left it: each partition's `names` beside its queue indexes; one partition unmarked
+    for (const p of k.all()) {
+      for (const queue of await env.redis.smembers(p.queues)) {
+        const members = await env.redis.zrange(p.queueNames(queue), '0', '-1');
+        if (members.length > 0) await env.redis.zadd(p.names, ...members.flatMap((m) => ['0', m]));
+      }
+    }
+    await env.redis.del(k.partition(5).listsIndexed);
+    await env.redis.set(k.dataFormat, '2');
+    const withNames = async () => {
+      let count = 0;
+      for (const p of k.all()) count += await env.redis.exists(p.names);
+      return count;
+    };
+    expect(await withNames()).toBeGreaterThan(20);
+    const writer = env.manager();
+    await writer.start();
+    expect(await env.redis.get(k.dataFormat)).toBe(String(DATA_FORMAT));
+    expect(await withNames()).toBe(0);
+    expect(await env.redis.get(k.partition(5).listsIndexed)).toBe('1');
+    expect(await lists()).toEqual(before);
+    await writer.stop();
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
 // Listing every schedule on a Redis Cluster page by page: each page walks the partitions' `schedules`
-// hashes with HSCAN from the cursor the previous page answered, never a whole index. Enough schedules
+// hashes with HSCAN from the cursor the previous page answered, never a whole index; by name, each page
+// merges each partition's queue indexes (in the partition's slot), then the partitions'. Enough schedules
 // per partition that HSCAN pages (a hash past its small encoding), a small count so that it takes many.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IntervalTrigger } from '../../src/index.js';
@@ -59,13 +60,13 @@ describe('list pages by cursor on a Redis Cluster', () => {
     await expect(m.listPage({ cursor: '0', selector: 'a=b' })).rejects.toMatchObject({ field: 'cursor' });
   }, 240_000);
 
-  it('by name: 3,000 schedules over 3 partitions, 50 a page, complete, ordered, without duplicates', async () => {
+  it('by name: 3,000 schedules over 3 partitions and 25 queues (merged), 50 a page, complete, ordered, without duplicates', async () => {
     env = clusterEnv(cluster, 'list-by-name', 3);
     const m = env.manager({ role: 'client', auditLimit: 0 });
     const n = 3000;
     await m.scheduleMany(
       Array.from({ length: n }, (_, i) => ({
-        target: { name: `n${(i * 7919) % 500}` },
+        target: { name: `n${(i * 7919) % 500}`, queue: `${env.prefix}-m${i % 25}` },
         trigger: new IntervalTrigger(3600),
         options: { id: `s${i}` },
       })),
@@ -109,7 +110,9 @@ describe('list pages by cursor on a Redis Cluster', () => {
         .sort(byBytes)
         .map((k) => k.slice(k.indexOf('\0') + 1));
     const cases: [Parameters<typeof m.listPage>[0], (i: number) => boolean][] = [
+      [{}, () => true],
       [{ status: 'paused' }, (i) => i % 4 === 0],
+      [{ status: 'active' }, (i) => i % 4 !== 0],
       [{ status: 'active', queue: queueOf(1) }, (i) => i % 4 !== 0 && i % 3 === 1],
       [{ search: 'n49' }, (i) => `n${(i * 7919) % 500}`.includes('n49') || `s${i}`.includes('n49')],
     ];

@@ -1,4 +1,4 @@
-// The list by name, paged from the name index (includes/names) kept with the definitions: a walk with
+// The list by name, paged from the queue indexes (includes/names) kept with the definitions: a walk with
 // `order: 'name'` over a few thousand schedules (names shared by many, so the id breaks ties; one and
 // four partitions) is complete, ordered, without duplicates, and each page reads at most `limit` index
 // entries per partition, never the definitions or states of the whole list (commands counted on the
@@ -22,9 +22,9 @@ const LIMIT = 100;
 const nameOf = (i: number) =>
   i % 50 === 0 ? `été-${i % 7}` : `report-${String((i * 7919) % 300).padStart(3, '0')}`;
 
-function items(): ScheduleManyItem[] {
+function items(queues = 1): ScheduleManyItem[] {
   return Array.from({ length: N }, (_, i) => ({
-    target: { name: nameOf(i) },
+    target: { name: nameOf(i), ...(queues > 1 && { queue: `lq${(i * 31) % queues}` }) },
     trigger: new IntervalTrigger(3600),
     options: { id: `s${i}` },
   }));
@@ -78,10 +78,13 @@ describe('list by name from the name index', () => {
       expect(keys).toEqual([...keys].sort(byBytes)); // by name, then id
       for (const p of pages.slice(0, -1)) expect(p.ids.length).toBe(LIMIT);
 
-      // what a page read: at most LIMIT index entries per partition, and no whole-list read
-      const ranges = log.filter((c) => c.name === 'zrangebylex');
-      expect(ranges.length).toBe(pages.length * partitions);
-      for (const r of ranges) expect(r.replyLength).toBeLessThanOrEqual(LIMIT);
+      // what a page read, per partition: its counts (list-counts-1) and its queue index's first LIMIT
+      // entries (list-heads-1: the share, the queue, a count, the entries); no whole-list read
+      const scripts = log.filter((c) => c.name === 'evalsha');
+      expect(scripts.length).toBe(2 * pages.length * partitions);
+      for (const r of scripts) expect(r.replyLength).toBeLessThanOrEqual(3 + LIMIT);
+      for (const r of log.filter((c) => c.name === 'zrangebylex'))
+        expect(r.replyLength).toBeLessThanOrEqual(LIMIT);
       const whole = log.filter(
         (c) =>
           (['hgetall', 'hkeys', 'hvals', 'hscan'].includes(c.name) &&
@@ -98,8 +101,8 @@ describe('list by name from the name index', () => {
       const at = await m.listPage({ offset: 2000, limit: 50 });
       expect(at.total).toBe(N);
       expect(at.items.map((j) => j.id)).toEqual(ids.slice(2000, 2050));
-      for (const r of log.filter((c) => c.name === 'zrangebylex'))
-        expect(r.replyLength).toBeLessThanOrEqual(2050);
+      for (const r of log.filter((c) => ['zrangebylex', 'evalsha'].includes(c.name)))
+        expect(r.replyLength).toBeLessThanOrEqual(3 + 2050);
       expect(
         log.filter(
           (c) =>
@@ -107,6 +110,44 @@ describe('list by name from the name index', () => {
             (c.key.endsWith(':schedules') && c.name === 'hgetall'),
         ),
       ).toEqual([]);
+    }, 120_000);
+  }
+
+  // the list of every schedule merges the partition's queue indexes (each schedule is in one)
+  for (const [partitions, queues] of [
+    [1, 40],
+    [3, 200],
+  ] as const) {
+    it(`${N} schedules on ${queues} queues, ${partitions} partition(s): the merged pages are complete, ordered, each read bounded`, async () => {
+      env = testEnv(`list-by-name-q${queues}`);
+      const m = env.manager({ role: 'client', auditLimit: 0, partitions });
+      await m.scheduleMany(items(queues));
+      const log = countCommands(internalsOf(m).redis);
+      const pages = await walk(m);
+      const ids = pages.flatMap((p) => p.ids);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBe(N);
+      const keys = pages.flatMap((p) => p.ids.map((id, i) => `${p.names[i]}\0${id}`));
+      expect(keys).toEqual([...keys].sort(byBytes));
+      for (const p of pages.slice(0, -1)) expect(p.ids.length).toBe(LIMIT);
+      // what the walk read: each page at most a few times its size per partition, plus a member or two
+      // per queue (a lane's first chunk), never the whole list
+      const read = log
+        .filter((c) => ['zrangebylex', 'evalsha'].includes(c.name))
+        .reduce((a, c) => a + c.replyLength, 0);
+      expect(read).toBeLessThanOrEqual(pages.length * partitions * (4 * LIMIT + 4 * queues + 10));
+      const whole = log.filter(
+        (c) =>
+          (['hgetall', 'hkeys', 'hvals', 'hscan'].includes(c.name) &&
+            (c.key.endsWith(':schedules') || c.key.endsWith(':state'))) ||
+          ['zscan', 'zrange'].includes(c.name),
+      );
+      expect(whole).toEqual([]);
+
+      // a page by offset: the same slice as the walk's
+      const at = await m.listPage({ offset: 2000, limit: 50 });
+      expect(at.total).toBe(N);
+      expect(at.items.map((j) => j.id)).toEqual(ids.slice(2000, 2050));
     }, 120_000);
   }
 
@@ -143,8 +184,11 @@ describe('list by name from the name index', () => {
     const again = (await walk(m)).flatMap((p) => p.ids.map((id, i) => `${p.names[i]}\0${id}`));
     expect(again).toContain('zzz-last\0s2');
     expect(again).toEqual([...again].sort(byBytes));
-    expect(await env.redis.zscore(`${base}:names`, 'zzz-last\0s2')).toBe('0');
-    expect(await env.redis.zcard(`${base}:names`)).toBe(301);
+    const queueIndex = `${base}:qnames:${s2.queue as string}`;
+    expect(await env.redis.zscore(queueIndex, 'zzz-last\0s2')).toBe('0');
+    expect(await env.redis.zcard(queueIndex)).toBe(301);
+    // no index of every schedule beside the queue's (data format 3)
+    expect(await env.redis.exists(`${base}:names`)).toBe(0);
   });
 
   it('refuses an order it does not know, naming it', async () => {

@@ -35,8 +35,8 @@ function markingSteps(ran: string[]): Record<number, FormatUpgrade> {
 }
 
 describe('the data format of a deployment', () => {
-  it('is this release format 2, kept at {prefix}:bb:format, in the slot of the deployment-wide keys', () => {
-    expect(DATA_FORMAT).toBe(2);
+  it('is this release format 3, kept at {prefix}:bb:format, in the slot of the deployment-wide keys', () => {
+    expect(DATA_FORMAT).toBe(3);
     const k = keys('dep', 32);
     expect(k.dataFormat).toBe('{dep}:bb:format');
     expect(k.dataFormat.startsWith(k.partitionCount.slice(0, '{dep}'.length))).toBe(true);

@@ -1,12 +1,14 @@
-// The format upgrade path with the real step, across real processes: this release writes format 2 (an
-// idle schedule's audit trail, its one `create`, in its partition's first-entry hash instead of a stream
-// of its own) and ships the step from format 1 (`FORMAT_UPGRADES[1]`), which the processes started here
-// run through the test seam (`setDataFormatRules`, fixtures/format-upgrader.ts) so that the test counts
-// its runs. On a deployment written as format 1 wrote it (every trail a stream), three processes
-// starting together run the step once (one takes the step's lease, the others wait for the format to
-// move; the move is `set-format-1`'s compare-and-set) and all start at format 2; every trail reads the
-// same before and after, the one-entry ones moved; the step run again changes nothing; a process of
-// format 1 then refuses the deployment with a `DataFormatError` naming both formats.
+// The format upgrade path with the real steps, across real processes: this release writes format 3 and
+// ships the steps from format 1 (`FORMAT_UPGRADES[1]`: an idle schedule's audit trail, its one `create`,
+// moves into its partition's first-entry hash) and from format 2 (`FORMAT_UPGRADES[2]`: the index of
+// every schedule by name goes, the queue indexes being the name order's only one), which the processes
+// started here run through the test seam (`setDataFormatRules`, fixtures/format-upgrader.ts) so that the
+// test counts the first one's runs. On a deployment written as format 1 wrote it (every trail a stream),
+// three processes starting together run the step once (one takes the step's lease, the others wait for
+// the format to move; the move is `set-format-1`'s compare-and-set), then the next, and all start at
+// format 3; every trail reads the same before and after, the one-entry ones moved; the step run again
+// changes nothing; a process of format 1 then refuses the deployment with a `DataFormatError` naming
+// both formats. (format-3-upgrade.test.ts runs the step from format 2 over format 2's indexes.)
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -52,9 +54,9 @@ describe('a format upgrade step, across processes', () => {
   });
 
   it('runs the real step once across 3 processes starting together; trails read the same; a process of the older format then refuses', async () => {
-    // what ships: format 2, and its step from format 1
-    expect(DATA_FORMAT).toBe(2);
-    expect(Object.keys(FORMAT_UPGRADES)).toEqual(['1']);
+    // what ships: format 3, and its steps from formats 1 and 2
+    expect(DATA_FORMAT).toBe(3);
+    expect(Object.keys(FORMAT_UPGRADES)).toEqual(['1', '2']);
     const prefix = `fmt-up-${randomUUID().slice(0, 8)}`;
     const mark = `{${prefix}}:test:upgrade`;
     const k = keys(prefix);
@@ -131,13 +133,13 @@ describe('a format upgrade step, across processes', () => {
     const results = await Promise.all(done);
     for (const r of results) {
       expect(r.code, r.out).toBe(0);
-      expect(r.out).toContain('format 2');
+      expect(r.out).toContain('format 3');
     }
-    // the step ran in one process only, and the format moved once, to 2
+    // the step ran in one process only, and the format moved once per step, to 3
     expect(await redis.lrange(`${mark}:runs`, 0, -1)).toHaveLength(1);
-    expect(await redis.get(k.dataFormat)).toBe('2');
+    expect(await redis.get(k.dataFormat)).toBe('3');
     // no lease left behind
-    expect(await redis.exists(`${k.dataFormat}:upgrade:1`)).toBe(0);
+    expect(await redis.exists(`${k.dataFormat}:upgrade:1`, `${k.dataFormat}:upgrade:2`)).toBe(0);
     // the one-entry trails moved out of their streams; the others kept as they were, expiry included
     expect(await redis.exists(k.audit('idle1'), k.audit('idle2'))).toBe(0);
     expect(await redis.hget(k.auditFirst('idle1'), 'idle1')).toMatch(/^[0-9a-z]+\|lann@box:1$/);
@@ -153,19 +155,19 @@ describe('a format upgrade step, across processes', () => {
     expect(await snapshot()).toEqual(once);
     expect(await trails()).toEqual(old);
 
-    // a process of the previous release (format 1) meets format 2: it refuses, naming both
+    // a process of a release of format 1 meets format 3: it refuses, naming both
     setDataFormatRules({ known: 1, upgrades: {} });
     try {
       const older = new SchedulerManager({ prefix, connection: REDIS_URL, role: 'client', logger: silent });
       cleanups.push(() => older.close());
       const err = (await older.start().catch((e: unknown) => e)) as DataFormatError;
       expect(err).toBeInstanceOf(DataFormatError);
-      expect(err.stored).toBe(2);
+      expect(err.stored).toBe(3);
       expect(err.known).toBe(1);
-      expect(err.message).toMatch(/format 2 .*newer than format 1/s);
+      expect(err.message).toMatch(/format 3 .*newer than format 1/s);
     } finally {
       setDataFormatRules(undefined);
     }
-    expect(await redis.get(k.dataFormat)).toBe('2');
+    expect(await redis.get(k.dataFormat)).toBe('3');
   });
 });

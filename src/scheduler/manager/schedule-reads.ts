@@ -91,7 +91,7 @@ export async function listPage(ctx: ReadContext, query: ListQuery): Promise<List
     query.queue === undefined &&
     (query.search?.trim() ?? '') === '';
   if (unfiltered && query.limit !== undefined) {
-    // a page of the whole list by name: from the name index, reading up to the page's end per partition
+    // a page of the whole list by name: the queue indexes merged, reading up to the page's end per partition
     const offset = query.offset ?? 0;
     const [page, total] = await Promise.all([
       namePageAt(ctx.redis, ctx.keys, offset, query.limit),

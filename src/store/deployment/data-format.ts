@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { BullbeatError } from '../../errors/bullbeat-error.js';
 import { DataFormatError } from '../../errors/data-format-error.js';
 import { checkPartitionCount, type Keys } from '../keys/index.js';
-import { deploymentExists } from '../reads/index.js';
+import { checkListIndexes, deploymentExists } from '../reads/index.js';
 import { COMPACT_AUDIT, ScriptCaller, SET_FORMAT, scriptArgs, yes } from '../scripts/index.js';
 
 /**
@@ -14,7 +14,7 @@ import { COMPACT_AUDIT, ScriptCaller, SET_FORMAT, scriptArgs, yes } from '../scr
  * field its codec fills in, a new key it never reads) keeps the format: every reader here also reads
  * each older format's data, as the codecs read the full definition rows of earlier releases.
  */
-export const DATA_FORMAT = 2;
+export const DATA_FORMAT = 3;
 
 /**
  * One upgrade step: rewrites a deployment's data from the format it is keyed by to the next. Two
@@ -47,8 +47,23 @@ async function compactAuditTrails(redis: Redis, k: Keys): Promise<void> {
   }
 }
 
+/**
+ * Format 2 to 3: the index of every schedule by name (`keys.names`, a sorted set of `<name>\0<id>` per
+ * partition) goes; the queue indexes, which hold each schedule once, are the name order's only index
+ * (~113 B per schedule less). Each partition's queue and status indexes are completed first where they
+ * are not (`checkListIndexes`: a partition written before them, or whose counts are off), then its
+ * `names` is unlinked. Run again, it finds nothing to complete or delete.
+ */
+async function dropNameIndex(redis: Redis, k: Keys): Promise<void> {
+  await checkListIndexes(redis, k);
+  await Promise.all(k.all().map((p) => redis.unlink(p.names)));
+}
+
 /** The upgrade steps, by the format each starts from. */
-export const FORMAT_UPGRADES: Readonly<Record<number, FormatUpgrade>> = { 1: compactAuditTrails };
+export const FORMAT_UPGRADES: Readonly<Record<number, FormatUpgrade>> = {
+  1: compactAuditTrails,
+  2: dropNameIndex,
+};
 
 /** What a process knows: the newest format and the steps up to it (tests pass others). */
 export interface DataFormatRules {

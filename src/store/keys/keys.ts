@@ -205,14 +205,17 @@ export interface Keys {
   /** String: set once this partition's expectations index holds every definition written before it existed. */
   expectsIndexed: string;
   /**
-   * Sorted set, every score 0: `<name>\0<id>` of each of this partition's schedules (the name index,
-   * includes/names), written with the definitions by `upsert-9` and `remove-13`; the list by name pages it
-   * with `ZRANGE ... BYLEX` (`name-index.ts`).
+   * Sorted set, every score 0: `<name>\0<id>` of each of this partition's schedules, as data format 2
+   * kept it beside the queue indexes. Neither written nor read since format 3 (the list of every schedule
+   * merges the queue indexes): the upgrade to format 3 deletes it, and so does a list read that finds it
+   * rebuilt by a process of format 2 (`checkListIndexes`).
    */
   names: string;
   /**
    * Sorted set, every score 0: `<name>\0<id>` of each of this partition's schedules targeting `queue` (a
-   * list index, includes/names, kept with `names`): the list filtered by queue pages it.
+   * list index, includes/names), written with the definitions by `upsert-9` and `remove-13`: each schedule
+   * is in one. The list filtered by queue pages it with `ZRANGE ... BYLEX`; the list by name merges the
+   * partition's (`list-walk.ts`).
    */
   queueNames(queue: string): string;
   /** Set: the queues some schedule of this partition targets (each with its `queueNames`). */

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Keys } from '../keys/index.js';
 import { ScheduleScripts } from '../scripts/index.js';
 import { indexOlderDefinitions } from './index-backfill.js';
-import { checkNameIndex } from './name-index.js';
+import { checkListIndexes } from './name-index.js';
 
 /** A group the schedules name, from the group index (includes/groups). */
 export interface IndexedGroup {
@@ -21,14 +21,14 @@ export interface IndexedGroup {
  * smallest `max` of each. So it reads the groups, never every schedule (a million schedules in twenty
  * groups cost twenty reads per partition). A partition's first create marks it indexed; one whose
  * definitions were written before the index existed is indexed first, once (`index-groups-2`, from one
- * scan of its definitions). A partition whose name index does not count its definitions (a writer that
- * kept no index created or removed schedules since) is repaired first, its groups too (`checkNameIndex`).
+ * scan of its definitions). A partition whose queue indexes do not count its definitions (a writer that
+ * kept no index created or removed schedules since) is repaired first, its groups too (`checkListIndexes`).
  */
 export async function indexedGroups(redis: Redis, keys: Keys): Promise<IndexedGroup[]> {
   const scripts = new ScheduleScripts(redis);
   // a writer that kept no index (an earlier release) created or removed schedules: the partitions it
-  // wrote to are re-indexed, groups included (their counts tell: two commands per partition)
-  await checkNameIndex(redis, keys);
+  // wrote to are re-indexed, groups included (their counts tell: one `list-counts-1` per partition)
+  await checkListIndexes(redis, keys);
   const parts = await Promise.all(
     keys.all().map(async (k) => {
       if ((await redis.exists(k.groupsIndexed)) === 0)

@@ -25,7 +25,7 @@ export {
   listIndexPage,
   STEP_MAX,
 } from './list-index.js';
-export { checkNameIndex, type NamePage, namePage, namePageAt, repairNames } from './name-index.js';
+export { checkListIndexes, type NamePage, namePage, namePageAt, repairNames } from './name-index.js';
 export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export { readActivity } from './schedule-activity.js';

@@ -1,18 +1,19 @@
 import type { Redis } from 'ioredis';
 import { parseState, type ScheduleStatus, statusOf } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
-import { ScheduleScripts } from '../scripts/index.js';
-import { checkNameIndex } from './name-index.js';
+import { type ListCounts, ScheduleScripts } from '../scripts/index.js';
+import { compareMembers, ListWalk } from './list-walk.js';
+import { checkListIndexes } from './name-index.js';
 
 /**
  * The filtered list (by status, queue, search text), paged from the list indexes (includes/names: per
- * partition, `<name>\0<id>` sorted sets of every schedule, of each queue's and of each status but
- * active, kept by the scripts that change the fact they index). A page walks one index per partition,
- * the narrowest the filter names (the queue's, else the status's, else the names), in steps from about
- * the page's size doubling to at most `STEP_MAX` members (`ZRANGE ... BYLEX ... LIMIT`), tests each step's members against the rest of the
- * filter (the search text against the member's name and id, membership of the status and queue indexes
- * by `ZMSCORE`), and stops once it holds the page's end; the partitions' matches are merged. It never
- * reads a definition or a state row but the page's own (checked against the filter: one an earlier
+ * partition, `<name>\0<id>` sorted sets of each queue's schedules and of each status but active, kept by
+ * the scripts that change the fact they index). A page walks, per partition, the narrowest index the
+ * filter names (the queue's, else the status's, else every queue's merged: `ListWalk`), in steps from
+ * about the page's size doubling to at most `STEP_MAX` members, tests each step's members against the
+ * rest of the filter (the search text against the member's name, id and queue, membership of the status
+ * indexes by `ZMSCORE`), and stops once it holds the page's end; the partitions' matches are merged. It
+ * never reads a definition or a state row but the page's own (checked against the filter: one an earlier
  * release changed is repaired and left out).
  *
  * `total` comes from the indexes' counts when the filter is one index (a status, a queue, or none);
@@ -44,12 +45,10 @@ export interface ListIndexPage {
   read: number;
 }
 
-/** The most members one step of a walk reads from one partition's index. */
+/** The most members one step of a walk takes from one partition's indexes. */
 export const STEP_MAX = 1000;
 /** The most members a walk reads per partition to count a filter past its page (then `totalAtLeast`). */
 export const COUNT_BUDGET = 20_000;
-
-const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** `<name>\0<id>` split at its last NUL (an id holds none). */
 function splitMember(member: string): { name: string; id: string } {
@@ -63,8 +62,11 @@ function indexedStatus(status: ScheduleStatus | undefined): IndexedStatus | 'act
   return status as IndexedStatus;
 }
 
-/** Per partition: which members of a step pass the filter's tests beyond the walked index. */
-type Test = (k: Keys, members: string[]) => Promise<boolean[]>;
+/**
+ * Per partition: which members of a step pass the filter's tests beyond the walked index (`queues`: the
+ * queue each member's index is, when the walk merges queue indexes).
+ */
+type Test = (k: Keys, members: string[], queues: readonly (string | undefined)[]) => Promise<boolean[]>;
 
 /**
  * The page `offset` .. `offset + limit` of the schedules matching `filter`, by name then id. A filter of
@@ -80,17 +82,17 @@ export async function listIndexPage(
   countBudget = COUNT_BUDGET,
 ): Promise<ListIndexPage> {
   if (filter.status === 'cancelled') return { ids: [], total: 0, read: 0 };
-  await checkNameIndex(redis, keys);
+  const counts = await checkListIndexes(redis, keys);
   const q = filter.search?.trim().toLowerCase() ?? '';
   const status = indexedStatus(filter.status);
   const queue = filter.queue;
-  // the index walked: the queue's, else the status's, else every schedule's
-  const source = (k: Keys) =>
+  // the indexes walked: the queue's, else the status's, else every queue's (merged)
+  const source = (k: Keys): ListWalk =>
     queue !== undefined
-      ? k.queueNames(queue)
+      ? new ListWalk(redis, [{ key: k.queueNames(queue), tag: queue }])
       : status !== undefined && status !== 'active'
-        ? k.statusNames(status)
-        : k.names;
+        ? new ListWalk(redis, [{ key: k.statusNames(status), tag: undefined }])
+        : ListWalk.ofQueues(redis, k);
   const tests: Test[] = [];
   if (status !== undefined && (queue !== undefined || status === 'active'))
     tests.push(statusTest(redis, status));
@@ -99,49 +101,53 @@ export async function listIndexPage(
   const countedByIndex = q === '' && (queue === undefined || status === undefined);
 
   const walks = await Promise.all(
-    keys.all().map((k) => walk(redis, k, source(k), tests, need, countedByIndex ? need : countBudget)),
+    keys.all().map((k) => walk(k, source(k), tests, need, countedByIndex ? need : countBudget)),
   );
-  const merged = walks.flatMap((w) => w.matches.slice(0, need)).sort(byBytes);
+  const merged = walks.flatMap((w) => w.matches.slice(0, need)).sort(compareMembers);
   let ids = merged.slice(offset, offset + limit).map((m) => splitMember(m).id);
   ids = await checkedRows(redis, keys, ids, merged.slice(offset, offset + limit), filter, status);
   const read = walks.reduce((a, w) => a + w.read, 0);
   if (countedByIndex) {
-    return { ids, total: await indexCount(redis, keys, source, status, queue), read };
+    const total =
+      queue !== undefined
+        ? await queueCount(redis, keys, queue)
+        : counts.reduce((a, c) => a + countOf(c, status), 0);
+    return { ids, total, read };
   }
   const total = walks.reduce((a, w) => a + w.matches.length, 0);
   const atLeast = walks.some((w) => !w.done);
   return { ids, total, ...(atLeast && { totalAtLeast: true as const }), read };
 }
 
-/** Walk one partition's index from its start: its matches until `want` (and the walk's end or `budget` read). */
+/**
+ * Walk one partition's index or indexes (`source`, merged) from their start: its matches until `want`
+ * (and the walk's end or `budget` members taken).
+ */
 async function walk(
-  redis: Redis,
   k: Keys,
-  key: string,
+  source: ListWalk,
   tests: readonly Test[],
   want: number,
   budget: number,
 ): Promise<{ matches: string[]; read: number; done: boolean }> {
   const matches: string[] = [];
-  let read = 0;
-  let from = '-';
+  let taken = 0;
   // untested: exactly what the page needs; tested: from about the page's size, doubling to STEP_MAX
   let step =
     tests.length === 0 ? Math.max(1, Math.min(want, STEP_MAX)) : Math.min(Math.max(want, 64), STEP_MAX);
   for (; ; step = Math.min(step * 2, STEP_MAX)) {
-    const members = await redis.zrangebylex(key, from, '+', 'LIMIT', 0, step);
-    read += members.length;
+    const { members, tags, done } = await source.take(step);
+    taken += members.length;
     let pass = members.map(() => true);
     for (const test of tests) {
-      const more = await test(k, members);
+      const more = await test(k, members, tags);
       pass = pass.map((p, i) => p && more[i]!);
     }
     members.forEach((m, i) => {
       if (pass[i]) matches.push(m);
     });
-    if (members.length < step) return { matches, read, done: true };
-    if (matches.length >= want && read >= budget) return { matches, read, done: false };
-    from = `(${members.at(-1)!}`;
+    if (done) return { matches, read: source.read, done: true };
+    if (matches.length >= want && taken >= budget) return { matches, read: source.read, done: false };
   }
 }
 
@@ -161,9 +167,9 @@ function statusTest(redis: Redis, status: IndexedStatus | 'active'): Test {
 }
 
 /**
- * A member passes when its name or id holds `q`, or its queue does: the walked queue's name (`queue`),
- * or, walking another index, membership of an index of a queue whose name holds `q` (the partition's
- * queues read once per page).
+ * A member passes when its name or id holds `q`, or its queue does: the queue of the index it was walked
+ * in, or, walking a status index, membership of an index of a queue whose name holds `q` (the
+ * partition's queues read once per page).
  */
 async function searchTest(redis: Redis, keys: Keys, q: string, queue: string | undefined): Promise<Test> {
   if (queue?.toLowerCase().includes(q)) return async (_k, members) => members.map(() => true);
@@ -179,13 +185,19 @@ async function searchTest(redis: Redis, keys: Keys, q: string, queue: string | u
       }),
     );
   }
-  return async (k, members) => {
-    const pass = members.map((m) => {
+  return async (k, members, tags) => {
+    const pass = members.map((m, i) => {
       const { name, id } = splitMember(m);
-      return name.toLowerCase().includes(q) || id.toLowerCase().includes(q);
+      const tag = tags[i];
+      return (
+        name.toLowerCase().includes(q) ||
+        id.toLowerCase().includes(q) ||
+        tag?.toLowerCase().includes(q) === true
+      );
     });
     const queues = matchingQueues.get(k.index) ?? [];
-    const rest = members.filter((_, i) => !pass[i]);
+    // members walked in a queue's index were tested against its name just now
+    const rest = members.filter((_, i) => !pass[i] && tags[i] === undefined);
     if (queues.length === 0 || rest.length === 0) return pass;
     const inQueue = new Set<string>();
     for (const name of queues) {
@@ -198,38 +210,17 @@ async function searchTest(redis: Redis, keys: Keys, q: string, queue: string | u
   };
 }
 
-/** The count of a filter that is one index: its members, over every partition (active: the rest). */
-async function indexCount(
-  redis: Redis,
-  keys: Keys,
-  source: (k: Keys) => string,
-  status: IndexedStatus | 'active' | undefined,
-  queue: string | undefined,
-): Promise<number> {
-  const counts = await Promise.all(
-    keys.all().map(async (k) => {
-      if (status !== 'active' || queue !== undefined) return redis.zcard(source(k));
-      return (await partitionStatusCounts(redis, k)).active;
-    }),
-  );
+/** One queue's schedules over every partition. */
+async function queueCount(redis: Redis, keys: Keys, queue: string): Promise<number> {
+  const counts = await Promise.all(keys.all().map((k) => redis.zcard(k.queueNames(queue))));
   return counts.reduce((a, b) => a + b, 0);
 }
 
-/**
- * One partition's schedules per indexed status, and active ones (in none of those indexes): one
- * pipeline of `ZCARD`s of the name index and the status indexes.
- */
-async function partitionStatusCounts(
-  redis: Redis,
-  k: Keys,
-): Promise<{ active: number; byStatus: readonly number[] }> {
-  const res =
-    (await INDEXED_STATUSES.reduce(
-      (p, s) => p.zcard(k.statusNames(s)),
-      redis.pipeline().zcard(k.names),
-    ).exec()) ?? [];
-  const [all = 0, ...byStatus] = res.map((r) => Number(r[1] ?? 0));
-  return { active: all - byStatus.reduce((a, b) => a + b, 0), byStatus };
+/** A partition's schedules in a status (active: in none of the status indexes; undefined: all). */
+function countOf(c: ListCounts, status: IndexedStatus | 'active' | undefined): number {
+  if (status === undefined) return c.listed;
+  if (status !== 'active') return c.byStatus[status];
+  return c.listed - c.byStatus.paused - c.byStatus.completed - c.byStatus.errored;
 }
 
 /**
@@ -297,29 +288,20 @@ function queueOf(defJSON: string): string {
 
 /** Schedules per status, from the indexes' counts (active: every schedule in none of the others). */
 export async function indexedStatusCounts(redis: Redis, keys: Keys): Promise<Record<ScheduleStatus, number>> {
-  await checkNameIndex(redis, keys);
-  const out: Record<ScheduleStatus, number> = {
-    active: 0,
-    paused: 0,
-    completed: 0,
+  const counts = await checkListIndexes(redis, keys);
+  const sum = (status: IndexedStatus | 'active') => counts.reduce((a, c) => a + countOf(c, status), 0);
+  return {
+    active: sum('active'),
+    paused: sum('paused'),
+    completed: sum('completed'),
     cancelled: 0,
-    errored: 0,
+    errored: sum('errored'),
   };
-  await Promise.all(
-    keys.all().map(async (k) => {
-      const { active, byStatus } = await partitionStatusCounts(redis, k);
-      INDEXED_STATUSES.forEach((s, i) => {
-        out[s] += byStatus[i] ?? 0;
-      });
-      out.active += active;
-    }),
-  );
-  return out;
 }
 
 /** Every queue a schedule targets, sorted (from the partitions' sets of queues; '' left out). */
 export async function indexedQueues(redis: Redis, keys: Keys): Promise<string[]> {
-  await checkNameIndex(redis, keys);
+  await checkListIndexes(redis, keys);
   const sets = await Promise.all(keys.all().map((k) => redis.smembers(k.queues)));
   return [...new Set(sets.flat())].filter((q) => q !== '').sort();
 }

@@ -1,13 +1,15 @@
 import type { Redis } from 'ioredis';
 import { ScheduleOptionsError } from '../../errors/index.js';
 import type { Keys } from '../keys/index.js';
-import { ScheduleScripts } from '../scripts/index.js';
+import { type ListCounts, ScheduleScripts } from '../scripts/index.js';
+import { compareMembers, ListWalk } from './list-walk.js';
 
 /**
- * The list by name, paged from the name index (includes/names: per partition, a sorted set of
- * `<name>\0<id>` that `upsert-9` and `remove-13` keep with the definitions). A page reads at most `limit`
- * members of each partition (`ZRANGE ... BYLEX ... LIMIT`) and merges them, so its cost is the page's and
- * the partitions' count, never the schedules' (a page of 100 out of a million on one Redis reads 100).
+ * The list by name, paged from the list indexes (includes/names: per partition, a sorted set of
+ * `<name>\0<id>` per queue that `upsert-9` and `remove-13` keep with the definitions). A page merges each
+ * partition's queue indexes (`ListWalk`: each one's share of the page in one `list-heads-1`, then what
+ * the page still needs from each, in growing chunks) and then the partitions', so its cost is the
+ * page's, the partitions' and the queues' count, never the schedules'.
  */
 
 /** One page of the walk by name. */
@@ -38,41 +40,47 @@ function parseNameCursor(text: string): string | null {
   return Buffer.from(m[1]!, 'base64url').toString('utf8');
 }
 
-const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
 /** `<name>\0<id>` split at its last NUL (an id holds none). */
 function splitMember(member: string): { name: string; id: string } {
   const cut = member.lastIndexOf('\0');
   return { name: member.slice(0, cut), id: member.slice(cut + 1) };
 }
 
+/** Each partition's first `n` members after `from`, by name: a merge of its queue indexes. */
+async function firstByName(redis: Redis, keys: Keys, from: string, n: number) {
+  return Promise.all(
+    keys.all().map(async (k) => {
+      const walk = ListWalk.ofQueues(redis, k, from);
+      const take = await walk.take(n);
+      return { members: take.members, done: take.done, read: walk.read };
+    }),
+  );
+}
+
 /**
- * The page of `limit` schedules after `cursor` (`'0'`: the first) by name, then id. The index is checked
- * first (`checkNameIndex`), so schedules written by a writer that kept no index are listed too.
+ * The page of `limit` schedules after `cursor` (`'0'`: the first) by name, then id. The indexes are
+ * checked first (`checkListIndexes`), so schedules written by a writer that kept none are listed too.
  */
 export async function namePage(redis: Redis, keys: Keys, cursor: string, limit: number): Promise<NamePage> {
   const after = parseNameCursor(cursor);
-  await checkNameIndex(redis, keys);
-  const from = after === null ? '-' : `(${after}`;
-  const parts = await Promise.all(
-    keys.all().map((k) => redis.zrangebylex(k.names, from, '+', 'LIMIT', 0, limit)),
-  );
-  const merged = parts.flat().sort(byBytes);
+  await checkListIndexes(redis, keys);
+  const parts = await firstByName(redis, keys, after === null ? '-' : `(${after}`, limit);
+  const merged = parts.flatMap((p) => p.members).sort(compareMembers);
   const page = merged.slice(0, limit);
-  const more = merged.length > limit || parts.some((p) => p.length === limit);
+  const more = merged.length > limit || parts.some((p) => !p.done);
   const last = page.at(-1);
   const split = page.map(splitMember);
   return {
     ids: split.map((s) => s.id),
     names: split.map((s) => s.name),
     cursor: more && last !== undefined ? `n.${Buffer.from(last).toString('base64url')}` : undefined,
-    read: merged.length,
+    read: parts.reduce((a, p) => a + p.read, 0),
   };
 }
 
 /**
  * The ids at `offset` .. `offset + limit` of the list by name (the first `offset + limit` members of each
- * partition read and merged: bounded by the page's end, not by the schedules' count).
+ * partition merged: bounded by the page's end, not by the schedules' count).
  */
 export async function namePageAt(
   redis: Redis,
@@ -80,48 +88,61 @@ export async function namePageAt(
   offset: number,
   limit: number,
 ): Promise<Omit<NamePage, 'cursor'>> {
-  await checkNameIndex(redis, keys);
-  const parts = await Promise.all(
-    keys.all().map((k) => redis.zrangebylex(k.names, '-', '+', 'LIMIT', 0, offset + limit)),
-  );
-  const merged = parts.flat().sort(byBytes);
+  await checkListIndexes(redis, keys);
+  const parts = await firstByName(redis, keys, '-', offset + limit);
+  const merged = parts.flatMap((p) => p.members).sort(compareMembers);
   const split = merged.slice(offset, offset + limit).map(splitMember);
-  return { ids: split.map((s) => s.id), names: split.map((s) => s.name), read: merged.length };
+  return {
+    ids: split.map((s) => s.id),
+    names: split.map((s) => s.name),
+    read: parts.reduce((a, p) => a + p.read, 0),
+  };
 }
 
 /** How many index members one repair step sends (`repair-index-3`). */
 const REPAIR_STEP = 1000;
 
+/** The first data format without `names`, the index of every schedule format 2 kept beside the queues'. */
+const FORMAT_WITHOUT_NAMES = 3;
+
 /**
- * Repair each partition whose name index does not count its definitions (a writer that kept no index,
+ * Repair each partition whose queue indexes do not count its definitions (a writer that kept no index,
  * an earlier release, created or removed schedules), and index once each partition written before its
  * queue and status indexes existed (no `listidx` mark; a partition's first create sets it): every id is
- * indexed (name, queue, status, and group when it names one), then every member whose id is gone or
- * renamed is dropped (`repair-index-3`, in steps), then the mark is set. Costs two counts and a read of
- * the mark per partition when the indexes are right. Answers how many entries changed.
+ * indexed (queue, status, and group when it names one), then every member whose id is gone, renamed or
+ * on another queue is dropped (`repair-index-3`, in steps), then the mark is set. Costs one
+ * `list-counts-1` per partition when the indexes are right. Answers each partition's counts (after any
+ * repair), in partition order.
+ *
+ * A `names` key found in a deployment of format 3 or later (rebuilt by a process of the previous release
+ * still running through the upgrade, whose list reads repair it) is deleted.
  *
  * What the counts cannot see: a create and a removal by such a writer in the same partition between two
  * checks leave the counts equal; the removed one's entry is dropped when a page reads it, the created
  * one is listed after the next repair of its partition (docs/upgrading.md: deleting the partition's
  * `listidx` mark makes the next check index it again).
  */
-export async function checkNameIndex(redis: Redis, keys: Keys): Promise<number> {
+export async function checkListIndexes(redis: Redis, keys: Keys): Promise<ListCounts[]> {
   const scripts = new ScheduleScripts(redis);
-  const changed = await Promise.all(
+  let format: Promise<string | null> | undefined;
+  return Promise.all(
     keys.all().map(async (k) => {
-      const res = (await redis.pipeline().zcard(k.names).hlen(k.schedules).get(k.listsIndexed).exec()) ?? [];
-      const [members, defs, marked] = res.map((r) => r[1]);
-      if (members === defs && marked !== null) return 0;
+      const counts = await scripts.listCounts(k);
+      if (counts.formerNames) {
+        format ??= redis.get(keys.dataFormat);
+        if (Number(await format) >= FORMAT_WITHOUT_NAMES) await redis.unlink(k.names);
+      }
+      if (counts.listed === counts.definitions && counts.marked) return counts;
       // nothing to index (a deployment not recorded yet: a read writes nothing; the first create marks it)
-      if (members === 0 && defs === 0) return 0;
-      const n = await repairPartition(redis, scripts, k);
-      if (marked === null) await redis.set(k.listsIndexed, '1');
-      return n;
+      if (counts.listed === 0 && counts.definitions === 0) return counts;
+      await repairPartition(redis, scripts, k);
+      if (!counts.marked) await redis.set(k.listsIndexed, '1');
+      return scripts.listCounts(k);
     }),
   );
-  return changed.reduce((a, b) => a + b, 0);
 }
 
+/** Every id of the partition indexed, then every member of its queue and status indexes checked. */
 async function repairPartition(redis: Redis, scripts: ScheduleScripts, k: Keys): Promise<number> {
   let changed = 0;
   let cursor = '0';
@@ -135,17 +156,23 @@ async function repairPartition(redis: Redis, scripts: ScheduleScripts, k: Keys):
         ids.map((id) => `i${id}`),
       );
   } while (cursor !== '0');
-  cursor = '0';
-  do {
-    const [next, flat] = await redis.zscan(k.names, cursor, 'COUNT', REPAIR_STEP);
-    cursor = next;
-    const members = flat.filter((_, i) => i % 2 === 0);
-    if (members.length > 0)
-      changed += await scripts.repairIndex(
-        k,
-        members.map((m) => `m${m}`),
-      );
-  } while (cursor !== '0');
+  const indexes = [
+    ...(await redis.smembers(k.queues)).map((queue) => ({ key: k.queueNames(queue), entry: `q${queue}\0` })),
+    ...(['paused', 'completed', 'errored'] as const).map((s) => ({ key: k.statusNames(s), entry: 'm' })),
+  ];
+  for (const { key, entry } of indexes) {
+    cursor = '0';
+    do {
+      const [next, flat] = await redis.zscan(key, cursor, 'COUNT', REPAIR_STEP);
+      cursor = next;
+      const members = flat.filter((_, i) => i % 2 === 0);
+      if (members.length > 0)
+        changed += await scripts.repairIndex(
+          k,
+          members.map((m) => `${entry}${m}`),
+        );
+    } while (cursor !== '0');
+  }
   return changed;
 }
 

@@ -26,10 +26,10 @@ export interface ListQuery {
   /** Default: all. */
   limit?: number;
   /**
-   * The order of a `cursor` walk: `'store'` (default) or `'name'` (by name, then id, from the name index:
-   * each page reads at most `limit` index entries per partition, never the whole list; `status`,
-   * `search` and `queue` filter each page, which may then hold fewer). Without a cursor the list is by
-   * name already.
+   * The order of a `cursor` walk: `'store'` (default) or `'name'` (by name, then id, from the queue
+   * indexes merged: each page reads about `limit` index entries per partition and a few per queue, never
+   * the whole list; `status`, `search` and `queue` filter each page, which may then hold fewer). Without
+   * a cursor the list is by name already.
    */
   order?: 'store' | 'name';
   /**

@@ -23,6 +23,8 @@ import {
   FOREIGN_OUTCOMES,
   INDEX_EXPECTS,
   INDEX_GROUPS,
+  LIST_COUNTS,
+  LIST_HEADS,
   MARK_ERRORED,
   MERGE_RUN,
   PAUSE,
@@ -34,6 +36,20 @@ import {
   SET_STATUS,
   UPSERT,
 } from './script-layouts.js';
+
+/** What `list-counts-1` answers for one partition. */
+export interface ListCounts {
+  /** Its definitions (`HLEN schedules`). */
+  definitions: number;
+  /** The members of its queue indexes, summed: every schedule indexed, when they count `definitions`. */
+  listed: number;
+  /** Its `listidx` mark is set: its queue and status indexes were built (or kept from its first create). */
+  marked: boolean;
+  /** The members of each status index (an active schedule is in none). */
+  byStatus: { paused: number; completed: number; errored: number };
+  /** A `names` key (data format 2's index of every schedule) is still there. */
+  formerNames: boolean;
+}
 
 const UPSERT_ANSWERS = new Set(['created', 'updated', 'unchanged', 'restored', 'kept-completed', 'missing']);
 
@@ -358,14 +374,53 @@ export class ScheduleScripts {
   }
 
   /**
-   * `repair-index-3`: bring the list indexes (by name, queue, status) and the group index of one
-   * partition (`k`) up to date for these entries (`i<id>`: an id of the partition; `m<member>`: a member of
-   * its name index; `q<queue>\0<member>`: a member of a queue's index). Answers how many changed an index.
+   * `repair-index-3`: bring the list indexes (by queue, status) and the group index of one partition
+   * (`k`) up to date for these entries (`i<id>`: an id of the partition; `m<member>`: a member of one of
+   * its queue or status indexes; `q<queue>\0<member>`: a member of a queue's index). Answers how many
+   * changed an index.
    */
   async repairIndex(k: Keys, entries: readonly string[]): Promise<number> {
     const items = entries.map((entry) => ({ values: { entry } }));
-    const keys = { schedules: k.schedules, names: k.names, state: k.state };
+    const keys = { schedules: k.schedules, queues: k.queues, state: k.state };
     return Number(await this.#caller.run(REPAIR_INDEX, scriptArgs(REPAIR_INDEX, keys, {}, items)));
+  }
+
+  /**
+   * `list-heads-1`: the first members after `from` (`-`, or `(` and a member) of each of one partition's
+   * (`k`) queue indexes, by queue: at most `share` of each, its share of a walk's first `n`.
+   */
+  async listHeads(
+    k: Keys,
+    from: string,
+    n: number,
+  ): Promise<{ share: number; heads: { queue: string; members: string[] }[] }> {
+    const args = scriptArgs(LIST_HEADS, { schedules: k.schedules }, { from, n });
+    const [share = n, ...flat] = ((await this.#caller.run(LIST_HEADS, args)) ?? []) as (string | number)[];
+    const heads: { queue: string; members: string[] }[] = [];
+    for (let i = 0; i + 1 < flat.length; ) {
+      const count = Number(flat[i + 1]);
+      heads.push({ queue: String(flat[i]), members: flat.slice(i + 2, i + 2 + count).map(String) });
+      i += 2 + count;
+    }
+    return { share: Number(share), heads };
+  }
+
+  /** `list-counts-1`: the counts of one partition's (`k`) list indexes and definitions, in one step. */
+  async listCounts(k: Keys): Promise<ListCounts> {
+    const res = (await this.#caller.run(
+      LIST_COUNTS,
+      scriptArgs(LIST_COUNTS, { schedules: k.schedules }, {}),
+    )) as number[] | undefined;
+    const [definitions = 0, listed = 0, marked = 0, paused = 0, completed = 0, errored = 0, names = 0] = (
+      res ?? []
+    ).map(Number);
+    return {
+      definitions,
+      listed,
+      marked: marked === 1,
+      byStatus: { paused, completed, errored },
+      formerNames: names === 1,
+    };
   }
 
   /** `pause-note-2`: write (`noteJson`) or clear ('') a pause note, consistent with the status. */

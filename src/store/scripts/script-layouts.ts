@@ -196,9 +196,13 @@ export const INDEX_EXPECTS = layout('index-expects-2', ['schedules', 'expectsInd
   item: ['ids'],
 });
 
-export const REPAIR_INDEX = layout('repair-index-3', ['schedules', 'names', 'state'], [], {
+export const REPAIR_INDEX = layout('repair-index-3', ['schedules', 'queues', 'state'], [], {
   item: ['entry'],
 });
+
+export const LIST_COUNTS = layout('list-counts-1', ['schedules'], []);
+
+export const LIST_HEADS = layout('list-heads-1', ['schedules'], ['from', 'n']);
 
 export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap', 'lead'], { item: ['instant'] });
 
@@ -311,6 +315,8 @@ export const LAYOUTS = [
   INDEX_GROUPS,
   INDEX_EXPECTS,
   REPAIR_INDEX,
+  LIST_COUNTS,
+  LIST_HEADS,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,

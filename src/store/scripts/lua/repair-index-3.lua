@@ -2,26 +2,27 @@
   Repair a partition's list indexes (includes/names: by name, queue and status) and group index
   (includes/groups) where a writer that kept none (an earlier release: its upsert, remove and status
   changes write the definition and state alone) left them behind. The caller (`name-index.ts`) finds
-  such a partition by its counts (members of `names` != definitions) or by its missing `listidx` mark
-  (data written before the queue and status indexes), and sends every id of it, then every member of its
-  name index, in steps; a list page sends what it found stale on its rows. Each step is atomic and reads
-  the definitions and states as stored now, so a step racing a current writer indexes what it wrote.
+  such a partition by its counts (members of its queue indexes != definitions) or by its missing
+  `listidx` mark (data written before the queue and status indexes), and sends every id of it, then
+  every member of its queue and status indexes, in steps; a list page sends what it found stale on its
+  rows. Each step is atomic and reads the definitions and states as stored now, so a step racing a
+  current writer indexes what it wrote.
 
   Input:
     KEYS[1] schedules   hash: id -> definition JSON (its base names the group and list indexes' keys)
-    KEYS[2] names       zset: `<name>\0<id>`, score 0
+    KEYS[2] queues      set: the queues with an index (`qnames:<queue>`, zset `<name>\0<id>`, score 0)
     KEYS[3] state       hash: id -> state row (includes/state)
 
     ARGV[1..] each an entry:
               `i<id>`: index the id's definition and state as stored now: its name, its queue, its
               status (and no other status); its group, when it names one, and no other group (a step
               costs its ids times the partition's groups);
-              `m<member>`: a member of the name index, removed (from the name index, every queue
-              index and every status index of the partition) when its id has no definition or
-              another name, then indexed under that name; an id without a definition also leaves the
-              group index;
-              `q<queue>\0<member>`: a member of that queue's index, removed when its id has no
-              definition or another name or queue (then indexed as `i`)
+              `m<member>`: a member of a queue or status index, removed (from every queue index and
+              every status index of the partition) when its id has no definition or another name,
+              then indexed under that name; an id without a definition also leaves the group index;
+              `q<queue>\0<member>`: a member of that queue's index: when its id has no definition or
+              another name, as `m`; when it is on another queue, removed from this one's index and
+              indexed as `i`
 
   Output:
     how many entries changed an index
@@ -51,13 +52,13 @@ local function dropFromQueue(queue, member)
   local q = base .. 'qnames:' .. queue
   if redis.call('ZREM', q, member) == 1 then
     changed = changed + 1
-    if redis.call('EXISTS', q) == 0 then redis.call('SREM', base .. 'queues', queue) end
+    if redis.call('EXISTS', q) == 0 then redis.call('SREM', KEYS[2], queue) end
   end
 end
 
 -- `member` leaves every queue and status index of the partition
 local function dropEverywhere(member)
-  for _, queue in ipairs(redis.call('SMEMBERS', base .. 'queues')) do dropFromQueue(queue, member) end
+  for _, queue in ipairs(redis.call('SMEMBERS', KEYS[2])) do dropFromQueue(queue, member) end
   for _, st in ipairs(STATUSES) do
     if redis.call('ZREM', base .. 'snames:' .. st, member) == 1 then changed = changed + 1 end
   end
@@ -66,9 +67,8 @@ end
 local function indexId(id, def)
   local name, queue = storedNameQueue(id, def)
   local member = name .. '\0' .. id
-  if redis.call('ZADD', KEYS[2], 0, member) == 1 then changed = changed + 1 end
   if redis.call('ZADD', base .. 'qnames:' .. queue, 0, member) == 1 then changed = changed + 1 end
-  redis.call('SADD', base .. 'queues', queue)
+  redis.call('SADD', KEYS[2], queue)
   local row = redis.call('HGET', KEYS[3], id)
   local shown = row and STATUS_INDEX[string.sub(row, 1, 1)]
   for _, st in ipairs(STATUSES) do
@@ -104,9 +104,7 @@ for i = 1, #ARGV do
     local name, id, cut = splitMember(rest)
     local def = cut > 0 and redis.call('HGET', KEYS[1], id)
     if not def or storedName(id, def) ~= name then
-      redis.call('ZREM', KEYS[2], rest)
       dropEverywhere(rest)
-      changed = changed + 1
       if def then indexId(id, def) elseif cut > 0 then dropFromGroups(id) end
     end
   elseif kind == 'q' then
@@ -117,9 +115,13 @@ for i = 1, #ARGV do
       local def = cut > 0 and redis.call('HGET', KEYS[1], id)
       local nowName, nowQueue
       if def then nowName, nowQueue = storedNameQueue(id, def) end
-      if not def or nowName ~= name or nowQueue ~= queue then
+      if not def or nowName ~= name then
+        -- gone or renamed: the member is stale in every index (as `m`)
+        dropEverywhere(member)
+        if def then indexId(id, def) elseif cut > 0 then dropFromGroups(id) end
+      elseif nowQueue ~= queue then
         dropFromQueue(queue, member)
-        if def then indexId(id, def) end
+        indexId(id, def)
       end
     end
   end

@@ -1,15 +1,18 @@
 --[[
   The list indexes of a partition, each a sorted set whose every score is 0 and whose members are
   `<name>\0<id>`, so that `ZRANGE ... BYLEX` walks its schedules by name, then id:
-    `<base>:names`            every schedule (keys.ts `names`)
     `<base>:qnames:<queue>`   the schedules targeting `queue` (`queueNames`); `<base>:queues` is the
-                              set of the queues some schedule of the partition targets (`queues`)
+                              set of the queues some schedule of the partition targets (`queues`).
+                              Every schedule is in exactly one: the list of all of them is a merge of
+                              the partition's queue indexes (`list-walk.ts`), so a schedule costs one
+                              name-ordered entry, not two
     `<base>:snames:<status>`  the schedules shown `paused` (state p or o), `completed` (c) or `errored`
                               (e) (`statusNames`); an active one is in none (active: the rest)
   Written in the same step as the definition by the scripts that write and remove definitions
   (upsert-9, remove-13: `reindexList`), and as the status by every script that moves a state row from
   one status to another (`setStatus` in includes/state, complete-n's completion: `reindexStatus`);
-  `repair-index-3` repairs what a writer that kept no index (an earlier release) left.
+  `repair-index-3` repairs what a writer that kept no index (an earlier release) left. (`<base>:names`,
+  an index of every schedule that data format 2 kept beside them, is deleted by the upgrade to format 3.)
 
   Every key is built from one of the partition's keys (its base, hash tag included: the script's slot).
 ]]
@@ -17,10 +20,6 @@
 -- The partition's base (`<tag>:bb:`) from one of its keys, `<base><last>`.
 local function listBase(key, last)
   return string.sub(key, 1, #key - #last)
-end
-
-local function namesKey(schedulesKey)
-  return listBase(schedulesKey, 'schedules') .. 'names'
 end
 
 -- The status index a state code is listed in (nil: active, in none).
@@ -50,10 +49,6 @@ local function reindexList(base, id, old, oldCode, new, newCode)
   if new then toName, toQueue = storedNameQueue(id, new) end
   local from = fromName and (fromName .. '\0' .. id)
   local to = toName and (toName .. '\0' .. id)
-  if from ~= to then
-    if from then redis.call('ZREM', base .. 'names', from) end
-    if to then redis.call('ZADD', base .. 'names', 0, to) end
-  end
   if from ~= to or fromQueue ~= toQueue then
     if from then
       local q = base .. 'qnames:' .. fromQueue
