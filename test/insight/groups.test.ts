@@ -64,7 +64,7 @@ describe('groups() from the group index', () => {
       await m.update('g1', { group: null });
       expect((await groups(m)).map((g) => g.key)).toEqual(KEYS); // an emptied group goes
 
-      // the read touches the index only (and two counts per partition): no definition is read
+      // the read touches the index only (and the list indexes' counts per partition): no definition is read
       const redis = internalsOf(m).redis;
       const sent: string[] = [];
       const send = redis.sendCommand.bind(redis);
@@ -74,8 +74,9 @@ describe('groups() from the group index', () => {
       }) as typeof send;
       expect(await groups(m)).toEqual(want([counts[0]! - 1, counts[1]!, counts[2]! - 1]));
       const ofDefinitions = sent.filter((c) => c.endsWith(':schedules'));
-      expect(ofDefinitions.every((c) => c.startsWith('hlen '))).toBe(true);
-      expect(ofDefinitions).toHaveLength(partitions);
+      // at most a count of them (HLEN) per partition, never a read of one
+      expect(ofDefinitions.filter((c) => !c.startsWith('hlen '))).toEqual([]);
+      expect(ofDefinitions.length).toBeLessThanOrEqual(partitions);
     }, 120_000);
   }
 

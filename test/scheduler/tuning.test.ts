@@ -117,7 +117,7 @@ describe("the worker's tuning", () => {
     [
       { tuning: { claimBatch: 10 } },
       'tuning.claimBatch',
-      'unknown tuning option (known: leaseRenewMs, groupPollMs, slotWaitPollMs, recordLagMs)',
+      'unknown tuning option (known: leaseRenewMs, groupPollMs, slotWaitPollMs, recordLagMs, outcomeHoldMs)',
     ],
     [{ tuning: { groupPollMs: 0 } }, 'tuning.groupPollMs', 'must be an integer >= 1 (ms), got 0'],
     [{ slotWaitPollMs: 'soon' }, 'slotWaitPollMs', 'must be an integer >= 1 (ms), got "soon"'],
