@@ -302,8 +302,9 @@ export class OccurrenceRunner {
 
   /**
    * Whether a success's outcome is written behind the burst (`RunRecorder.holdFinish`): when the
-   * worker's `outcomeHoldMs` allows it (off by default), on the lean path (`recordLagMs` > 0), while the queue is in a burst or a backlog for this worker
-   * (at idle an outcome is written before BullMQ completes the job, as ever), under a policy whose slot
+   * worker's `outcomeHoldMs` allows it (off by default), on the lean path (`recordLagMs` > 0), while
+   * the queue is in a burst or a backlog for this worker (at idle an outcome is written before BullMQ
+   * completes the job, as ever), under a policy whose slot
    * nobody waits for in line (`skip`, or none): the buffering policies and `cancelOther` hand their
    * slot over in the finish; not for a schedule with `pauseOnFailure`, whose streak a success resets.
    */

@@ -149,8 +149,9 @@ export class ScheduleStore {
 
   /**
    * How far the fire-rate cap has handed out slots: the end (ms) of the latest second it gave an
-   * occurrence, or 0 when none is given (no cap, or none for a minute). A job the cap delayed is staged
-   * up to there, however far past its fire time.
+   * occurrence, or 0 when none is given (no cap, or none for an hour: the budget expires). A job the cap
+   * delayed is staged up to there, however far past its fire time. One `HKEYS` of the budget: a field
+   * per second from a minute ago to the latest slot (a backlog of 1,000,000 at 100 a second: 10,000).
    */
   async fireBudgetReach(): Promise<number> {
     const seconds = await this.redis.hkeys(this.keys.fireBudget);
