@@ -83,6 +83,14 @@ function mergeOrder(
   n: number,
   order: Order,
 ): { order: number[]; last: string | undefined } {
+  const open = lanes.flatMap((l, i) => (l.pos < l.buf.length ? [i] : []));
+  if (open.length === 1) {
+    // one lane holds what is read (one queue, or the others read to their end): its members in order
+    const i = open[0]!;
+    const lane = lanes[i]!;
+    const m = Math.min(n, lane.buf.length - lane.pos);
+    return { order: new Array<number>(m).fill(i), last: lane.buf[lane.pos + m - 1] };
+  }
   const pos = Int32Array.from(lanes, (l) => l.pos);
   const heap: number[] = [];
   const head = (i: number) => lanes[i]!.buf[pos[i]!]!;
