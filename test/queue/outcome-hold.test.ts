@@ -1,12 +1,12 @@
 // A success's outcome is written behind the burst it ran in (the worker's `tuning.outcomeHoldMs`, off by
 // default, turned on here): on a worker whose every slot is taken, the run gives its slot back at once
 // and BullMQ completes its job, while the outcome's write waits until no job waits on the queue (at
-// most `outcomeHoldMs` after the oldest held one ended). Every
-// outcome is written in the end, with the run's own finishedAt; a graceful close writes the held ones.
+// most `outcomeHoldMs` after the oldest held one ended). Every outcome is written in the end, with the
+// run's own finishedAt; a graceful close writes the held ones. The burst is held-burst.ts's.
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { whyDidntItRun } from '../../src/insight/why.js';
-import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import type { WorkerHandle } from '../../src/queue/create-worker.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { keys } from '../../src/store/keys/keys.js';
@@ -14,13 +14,11 @@ import { activeRuns } from '../../src/store/reads/lease-store.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { REDIS_URL } from '../redis-url.js';
 import { waitUntil } from '../wait-until.js';
+import { burstSettled, FIRE_AT, JOBS, startBurst } from './held-burst.js';
 import { TestBed } from './helpers.js';
-import { StandInScheduler } from './stand-in-scheduler.js';
 import { WorkerProcess } from './worker-process.js';
 
 const silent = pino({ level: 'silent' });
-const JOBS = 40;
-const FIRE_AT = 1_000;
 let bed: TestBed;
 let handle: WorkerHandle | undefined;
 let processes: WorkerProcess[] = [];
@@ -33,22 +31,12 @@ afterEach(async () => {
   await bed.cleanup();
 });
 
-/** A worker of 2 slots and a burst of JOBS one-at-a-time schedules, one job each, 40 ms of work. */
+/** The burst (held-burst.ts), its worker kept for the afterEach. */
 async function burst(outcomeHoldMs = 1000) {
   bed = new TestBed();
-  const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
-  scheduler.register('tick', () => new Promise((r) => setTimeout(() => r('ok'), 40)));
-  const jobs = await Promise.all(
-    Array.from({ length: JOBS }, (_, i) => bed.enqueue('tick', { scheduleId: `s${i}`, fireAt: FIRE_AT })),
-  );
-  const history = new RunHistory(bed.redis, keys(bed.prefix));
-  handle = await createWorker(scheduler, {
-    queues: [bed.queueName],
-    concurrency: 2,
-    logger: silent,
-    tuning: { outcomeHoldMs },
-  });
-  return { jobs, history };
+  const started = await startBurst(bed, outcomeHoldMs);
+  handle = started.handle;
+  return started;
 }
 
 /**
@@ -84,15 +72,7 @@ describe('a success written behind the burst', () => {
     const live = await activeRuns(bed.redis, keys(bed.prefix), held);
     expect([...live.values()].filter((n) => n > 0)).toEqual([]);
 
-    await bed.allSettled(jobs.map((j) => j.id));
-    await waitUntil(
-      async () => {
-        const records = await Promise.all(jobs.map((_, i) => history.get(`s${i}`, FIRE_AT)));
-        return records.every((r) => r?.outcome === 'succeeded');
-      },
-      20_000,
-      { what: 'every outcome written' },
-    );
+    await burstSettled(bed, { jobs, history });
     for (let i = 0; i < JOBS; i++) {
       const record = await history.get(`s${i}`, FIRE_AT);
       const job = await bed.queue.getJob(jobs[i]?.id as string);

@@ -9,51 +9,25 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createWorker } from '../../src/queue/create-worker.js';
-import { keys } from '../../src/store/keys/keys.js';
-import { RunHistory } from '../../src/store/reads/run-history.js';
+import { burstSettled, JOBS, startBurst } from '../queue/held-burst.js';
 import { TestBed } from '../queue/helpers.js';
-import { StandInScheduler } from '../queue/stand-in-scheduler.js';
-import { waitUntil } from '../wait-until.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 trace.setGlobalTracerProvider(provider);
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 
-const JOBS = 40;
-const FIRE_AT = 1_000;
 const bed = new TestBed();
 afterAll(() => bed.cleanup());
 
 describe('an outcome held behind a burst, traced', () => {
   it('its record step is a child of its run’s process span, written after that span ended', async () => {
-    const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
-    scheduler.register('tick', () => new Promise((r) => setTimeout(() => r('ok'), 40)));
-    const jobs = await Promise.all(
-      Array.from({ length: JOBS }, (_, i) => bed.enqueue('tick', { scheduleId: `s${i}`, fireAt: FIRE_AT })),
-    );
-    const history = new RunHistory(bed.redis, keys(bed.prefix));
-    const handle = await createWorker(scheduler, {
-      queues: [bed.queueName],
-      concurrency: 2,
-      logger: pino({ level: 'silent' }),
-      tuning: { outcomeHoldMs: 1000 },
-    });
+    const burst = await startBurst(bed, 1000);
     try {
-      await bed.allSettled(jobs.map((j) => j.id));
-      await waitUntil(
-        async () => {
-          const records = await Promise.all(jobs.map((_, i) => history.get(`s${i}`, FIRE_AT)));
-          return records.every((r) => r?.outcome === 'succeeded');
-        },
-        20_000,
-        { what: 'every outcome written' },
-      );
+      await burstSettled(bed, burst);
     } finally {
-      await handle.close({ graceMs: 1000 });
+      await burst.handle.close({ graceMs: 1000 });
     }
     await provider.forceFlush();
     const spans = exporter.getFinishedSpans();
