@@ -150,7 +150,9 @@ function withCalendar(
  * A built-in trigger's first fire time, computed once under the trigger time budget: one that cannot be
  * computed within it is refused (a scheduler would error it at its first claim), as is an exclusion that
  * leaves no occurrence at all (probed from now). A custom trigger is left to the fire path, which
- * records what it does.
+ * records what it does. A built-in trigger is pure: one over the budget is probed once more before it
+ * is refused, so that a pause of the process (a garbage collection counted as CPU, among 100,000
+ * schedules defined at once) never refuses a healthy one; a trigger that needs the time fails both.
  */
 function probeFirstFire(
   id: string,
@@ -160,8 +162,14 @@ function probeFirstFire(
   fail: (field: string, reason: string) => never,
 ): void {
   if (!isSerializableTrigger(trigger)) return;
+  const probe = () => withTimeBudget(budgetMs, () => checkedNextFire(trigger, null, Date.now()));
   try {
-    withTimeBudget(budgetMs, () => checkedNextFire(trigger, null, Date.now()));
+    try {
+      probe();
+    } catch (err) {
+      if (!(err instanceof TriggerBudgetError)) throw err;
+      probe();
+    }
   } catch (err) {
     if (err instanceof TriggerBudgetError) {
       fail(
