@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TriggerBudgetError, TriggerError } from '../../src/errors/index.js';
 import { checkedNextFire } from '../../src/triggers/checked-next-fire.js';
 import { ExceptTrigger, IntervalTrigger, type Trigger } from '../../src/triggers/index.js';
+import { withTimeBudgetTwice } from '../../src/triggers/time-budget.js';
 
 const NOW = Date.UTC(2027, 0, 1);
 const HOUR = 3_600_000;
@@ -77,6 +78,33 @@ describe('the time a trigger may take', () => {
     expect(() => checkedNextFire(slow, null, NOW, 20)).toThrow(TriggerBudgetError);
     // without a budget it is only held to the contract
     expect(checkedNextFire(slow, null, NOW)).toBe(NOW + 1000);
+  });
+
+  it('a pure walk over its budget once (a pause of the process) is walked again; an impure one, or one that needs the time, fails', () => {
+    /** Spends `ms` of this process's CPU on its first call only: a pause counted against the walk. */
+    const pausedOnce = (ms: number) => {
+      let calls = 0;
+      const walk = () => {
+        calls++;
+        if (calls === 1) {
+          const until = process.cpuUsage().user + ms * 1000;
+          while (process.cpuUsage().user < until) {}
+        }
+        return checkedNextFire(new IntervalTrigger(60), null, NOW);
+      };
+      return { walk, calls: () => calls };
+    };
+    const pure = pausedOnce(40);
+    expect(withTimeBudgetTwice(20, true, pure.walk)).toBe(NOW + 60_000);
+    expect(pure.calls()).toBe(2);
+    const impure = pausedOnce(40);
+    expect(() => withTimeBudgetTwice(20, false, impure.walk)).toThrow(TriggerBudgetError);
+    expect(impure.calls()).toBe(1);
+    // a walk that needs the time fails both
+    const slow = new ExceptTrigger(new IntervalTrigger(60), everyMinuteExcluded());
+    expect(() => withTimeBudgetTwice(20, true, () => checkedNextFire(slow, null, NOW))).toThrow(
+      TriggerBudgetError,
+    );
   });
 
   it('without a budget the walk still ends at the bound of excluded steps', () => {

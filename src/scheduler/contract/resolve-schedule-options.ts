@@ -14,7 +14,7 @@ import { checkedNextFire } from '../../triggers/checked-next-fire.js';
 import { ExceptTrigger } from '../../triggers/except-trigger.js';
 import type { ExceptEntry } from '../../triggers/exclusion.js';
 import { isSerializableTrigger } from '../../triggers/is-serializable-trigger.js';
-import { DEFAULT_TRIGGER_BUDGET_MS, withTimeBudget } from '../../triggers/time-budget.js';
+import { DEFAULT_TRIGGER_BUDGET_MS, withTimeBudgetTwice } from '../../triggers/time-budget.js';
 import type { Trigger, TriggerJSON } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
 import { checkSpread } from './check-spread.js';
@@ -151,8 +151,8 @@ function withCalendar(
  * computed within it is refused (a scheduler would error it at its first claim), as is an exclusion that
  * leaves no occurrence at all (probed from now). A custom trigger is left to the fire path, which
  * records what it does. A built-in trigger is pure: one over the budget is probed once more before it
- * is refused, so that a pause of the process (a garbage collection counted as CPU, among 100,000
- * schedules defined at once) never refuses a healthy one; a trigger that needs the time fails both.
+ * is refused (`withTimeBudgetTwice`), so that a pause of the process (a garbage collection counted as
+ * CPU, among 100,000 schedules defined at once) never refuses a healthy one.
  */
 function probeFirstFire(
   id: string,
@@ -162,14 +162,8 @@ function probeFirstFire(
   fail: (field: string, reason: string) => never,
 ): void {
   if (!isSerializableTrigger(trigger)) return;
-  const probe = () => withTimeBudget(budgetMs, () => checkedNextFire(trigger, null, Date.now()));
   try {
-    try {
-      probe();
-    } catch (err) {
-      if (!(err instanceof TriggerBudgetError)) throw err;
-      probe();
-    }
+    withTimeBudgetTwice(budgetMs, true, () => checkedNextFire(trigger, null, Date.now()));
   } catch (err) {
     if (err instanceof TriggerBudgetError) {
       fail(

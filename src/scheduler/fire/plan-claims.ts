@@ -1,6 +1,7 @@
 import type { Claim, ScheduleDefinition } from '../../store/index.js';
 import { CalendarTrigger } from '../../triggers/calendar-trigger.js';
-import { withTimeBudget } from '../../triggers/time-budget.js';
+import { isSerializableTrigger } from '../../triggers/is-serializable-trigger.js';
+import { withTimeBudgetTwice } from '../../triggers/time-budget.js';
 import { planCalendarOccurrence } from './calendar-plan.js';
 import type { CachedDefinition, DefinitionCache } from './definition-cache.js';
 import type { Batch, FireLoopStats, Item } from './fire-loop-types.js';
@@ -72,10 +73,12 @@ export function planClaims(
         out.deferMs = Math.max(out.deferMs, wait);
         continue;
       }
-      // a plan that overruns the trigger budget throws (TriggerBudgetError): errored alone, below
+      // a plan that overruns the trigger budget throws (TriggerBudgetError): errored alone, below. A
+      // built-in trigger's plan is pure: one over the budget is planned once more before it errors
+      // the schedule (a pause of the process counted as its CPU); a custom trigger's is planned once
       const c = cached;
       plan = metered(c, triggerBudgetMs, () =>
-        withTimeBudget(triggerBudgetMs, () =>
+        withTimeBudgetTwice(triggerBudgetMs, isSerializableTrigger(trigger), () =>
           trigger instanceof CalendarTrigger
             ? planCalendarOccurrence(
                 { def, trigger, fireAt: claim.fireAt, now, fired },
