@@ -104,6 +104,8 @@ export interface Item {
   capDelayMs?: number;
   /** Committed to BullMQ ahead of its fire time, as a delayed job (staged-jobs.ts). */
   staged?: boolean;
+  /** Added as a delayed job (staged, spread or held to a fire-rate slot), runnable at this Redis ms. */
+  delayedUntil?: number;
   /** Redis time of its claim (kept on its records). */
   claimedAt: number;
   /**

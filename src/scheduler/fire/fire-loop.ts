@@ -24,6 +24,7 @@ import { RecheckAhead } from './recheck-ahead.js';
 import { RedisClock } from './redis-clock.js';
 import { ReplicaAcker } from './replica-acker.js';
 import { planLater } from './set-aside-plans.js';
+import { StagedHere } from './staged-here.js';
 import { StagedAnnouncer, takeStageable, unstageAndRecord } from './staged-jobs.js';
 import { StopNotices, stopInactive } from './stop-notices.js';
 
@@ -89,6 +90,8 @@ export class FireLoop {
   private readonly stops = new StopNotices();
   /** `fired` of the occurrences staged (committed to BullMQ ahead), announced at their fire time. */
   private readonly announcer: StagedAnnouncer;
+  /** The jobs this replica added as delayed, until runnable: what a stop notice takes back. */
+  private readonly staged = new StagedHere();
 
   /** `replicaAcks`: WAIT after each enqueue's adds (see replica-acker.ts). */
   private readonly acker: ReplicaAcker | undefined;
@@ -124,6 +127,7 @@ export class FireLoop {
       cache: this.cache,
       stops: this.stops,
       announcer: this.announcer,
+      staged: this.staged,
       acker: this.acker,
       arm: (ms) => this.arm(ms),
       armFor: (due, now) => this.armFor(due, now),
@@ -214,18 +218,12 @@ export class FireLoop {
   stopSchedule(id: string): void {
     this.stops.record(id);
     this.announcer.drop(id);
-    const def = this.cache.peek(id)?.def;
-    const { commitAhead, maxFiresPerSecond } = this.deps.options;
-    if (def !== undefined && (commitAhead || maxFiresPerSecond > 0 || def.spreadMs !== undefined)) {
-      // staged by this replica while the notice travelled: out of BullMQ, unless promoted already
-      const offset = spreadOffsetMs(id, def.spreadMs);
-      const queue = this.deps.queue(def.queue);
-      this.deps.store
-        .fireBudgetReach()
-        .then((reach) => unstageAndRecord(queue, this.deps.history, id, undefined, offset, reach))
-        .catch((err) =>
-          this.deps.logger.warn({ err, scheduleId: id }, 'bullbeat: could not unstage a stopped schedule'),
-        );
+    // staged by this replica while the notice travelled: out of BullMQ, unless promoted already
+    const unstaged = this.unstageStopped(id);
+    if (unstaged) {
+      unstaged.catch((err) =>
+        this.deps.logger.warn({ err, scheduleId: id }, 'bullbeat: could not unstage a stopped schedule'),
+      );
     }
     this.cache.delete(id);
     const dropped = [...this.pending.drop(id), ...this.recheckAhead.drop(id)];
@@ -233,6 +231,31 @@ export class FireLoop {
     for (const batch of uniqueBatches(dropped)) {
       if (batch.left === 0) void this.track(this.enqueuer.complete(batch));
     }
+  }
+
+  /**
+   * Take the delayed jobs this replica added for a stopped schedule back out of BullMQ, each looked up
+   * by its job id (staged-here.ts); none remembered, no command. A replica that could not remember them
+   * all searches the schedule's queue, as far as the fire-rate cap reaches.
+   */
+  private unstageStopped(id: string): Promise<unknown> | undefined {
+    const { history } = this.deps;
+    const mine = this.staged.take(id, this.clock.now());
+    if (mine) {
+      if (mine.length === 0) return undefined;
+      return Promise.all(
+        mine.map((j) =>
+          unstageAndRecord(this.deps.queue(j.queue), history, id, j.fireAt, j.offsetMs, j.until),
+        ),
+      );
+    }
+    const def = this.cache.peek(id)?.def;
+    if (def === undefined) return undefined;
+    const queue = this.deps.queue(def.queue);
+    const offset = spreadOffsetMs(id, def.spreadMs);
+    return this.deps.store
+      .fireBudgetReach()
+      .then((reach) => unstageAndRecord(queue, history, id, undefined, offset, reach));
   }
 
   /**

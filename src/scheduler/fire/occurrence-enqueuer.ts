@@ -18,6 +18,7 @@ import {
 import { announce, completionOf } from './fire-records.js';
 import type { RedisClock } from './redis-clock.js';
 import type { ReplicaAcker } from './replica-acker.js';
+import type { StagedHere, StagedJob } from './staged-here.js';
 import { type StagedAnnouncer, stagedJobOptions, unstage } from './staged-jobs.js';
 import type { StopNotices } from './stop-notices.js';
 
@@ -32,6 +33,8 @@ export interface EnqueueParts {
   cache: DefinitionCache;
   stops: StopNotices;
   announcer: StagedAnnouncer;
+  /** The jobs this replica added as delayed, until runnable (what a stop notice takes back). */
+  staged: StagedHere;
   acker: ReplicaAcker | undefined;
   /** Claim again in `ms` (the claim timer). */
   arm(ms: number): void;
@@ -119,8 +122,10 @@ export class OccurrenceEnqueuer {
         // always does: runnable at its slot, not whenever its add lands)
         const firesAt = firing.get(item) ?? fireAt;
         const from = stagedAt ?? Math.floor(startedAt);
-        if (stagedAt !== undefined || ((firesAt !== fireAt || capped !== undefined) && firesAt > from))
+        if (stagedAt !== undefined || ((firesAt !== fireAt || capped !== undefined) && firesAt > from)) {
           Object.assign(opts, stagedJobOptions(opts, firesAt, from));
+          item.delayedUntil = firesAt;
+        }
         list.push({ tag: item, job: { name: def.name, data, opts } });
       }
       if (hooks?.beforeAdd && byQueue.size > 0)
@@ -142,7 +147,7 @@ export class OccurrenceEnqueuer {
         this.parts.renewer.release(item.batch, [item.claim.id]);
         poisoned.push(this.markErrored(item.claim, item.cached.def, err));
       }
-      if (stagedAt !== undefined) await this.unstageStopped(items, stopped);
+      await this.settleDelayed(items, stopped);
       await hooks?.afterEnqueue?.(items.map((i) => i.claim));
     } catch (err) {
       capped?.landed();
@@ -213,17 +218,23 @@ export class OccurrenceEnqueuer {
   }
 
   /**
-   * Staged items whose schedule was stopped while they were being added (the notice came after the
-   * check above): taken out of BullMQ again, and not run, unless BullMQ promoted them already.
+   * The items added as delayed jobs: remembered for a stop notice (staged-here.ts), or, where their
+   * schedule was stopped while they were being added (the notice came after the check above), taken
+   * out of BullMQ again and not run, unless BullMQ promoted them already.
    */
-  private async unstageStopped(items: readonly Item[], stopped: Set<Item>): Promise<void> {
-    const late = items.filter((i) => !stopped.has(i) && this.stoppedSinceClaim(i));
+  private async settleDelayed(items: readonly Item[], stopped: Set<Item>): Promise<void> {
+    const now = this.parts.clock.now();
+    const late: Item[] = [];
+    for (const i of items) {
+      if (i.delayedUntil === undefined || stopped.has(i)) continue;
+      if (this.stoppedSinceClaim(i)) late.push(i);
+      else this.parts.staged.add(i.claim.id, stagedJob(i, i.delayedUntil), now);
+    }
     await Promise.all(
       late.map(async (i) => {
-        const q = this.parts.deps.queue(i.cached.def.queue);
-        const offset = spreadOffsetMs(i.claim.id, i.cached.def.spreadMs);
-        const reach = fireTime(i) + offset + (i.capDelayMs ?? 0);
-        const removed = await unstage(q, i.claim.id, fireTime(i), offset, reach).catch(() => []);
+        const job = stagedJob(i, i.delayedUntil as number);
+        const q = this.parts.deps.queue(job.queue);
+        const removed = await unstage(q, i.claim.id, job.fireAt, job.offsetMs, job.until).catch(() => []);
         if (removed.length > 0) stopped.add(i);
       }),
     );
@@ -366,4 +377,10 @@ export class OccurrenceEnqueuer {
       this.failed(e, m),
     );
   }
+}
+
+/** The delayed job of `item`, runnable at `until`. */
+function stagedJob(item: Item, until: number): StagedJob {
+  const def = item.cached.def;
+  return { queue: def.queue, fireAt: fireTime(item), offsetMs: spreadOffsetMs(def.id, def.spreadMs), until };
 }

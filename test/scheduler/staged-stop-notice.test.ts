@@ -1,0 +1,152 @@
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StagedHere } from '../../src/scheduler/fire/staged-here.js';
+import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
+import type { Claim } from '../../src/store/forms/schedule-store-types.js';
+import { publishWake } from '../../src/store/keys/channels.js';
+import { keys } from '../../src/store/keys/index.js';
+import { CronTrigger } from '../../src/triggers/cron-trigger.js';
+import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { waitUntil } from '../wait-until.js';
+import { REDIS_URL, redisNow, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
+
+/**
+ * A replica takes back what it staged itself when a schedule is stopped: the delayed jobs it added
+ * while the stop travelled (its add in flight, or landed after the pause's own search of the queue).
+ * It remembers them, so a stop notice looks each up by its job id, and one for a schedule it staged
+ * nothing for costs nothing.
+ */
+describe('a stop notice and the jobs this replica staged', () => {
+  let env: ReturnType<typeof testEnv>;
+  let q: Queue | undefined;
+  afterEach(async () => {
+    await q?.close();
+    q = undefined;
+    await env.cleanup();
+  });
+
+  /** A replica claiming 1.5 s ahead (staging), one schedule every 2 s, no consumer. */
+  async function setUp(tag: string) {
+    env = testEnv(tag);
+    const m = env.manager({ claimLeaseMs: 8000, claimAheadMs: 1500, commitAhead: true });
+    await m.schedule({ name: 'tick' }, new IntervalTrigger(2), { id: 's' }).saved;
+    q = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    return m;
+  }
+
+  /** True once `fireAt` is far enough ahead of Redis's clock for its claim to be staged. */
+  async function ahead(fireAt: number): Promise<boolean> {
+    return fireAt > (await redisNow(env.redis)) + 500;
+  }
+
+  it('a pause made while the add is in flight: the job lands, is taken back at once, and is recorded missed', async () => {
+    const m = await setUp('staged-in-flight');
+    let held: Claim | undefined;
+    m.hooks = {
+      beforeAdd: async (claims) => {
+        const c = claims.find((x) => x.id === 's');
+        if (held || !c || !(await ahead(c.fireAt))) return;
+        held = c;
+        // the pause searches the queue before this add lands: only the replica can take it back
+        expect(await m.pause('s')).toBe(true);
+      },
+    };
+    await m.start();
+    await waitUntil(() => held !== undefined, 15_000);
+    const fireAt = held!.fireAt;
+    await waitUntil(async () => (await m.history('s', 10)).some((r) => r.fireAt === fireAt), 10_000);
+    expect(await q!.getJob(occurrenceJobId('s', fireAt))).toBeUndefined();
+    const record = (await m.history('s', 10)).find((r) => r.fireAt === fireAt);
+    expect(record?.outcome).toBe('missed');
+    expect(record?.reason).toBe('paused');
+  });
+
+  it('a stop notice after the add landed takes the job back by its id', async () => {
+    const m = await setUp('staged-landed');
+    const staged: Claim[] = [];
+    m.hooks = { afterEnqueue: (claims) => void staged.push(...claims) };
+    await m.start();
+    let target: Claim | undefined;
+    await waitUntil(async () => {
+      for (const c of staged) if (await ahead(c.fireAt)) target = c;
+      return target !== undefined;
+    }, 15_000);
+    const jobId = occurrenceJobId('s', target!.fireAt);
+    expect(await q!.getJobState(jobId)).toBe('delayed');
+    // the notice alone (no pause, so no search of the queue by the control): what the replica staged
+    await publishWake(env.redis, keys(env.prefix), 'stop:s');
+    await waitUntil(async () => (await q!.getJob(jobId)) === undefined, 10_000);
+    const record = (await m.history('s', 10)).find((r) => r.fireAt === target!.fireAt);
+    expect(record?.outcome).toBe('missed');
+    expect(record?.reason).toBe('paused');
+  });
+});
+
+describe('a job the fire-rate cap delays, added while its schedule is paused', () => {
+  it('is taken back once it lands, though nothing was staged ahead (commitAhead off, as this test sets)', async () => {
+    const env = testEnv('capped-in-flight');
+    const time = new ManualTime(env.redis, env.prefix);
+    const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    const ids = ['a', 'b', 'c'];
+    try {
+      await time.start();
+      // one fire a second: three aligned occurrences become runnable a second apart, each a delayed job
+      const m = env.manager({ maxFiresPerSecond: 1, commitAhead: false });
+      time.attach(m);
+      for (const id of ids) m.schedule(() => {}, new CronTrigger('* * * * *'), { id, name: id });
+      let paused = false;
+      m.hooks = {
+        ...m.hooks, // the manual clock
+        beforeAdd: async () => {
+          if (paused) return;
+          paused = true;
+          // each pause searches the queue before the adds land: only the replica can take them back
+          for (const id of ids) await m.pause(id);
+        },
+      };
+      await m.start();
+      const top = Math.ceil((time.now() + 1) / 60_000) * 60_000;
+      await time.advance(top - time.now() + 10);
+      await time.advanceUntil(
+        async () => (await Promise.all(ids.map((id) => m.history.get(id, top)))).every((r) => r !== null),
+        5_000,
+        50,
+      );
+      const records = await Promise.all(ids.map((id) => m.history.get(id, top)));
+      // each is a delayed job (the cap gives no slot sooner than its adds can land): none left to run
+      for (const r of records) expect(r).toMatchObject({ outcome: 'missed', reason: 'paused' });
+      expect(await queue.getJobCounts('delayed', 'waiting')).toEqual({ delayed: 0, waiting: 0 });
+      await time.stop(m);
+    } finally {
+      await time.stopAll();
+      await queue.close();
+      await env.cleanup();
+    }
+  });
+});
+
+describe('StagedHere', () => {
+  const job = (fireAt: number, until = fireAt) => ({ queue: 'q', fireAt, offsetMs: 0, until });
+
+  it('hands back a schedule’s jobs not yet runnable once, and nothing for another', () => {
+    const s = new StagedHere();
+    s.add('a', job(10_000), 0);
+    s.add('a', job(20_000), 0);
+    s.add('b', job(10_000), 0);
+    expect(s.take('c', 0)).toEqual([]);
+    // runnable more than a second ago: BullMQ may have promoted it, it is not looked up
+    expect(s.take('a', 11_500)?.map((j) => j.fireAt)).toEqual([20_000]);
+    expect(s.take('a', 0)).toEqual([]);
+    expect(s.take('b', 10_500)?.map((j) => j.fireAt)).toEqual([10_000]);
+  });
+
+  it('past what it can remember, it says so (the caller searches the queue) until none is left', () => {
+    const s = new StagedHere();
+    for (let i = 0; i < 100_001; i++) s.add(`s${i}`, job(1_000_000), 0);
+    expect(s.take('s1', 0)).toBeUndefined();
+    s.prune(2_000_000);
+    s.add('x', job(3_000_000), 2_000_000);
+    expect(s.take('x', 2_000_000)?.map((j) => j.fireAt)).toEqual([3_000_000]);
+  });
+});
