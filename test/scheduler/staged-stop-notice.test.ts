@@ -83,6 +83,48 @@ describe('a stop notice and the jobs this replica staged', () => {
   });
 });
 
+describe("a pause's own reach: the staged jobs its schedule's records name", () => {
+  it('takes a job staged by a replica that stopped since, found by its record, not by the replica', async () => {
+    const env = testEnv('staged-by-record');
+    const time = new ManualTime(env.redis, env.prefix);
+    const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    try {
+      await time.start();
+      // spread over 30 s: each occurrence is staged, at its fire time plus its offset
+      const m = env.manager({});
+      time.attach(m);
+      const ids = ['a', 'b', 'c', 'd'];
+      for (const id of ids)
+        m.schedule(() => {}, new CronTrigger('* * * * *'), { id, name: id, spread: '30s' });
+      await m.start();
+      const top = Math.ceil((time.now() + 1) / 60_000) * 60_000;
+      await time.advance(top - time.now() + 10);
+      const records = async () => Promise.all(ids.map((id) => m.history.get(id, top)));
+      await time.advanceUntil(
+        async () => (await records()).every((r) => r?.outcome === 'enqueued'),
+        5_000,
+        50,
+      );
+      const staged = (await queue.getDelayed()).map((j) => j.id);
+      expect(staged.length).toBeGreaterThan(0);
+      // the replica that staged them is gone: only the pause itself can take them back
+      await time.stop(m);
+      const admin = env.manager({ role: 'client' });
+      for (const id of ids) await admin.pause(id);
+      expect(await queue.getJobCounts('delayed')).toEqual({ delayed: 0 });
+      for (const id of ids) {
+        const r = await admin.history.get(id, top);
+        const jobId = occurrenceJobId(id, top);
+        if (staged.includes(jobId)) expect(r).toMatchObject({ outcome: 'missed', reason: 'paused' });
+      }
+    } finally {
+      await time.stopAll();
+      await queue.close();
+      await env.cleanup();
+    }
+  });
+});
+
 describe('a job the fire-rate cap delays, added while its schedule is paused', () => {
   it('is taken back once it lands, though nothing was staged ahead (commitAhead off, as this test sets)', async () => {
     const env = testEnv('capped-in-flight');

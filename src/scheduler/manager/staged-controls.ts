@@ -20,12 +20,51 @@ export interface StagedControlContext {
   triggerOf(def: ScheduleDefinition): Trigger | undefined;
 }
 
+/** How far before now (ms, on top of the spread and the cap's reach) a staged job's fire time may lie. */
+const CANDIDATES_MARGIN_MS = 60_000;
+
+/**
+ * Where a schedule's staged jobs may be: the fire times its records index since the earliest a staged
+ * job could still wait for (its spread offset, or the fire-rate cap's delay, ago), each looked up by
+ * its job id; or, while a replica holds a claim of it (an add may have landed before its record),
+ * every staged job of it in the queue (`undefined`: search). A pause of thousands then reads a few
+ * records each, not the queue's delayed jobs once per schedule.
+ */
+async function stagedFireTimes(
+  ctx: StagedControlContext,
+  id: string,
+  offsetMs: number,
+  reach: number,
+): Promise<number[] | undefined> {
+  const now = Date.now();
+  const from = now - Math.max(offsetMs, reach - now) - CANDIDATES_MARGIN_MS;
+  const found = await ctx.store.stagedCandidates(id, from);
+  return found === 'claimed' ? undefined : found;
+}
+
+/** `unstage` of each candidate fire time (or a search of the queue): the fire times removed. */
+async function unstageCandidates(
+  ctx: StagedControlContext,
+  def: ScheduleDefinition,
+  id: string,
+  take: (fireAt: number | undefined, offsetMs: number, reach: number) => Promise<number[]>,
+): Promise<number[]> {
+  const offset = offsetOf(def);
+  const reach = await ctx.store.fireBudgetReach();
+  const fireTimes = await stagedFireTimes(ctx, id, offset, reach);
+  if (fireTimes === undefined) return take(undefined, offset, reach);
+  const removed = await Promise.all(fireTimes.map((at) => take(at, offset, reach)));
+  return removed.flat();
+}
+
 /** Paused: its staged occurrences leave BullMQ, recorded missed (reason `paused`). */
 export async function unstagePaused(ctx: StagedControlContext, id: string): Promise<void> {
   const row = await ctx.store.get(id);
   if (!row) return;
-  const reach = await ctx.store.fireBudgetReach();
-  await unstageAndRecord(ctx.queue(row.def.queue), ctx.history, id, undefined, offsetOf(row.def), reach);
+  const queue = ctx.queue(row.def.queue);
+  await unstageCandidates(ctx, row.def, id, (at, offset, reach) =>
+    unstageAndRecord(queue, ctx.history, id, at, offset, reach),
+  );
 }
 
 /** Removed (its history forgotten): its staged occurrences leave BullMQ. */
@@ -34,6 +73,7 @@ export async function unstageRemoved(
   def: ScheduleDefinition,
   id: string,
 ): Promise<void> {
+  // its records are gone with it: the queue is searched
   await unstage(ctx.queue(def.queue), id, undefined, offsetOf(def), await ctx.store.fireBudgetReach());
 }
 
@@ -52,8 +92,10 @@ export async function restageUpdated(
   old: ScheduleDefinition,
   id: string,
 ): Promise<void> {
-  const reach = await ctx.store.fireBudgetReach();
-  const removed = await unstage(ctx.queue(old.queue), id, undefined, offsetOf(old), reach);
+  const queue = ctx.queue(old.queue);
+  const removed = await unstageCandidates(ctx, old, id, (at, offset, reach) =>
+    unstage(queue, id, at, offset, reach),
+  );
   if (removed.length === 0) return;
   const row = await ctx.store.get(id);
   const trigger = row?.state.status === 'a' ? ctx.triggerOf(row.def) : undefined;

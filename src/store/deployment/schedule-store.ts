@@ -161,6 +161,26 @@ export class ScheduleStore {
   }
 
   /**
+   * Where a schedule's staged jobs (delayed in BullMQ, not yet runnable) may be: the fire times of the
+   * scheduled occurrences its records index from `from` (Redis ms) on, or `claimed` while a replica
+   * holds a claim of it (an add may have landed before its record: search the queue then). One
+   * pipelined read of the schedule's partition.
+   */
+  async stagedCandidates(id: string, from: number): Promise<number[] | 'claimed'> {
+    const k = this.keys.of(id);
+    const [indexed, claim] = (await this.redis
+      .pipeline()
+      .zrangebyscore(k.runIndex(id), from, '+inf')
+      .hexists(k.claim, id)
+      .exec()) as [[Error | null, string[]], [Error | null, number]];
+    if (indexed[0]) throw indexed[0];
+    if (claim[0]) throw claim[0];
+    if (claim[1] === 1) return 'claimed';
+    // a scheduled occurrence's field is its fire time (a manual or backfill run's is not staged)
+    return indexed[1].filter((f) => /^\d+$/.test(f)).map(Number);
+  }
+
+  /**
    * Before adding a scheduled occurrence whose claim this replica took over: true when an add of its
    * job started (or skipped) it already (add nothing); else it is entered in the schedule's start
    * marks, so that whichever add of its job starts first is the only one that runs (`retake-3`).
