@@ -125,6 +125,35 @@ describe("a pause's own reach: the staged jobs its schedule's records name", () 
   });
 });
 
+describe("a pause where the schedule's history is shorter than its staged jobs", () => {
+  it('searches the queue: every capped job of it is taken back, the ones its trimmed history no longer names too', async () => {
+    const env = testEnv('staged-trimmed');
+    const time = new ManualTime(env.redis, env.prefix);
+    const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    try {
+      await time.start();
+      // five schedules every second, one fire a second: a backlog of capped jobs that grows, and a
+      // history of two records (trimmed at every new one)
+      const m = env.manager({ maxFiresPerSecond: 1, historyLimit: 2 });
+      time.attach(m);
+      const ids = ['a', 'b', 'c', 'd', 'e'];
+      for (const id of ids) m.schedule(() => {}, new IntervalTrigger(1), { id, name: id });
+      await m.start();
+      await time.advance(8_000);
+      const ofA = async () => (await queue.getDelayed()).filter((j) => j.id?.startsWith('bb-a-'));
+      expect((await ofA()).length).toBeGreaterThan(2);
+      await time.stop(m);
+      const admin = env.manager({ role: 'client', historyLimit: 2 });
+      await admin.pause('a');
+      expect(await ofA()).toEqual([]);
+    } finally {
+      await time.stopAll();
+      await queue.close();
+      await env.cleanup();
+    }
+  });
+});
+
 describe('a job the fire-rate cap delays, added while its schedule is paused', () => {
   it('is taken back once it lands, though nothing was staged ahead (commitAhead off, as this test sets)', async () => {
     const env = testEnv('capped-in-flight');

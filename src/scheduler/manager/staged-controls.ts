@@ -26,9 +26,9 @@ const CANDIDATES_MARGIN_MS = 60_000;
 /**
  * Where a schedule's staged jobs may be: the fire times its records index since the earliest a staged
  * job could still wait for (its spread offset, or the fire-rate cap's delay, ago), each looked up by
- * its job id; or, while a replica holds a claim of it (an add may have landed before its record),
- * every staged job of it in the queue (`undefined`: search). A pause of thousands then reads a few
- * records each, not the queue's delayed jobs once per schedule.
+ * its job id; or, where the records cannot tell (`ScheduleStore.stagedCandidates`: a claim held, an
+ * index trimmed within that span), every staged job of it in the queue (`undefined`: search). A pause
+ * of thousands then reads a few records each, not the queue's delayed jobs once per schedule.
  */
 async function stagedFireTimes(
   ctx: StagedControlContext,
@@ -39,7 +39,7 @@ async function stagedFireTimes(
   const now = Date.now();
   const from = now - Math.max(offsetMs, reach - now) - CANDIDATES_MARGIN_MS;
   const found = await ctx.store.stagedCandidates(id, from);
-  return found === 'claimed' ? undefined : found;
+  return found === 'search' ? undefined : found;
 }
 
 /** `unstage` of each candidate fire time (or a search of the queue): the fire times removed. */

@@ -162,22 +162,33 @@ export class ScheduleStore {
 
   /**
    * Where a schedule's staged jobs (delayed in BullMQ, not yet runnable) may be: the fire times of the
-   * scheduled occurrences its records index from `from` (Redis ms) on, or `claimed` while a replica
-   * holds a claim of it (an add may have landed before its record: search the queue then). One
-   * pipelined read of the schedule's partition.
+   * scheduled occurrences its records index from `from` (Redis ms) on; or `search` (its queue) while a
+   * replica holds a claim of it (an add may have landed before its record), and where the history's
+   * trim may have dropped an index entry since `from` (its oldest kept is later, and it holds
+   * `historyLimit`: a schedule firing faster than its history is long). One pipelined read of the
+   * schedule's partition.
    */
-  async stagedCandidates(id: string, from: number): Promise<number[] | 'claimed'> {
+  async stagedCandidates(id: string, from: number): Promise<number[] | 'search'> {
     const k = this.keys.of(id);
-    const [indexed, claim] = (await this.redis
+    const idx = k.runIndex(id);
+    const replies = (await this.redis
       .pipeline()
-      .zrangebyscore(k.runIndex(id), from, '+inf')
+      .zrangebyscore(idx, from, '+inf')
       .hexists(k.claim, id)
-      .exec()) as [[Error | null, string[]], [Error | null, number]];
-    if (indexed[0]) throw indexed[0];
-    if (claim[0]) throw claim[0];
-    if (claim[1] === 1) return 'claimed';
+      .zrange(idx, '0', '0', 'WITHSCORES')
+      .zcard(idx)
+      .exec()) as [Error | null, unknown][];
+    for (const [err] of replies) if (err) throw err;
+    const [indexed, claimed, oldest, count] = replies.map(([, v]) => v) as [
+      string[],
+      number,
+      string[],
+      number,
+    ];
+    if (claimed === 1) return 'search';
+    if (count >= this.historyLimit && oldest[1] !== undefined && Number(oldest[1]) >= from) return 'search';
     // a scheduled occurrence's field is its fire time (a manual or backfill run's is not staged)
-    return indexed[1].filter((f) => /^\d+$/.test(f)).map(Number);
+    return indexed.filter((f) => /^\d+$/.test(f)).map(Number);
   }
 
   /**
