@@ -140,7 +140,11 @@ describe("a pause where the schedule's history is shorter than its staged jobs",
       for (const id of ids) m.schedule(() => {}, new IntervalTrigger(1), { id, name: id });
       await m.start();
       await time.advance(8_000);
-      const ofA = async () => (await queue.getDelayed()).filter((j) => j.id?.startsWith('bb-a-'));
+      // a's jobs not runnable yet by Redis's clock (one due already is BullMQ's to promote: it runs)
+      const ofA = async () =>
+        (await queue.getDelayed()).filter(
+          (j) => j.id?.startsWith('bb-a-') && j.timestamp + j.delay > time.now(),
+        );
       expect((await ofA()).length).toBeGreaterThan(2);
       await time.stop(m);
       const admin = env.manager({ role: 'client', historyLimit: 2 });

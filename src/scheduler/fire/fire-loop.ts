@@ -294,6 +294,7 @@ export class FireLoop {
     const { store, options } = this.deps;
     this.again = false;
     this.stats.cycles++;
+    this.staged.tidy(this.clock.now());
     try {
       const token = `${this.replica}.${(this.seq++).toString(36)}`;
       const stopSeq = this.stops.seq;

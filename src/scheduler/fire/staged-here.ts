@@ -19,8 +19,8 @@ const MAX_REMEMBERED = 100_000;
  */
 const KEPT_PAST_MS = 1_000;
 
-/** Jobs runnable long enough ago are forgotten once per this many adds. */
-const PRUNE_EVERY = 1_024;
+/** Jobs runnable long enough ago are forgotten at most once per this long (ms of Redis time). */
+const PRUNE_EVERY_MS = 1_000;
 
 /**
  * The jobs this replica added as delayed (staged ahead, spread or held to a fire-rate slot), by
@@ -31,13 +31,13 @@ const PRUNE_EVERY = 1_024;
 export class StagedHere {
   readonly #byId = new Map<string, StagedJob[]>();
   #size = 0;
-  #adds = 0;
+  #prunedAt = Number.NEGATIVE_INFINITY;
   /** More than `MAX_REMEMBERED` were added since the last time none was left: some were not kept. */
   #overflowed = false;
 
   /** Remember a job added as delayed (`now`: Redis time, to forget those runnable already). */
   add(id: string, job: StagedJob, now: number): void {
-    if (++this.#adds % PRUNE_EVERY === 0 || this.#size >= MAX_REMEMBERED) this.prune(now);
+    this.tidy(now);
     if (this.#size >= MAX_REMEMBERED) {
       this.#overflowed = true;
       return;
@@ -62,8 +62,14 @@ export class StagedHere {
     return (jobs ?? []).filter((j) => j.until + KEPT_PAST_MS >= now);
   }
 
+  /** Forget the jobs runnable long enough before `now`, unless that was done within the last second. */
+  tidy(now: number): void {
+    if (now - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(now);
+  }
+
   /** Forget the jobs runnable long enough before `now`. */
   prune(now: number): void {
+    this.#prunedAt = now;
     for (const [id, jobs] of this.#byId) {
       const left = jobs.filter((j) => j.until + KEPT_PAST_MS >= now);
       this.#size -= jobs.length - left.length;
