@@ -84,7 +84,7 @@ describe('a stop notice and the jobs this replica staged', () => {
 });
 
 describe("a pause's own reach: the staged jobs its schedule's records name", () => {
-  it('takes a job staged by a replica that stopped since, found by its record, not by the replica', async () => {
+  it('takes jobs staged by a replica that stopped since, found by their records, not by the replica (pause and remove)', async () => {
     const env = testEnv('staged-by-record');
     const time = new ManualTime(env.redis, env.prefix);
     const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
@@ -110,13 +110,17 @@ describe("a pause's own reach: the staged jobs its schedule's records name", () 
       // the replica that staged them is gone: only the pause itself can take them back
       await time.stop(m);
       const admin = env.manager({ role: 'client' });
-      for (const id of ids) await admin.pause(id);
+      // a and b paused, c and d removed (their records go with them: read before)
+      const [paused, removed] = [ids.slice(0, 2), ids.slice(2)];
+      for (const id of paused) await admin.pause(id);
+      for (const id of removed) await admin.remove(id);
       expect(await queue.getJobCounts('delayed')).toEqual({ delayed: 0 });
-      for (const id of ids) {
+      for (const id of paused) {
         const r = await admin.history.get(id, top);
-        const jobId = occurrenceJobId(id, top);
-        if (staged.includes(jobId)) expect(r).toMatchObject({ outcome: 'missed', reason: 'paused' });
+        if (staged.includes(occurrenceJobId(id, top)))
+          expect(r).toMatchObject({ outcome: 'missed', reason: 'paused' });
       }
+      expect(staged.filter((j) => removed.some((id) => j === occurrenceJobId(id, top)))).not.toEqual([]);
     } finally {
       await time.stopAll();
       await queue.close();

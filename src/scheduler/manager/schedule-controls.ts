@@ -3,7 +3,7 @@ import type { AuditConfig, BackfillLedger, ScheduleStore } from '../../store/ind
 import { type PauseNotes, pauseNoteProblem, ScheduleStatus } from '../../store/index.js';
 import type { ChangeOptions, PauseOptions, ScheduledJob } from '../contract/index.js';
 import { actorOf } from '../contract/index.js';
-import { type StagedControlContext, unstagePaused, unstageRemoved } from './staged-controls.js';
+import { type StagedControlContext, stagedReach, unstagePaused, unstageRemoved } from './staged-controls.js';
 
 /** What a pause and a remove need from the manager. */
 export interface ControlContext {
@@ -68,6 +68,8 @@ export async function removeSchedule(
 ): Promise<boolean> {
   const by = actorOf(id, change);
   const def = (await ctx.store.get(id))?.def;
+  // where its staged jobs are, read while its records still say (the removal takes them)
+  const staged = def && (await stagedReach(ctx.staged, def, id));
   const job = ctx.local.get(id);
   if (job) {
     job.status = ScheduleStatus.CANCELLED;
@@ -80,6 +82,6 @@ export async function removeSchedule(
   await ctx.notes.delete(id);
   if (removed) await ctx.publishStop(id);
   if (removed) await ctx.ledger.clear(id);
-  if (removed && def !== undefined) await unstageRemoved(ctx.staged, def, id);
+  if (removed && def !== undefined && staged) await unstageRemoved(ctx.staged, def, id, staged);
   return removed;
 }

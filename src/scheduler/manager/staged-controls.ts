@@ -42,18 +42,34 @@ async function stagedFireTimes(
   return found === 'search' ? undefined : found;
 }
 
-/** `unstage` of each candidate fire time (or a search of the queue): the fire times removed. */
-async function unstageCandidates(
+/** Where a schedule's staged jobs may be (see `stagedFireTimes`), read before a control changes it. */
+export interface StagedReach {
+  offsetMs: number;
+  /** How far the fire-rate cap reaches (`fireBudgetReach`). */
+  reach: number;
+  /** The candidate fire times; `undefined`: search the queue. */
+  fireTimes: number[] | undefined;
+}
+
+/** Read where a schedule's staged jobs may be: before a removal, while its records still say. */
+export async function stagedReach(
   ctx: StagedControlContext,
   def: ScheduleDefinition,
   id: string,
+): Promise<StagedReach> {
+  const offsetMs = offsetOf(def);
+  const reach = await ctx.store.fireBudgetReach();
+  return { offsetMs, reach, fireTimes: await stagedFireTimes(ctx, id, offsetMs, reach) };
+}
+
+/** `take` of each candidate fire time (or a search of the queue): the fire times removed. */
+async function unstageCandidates(
+  where: StagedReach,
   take: (fireAt: number | undefined, offsetMs: number, reach: number) => Promise<number[]>,
 ): Promise<number[]> {
-  const offset = offsetOf(def);
-  const reach = await ctx.store.fireBudgetReach();
-  const fireTimes = await stagedFireTimes(ctx, id, offset, reach);
-  if (fireTimes === undefined) return take(undefined, offset, reach);
-  const removed = await Promise.all(fireTimes.map((at) => take(at, offset, reach)));
+  const { offsetMs, reach, fireTimes } = where;
+  if (fireTimes === undefined) return take(undefined, offsetMs, reach);
+  const removed = await Promise.all(fireTimes.map((at) => take(at, offsetMs, reach)));
   return removed.flat();
 }
 
@@ -62,19 +78,24 @@ export async function unstagePaused(ctx: StagedControlContext, id: string): Prom
   const row = await ctx.store.get(id);
   if (!row) return;
   const queue = ctx.queue(row.def.queue);
-  await unstageCandidates(ctx, row.def, id, (at, offset, reach) =>
+  await unstageCandidates(await stagedReach(ctx, row.def, id), (at, offset, reach) =>
     unstageAndRecord(queue, ctx.history, id, at, offset, reach),
   );
 }
 
-/** Removed (its history forgotten): its staged occurrences leave BullMQ. */
+/**
+ * Removed (its history forgotten): its staged occurrences leave BullMQ, found where `stagedReach`, read
+ * before the removal took its records, said. One staged after that read is a replica's, taken back on
+ * the removal's stop notice.
+ */
 export async function unstageRemoved(
   ctx: StagedControlContext,
   def: ScheduleDefinition,
   id: string,
+  where: StagedReach,
 ): Promise<void> {
-  // its records are gone with it: the queue is searched
-  await unstage(ctx.queue(def.queue), id, undefined, offsetOf(def), await ctx.store.fireBudgetReach());
+  const queue = ctx.queue(def.queue);
+  await unstageCandidates(where, (at, offset, reach) => unstage(queue, id, at, offset, reach));
 }
 
 /** Where a schedule's staged jobs are scored past their fire time: its spread offset. */
@@ -93,7 +114,7 @@ export async function restageUpdated(
   id: string,
 ): Promise<void> {
   const queue = ctx.queue(old.queue);
-  const removed = await unstageCandidates(ctx, old, id, (at, offset, reach) =>
+  const removed = await unstageCandidates(await stagedReach(ctx, old, id), (at, offset, reach) =>
     unstage(queue, id, at, offset, reach),
   );
   if (removed.length === 0) return;
