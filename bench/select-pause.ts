@@ -7,15 +7,19 @@
 //
 // Once with the default audit trail (each schedule's own `pause` entry moves its `create` into a stream of
 // its own) and once with `auditLimit: 0`; each on a fresh private redis-server the bench starts.
+// `--staged S` first puts S delayed jobs of other schedules in the queue, due in 30 s (what spread or the
+// fire-rate cap leaves staged there): a pause must not search them once per schedule.
 //
-//   npm run bench:select-pause      (node --import tsx bench/select-pause.ts [--n 100000] [--partitions 1])
+//   npm run bench:select-pause      (node --import tsx bench/select-pause.ts [--n 100000] [--partitions 1] [--staged 0])
 //
 // Needs the build (`npm run build`) for the CLI. Prints progress on stderr and Markdown on stdout.
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
+import { defaultQueueOf } from '../src/scheduler/contract/resolve-manager-options.js';
 import type { ScheduleManyItem } from '../src/scheduler/manager/schedule-many.js';
 import { SchedulerManager } from '../src/scheduler/manager/scheduler-manager.js';
 import { openRedis, redisTarget } from '../src/store/connection/redis-target.js';
@@ -28,6 +32,7 @@ const arg = (name: string, fallback: string) => {
 };
 const N = Number(arg('n', '100000'));
 const PARTITIONS = Number(arg('partitions', '1'));
+const STAGED = Number(arg('staged', '0'));
 const TENANTS = ['acme', 'globex', 'initech', 'umbrella'];
 const ACME = Math.ceil(N / TENANTS.length);
 const PREFIX = 'selpause';
@@ -102,6 +107,22 @@ async function check(m: SchedulerManager, paused: boolean, op: string, count: nu
     throw new Error(`after ${op}: the bulk trail's newest entry is ${JSON.stringify(newest)}`);
 }
 
+/** `STAGED` delayed jobs of schedules not among these, in the schedules' queue, due in 30 s. */
+async function stageOthers(url: string): Promise<void> {
+  const queue = new Queue(defaultQueueOf(PREFIX), { connection: { url } });
+  const at = Date.now() + 30_000;
+  for (let from = 0; from < STAGED; from += 1_000) {
+    const n = Math.min(1_000, STAGED - from);
+    const jobs = Array.from({ length: n }, (_, k) => ({
+      name: 'report',
+      data: {},
+      opts: { jobId: `bb-other${from + k}-${at}`, delay: 30_000 },
+    }));
+    await queue.addBulk(jobs);
+  }
+  await queue.close();
+}
+
 async function run(audit: boolean): Promise<Row> {
   const server = await startRedisServer();
   const redis = openRedis(redisTarget(server.url));
@@ -123,6 +144,7 @@ async function run(audit: boolean): Promise<Row> {
     }
     const createS = (performance.now() - t) / 1000;
     log(`${trail}: ${f(N)} created in ${createS.toFixed(1)} s (load ${load()})`);
+    if (STAGED > 0) await stageOthers(server.url);
     t = performance.now();
     const ids = await m.select('tenant=acme').ids();
     const selectMs = performance.now() - t;
@@ -166,7 +188,7 @@ async function main(): Promise<void> {
   const loadBefore = load();
   const rows = [await run(true), await run(false)];
   console.log(
-    `\n${f(N)} schedules over 4 tenants, tenant=acme ${f(ACME)}, ${PARTITIONS} partition(s); ${started} UTC, load ${loadBefore} → ${load()}`,
+    `\n${f(N)} schedules over 4 tenants, tenant=acme ${f(ACME)}, ${PARTITIONS} partition(s), ${f(STAGED)} other jobs staged in the queue; ${started} UTC, load ${loadBefore} → ${load()}`,
   );
   console.log(
     '\n| audit | create (scheduleMany) | select tenant=acme | change | time | per schedule | Redis commands per schedule (calls inside scripts included) |',
