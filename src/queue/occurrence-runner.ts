@@ -328,6 +328,7 @@ export class OccurrenceRunner {
   /** Take the exclusion group, if any: the skip when it stayed busy, else undefined (it may run). */
   private async enterGroup(run: Run): Promise<SkippedResult | undefined> {
     const { occurrence, job, held, stop, logger } = run;
+    if (!occurrence.run.exclusionGroup && !occurrence.run.group) return undefined;
     const group = await takeGroup(this.leases, this.options, occurrence, held, stop.signal, logger);
     if (group && 'skipped' in group) {
       run.startedAt = undefined;
@@ -359,7 +360,10 @@ export class OccurrenceRunner {
       fireAt: occurrence.fireAt,
       attempt: state.attempt,
       kind: occurrence.kind,
-      signal: stop.signal,
+      // made when first read (see RunStop)
+      get signal() {
+        return stop.signal;
+      },
       logger,
       fencingToken,
       job,

@@ -8,33 +8,43 @@
  * runs a second) Node's `EventTarget` listeners cost more than the rest of the runner's JavaScript, and
  * a listener on the shared shutdown signal per run scans every other run's listener when added. So the
  * shutdown is one listener for all the runs under way (`LiveRuns`), and the runner's wait is a plain
- * callback here.
+ * callback here. The `AbortSignal` itself is made only when asked for (a handler that reads `ctx.signal`,
+ * a middleware, a group's wait): making one costs more than the rest of a run's stop.
  */
 export class RunStop {
-  private readonly controller = new AbortController();
+  /** Made when the signal is first asked for: most runs never are (Node's `AbortSignal` is not cheap). */
+  #controller: AbortController | undefined;
+  #stopped = false;
+  #reason: unknown;
   private onStop: ((reason: unknown) => void) | undefined;
 
-  /** The handler's signal: aborts with the reason of the first `stop`. */
+  /** The handler's signal: aborts with the reason of the first `stop` (aborted already if it came). */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#stopped) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
   }
 
   get stopped(): boolean {
-    return this.controller.signal.aborted;
+    return this.#stopped;
   }
 
   /** Stop the run with `reason` (the first call wins; later ones do nothing). */
   stop(reason: unknown): void {
-    if (this.controller.signal.aborted) return;
-    this.controller.abort(reason);
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
     this.onStop?.(reason);
   }
 
   /** `promise`, or a rejection with the stop's reason as soon as the run is stopped. One race per run. */
   race<T>(promise: Promise<T>): Promise<T> {
-    if (this.stopped) {
+    if (this.#stopped) {
       promise.catch(() => {});
-      return Promise.reject(this.controller.signal.reason);
+      return Promise.reject(this.#reason);
     }
     return new Promise<T>((resolve, reject) => {
       this.onStop = reject;

@@ -22,6 +22,25 @@ describe('RunStop', () => {
     expect(stop.signal.reason).toBe(reason);
   });
 
+  it('a signal first read after the stop is aborted already, with its reason; one read before aborts at the stop', () => {
+    const late = new RunStop();
+    const reason = new Error('lease lost');
+    late.stop(reason);
+    expect(late.stopped).toBe(true);
+    expect(late.signal.aborted).toBe(true);
+    expect(late.signal.reason).toBe(reason);
+    const early = new RunStop();
+    const signal = early.signal;
+    let heard: unknown;
+    signal.addEventListener('abort', () => {
+      heard = signal.reason;
+    });
+    early.stop(reason);
+    early.stop(new Error('second'));
+    expect(heard).toBe(reason);
+    expect(early.signal).toBe(signal);
+  });
+
   it('the first reason wins; a run stopped before its race rejects with it', async () => {
     const stop = new RunStop();
     const first = new Error('lease lost');
