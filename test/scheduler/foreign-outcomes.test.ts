@@ -21,6 +21,13 @@ import { REDIS_URL, silent, testEnv } from './helpers.js';
 
 const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
 
+/**
+ * A reconciliation pass every 100 ms (by default every 2 s in a replica's first minute, then every
+ * 10 s): a plain Worker is found within a few occurrences, and passes run all along each test, free to
+ * write over a record they should leave alone.
+ */
+const OFTEN = { foreignOutcomes: { reconcileIntervalMs: 100 } };
+
 let env: ReturnType<typeof testEnv> | undefined;
 const workers: Worker[] = [];
 let handle: WorkerHandle | undefined;
@@ -83,9 +90,9 @@ describe('foreign consumers', () => {
 
   it('a plain BullMQ Worker that completes every job counts as runs, succeeded, not failing', async () => {
     env = testEnv('foreign-ok');
-    const m = env.manager();
+    const m = env.manager(OFTEN);
     plainWorker(env.queue, () => ({ sent: true }));
-    const job = m.schedule({ queue: env.queue, name: 'send-digest' }, new IntervalTrigger(0.2), {
+    const job = m.schedule({ queue: env.queue, name: 'send-digest' }, new IntervalTrigger(0.05), {
       id: 'digest',
     });
     await job.saved;
@@ -111,11 +118,11 @@ describe('foreign consumers', () => {
 
   it('a plain BullMQ Worker that fails every job counts as errors, with the latest outcome failed', async () => {
     env = testEnv('foreign-ko');
-    const m = env.manager();
+    const m = env.manager(OFTEN);
     plainWorker(env.queue, () => {
       throw new Error('smtp is down');
     });
-    const job = m.schedule({ queue: env.queue, name: 'send-digest' }, new IntervalTrigger(0.2), {
+    const job = m.schedule({ queue: env.queue, name: 'send-digest' }, new IntervalTrigger(0.05), {
       id: 'digest',
     });
     await job.saved;
@@ -131,10 +138,10 @@ describe('foreign consumers', () => {
 
   it('every outcome is counted once although several scheduler replicas observe it', async () => {
     env = testEnv('foreign-replicas');
-    const replicas = [env.manager(), env.manager(), env.manager()];
+    const replicas = [env.manager(OFTEN), env.manager(OFTEN), env.manager(OFTEN)];
     plainWorker(env.queue, () => 'ok');
     for (const r of replicas)
-      r.schedule({ queue: env.queue, name: 'n' }, new IntervalTrigger(0.1), { id: 's' });
+      r.schedule({ queue: env.queue, name: 'n' }, new IntervalTrigger(0.02), { id: 's' });
     await Promise.all(replicas.map((r) => r.start()));
     const m = replicas[0] as SchedulerManager;
     await waitUntil(async () => ((await m.get('s'))?.runs ?? 0) >= 15, 20_000);
@@ -146,9 +153,9 @@ describe('foreign consumers', () => {
 
   it("a bullbeat worker's own records are never overwritten nor counted twice", async () => {
     env = testEnv('foreign-own');
-    const m = env.manager();
+    const m = env.manager(OFTEN);
     let ran = 0;
-    m.every(0.2, { id: 'own' })(async function own() {
+    m.every(0.05, { id: 'own' })(async function own() {
       ran++;
     });
     handle = await createWorker(m, { logger: silent });
@@ -166,9 +173,9 @@ describe('foreign consumers', () => {
 
   it('outcomes a plain Worker produced while no scheduler listened are reconciled at the next start', async () => {
     env = testEnv('foreign-missed');
-    const fast = { foreignOutcomes: { reconcileMinAgeMs: 100, reconcileIntervalMs: 500 } };
+    const fast = { foreignOutcomes: { reconcileMinAgeMs: 100, reconcileIntervalMs: 100 } };
     const first = env.manager(fast);
-    first.schedule({ queue: env.queue, name: 'n' }, new IntervalTrigger(0.2), { id: 's' });
+    first.schedule({ queue: env.queue, name: 'n' }, new IntervalTrigger(0.05), { id: 's' });
     await first.start();
     // the pause takes out what was committed ahead and not due yet (a claim horizon: two at most)
     await waitUntil(async () => (await first.history('s')).length >= 7, 20_000);

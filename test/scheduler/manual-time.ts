@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { internalsOf } from '../../src/scheduler/index.js';
 import type { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
@@ -22,6 +23,7 @@ const TIME_BODY = `local t = redis.call('TIME')
  * The claim and lease scripts take it as their `clock ms` ARGV (`setScriptClock`); the other scripts
  * that read TIME are patched to read it from a key of the test's prefix (a standalone Redis lets a script
  * read a key it was not given); everything else (BullMQ's job stamps, key expiries) keeps real time.
+ * BullMQ's delayed set can follow it too (`followDelayed`).
  */
 export class ManualTime {
   readonly clock: ManualClock;
@@ -34,6 +36,8 @@ export class ManualTime {
   private readonly all: { m: SchedulerManager; clock: ManualClock }[] = [];
   /** Managers whose fire loop a test holds in a hook (see `hold`): their loop's in-flight count then. */
   private readonly held = new Map<SchedulerManager, number>();
+  /** Queues whose delayed jobs are promoted on this time (see `followDelayed`). */
+  private readonly delayed: Queue[] = [];
 
   constructor(
     private readonly redis: Redis,
@@ -134,6 +138,17 @@ export class ManualTime {
     }
   }
 
+  /**
+   * Promote `queue`'s delayed jobs on this time: as time reaches a job's instant (its score in BullMQ's
+   * delayed set), BullMQ's own `promote` moves it to the wait list, before the timers due then go off.
+   * BullMQ's workers promote on their host's clock (the timestamp they pass to `moveToActive`), which
+   * this time runs ahead of once advanced: a job staged on this time (a delayed job due at a fire time
+   * of the attached managers) then runs when the test's time reaches it, and not before.
+   */
+  followDelayed(queue: Queue): void {
+    this.delayed.push(queue);
+  }
+
   /** Stop `m`, moving time on while it enqueues and completes what it holds. */
   async stop(m: SchedulerManager, clock: ManualClock = this.clock): Promise<void> {
     let stopped = false;
@@ -165,5 +180,19 @@ export class ManualTime {
 
   private async publish(now: number): Promise<void> {
     await this.redis.set(this.key, String(this.origin + now));
+    for (const q of this.delayed) await this.promoteDue(q);
+  }
+
+  /** Promote `queue`'s delayed jobs due by now (BullMQ scores a delayed job at `ms * 4096 + counter`). */
+  private async promoteDue(queue: Queue): Promise<void> {
+    const key = queue.keys.delayed as string;
+    const due = await this.redis.zrangebyscore(key, 0, (this.now() + 1) * 4096 - 1);
+    for (const id of due) {
+      const job = await queue.getJob(id);
+      // gone meanwhile (unstaged, removed): nothing to promote
+      await job?.promote().catch(async (err: unknown) => {
+        if ((await this.redis.zscore(key, id)) !== null) throw err;
+      });
+    }
   }
 }
