@@ -149,8 +149,8 @@ export class BullmqHandOver {
         await this.#records.set(id, this.#record(source, createdAt, null));
         continue;
       }
-      await this.#startAfter(id, source, pending, made);
-      return { handover: await this.#resume(id, pending), original: done };
+      const limit = await this.#startAfter(id, source, pending, made);
+      return { handover: await this.#resume(id, pending, limit), original: done };
     }
     return { handover: { state: 'moved-on' } };
   }
@@ -160,14 +160,13 @@ export class BullmqHandOver {
    * bullbeat runs what BullMQ has not made by then (`made`: its jobs so far, the pending one included);
    * none left, the schedule ends where it starts.
    */
-  async #startAfter(id: string, source: BullmqSchedule, until: number, made?: number): Promise<void> {
+  async #startAfter(id: string, source: BullmqSchedule, until: number, made?: number): Promise<RunsLeft> {
     const startAt = Math.max(source.startDate ?? 0, until + 1);
     const left = source.limit !== undefined && made !== undefined ? source.limit - made : undefined;
-    // (an occurrence at `startAt` itself would be 1 ms after BullMQ's last: no BullMQ schedule has one)
-    const limit = left === undefined ? {} : left > 0 ? { maxRuns: left } : { endAt: startAt };
-    await this.#manager.update(id, { startAt, ...limit }, this.#change);
+    await this.#manager.update(id, { startAt, ...runsLeft(left, startAt) }, this.#change);
     const createdAt = (await this.#manager.get(id))?.toJSON().createdAt ?? 0;
     await this.#records.set(id, this.#record(source, createdAt, until));
+    return left === undefined ? undefined : { left, startAt };
   }
 
   /**
@@ -183,17 +182,35 @@ export class BullmqHandOver {
   /**
    * Resumes the schedule, started after BullMQ's last job at `until`. Occurrences after `until` that
    * came due before it resumed (BullMQ's pending job was late, or the hand-over slow) were BullMQ's
-   * to make and are now bullbeat's: each runs once, as a backfill.
+   * to make and are now bullbeat's: each runs once, as a backfill, and counts against the job
+   * scheduler's `limit` (`limit`: the runs it left to bullbeat, set as `maxRuns` from `startAt`).
    */
-  async #resume(id: string, until: number): Promise<HandOverState> {
+  async #resume(id: string, until: number, limit?: RunsLeft): Promise<HandOverState> {
     await this.#manager.resume(id, { ...this.#change, policy: 'skip' });
     const next = (await this.#manager.get(id))?.nextRunTime ?? null;
     const to = next ?? (await redisTime(internalsOf(this.#manager).redis));
-    if (to > until + 1) await this.#manager.backfill(id, { ...this.#change, from: until + 1, to });
+    if (to > until + 1) {
+      const { enqueued } = await this.#manager.backfill(id, { ...this.#change, from: until + 1, to });
+      if (limit && limit.left > 0 && enqueued > 0) {
+        await this.#manager.update(id, runsLeft(limit.left - enqueued, limit.startAt), this.#change);
+      }
+    }
     return { state: 'handed-over', until, next };
   }
 
   #record(source: BullmqSchedule, createdAt: number, until: number | null): BullmqHandover {
     return { scheduler: source.key, queue: this.#originals.queueName, createdAt, until };
   }
+}
+
+/** The runs a job scheduler's `limit` leaves to bullbeat, from the schedule's `startAt`; undefined: no limit. */
+type RunsLeft = { left: number; startAt: number } | undefined;
+
+/**
+ * The schedule options that hold it to `left` scheduled runs: `maxRuns`, or, none left, an end where it
+ * starts (an occurrence at `startAt` itself would be 1 ms after BullMQ's last: no BullMQ schedule has one).
+ */
+function runsLeft(left: number | undefined, startAt: number): { maxRuns?: number; endAt?: number } {
+  if (left === undefined) return {};
+  return left > 0 ? { maxRuns: left } : { endAt: startAt };
 }

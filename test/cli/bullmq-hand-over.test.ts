@@ -46,4 +46,32 @@ describe('import:bullmq hand-over, BullMQ moving on at every try', () => {
     expect(record?.until).toBeNull();
     expect((await manager.get('ping'))?.toJSON().status).toBe('paused');
   });
+
+  it("counts the occurrences it backfills after a slow hand-over against the job scheduler's limit", async () => {
+    env = testEnv('hand-over-limit');
+    const manager = env.manager({ role: 'client' });
+    await manager.schedule({ name: 'ping' }, new IntervalTrigger(1), { id: 'ping' }).saved;
+    // BullMQ made 4 of its limit of 10, the 4th pending 3.5 s ago: the hand-over came late, and the
+    // occurrences due since are bullbeat's to backfill
+    const pending = Date.now() - 3_500;
+    const originals = {
+      queueName: env.queue,
+      pendingAt: async () => pending,
+      iterations: async () => 4,
+      keepPending: async () => 'removed' as const,
+    } as unknown as BullmqOriginals;
+    const handOver = new BullmqHandOver(manager, originals, { by: 'test', via: 'cli' });
+    const settled = await handOver.settle(
+      'ping',
+      { kind: 'job-scheduler', key: 'ping', name: 'ping', limit: 10 },
+      true,
+      true,
+    );
+    expect(settled?.handover).toMatchObject({ state: 'handed-over', until: pending });
+    const enqueued = (await env.jobIds()).filter((j) => j.includes('-b')).length;
+    expect(enqueued).toBeGreaterThanOrEqual(2);
+    const maxRuns = (await internalsOf(manager).get('ping'))?.def.maxRuns;
+    // BullMQ's 4, the backfilled ones and the scheduled ones left: the limit, not more
+    expect(4 + enqueued + (maxRuns ?? 0)).toBe(10);
+  });
 });
