@@ -1,9 +1,11 @@
 // The deployment's health (late, failing, errored) walks every active schedule for its failing check:
 // seconds at 100,000 schedules. It is reused at least five times as long as it took, so a gauge scraped
 // every few seconds does not keep one computation running all the time. A reader that answers slowly
-// (each page of views 200 ms late, real Redis behind it) stands for a large deployment.
+// (each page of views 200 ms late, real Redis behind it) stands for a large deployment. Only `Date` is
+// faked: the reader's lateness and the wait for the cache to lapse move the clock the cache reads,
+// so the computation takes exactly 600 ms and the cache's end is met to the millisecond.
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeploymentHealthReader } from '../../dashboard/deployment-health.js';
 import { ScheduleReader } from '../../dashboard/schedule-reader.js';
 import { internalsOf } from '../../src/scheduler/index.js';
@@ -24,15 +26,23 @@ afterAll(async () => {
   await deleteKeys([`{${prefix}}*`]);
 });
 
-/** A schedule reader whose pages of views come 200 ms late, counting them. */
+/** A schedule reader whose pages of views come 200 ms late (on the faked `Date`), counting them. */
 class SlowReader extends ScheduleReader {
   pages = 0;
   override async many(ids: readonly string[]) {
     this.pages++;
-    await new Promise((r) => setTimeout(r, 200));
-    return super.many(ids);
+    const views = await super.many(ids);
+    vi.setSystemTime(Date.now() + 200);
+    return views;
   }
 }
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the deployment health', () => {
   it('is reused at least five times as long as it took, however short cacheMs is', async () => {
@@ -52,11 +62,16 @@ describe('the deployment health', () => {
     const took = Date.now() - started;
     const pages = reader.pages;
     expect(pages).toBe(3); // 450 schedules, 200 a page
-    // read again at once (within five times `took`): the same computation's result, no page read
+    expect(took).toBe(600);
+    // read again at once, and to the last millisecond within five times `took`: the same computation's
+    // result, no page read
     await health.read();
-    if (Date.now() - started < 5 * took) expect(reader.pages).toBe(pages);
+    expect(reader.pages).toBe(pages);
+    vi.setSystemTime(started + 5 * took - 1);
+    await health.read();
+    expect(reader.pages).toBe(pages);
     // and once that has passed, computed again
-    await new Promise((r) => setTimeout(r, 5 * took + 50 - (Date.now() - started)));
+    vi.setSystemTime(started + 5 * took);
     await health.read();
     expect(reader.pages).toBe(2 * pages);
   });
