@@ -2,24 +2,36 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FiredEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
-import { waitUntil } from '../wait-until.js';
 import { testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
-/** A burst: many schedules due at the same instant, claimed in several batches, enqueued in chunks. */
+/**
+ * A burst: many schedules due at the same instant, claimed in several batches, enqueued in chunks. On
+ * manual time (the fire loop's clock and Redis's, see manual-time.ts): the seconds between the bursts
+ * are advanced through, not waited for.
+ */
 describe('aligned bursts', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let time: ManualTime | undefined;
+  afterEach(async () => {
+    await time?.stopAll();
+    time = undefined;
+    await env.cleanup();
+  });
 
   it('N schedules due at one instant: each occurrence enqueued exactly once, none skipped, never early', async () => {
     env = testEnv('burst');
     const n = 600; // more than a claim batch (100 here) and than an addBulk chunk
+    time = new ManualTime(env.redis, env.prefix);
+    await time.start();
     const m = env.manager({ claimBatch: 100 });
+    time.attach(m);
     for (let i = 0; i < n; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(1), { id: `b${i}` });
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await waitUntil(() => fired.length >= 4 * n, 30_000);
-    await m.stop();
+    await time.advanceUntil(() => fired.length >= 4 * n, 10_000);
+    await time.stop(m);
 
     const jobs = await env.jobIds();
     expect(new Set(jobs).size).toBe(jobs.length);
