@@ -8,21 +8,40 @@ import { DateTrigger } from '../../src/triggers/date-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
 import { REDIS_URL, redisNow, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
+/**
+ * Firing. Where a test counts occurrences over seconds of fire times, it runs on manual time (the fire
+ * loops' clock and Redis's, see manual-time.ts): the seconds are advanced through, not waited for.
+ */
 describe('firing', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let time: ManualTime | undefined;
+  afterEach(async () => {
+    await time?.stopAll();
+    time = undefined;
+    await env.cleanup();
+  });
+
+  /** Manual time for this test's managers, Redis's clock stopped at its reading now. */
+  async function manualTime(): Promise<ManualTime> {
+    time = new ManualTime(env.redis, env.prefix);
+    await time.start();
+    return time;
+  }
 
   it('precision: every(0.1) fires 10 times a second, each grid instant once, never early', async () => {
     env = testEnv('precision');
+    const t = await manualTime();
     const m = env.manager();
+    t.attach(m);
     m.every(0.1)(async function fast() {});
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    const t0 = await redisNow(env.redis);
-    await waitUntil(async () => (await redisNow(env.redis)) > t0 + 2100, 20_000);
-    await m.stop();
+    const t0 = t.now();
+    await t.advance(2101);
+    await t.stop(m);
     // Window [from, to) on the 100 ms grid, judged by Redis time, well inside the run.
     const from = Math.ceil((t0 + 200) / 100) * 100;
     const to = from + 1500;
@@ -36,18 +55,20 @@ describe('firing', () => {
 
   it('a replica whose clock is 5 s fast neither fires early nor twice', async () => {
     env = testEnv('skew');
+    const t = await manualTime();
     const fast = env.manager({ clock: () => Date.now() + 5000 });
     const fair = env.manager();
     const fired: FiredEvent[] = [];
     for (const m of [fast, fair]) {
+      t.attach(m);
       m.every(0.2)(async function skewed() {});
       m.on('fired', (e) => fired.push(e));
     }
     await fast.start(); // the fast one starts first and alone for a moment
-    await waitUntil(() => fired.length >= 2);
+    await t.advanceUntil(() => fired.length >= 2, 5000);
     await fair.start();
-    await waitUntil(() => fired.length >= 12);
-    await Promise.all([fast.stop(), fair.stop()]);
+    await t.advanceUntil(() => fired.length >= 12, 10_000);
+    await t.stopAll();
     const ats = fired.map((e) => e.fireAt);
     expect(new Set(ats).size).toBe(ats.length); // none twice
     expect(fired.every((e) => e.lateMs >= 0)).toBe(true); // none early, by Redis time
@@ -173,13 +194,15 @@ describe('firing', () => {
 
   it('history stays bounded: about historyLimit records per schedule, the newest kept', async () => {
     env = testEnv('history');
+    const t = await manualTime();
     const m = env.manager({ historyLimit: 20 });
+    t.attach(m);
     m.every(0.02)(async function busy() {});
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await waitUntil(() => fired.length >= 80, 20_000);
-    await m.stop();
+    await t.advanceUntil(() => fired.length >= 80, 10_000);
+    await t.stop(m);
     const k = `{${env.prefix}}:bb`;
     const fields = (await env.redis.keys(`${k}:rec:busy:*`))
       .map((key) => Number(key.slice(`${k}:rec:busy:`.length)))
