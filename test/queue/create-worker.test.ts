@@ -44,6 +44,28 @@ async function settled(jobId: string | undefined) {
   }, 15_000);
 }
 
+/**
+ * A handler that holds every run until `release()`, and the fire times of the runs it was called for:
+ * a run is in hand once its handler is called (its start check took its slot and lease before), sooner
+ * than its `running` record, which is written behind (`recordLagMs`).
+ */
+function heldRuns() {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const started: number[] = [];
+  return {
+    handler: (ctx: RunContext) => {
+      started.push(ctx.fireAt);
+      return gate;
+    },
+    started: (fireAt: number) =>
+      waitUntil(() => started.includes(fireAt), 15_000, { what: `the run of ${fireAt} started` }),
+    release: () => release(),
+  };
+}
+
 describe('createWorker', () => {
   it('runs the handler by job name with ...args, ctx and records the run', async () => {
     const seen: unknown[][] = [];
@@ -242,13 +264,10 @@ describe('createWorker', () => {
   });
 
   it('skips an occurrence whose schedule is already running (maxInstances 1), recording overlap', async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const { history, scheduler } = await setup((s) => s.register('long', () => gate), 2);
+    const held = heldRuns();
+    const { history, scheduler } = await setup((s) => s.register('long', held.handler), 2);
     const first = await bed.enqueue('long', { fireAt: 1 });
-    await waitUntil(async () => (await history.get('long', 1))?.outcome === 'running', 15_000);
+    await held.started(1);
     expect((await activeRuns(bed.redis, keys(bed.prefix), ['long', 'other'])).get('long')).toBe(1);
     const second = await bed.enqueue('long', { fireAt: 2 });
     expect(await settled(second.id)).toBe('completed');
@@ -260,7 +279,7 @@ describe('createWorker', () => {
         payload: expect.objectContaining({ scheduleId: 'long', fireAt: 2, reason: 'overlap' }),
       },
     ]);
-    release();
+    held.release();
     expect(await settled(first.id)).toBe('completed');
     expect(await history.counts('long')).toMatchObject({ runs: 1, skipped: 1 });
     expect(await activeRuns(bed.redis, keys(bed.prefix), ['long'])).toEqual(new Map([['long', 0]]));
@@ -271,11 +290,8 @@ describe('createWorker', () => {
   });
 
   it('caps a job that carries no run options at one running instance (the documented default)', async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const { history } = await setup((s) => s.register('bare', () => gate), 2);
+    const held = heldRuns();
+    const { history } = await setup((s) => s.register('bare', held.handler), 2);
     // As a foreign producer or an older payload would enqueue it: no `run`.
     const add = (fireAt: number) => {
       const data: Omit<OccurrenceJobData, 'run'> = {
@@ -288,26 +304,23 @@ describe('createWorker', () => {
       return bed.queue.add('bare', data, { jobId: occurrenceJobId('bare', fireAt) });
     };
     const first = await add(1);
-    await waitUntil(async () => (await history.get('bare', 1))?.outcome === 'running', 15_000);
+    await held.started(1);
     await add(2);
     const second = await waitUntil(async () => {
       const r = await history.get('bare', 2);
       return r?.outcome === 'running' || r?.outcome === 'skipped' ? r : undefined;
     }, 15_000);
     expect(second).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
-    release();
+    held.release();
     expect(await settled(first.id)).toBe('completed');
   });
 
   it('renews the lease of a run that outlives the lease TTL, so its slot stays taken', async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const ttl = 1500;
-    const { history } = await setup((s) => s.register('marathon', () => gate), 2, ttl);
+    const held = heldRuns();
+    const ttl = 600; // renewed every 200 ms
+    const { history } = await setup((s) => s.register('marathon', held.handler), 2, ttl);
     const first = await bed.enqueue('marathon', { fireAt: 1 });
-    await waitUntil(async () => (await history.get('marathon', 1))?.outcome === 'running', 15_000);
+    await held.started(1);
     const leaseKey = keys(bed.prefix).lease('marathon');
     const [, firstExpiry] = await bed.redis.zrange(leaseKey, '0', '0', 'WITHSCORES');
     // Wait until the lease has been renewed past its first expiry: the run outlived one TTL.
@@ -322,19 +335,21 @@ describe('createWorker', () => {
     const probe = await bed.enqueue('marathon', { fireAt: 2 });
     expect(await settled(probe.id)).toBe('completed');
     expect(await history.get('marathon', 2)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
-    release();
+    held.release();
     expect(await settled(first.id)).toBe('completed');
     expect(await bed.redis.zcard(leaseKey)).toBe(0); // released, not left to lapse
   });
 
   it('aborts a run whose lease was given away (its worker stalled past the TTL), with LeaseLostError', async () => {
     let reason: unknown;
+    let started = false;
     const { history } = await setup(
       (s) =>
         s.register(
           'stalled',
           (ctx: RunContext) =>
             new Promise((_, reject) => {
+              started = true;
               ctx.signal.addEventListener('abort', () => {
                 reason = ctx.signal.reason;
                 reject(ctx.signal.reason);
@@ -345,7 +360,7 @@ describe('createWorker', () => {
       600,
     );
     const job = await bed.enqueue('stalled', { fireAt: 1 });
-    await waitUntil(async () => (await history.get('stalled', 1))?.outcome === 'running', 15_000);
+    await waitUntil(() => started, 15_000, { what: 'the run started' });
     // What another worker does when this one has stalled past the TTL: drop the lapsed lease, take the slot.
     const leaseKey = keys(bed.prefix).lease('stalled');
     const [mine] = await bed.redis.zrange(leaseKey, '0', '0');
@@ -363,21 +378,19 @@ describe('createWorker', () => {
   });
 
   it('lets maxInstances 2 run two at once, and unlimited with 0 and coalesce off', async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const { history } = await setup((s) => s.register('wide', () => gate), 4);
+    const held = heldRuns();
+    const { history } = await setup((s) => s.register('wide', held.handler), 4);
     const run = { maxInstances: 2, coalesce: false };
     await bed.enqueue('wide', { fireAt: 1, run });
     await bed.enqueue('wide', { fireAt: 2, run });
-    await waitUntil(async () => (await history.get('wide', 2))?.outcome === 'running', 15_000);
+    await held.started(1);
+    await held.started(2);
     const third = await bed.enqueue('wide', { fireAt: 3, run });
     expect(await settled(third.id)).toBe('completed');
     expect(await history.get('wide', 3)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
     const unlimited = await bed.enqueue('wide', { fireAt: 4, run: { maxInstances: 0, coalesce: false } });
-    await waitUntil(async () => (await history.get('wide', 4))?.outcome === 'running', 15_000);
-    release();
+    await held.started(4);
+    held.release();
     expect(await settled(unlimited.id)).toBe('completed');
   });
 });
