@@ -3,8 +3,8 @@ import type { ErroredEvent, FiredEvent } from '../../src/scheduler/contract/sche
 import { internalsOf } from '../../src/scheduler/index.js';
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
-import { waitUntil } from '../wait-until.js';
 import { everyMs, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 /** A trigger on a `ms` grid whose first answer is fine and whose later answers are `bad(lastFire)`. */
 function turnsBad(ms: number, bad: (lastFire: number) => number): Trigger {
@@ -18,13 +18,31 @@ function turnsBad(ms: number, bad: (lastFire: number) => number): Trigger {
 
 const HEALTHY = ['h1', 'h2', 'h3', 'h4', 'h5'];
 
+/**
+ * Poison triggers, on manual time (the fire loop's clock and Redis's, see manual-time.ts): the periods
+ * a test waits through for a schedule to error or its neighbours to fire are advanced through.
+ */
 describe('poison triggers', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let time: ManualTime | undefined;
+  afterEach(async () => {
+    await time?.stopAll();
+    time = undefined;
+    await env.cleanup();
+  });
+
+  /** A manager of this test's, on manual time (Redis's clock stopped at its reading now). */
+  async function manager(): Promise<ReturnType<typeof env.manager>> {
+    time = new ManualTime(env.redis, env.prefix);
+    await time.start();
+    const m = env.manager();
+    time.attach(m);
+    return m;
+  }
 
   it('a custom trigger whose nextFire throws is errored, and the 5 healthy schedules of its claim batch keep firing', async () => {
     env = testEnv('poison-throw');
-    const m = env.manager();
+    const m = await manager();
     for (const name of HEALTHY) m.schedule(async () => {}, everyMs(100), { name });
     class ExplodingTrigger implements Trigger {
       nextFire(lastFire: number | null, now: number): number {
@@ -39,9 +57,9 @@ describe('poison triggers', () => {
     m.on('errored', (e) => errored.push(e));
     await m.start();
     const count = (id: string) => fired.filter((e) => e.scheduleId === id).length;
-    await waitUntil(() => HEALTHY.every((id) => count(id) >= 6), 15_000);
-    await waitUntil(() => errored.length >= 1);
-    await m.stop();
+    await time!.advanceUntil(() => HEALTHY.every((id) => count(id) >= 6), 5000);
+    await time!.advanceUntil(() => errored.length >= 1, 5000);
+    await time!.stop(m);
     expect(errored[0]).toMatchObject({ scheduleId: 'bad' });
     expect(errored[0]?.reason).toContain('ExplodingTrigger');
     expect(errored[0]?.reason).toContain('boom: the trigger broke');
@@ -64,15 +82,15 @@ describe('poison triggers', () => {
     'a trigger that returns %s is errored (not completed) and its neighbour keeps firing',
     async (_what, bad, words) => {
       env = testEnv('poison-value');
-      const m = env.manager();
+      const m = await manager();
       m.schedule(async () => {}, everyMs(100), { name: 'healthy' });
       m.schedule(async () => {}, turnsBad(100, bad), { name: 'bad' });
       const fired: FiredEvent[] = [];
       m.on('fired', (e) => fired.push(e));
       await m.start();
-      await waitUntil(async () => (await m.get('bad'))?.status !== JobStatus.ACTIVE, 10_000);
-      await waitUntil(() => fired.filter((e) => e.scheduleId === 'healthy').length >= 5, 10_000);
-      await m.stop();
+      await time!.advanceUntil(async () => (await m.get('bad'))?.status !== JobStatus.ACTIVE, 5000);
+      await time!.advanceUntil(() => fired.filter((e) => e.scheduleId === 'healthy').length >= 5, 5000);
+      await time!.stop(m);
       const job = await m.get('bad');
       expect(job?.status).toBe(JobStatus.ERRORED);
       expect(job?.error?.reason).toContain(words);
@@ -94,7 +112,7 @@ describe('poison triggers', () => {
 
   it('re-defining an errored schedule clears the error and re-plans it from now; remove clears it too', async () => {
     env = testEnv('poison-clear');
-    const m = env.manager();
+    const m = await manager();
     m.schedule(
       async () => {},
       turnsBad(100, () => Number.NaN),
@@ -103,14 +121,14 @@ describe('poison triggers', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await waitUntil(async () => (await m.get('fixme'))?.status === JobStatus.ERRORED, 10_000);
+    await time!.advanceUntil(async () => (await m.get('fixme'))?.status === JobStatus.ERRORED, 5000);
     const fixed = m.schedule(async () => {}, everyMs(100), { name: 'fixme' });
     await fixed.saved;
     const job = await m.get('fixme');
     expect(job?.status).toBe(JobStatus.ACTIVE);
     expect(job?.error).toBeNull();
     const before = fired.length;
-    await waitUntil(() => fired.length >= before + 3, 10_000);
+    await time!.advanceUntil(() => fired.length >= before + 3, 5000);
     expect((await m.stats()).jobsErrored).toBe(0);
 
     m.schedule(
@@ -118,15 +136,15 @@ describe('poison triggers', () => {
       turnsBad(100, () => Number.NaN),
       { name: 'gone' },
     );
-    await waitUntil(async () => (await m.get('gone'))?.status === JobStatus.ERRORED, 10_000);
+    await time!.advanceUntil(async () => (await m.get('gone'))?.status === JobStatus.ERRORED, 5000);
     expect(await m.remove('gone')).toBe(true);
     expect(await env.redis.hexists(`{${env.prefix}}:bb:errors`, 'gone')).toBe(0);
-    await m.stop();
+    await time!.stop(m);
   });
 
   it('resume() retries an errored schedule: cleared and planned from now, and it fires again', async () => {
     env = testEnv('poison-resume');
-    const m = env.manager();
+    const m = await manager();
     let broken = true;
     m.schedule(
       async () => {},
@@ -136,13 +154,13 @@ describe('poison triggers', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await waitUntil(async () => (await m.get('flaky'))?.status === JobStatus.ERRORED, 10_000);
+    await time!.advanceUntil(async () => (await m.get('flaky'))?.status === JobStatus.ERRORED, 5000);
     broken = false;
     expect(await m.resume('flaky')).toBe(true);
     expect((await m.get('flaky'))?.error).toBeNull();
     const before = fired.length;
-    await waitUntil(() => fired.length >= before + 3, 10_000);
+    await time!.advanceUntil(() => fired.length >= before + 3, 5000);
     expect((await m.get('flaky'))?.status).toBe(JobStatus.ACTIVE);
-    await m.stop();
+    await time!.stop(m);
   });
 });
