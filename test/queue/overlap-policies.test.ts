@@ -36,6 +36,21 @@ function gate() {
   return { opened, open };
 }
 
+/**
+ * The fire times of the runs whose handler was called: a run is in hand then (its start check took its
+ * slot before), sooner than its `running` record, which is written behind (`recordLagMs`).
+ */
+function runStarts() {
+  const fireAts: number[] = [];
+  return {
+    note: (ctx: RunContext) => {
+      fireAts.push(ctx.fireAt);
+    },
+    started: (fireAt: number) =>
+      waitUntil(() => fireAts.includes(fireAt), 15_000, { what: `the run of ${fireAt} started` }),
+  };
+}
+
 async function worker(scheduler: StandInScheduler, queue: string, leaseRenewMs?: number) {
   const handle = await createWorker(scheduler, {
     queues: [queue],
@@ -74,9 +89,11 @@ describe('overlap policies', () => {
     const history = new RunHistory(bed.redis, keys(bed.prefix));
     const g = gate();
     const intervals: { fireAt: number; start: number; end: number; token?: number }[] = [];
+    const runs = runStarts();
     const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]).register(
       'b',
       async (ctx: RunContext) => {
+        runs.note(ctx);
         const start = Date.now();
         if (ctx.fireAt === 1) await g.opened;
         else await new Promise((r) => setTimeout(r, 50));
@@ -85,7 +102,7 @@ describe('overlap policies', () => {
     );
     await worker(scheduler, bed.queueName);
     const first = await enqueueOn(bed.queue, 'b', 1, 'bufferAll');
-    await waitUntil(async () => (await history.get('b', 1))?.outcome === 'running', 15_000);
+    await runs.started(1);
     const third = await enqueueOn(bed.queue, 'b', 3, 'bufferAll');
     const second = await enqueueOn(bed.queue, 'b', 2, 'bufferAll');
     await waitUntil(async () => (await bed.redis.zcard(keys(bed.prefix).runWaiters('b'))) === 2, 15_000);
@@ -119,16 +136,18 @@ describe('overlap policies', () => {
     const history = new RunHistory(bed.redis, keys(bed.prefix));
     const g = gate();
     const ran: number[] = [];
+    const runs = runStarts();
     const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]).register(
       'one',
       async (ctx: RunContext) => {
+        runs.note(ctx);
         if (ctx.fireAt === 1) await g.opened;
         ran.push(ctx.fireAt);
       },
     );
     await worker(scheduler, bed.queueName);
     const first = await enqueueOn(bed.queue, 'one', 1, 'bufferOne');
-    await waitUntil(async () => (await history.get('one', 1))?.outcome === 'running', 15_000);
+    await runs.started(1);
     const second = await enqueueOn(bed.queue, 'one', 2, 'bufferOne');
     await waitUntil(async () => (await bed.redis.zcard(keys(bed.prefix).runWaiters('one'))) === 1, 15_000);
     const third = await enqueueOn(bed.queue, 'one', 3, 'bufferOne');
@@ -157,10 +176,14 @@ describe('overlap policies', () => {
     bed = new TestBed();
     const history = new RunHistory(bed.redis, keys(bed.prefix));
     const g = gate();
-    const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]).register('s', () => g.opened);
+    const runs = runStarts();
+    const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]).register('s', (ctx: RunContext) => {
+      runs.note(ctx);
+      return g.opened;
+    });
     await worker(scheduler, bed.queueName);
     const first = await enqueueOn(bed.queue, 's', 1, 'skip');
-    await waitUntil(async () => (await history.get('s', 1))?.outcome === 'running', 15_000);
+    await runs.started(1);
     const second = await enqueueOn(bed.queue, 's', 2, 'skip');
     expect(await settled(second.id)).toBe('completed');
     expect(await history.get('s', 2)).toMatchObject({ outcome: 'skipped', reason: 'overlap' });
@@ -177,10 +200,12 @@ describe('overlap policies', () => {
     const queueB = new Queue(`${bed.queueName}-b`, { connection: REDIS });
     extraQueues.push(queueB);
     let reason: unknown;
+    const runs = runStarts();
     const a = new StandInScheduler(bed.prefix, [bed.queueName]).register(
       'c',
       (ctx: RunContext) =>
         new Promise((_, reject) => {
+          runs.note(ctx);
           ctx.signal.addEventListener('abort', () => {
             reason = ctx.signal.reason;
             reject(ctx.signal.reason);
@@ -195,7 +220,7 @@ describe('overlap policies', () => {
     await worker(b, queueB.name, 60_000);
 
     const old = await enqueueOn(bed.queue, 'c', 1, 'cancelOther');
-    await waitUntil(async () => (await history.get('c', 1))?.outcome === 'running', 15_000);
+    await runs.started(1);
     const newer = await enqueueOn(queueB, 'c', 2, 'cancelOther');
     expect(await settled(old.id)).toBe('completed');
     expect((await bed.queue.getJob(old.id as string))?.returnvalue).toEqual({ cancelled: true });
