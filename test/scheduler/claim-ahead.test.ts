@@ -92,19 +92,23 @@ describe('claim ahead', () => {
 
   it('stop() enqueues and completes what it has claimed ahead: nothing waits for a lease to lapse', async () => {
     env = testEnv('ahead-stop');
+    const t = await manualTime();
     const m = env.manager({ claimLeaseMs: 20_000, claimAheadMs: 1000 });
+    t.attach(m);
     m.schedule({ name: 'tick' }, new IntervalTrigger(1), { id: 'one' });
     let claimed: Claim | undefined;
     m.hooks = {
+      ...m.hooks,
       afterClaim: (c) => {
         claimed ??= c[0];
       },
     };
     await m.start();
-    await waitUntil(() => claimed !== undefined, 5000);
-    await m.stop(); // the occurrence claimed ahead was pending when it was called
+    await t.advanceUntil(() => claimed !== undefined, 5000);
+    expect(claimed!.fireAt).toBeGreaterThan(t.now()); // claimed ahead
+    await t.stop(m); // the occurrence claimed ahead was pending when it was called
     const fireAt = claimed!.fireAt;
-    expect(await redisNow(env.redis)).toBeGreaterThanOrEqual(fireAt); // stop waited for its fire time
+    expect(t.now()).toBeGreaterThanOrEqual(fireAt); // stop waited for its fire time
     expect(await env.jobIds()).toContain(occurrenceJobId('one', fireAt));
     // Completed, not left claimed: the schedule is due again at its next time, with its record.
     const k = `{${env.prefix}}:bb`;
@@ -228,17 +232,21 @@ describe('claim ahead', () => {
 
   it('claimAheadMs: 0 claims only what is due, and still fires each occurrence on time', async () => {
     env = testEnv('ahead-zero');
+    const t = await manualTime();
     const m = env.manager({ claimAheadMs: 0 });
+    t.attach(m);
     m.every(0.2)(async function zero() {});
-    const claims = recordClaims(m);
+    // every claim, with the time it came at (manual time: Redis's clock as the replica sees it)
+    const claims: { at: number; claims: readonly Claim[] }[] = [];
+    m.hooks = { ...m.hooks, afterClaim: (c) => void claims.push({ at: t.now(), claims: c }) };
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await waitUntil(() => fired.length >= 8, 10_000);
-    await m.stop();
+    await t.advanceUntil(() => fired.length >= 8, 5000);
+    await t.stop(m);
+    expect(claims.length).toBeGreaterThan(0);
     for (const c of claims) {
-      const at = await c.at;
-      for (const claim of c.claims) expect(claim.fireAt).toBeLessThanOrEqual(at);
+      for (const claim of c.claims) expect(claim.fireAt).toBeLessThanOrEqual(c.at);
     }
     const ats = fired.map((e) => e.fireAt);
     expect(new Set(ats).size).toBe(ats.length);
