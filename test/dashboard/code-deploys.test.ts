@@ -37,10 +37,11 @@ describe('code deploys on the fleet page', () => {
       ['extra', 'create'],
       ['report', 'create'],
     ]);
-    // entries further apart than the gap are a deploy of their own (the next deploy comes 3 s later)
-    await new Promise((r) => setTimeout(r, 3000));
+    // entries further apart than the gap are a deploy of their own (the next deploy comes 500 ms later,
+    // twice the gap; one deploy's entries are written within a few ms of each other)
+    await new Promise((r) => setTimeout(r, 500));
     await deploy('0 10 * * *', false, 'scheduler');
-    const deploys = await codeDeploys(t.scheduler, { gapMs: 2000 });
+    const deploys = await codeDeploys(t.scheduler, { gapMs: 250 });
     expect(deploys).toHaveLength(2);
     const [latest] = deploys;
     expect(latest?.changes.map((c) => [c.scheduleId, c.op])).toContainEqual(['report', 'update']);
