@@ -1,3 +1,4 @@
+import { Queue } from 'bullmq';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { CronParser } from '../../src/cron/cron-parser.js';
 import { ScheduleNotFoundError, ScheduleOptionsError } from '../../src/errors/index.js';
@@ -9,7 +10,7 @@ import { OVERLAP_POLICIES, type OverlapPolicy } from '../../src/store/forms/over
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
-import { redisNow, silent, testEnv } from './helpers.js';
+import { REDIS_URL, redisNow, silent, testEnv } from './helpers.js';
 import { ManualTime } from './manual-time.js';
 
 const HOUR = 3_600_000;
@@ -304,7 +305,13 @@ describe('backfill', () => {
     expect(ra.occurrences).toHaveLength(30);
     expect(rb.occurrences).toHaveLength(30);
     await waitUntil(() => ran.length >= 30, 20_000);
-    await new Promise((r) => setTimeout(r, 300));
+    // nothing left to run: every job on the queue has run (a duplicate job would have run by then too)
+    const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    await waitUntil(async () => {
+      const c = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
+      return Object.values(c).every((n) => n === 0);
+    });
+    await queue.close();
     expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => from + i * 60_000));
     expect(await env.jobIds()).toHaveLength(30);
     const recent = await internalsOf(a).history.get('raced', to - 60_000, 'backfill');
