@@ -10,10 +10,14 @@ import { setScriptClock } from '../../src/store/scripts/script-layout.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
 import { REDIS_URL, redisNow, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 let env: ReturnType<typeof testEnv>;
 let worker: Worker | undefined;
+let time: ManualTime | undefined;
 afterEach(async () => {
+  await time?.stopAll();
+  time = undefined;
   await worker?.close();
   worker = undefined;
   await env.cleanup();
@@ -22,12 +26,17 @@ afterEach(async () => {
 describe('coalesced occurrences are recorded', () => {
   it('consumer behind: each coalesced occurrence names the waiting run, which stands for them all', async () => {
     env = testEnv('coalesced-consumer');
+    // on manual time (the fire loop's clock and Redis's, see manual-time.ts): no consumer runs, so
+    // the periods are advanced through
+    time = new ManualTime(env.redis, env.prefix);
+    await time.start();
     const m = env.manager({ backpressure: true }); // the default, said here because helpers turn it off
+    time.attach(m);
     m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'c' });
     await m.start();
     // no consumer: the first job waits, every later occurrence is coalesced into it
-    await waitUntil(async () => (internalsOf(m).loopStats?.coalesced ?? 0) >= 5, 10_000);
-    await m.stop();
+    await time.advanceUntil(() => (internalsOf(m).loopStats?.coalesced ?? 0) >= 5, 5000);
+    await time.stop(m);
     const records = await m.history('c');
     const ran = records.filter((r) => r.outcome === 'enqueued');
     const coalesced = records.filter((r) => r.reason === 'coalesced');
