@@ -30,7 +30,7 @@ describe('aligned bursts', () => {
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await time.advanceUntil(() => fired.length >= 4 * n, 10_000);
+    await time.advanceUntil(() => fired.length >= 4 * n, 10_000, 100);
     await time.stop(m);
 
     const jobs = await env.jobIds();
