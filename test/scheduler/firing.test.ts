@@ -11,8 +11,8 @@ import { REDIS_URL, redisNow, testEnv } from './helpers.js';
 import { ManualTime } from './manual-time.js';
 
 /**
- * Firing. Where a test counts occurrences over seconds of fire times, it runs on manual time (the fire
- * loops' clock and Redis's, see manual-time.ts): the seconds are advanced through, not waited for.
+ * Firing. Where a test waits through fire times or a retention, it runs on manual time (the fire
+ * loops' clock and Redis's, see manual-time.ts): that time is advanced through, not waited for.
  */
 describe('firing', () => {
   let env: ReturnType<typeof testEnv>;
@@ -139,26 +139,28 @@ describe('firing', () => {
 
   it('a date schedule completes after it fires (a runtime one is pruned after the retention); maxRuns completes too', async () => {
     env = testEnv('complete');
+    const t = await manualTime();
     const m = env.manager({ completedRetentionMs: 300 });
-    const now = await redisNow(env.redis);
+    t.attach(m);
+    const now = t.now();
     m.schedule(async function once() {}, new DateTrigger(now + 150));
     m.schedule(async function twice() {}, new IntervalTrigger(0.05), { maxRuns: 2 });
     const fired: FiredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     await m.start();
-    await waitUntil(async () => (await m.get('once'))?.status === JobStatus.COMPLETED);
-    await waitUntil(async () => (await m.get('twice'))?.status === JobStatus.COMPLETED);
+    await t.advanceUntil(async () => (await m.get('once'))?.status === JobStatus.COMPLETED, 5000);
+    await t.advanceUntil(async () => (await m.get('twice'))?.status === JobStatus.COMPLETED, 5000);
     // committed ahead, a schedule completes when its last occurrence is staged; `fired` comes at its instant
-    await waitUntil(() => fired.filter((e) => e.scheduleId !== 'later').length >= 3);
+    await t.advanceUntil(() => fired.filter((e) => e.scheduleId !== 'later').length >= 3, 5000);
     expect(fired.filter((e) => e.scheduleId === 'once').map((e) => e.fireAt)).toEqual([now + 150]);
     expect(fired.filter((e) => e.scheduleId === 'twice').length).toBe(2);
     expect((await m.list(JobStatus.COMPLETED)).length).toBe(2);
     // A runtime one-shot is pruned after the retention; a code-defined one is kept while code defines it
     // (so that the next start does not run it again).
-    const at = (await redisNow(env.redis)) + 100;
+    const at = t.now() + 100;
     await m.schedule({ name: 'later' }, new DateTrigger(at), { id: 'runtime-once' }).saved;
-    await waitUntil(async () => (await m.get('runtime-once'))?.status === JobStatus.COMPLETED);
-    await waitUntil(async () => (await m.get('runtime-once')) === undefined, 10_000, { stepMs: 100 });
+    await t.advanceUntil(async () => (await m.get('runtime-once'))?.status === JobStatus.COMPLETED, 5000);
+    await t.advanceUntil(async () => (await m.get('runtime-once')) === undefined, 10_000, 100);
     expect((await m.get('once'))?.status).toBe(JobStatus.COMPLETED);
   });
 
