@@ -66,8 +66,6 @@
 ]]
 --- @include "includes/now"
 --- @include "includes/record"
---- @include "includes/audit"
---- @include "includes/pause"
 --- @include "includes/run-slot"
 
 -- Locals, not globals, on the per-run path: a global (`redis`, `ARGV`) is a hash look-up at each use.
@@ -84,11 +82,21 @@ local function finishedNow()
   return stamp
 end
 
+-- The pause's functions (includes/pause, includes/audit and theirs), made by the call that pauses a
+-- schedule: a script's functions are made anew at each call, and no other call needs these.
+local function pauseFunctions()
+--- @include "includes/audit"
+--- @include "includes/pause"
+  return pauseActive, appendAudit
+end
+
 -- A final failure: count it in the schedule's streak, and at `pauseOnFailure` pause the schedule.
 local function failed(id, counts, i)
   local streak = rcall('HINCRBY', counts, 'failstreak', '1')
   local max = tonumber(argv[i + 8])
-  if max > 0 and streak >= max and pauseActive(KEYS[2], KEYS[3], KEYS[4], id) then
+  if max <= 0 or streak < max then return 0 end
+  local pauseActive, appendAudit = pauseFunctions()
+  if pauseActive(KEYS[2], KEYS[3], KEYS[4], id) then
     local note = argv[i + 9]
     rcall('HSET', KEYS[5], id, note)
     rcall('HDEL', counts, 'failstreak')
