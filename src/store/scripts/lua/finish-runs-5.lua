@@ -33,22 +33,23 @@
     then per run, from ARGV[i]:
       i      schedule id
       i + 1  lease id ('' = the run held no slot)
-      i + 2  occurrence field
-      i + 3  fire time (score)
-      i + 4  flags, one letter each: `t` the record's `finishedAt` is this call's Redis TIME; `k` the
-             record's `fencingToken` is the run's (i + 6), written with the patch; `e` the run held
+      i + 2  fire time (score; the occurrence field, but with `m` or `b`)
+      i + 3  flags, one letter each: `t` the record's `finishedAt` is this call's Redis TIME; `k` the
+             record's `fencingToken` is the run's (i + 5), written with the patch; `e` the run held
              its slot alone (one run at a time: its lease given back proves it was not fenced off,
              see finishRun); `o` a success that
              resets the failure streak, `x` a final failure that counts in it (each only for a
-             schedule with `pauseOnFailure`: none keeps no streak)
-      i + 5  counters to bump (comma-separated, may be empty)
-      i + 6  the run's fencing token ('' = a run that never started: written unfenced)
-      i + 7  the run's slot policy (start-runs's): only `cancelOther` marks leases, only the
+             schedule with `pauseOnFailure`: none keeps no streak); `d` the patch removes names (their
+             list follows its pairs); `m` / `b` the occurrence field is `m<fire time>` (a manual
+             run) / `b<fire time>` (a backfilled one), without either the fire time
+      i + 4  counters to bump (comma-separated, may be empty)
+      i + 5  the run's fencing token ('' = a run that never started: written unfenced)
+      i + 6  the run's slot policy (start-runs's): only `cancelOther` marks leases, only the
              buffering ones and `cancelOther` have waiters
-      with `x` only: i + 8 pauseOnFailure (failures in a row that pause the schedule), i + 9 the
+      with `x` only: i + 7 pauseOnFailure (failures in a row that pause the schedule), i + 8 the
              pause note JSON (written when it pauses)
-      then the outcome patch: the number of its name/value pairs, the pairs, then the names it
-             removes (comma-separated, '' none)
+      then the outcome patch: the number of its name/value pairs, the pairs, then (with `d` only)
+             the names it removes (comma-separated)
 
   The run's keys, built from the base and its id: lease:<id> (zset: lease id -> expiry), owed:<id>
   (zset: retries owed a slot), waiters:<id> (zset: job ids buffered for the slot -> fire time),
@@ -93,11 +94,11 @@ end
 -- A final failure: count it in the schedule's streak, and at `pauseOnFailure` pause the schedule.
 local function failed(id, counts, i)
   local streak = rcall('HINCRBY', counts, 'failstreak', '1')
-  local max = tonumber(argv[i + 8])
+  local max = tonumber(argv[i + 7])
   if max <= 0 or streak < max then return 0 end
   local pauseActive, appendAudit = pauseFunctions()
   if pauseActive(KEYS[2], KEYS[3], KEYS[4], id) then
-    local note = argv[i + 9]
+    local note = argv[i + 8]
     rcall('HSET', KEYS[5], id, note)
     rcall('HDEL', counts, 'failstreak')
     rcall('PUBLISH', channel, 'stop:' .. id)
@@ -113,7 +114,8 @@ end
 -- One run, its values from ARGV[i] on (the layout above; p0 .. p1 the outcome's pairs, `drop` the
 -- names it removes). Returns the 3 values of its output.
 local function finishRun(i, flags, p0, p1, drop)
-  local id, leaseId, field, token = argv[i], argv[i + 1], argv[i + 2], argv[i + 6]
+  local id, leaseId, score, token = argv[i], argv[i + 1], argv[i + 2], argv[i + 5]
+  local field = flags.lane and flags.lane .. score or score
   local written, paused = 1, 0
   local rec = pre .. 'rec:' .. id .. ':' .. field
 
@@ -162,12 +164,12 @@ local function finishRun(i, flags, p0, p1, drop)
     if sole then indexed = added < fields end
     if not indexed then
       local idx = pre .. 'runidx:' .. id
-      if rcall('ZADD', idx, 'NX', argv[i + 3], field) == 1 then
+      if rcall('ZADD', idx, 'NX', score, field) == 1 then
         trimHistory(pre .. 'runs:' .. id, idx, pre .. 'rec:' .. id .. ':', limit)
       end
     end
     local counts = pre .. 'counts:' .. id
-    bumpBatched(counts, sums, argv[i + 5])
+    bumpBatched(counts, sums, argv[i + 4])
     -- The streak is kept only for a schedule that asked for it (`pauseOnFailure`): without it a
     -- success writes nothing and a failure counts nothing (upsert-9 drops a streak left by it).
     if flags.o then
@@ -179,7 +181,7 @@ local function finishRun(i, flags, p0, p1, drop)
 
   local nextJob = ''
   if leaseId ~= '' then
-    local mode = argv[i + 7]
+    local mode = argv[i + 6]
     if mode == 'cancelOther' then rcall('SREM', pre .. 'cancelled:' .. id, leaseId) end
     local waiters = (mode ~= 'skip' and mode ~= 'none') and pre .. 'waiters:' .. id or nil
     nextJob = nextInLine(pre .. 'owed:' .. id, waiters)
@@ -196,6 +198,7 @@ local function readFlags(flags)
   if not f then
     f = {}
     for letter in string.gmatch(flags, '.') do f[letter] = true end
+    f.lane = (f.m and 'm') or (f.b and 'b') or nil
     flagsRead[flags] = f
   end
   return f
@@ -204,14 +207,15 @@ end
 local out, n = {}, 0
 local i, argc = 5, #argv
 while i <= argc do
-  local flags = readFlags(argv[i + 4])
-  local p0 = flags.x and i + 11 or i + 9
+  local flags = readFlags(argv[i + 3])
+  local p0 = flags.x and i + 10 or i + 8
   local p1 = p0 + countOf(argv[p0 - 1]) * 2 - 1
-  local ok, a, b, c = pcall(finishRun, i, flags, p0, p1, argv[p1 + 1])
+  local after = flags.d and p1 + 2 or p1 + 1
+  local ok, a, b, c = pcall(finishRun, i, flags, p0, p1, flags.d and argv[p1 + 1] or '')
   if not ok then a, b, c = -1, '', type(a) == 'table' and tostring(a.err) or tostring(a) end
   out[n + 1], out[n + 2], out[n + 3] = a, b, c
   n = n + 3
-  i = p1 + 2
+  i = after
 end
 addTotals(KEYS[1], sums)
 return out

@@ -17,7 +17,7 @@
     cancelOther every live run is asked to stop (added to `cancelled:<id>`, published on the cancel
                 channel), and this occurrence waits for the slot; an older waiter is dropped, and one
                 older than a waiting or started newer occurrence is skipped (reason `superseded`)
-  A retry owed its run (ARGV[i + 4] set: an attempt after one that started) only counts live leases; when
+  A retry owed its run (flag `o`: an attempt after one that started) only counts live leases; when
   refused it claims the next free slot in `owed:<id>` (fresh occurrences are refused while it waits).
 
   The fencing token is `HINCRBY counts:<id> fence 1`: it increases with every run started of the
@@ -38,29 +38,30 @@
       i + 1  lease id
       i + 2  overlap: none | skip | bufferOne | bufferAll | cancelOther
       i + 3  cap: live runs allowed under `skip` (>= 1)
-      i + 4  owed: '' for a fresh occurrence, else the job id of a retry owed its run
-      i + 5  job id (a waiter's member)
-      i + 6  occurrence field (the fire time, or `m<time>` for a manual run)
-      i + 7  fire time (record score, waiters' order)
-      i + 8  flags, one letter each: `f` the caller read no record, taking this for the job's first
+      i + 4  job id (a waiter's member; with `o`, the retry owed its run)
+      i + 5  fire time (record score, waiters' order; the occurrence field, but with `m` or `b`)
+      i + 6  flags, one letter each: `f` the caller read no record, taking this for the job's first
              delivery (its patch removes no field): a record past `enqueued` (an attempt of this job
              lost with its worker, or an older job's outcome) sends it back to read it (output 3),
              before anything is taken; a record saying this job already succeeded, was skipped or
              cancelled refuses it (output 4: the same occurrence enqueued again, after its job left
              BullMQ). `w`: the `running` record is written here, its facts following (below); without
-             it the caller writes it behind (see Written behind) and sends no facts at all
-      i + 9  the start mark: '' none; `a<stamp>` always, `r<stamp>` only when the occurrence has an
+             it the caller writes it behind (see Written behind) and sends no facts at all. `o`: a
+             retry owed its run (its job id, an attempt after one that started); without it a fresh
+             occurrence. `m` / `b`: the occurrence field is `m<fire time>` (a manual run) /
+             `b<fire time>` (a backfilled one); without either it is the fire time
+      i + 7  the start mark: '' none; `a<stamp>` always, `r<stamp>` only when the occurrence has an
              entry in `taken:<id>` (a claim of it was taken over); `<stamp>` names this add of the
              job (BullMQ's `timestamp`). The occurrence's first start (or skip) writes its stamp
              there; a delivery of another add of the same job id is refused (output 5, below)
-      with `w` only: i + 10 the number of name/value pairs only the `skipped` record sets, i + 11
-             the number both records set (the job's facts: queue, job id, kind), i + 12 the number
+      with `w` only: i + 8 the number of name/value pairs only the `skipped` record sets, i + 9
+             the number both records set (the job's facts: queue, job id, kind), i + 10 the number
              only the `running` record sets; then those pairs in that order (each record's facts are
              one stretch of ARGV); then the names the `running` record removes (comma-separated, ''
              none). The outcomes are written here (`running`, `skipped`), and so are the `running`
              record's `startedAt`, `fencingToken`, `buffered` and the `skipped` one's `reason` and
              `finishedAt`.
-    A run without `w` is 10 values: the lean path of the worker runtime's default, whose records
+    A run without `w` is 8 values: the lean path of the worker runtime's default, whose records
     are written behind. Its `skipped` record (and a refusal's) is written here without the job's
     facts; where the record is not this job's `enqueued` one (which holds them), the skip's reason
     ends in `,nofacts` and the caller writes them (queue, job id, kind) after.
@@ -206,9 +207,11 @@ end
 
 -- One run, its values from ARGV[i] on (the layout above; r0 .. r1 the `running` record's facts, s0 ..
 -- s1 the `skipped` one's, `drop` the names the `running` record removes). Returns its 5 output values.
-local function startRun(i, first, behind, r0, r1, drop, s0, s1)
-  local id, leaseId, mode, owed, jobId = argv[i], argv[i + 1], argv[i + 2], argv[i + 4], argv[i + 5]
-  local field, score = argv[i + 6], argv[i + 7]
+local function startRun(i, f, r0, r1, drop, s0, s1)
+  local first, behind = f.first, f.behind
+  local id, leaseId, mode, jobId, score = argv[i], argv[i + 1], argv[i + 2], argv[i + 4], argv[i + 5]
+  local owed = f.owed and jobId or ''
+  local field = f.lane and f.lane .. score or score
   local rec = pre .. 'rec:' .. id .. ':' .. field
   local counts = pre .. 'counts:' .. id
 
@@ -220,7 +223,7 @@ local function startRun(i, first, behind, r0, r1, drop, s0, s1)
   -- Only a first delivery is refused (a retry of the add that ran has passed here before); the mark
   -- is written where there is none, or only the entry of a take-over.
   local markKey, stampOf = false, false
-  local mark = argv[i + 9]
+  local mark = argv[i + 7]
   if mark ~= '' then
     local key = pre .. 'taken:' .. id
     local seen = rcall('HGET', key, field)
@@ -367,7 +370,13 @@ local flagsRead = {}
 local function readFlags(flags)
   local f = flagsRead[flags]
   if not f then
-    f = { string.find(flags, 'f', 1, true) ~= nil, string.find(flags, 'w', 1, true) == nil }
+    local has = function(letter) return string.find(flags, letter, 1, true) ~= nil end
+    f = {
+      first = has('f'),
+      behind = not has('w'),
+      owed = has('o'),
+      lane = (has('m') and 'm') or (has('b') and 'b') or nil,
+    }
     flagsRead[flags] = f
   end
   return f
@@ -376,20 +385,19 @@ end
 local out, n = {}, 0
 local i, argc = 6, #argv
 while i <= argc do
-  local f = readFlags(argv[i + 8])
-  local first, behind = f[1], f[2]
+  local f = readFlags(argv[i + 6])
   local s0, r0, s1, r1, drop, after
-  if behind then
+  if f.behind then
     -- the lean path: no facts sent (empty stretches)
-    s0, s1, r0, r1, drop, after = i + 10, i + 9, i + 10, i + 9, '', i + 10
+    s0, s1, r0, r1, drop, after = i + 8, i + 7, i + 8, i + 7, '', i + 8
   else
-    s0 = i + 13
-    r0 = s0 + countOf(argv[i + 10]) * 2 -- the shared facts' start
-    s1 = r0 + countOf(argv[i + 11]) * 2 - 1
-    r1 = s1 + countOf(argv[i + 12]) * 2
+    s0 = i + 11
+    r0 = s0 + countOf(argv[i + 8]) * 2 -- the shared facts' start
+    s1 = r0 + countOf(argv[i + 9]) * 2 - 1
+    r1 = s1 + countOf(argv[i + 10]) * 2
     drop, after = argv[r1 + 1], r1 + 2
   end
-  local ok, a, b, c, d, e = pcall(startRun, i, first, behind, r0, r1, drop, s0, s1)
+  local ok, a, b, c, d, e = pcall(startRun, i, f, r0, r1, drop, s0, s1)
   if not ok then a, b, c, d, e = -1, '', '', 0, type(a) == 'table' and tostring(a.err) or tostring(a) end
   out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = a, b, c, d, e
   n = n + 5
