@@ -40,6 +40,7 @@
 ]]
 --- @include "includes/state"
 --- @include "includes/record"
+--- @include "includes/batch"
 
 local limit = tonumber(ARGV[1])
 local now = ARGV[2]
@@ -68,7 +69,7 @@ local claims = redis.call('HMGET', KEYS[3], unpack(ids))
 local states = redis.call('HMGET', KEYS[4], unpack(ids))
 local anyResched = redis.call('HLEN', KEYS[5]) > 0
 local mine, due, stateArgs, lost = {}, {}, {}, {}
--- the batch's counters, added to `totals` once per name at its end (includes/record: addTotals)
+-- the batch's counters, added to `totals` once per name at its end (includes/batch: addTotals)
 local sums = {}
 for j = 0, n - 1 do
   local a = at[2 * j + 1]

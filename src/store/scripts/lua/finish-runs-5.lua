@@ -66,7 +66,8 @@
   step failed (the others are unaffected).
 ]]
 --- @include "includes/now"
---- @include "includes/record"
+--- @include "includes/history"
+--- @include "includes/batch"
 --- @include "includes/run-slot"
 
 -- Locals, not globals, on the per-run path: a global (`redis`, `ARGV`) is a hash look-up at each use.

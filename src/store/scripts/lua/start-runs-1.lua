@@ -104,7 +104,9 @@
   this call's TIME, so no record says a run started before it was enqueued.
 ]]
 --- @include "includes/now"
---- @include "includes/record"
+--- @include "includes/history"
+--- @include "includes/old-facts"
+--- @include "includes/batch"
 --- @include "includes/run-slot"
 
 -- Locals, not globals, on the per-run path: a global (`redis`, `ARGV`) is a hash look-up at each use.
@@ -370,12 +372,12 @@ local flagsRead = {}
 local function readFlags(flags)
   local f = flagsRead[flags]
   if not f then
-    local has = function(letter) return string.find(flags, letter, 1, true) ~= nil end
+    local find = string.find
     f = {
-      first = has('f'),
-      behind = not has('w'),
-      owed = has('o'),
-      lane = (has('m') and 'm') or (has('b') and 'b') or nil,
+      first = find(flags, 'f', 1, true) ~= nil,
+      behind = find(flags, 'w', 1, true) == nil,
+      owed = find(flags, 'o', 1, true) ~= nil,
+      lane = (find(flags, 'm', 1, true) and 'm') or (find(flags, 'b', 1, true) and 'b') or nil,
     }
     flagsRead[flags] = f
   end

@@ -10,9 +10,11 @@
       are written.
   A script may guard a write before calling it (foreign-outcomes writes only over `enqueued`), never
   merge differently. Records of an earlier release (JSON in the `runs:<id>` hash) are never written
-  over: readers lay this form's facts over them; `oldFacts` reads the two facts scripts judge by.
+  over: readers lay this form's facts over them; `oldFacts` (includes/old-facts) reads the two facts
+  scripts judge by.
 ]]
 --- @include "history"
+--- @include "old-facts"
 
 -- `<base>:rec:<id>:` from the schedule's `<base>:runs:<id>` key.
 local function recordBase(runs, id)
@@ -59,14 +61,6 @@ local function pairsAt(from)
   return set, from + n
 end
 
--- An earlier release's record (JSON in `runs:<id>`): its outcome and job id, read without decoding
--- (cjson writes `"name":"value"`); nil when there is none.
-local function oldFacts(runs, field)
-  local old = redis.call('HGET', runs, field)
-  if not old then return nil end
-  return string.match(old, '"outcome":"([^"]*)"') or '', string.match(old, '"jobId":"([^"]*)"')
-end
-
 -- A record's outcome and job id, this form's or else an earlier release's (nil, nil: no record).
 local function recordFacts(runs, rec, field)
   local f = redis.call('HMGET', rec, 'outcome', 'jobId')
@@ -80,44 +74,4 @@ local function bumpCounters(counts, totals, names)
     redis.call('HINCRBY', counts, name, '1') -- '1', not 1: a number argument costs an snprintf
     redis.call('HINCRBY', totals, name, '1')
   end
-end
-
--- A small count from the arguments (a cap, a number of pairs) as a number, converted once per
--- distinct string: a batch repeats a few, and tonumber parses with strtod.
-local countsRead = {}
-local function countOf(s)
-  local n = countsRead[s]
-  if not n then
-    n = tonumber(s)
-    countsRead[s] = n
-  end
-  return n
-end
-
--- The names of a comma-separated list, split once per distinct list (a batch repeats a few).
-local namesSplit = {}
-local function namesOf(list)
-  local t = namesSplit[list]
-  if not t then
-    t = {}
-    for name in string.gmatch(list, '[^,]+') do t[#t + 1] = name end
-    namesSplit[list] = t
-  end
-  return t
-end
-
--- The same for a script that writes a batch of runs: each counter is bumped per schedule now, and
--- summed in `sums` (name -> n) for one HINCRBY per name on the totals when the batch ends
--- (addTotals): the same totals, in the same atomic call.
-local function bumpBatched(counts, sums, names)
-  local list = namesOf(names)
-  for k = 1, #list do
-    local name = list[k]
-    redis.call('HINCRBY', counts, name, '1')
-    sums[name] = (sums[name] or 0) + 1
-  end
-end
-
-local function addTotals(totals, sums)
-  for name, n in pairs(sums) do redis.call('HINCRBY', totals, name, tostring(n)) end
 end
