@@ -22,19 +22,31 @@ local function recordBase(runs, id)
 end
 
 -- Write a patch into the record hash `rec` by the merge rule. `set` is a table of name, value pairs
--- (changed in place), `drop` a comma-separated list of names or ''.
+-- (read only), `drop` a comma-separated list of names or ''.
 local function patchRecord(rec, set, drop)
-  for j = 1, #set, 2 do
+  local n = #set
+  for j = 1, n, 2 do
     if set[j] == 'outcome' then
       if set[j + 1] == 'enqueued' then
         redis.call('HSETNX', rec, 'outcome', 'enqueued')
-        table.remove(set, j + 1)
-        table.remove(set, j)
+        if j > 1 then
+          -- the other pairs, in order (an `enqueued` outcome comes first from every writer)
+          local rest = {}
+          for k = 1, n do
+            if k ~= j and k ~= j + 1 then rest[#rest + 1] = set[k] end
+          end
+          set = rest
+        elseif n > 2 then
+          redis.call('HSET', rec, unpack(set, 3, n))
+          set = nil
+        else
+          set = nil
+        end
       end
       break
     end
   end
-  if #set > 0 then redis.call('HSET', rec, unpack(set)) end
+  if set and #set > 0 then redis.call('HSET', rec, unpack(set)) end
   if drop ~= nil and drop ~= '' then
     local names = {}
     for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
