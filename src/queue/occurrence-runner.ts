@@ -222,7 +222,7 @@ export class OccurrenceRunner {
         {
           leaseId: held.leaseId,
           jobId: job.id ?? '',
-          owedId: run.state.owed ? job.id : undefined,
+          owed: run.state.owed,
           firstDelivery: first,
           mark: startMarkOf(occurrence, job),
           runningBehind: this.options.recordLagMs > 0,

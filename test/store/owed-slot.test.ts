@@ -22,7 +22,7 @@ function slots() {
     s.start(
       { scheduleId: 's', fireAt: (fireAt += 1000), manual: false },
       skipOne,
-      { leaseId, jobId: owedId ?? `job-${leaseId}`, owedId },
+      { leaseId, jobId: owedId ?? `job-${leaseId}`, owed: owedId !== undefined },
       running,
       skipped,
     );

@@ -60,7 +60,7 @@ describe('RunPathScripts: the run path', () => {
       scheduleId: 's',
       leaseId: 'l',
       rule: { mode: 'skip' as const, cap: 2 },
-      owedId: undefined,
+      owed: false,
       jobId: 'j',
       field: '5',
       fireAt: 5,
@@ -86,7 +86,7 @@ describe('RunPathScripts: the run path', () => {
       markKept: 90,
     });
     // flags: f a first delivery, w the running record written by the script (its facts follow)
-    const head = ['s', 'l', 'skip', 2, '', 'j', '5', 5, 'fw'];
+    const head = ['s', 'l', 'skip', 2, 'j', 5, 'fw'];
     const tail = [
       // the pairs only the skip sets, both set alike, only the run sets; the outcomes and instants are the script's
       1,
@@ -112,7 +112,7 @@ describe('RunPathScripts: the run path', () => {
       scheduleId: 's',
       leaseId: 'l',
       rule: { mode: 'bufferAll' as const, cap: 1 },
-      owedId: undefined,
+      owed: false,
       jobId: 'j',
       field: '5',
       fireAt: 5,
@@ -133,7 +133,7 @@ describe('RunPathScripts: the run path', () => {
         scheduleId: 's',
         leaseId: 'l',
         rule: { mode: 'skip' as const, cap: 1 },
-        owedId: undefined,
+        owed: false,
         jobId: 'j',
         field: '6',
         fireAt: 6,
@@ -144,8 +144,9 @@ describe('RunPathScripts: the run path', () => {
       }),
     ).toEqual({ status: 'started', live: 0, fencingToken: 9, at: 101, buffered: false, factsKnown: true });
     const c = bySlot(L.START_RUNS, fake.calls[0]!.args);
-    // the lean path: the run's ten values, no facts (no w), the start mark ''
-    expect(c.rest).toEqual(['s', 'l', 'bufferAll', 1, '', 'j', '5', 5, 'f', '']);
+    // the lean path: the run's eight values, no facts (no w), the start mark ''; the occurrence field
+    // is the fire time (no lane letter)
+    expect(c.rest).toEqual(['s', 'l', 'bufferAll', 1, 'j', 5, 'f', '']);
     // a skip whose record held no facts of the job: the caller is told to write them
     const bare = new RunPathScripts(
       fakeScriptClient(() => [0, 1, 0, 102, 'overlap,nofacts']).redis,
@@ -159,7 +160,7 @@ describe('RunPathScripts: the run path', () => {
         scheduleId: 's',
         leaseId: 'l',
         rule: { mode: 'skip' as const, cap: 1 },
-        owedId: undefined,
+        owed: false,
         jobId: 'j',
         field: '7',
         fireAt: 7,
@@ -169,6 +170,35 @@ describe('RunPathScripts: the run path', () => {
         runningBehind: true,
       }),
     ).toEqual({ status: 'skipped', live: 1, reason: 'overlap', at: 102, factsMissing: true });
+  });
+
+  it('start-runs-1: a retry owed its run (o) and a manual or backfilled field (m, b) are flags; any other field is refused', async () => {
+    const fake = fakeScriptClient(() => [2, 1, 0, 0, '', 1, 0, 3, 100, '']);
+    const start = new RunPathScripts(fake.redis).startRuns(k, { ttlMs: 30, historyLimit: 3, markKeptMs: 90 });
+    const run = {
+      scheduleId: 's',
+      leaseId: 'l',
+      rule: { mode: 'skip' as const, cap: 1 },
+      owed: true,
+      jobId: 'j',
+      field: 'm5',
+      fireAt: 5,
+      firstDelivery: false,
+      running: { outcome: 'running' },
+      skipped: { outcome: 'skipped' },
+      runningBehind: true,
+    };
+    const out = await Promise.all([start(0, run), start(0, { ...run, owed: false, field: 'b5' })]);
+    expect(out).toEqual([
+      { status: 'wait', live: 1 },
+      { status: 'started', live: 0, fencingToken: 3, at: 100, buffered: false },
+    ]);
+    const c = bySlot(L.START_RUNS, fake.calls[0]!.args);
+    expect(c.rest).toEqual([
+      ...['s', 'l', 'skip', 1, 'j', 5, 'om', ''],
+      ...['s', 'l', 'skip', 1, 'j', 5, 'b', ''],
+    ]);
+    await expect(start(0, { ...run, field: 'x5' })).rejects.toThrow(/occurrence field "x5"/);
   });
 
   it('finish-runs-5: a finishedAt given is the script clock; a null one is removed', async () => {
@@ -212,11 +242,21 @@ describe('RunPathScripts: the run path', () => {
     expect(c.argv).toEqual({ base: B, historyLimit: 3, wakeChannel: `${B}:wake`, auditKept: 9 });
     const note = JSON.stringify({ note: 'boom', by: 'pauseOnFailure', at: 4 });
     // flags: t finishedAt is the script's clock, k the run's token is the record's, x a failure counted
-    // in the streak (its pause values follow), o a success resetting it; no streak without pauseOnFailure
+    // in the streak (its pause values follow), o a success resetting it; no streak without pauseOnFailure;
+    // d names removed (their list follows the pairs); the occurrence field is the fire time (no m, b)
     expect(c.rest).toEqual([
-      ...['s', '', '5', 5, 'tx', 'runs,errors', 7, 'bufferAll', 3, note, 1, 'outcome', 'failed', ''],
-      ...['s', '', '5', 5, '', 'runs,errors', 7, 'bufferAll', 0, 'finishedAt'],
-      ...['s', '', '5', 5, 'tko', 'runs,errors', 7, 'bufferAll', 1, 'outcome', 'succeeded', ''],
+      ...['s', '', 5, 'tx', 'runs,errors', 7, 'bufferAll', 3, note, 1, 'outcome', 'failed'],
+      ...['s', '', 5, 'd', 'runs,errors', 7, 'bufferAll', 0, 'finishedAt'],
+      ...['s', '', 5, 'tko', 'runs,errors', 7, 'bufferAll', 1, 'outcome', 'succeeded'],
+    ]);
+    // a manual run's field (m), a backfilled one's (b)
+    const lanes = fakeScriptClient(() => [1, 0, '', 1, 0, '']);
+    const finishLanes = new RunPathScripts(lanes.redis).finishRuns(k, { historyLimit: 3, auditLimit: 9 });
+    const plain = { ...run, outcome: { outcome: 'succeeded' }, streak: undefined };
+    await Promise.all([finishLanes(0, { ...plain, field: 'm5' }), finishLanes(0, { ...plain, field: 'b5' })]);
+    expect(bySlot(L.FINISH_RUNS, lanes.calls[0]!.args).rest).toEqual([
+      ...['s', '', 5, 'm', 'runs,errors', 7, 'bufferAll', 1, 'outcome', 'succeeded'],
+      ...['s', '', 5, 'b', 'runs,errors', 7, 'bufferAll', 1, 'outcome', 'succeeded'],
     ]);
   });
 });

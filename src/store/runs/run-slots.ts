@@ -54,7 +54,8 @@ export class RunSlots {
     ids: {
       leaseId: string;
       jobId: string;
-      owedId?: string | undefined;
+      /** A retry owed its run: `jobId` is the one owed the slot. */
+      owed?: boolean;
       firstDelivery?: boolean;
       /** The occurrence's start mark (`StartRunArgs.mark`). */
       mark?: StartRunArgs['mark'];
@@ -70,7 +71,7 @@ export class RunSlots {
       scheduleId: id,
       leaseId: ids.leaseId,
       rule,
-      owedId: ids.owedId,
+      owed: ids.owed === true,
       jobId: ids.jobId,
       field: occurrenceField(run.fireAt, run.manual),
       fireAt: run.fireAt,

@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
+import { BullbeatError } from '../../errors/bullbeat-error.js';
 import type { Completion, SkipReason, SlotRule } from '../forms/index.js';
 import { counted, enqueuedFacts, patchArgs } from '../forms/index.js';
 import type { Keys } from '../keys/index.js';
 import { ScriptBatcher } from './script-batcher.js';
 import { codeName, RunStartCode, yes } from './script-codes.js';
-import { itemArgs, ScriptCaller, scriptArgs } from './script-layout.js';
+import { itemArgs, ScriptCaller, type ScriptLayout, scriptArgs } from './script-layout.js';
 import { COMPLETE, FINISH_RUNS, START_RUNS } from './script-layouts.js';
 
 type Patch = { readonly [name: string]: unknown };
@@ -64,10 +65,10 @@ export interface StartRunArgs {
   scheduleId: string;
   leaseId: string;
   rule: SlotRule;
-  /** The job id of a retry owed its run; undefined for a fresh occurrence. */
-  owedId: string | undefined;
+  /** A retry owed its run (an attempt after one that started): its job id is the one owed the slot. */
+  owed: boolean;
   jobId: string;
-  /** The occurrence field (`occurrenceField`). */
+  /** The occurrence field (`occurrenceField` of `fireAt`). */
   field: string;
   fireAt: number;
   /** No record was read: taken for the job's first delivery. */
@@ -203,11 +204,9 @@ export class RunPathScripts {
         leaseId: r.leaseId,
         overlap: r.rule.mode,
         cap: r.rule.cap,
-        owed: r.owedId ?? '',
         jobId: r.jobId,
-        field: r.field,
         fireTime: r.fireAt,
-        flags: `${r.firstDelivery ? 'f' : ''}${r.runningBehind ? '' : 'w'}`,
+        flags: `${r.firstDelivery ? 'f' : ''}${r.runningBehind ? '' : 'w'}${r.owed ? 'o' : ''}${laneFlag(l, r.field, r.fireAt)}`,
         startMark: r.mark ? `${r.mark.always ? 'a' : 'r'}${r.mark.stamp}` : '',
         // written behind (the lean path): no facts at all; a skip says when it lacks the job's
         facts: r.runningBehind ? [] : recordFacts(r),
@@ -266,24 +265,38 @@ export class RunPathScripts {
       // the streak is kept only for a schedule with `pauseOnFailure` (finish-runs-5)
       const streak = afterFailures > 0 && r.streak ? (r.streak === 'ok' ? 'o' : 'x') : '';
       const stamped = given || finishedAt === null || finishedAt === undefined ? '' : 't';
+      const removes = finishedAt === null ? (p.drop ? `${p.drop},finishedAt` : 'finishedAt') : p.drop;
       const values = {
         scheduleId: r.scheduleId,
         leaseId: r.leaseId ?? '',
-        field: r.field,
         fireTime: r.fireAt,
-        flags: `${stamped}${ownToken ? 'k' : ''}${r.sole ? 'e' : ''}${streak}`,
+        flags: `${stamped}${ownToken ? 'k' : ''}${r.sole ? 'e' : ''}${streak}${removes ? 'd' : ''}${laneFlag(l, r.field, r.fireAt)}`,
         counters: r.counters.join(','),
         fencingToken: r.fencingToken ?? '',
         policy: r.mode,
         pause: streak === 'x' ? [afterFailures, JSON.stringify({ note, by: 'pauseOnFailure', at })] : [],
         patch: counted(p.set),
-        removes: finishedAt === null ? (p.drop ? `${p.drop},finishedAt` : 'finishedAt') : p.drop,
+        removes: removes ? removes : [],
       };
       // per run: { 1 written | 0 fenced off, 1 paused now | 0, the job id next in line ('') }
       const [written, paused, next] = await batcher.call(lane, itemArgs(l, values));
       return { written: yes(l, written), paused: yes(l, paused), ...(next ? { next: String(next) } : {}) };
     };
   }
+}
+
+/**
+ * The occurrence field as the run scripts' flags carry it (`occurrenceField`): '' the fire time itself,
+ * `m` a manual run's `m<fire time>`, `b` a backfilled occurrence's `b<fire time>`.
+ */
+function laneFlag(l: ScriptLayout, field: string, fireAt: number): '' | 'm' | 'b' {
+  const time = String(fireAt);
+  if (field === time) return '';
+  if (field === `m${time}`) return 'm';
+  if (field === `b${time}`) return 'b';
+  throw new BullbeatError(
+    `store script ${l.file}: occurrence field "${field}" is not one of fire time ${time}`,
+  );
 }
 
 /**

@@ -223,19 +223,7 @@ export const START_RUNS = layout(
   ['totals'],
   ['base', 'leaseTtl', 'historyLimit', 'cancelChannel', 'markKept'],
   {
-    item: [
-      'scheduleId',
-      'leaseId',
-      'overlap',
-      'cap',
-      'owed',
-      'jobId',
-      'field',
-      'fireTime',
-      'flags',
-      'startMark',
-      'facts',
-    ],
+    item: ['scheduleId', 'leaseId', 'overlap', 'cap', 'jobId', 'fireTime', 'flags', 'startMark', 'facts'],
   },
 );
 
@@ -247,7 +235,6 @@ export const FINISH_RUNS = layout(
     item: [
       'scheduleId',
       'leaseId',
-      'field',
       'fireTime',
       'flags',
       'counters',

@@ -40,23 +40,24 @@
 ]]
 --- @include "includes/state"
 --- @include "includes/record"
+--- @include "includes/batch"
 
 local limit = tonumber(ARGV[1])
 local now = ARGV[2]
 local token = ARGV[3]
--- where each item's values start (the layout above is of variable length)
+-- where each item's values start (the layout above is of variable length), found from the counts
+-- alone (small numbers a batch repeats: countOf, includes/batch)
 local at, ids = {}, {}
 do
-  local a = 4
-  while a <= #ARGV do
+  local a, argc = 4, #ARGV
+  while a <= argc do
     at[#at + 1] = a
     ids[#ids + 1] = ARGV[a]
-    local _, b = pairsAt(a + 7)
-    local others = tonumber(ARGV[b])
+    local b = a + 7 + countOf(ARGV[a + 6]) * 2
+    local others = countOf(ARGV[b])
     b = b + 1
     for _ = 1, others do
-      local _, c = pairsAt(b + 4)
-      b = c
+      b = b + 4 + countOf(ARGV[b + 3]) * 2
     end
     at[#at + 1] = b -- the end, read again below
     a = b
@@ -68,7 +69,7 @@ local claims = redis.call('HMGET', KEYS[3], unpack(ids))
 local states = redis.call('HMGET', KEYS[4], unpack(ids))
 local anyResched = redis.call('HLEN', KEYS[5]) > 0
 local mine, due, stateArgs, lost = {}, {}, {}, {}
--- the batch's counters, added to `totals` once per name at its end (includes/record: addTotals)
+-- the batch's counters, added to `totals` once per name at its end (includes/batch: addTotals)
 local sums = {}
 for j = 0, n - 1 do
   local a = at[2 * j + 1]
@@ -82,7 +83,7 @@ for j = 0, n - 1 do
       local recBase = recordBase(runs, id)
       local s = parseState(row)
       local enq, b = pairsAt(a + 7)
-      local others = tonumber(ARGV[b])
+      local others = countOf(ARGV[b])
       b = b + 1
       for _ = 1, others do
         local set, c = pairsAt(b + 4)
@@ -96,12 +97,12 @@ for j = 0, n - 1 do
         s.last = ran
         writeRecord(runs, idx, recBase, ran, ran, enq, '', limit)
       end
-      local mc = tonumber(ARGV[a + 3])
+      local mc = countOf(ARGV[a + 3])
       if mc > 0 then
         redis.call('HINCRBY', counts, 'missed', mc)
         sums.missed = (sums.missed or 0) + mc
       end
-      local cc = tonumber(ARGV[a + 4])
+      local cc = countOf(ARGV[a + 4])
       if cc > 0 then
         redis.call('HINCRBY', counts, 'coalesced', cc)
         sums.coalesced = (sums.coalesced or 0) + cc

@@ -33,22 +33,23 @@
     then per run, from ARGV[i]:
       i      schedule id
       i + 1  lease id ('' = the run held no slot)
-      i + 2  occurrence field
-      i + 3  fire time (score)
-      i + 4  flags, one letter each: `t` the record's `finishedAt` is this call's Redis TIME; `k` the
-             record's `fencingToken` is the run's (i + 6), written with the patch; `e` the run held
+      i + 2  fire time (score; the occurrence field, but with `m` or `b`)
+      i + 3  flags, one letter each: `t` the record's `finishedAt` is this call's Redis TIME; `k` the
+             record's `fencingToken` is the run's (i + 5), written with the patch; `e` the run held
              its slot alone (one run at a time: its lease given back proves it was not fenced off,
              see finishRun); `o` a success that
              resets the failure streak, `x` a final failure that counts in it (each only for a
-             schedule with `pauseOnFailure`: none keeps no streak)
-      i + 5  counters to bump (comma-separated, may be empty)
-      i + 6  the run's fencing token ('' = a run that never started: written unfenced)
-      i + 7  the run's slot policy (start-runs's): only `cancelOther` marks leases, only the
+             schedule with `pauseOnFailure`: none keeps no streak); `d` the patch removes names (their
+             list follows its pairs); `m` / `b` the occurrence field is `m<fire time>` (a manual
+             run) / `b<fire time>` (a backfilled one), without either the fire time
+      i + 4  counters to bump (comma-separated, may be empty)
+      i + 5  the run's fencing token ('' = a run that never started: written unfenced)
+      i + 6  the run's slot policy (start-runs's): only `cancelOther` marks leases, only the
              buffering ones and `cancelOther` have waiters
-      with `x` only: i + 8 pauseOnFailure (failures in a row that pause the schedule), i + 9 the
+      with `x` only: i + 7 pauseOnFailure (failures in a row that pause the schedule), i + 8 the
              pause note JSON (written when it pauses)
-      then the outcome patch: the number of its name/value pairs, the pairs, then the names it
-             removes (comma-separated, '' none)
+      then the outcome patch: the number of its name/value pairs, the pairs, then (with `d` only)
+             the names it removes (comma-separated)
 
   The run's keys, built from the base and its id: lease:<id> (zset: lease id -> expiry), owed:<id>
   (zset: retries owed a slot), waiters:<id> (zset: job ids buffered for the slot -> fire time),
@@ -65,12 +66,14 @@
   step failed (the others are unaffected).
 ]]
 --- @include "includes/now"
---- @include "includes/record"
---- @include "includes/audit"
---- @include "includes/pause"
+--- @include "includes/history"
+--- @include "includes/batch"
 --- @include "includes/run-slot"
 
-local base, limit, channel, auditLimit = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+-- Locals, not globals, on the per-run path: a global (`redis`, `ARGV`) is a hash look-up at each use.
+local rcall, argv = redis.call, ARGV
+local base, limit, channel, auditLimit = argv[1], tonumber(argv[2]), argv[3], argv[4]
+local pre = base .. ':' -- every run key is `<base>:<kind>:<id>...`
 local sums = {} -- the batch's counters, added to the totals at the end
 
 -- Redis TIME, read once per call: an outcome's `finishedAt` is it (the clock of
@@ -81,15 +84,25 @@ local function finishedNow()
   return stamp
 end
 
+-- The pause's functions (includes/pause, includes/audit and theirs), made by the call that pauses a
+-- schedule: a script's functions are made anew at each call, and no other call needs these.
+local function pauseFunctions()
+--- @include "includes/audit"
+--- @include "includes/pause"
+  return pauseActive, appendAudit
+end
+
 -- A final failure: count it in the schedule's streak, and at `pauseOnFailure` pause the schedule.
 local function failed(id, counts, i)
-  local streak = redis.call('HINCRBY', counts, 'failstreak', '1')
-  local max = tonumber(ARGV[i + 8])
-  if max > 0 and streak >= max and pauseActive(KEYS[2], KEYS[3], KEYS[4], id) then
-    local note = ARGV[i + 9]
-    redis.call('HSET', KEYS[5], id, note)
-    redis.call('HDEL', counts, 'failstreak')
-    redis.call('PUBLISH', channel, 'stop:' .. id)
+  local streak = rcall('HINCRBY', counts, 'failstreak', '1')
+  local max = tonumber(argv[i + 7])
+  if max <= 0 or streak < max then return 0 end
+  local pauseActive, appendAudit = pauseFunctions()
+  if pauseActive(KEYS[2], KEYS[3], KEYS[4], id) then
+    local note = argv[i + 8]
+    rcall('HSET', KEYS[5], id, note)
+    rcall('HDEL', counts, 'failstreak')
+    rcall('PUBLISH', channel, 'stop:' .. id)
     -- the note's text, decoded only here (a pause is rare; the run path decodes no note)
     local ok, decoded = pcall(cjson.decode, note)
     appendAudit(base .. ':audit:' .. id, id, auditLimit, 'bullbeat', 'runtime', '', 'pause',
@@ -102,9 +115,9 @@ end
 -- One run, its values from ARGV[i] on (the layout above; p0 .. p1 the outcome's pairs, `drop` the
 -- names it removes). Returns the 3 values of its output.
 local function finishRun(i, flags, p0, p1, drop)
-  local id, leaseId, field, token = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 6]
+  local id, leaseId, score, token = argv[i], argv[i + 1], argv[i + 2], argv[i + 5]
+  local field = flags.lane and flags.lane .. score or score
   local written, paused = 1, 0
-  local pre = base .. ':'
   local rec = pre .. 'rec:' .. id .. ':' .. field
 
   -- The slot first. A run alone in its slot (`e`) that gives back a lease still there held the slot
@@ -112,7 +125,7 @@ local function finishRun(i, flags, p0, p1, drop)
   -- for the slot, or finds the lease lapsed and drops it first), so its record needs no fencing read.
   local sole = false
   if leaseId ~= '' then
-    sole = redis.call('ZREM', pre .. 'lease:' .. id, leaseId) == 1 and string.find(flags, 'e', 1, true) ~= nil
+    sole = rcall('ZREM', pre .. 'lease:' .. id, leaseId) == 1 and flags.e
   end
 
   -- A record that exists is indexed (whoever wrote it indexed it; a trim deletes a record and its
@@ -120,7 +133,7 @@ local function finishRun(i, flags, p0, p1, drop)
   -- is needed; else told by the write (every field of it new: the record was not there).
   local indexed = false
   if token ~= '' and not sole then
-    local f = redis.call('HMGET', rec, 'fencingToken', 'outcome')
+    local f = rcall('HMGET', rec, 'fencingToken', 'outcome')
     if f[1] then
       if tonumber(f[1]) > tonumber(token) then written = 0 else indexed = true end
     elseif f[2] then
@@ -129,48 +142,48 @@ local function finishRun(i, flags, p0, p1, drop)
   end
 
   if written == 1 then
-    local now = string.find(flags, 't', 1, true) and finishedNow()
-    local own = string.find(flags, 'k', 1, true)
+    local now = flags.t and finishedNow()
+    local own = flags.k
     local fields = (p1 - p0 + 1) / 2 + (now and 1 or 0) + (own and 1 or 0)
     local added = 0
     if own then
       if now then
-        added = redis.call('HSET', rec, 'finishedAt', now, 'fencingToken', token, unpack(ARGV, p0, p1))
+        added = rcall('HSET', rec, 'finishedAt', now, 'fencingToken', token, unpack(argv, p0, p1))
       else
-        added = redis.call('HSET', rec, 'fencingToken', token, unpack(ARGV, p0, p1))
+        added = rcall('HSET', rec, 'fencingToken', token, unpack(argv, p0, p1))
       end
     elseif now then
-      added = redis.call('HSET', rec, 'finishedAt', now, unpack(ARGV, p0, p1))
+      added = rcall('HSET', rec, 'finishedAt', now, unpack(argv, p0, p1))
     elseif p1 >= p0 then
-      added = redis.call('HSET', rec, unpack(ARGV, p0, p1))
+      added = rcall('HSET', rec, unpack(argv, p0, p1))
     end
     if drop ~= '' then
       local names = {}
       for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
-      redis.call('HDEL', rec, unpack(names))
+      rcall('HDEL', rec, unpack(names))
     end
     if sole then indexed = added < fields end
     if not indexed then
       local idx = pre .. 'runidx:' .. id
-      if redis.call('ZADD', idx, 'NX', ARGV[i + 3], field) == 1 then
+      if rcall('ZADD', idx, 'NX', score, field) == 1 then
         trimHistory(pre .. 'runs:' .. id, idx, pre .. 'rec:' .. id .. ':', limit)
       end
     end
     local counts = pre .. 'counts:' .. id
-    bumpBatched(counts, sums, ARGV[i + 5])
+    bumpBatched(counts, sums, argv[i + 4])
     -- The streak is kept only for a schedule that asked for it (`pauseOnFailure`): without it a
     -- success writes nothing and a failure counts nothing (upsert-9 drops a streak left by it).
-    if string.find(flags, 'o', 1, true) then
-      redis.call('HDEL', counts, 'failstreak')
-    elseif string.find(flags, 'x', 1, true) then
+    if flags.o then
+      rcall('HDEL', counts, 'failstreak')
+    elseif flags.x then
       paused = failed(id, counts, i)
     end
   end
 
   local nextJob = ''
   if leaseId ~= '' then
-    local mode = ARGV[i + 7]
-    if mode == 'cancelOther' then redis.call('SREM', pre .. 'cancelled:' .. id, leaseId) end
+    local mode = argv[i + 6]
+    if mode == 'cancelOther' then rcall('SREM', pre .. 'cancelled:' .. id, leaseId) end
     local waiters = (mode ~= 'skip' and mode ~= 'none') and pre .. 'waiters:' .. id or nil
     nextJob = nextInLine(pre .. 'owed:' .. id, waiters)
   end
@@ -179,17 +192,31 @@ end
 
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
 -- The totals get the batch's counters once per name at the end (bumpBatched).
+-- A batch's runs carry a few distinct flag strings: each is read once, into a set of its letters.
+local flagsRead = {}
+local function readFlags(flags)
+  local f = flagsRead[flags]
+  if not f then
+    f = {}
+    for letter in string.gmatch(flags, '.') do f[letter] = true end
+    f.lane = (f.m and 'm') or (f.b and 'b') or nil
+    flagsRead[flags] = f
+  end
+  return f
+end
+
 local out, n = {}, 0
-local i = 5
-while i <= #ARGV do
-  local flags = ARGV[i + 4]
-  local p0 = string.find(flags, 'x', 1, true) and i + 11 or i + 9
-  local p1 = p0 + tonumber(ARGV[p0 - 1]) * 2 - 1
-  local ok, a, b, c = pcall(finishRun, i, flags, p0, p1, ARGV[p1 + 1])
+local i, argc = 5, #argv
+while i <= argc do
+  local flags = readFlags(argv[i + 3])
+  local p0 = flags.x and i + 10 or i + 8
+  local p1 = p0 + countOf(argv[p0 - 1]) * 2 - 1
+  local after = flags.d and p1 + 2 or p1 + 1
+  local ok, a, b, c = pcall(finishRun, i, flags, p0, p1, flags.d and argv[p1 + 1] or '')
   if not ok then a, b, c = -1, '', type(a) == 'table' and tostring(a.err) or tostring(a) end
   out[n + 1], out[n + 2], out[n + 3] = a, b, c
   n = n + 3
-  i = p1 + 2
+  i = after
 end
 addTotals(KEYS[1], sums)
 return out

@@ -17,7 +17,7 @@
     cancelOther every live run is asked to stop (added to `cancelled:<id>`, published on the cancel
                 channel), and this occurrence waits for the slot; an older waiter is dropped, and one
                 older than a waiting or started newer occurrence is skipped (reason `superseded`)
-  A retry owed its run (ARGV[i + 4] set: an attempt after one that started) only counts live leases; when
+  A retry owed its run (flag `o`: an attempt after one that started) only counts live leases; when
   refused it claims the next free slot in `owed:<id>` (fresh occurrences are refused while it waits).
 
   The fencing token is `HINCRBY counts:<id> fence 1`: it increases with every run started of the
@@ -38,29 +38,30 @@
       i + 1  lease id
       i + 2  overlap: none | skip | bufferOne | bufferAll | cancelOther
       i + 3  cap: live runs allowed under `skip` (>= 1)
-      i + 4  owed: '' for a fresh occurrence, else the job id of a retry owed its run
-      i + 5  job id (a waiter's member)
-      i + 6  occurrence field (the fire time, or `m<time>` for a manual run)
-      i + 7  fire time (record score, waiters' order)
-      i + 8  flags, one letter each: `f` the caller read no record, taking this for the job's first
+      i + 4  job id (a waiter's member; with `o`, the retry owed its run)
+      i + 5  fire time (record score, waiters' order; the occurrence field, but with `m` or `b`)
+      i + 6  flags, one letter each: `f` the caller read no record, taking this for the job's first
              delivery (its patch removes no field): a record past `enqueued` (an attempt of this job
              lost with its worker, or an older job's outcome) sends it back to read it (output 3),
              before anything is taken; a record saying this job already succeeded, was skipped or
              cancelled refuses it (output 4: the same occurrence enqueued again, after its job left
              BullMQ). `w`: the `running` record is written here, its facts following (below); without
-             it the caller writes it behind (see Written behind) and sends no facts at all
-      i + 9  the start mark: '' none; `a<stamp>` always, `r<stamp>` only when the occurrence has an
+             it the caller writes it behind (see Written behind) and sends no facts at all. `o`: a
+             retry owed its run (its job id, an attempt after one that started); without it a fresh
+             occurrence. `m` / `b`: the occurrence field is `m<fire time>` (a manual run) /
+             `b<fire time>` (a backfilled one); without either it is the fire time
+      i + 7  the start mark: '' none; `a<stamp>` always, `r<stamp>` only when the occurrence has an
              entry in `taken:<id>` (a claim of it was taken over); `<stamp>` names this add of the
              job (BullMQ's `timestamp`). The occurrence's first start (or skip) writes its stamp
              there; a delivery of another add of the same job id is refused (output 5, below)
-      with `w` only: i + 10 the number of name/value pairs only the `skipped` record sets, i + 11
-             the number both records set (the job's facts: queue, job id, kind), i + 12 the number
+      with `w` only: i + 8 the number of name/value pairs only the `skipped` record sets, i + 9
+             the number both records set (the job's facts: queue, job id, kind), i + 10 the number
              only the `running` record sets; then those pairs in that order (each record's facts are
              one stretch of ARGV); then the names the `running` record removes (comma-separated, ''
              none). The outcomes are written here (`running`, `skipped`), and so are the `running`
              record's `startedAt`, `fencingToken`, `buffered` and the `skipped` one's `reason` and
              `finishedAt`.
-    A run without `w` is 10 values: the lean path of the worker runtime's default, whose records
+    A run without `w` is 8 values: the lean path of the worker runtime's default, whose records
     are written behind. Its `skipped` record (and a refusal's) is written here without the job's
     facts; where the record is not this job's `enqueued` one (which holds them), the skip's reason
     ends in `,nofacts` and the caller writes them (queue, job id, kind) after.
@@ -103,11 +104,16 @@
   this call's TIME, so no record says a run started before it was enqueued.
 ]]
 --- @include "includes/now"
---- @include "includes/record"
+--- @include "includes/history"
+--- @include "includes/old-facts"
+--- @include "includes/batch"
 --- @include "includes/run-slot"
 
-local base, ttl, limit, channel = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local LEDGER_TTL = ARGV[5]
+-- Locals, not globals, on the per-run path: a global (`redis`, `ARGV`) is a hash look-up at each use.
+local rcall, argv = redis.call, ARGV
+local base, ttl, limit, channel = argv[1], tonumber(argv[2]), tonumber(argv[3]), argv[4]
+local LEDGER_TTL = argv[5]
+local pre = base .. ':' -- every run key is `<base>:<kind>:<id>...`
 local sums = {} -- the batch's counters (skips), added to the totals at the end
 
 -- Redis TIME, read once per call (the batch is one atomic step), and the numbers every run of the
@@ -134,26 +140,31 @@ local slack = trimSlack(limit)
 local floorRead, floorValue = false, false
 local function fenceFloor()
   if not floorRead then
-    floorValue = redis.call('HGET', KEYS[1], 'fence')
+    floorValue = rcall('HGET', KEYS[1], 'fence')
     floorRead = true
   end
   return floorValue
 end
 
+-- The schedule's record index, `runidx:<id>` (built where a path needs it: most starts do not).
+local function indexKey(id)
+  return pre .. 'runidx:' .. id
+end
+
 -- Trim the history (includes/history, its keys built only here).
-local function trim(id, idx)
-  trimHistory(base .. ':runs:' .. id, idx, base .. ':rec:' .. id .. ':', limit)
+local function trim(id)
+  trimHistory(pre .. 'runs:' .. id, indexKey(id), pre .. 'rec:' .. id .. ':', limit)
 end
 
 -- Index a record this call wrote (`known`: its entry was added, `added` true, or found, before):
 -- a skip's as includes/record's indexRecord; a start's, whose token counts the schedule's starts,
 -- with the trim checked at every slack-th start (includes/history).
-local function index(id, idx, field, score, token, known, added)
-  if not known then added = redis.call('ZADD', idx, 'NX', score, field) == 1 end
+local function index(id, field, score, token, known, added)
+  if not known then added = rcall('ZADD', indexKey(id), 'NX', score, field) == 1 end
   if token then
-    if token % slack == 0 then trim(id, idx) end
+    if token % slack == 0 then trim(id) end
   elseif added then
-    trim(id, idx)
+    trim(id)
   end
 end
 
@@ -161,20 +172,20 @@ end
 -- are never `enqueued`: the merge rule is a plain HSET.
 -- `bare`: the facts were not sent (a run without `w`) and the record holds no job's facts: the
 -- reason says so (`,nofacts`), for the caller to write them.
-local function skip(id, rec, idx, counts, field, score, s0, s1, live, reason, known, added, bare)
+local function skip(id, rec, counts, field, score, s0, s1, live, reason, known, added, bare)
   local at = batchNow()
-  redis.call('HSET', rec, 'outcome', 'skipped', 'reason', reason, 'finishedAt', stamp, unpack(ARGV, s0, s1))
-  index(id, idx, field, score, nil, known, added)
+  rcall('HSET', rec, 'outcome', 'skipped', 'reason', reason, 'finishedAt', stamp, unpack(argv, s0, s1))
+  index(id, field, score, nil, known, added)
   bumpBatched(counts, sums, 'skipped')
   return 0, live, 0, at, bare and reason .. ',nofacts' or reason
 end
 
 -- A delivery of another add of the job id (output 5): a `skipped` record (reason `ran-already`) where
 -- none says more, so that the refusal shows in the occurrence's record; nothing else is taken.
-local function refuse(rec, idx, counts, id, field, score, s0, s1, bare)
-  local outcome = redis.call('HGET', rec, 'outcome')
+local function refuse(rec, counts, id, field, score, s0, s1, bare)
+  local outcome = rcall('HGET', rec, 'outcome')
   if not outcome or outcome == 'enqueued' then
-    skip(id, rec, idx, counts, field, score, s0, s1, 0, 'ran-already', false, false)
+    skip(id, rec, counts, field, score, s0, s1, 0, 'ran-already', false, false)
     if bare then return 5, 0, 0, batchNow(), 'ran-already,nofacts' end
   end
   return 5, 0, 0, batchNow(), 'ran-already'
@@ -183,14 +194,14 @@ end
 -- The occurrence's start mark: this add's stamp, kept as long as the ledger.
 local function markTaken(markKey, field, stamp)
   if not markKey then return end
-  redis.call('HSET', markKey, field, stamp)
-  redis.call('PEXPIRE', markKey, LEDGER_TTL)
+  rcall('HSET', markKey, field, stamp)
+  rcall('PEXPIRE', markKey, LEDGER_TTL)
 end
 
 -- Buffer the job for the slot, in fire-time order, with its heartbeat.
 local function wait(waiters, beats, score, jobId, now, live)
-  redis.call('ZADD', waiters, score, jobId)
-  redis.call('ZADD', beats, now + ttl, jobId)
+  rcall('ZADD', waiters, score, jobId)
+  rcall('ZADD', beats, now + ttl, jobId)
   keepAlive(waiters, ttl * 3)
   keepAlive(beats, ttl * 3)
   return 2, live, 0, 0, ''
@@ -198,12 +209,12 @@ end
 
 -- One run, its values from ARGV[i] on (the layout above; r0 .. r1 the `running` record's facts, s0 ..
 -- s1 the `skipped` one's, `drop` the names the `running` record removes). Returns its 5 output values.
-local function startRun(i, first, behind, r0, r1, drop, s0, s1)
-  local id, leaseId, mode, owed, jobId = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 4], ARGV[i + 5]
-  local field, score = ARGV[i + 6], ARGV[i + 7]
-  local pre = base .. ':'
+local function startRun(i, f, r0, r1, drop, s0, s1)
+  local first, behind = f.first, f.behind
+  local id, leaseId, mode, jobId, score = argv[i], argv[i + 1], argv[i + 2], argv[i + 4], argv[i + 5]
+  local owed = f.owed and jobId or ''
+  local field = f.lane and f.lane .. score or score
   local rec = pre .. 'rec:' .. id .. ':' .. field
-  local idx = pre .. 'runidx:' .. id
   local counts = pre .. 'counts:' .. id
 
   -- A first delivery finds no record, or an `enqueued` one: anything else is read by the caller first.
@@ -214,15 +225,15 @@ local function startRun(i, first, behind, r0, r1, drop, s0, s1)
   -- Only a first delivery is refused (a retry of the add that ran has passed here before); the mark
   -- is written where there is none, or only the entry of a take-over.
   local markKey, stampOf = false, false
-  local mark = ARGV[i + 9]
+  local mark = argv[i + 7]
   if mark ~= '' then
     local key = pre .. 'taken:' .. id
-    local seen = redis.call('HGET', key, field)
+    local seen = rcall('HGET', key, field)
     if seen and seen ~= '' then
       if first and seen ~= string.sub(mark, 2) then
-        return refuse(rec, idx, counts, id, field, score, s0, s1, behind)
+        return refuse(rec, counts, id, field, score, s0, s1, behind)
       end
-    elseif seen or string.sub(mark, 1, 1) == 'a' then
+    elseif seen or string.byte(mark) == 97 then -- `a`: every start is marked
       markKey, stampOf = key, string.sub(mark, 2)
     end
   end
@@ -230,13 +241,13 @@ local function startRun(i, first, behind, r0, r1, drop, s0, s1)
   local known, added = false, false
   if not behind and first and owed == '' and (mode == 'none' or mode == 'skip') then
     known = true
-    added = redis.call('ZADD', idx, 'NX', score, field) == 1
+    added = rcall('ZADD', indexKey(id), 'NX', score, field) == 1
   end
   -- `facts`: the record is this job's `enqueued` one, which holds the job's facts (queue, job id,
   -- kind) already: a start written behind says so, and its caller does not send them again
   local facts = false
   if first and not added then
-    local f = redis.call('HMGET', rec, 'outcome', 'jobId')
+    local f = rcall('HMGET', rec, 'outcome', 'jobId')
     local outcome, ofJob = f[1], f[2]
     if not (outcome or ofJob) then outcome, ofJob = oldFacts(pre .. 'runs:' .. id, field) end
     if outcome and outcome ~= '' and outcome ~= 'enqueued' then
@@ -260,119 +271,135 @@ local function startRun(i, first, behind, r0, r1, drop, s0, s1)
       dropLapsedWaiters(waiters, beats, now)
     end
     if owed ~= '' then
-      if live >= math.max(1, tonumber(ARGV[i + 3])) then
-        redis.call('ZADD', owedSet, now + ttl, owed)
+      if live >= math.max(1, countOf(argv[i + 3])) then
+        rcall('ZADD', owedSet, now + ttl, owed)
         keepAlive(owedSet, ttl * 2)
         return 2, live, 0, 0, ''
       end
-      redis.call('ZREM', owedSet, owed)
+      rcall('ZREM', owedSet, owed)
     elseif mode == 'skip' then
-      if live + owing >= tonumber(ARGV[i + 3]) then
+      if live + owing >= countOf(argv[i + 3]) then
         markTaken(markKey, field, stampOf)
-        return skip(id, rec, idx, counts, field, score, s0, s1, live, 'overlap', known, added, bare)
+        return skip(id, rec, counts, field, score, s0, s1, live, 'overlap', known, added, bare)
       end
     else
       if mode == 'cancelOther' then
         local fireAt = tonumber(score)
-        local newest = tonumber(redis.call('HGET', counts, 'newest') or '-1')
-        local last = redis.call('ZRANGE', waiters, -1, -1, 'WITHSCORES')
+        local newest = tonumber(rcall('HGET', counts, 'newest') or '-1')
+        local last = rcall('ZRANGE', waiters, -1, -1, 'WITHSCORES')
         if fireAt < newest or (last[2] and tonumber(last[2]) > fireAt) then
-          redis.call('ZREM', waiters, jobId)
-          redis.call('ZREM', beats, jobId)
+          rcall('ZREM', waiters, jobId)
+          rcall('ZREM', beats, jobId)
           markTaken(markKey, field, stampOf)
-          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'superseded', known, added, bare)
+          return skip(id, rec, counts, field, score, s0, s1, live, 'superseded', known, added, bare)
         end
         -- Older waiters give way to this one.
-        local older = redis.call('ZRANGEBYSCORE', waiters, '-inf', '(' .. score)
+        local older = rcall('ZRANGEBYSCORE', waiters, '-inf', '(' .. score)
         for _, w in ipairs(older) do
-          redis.call('ZREM', waiters, w)
-          redis.call('ZREM', beats, w)
+          rcall('ZREM', waiters, w)
+          rcall('ZREM', beats, w)
         end
       end
-      buffered = redis.call('ZSCORE', waiters, jobId) ~= false
-      local first = redis.call('ZRANGE', waiters, '0', '0')[1]
+      buffered = rcall('ZSCORE', waiters, jobId) ~= false
+      local first = rcall('ZRANGE', waiters, '0', '0')[1]
       local free = live + owing == 0
       if not (free and (first == nil or first == jobId)) then
         if mode == 'bufferOne' and not buffered and first ~= nil then
           markTaken(markKey, field, stampOf)
-          return skip(id, rec, idx, counts, field, score, s0, s1, live, 'buffer-full', known, added, bare)
+          return skip(id, rec, counts, field, score, s0, s1, live, 'buffer-full', known, added, bare)
         end
         if mode == 'cancelOther' then
           -- Each live run is asked to stop (once); this occurrence waits for the slot.
           local cancelled = pre .. 'cancelled:' .. id
-          local running = redis.call('ZRANGE', lease, 0, -1)
+          local running = rcall('ZRANGE', lease, 0, -1)
           for _, l in ipairs(running) do
-            if redis.call('SADD', cancelled, l) == 1 then redis.call('PUBLISH', channel, l) end
+            if rcall('SADD', cancelled, l) == 1 then rcall('PUBLISH', channel, l) end
           end
           if #running > 0 then keepAlive(cancelled, ttl * 2) end
         end
         return wait(waiters, beats, score, jobId, now, live)
       end
       if buffered then
-        redis.call('ZREM', waiters, jobId)
-        redis.call('ZREM', beats, jobId)
+        rcall('ZREM', waiters, jobId)
+        rcall('ZREM', beats, jobId)
       end
     end
-    redis.call('ZADD', lease, expiry, leaseId)
+    rcall('ZADD', lease, expiry, leaseId)
     if live == 0 then
-      redis.call('PEXPIRE', lease, keepFor) -- a set made just now: it has no expiry yet
+      rcall('PEXPIRE', lease, keepFor) -- a set made just now: it has no expiry yet
     else
       keepAlive(lease, ttl * 2)
     end
   end
 
   markTaken(markKey, field, stampOf)
-  local token = redis.call('HINCRBY', counts, 'fence', '1')
+  local token = rcall('HINCRBY', counts, 'fence', '1')
   if token == 1 then
     local floor = fenceFloor()
-    if floor then token = redis.call('HINCRBY', counts, 'fence', floor) end
+    if floor then token = rcall('HINCRBY', counts, 'fence', floor) end
   end
   if mode == 'cancelOther' then
-    local newest = tonumber(redis.call('HGET', counts, 'newest') or '-1')
-    if tonumber(score) > newest then redis.call('HSET', counts, 'newest', score) end
+    local newest = tonumber(rcall('HGET', counts, 'newest') or '-1')
+    if tonumber(score) > newest then rcall('HSET', counts, 'newest', score) end
   end
-  local at = batchNow()
+  local at = clock or batchNow()
   if behind then
     -- the trim check of a start (includes/history), the record left to the caller
-    if token % slack == 0 then trim(id, idx) end
-    return 1, live, token, at, (buffered and 'buffered' or '') .. (facts and ',facts' or '')
+    if token % slack == 0 then trim(id) end
+    if buffered then return 1, live, token, at, facts and 'buffered,facts' or 'buffered' end
+    return 1, live, token, at, facts and ',facts' or ''
   end
   if buffered then
-    redis.call('HSET', rec, 'outcome', 'running', 'buffered', '1', 'startedAt', stamp,
-      'fencingToken', tostring(token), unpack(ARGV, r0, r1))
+    rcall('HSET', rec, 'outcome', 'running', 'buffered', '1', 'startedAt', stamp,
+      'fencingToken', tostring(token), unpack(argv, r0, r1))
   else
-    redis.call('HSET', rec, 'outcome', 'running', 'startedAt', stamp, 'fencingToken', tostring(token),
-      unpack(ARGV, r0, r1))
+    rcall('HSET', rec, 'outcome', 'running', 'startedAt', stamp, 'fencingToken', tostring(token),
+      unpack(argv, r0, r1))
   end
   if drop ~= '' then
     local names = {}
     for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
-    redis.call('HDEL', rec, unpack(names))
+    rcall('HDEL', rec, unpack(names))
   end
-  index(id, idx, field, score, token, known, added)
+  index(id, field, score, token, known, added)
   return 1, live, token, at, ''
 end
 
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
 -- The totals get the batch's skips once at the end (bumpBatched).
-local out, n = {}, 0
-local i = 6
-while i <= #ARGV do
-  local flags = ARGV[i + 8]
-  local first = string.find(flags, 'f', 1, true) ~= nil
-  local behind = string.find(flags, 'w', 1, true) == nil
-  local s0, r0, s1, r1, drop, after
-  if behind then
-    -- the lean path: no facts sent (empty stretches)
-    s0, s1, r0, r1, drop, after = i + 10, i + 9, i + 10, i + 9, '', i + 10
-  else
-    s0 = i + 13
-    r0 = s0 + tonumber(ARGV[i + 10]) * 2 -- the shared facts' start
-    s1 = r0 + tonumber(ARGV[i + 11]) * 2 - 1
-    r1 = s1 + tonumber(ARGV[i + 12]) * 2
-    drop, after = ARGV[r1 + 1], r1 + 2
+-- A batch's runs carry a few distinct flag strings: each is read once.
+local flagsRead = {}
+local function readFlags(flags)
+  local f = flagsRead[flags]
+  if not f then
+    local find = string.find
+    f = {
+      first = find(flags, 'f', 1, true) ~= nil,
+      behind = find(flags, 'w', 1, true) == nil,
+      owed = find(flags, 'o', 1, true) ~= nil,
+      lane = (find(flags, 'm', 1, true) and 'm') or (find(flags, 'b', 1, true) and 'b') or nil,
+    }
+    flagsRead[flags] = f
   end
-  local ok, a, b, c, d, e = pcall(startRun, i, first, behind, r0, r1, drop, s0, s1)
+  return f
+end
+
+local out, n = {}, 0
+local i, argc = 6, #argv
+while i <= argc do
+  local f = readFlags(argv[i + 6])
+  local s0, r0, s1, r1, drop, after
+  if f.behind then
+    -- the lean path: no facts sent (empty stretches)
+    s0, s1, r0, r1, drop, after = i + 8, i + 7, i + 8, i + 7, '', i + 8
+  else
+    s0 = i + 11
+    r0 = s0 + countOf(argv[i + 8]) * 2 -- the shared facts' start
+    s1 = r0 + countOf(argv[i + 9]) * 2 - 1
+    r1 = s1 + countOf(argv[i + 10]) * 2
+    drop, after = argv[r1 + 1], r1 + 2
+  end
+  local ok, a, b, c, d, e = pcall(startRun, i, f, r0, r1, drop, s0, s1)
   if not ok then a, b, c, d, e = -1, '', '', 0, type(a) == 'table' and tostring(a.err) or tostring(a) end
   out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = a, b, c, d, e
   n = n + 5

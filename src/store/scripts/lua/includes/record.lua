@@ -10,9 +10,11 @@
       are written.
   A script may guard a write before calling it (foreign-outcomes writes only over `enqueued`), never
   merge differently. Records of an earlier release (JSON in the `runs:<id>` hash) are never written
-  over: readers lay this form's facts over them; `oldFacts` reads the two facts scripts judge by.
+  over: readers lay this form's facts over them; `oldFacts` (includes/old-facts) reads the two facts
+  scripts judge by.
 ]]
 --- @include "history"
+--- @include "old-facts"
 
 -- `<base>:rec:<id>:` from the schedule's `<base>:runs:<id>` key.
 local function recordBase(runs, id)
@@ -20,19 +22,31 @@ local function recordBase(runs, id)
 end
 
 -- Write a patch into the record hash `rec` by the merge rule. `set` is a table of name, value pairs
--- (changed in place), `drop` a comma-separated list of names or ''.
+-- (read only), `drop` a comma-separated list of names or ''.
 local function patchRecord(rec, set, drop)
-  for j = 1, #set, 2 do
+  local n = #set
+  for j = 1, n, 2 do
     if set[j] == 'outcome' then
       if set[j + 1] == 'enqueued' then
         redis.call('HSETNX', rec, 'outcome', 'enqueued')
-        table.remove(set, j + 1)
-        table.remove(set, j)
+        if j > 1 then
+          -- the other pairs, in order (an `enqueued` outcome comes first from every writer)
+          local rest = {}
+          for k = 1, n do
+            if k ~= j and k ~= j + 1 then rest[#rest + 1] = set[k] end
+          end
+          set = rest
+        elseif n > 2 then
+          redis.call('HSET', rec, unpack(set, 3, n))
+          set = nil
+        else
+          set = nil
+        end
       end
       break
     end
   end
-  if #set > 0 then redis.call('HSET', rec, unpack(set)) end
+  if set and #set > 0 then redis.call('HSET', rec, unpack(set)) end
   if drop ~= nil and drop ~= '' then
     local names = {}
     for name in string.gmatch(drop, '[^,]+') do names[#names + 1] = name end
@@ -59,14 +73,6 @@ local function pairsAt(from)
   return set, from + n
 end
 
--- An earlier release's record (JSON in `runs:<id>`): its outcome and job id, read without decoding
--- (cjson writes `"name":"value"`); nil when there is none.
-local function oldFacts(runs, field)
-  local old = redis.call('HGET', runs, field)
-  if not old then return nil end
-  return string.match(old, '"outcome":"([^"]*)"') or '', string.match(old, '"jobId":"([^"]*)"')
-end
-
 -- A record's outcome and job id, this form's or else an earlier release's (nil, nil: no record).
 local function recordFacts(runs, rec, field)
   local f = redis.call('HMGET', rec, 'outcome', 'jobId')
@@ -80,18 +86,4 @@ local function bumpCounters(counts, totals, names)
     redis.call('HINCRBY', counts, name, '1') -- '1', not 1: a number argument costs an snprintf
     redis.call('HINCRBY', totals, name, '1')
   end
-end
-
--- The same for a script that writes a batch of runs: each counter is bumped per schedule now, and
--- summed in `sums` (name -> n) for one HINCRBY per name on the totals when the batch ends
--- (addTotals): the same totals, in the same atomic call.
-local function bumpBatched(counts, sums, names)
-  for name in string.gmatch(names, '[^,]+') do
-    redis.call('HINCRBY', counts, name, '1')
-    sums[name] = (sums[name] or 0) + 1
-  end
-end
-
-local function addTotals(totals, sums)
-  for name, n in pairs(sums) do redis.call('HINCRBY', totals, name, tostring(n)) end
 end

@@ -10,6 +10,9 @@
 ]]
 --- @include "names"
 local function parseState(row)
+  -- a whole row in one match; a shorter one field by field
+  local a, b, c, d, e, g = string.match(row, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)')
+  if a then return { status = a, fired = b, last = c, created = d, fp = e, source = g } end
   local f, i = {}, 1
   for part in string.gmatch(row .. '|', '([^|]*)|') do
     f[i] = part
