@@ -92,7 +92,9 @@ describe('foreign consumers', () => {
     env = testEnv('foreign-ok');
     const m = env.manager(OFTEN);
     plainWorker(env.queue, () => ({ sent: true }));
-    const job = m.schedule({ queue: env.queue, name: 'send-digest' }, new IntervalTrigger(0.05), {
+    // every 200 ms: "failing" means no success seen for a few intervals, and the follower writes a plain
+    // Worker's outcomes up to a reconciliation pass late (at 50 ms, a pass behind read as failing)
+    const job = m.schedule({ queue: env.queue, name: 'send-digest' }, new IntervalTrigger(0.2), {
       id: 'digest',
     });
     await job.saved;
