@@ -192,19 +192,7 @@ end
 
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
 -- The totals get the batch's counters once per name at the end (bumpBatched).
--- A batch's runs carry a few distinct flag strings: each is read once, into a set of its letters.
-local flagsRead = {}
-local function readFlags(flags)
-  local f = flagsRead[flags]
-  if not f then
-    f = {}
-    for letter in string.gmatch(flags, '.') do f[letter] = true end
-    f.lane = (f.m and 'm') or (f.b and 'b') or nil
-    flagsRead[flags] = f
-  end
-  return f
-end
-
+-- Each run's flags are read once per distinct string (readFlags, includes/batch).
 local out, n = {}, 0
 local i, argc = 5, #argv
 while i <= argc do

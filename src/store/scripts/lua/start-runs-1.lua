@@ -210,9 +210,10 @@ end
 -- One run, its values from ARGV[i] on (the layout above; r0 .. r1 the `running` record's facts, s0 ..
 -- s1 the `skipped` one's, `drop` the names the `running` record removes). Returns its 5 output values.
 local function startRun(i, f, r0, r1, drop, s0, s1)
-  local first, behind = f.first, f.behind
+  -- `f` the caller read no record (a first delivery); without `w` the record is written behind
+  local first, behind = f.f == true, not f.w
   local id, leaseId, mode, jobId, score = argv[i], argv[i + 1], argv[i + 2], argv[i + 4], argv[i + 5]
-  local owed = f.owed and jobId or ''
+  local owed = f.o and jobId or ''
   local field = f.lane and f.lane .. score or score
   local rec = pre .. 'rec:' .. id .. ':' .. field
   local counts = pre .. 'counts:' .. id
@@ -367,29 +368,13 @@ end
 
 -- Each run in turn, each under pcall: an error in one (reported in its place) leaves the others.
 -- The totals get the batch's skips once at the end (bumpBatched).
--- A batch's runs carry a few distinct flag strings: each is read once.
-local flagsRead = {}
-local function readFlags(flags)
-  local f = flagsRead[flags]
-  if not f then
-    local find = string.find
-    f = {
-      first = find(flags, 'f', 1, true) ~= nil,
-      behind = find(flags, 'w', 1, true) == nil,
-      owed = find(flags, 'o', 1, true) ~= nil,
-      lane = (find(flags, 'm', 1, true) and 'm') or (find(flags, 'b', 1, true) and 'b') or nil,
-    }
-    flagsRead[flags] = f
-  end
-  return f
-end
-
+-- Each run's flags are read once per distinct string (readFlags, includes/batch).
 local out, n = {}, 0
 local i, argc = 6, #argv
 while i <= argc do
   local f = readFlags(argv[i + 6])
   local s0, r0, s1, r1, drop, after
-  if f.behind then
+  if not f.w then
     -- the lean path: no facts sent (empty stretches)
     s0, s1, r0, r1, drop, after = i + 8, i + 7, i + 8, i + 7, '', i + 8
   else

@@ -1,7 +1,7 @@
 --[[
   The counters of a script that writes a batch of runs (start-runs, finish-runs, complete-n): each run's
   counters bumped per schedule, and summed for one HINCRBY per name on the totals when the batch ends;
-  and the small counts and lists its arguments repeat, read once per distinct string. A script's
+  and the small counts, lists and flag strings its arguments repeat, read once per distinct string. A script's
   functions are made anew at each call: these are apart from includes/record so that a batched
   script builds only what it uses.
 ]]
@@ -44,4 +44,19 @@ end
 
 local function addTotals(totals, sums)
   for name, n in pairs(sums) do redis.call('HINCRBY', totals, name, tostring(n)) end
+end
+
+-- A run's flags (one letter each) as a set of its letters, with `lane` the occurrence field's prefix
+-- (`m` a manual run's, `b` a backfill's, nil the fire time itself): read once per distinct string, as a
+-- batch's runs carry a few.
+local flagsRead = {}
+local function readFlags(flags)
+  local f = flagsRead[flags]
+  if not f then
+    f = {}
+    for letter in string.gmatch(flags, '.') do f[letter] = true end
+    f.lane = (f.m and 'm') or (f.b and 'b') or nil
+    flagsRead[flags] = f
+  end
+  return f
 end
