@@ -83,13 +83,30 @@ describe('a stop notice and the jobs this replica staged', () => {
   });
 });
 
+/**
+ * `body` with its own prefix and queue, on manual time (started), and a BullMQ `Queue` on that queue;
+ * all closed after, whatever the body did.
+ */
+async function onManualTime(
+  tag: string,
+  body: (t: { env: ReturnType<typeof testEnv>; time: ManualTime; queue: Queue }) => Promise<void>,
+): Promise<void> {
+  const env = testEnv(tag);
+  const time = new ManualTime(env.redis, env.prefix);
+  const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+  try {
+    await time.start();
+    await body({ env, time, queue });
+  } finally {
+    await time.stopAll();
+    await queue.close();
+    await env.cleanup();
+  }
+}
+
 describe("a pause's own reach: the staged jobs its schedule's records name", () => {
-  it('takes jobs staged by a replica that stopped since, found by their records, not by the replica (pause and remove)', async () => {
-    const env = testEnv('staged-by-record');
-    const time = new ManualTime(env.redis, env.prefix);
-    const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
-    try {
-      await time.start();
+  it('takes jobs staged by a replica that stopped since, found by their records, not by the replica (pause and remove)', () =>
+    onManualTime('staged-by-record', async ({ env, time, queue }) => {
       // spread over 30 s: each occurrence is staged, at its fire time plus its offset
       const m = env.manager({});
       time.attach(m);
@@ -121,21 +138,12 @@ describe("a pause's own reach: the staged jobs its schedule's records name", () 
           expect(r).toMatchObject({ outcome: 'missed', reason: 'paused' });
       }
       expect(staged.filter((j) => removed.some((id) => j === occurrenceJobId(id, top)))).not.toEqual([]);
-    } finally {
-      await time.stopAll();
-      await queue.close();
-      await env.cleanup();
-    }
-  });
+    }));
 });
 
 describe("a pause where the schedule's history is shorter than its staged jobs", () => {
-  it('searches the queue: every capped job of it is taken back, the ones its trimmed history no longer names too', async () => {
-    const env = testEnv('staged-trimmed');
-    const time = new ManualTime(env.redis, env.prefix);
-    const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
-    try {
-      await time.start();
+  it('searches the queue: every capped job of it is taken back, the ones its trimmed history no longer names too', () =>
+    onManualTime('staged-trimmed', async ({ env, time, queue }) => {
       // five schedules every second, one fire a second: a backlog of capped jobs that grows, and a
       // history of two records (trimmed at every new one)
       const m = env.manager({ maxFiresPerSecond: 1, historyLimit: 2 });
@@ -154,22 +162,13 @@ describe("a pause where the schedule's history is shorter than its staged jobs",
       const admin = env.manager({ role: 'client', historyLimit: 2 });
       await admin.pause('a');
       expect(await ofA()).toEqual([]);
-    } finally {
-      await time.stopAll();
-      await queue.close();
-      await env.cleanup();
-    }
-  });
+    }));
 });
 
 describe('a job the fire-rate cap delays, added while its schedule is paused', () => {
-  it('is taken back once it lands, though nothing was staged ahead (commitAhead off, as this test sets)', async () => {
-    const env = testEnv('capped-in-flight');
-    const time = new ManualTime(env.redis, env.prefix);
-    const queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
-    const ids = ['a', 'b', 'c'];
-    try {
-      await time.start();
+  it('is taken back once it lands, though nothing was staged ahead (commitAhead off, as this test sets)', () =>
+    onManualTime('capped-in-flight', async ({ env, time, queue }) => {
+      const ids = ['a', 'b', 'c'];
       // one fire a second: three aligned occurrences become runnable a second apart, each a delayed job
       const m = env.manager({ maxFiresPerSecond: 1, commitAhead: false });
       time.attach(m);
@@ -197,12 +196,7 @@ describe('a job the fire-rate cap delays, added while its schedule is paused', (
       for (const r of records) expect(r).toMatchObject({ outcome: 'missed', reason: 'paused' });
       expect(await queue.getJobCounts('delayed', 'waiting')).toEqual({ delayed: 0, waiting: 0 });
       await time.stop(m);
-    } finally {
-      await time.stopAll();
-      await queue.close();
-      await env.cleanup();
-    }
-  });
+    }));
 });
 
 describe('StagedHere', () => {
