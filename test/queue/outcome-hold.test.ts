@@ -153,8 +153,6 @@ describe('a success written behind the burst', () => {
     // the default leases and BullMQ locks (30 s): no live run's lapses on a loaded box; the killed
     // worker's are made to lapse below (deadWorkerLapses)
     const flags = ['--concurrency', '2', '--tuning', 'outcomeHoldMs=1000'];
-    const worker = await WorkerProcess.start(bed.prefix, bed.queueName, flags);
-    processes.push(worker);
     const history = new RunHistory(bed.redis, keys(bed.prefix));
     const options = { prefix: bed.prefix, defaultQueue: bed.queueName, connection: REDIS_URL };
     // stored as custom triggers the asking manager does not define: why reads the latest record
@@ -162,9 +160,10 @@ describe('a success written behind the burst', () => {
     for (let i = 0; i < JOBS; i++) {
       owner.schedule({ name: 'graceful' }, { nextFire: () => Date.now() + 3_600_000 }, { id: `s${i}` });
     }
-    await owner.start();
     const asker = new SchedulerManager({ ...options, role: 'client', logger: silent });
-    try {
+    /** The burst's schedules and records, made ready while the worker process boots. */
+    const ready = async () => {
+      await owner.start();
       // each occurrence's `enqueued` record, as the scheduler's completion writes it before any worker
       // takes the job
       for (let i = 0; i < JOBS; i++) {
@@ -177,6 +176,15 @@ describe('a success written behind the burst', () => {
           replica: 'r1',
         });
       }
+    };
+    try {
+      const [worker] = await Promise.all([
+        WorkerProcess.start(bed.prefix, bed.queueName, flags).then((w) => {
+          processes.push(w);
+          return w;
+        }),
+        ready(),
+      ]);
       const jobs = await Promise.all(
         Array.from({ length: JOBS }, (_, i) =>
           bed.enqueue('graceful', { scheduleId: `s${i}`, fireAt: FIRE_AT, args: [40, false] }),
