@@ -3,12 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js';
 import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { Middleware, RunContext } from '../../src/queue/pipeline.js';
+import type { WorkerClock } from '../../src/queue/worker-clock.js';
 import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { activeRuns } from '../../src/store/reads/lease-store.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
 import { waitUntil } from '../wait-until.js';
 import { TestBed } from './helpers.js';
+import { ManualClock } from './manual-clock.js';
 import { StandInScheduler } from './stand-in-scheduler.js';
 
 const silent = pino({ level: 'silent' });
@@ -21,7 +23,12 @@ afterEach(async () => {
   await bed.cleanup();
 });
 
-async function setup(register: (s: StandInScheduler) => void, concurrency = 1, leaseTtlMs?: number) {
+async function setup(
+  register: (s: StandInScheduler) => void,
+  concurrency = 1,
+  leaseTtlMs?: number,
+  clock?: WorkerClock,
+) {
   bed = new TestBed();
   const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
   register(scheduler);
@@ -31,6 +38,7 @@ async function setup(register: (s: StandInScheduler) => void, concurrency = 1, l
     concurrency,
     logger: silent,
     ...(leaseTtlMs ? { leaseTtlMs } : {}),
+    ...(clock ? { clock } : {}),
   });
   await handle.ready();
   const history = new RunHistory(bed.redis, keys(bed.prefix));
@@ -162,19 +170,31 @@ describe('createWorker', () => {
 
   it('aborts the signal at timeoutMs and fails the job with a timeout error', async () => {
     let aborted: unknown;
-    const { history, scheduler } = await setup((s) =>
-      s.register(
-        'slow',
-        (ctx: RunContext) =>
-          new Promise((_, reject) => {
-            ctx.signal.addEventListener('abort', () => {
-              aborted = ctx.signal.reason;
-              reject(ctx.signal.reason);
-            });
-          }),
-      ),
+    let started = false;
+    // the worker's clock (its timeouts) manual: the run is aborted at 200 ms of it, not at 199
+    const clock = new ManualClock();
+    const { history, scheduler } = await setup(
+      (s) =>
+        s.register(
+          'slow',
+          (ctx: RunContext) =>
+            new Promise((_, reject) => {
+              started = true;
+              ctx.signal.addEventListener('abort', () => {
+                aborted = ctx.signal.reason;
+                reject(ctx.signal.reason);
+              });
+            }),
+        ),
+      1,
+      undefined,
+      clock,
     );
     const job = await bed.enqueue('slow', { fireAt: 7_000, run: { timeoutMs: 200 } });
+    await waitUntil(() => started, 15_000, { what: 'the run started' }); // its deadline armed before
+    await clock.advance(199);
+    expect(aborted).toBeUndefined();
+    await clock.advance(1);
     expect(await settled(job.id)).toBe('failed');
     const failed = await bed.queue.getJob(job.id as string);
     expect(failed?.failedReason).toBe('schedule "slow" timed out after 200 ms');

@@ -1,5 +1,6 @@
 // A burst for the outcome hold's tests (`tuning.outcomeHoldMs`): a worker of 2 slots and JOBS
-// one-at-a-time schedules, one job each, 40 ms of work.
+// one-at-a-time schedules, one job each, 20 ms of work: jobs wait on the queue for ~0.4 s, less than
+// the hold (1000 ms) the tests give, so a held outcome waits for the burst's end.
 import pino from 'pino';
 import { createWorker } from '../../src/queue/create-worker.js';
 import { keys } from '../../src/store/keys/keys.js';
@@ -14,7 +15,7 @@ export const FIRE_AT = 1_000;
 /** Enqueue the burst's jobs on `bed`'s queue and start the worker that runs them. */
 export async function startBurst(bed: TestBed, outcomeHoldMs: number) {
   const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
-  scheduler.register('tick', () => new Promise((r) => setTimeout(() => r('ok'), 40)));
+  scheduler.register('tick', () => new Promise((r) => setTimeout(() => r('ok'), 20)));
   const jobs = await Promise.all(
     Array.from({ length: JOBS }, (_, i) => bed.enqueue('tick', { scheduleId: `s${i}`, fireAt: FIRE_AT })),
   );

@@ -3,19 +3,22 @@
 // and BullMQ completes its job, while the outcome's write waits until no job waits on the queue (at
 // most `outcomeHoldMs` after the oldest held one ended). Every outcome is written in the end, with the
 // run's own finishedAt; a graceful close writes the held ones. The burst is held-burst.ts's.
+import { Worker } from 'bullmq';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { whyDidntItRun } from '../../src/insight/why.js';
-import type { WorkerHandle } from '../../src/queue/create-worker.js';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
+import type { RunContext } from '../../src/queue/pipeline.js';
 import { SchedulerManager } from '../../src/scheduler/manager/scheduler-manager.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { activeRuns } from '../../src/store/reads/lease-store.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
-import { REDIS_URL } from '../redis-url.js';
+import { REDIS, REDIS_URL } from '../redis-url.js';
 import { waitUntil } from '../wait-until.js';
 import { burstSettled, FIRE_AT, JOBS, startBurst } from './held-burst.js';
 import { TestBed } from './helpers.js';
+import { StandInScheduler } from './stand-in-scheduler.js';
 import { WorkerProcess } from './worker-process.js';
 
 const silent = pino({ level: 'silent' });
@@ -62,6 +65,32 @@ async function heldDuringBurst(history: RunHistory, what = 'tick'): Promise<stri
     { what: `a completed ${what} job whose outcome is held while jobs still wait`, stepMs: 5 },
   );
   return held;
+}
+
+/**
+ * What time does to the jobs and run slots of a worker process that died (its SIGKILL awaited), without
+ * waiting for it: its BullMQ job locks and its bullbeat leases lapse (nothing renews them any more),
+ * and BullMQ's own stalled check, run twice as a live worker runs it every `stalledInterval` (the
+ * first marks the active jobs, the next moves those whose lock is gone), moves its jobs back to wait.
+ * Only the dead worker's are made to lapse: the live ones keep the defaults (30 s), which no load outlasts.
+ */
+async function deadWorkerLapses(bed: TestBed): Promise<void> {
+  const active = await bed.redis.lrange(`bull:${bed.queueName}:active`, 0, -1);
+  for (const jobId of active) {
+    await bed.redis.del(`bull:${bed.queueName}:${jobId}:lock`);
+    const lease = keys(bed.prefix).lease((/^bb-(.+)-\d+$/.exec(jobId) as RegExpExecArray)[1] as string);
+    for (const leaseId of await bed.redis.zrange(lease, '0', '-1')) await bed.redis.zadd(lease, 1, leaseId);
+  }
+  const checker = new Worker(bed.queueName, undefined, { connection: REDIS, autorun: false });
+  try {
+    for (let pass = 0; pass < 2; pass++) {
+      await bed.redis.del(`bull:${bed.queueName}:stalled-check`); // each pass's guard against a sooner one
+      await (checker as unknown as { moveStalledJobsToWait(): Promise<void> }).moveStalledJobsToWait();
+    }
+  } finally {
+    await checker.close();
+  }
+  expect(await bed.redis.llen(`bull:${bed.queueName}:active`)).toBe(0);
 }
 
 describe('a success written behind the burst', () => {
@@ -121,21 +150,9 @@ describe('a success written behind the burst', () => {
 
   it('a worker process SIGKILLed while it holds outcomes: those runs are not run again, and why says they ran', async () => {
     bed = new TestBed();
-    // short leases and BullMQ locks: the killed worker's runs under way come back within seconds
-    const flags = [
-      '--concurrency',
-      '2',
-      '--lease-ttl-ms',
-      '1500',
-      '--lock-duration-ms',
-      '2000',
-      '--stalled-interval-ms',
-      '1000',
-      '--tuning',
-      'outcomeHoldMs=1000',
-    ];
-    const worker = await WorkerProcess.start(bed.prefix, bed.queueName, flags);
-    processes.push(worker);
+    // the default leases and BullMQ locks (30 s): no live run's lapses on a loaded box; the killed
+    // worker's are made to lapse below (deadWorkerLapses)
+    const flags = ['--concurrency', '2', '--tuning', 'outcomeHoldMs=1000'];
     const history = new RunHistory(bed.redis, keys(bed.prefix));
     const options = { prefix: bed.prefix, defaultQueue: bed.queueName, connection: REDIS_URL };
     // stored as custom triggers the asking manager does not define: why reads the latest record
@@ -143,9 +160,10 @@ describe('a success written behind the burst', () => {
     for (let i = 0; i < JOBS; i++) {
       owner.schedule({ name: 'graceful' }, { nextFire: () => Date.now() + 3_600_000 }, { id: `s${i}` });
     }
-    await owner.start();
     const asker = new SchedulerManager({ ...options, role: 'client', logger: silent });
-    try {
+    /** The burst's schedules and records, made ready while the worker process boots. */
+    const ready = async () => {
+      await owner.start();
       // each occurrence's `enqueued` record, as the scheduler's completion writes it before any worker
       // takes the job
       for (let i = 0; i < JOBS; i++) {
@@ -158,6 +176,15 @@ describe('a success written behind the burst', () => {
           replica: 'r1',
         });
       }
+    };
+    try {
+      const [worker] = await Promise.all([
+        WorkerProcess.start(bed.prefix, bed.queueName, flags).then((w) => {
+          processes.push(w);
+          return w;
+        }),
+        ready(),
+      ]);
       const jobs = await Promise.all(
         Array.from({ length: JOBS }, (_, i) =>
           bed.enqueue('graceful', { scheduleId: `s${i}`, fireAt: FIRE_AT, args: [40, false] }),
@@ -172,8 +199,15 @@ describe('a success written behind the burst', () => {
         ).length;
       const startedAtKill = await started();
 
-      // a second worker finishes the rest (the killed one's active jobs come back by BullMQ's stalled check)
-      processes.push(await WorkerProcess.start(bed.prefix, bed.queueName, flags));
+      // a second worker finishes the rest: the killed one's active jobs come back by BullMQ's stalled
+      // check, and their runs, lost with it, are run again once their leases have lapsed
+      await deadWorkerLapses(bed);
+      const scheduler = new StandInScheduler(bed.prefix, [bed.queueName]);
+      scheduler.register('graceful', async (ms: number, _ignoreSignal: boolean, ctx: RunContext) => {
+        await bed.redis.rpush(`${bed.prefix}:test:started`, JSON.stringify({ fireAt: ctx.fireAt }));
+        await new Promise((r) => setTimeout(r, ms));
+      });
+      handle = await createWorker(scheduler, { queues: [bed.queueName], concurrency: 2, logger: silent });
       await bed.allSettled(
         jobs.map((j) => j.id),
         60_000,

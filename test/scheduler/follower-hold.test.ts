@@ -2,7 +2,7 @@
 // the burst: while jobs wait on the queue its reads and writes are held back, for at most
 // FOLLOWER_HOLD_MS after an event came, so a record lags its job's end by about that however long the
 // queue stays busy, and the follower writes about once per FOLLOWER_HOLD_MS rather than once per
-// gathered read.
+// gathered read. Its hold runs on a manual clock that the test moves faster than real time.
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { FOLLOWER_HOLD_MS, ForeignOutcomes } from '../../src/scheduler/outcomes/
 import { redisTarget } from '../../src/store/connection/redis-target.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
+import { ManualClock } from '../queue/manual-clock.js';
 import { waitUntil } from '../wait-until.js';
 import { REDIS_URL, silent, testEnv } from './helpers.js';
 
@@ -29,10 +30,10 @@ describe('the outcome follower writes behind the burst', () => {
     env = testEnv('follower-hold');
     // the manager's own follower off: the one under test is alone in writing the outcomes
     const m = env.manager({ foreignOutcomes: false });
-    // 20 schedules every second, one job at a time at 100 ms each: 2 s of work a second, so jobs
-    // wait on the queue all along (the backlog grows: backpressure is off in these tests); once the
-    // window is over, the jobs left take no time
-    let jobMs = 100;
+    // 20 schedules every 250 ms, one job at a time at 25 ms each: 2 s of work a second, so jobs
+    // wait on the queue all along (the backlog grows: backpressure is off in these tests), and a job
+    // ends every 25 ms or so; once the window is over, the jobs left take no time
+    let jobMs = 25;
     const worker = new Worker(env.queue, async (_job: Job) => new Promise((r) => setTimeout(r, jobMs)), {
       connection,
       concurrency: 1,
@@ -40,11 +41,13 @@ describe('the outcome follower writes behind the burst', () => {
     worker.on('error', () => {});
     closing.push(worker);
     for (let i = 0; i < 20; i++) {
-      m.schedule({ queue: env.queue, name: 'tick' }, new IntervalTrigger(1), { id: `s${i}` });
+      m.schedule({ queue: env.queue, name: 'tick' }, new IntervalTrigger(0.25), { id: `s${i}` });
     }
     await m.start();
 
-    // the follower on a client of its own, its script calls (the outcome writes) counted
+    const clock = new ManualClock(Date.now());
+    // the follower on a client of its own, its script calls (the outcome writes) counted; a gathered
+    // read every 25 ms; its clock moved 50 ms every 10 ms (real) or more, about four times real time
     const redis = new Redis(REDIS_URL);
     let writes = 0;
     const send = redis.sendCommand.bind(redis);
@@ -58,28 +61,47 @@ describe('the outcome follower writes behind the burst', () => {
       prefix: env.prefix,
       historyLimit: 100,
       logger: silent,
-      options: resolveForeignOutcomesOptions({ reconcileIntervalMs: 3_600_000 }),
+      options: resolveForeignOutcomesOptions({ reconcileIntervalMs: 3_600_000, gatherMs: 25 }),
       connection: redisTarget(REDIS_URL),
+      clock,
     });
-    closing.push({ close: () => redis.quit() }, { close: () => follower.stop() });
+    let ticking = true;
+    const ticker = (async () => {
+      while (ticking) {
+        await clock.advance(50);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    // closed in reverse: the follower before its clock stops (a held batch waits on it)
+    closing.push(
+      {
+        close: () => {
+          ticking = false;
+          return ticker;
+        },
+      },
+      { close: () => redis.quit() },
+      { close: () => follower.stop() },
+    );
     await follower.watch(env.queue);
     await waitUntil(async () => (await redis.llen(`bull:${env!.queue}:wait`)) > 0, 20_000, {
       what: 'jobs waiting on the queue',
     });
 
-    // a window of at least 2.5 s during which jobs waited all along (checked every 20 ms)
+    // a window of at least 2.5 s of the follower's clock (about 0.6 s real) during which jobs waited
+    // all along (checked every 20 ms)
     const writesBefore = writes;
-    const started = Date.now();
+    const started = clock.now();
     let alwaysWaiting = true;
-    while (Date.now() - started < 2500) {
+    while (clock.now() - started < 2500) {
       if ((await redis.llen(`bull:${env.queue}:wait`)) === 0) alwaysWaiting = false;
       await new Promise((r) => setTimeout(r, 20));
     }
-    const windowMs = Date.now() - started;
+    const windowMs = clock.now() - started;
     const written = writes - writesBefore;
     expect(alwaysWaiting).toBe(true);
-    // held: one batch per FOLLOWER_HOLD_MS (and one more at each edge); a gathered read every
-    // gatherMs (100 ms) would write ~25 times in 2.5 s
+    // held: one batch per FOLLOWER_HOLD_MS of its clock (and one more at each edge); a gathered read
+    // every gatherMs (25 ms, real time) with a job's end in each would write ~25 times in the window
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThanOrEqual(Math.ceil(windowMs / FOLLOWER_HOLD_MS) + 2);
 

@@ -1,6 +1,7 @@
 import { QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { sleep, systemClock, type WorkerClock } from '../../queue/worker-clock.js';
 import type { RunRecord } from '../../store/index.js';
 import {
   ForeignOutcomeRecorder,
@@ -43,6 +44,11 @@ export interface ForeignOutcomesHost {
   options: ResolvedForeignOutcomesOptions;
   /** The deployment's Redis (its queues' key prefixes). */
   connection: RedisTarget;
+  /**
+   * The clock of its hold behind a burst and of its passes: the process's (the default), or a test's
+   * manual one, so that a hold is tested without sleeping through it.
+   */
+  clock?: WorkerClock | undefined;
 }
 
 /**
@@ -68,24 +74,26 @@ export class ForeignOutcomes {
   private readonly listeners = new Map<string, FinishedEventsReader>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly bullKeys = new Map<string, QueueKeys>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly clock: WorkerClock;
+  private timer: unknown;
   private passing: Promise<void> | undefined;
   private cursor = '0';
   /** The partition whose `schedules` the reconciliation scans now. */
   private scanPartition = 0;
   /** This scan looks at the schedules of queues a worker runtime consumes too (see `reconcile`). */
   private checking = false;
-  /** When (this process's clock) a scan next checks the runtime's queues. */
+  /** When (its clock) a scan next checks the runtime's queues. */
   private nextCheckAt = 0;
   private stopped = false;
   private startedAt = 0;
   private readonly recorder: ForeignOutcomeRecorder;
-  /** Events not yet looked at (with when each came, this process's clock), and whether a batch of them is being looked at now. */
+  /** Events not yet looked at (with when each came, by its clock), and whether a batch of them is being looked at now. */
   private finished: { event: FinishedEvent; at: number }[] = [];
   private flushing = false;
   private flushSoon = false;
 
   constructor(private readonly host: ForeignOutcomesHost) {
+    this.clock = host.clock ?? systemClock;
     this.recorder = new ForeignOutcomeRecorder(host.redis, host.keys, host.historyLimit);
   }
 
@@ -106,7 +114,7 @@ export class ForeignOutcomes {
    * workers serve would cost every fire for nothing.
    */
   async start(): Promise<void> {
-    this.startedAt = Date.now();
+    this.startedAt = this.clock.now();
     this.nextCheckAt = this.startedAt + this.host.options.runtimeCheckIntervalMs;
     this.arm(0);
   }
@@ -143,7 +151,7 @@ export class ForeignOutcomes {
   /** Stop listening and reconciling; waits for the writes in flight. Safe to call twice. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     const listeners = [...this.listeners.values()];
     this.listeners.clear();
@@ -185,7 +193,7 @@ export class ForeignOutcomes {
 
   /** A full scan ended: the next one checks the runtime's queues too when `runtimeCheckIntervalMs` has passed. */
   private nextScan(): void {
-    const now = Date.now();
+    const now = this.clock.now();
     this.checking = now >= this.nextCheckAt;
     if (this.checking) this.nextCheckAt = now + this.host.options.runtimeCheckIntervalMs;
   }
@@ -280,13 +288,13 @@ export class ForeignOutcomes {
    */
   private nextPassMs(): number {
     const interval = this.host.options.reconcileIntervalMs;
-    const early = this.listeners.size === 0 && Date.now() - this.startedAt < 60_000;
+    const early = this.listeners.size === 0 && this.clock.now() - this.startedAt < 60_000;
     return early ? Math.min(2000, interval) : interval;
   }
 
   private arm(delayMs: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.passing = this.reconcile()
         .then((n) => {
           if (n > 0) this.host.logger.debug({ recorded: n }, 'bullbeat: foreign outcomes reconciled');
@@ -299,7 +307,7 @@ export class ForeignOutcomes {
           this.arm(this.nextPassMs());
         });
     }, delayMs);
-    this.timer.unref();
+    (this.timer as { unref?: () => void }).unref?.(); // a process is not kept alive by it alone
   }
 
   private track(p: Promise<unknown>): void {
@@ -316,7 +324,7 @@ export class ForeignOutcomes {
    */
   private onFinished(event: FinishedEvent): void {
     if (!parseOccurrenceJobId(event.jobId)) return; // not an occurrence: nothing to record, nothing to hold
-    this.finished.push({ event, at: Date.now() });
+    this.finished.push({ event, at: this.clock.now() });
     if (this.flushing || this.flushSoon) return;
     this.flushSoon = true;
     setImmediate(() => {
@@ -345,7 +353,7 @@ export class ForeignOutcomes {
    */
   private async afterBurst(): Promise<void> {
     for (;;) {
-      const left = FOLLOWER_HOLD_MS - (Date.now() - this.finished[0]!.at);
+      const left = FOLLOWER_HOLD_MS - (this.clock.now() - this.finished[0]!.at);
       if (this.stopped || left <= 0) return;
       const queues = new Set(this.finished.map((f) => f.event.queue));
       let waiting: boolean;
@@ -358,7 +366,7 @@ export class ForeignOutcomes {
         return; // cannot tell: write now
       }
       if (!waiting) return;
-      await new Promise((r) => setTimeout(r, Math.min(HOLD_STEP_MS, left)));
+      await sleep(this.clock, Math.min(HOLD_STEP_MS, left));
     }
   }
 
