@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { type ConnectionOptions, Job, Worker } from 'bullmq';
+import { type ConnectionOptions, Job, type Worker } from 'bullmq';
 import pino from 'pino';
 import { ConfigError } from '../errors/config-error.js';
 import { ScheduleOptionsError } from '../errors/schedule-options-error.js';
@@ -25,6 +25,7 @@ import { failedBeforeProcessing } from './attempt-state.js';
 import { deprecatedTuningWarning, gatherTuning } from './gather-tuning.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
+import { RuntimeWorker } from './runtime-worker.js';
 import { systemClock } from './worker-clock.js';
 import {
   type CreateWorkerOptions,
@@ -165,14 +166,14 @@ export async function createWorker(
     const connection = bullConnection(target);
     if (connection !== target) bullClients.push(connection as { disconnect(): void });
     const prefix = bullPrefixOf(scheduler, queue);
-    const worker = new Worker(
+    const worker = new RuntimeWorker(
       queue,
-      async (job, token, signal) => {
+      async (job, token) => {
         active++;
         activeOn.set(queue, (activeOn.get(queue) ?? 0) + 1);
         drainedOn.set(queue, false);
         try {
-          return await traceRun(job, () => runner.process(job, token, signal));
+          return await traceRun(job, () => runner.process(job, token));
         } finally {
           active--;
           activeOn.set(queue, (activeOn.get(queue) ?? 1) - 1);
@@ -185,6 +186,7 @@ export async function createWorker(
         concurrency: resolved.concurrency,
         ...(limit ? { limiter: { max: limit.max, duration: limit.durationMs } } : {}),
       },
+      runner,
     );
     worker.on('error', (err) => resolved.logger.error({ err, queue }, 'worker error'));
     worker.on('drained', () => drainedOn.set(queue, true));

@@ -110,66 +110,78 @@ export class OccurrenceRunner {
     await this.cancels.close();
   }
 
+  /**
+   * Stop the runs under way of job `jobId` in `queue` (all of the queue's when undefined): whether one
+   * was. `Worker.cancelJob` and `cancelAllJobs` of the handle's workers (see `RuntimeWorker`).
+   */
+  cancel(queue: string, jobId: string | undefined, reason?: unknown): boolean {
+    return this.live.cancel(queue, jobId, reason);
+  }
+
   /** The BullMQ processor. Resolves with the handler's result, or a `SkippedResult`/`CancelledResult`. */
-  async process(job: Job, token?: string, jobSignal?: AbortSignal): Promise<unknown> {
-    const occurrence = await this.source.of(job);
-    const entry = this.scheduler.handlerFor(job.name, occurrence.scheduleId);
-    if (!entry || entry.ambiguous) return this.refuse(occurrence, job, entry);
-    // A first delivery (never started before, nothing failed) has no earlier attempt to read; the
-    // start script checks that the record agrees (a stalled run re-delivered as new sends it back).
-    const first = job.attemptsMade === 0 && (job.attemptsStarted ?? 0) <= 1;
-    const record = first ? null : await this.source.readRecord(occurrence);
-    const state = attemptState(job, record, this.options.clock.now());
-    const logger = this.recorder.loggerFor(occurrence, job, state);
-    const rule = occurrence.run.slot;
-    const { stop, end: unlink } = this.live.begin(jobSignal);
-    const held = new HeldLeases(
-      this.leases,
-      this.leaseId(job),
-      this.options.leaseRenewMs,
-      logger,
-      occurrence.scheduleId,
-      (reason) => stop.stop(reason),
-    );
-    const ticket: RunTicket = { leaseId: undefined, fencingToken: undefined };
-    const run: Run = {
-      occurrence,
-      job,
-      state,
-      logger,
-      held,
-      ticket,
-      stop,
-      startedAt: undefined,
-      maxAttempts: attemptsAllowed(job),
-    };
-    let unwatch: (() => void) | undefined;
+  async process(job: Job, token?: string): Promise<unknown> {
+    // begun at once: a cancel from the moment BullMQ hands the job over stops the run (see `cancel`)
+    const stop = this.live.begin(job);
     try {
-      this.starting++;
-      const start = await this.takeSlot(run, rule, first).finally(() => this.starting--);
-      if (start.status !== 'started') return await this.notStarted(run, start, token);
-      unwatch = this.holdSlot(run, rule, start);
-      const skipped = await this.enterGroup(run);
-      if (skipped) return skipped;
-      const result = await this.runHandler(run, entry, start.fencingToken);
-      // the start wrote this attempt's `attempts` and removed an earlier attempt's `error`
-      if (this.holdsOutcome(rule, run)) {
-        // written behind the burst; its slot is given back below (releaseAll), before BullMQ takes
-        // the next job
-        const finishedAt = this.endOnRedisClock(run, start.at);
-        const { occurrence: o, job: j, ticket: t, logger: l } = run;
-        this.recorder.holdFinish(o, j, t, l, { outcome: 'succeeded', finishedAt }, ['runs'], 'ok');
-      } else {
-        const finishedAt = this.options.clock.now();
-        await this.finish(run, { outcome: 'succeeded', finishedAt }, ['runs'], 'ok');
+      const occurrence = await this.source.of(job);
+      const entry = this.scheduler.handlerFor(job.name, occurrence.scheduleId);
+      if (!entry || entry.ambiguous) return await this.refuse(occurrence, job, entry);
+      // A first delivery (never started before, nothing failed) has no earlier attempt to read; the
+      // start script checks that the record agrees (a stalled run re-delivered as new sends it back).
+      const first = job.attemptsMade === 0 && (job.attemptsStarted ?? 0) <= 1;
+      const record = first ? null : await this.source.readRecord(occurrence);
+      const state = attemptState(job, record, this.options.clock.now());
+      const logger = this.recorder.loggerFor(occurrence, job, state);
+      const rule = occurrence.run.slot;
+      const held = new HeldLeases(
+        this.leases,
+        this.leaseId(job),
+        this.options.leaseRenewMs,
+        logger,
+        occurrence.scheduleId,
+        (reason) => stop.stop(reason),
+      );
+      const ticket: RunTicket = { leaseId: undefined, fencingToken: undefined };
+      const run: Run = {
+        occurrence,
+        job,
+        state,
+        logger,
+        held,
+        ticket,
+        stop,
+        startedAt: undefined,
+        maxAttempts: attemptsAllowed(job),
+      };
+      let unwatch: (() => void) | undefined;
+      try {
+        this.starting++;
+        const start = await this.takeSlot(run, rule, first).finally(() => this.starting--);
+        if (start.status !== 'started') return await this.notStarted(run, start, token);
+        unwatch = this.holdSlot(run, rule, start);
+        const skipped = await this.enterGroup(run);
+        if (skipped) return skipped;
+        const result = await this.runHandler(run, entry, start.fencingToken);
+        // the start wrote this attempt's `attempts` and removed an earlier attempt's `error`
+        if (this.holdsOutcome(rule, run)) {
+          // written behind the burst; its slot is given back below (releaseAll), before BullMQ takes
+          // the next job
+          const finishedAt = this.endOnRedisClock(run, start.at);
+          const { occurrence: o, job: j, ticket: t, logger: l } = run;
+          this.recorder.holdFinish(o, j, t, l, { outcome: 'succeeded', finishedAt }, ['runs'], 'ok');
+        } else {
+          const finishedAt = this.options.clock.now();
+          await this.finish(run, { outcome: 'succeeded', finishedAt }, ['runs'], 'ok');
+        }
+        return serializable(result, run.logger);
+      } catch (error) {
+        return await this.endInError(run, error);
+      } finally {
+        unwatch?.();
+        await held.releaseAll().catch((err: unknown) => run.logger.warn({ err }, 'could not release leases'));
       }
-      return serializable(result, run.logger);
-    } catch (error) {
-      return await this.endInError(run, error);
     } finally {
-      unlink();
-      unwatch?.();
-      await held.releaseAll().catch((err: unknown) => run.logger.warn({ err }, 'could not release leases'));
+      this.live.end(stop);
     }
   }
 
