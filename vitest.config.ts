@@ -21,6 +21,7 @@ const UNIT = [
   'test/insight/agenda.test.ts',
   'test/insight/explain-lost.test.ts',
   'test/queue/middleware/**/*.test.ts',
+  'test/queue/lazy-logger.test.ts',
   'test/queue/pipeline.test.ts',
   'test/queue/run-stop.test.ts',
   'test/scheduler/claim-renewer.test.ts',

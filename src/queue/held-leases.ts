@@ -54,10 +54,19 @@ export class HeldLeases {
     this.stop(new RunCancelledError(this.scheduleId));
   }
 
-  /** Stop renewing and give every lease still held back. */
-  async releaseAll(): Promise<void> {
+  /**
+   * Stop renewing and give every lease still held back; undefined when none is left to give back
+   * and no renewal is under way (most runs: the finish script gave the slot back), so the run ends
+   * without a wait.
+   */
+  releaseAll(): Promise<void> | undefined {
     clearInterval(this.timer);
     this.timer = undefined;
+    if (!this.renewing && !this.slot && this.sets.size === 0) return undefined;
+    return this.giveBack();
+  }
+
+  private async giveBack(): Promise<void> {
     await this.renewing;
     const sets = [...this.sets];
     if (this.slot) sets.push(this.slot.set);

@@ -7,15 +7,16 @@ import type { Logger } from 'pino';
 import { AmbiguousHandlerError } from '../errors/ambiguous-handler-error.js';
 import { RunCancelledError } from '../errors/run-cancelled-error.js';
 import { UnknownHandlerError } from '../errors/unknown-handler-error.js';
-import type { RunPatch, RunStart, SlotRule } from '../store/index.js';
+import type { RunPatch, RunRecord, RunStart, SlotRule } from '../store/index.js';
 import { LeaseStore } from '../store/index.js';
 import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
 import { CancelWatch } from './cancel-watch.js';
 import { takeGroup } from './exclusion-group.js';
 import { HeldLeases } from './held-leases.js';
+import { realLogger } from './lazy-logger.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
 import { type Occurrence, OccurrenceSource, startMarkOf } from './occurrence-source.js';
-import { composePipeline, type RunContext } from './pipeline.js';
+import { bareHandler, composePipeline, type RunContext } from './pipeline.js';
 import { RunRecorder, type RunTicket } from './run-recorder.js';
 import { type CancelledResult, type SkippedResult, serializable } from './run-results.js';
 import { LiveRuns, type RunStop } from './run-stop.js';
@@ -36,8 +37,11 @@ interface Run {
   startedAt: number | undefined;
   /** Attempts allowed, lost ones not counted (see `takeSlot`). */
   maxAttempts: number;
-  /** The `running` record the start asked for (written behind: see `holdSlot`). */
-  running?: RunPatch;
+  /**
+   * The `running` record the start asked for (written behind: see `holdSlot`): the run's own facts,
+   * and the job's (its queue, id and kind), which its `enqueued` record may hold already.
+   */
+  running?: { own: RunPatch; jobFields: Partial<RunRecord> };
   /** The local clock when the start answered (its `at` is Redis TIME): the run's end on Redis's clock. */
   startedLocal?: number;
 }
@@ -155,8 +159,13 @@ export class OccurrenceRunner {
       };
       let unwatch: (() => void) | undefined;
       try {
+        let start: Exclude<RunStart, { status: 'reread' }>;
         this.starting++;
-        const start = await this.takeSlot(run, rule, first).finally(() => this.starting--);
+        try {
+          start = await this.takeSlot(run, rule, first);
+        } finally {
+          this.starting--;
+        }
         if (start.status !== 'started') return await this.notStarted(run, start, token);
         unwatch = this.holdSlot(run, rule, start);
         const skipped = await this.enterGroup(run);
@@ -178,7 +187,9 @@ export class OccurrenceRunner {
         return await this.endInError(run, error);
       } finally {
         unwatch?.();
-        await held.releaseAll().catch((err: unknown) => run.logger.warn({ err }, 'could not release leases'));
+        const releasing = held.releaseAll();
+        if (releasing)
+          await releasing.catch((err: unknown) => run.logger.warn({ err }, 'could not release leases'));
       }
     } finally {
       this.live.end(stop);
@@ -214,7 +225,7 @@ export class OccurrenceRunner {
       const startedAt = this.options.clock.now();
       run.startedAt = startedAt;
       const jobFields = this.source.jobFields(job);
-      const running: RunPatch = {
+      const own: RunPatch = {
         outcome: 'running',
         startedAt,
         attempts: run.state.attempt,
@@ -225,9 +236,9 @@ export class OccurrenceRunner {
           error: null,
           finishedAt: null,
         }),
-        ...jobFields,
       };
-      run.running = running;
+      run.running = { own, jobFields };
+      const running: RunPatch = { ...own, ...jobFields };
       const start = await occurrence.slots.start(
         occurrence,
         rule,
@@ -295,9 +306,10 @@ export class OccurrenceRunner {
     ticket.fencingToken = start.fencingToken;
     if (this.options.recordLagMs > 0 && run.running) {
       // the job's facts are not sent again where its `enqueued` record holds them
-      const { queue: _q, jobId: _j, kind: _k, ...own } = run.running;
+      const { own, jobFields } = run.running;
       ticket.unwritten = {
-        ...(start.factsKnown ? own : run.running),
+        ...own,
+        ...(!start.factsKnown && jobFields),
         startedAt: start.at,
         fencingToken: start.fencingToken,
         ...(start.buffered && { buffered: true }),
@@ -366,6 +378,7 @@ export class OccurrenceRunner {
   /** Run the handler in its middleware pipeline, under `timeoutMs`, until it ends or the run is stopped. */
   private async runHandler(run: Run, entry: HandlerEntry, fencingToken: number): Promise<unknown> {
     const { occurrence, job, state, stop, logger } = run;
+    let ctxLogger = logger;
     const ctx: RunContext = {
       scheduleId: occurrence.scheduleId,
       name: job.name,
@@ -376,16 +389,23 @@ export class OccurrenceRunner {
       get signal() {
         return stop.signal;
       },
-      logger,
+      // the run's own child logger, made when first read (see `lazyChild`); a middleware may set another
+      get logger() {
+        ctxLogger = realLogger(ctxLogger);
+        return ctxLogger;
+      },
+      set logger(value: Logger) {
+        ctxLogger = value;
+      },
       fencingToken,
       job,
     };
-    const pipeline = await composePipeline(
-      entry.fn as (...args: unknown[]) => unknown,
-      [...occurrence.args],
-      entry.middleware ?? [],
-      entry.job,
-    );
+    const fn = entry.fn as (...args: unknown[]) => unknown;
+    const middleware = entry.middleware ?? [];
+    const pipeline =
+      middleware.length === 0
+        ? bareHandler(fn, [...occurrence.args], entry.job)
+        : await composePipeline(fn, [...occurrence.args], middleware, entry.job);
     const timeoutMs = occurrence.run.timeoutMs;
     const running =
       timeoutMs && timeoutMs > 0
