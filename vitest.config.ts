@@ -23,6 +23,7 @@ const UNIT = [
   'test/queue/middleware/**/*.test.ts',
   'test/queue/lazy-logger.test.ts',
   'test/queue/pipeline.test.ts',
+  'test/queue/run-ctx.test.ts',
   'test/queue/run-stop.test.ts',
   'test/scheduler/claim-renewer.test.ts',
   'test/scheduler/claim-timer.test.ts',

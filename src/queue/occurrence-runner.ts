@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
@@ -13,10 +13,10 @@ import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from '
 import { CancelWatch } from './cancel-watch.js';
 import { takeGroup } from './exclusion-group.js';
 import { HeldLeases } from './held-leases.js';
-import { realLogger } from './lazy-logger.js';
 import { withDeadline } from './middleware/timeout-middleware.js';
 import { type Occurrence, OccurrenceSource, startMarkOf } from './occurrence-source.js';
-import { bareHandler, composePipeline, type RunContext } from './pipeline.js';
+import { bareHandler, composePipeline } from './pipeline.js';
+import { runContext } from './run-ctx.js';
 import { RunRecorder, type RunTicket } from './run-recorder.js';
 import { type CancelledResult, type SkippedResult, serializable } from './run-results.js';
 import { LiveRuns, type RunStop } from './run-stop.js';
@@ -76,6 +76,9 @@ export class OccurrenceRunner {
   private readonly inBurst: (queue: string) => boolean;
   /** Runs taken from BullMQ whose start check has not answered yet. */
   private starting = 0;
+  /** What makes this runner's lease ids its own (see `leaseId`). */
+  private readonly leaseTag = randomBytes(4).toString('hex');
+  private leaseSeq = 0;
   /** The runs under way, stopped when the shutdown's grace period has passed. */
   private readonly live: LiveRuns;
 
@@ -382,28 +385,14 @@ export class OccurrenceRunner {
   /** Run the handler in its middleware pipeline, under `timeoutMs`, until it ends or the run is stopped. */
   private async runHandler(run: Run, entry: HandlerEntry, fencingToken: number): Promise<unknown> {
     const { occurrence, job, state, stop, logger } = run;
-    let ctxLogger = logger;
-    const ctx: RunContext = {
-      scheduleId: occurrence.scheduleId,
-      name: job.name,
-      fireAt: occurrence.fireAt,
-      attempt: state.attempt,
-      kind: occurrence.kind,
-      // made when first read (see RunStop)
-      get signal() {
-        return stop.signal;
-      },
-      // the run's own child logger, made when first read (see `lazyChild`); a middleware may set another
-      get logger() {
-        ctxLogger = realLogger(ctxLogger);
-        return ctxLogger;
-      },
-      set logger(value: Logger) {
-        ctxLogger = value;
-      },
+    const { scheduleId, fireAt, kind } = occurrence;
+    const ctx = runContext(
+      { scheduleId, name: job.name, fireAt, attempt: state.attempt, kind },
+      stop,
+      logger,
       fencingToken,
       job,
-    };
+    );
     const fn = entry.fn as (...args: unknown[]) => unknown;
     const middleware = entry.middleware ?? [];
     const pipeline =
@@ -509,7 +498,12 @@ export class OccurrenceRunner {
     throw new DelayedError();
   }
 
+  /**
+   * A lease id no other run holds: this worker, the job, and a number this runner gives once, after
+   * a random part of its own (a worker restarted with the same host and pid, whose earlier leases may
+   * still stand, makes other ids). A random id per run cost ~0.7 µs.
+   */
   private leaseId(job: Job): string {
-    return `${this.recorder.workerId}:${job.id}:${randomUUID().slice(0, 8)}`;
+    return `${this.recorder.workerId}:${job.id}:${this.leaseTag}${(this.leaseSeq++).toString(36)}`;
   }
 }
