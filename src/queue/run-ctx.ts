@@ -42,7 +42,7 @@ const LOGGER: PropertyDescriptor = {
  * when read, as own enumerable accessors (a middleware's `{ ...ctx, signal }` copies them).
  *
  * Why shared accessors: an object literal with getters that close over the run gets a map of its own
- * in V8 (its accessor pair differs from every other ctx's), which cost ~1 µs per run; these are the
+ * in V8 (its accessor pair differs from every other ctx's), ~1 µs per run to make; these are the
  * same two functions for every ctx, reading the run from a symbol-keyed field.
  */
 export function runContext(
