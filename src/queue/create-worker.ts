@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { type ConnectionOptions, Job, Worker } from 'bullmq';
+import { type ConnectionOptions, Job, type Worker } from 'bullmq';
 import pino from 'pino';
 import { ConfigError } from '../errors/config-error.js';
 import { ScheduleOptionsError } from '../errors/schedule-options-error.js';
@@ -25,6 +25,7 @@ import { failedBeforeProcessing } from './attempt-state.js';
 import { deprecatedTuningWarning, gatherTuning } from './gather-tuning.js';
 import { handledQueues } from './handled-queues.js';
 import { OccurrenceRunner } from './occurrence-runner.js';
+import { RuntimeWorker } from './runtime-worker.js';
 import { systemClock } from './worker-clock.js';
 import {
   type CreateWorkerOptions,
@@ -147,9 +148,11 @@ export async function createWorker(
   // A queue is in a burst (or a backlog) for this worker while BullMQ's last fetch on it found a job
   // (it says 'drained' when one finds none) and another run is under way beside the one that ends:
   // there run outcomes are written behind (`RunRecorder.holdFinish`).
-  const activeOn = new Map<string, number>();
-  const drainedOn = new Map<string, boolean>();
-  const inBurst = (queue: string) => drainedOn.get(queue) === false && (activeOn.get(queue) ?? 0) >= 2;
+  const onQueue = new Map<string, { active: number; drained: boolean }>();
+  const inBurst = (queue: string) => {
+    const on = onQueue.get(queue);
+    return on !== undefined && !on.drained && on.active >= 2;
+  };
   const runner = new OccurrenceRunner(scheduler, redis, resolved, shutdown.signal, events, {
     promote,
     waiting,
@@ -165,17 +168,20 @@ export async function createWorker(
     const connection = bullConnection(target);
     if (connection !== target) bullClients.push(connection as { disconnect(): void });
     const prefix = bullPrefixOf(scheduler, queue);
-    const worker = new Worker(
+    // runs under way on this queue here, and whether BullMQ's last fetch on it found none
+    const on = { active: 0, drained: true };
+    onQueue.set(queue, on);
+    const worker = new RuntimeWorker(
       queue,
-      async (job, token, signal) => {
+      async (job, token) => {
         active++;
-        activeOn.set(queue, (activeOn.get(queue) ?? 0) + 1);
-        drainedOn.set(queue, false);
+        on.active++;
+        on.drained = false;
         try {
-          return await traceRun(job, () => runner.process(job, token, signal));
+          return await traceRun(job, () => runner.process(job, token));
         } finally {
           active--;
-          activeOn.set(queue, (activeOn.get(queue) ?? 1) - 1);
+          on.active--;
         }
       },
       {
@@ -185,9 +191,12 @@ export async function createWorker(
         concurrency: resolved.concurrency,
         ...(limit ? { limiter: { max: limit.max, duration: limit.durationMs } } : {}),
       },
+      runner,
     );
     worker.on('error', (err) => resolved.logger.error({ err, queue }, 'worker error'));
-    worker.on('drained', () => drainedOn.set(queue, true));
+    worker.on('drained', () => {
+      on.drained = true;
+    });
     // a job failed before any processor saw it (stalled too often): its run is recorded here
     worker.on('failed', (job, err) => {
       if (!job || !failedBeforeProcessing(job, err)) return;

@@ -16,7 +16,8 @@ export type SlotRenewal = () => Promise<'held' | 'gone' | 'cancelled'>;
  * what is still held.
  */
 export class HeldLeases {
-  private readonly sets = new Set<string>();
+  /** The group leases held beside the slot; made at the first (most runs take none). */
+  private sets: Set<string> | undefined;
   private slot: { set: string; renew: SlotRenewal } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<void> | undefined;
@@ -45,7 +46,7 @@ export class HeldLeases {
 
   /** Renew `set` from now on (an exclusion group, or a place in its line, was just taken in it). */
   add(set: string): void {
-    this.sets.add(set);
+    (this.sets ??= new Set()).add(set);
     this.arm();
   }
 
@@ -54,14 +55,23 @@ export class HeldLeases {
     this.stop(new RunCancelledError(this.scheduleId));
   }
 
-  /** Stop renewing and give every lease still held back. */
-  async releaseAll(): Promise<void> {
+  /**
+   * Stop renewing and give every lease still held back; undefined when none is left to give back
+   * and no renewal is under way (most runs: the finish script gave the slot back), so the run ends
+   * without a wait.
+   */
+  releaseAll(): Promise<void> | undefined {
     clearInterval(this.timer);
     this.timer = undefined;
+    if (!this.renewing && !this.slot && !this.sets?.size) return undefined;
+    return this.giveBack();
+  }
+
+  private async giveBack(): Promise<void> {
     await this.renewing;
-    const sets = [...this.sets];
+    const sets = this.sets ? [...this.sets] : [];
     if (this.slot) sets.push(this.slot.set);
-    this.sets.clear();
+    this.sets?.clear();
     this.slot = undefined;
     await Promise.all(sets.map((set) => this.store.release(set, this.leaseId)));
   }
@@ -88,9 +98,9 @@ export class HeldLeases {
         this.logger.warn({ err, set: slot.set }, 'lease renewal failed; will retry');
       }
     }
-    for (const set of this.sets) {
+    for (const set of this.sets ?? []) {
       try {
-        if (!(await this.store.renew(set, this.leaseId)) && this.sets.has(set)) {
+        if (!(await this.store.renew(set, this.leaseId)) && this.sets?.has(set)) {
           this.sets.delete(set);
           this.giveUp(set);
         }

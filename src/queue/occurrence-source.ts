@@ -12,7 +12,7 @@ import {
   resolveRunOptions,
 } from '../store/index.js';
 import { traceSteps } from '../tracing/run-tracing.js';
-import { OccurrenceFacts } from './plain-occurrence.js';
+import { isWrappedData, OccurrenceFacts } from './plain-occurrence.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import type { WorkerScheduler } from './worker-scheduler.js';
 
@@ -67,7 +67,8 @@ export class OccurrenceSource {
   }
 
   async of(job: Job): Promise<Occurrence> {
-    const data = await this.facts.of(job);
+    // an occurrence's own job carries it all: no wait on the facts of a plain one
+    const data = isWrappedData(job.data) ? job.data : await this.facts.of(job);
     const entry = this.scheduler.handlerFor(job.name, data.scheduleId);
     const prefix = data.prefix ?? this.scheduler.prefix;
     const kind = data.kind ?? 'scheduled';

@@ -95,14 +95,26 @@ export async function composePipeline(
   // Without middleware nothing calls a stage without its ctx: no AsyncLocalStorage (in Node 20 its
   // first `run` turns promise hooks on for the whole process, a cost every promise pays from then on).
   // A traced run (see src/tracing) wraps each stage in a span; an untraced one gets the stages as they are.
+  if (middleware.length === 0) return bareHandler(fn, args, job);
   const handlerSpan = `handler ${job.name}`;
-  if (middleware.length === 0) return traceStage(bare(fn, args), handlerSpan) as NextHandler;
   let handler = stage(traceStage(async (ctx: RunContext) => fn(...args, ctx), handlerSpan));
   for (let i = middleware.length - 1; i >= 0; i--) {
     const factory = middleware[i] as Middleware;
     handler = stage(traceStage(await factory(handler, job), `middleware ${middlewareName(factory, i)}`));
   }
   return handler;
+}
+
+/**
+ * `composePipeline` of a handler without middleware, at once: the worker runtime composes a pipeline
+ * per run, and one without middleware needs no wait for a factory.
+ */
+export function bareHandler(
+  fn: (...args: unknown[]) => unknown,
+  args: readonly unknown[],
+  job: ScheduledJobLike,
+): RunHandler {
+  return traceStage(bare(fn, args), `handler ${job.name}`) as NextHandler;
 }
 
 /** The handler of a schedule without middleware: `fn(...args, ctx)`, always async. */

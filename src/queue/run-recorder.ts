@@ -5,6 +5,7 @@ import type { RunCounter, RunPatch } from '../store/index.js';
 import { laterInThisTrace } from '../tracing/run-tracing.js';
 import { type AttemptState, attemptState, attemptsAllowed, lostAttempts } from './attempt-state.js';
 import type { HeldLeases } from './held-leases.js';
+import { lazyChild } from './lazy-logger.js';
 import type { Occurrence, OccurrenceSource } from './occurrence-source.js';
 import { type PausedOnFailureEvent, pauseNote, type SkippedResult } from './run-results.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
@@ -149,7 +150,7 @@ export class RunRecorder {
     streak?: 'ok' | 'failed',
   ): void {
     if (ticket.unwritten) {
-      patch = { ...ticket.unwritten, ...patch };
+      patch = Object.assign({}, ticket.unwritten, patch); // not a spread of two: ~15x dearer in V8
       ticket.unwritten = undefined;
       this.behind.delete(ticket);
     }
@@ -270,9 +271,9 @@ export class RunRecorder {
     }
   }
 
-  /** The logger of one delivery. */
+  /** The logger of one delivery, made when first used (`lazyChild`: a run that succeeds logs nothing). */
   loggerFor(occurrence: Occurrence, job: Job, state: AttemptState): Logger {
-    return this.options.logger.child({
+    return lazyChild(this.options.logger, {
       scheduleId: occurrence.scheduleId,
       fireAt: occurrence.fireAt,
       jobId: job.id,
@@ -398,7 +399,7 @@ export class RunRecorder {
   ) {
     if (ticket.unwritten) {
       // still behind: its `running` facts go with the outcome, in one write
-      patch = { ...ticket.unwritten, ...patch };
+      patch = Object.assign({}, ticket.unwritten, patch); // not a spread of two: ~15x dearer in V8
       ticket.unwritten = undefined;
       this.behind.delete(ticket);
     }
@@ -411,7 +412,12 @@ export class RunRecorder {
         patch,
         counters,
         streak,
-        { afterFailures: failures, note: pauseNote(failures, error ?? ''), at: this.options.clock.now() },
+        {
+          afterFailures: failures,
+          // said only by a failure that may pause the schedule
+          note: failures > 0 && streak === 'failed' ? pauseNote(failures, error ?? '') : '',
+          at: this.options.clock.now(),
+        },
         occurrence.run.slot, // the job's stored rule: which waiters and marks the run may have left
         finishedAtGiven,
       );

@@ -1,14 +1,15 @@
 /**
  * One run's stop: the `AbortController` behind the handler's `ctx.signal`, and the runner's own wait
- * on it. Whatever stops a run (the worker's shutdown, BullMQ's job signal, a lease lost or asked to
+ * on it. Whatever stops a run (the worker's shutdown, `Worker.cancelJob`, a lease lost or asked to
  * stop) calls `stop(reason)`; `race` settles the run at once then, whether or not the handler heeds its
  * signal.
  *
  * Why not `AbortSignal.any` or a listener per source: on the hot path of a busy worker (thousands of
  * runs a second) Node's `EventTarget` listeners cost more than the rest of the runner's JavaScript, and
  * a listener on the shared shutdown signal per run scans every other run's listener when added. So the
- * shutdown is one listener for all the runs under way (`LiveRuns`), and the runner's wait is a plain
- * callback here. The `AbortSignal` itself is made only when asked for (a handler that reads `ctx.signal`,
+ * shutdown is one listener for all the runs under way (`LiveRuns`), a cancel through BullMQ's worker
+ * finds its run there (BullMQ makes no `AbortController` per job: see `RuntimeWorker`), and the
+ * runner's wait is a plain callback here. The `AbortSignal` itself is made only when asked for (a handler that reads `ctx.signal`,
  * a middleware, a group's wait): making one costs more than the rest of a run's stop.
  */
 export class RunStop {
@@ -53,12 +54,20 @@ export class RunStop {
   }
 }
 
+/** What `LiveRuns` knows of a run's job: where `cancelJob` finds it. */
+export interface LiveJob {
+  readonly queueName: string;
+  readonly id?: string | undefined;
+}
+
 /**
  * The runs under way in one worker handle: each stopped when the shutdown's grace period has passed
- * (one listener on the shutdown signal for all of them), and by BullMQ's signal of its own job.
+ * (one listener on the shutdown signal for all of them), and by `cancel` (BullMQ's `Worker.cancelJob`,
+ * `cancelAllJobs`: see `RuntimeWorker`), which finds a run by its job's queue and id.
  */
 export class LiveRuns {
-  private readonly runs = new Set<RunStop>();
+  /** Each run under way, with its job. */
+  private readonly runs = new Map<RunStop, LiveJob>();
 
   constructor(
     /** Aborts (with a `WorkerShutdownError`) when the grace period of a shutdown has passed. */
@@ -67,29 +76,38 @@ export class LiveRuns {
     shutdown.addEventListener(
       'abort',
       () => {
-        for (const run of this.runs) run.stop(shutdown.reason);
+        for (const run of this.runs.keys()) run.stop(shutdown.reason);
       },
       { once: true },
     );
   }
 
-  /**
-   * A run begins: its stop, stopped at once when the shutdown came already, or when BullMQ aborts
-   * `jobSignal` (`Worker.cancelJob`). Call `end` when the run is over.
-   */
-  begin(jobSignal: AbortSignal | undefined): { stop: RunStop; end(): void } {
+  /** A run of `job` begins: its stop, stopped at once when the shutdown came already. Call `end` when it is over. */
+  begin(job: LiveJob): RunStop {
     const stop = new RunStop();
     if (this.shutdown.aborted) stop.stop(this.shutdown.reason);
-    this.runs.add(stop);
-    const onJobAbort = jobSignal && (() => stop.stop(jobSignal.reason));
-    if (jobSignal?.aborted) stop.stop(jobSignal.reason);
-    else if (onJobAbort) jobSignal.addEventListener('abort', onJobAbort, { once: true });
-    return {
-      stop,
-      end: () => {
-        this.runs.delete(stop);
-        if (onJobAbort) jobSignal.removeEventListener('abort', onJobAbort);
-      },
-    };
+    this.runs.set(stop, job);
+    return stop;
+  }
+
+  /** The run is over: neither the shutdown nor `cancel` stops it any more. */
+  end(stop: RunStop): void {
+    this.runs.delete(stop);
+  }
+
+  /**
+   * Stop the runs under way of job `jobId` in `queue` (every one of the queue's when `jobId` is
+   * undefined) with `reason`, or, as BullMQ's job signal has it, an `AbortError` when none is given.
+   * Whether one was under way. A scan: runs are few (the worker's concurrency), cancels rare.
+   */
+  cancel(queue: string, jobId: string | undefined, reason?: unknown): boolean {
+    const why = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    let found = false;
+    for (const [stop, job] of this.runs) {
+      if (job.queueName !== queue || (jobId !== undefined && job.id !== jobId)) continue;
+      found = true;
+      stop.stop(why);
+    }
+    return found;
   }
 }

@@ -397,6 +397,35 @@ describe('createWorker', () => {
     expect(await bed.redis.zrange(leaseKey, '0', '-1')).toEqual(['other-run']); // the new holder's lease stays
   });
 
+  it("cancelJob on the handle's worker stops that run through its signal, with the reason given, and fails it", async () => {
+    let reason: unknown;
+    let started = false;
+    const { history } = await setup(
+      (s) =>
+        s.register(
+          'cancellable',
+          (ctx: RunContext) =>
+            new Promise((_, reject) => {
+              started = true;
+              ctx.signal.addEventListener('abort', () => {
+                reason = ctx.signal.reason;
+                reject(new Error(`aborted: ${String(ctx.signal.reason)}`));
+              });
+            }),
+        ),
+      2,
+    );
+    const job = await bed.enqueue('cancellable', { fireAt: 1 });
+    await waitUntil(() => started, 15_000, { what: 'the run started' });
+    const [worker] = handle!.workers;
+    expect(worker!.cancelJob('no-such-job')).toBe(false);
+    expect(worker!.cancelJob(job.id as string, 'asked to stop')).toBe(true);
+    expect(await settled(job.id)).toBe('failed');
+    expect(reason).toBe('asked to stop');
+    // the run settles with the stop's reason at once, whatever the handler does with it
+    expect(await history.get('cancellable', 1)).toMatchObject({ outcome: 'failed', error: 'asked to stop' });
+  });
+
   it('lets maxInstances 2 run two at once, and unlimited with 0 and coalesce off', async () => {
     const held = heldRuns();
     const { history } = await setup((s) => s.register('wide', held.handler), 4);

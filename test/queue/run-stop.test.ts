@@ -1,5 +1,5 @@
 // A run's stop: the handler's signal and the runner's wait settle together, with the first reason; the
-// runs under way are stopped by the shutdown (one listener for all) and each by its own job's signal.
+// runs under way are stopped by the shutdown (one listener for all) and each by a cancel of its job.
 import { describe, expect, it } from 'vitest';
 import { LiveRuns, RunStop } from '../../src/queue/run-stop.js';
 
@@ -60,32 +60,45 @@ describe('RunStop', () => {
 });
 
 describe('LiveRuns', () => {
+  const job = (queueName: string, id: string) => ({ queueName, id });
+
   it('the shutdown stops every run under way, not one that ended; a run begun after it is stopped at once', () => {
     const shutdown = new AbortController();
     const live = new LiveRuns(shutdown.signal);
-    const a = live.begin(undefined);
-    const b = live.begin(undefined);
-    const done = live.begin(undefined);
-    done.end();
+    const a = live.begin(job('q', '1'));
+    const b = live.begin(job('q', '2'));
+    const done = live.begin(job('q', '3'));
+    live.end(done);
     const reason = new Error('grace period over');
     shutdown.abort(reason);
-    expect(a.stop.signal.reason).toBe(reason);
-    expect(b.stop.signal.reason).toBe(reason);
-    expect(done.stop.stopped).toBe(false);
-    expect(live.begin(undefined).stop.signal.reason).toBe(reason);
+    expect(a.signal.reason).toBe(reason);
+    expect(b.signal.reason).toBe(reason);
+    expect(done.stopped).toBe(false);
+    expect(live.begin(job('q', '4')).signal.reason).toBe(reason);
   });
 
-  it("a job's own signal stops its run alone, until the run ends", () => {
+  it("a cancel stops its job's run alone (same id in another queue left), until the run ends", () => {
     const live = new LiveRuns(new AbortController().signal);
-    const job1 = new AbortController();
-    const job2 = new AbortController();
-    const one = live.begin(job1.signal);
-    const two = live.begin(job2.signal);
-    job1.abort('cancelled by the worker');
-    expect(one.stop.signal.reason).toBe('cancelled by the worker');
-    expect(two.stop.stopped).toBe(false);
-    two.end();
-    job2.abort('too late');
-    expect(two.stop.stopped).toBe(false);
+    const one = live.begin(job('q', '1'));
+    const two = live.begin(job('q', '2'));
+    const elsewhere = live.begin(job('other', '1'));
+    expect(live.cancel('q', '1', 'cancelled by the worker')).toBe(true);
+    expect(one.signal.reason).toBe('cancelled by the worker');
+    expect(two.stopped).toBe(false);
+    expect(elsewhere.stopped).toBe(false);
+    live.end(two);
+    expect(live.cancel('q', '2', 'too late')).toBe(false);
+    expect(two.stopped).toBe(false);
+  });
+
+  it('a cancel without a reason aborts with an AbortError, as a job signal does; no id: every run of the queue', () => {
+    const live = new LiveRuns(new AbortController().signal);
+    const one = live.begin(job('q', '1'));
+    const two = live.begin(job('q', '2'));
+    const elsewhere = live.begin(job('other', '3'));
+    expect(live.cancel('q', undefined)).toBe(true);
+    expect((one.signal.reason as Error).name).toBe('AbortError');
+    expect((two.signal.reason as Error).name).toBe('AbortError');
+    expect(elsewhere.stopped).toBe(false);
   });
 });

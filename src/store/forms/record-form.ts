@@ -40,12 +40,15 @@ export interface PatchArgs {
   drop: string;
 }
 
-/** Encode a patch (`null` removes a fact; `undefined` leaves it) as script arguments. */
-export function patchArgs(patch: { readonly [k: string]: unknown }): PatchArgs {
+/**
+ * Encode a patch (`null` removes a fact; `undefined` leaves it) as script arguments; the facts named
+ * in `leaveOut` are left out (ones the script writes itself), as if undefined.
+ */
+export function patchArgs(patch: { readonly [k: string]: unknown }, leaveOut?: readonly string[]): PatchArgs {
   const set: string[] = [];
   const drop: string[] = [];
   for (const name in patch) {
-    if (IMPLIED.has(name)) continue;
+    if (IMPLIED.has(name) || leaveOut?.includes(name)) continue;
     const v = patch[name];
     if (v === undefined) continue;
     if (name === AFTER) {

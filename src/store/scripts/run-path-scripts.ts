@@ -256,11 +256,10 @@ export class RunPathScripts {
     }, 3);
     return async (lane, r) => {
       // a `finishedAt` is the script's Redis TIME, and a `fencingToken` that is the run's its own: not sent
-      const { finishedAt, fencingToken, ...rest } = r.outcome;
+      const { finishedAt, fencingToken } = r.outcome;
       const given = r.finishedAtGiven === true && typeof finishedAt === 'number';
-      const facts = given ? { ...rest, finishedAt } : rest;
       const ownToken = fencingToken !== undefined && fencingToken === r.fencingToken;
-      const p = patchArgs(ownToken || fencingToken === undefined ? facts : { ...facts, fencingToken });
+      const p = patchArgs(r.outcome, given ? (ownToken ? TOKEN : NONE) : ownToken ? BOTH : FINISHED);
       const { afterFailures, note, at } = r.pause;
       // the streak is kept only for a schedule with `pauseOnFailure` (finish-runs-5)
       const streak = afterFailures > 0 && r.streak ? (r.streak === 'ok' ? 'o' : 'x') : '';
@@ -284,6 +283,12 @@ export class RunPathScripts {
     };
   }
 }
+
+/** What a finish leaves out of its patch (`patchArgs`): its Redis TIME, its own token, both, or none. */
+const FINISHED = ['finishedAt'] as const;
+const TOKEN = ['fencingToken'] as const;
+const BOTH = ['finishedAt', 'fencingToken'] as const;
+const NONE = [] as const;
 
 /**
  * The occurrence field as the run scripts' flags carry it (`occurrenceField`): '' the fire time itself,
