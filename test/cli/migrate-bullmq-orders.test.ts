@@ -228,10 +228,13 @@ async function migrate(
         if (by.length !== 1 || by[0] !== 'bullbeat') asked.push({ id: s.id, t, at, by: [...by] });
       }
     }
-    // asked side by side: each is a CLI run of its own, mostly waiting on Redis
-    const answers = await Promise.all(asked.map(({ id, t }) => why(id, t)));
+    // asked 8 at a time: each is a CLI run of its own (a client, its connection), mostly waiting on Redis
+    const answers: Awaited<ReturnType<typeof why>>[] = [];
+    for (let i = 0; i < asked.length; i += 8) {
+      answers.push(...(await Promise.all(asked.slice(i, i + 8).map(({ id, t }) => why(id, t)))));
+    }
     asked.forEach(({ id, t, at, by }, i) => {
-      const said = answers[i] as { cause: string | null; summary: string };
+      const said = answers[i] as Awaited<ReturnType<typeof why>>;
       if (by.length === 0 && said.cause === 'bullmq' && skippedByBullmq(id, t)) {
         tally.skippedByBullmq.push(at);
         return;
