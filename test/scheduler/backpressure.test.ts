@@ -132,8 +132,8 @@ function closer(onTestFinished: (fn: () => Promise<void>) => void, env: ReturnTy
 }
 
 /**
- * With a consumer, on real time: each case waits on its consumer's runs far more than it computes, and
- * its bounds allow for a job added late, so the cases run side by side, each on its own prefix and queue.
+ * With a consumer, on real time: each case waits on its consumer's runs (slow ones, 250 ms each) far
+ * more than it computes, so the cases run side by side, each on its own prefix and queue.
  */
 describe.concurrent('backpressure with a consumer', () => {
   it('a slow plain BullMQ Worker: the queue stays bounded, every occurrence is run or coalesced', async ({
@@ -184,6 +184,38 @@ describe.concurrent('backpressure with a consumer', () => {
     expect(ran.length).toBe(stats.enqueued);
     const { totals } = await counters(env, ids);
     expect(Number(totals.coalesced)).toBe(stats.coalesced);
+  });
+
+  it("bullbeat's worker runtime as the consumer: slow runs, the queue stays bounded the same way", async ({
+    onTestFinished,
+  }) => {
+    const env = testEnv('bp-runtime');
+    const open = closer(onTestFinished, env);
+    const m = env.manager({ backpressure: true });
+    const ran: number[] = [];
+    m.schedule(
+      async (ctx: { fireAt: number }) => {
+        ran.push(ctx.fireAt);
+        await new Promise((r) => setTimeout(r, 250)); // far slower than the 100 ms period
+      },
+      new IntervalTrigger(0.1),
+      { id: 'slow', name: 'slow' },
+    );
+    const queue = open(new Queue(env.queue, { connection: { url: REDIS_URL } }));
+    const runtime = open(await createWorker(m, { concurrency: 1, logger: silent }), (r) =>
+      r.close({ graceMs: 1000 }),
+    );
+    await runtime.ready();
+    await m.start();
+    await waitUntil(() => ran.length >= 4, 20_000);
+    expect(await queue.getWaitingCount()).toBeLessThanOrEqual(1);
+    await m.stop();
+    const stats = internalsOf(m).loopStats!;
+    expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
+    expect(stats.coalesced).toBeGreaterThan(0);
+    expect(new Set(ran).size).toBe(ran.length);
+    const { per } = await counters(env, ['slow']);
+    expect(Number(per[0]!.coalesced)).toBe(stats.coalesced);
   });
 
   it('a consumer that keeps up: an occurrence is coalesced only while its predecessor still waits, or when the scheduler is a period behind', async ({
@@ -253,6 +285,37 @@ describe.concurrent('backpressure with a consumer', () => {
     }
   });
 
+  it('claimed right after its predecessor was enqueued (claim ahead longer than the period): judged again when due, not coalesced', async ({
+    onTestFinished,
+  }) => {
+    const env = testEnv('bp-ahead');
+    const open = closer(onTestFinished, env);
+    // the next occurrence is within the claim horizon as soon as the previous one is enqueued, so it is
+    // claimed a moment after: its predecessor is "waiting" then only because no consumer had a chance yet
+    const m = env.manager({ backpressure: true, claimAheadMs: 300, claimLeaseMs: 1200 }); // claimAheadMs <= a quarter lease
+    for (let i = 0; i < 5; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(0.25), { id: `h${i}` });
+    let ran = 0;
+    const worker = open(
+      new Worker(
+        env.queue,
+        async () => {
+          ran++;
+        },
+        { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 20 },
+      ),
+    );
+    await worker.waitUntilReady();
+    await m.start();
+    await waitUntil(() => ran >= 30, 20_000);
+    await m.stop();
+    expect(
+      internalsOf(m).loopStats!.enqueued +
+        internalsOf(m).loopStats!.coalesced -
+        internalsOf(m).loopStats!.coalescedBehind,
+    ).toBe(internalsOf(m).loopStats!.claimed);
+    expect(internalsOf(m).loopStats!.coalesced).toBe(0);
+  });
+
   it('a scheduler that was behind (down for 2.5 s): its backlog is coalesced into the latest occurrence, not enqueued late', async ({
     onTestFinished,
   }) => {
@@ -317,75 +380,5 @@ describe.concurrent('backpressure with a consumer', () => {
     expect(Number(per[0]!.coalesced)).toBe(stats.coalesced + (internalsOf(first).loopStats?.coalesced ?? 0));
     expect(Number(totals.coalesced)).toBe(Number(per[0]!.coalesced));
     expect((await second.get('b'))!.coalesced).toBe(Number(per[0]!.coalesced));
-  });
-});
-
-/**
- * The real-time cases with the tightest bounds, one at a time: at most one job waiting behind a slow
- * runtime, none coalesced for a consumer that keeps up. Beside the cases above on a loaded box, a job
- * was added late or waited past its gap now and then, and broke them.
- */
-describe('backpressure with a consumer, tight bounds, one at a time', () => {
-  it("bullbeat's worker runtime as the consumer: slow runs, the queue stays bounded the same way", async ({
-    onTestFinished,
-  }) => {
-    const env = testEnv('bp-runtime');
-    const open = closer(onTestFinished, env);
-    const m = env.manager({ backpressure: true });
-    const ran: number[] = [];
-    m.schedule(
-      async (ctx: { fireAt: number }) => {
-        ran.push(ctx.fireAt);
-        await new Promise((r) => setTimeout(r, 250)); // far slower than the 100 ms period
-      },
-      new IntervalTrigger(0.1),
-      { id: 'slow', name: 'slow' },
-    );
-    const queue = open(new Queue(env.queue, { connection: { url: REDIS_URL } }));
-    const runtime = open(await createWorker(m, { concurrency: 1, logger: silent }), (r) =>
-      r.close({ graceMs: 1000 }),
-    );
-    await runtime.ready();
-    await m.start();
-    await waitUntil(() => ran.length >= 4, 20_000);
-    expect(await queue.getWaitingCount()).toBeLessThanOrEqual(1);
-    await m.stop();
-    const stats = internalsOf(m).loopStats!;
-    expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
-    expect(stats.coalesced).toBeGreaterThan(0);
-    expect(new Set(ran).size).toBe(ran.length);
-    const { per } = await counters(env, ['slow']);
-    expect(Number(per[0]!.coalesced)).toBe(stats.coalesced);
-  });
-
-  it('claimed right after its predecessor was enqueued (claim ahead longer than the period): judged again when due, not coalesced', async ({
-    onTestFinished,
-  }) => {
-    const env = testEnv('bp-ahead');
-    const open = closer(onTestFinished, env);
-    // the next occurrence is within the claim horizon as soon as the previous one is enqueued, so it is
-    // claimed a moment after: its predecessor is "waiting" then only because no consumer had a chance yet
-    const m = env.manager({ backpressure: true, claimAheadMs: 300, claimLeaseMs: 1200 }); // claimAheadMs <= a quarter lease
-    for (let i = 0; i < 5; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(0.25), { id: `h${i}` });
-    let ran = 0;
-    const worker = open(
-      new Worker(
-        env.queue,
-        async () => {
-          ran++;
-        },
-        { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 20 },
-      ),
-    );
-    await worker.waitUntilReady();
-    await m.start();
-    await waitUntil(() => ran >= 30, 20_000);
-    await m.stop();
-    expect(
-      internalsOf(m).loopStats!.enqueued +
-        internalsOf(m).loopStats!.coalesced -
-        internalsOf(m).loopStats!.coalescedBehind,
-    ).toBe(internalsOf(m).loopStats!.claimed);
-    expect(internalsOf(m).loopStats!.coalesced).toBe(0);
   });
 });
