@@ -1,6 +1,6 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorker } from '../../src/queue/create-worker.js';
+import { createWorker, type WorkerHandle } from '../../src/queue/create-worker.js';
 import type { FiredEvent, MissedEvent } from '../../src/scheduler/contract/scheduler-events.js';
 import { internalsOf } from '../../src/scheduler/index.js';
 import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/forms/job-payload.js';
@@ -22,11 +22,27 @@ import { ManualTime } from './manual-time.js';
 describe('backpressure', () => {
   let env: ReturnType<typeof testEnv>;
   let time: ManualTime | undefined;
+  let queue: Queue | undefined;
+  let worker: Worker | undefined;
+  let runtime: WorkerHandle | undefined;
   afterEach(async () => {
     await time?.stopAll();
     time = undefined;
+    await runtime?.close({ graceMs: 1000 });
+    runtime = undefined;
+    await worker?.close();
+    await queue?.close();
+    worker = undefined;
+    queue = undefined;
     await env.cleanup();
   });
+
+  async function counters(prefix: string, ids: readonly string[]) {
+    const k = keys(prefix);
+    const per = await Promise.all(ids.map((id) => env.redis.hgetall(k.counts(id))));
+    const totals = await env.redis.hgetall(k.totals);
+    return { per, totals };
+  }
 
   it('with no consumer: one waiting job per schedule, every later occurrence counted as coalesced', async () => {
     env = testEnv('bp-stopped');
@@ -60,7 +76,7 @@ describe('backpressure', () => {
       expect(state!.fired).toBeGreaterThanOrEqual(1);
       expect(state!.fired).toBeLessThanOrEqual(3);
     }
-    const { per, totals } = await counters(env, ids);
+    const { per, totals } = await counters(env.prefix, ids);
     const sum = per.reduce((s, c) => s + Number(c.coalesced ?? 0), 0);
     expect(sum).toBe(stats.coalesced);
     expect(Number(totals.coalesced)).toBe(stats.coalesced);
@@ -89,7 +105,7 @@ describe('backpressure', () => {
     await m.start();
     await time.advanceUntil(async () => (await jobsOf('all')).length >= 9, 5000, 100);
     await time.stop(m);
-    const { per } = await counters(env, ['all', 'dflt']);
+    const { per } = await counters(env.prefix, ['all', 'dflt']);
     // 'all': every occurrence it fired is a job, none coalesced, though each waits in the queue
     const all = await jobsOf('all');
     const state = parseState(await env.redis.hget(keys(env.prefix).state, 'all'));
@@ -105,69 +121,34 @@ describe('backpressure', () => {
         internalsOf(m).loopStats!.coalescedBehind,
     ).toBe(internalsOf(m).loopStats!.claimed);
   });
-});
 
-/** The coalesced counters of `ids` and the deployment's totals. */
-async function counters(env: ReturnType<typeof testEnv>, ids: readonly string[]) {
-  const k = keys(env.prefix);
-  const per = await Promise.all(ids.map((id) => env.redis.hgetall(k.counts(id))));
-  const totals = await env.redis.hgetall(k.totals);
-  return { per, totals };
-}
-
-/**
- * What a real-time case opened (`open(x)` returns `x`), closed after it in the reverse order, then its
- * keys: those cases run side by side, each with its own.
- */
-function closer(onTestFinished: (fn: () => Promise<void>) => void, env: ReturnType<typeof testEnv>) {
-  const closes: (() => Promise<unknown>)[] = [];
-  onTestFinished(async () => {
-    for (const close of closes.reverse()) await close();
-    await env.cleanup();
-  });
-  return <T extends { close(): Promise<unknown> }>(it: T, close = (x: T) => x.close()): T => {
-    closes.push(() => close(it));
-    return it;
-  };
-}
-
-/**
- * With a consumer, on real time: each case waits on its consumer's runs (slow ones, 250 ms each) far
- * more than it computes, so the cases run side by side, each on its own prefix and queue.
- */
-describe.concurrent('backpressure with a consumer', () => {
-  it('a slow plain BullMQ Worker: the queue stays bounded, every occurrence is run or coalesced', async ({
-    onTestFinished,
-  }) => {
-    const env = testEnv('bp-slow');
-    const open = closer(onTestFinished, env);
+  it('a slow plain BullMQ Worker: the queue stays bounded, every occurrence is run or coalesced', async () => {
+    env = testEnv('bp-slow');
     const m = env.manager({ backpressure: true });
     const ids = ['x', 'y'];
     for (const id of ids) m.schedule({ name: 'tick' }, new IntervalTrigger(0.1), { id });
-    const queue = open(new Queue(env.queue, { connection: { url: REDIS_URL } }));
+    queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
     const ran: string[] = [];
     let maxWaiting = 0; // the most jobs of one schedule waiting at once, seen as each run starts
-    open(
-      new Worker(
-        env.queue,
-        async (job: Job) => {
-          ran.push(job.id!);
-          const perSchedule = new Map<string, number>();
-          for (const waiting of await queue.getWaiting()) {
-            const id = parseOccurrenceJobId(waiting.id ?? '')?.scheduleId ?? '?';
-            perSchedule.set(id, (perSchedule.get(id) ?? 0) + 1);
-          }
-          maxWaiting = Math.max(maxWaiting, ...perSchedule.values());
-          await new Promise((r) => setTimeout(r, 250)); // far slower than the 100 ms period
-        },
-        { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 1 },
-      ),
+    worker = new Worker(
+      env.queue,
+      async (job: Job) => {
+        ran.push(job.id!);
+        const perSchedule = new Map<string, number>();
+        for (const waiting of await queue!.getWaiting()) {
+          const id = parseOccurrenceJobId(waiting.id ?? '')?.scheduleId ?? '?';
+          perSchedule.set(id, (perSchedule.get(id) ?? 0) + 1);
+        }
+        maxWaiting = Math.max(maxWaiting, ...perSchedule.values());
+        await new Promise((r) => setTimeout(r, 250)); // far slower than the 100 ms period
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 1 },
     );
     await m.start();
     await waitUntil(() => ran.length >= 4, 20_000);
     await m.stop();
     await waitUntil(
-      async () => (await queue.getWaitingCount()) === 0 && (await queue.getActiveCount()) === 0,
+      async () => (await queue!.getWaitingCount()) === 0 && (await queue!.getActiveCount()) === 0,
     );
 
     const stats = internalsOf(m).loopStats!;
@@ -182,15 +163,12 @@ describe.concurrent('backpressure with a consumer', () => {
     // what was enqueued ran, once each
     expect(new Set(ran).size).toBe(ran.length);
     expect(ran.length).toBe(stats.enqueued);
-    const { totals } = await counters(env, ids);
+    const { totals } = await counters(env.prefix, ids);
     expect(Number(totals.coalesced)).toBe(stats.coalesced);
   });
 
-  it("bullbeat's worker runtime as the consumer: slow runs, the queue stays bounded the same way", async ({
-    onTestFinished,
-  }) => {
-    const env = testEnv('bp-runtime');
-    const open = closer(onTestFinished, env);
+  it("bullbeat's worker runtime as the consumer: slow runs, the queue stays bounded the same way", async () => {
+    env = testEnv('bp-runtime');
     const m = env.manager({ backpressure: true });
     const ran: number[] = [];
     m.schedule(
@@ -201,10 +179,8 @@ describe.concurrent('backpressure with a consumer', () => {
       new IntervalTrigger(0.1),
       { id: 'slow', name: 'slow' },
     );
-    const queue = open(new Queue(env.queue, { connection: { url: REDIS_URL } }));
-    const runtime = open(await createWorker(m, { concurrency: 1, logger: silent }), (r) =>
-      r.close({ graceMs: 1000 }),
-    );
+    queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
+    runtime = await createWorker(m, { concurrency: 1, logger: silent });
     await runtime.ready();
     await m.start();
     await waitUntil(() => ran.length >= 4, 20_000);
@@ -214,15 +190,12 @@ describe.concurrent('backpressure with a consumer', () => {
     expect(stats.enqueued + stats.coalesced - stats.coalescedBehind).toBe(stats.claimed);
     expect(stats.coalesced).toBeGreaterThan(0);
     expect(new Set(ran).size).toBe(ran.length);
-    const { per } = await counters(env, ['slow']);
+    const { per } = await counters(env.prefix, ['slow']);
     expect(Number(per[0]!.coalesced)).toBe(stats.coalesced);
   });
 
-  it('a consumer that keeps up: an occurrence is coalesced only while its predecessor still waits, or when the scheduler is a period behind', async ({
-    onTestFinished,
-  }) => {
-    const env = testEnv('bp-fast');
-    const open = closer(onTestFinished, env);
+  it('a consumer that keeps up: an occurrence is coalesced only while its predecessor still waits, or when the scheduler is a period behind', async () => {
+    env = testEnv('bp-fast');
     const m = env.manager({ backpressure: true });
     const periodMs = 200;
     for (let i = 0; i < 20; i++)
@@ -243,14 +216,12 @@ describe.concurrent('backpressure with a consumer', () => {
       },
     };
     let ran = 0;
-    open(
-      new Worker(
-        env.queue,
-        async () => {
-          ran++;
-        },
-        { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 50 },
-      ),
+    worker = new Worker(
+      env.queue,
+      async () => {
+        ran++;
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 50 },
     );
     await m.start();
     await waitUntil(() => ran >= 100, 20_000);
@@ -263,7 +234,7 @@ describe.concurrent('backpressure with a consumer', () => {
     // neither can hold for an occurrence whose predecessor was taken before its claim, on time.
     // `slackMs`: BullMQ reads processedOn from the worker's clock just before its script takes the job.
     const slackMs = 50;
-    const queue = open(new Queue(env.queue, { connection: { url: REDIS_URL } }));
+    queue = new Queue(env.queue, { connection: { url: REDIS_URL } });
     for (const e of coalesced) {
       const claimed = Math.min(...e.fireAts);
       const claimAt = claimedBy.get(`${e.scheduleId}@${claimed}`);
@@ -285,24 +256,19 @@ describe.concurrent('backpressure with a consumer', () => {
     }
   });
 
-  it('claimed right after its predecessor was enqueued (claim ahead longer than the period): judged again when due, not coalesced', async ({
-    onTestFinished,
-  }) => {
-    const env = testEnv('bp-ahead');
-    const open = closer(onTestFinished, env);
+  it('claimed right after its predecessor was enqueued (claim ahead longer than the period): judged again when due, not coalesced', async () => {
+    env = testEnv('bp-ahead');
     // the next occurrence is within the claim horizon as soon as the previous one is enqueued, so it is
     // claimed a moment after: its predecessor is "waiting" then only because no consumer had a chance yet
     const m = env.manager({ backpressure: true, claimAheadMs: 300, claimLeaseMs: 1200 }); // claimAheadMs <= a quarter lease
     for (let i = 0; i < 5; i++) m.schedule({ name: 'tick' }, new IntervalTrigger(0.25), { id: `h${i}` });
     let ran = 0;
-    const worker = open(
-      new Worker(
-        env.queue,
-        async () => {
-          ran++;
-        },
-        { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 20 },
-      ),
+    worker = new Worker(
+      env.queue,
+      async () => {
+        ran++;
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 20 },
     );
     await worker.waitUntilReady();
     await m.start();
@@ -316,22 +282,17 @@ describe.concurrent('backpressure with a consumer', () => {
     expect(internalsOf(m).loopStats!.coalesced).toBe(0);
   });
 
-  it('a scheduler that was behind (down for 2.5 s): its backlog is coalesced into the latest occurrence, not enqueued late', async ({
-    onTestFinished,
-  }) => {
-    const env = testEnv('bp-behind');
-    const open = closer(onTestFinished, env);
+  it('a scheduler that was behind (down for 2.5 s): its backlog is coalesced into the latest occurrence, not enqueued late', async () => {
+    env = testEnv('bp-behind');
     const define = (m: ReturnType<typeof env.manager>) =>
       m.schedule({ name: 'tick' }, new IntervalTrigger(0.2), { id: 'b' });
     let ran = 0;
-    const worker = open(
-      new Worker(
-        env.queue,
-        async () => {
-          ran++;
-        },
-        { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 5 },
-      ),
+    worker = new Worker(
+      env.queue,
+      async () => {
+        ran++;
+      },
+      { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: 5 },
     );
     await worker.waitUntilReady();
     const first = env.manager({ backpressure: true });
@@ -376,7 +337,7 @@ describe.concurrent('backpressure with a consumer', () => {
     const behind = coalesced.filter((e) => e.count > 1); // the outage's, coalesced at the first claim
     expect(behind.length).toBeGreaterThan(0);
     expect(Math.max(...behind.flatMap((e) => e.fireAts))).toBeLessThan(Math.min(...runs));
-    const { per, totals } = await counters(env, ['b']);
+    const { per, totals } = await counters(env.prefix, ['b']);
     expect(Number(per[0]!.coalesced)).toBe(stats.coalesced + (internalsOf(first).loopStats?.coalesced ?? 0));
     expect(Number(totals.coalesced)).toBe(Number(per[0]!.coalesced));
     expect((await second.get('b'))!.coalesced).toBe(Number(per[0]!.coalesced));
