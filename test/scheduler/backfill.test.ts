@@ -479,71 +479,6 @@ describe('backfill', () => {
     expect(enqueued.filter((t) => t >= span - 300 && t <= span).length).toBeGreaterThanOrEqual(3);
   });
 
-  for (const overlap of ['cancelOther', 'skip', 'bufferOne', 'bufferAll'] as const) {
-    it(`a schedule with overlap ${overlap}: its backfilled runs go one after another, all of them (real worker)`, async () => {
-      env = testEnv(`bf-${overlap}`);
-      const m = env.manager({ role: 'client' });
-      const ran: number[] = [];
-      let live = 0;
-      let most = 0;
-      m.schedule(
-        async function slow(ctx: { fireAt: number; kind: string }) {
-          live++;
-          most = Math.max(most, live);
-          await new Promise((r) => setTimeout(r, 30));
-          live--;
-          if (ctx.kind === 'backfill') ran.push(ctx.fireAt);
-        },
-        new IntervalTrigger(60),
-        { id: 'slow', overlap },
-      );
-      await m.start();
-      await m.pause('slow');
-      worker = await createWorker(m, { logger: silent, concurrency: 10 });
-      const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
-      const from = to - 10 * 60_000;
-      const r = await m.backfill('slow', { from, to, ratePerSecond: 1000 });
-      expect(r.enqueued).toBe(10);
-      await waitUntil(() => ran.length >= 10, 20_000);
-      expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => from + i * 60_000));
-      expect(most).toBe(1);
-      const outcomes = async () =>
-        (await m.history('slow')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
-      await waitUntil(async () => (await outcomes()).every((o) => o === 'succeeded'));
-      expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
-    });
-  }
-
-  it('allowAll lifts an explicit overlap policy for the backfilled runs (real worker)', async () => {
-    env = testEnv('bf-allow');
-    const m = env.manager({ role: 'client' });
-    const ran: number[] = [];
-    m.schedule(
-      async function wide(ctx: { fireAt: number }) {
-        await new Promise((r) => setTimeout(r, 30));
-        ran.push(ctx.fireAt);
-      },
-      new IntervalTrigger(60),
-      { id: 'wide', overlap: 'cancelOther' },
-    );
-    await m.start();
-    await m.pause('wide');
-    worker = await createWorker(m, { logger: silent, concurrency: 10 });
-    const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
-    const r = await m.backfill('wide', {
-      from: to - 10 * 60_000,
-      to,
-      ratePerSecond: 1000,
-      overlap: 'allowAll',
-    });
-    expect(r.enqueued).toBe(10);
-    await waitUntil(() => ran.length >= 10, 20_000);
-    const outcomes = async () =>
-      (await m.history('wide')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
-    await waitUntil(async () => (await outcomes()).every((o) => o === 'succeeded'));
-    expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
-  });
-
   it("overlap takes the schedule's vocabulary: each backfilled job carries the policy's run.slot, as a scheduled one", async () => {
     env = testEnv('bf-vocab');
     const m = env.manager({ role: 'client' });
@@ -614,5 +549,91 @@ describe('backfill', () => {
     expect(await env.jobIds()).toEqual([]);
     expect(await m.history('b')).toEqual([]);
     expect(await env.redis.exists(internalsOf(m).keys.backfills('b'))).toBe(0);
+  });
+});
+
+/**
+ * The backfilled runs of a schedule on a real worker, one case per overlap policy: each waits on its ten
+ * runs of 30 ms one after another (or side by side, allowAll), so the cases run side by side, each on
+ * its own prefix, queue and worker.
+ */
+describe.concurrent('backfilled runs on a real worker', () => {
+  for (const overlap of ['cancelOther', 'skip', 'bufferOne', 'bufferAll'] as const) {
+    it(`a schedule with overlap ${overlap}: its backfilled runs go one after another, all of them (real worker)`, async ({
+      onTestFinished,
+    }) => {
+      const env = testEnv(`bf-${overlap}`);
+      let worker: WorkerHandle | undefined;
+      onTestFinished(async () => {
+        await worker?.close();
+        await env.cleanup();
+      });
+      const m = env.manager({ role: 'client' });
+      const ran: number[] = [];
+      let live = 0;
+      let most = 0;
+      m.schedule(
+        async function slow(ctx: { fireAt: number; kind: string }) {
+          live++;
+          most = Math.max(most, live);
+          await new Promise((r) => setTimeout(r, 30));
+          live--;
+          if (ctx.kind === 'backfill') ran.push(ctx.fireAt);
+        },
+        new IntervalTrigger(60),
+        { id: 'slow', overlap },
+      );
+      await m.start();
+      await m.pause('slow');
+      worker = await createWorker(m, { logger: silent, concurrency: 10 });
+      const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
+      const from = to - 10 * 60_000;
+      const r = await m.backfill('slow', { from, to, ratePerSecond: 1000 });
+      expect(r.enqueued).toBe(10);
+      await waitUntil(() => ran.length >= 10, 20_000);
+      expect(ran.sort((x, y) => x - y)).toEqual(Array.from({ length: 10 }, (_, i) => from + i * 60_000));
+      expect(most).toBe(1);
+      const outcomes = async () =>
+        (await m.history('slow')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
+      await waitUntil(async () => (await outcomes()).every((o) => o === 'succeeded'));
+      expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
+    });
+  }
+
+  it('allowAll lifts an explicit overlap policy for the backfilled runs (real worker)', async ({
+    onTestFinished,
+  }) => {
+    const env = testEnv('bf-allow');
+    let worker: WorkerHandle | undefined;
+    onTestFinished(async () => {
+      await worker?.close();
+      await env.cleanup();
+    });
+    const m = env.manager({ role: 'client' });
+    const ran: number[] = [];
+    m.schedule(
+      async function wide(ctx: { fireAt: number }) {
+        await new Promise((r) => setTimeout(r, 30));
+        ran.push(ctx.fireAt);
+      },
+      new IntervalTrigger(60),
+      { id: 'wide', overlap: 'cancelOther' },
+    );
+    await m.start();
+    await m.pause('wide');
+    worker = await createWorker(m, { logger: silent, concurrency: 10 });
+    const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
+    const r = await m.backfill('wide', {
+      from: to - 10 * 60_000,
+      to,
+      ratePerSecond: 1000,
+      overlap: 'allowAll',
+    });
+    expect(r.enqueued).toBe(10);
+    await waitUntil(() => ran.length >= 10, 20_000);
+    const outcomes = async () =>
+      (await m.history('wide')).filter((x) => x.kind === 'backfill').map((x) => x.outcome);
+    await waitUntil(async () => (await outcomes()).every((o) => o === 'succeeded'));
+    expect(await outcomes()).toEqual(Array(10).fill('succeeded'));
   });
 });

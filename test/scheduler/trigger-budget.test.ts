@@ -3,8 +3,8 @@ import type { ErroredEvent, FiredEvent } from '../../src/scheduler/contract/sche
 import { JobStatus } from '../../src/store/forms/job-status.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import type { Trigger } from '../../src/triggers/trigger.js';
-import { waitUntil } from '../wait-until.js';
 import { everyMs, redisNow, testEnv } from './helpers.js';
+import { ManualTime } from './manual-time.js';
 
 /** Burn `ms` of this process's CPU. */
 function burn(ms: number): void {
@@ -28,13 +28,30 @@ function thirtyDaysExcluded(from: number): string[] {
   return entries;
 }
 
+/**
+ * The budget is this process's time spent in a trigger (wall and CPU); the fire loops run on manual time
+ * (manual-time.ts), so the healthy schedules' periods are advanced through, not slept.
+ */
 describe('the trigger time budget in the fire loop', () => {
   let env: ReturnType<typeof testEnv>;
-  afterEach(() => env.cleanup());
+  let time: ManualTime | undefined;
+  afterEach(async () => {
+    await time?.stopAll();
+    time = undefined;
+    await env.cleanup();
+  });
+
+  async function onManualTime(m: ReturnType<typeof env.manager>): Promise<ManualTime> {
+    time = new ManualTime(env.redis, env.prefix);
+    await time.start();
+    time.attach(m);
+    return time;
+  }
 
   it('a custom trigger whose nextFire overruns the budget is errored alone, naming the budget', async () => {
     env = testEnv('budget-custom');
     const m = env.manager({ triggerBudgetMs: 20 });
+    const t = await onManualTime(m);
     for (const name of ['h1', 'h2', 'h3']) m.schedule(async () => {}, everyMs(100), { name });
     const slow: Trigger = {
       nextFire(lastFire, now) {
@@ -49,11 +66,11 @@ describe('the trigger time budget in the fire loop', () => {
     m.on('fired', (e) => fired.push(e));
     m.on('errored', (e) => errored.push(e));
     await m.start();
-    await waitUntil(() => errored.length >= 1, 15_000);
+    await t.advanceUntil(() => errored.length >= 1, 15_000, 50);
     const count = (id: string) => fired.filter((e) => e.scheduleId === id).length;
     const before = count('h1');
-    await waitUntil(() => count('h1') >= before + 5, 15_000); // the healthy ones keep firing
-    await m.stop();
+    await t.advanceUntil(() => count('h1') >= before + 5, 15_000, 50); // the healthy ones keep firing
+    await t.stop(m);
     expect(errored.map((e) => e.scheduleId)).toEqual(['slow']);
     expect(errored[0]?.reason).toMatch(/took more than 20 ms \(the trigger time budget, triggerBudgetMs\)/);
     expect((await m.get('slow'))?.status).toBe(JobStatus.ERRORED);
@@ -62,6 +79,8 @@ describe('the trigger time budget in the fire loop', () => {
 
   it('an except list whose next time cannot be computed within the budget: errored alone, a healthy schedule keeps firing', async () => {
     env = testEnv('budget-except');
+    const m = env.manager(); // the default budget
+    const t = await onManualTime(m);
     const now = await redisNow(env.redis);
     // defined by a process whose budget is large (an older release, or a changed budget)
     const definer = env.manager({ triggerBudgetMs: 120_000, role: 'client' });
@@ -71,18 +90,17 @@ describe('the trigger time budget in the fire loop', () => {
       immediately: true,
     });
     await bad.saved;
-    const m = env.manager(); // the default budget
     m.schedule(async () => {}, everyMs(100), { name: 'ok' });
     const fired: FiredEvent[] = [];
     const errored: ErroredEvent[] = [];
     m.on('fired', (e) => fired.push(e));
     m.on('errored', (e) => errored.push(e));
     await m.start();
-    await waitUntil(() => errored.length >= 1, 30_000);
+    await t.advanceUntil(() => errored.length >= 1, 30_000, 50);
     const count = () => fired.filter((e) => e.scheduleId === 'ok').length;
     const before = count();
-    await waitUntil(() => count() >= before + 5, 15_000);
-    await m.stop();
+    await t.advanceUntil(() => count() >= before + 5, 15_000, 50);
+    await t.stop(m);
     expect(errored.map((e) => e.scheduleId)).toEqual(['bad']);
     expect(errored[0]?.reason).toMatch(/ExceptTrigger: nextFire: .*took more than 50 ms/);
     expect((await m.get('bad'))?.status).toBe(JobStatus.ERRORED);
