@@ -54,12 +54,14 @@ describe('createWorker with a SchedulerManager', () => {
     scheduler.every(0.2, { id: 'quick' })(async function quick(ctx: RunContext) {
       latch(ctx.fireAt).open();
     });
-    // The completion (which writes the `enqueued` record) comes only after a worker ran the job, and
-    // 20 ms later: a record stamped with the completion's own time (ms) would start before it.
+    // The completion (which writes the `enqueued` record) comes after a worker ran the job (at most
+    // 300 ms: at the end the worker closes first, and the manager's stop waits for this hook), and 20 ms
+    // later: a record stamped with the completion's own time (ms) would start before it.
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     scheduler.hooks = {
       afterEnqueue: async (claims) => {
-        await Promise.all(claims.map((c) => latch(c.fireAt).opened));
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await Promise.race([Promise.all(claims.map((c) => latch(c.fireAt).opened)), sleep(300)]);
+        await sleep(20);
       },
     };
     await start();
