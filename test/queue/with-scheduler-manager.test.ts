@@ -37,9 +37,33 @@ describe('createWorker with a SchedulerManager', () => {
 
   it('a record never says its run started before it was enqueued, however late the completion comes', async () => {
     const { scheduler, start } = managerBed();
-    scheduler.every(0.2, { id: 'quick' })(async function quick() {});
-    // The completion (which writes the `enqueued` record) comes well after a worker took the job.
-    scheduler.hooks = { afterEnqueue: () => new Promise((r) => setTimeout(r, 300)) };
+    // one latch per occurrence, opened when its handler runs: the worker took its job and wrote `started`
+    const latches = new Map<number, { opened: Promise<void>; open: () => void }>();
+    const latch = (fireAt: number) => {
+      let l = latches.get(fireAt);
+      if (!l) {
+        let open = () => {};
+        const opened = new Promise<void>((resolve) => {
+          open = resolve;
+        });
+        l = { opened, open };
+        latches.set(fireAt, l);
+      }
+      return l;
+    };
+    scheduler.every(0.2, { id: 'quick' })(async function quick(ctx: RunContext) {
+      latch(ctx.fireAt).open();
+    });
+    // The completion (which writes the `enqueued` record) comes after a worker ran the job (at most
+    // 300 ms: at the end the worker closes first, and the manager's stop waits for this hook), and 20 ms
+    // later: a record stamped with the completion's own time (ms) would start before it.
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    scheduler.hooks = {
+      afterEnqueue: async (claims) => {
+        await Promise.race([Promise.all(claims.map((c) => latch(c.fireAt).opened)), sleep(300)]);
+        await sleep(20);
+      },
+    };
     await start();
     const records = await waitUntil(
       async () => {

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StagedHere } from '../../src/scheduler/fire/staged-here.js';
 import { occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import type { Claim } from '../../src/store/forms/schedule-store-types.js';
@@ -8,7 +8,7 @@ import { keys } from '../../src/store/keys/index.js';
 import { CronTrigger } from '../../src/triggers/cron-trigger.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
-import { REDIS_URL, redisNow, testEnv } from './helpers.js';
+import { REDIS_URL, testEnv } from './helpers.js';
 import { ManualTime } from './manual-time.js';
 
 /**
@@ -18,69 +18,64 @@ import { ManualTime } from './manual-time.js';
  * nothing for costs nothing.
  */
 describe('a stop notice and the jobs this replica staged', () => {
-  let env: ReturnType<typeof testEnv>;
-  let q: Queue | undefined;
-  afterEach(async () => {
-    await q?.close();
-    q = undefined;
-    await env.cleanup();
-  });
-
-  /** A replica claiming 1.5 s ahead (staging), one schedule every 2 s, no consumer. */
-  async function setUp(tag: string) {
-    env = testEnv(tag);
+  /** A replica claiming 1.5 s ahead (staging) on `time`, one schedule every 2 s, no consumer. */
+  async function stagingReplica(env: ReturnType<typeof testEnv>, time: ManualTime) {
     const m = env.manager({ claimLeaseMs: 8000, claimAheadMs: 1500, commitAhead: true });
+    time.attach(m);
     await m.schedule({ name: 'tick' }, new IntervalTrigger(2), { id: 's' }).saved;
-    q = new Queue(env.queue, { connection: { url: REDIS_URL } });
     return m;
   }
 
-  /** True once `fireAt` is far enough ahead of Redis's clock for its claim to be staged. */
-  async function ahead(fireAt: number): Promise<boolean> {
-    return fireAt > (await redisNow(env.redis)) + 500;
-  }
+  it('a pause made while the add is in flight: the job lands, is taken back at once, and is recorded missed', () =>
+    onManualTime('staged-in-flight', async ({ env, time, queue }) => {
+      const m = await stagingReplica(env, time);
+      // true once `fireAt` is far enough ahead of Redis's clock for its claim to be staged
+      const ahead = (fireAt: number) => fireAt > time.now() + 500;
+      let held: Claim | undefined;
+      m.hooks = {
+        ...m.hooks,
+        beforeAdd: async (claims) => {
+          const c = claims.find((x) => x.id === 's');
+          if (held || !c || !ahead(c.fireAt)) return;
+          held = c;
+          // the pause searches the queue before this add lands: only the replica can take it back
+          expect(await m.pause('s')).toBe(true);
+        },
+      };
+      await m.start();
+      await time.advanceUntil(() => held !== undefined, 5_000, 50);
+      const fireAt = held!.fireAt;
+      await waitUntil(async () => (await m.history('s', 10)).some((r) => r.fireAt === fireAt), 10_000);
+      expect(await queue.getJob(occurrenceJobId('s', fireAt))).toBeUndefined();
+      const record = (await m.history('s', 10)).find((r) => r.fireAt === fireAt);
+      expect(record?.outcome).toBe('missed');
+      expect(record?.reason).toBe('paused');
+    }));
 
-  it('a pause made while the add is in flight: the job lands, is taken back at once, and is recorded missed', async () => {
-    const m = await setUp('staged-in-flight');
-    let held: Claim | undefined;
-    m.hooks = {
-      beforeAdd: async (claims) => {
-        const c = claims.find((x) => x.id === 's');
-        if (held || !c || !(await ahead(c.fireAt))) return;
-        held = c;
-        // the pause searches the queue before this add lands: only the replica can take it back
-        expect(await m.pause('s')).toBe(true);
-      },
-    };
-    await m.start();
-    await waitUntil(() => held !== undefined, 15_000);
-    const fireAt = held!.fireAt;
-    await waitUntil(async () => (await m.history('s', 10)).some((r) => r.fireAt === fireAt), 10_000);
-    expect(await q!.getJob(occurrenceJobId('s', fireAt))).toBeUndefined();
-    const record = (await m.history('s', 10)).find((r) => r.fireAt === fireAt);
-    expect(record?.outcome).toBe('missed');
-    expect(record?.reason).toBe('paused');
-  });
-
-  it('a stop notice after the add landed takes the job back by its id', async () => {
-    const m = await setUp('staged-landed');
-    const staged: Claim[] = [];
-    m.hooks = { afterEnqueue: (claims) => void staged.push(...claims) };
-    await m.start();
-    let target: Claim | undefined;
-    await waitUntil(async () => {
-      for (const c of staged) if (await ahead(c.fireAt)) target = c;
-      return target !== undefined;
-    }, 15_000);
-    const jobId = occurrenceJobId('s', target!.fireAt);
-    expect(await q!.getJobState(jobId)).toBe('delayed');
-    // the notice alone (no pause, so no search of the queue by the control): what the replica staged
-    await publishWake(env.redis, keys(env.prefix), 'stop:s');
-    await waitUntil(async () => (await q!.getJob(jobId)) === undefined, 10_000);
-    const record = (await m.history('s', 10)).find((r) => r.fireAt === target!.fireAt);
-    expect(record?.outcome).toBe('missed');
-    expect(record?.reason).toBe('paused');
-  });
+  it('a stop notice after the add landed takes the job back by its id', () =>
+    onManualTime('staged-landed', async ({ env, time, queue }) => {
+      const m = await stagingReplica(env, time);
+      const staged: Claim[] = [];
+      m.hooks = { ...m.hooks, afterEnqueue: (claims) => void staged.push(...claims) };
+      await m.start();
+      let target: Claim | undefined;
+      await time.advanceUntil(
+        () => {
+          target = staged.find((c) => c.fireAt > time.now() + 500);
+          return target !== undefined;
+        },
+        5_000,
+        50,
+      );
+      const jobId = occurrenceJobId('s', target!.fireAt);
+      expect(await queue.getJobState(jobId)).toBe('delayed');
+      // the notice alone (no pause, so no search of the queue by the control): what the replica staged
+      await publishWake(env.redis, keys(env.prefix), 'stop:s');
+      await waitUntil(async () => (await queue.getJob(jobId)) === undefined, 10_000);
+      const record = (await m.history('s', 10)).find((r) => r.fireAt === target!.fireAt);
+      expect(record?.outcome).toBe('missed');
+      expect(record?.reason).toBe('paused');
+    }));
 });
 
 /**
