@@ -553,6 +553,27 @@ describe('backfill', () => {
 });
 
 /**
+ * A case's own prefix, queue and client manager, and its worker (10 at once) once started: closed, and
+ * its keys removed, when the case finishes (the cases below run side by side).
+ */
+function ownCase(tag: string, onTestFinished: (fn: () => Promise<void>) => void) {
+  const env = testEnv(tag);
+  const m = env.manager({ role: 'client' });
+  let worker: WorkerHandle | undefined;
+  onTestFinished(async () => {
+    await worker?.close();
+    await env.cleanup();
+  });
+  return {
+    env,
+    m,
+    async startWorker(): Promise<void> {
+      worker = await createWorker(m, { logger: silent, concurrency: 10 });
+    },
+  };
+}
+
+/**
  * The backfilled runs of a schedule on a real worker, one case per overlap policy: each waits on its ten
  * runs of 30 ms one after another (or side by side, allowAll), so the cases run side by side, each on
  * its own prefix, queue and worker.
@@ -562,13 +583,7 @@ describe.concurrent('backfilled runs on a real worker', () => {
     it(`a schedule with overlap ${overlap}: its backfilled runs go one after another, all of them (real worker)`, async ({
       onTestFinished,
     }) => {
-      const env = testEnv(`bf-${overlap}`);
-      let worker: WorkerHandle | undefined;
-      onTestFinished(async () => {
-        await worker?.close();
-        await env.cleanup();
-      });
-      const m = env.manager({ role: 'client' });
+      const { m, startWorker, env } = ownCase(`bf-${overlap}`, onTestFinished);
       const ran: number[] = [];
       let live = 0;
       let most = 0;
@@ -585,7 +600,7 @@ describe.concurrent('backfilled runs on a real worker', () => {
       );
       await m.start();
       await m.pause('slow');
-      worker = await createWorker(m, { logger: silent, concurrency: 10 });
+      await startWorker();
       const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
       const from = to - 10 * 60_000;
       const r = await m.backfill('slow', { from, to, ratePerSecond: 1000 });
@@ -603,13 +618,7 @@ describe.concurrent('backfilled runs on a real worker', () => {
   it('allowAll lifts an explicit overlap policy for the backfilled runs (real worker)', async ({
     onTestFinished,
   }) => {
-    const env = testEnv('bf-allow');
-    let worker: WorkerHandle | undefined;
-    onTestFinished(async () => {
-      await worker?.close();
-      await env.cleanup();
-    });
-    const m = env.manager({ role: 'client' });
+    const { m, startWorker, env } = ownCase('bf-allow', onTestFinished);
     const ran: number[] = [];
     m.schedule(
       async function wide(ctx: { fireAt: number }) {
@@ -621,7 +630,7 @@ describe.concurrent('backfilled runs on a real worker', () => {
     );
     await m.start();
     await m.pause('wide');
-    worker = await createWorker(m, { logger: silent, concurrency: 10 });
+    await startWorker();
     const to = Math.floor((await redisNow(env.redis)) / 60_000) * 60_000;
     const r = await m.backfill('wide', {
       from: to - 10 * 60_000,

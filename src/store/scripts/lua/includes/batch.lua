@@ -6,31 +6,31 @@
   script builds only what it uses.
 ]]
 
--- A small count from the arguments (a cap, a number of pairs) as a number, converted once per
--- distinct string: a batch repeats a few, and tonumber parses with strtod.
-local countsRead = {}
-local function countOf(s)
-  local n = countsRead[s]
-  if not n then
-    n = tonumber(s)
-    countsRead[s] = n
+-- A parse of a string the batch's arguments repeat (a count, a list, a run's flags), made once per
+-- distinct string: a batch of hundreds of runs carries a few of each.
+local function memoized(parse)
+  local seen = {}
+  return function(s)
+    local v = seen[s]
+    if v == nil then
+      v = parse(s)
+      seen[s] = v
+    end
+    return v
   end
-  return n
 end
 
--- The names of a comma-separated list, split once per distinct list (a batch repeats a few).
-local namesSplit = {}
-local function namesOf(list)
-  local t = namesSplit[list]
-  if not t then
-    t = {}
-    for name in string.gmatch(list, '[^,]+') do t[#t + 1] = name end
-    namesSplit[list] = t
-  end
+-- A small count from the arguments (a cap, a number of pairs) as a number (tonumber parses with strtod).
+local countOf = memoized(tonumber)
+
+-- The names of a comma-separated list.
+local namesOf = memoized(function(list)
+  local t = {}
+  for name in string.gmatch(list, '[^,]+') do t[#t + 1] = name end
   return t
-end
+end)
 
--- The same for a script that writes a batch of runs: each counter is bumped per schedule now, and
+-- A run's counters, in a script that writes a batch of runs: each bumped per schedule now, and
 -- summed in `sums` (name -> n) for one HINCRBY per name on the totals when the batch ends
 -- (addTotals): the same totals, in the same atomic call.
 local function bumpBatched(counts, sums, names)
@@ -47,16 +47,10 @@ local function addTotals(totals, sums)
 end
 
 -- A run's flags (one letter each) as a set of its letters, with `lane` the occurrence field's prefix
--- (`m` a manual run's, `b` a backfill's, nil the fire time itself): read once per distinct string, as a
--- batch's runs carry a few.
-local flagsRead = {}
-local function readFlags(flags)
-  local f = flagsRead[flags]
-  if not f then
-    f = {}
-    for letter in string.gmatch(flags, '.') do f[letter] = true end
-    f.lane = (f.m and 'm') or (f.b and 'b') or nil
-    flagsRead[flags] = f
-  end
+-- (`m` a manual run's, `b` a backfill's, nil the fire time itself).
+local readFlags = memoized(function(flags)
+  local f = {}
+  for letter in string.gmatch(flags, '.') do f[letter] = true end
+  f.lane = (f.m and 'm') or (f.b and 'b') or nil
   return f
-end
+end)
