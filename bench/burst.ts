@@ -222,6 +222,8 @@ interface Row {
   enqueue?: ReturnType<typeof summary>;
   coalesced?: number;
   lookups?: { calls: number; usPerCall: number };
+  /** bullbeat: the scheduler process's CPU per occurrence it enqueued in the window (µs). */
+  schedUs?: number;
 }
 
 async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Row> {
@@ -255,6 +257,7 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
     burstMs: number[];
     lateness: number[];
     claimedAt: number[];
+    cpuPerFireUs: number;
     stats: { coalesced: number };
   }>();
   if (process.env.BURST_DEBUG) console.error('claims (ms after fire time)', out.claimedAt);
@@ -273,6 +276,7 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
     enqueue: summary(out.lateness ?? []),
     coalesced,
     lookups: { calls: cpu.hmgetCalls, usPerCall: cpu.hmgetUs / Math.max(1, cpu.hmgetCalls) },
+    schedUs: out.cpuPerFireUs,
   };
 }
 
@@ -400,7 +404,7 @@ for (const n of NS) {
     const row = r[k];
     if (!row?.burst) continue;
     extra.push(
-      `| ${n} | ${t} | ${row.enqueue ? `${f(row.enqueue.p50)} / ${f(row.enqueue.p99)}` : '–'} | ${f(row.burst.p50)} / ${f(row.burst.p99)} / ${f(row.burst.max)} | ${row.coalesced ?? '–'} | ${row.lookups ? `${row.lookups.calls} × ${row.lookups.usPerCall.toFixed(2)} µs` : '–'} |`,
+      `| ${n} | ${t} | ${row.enqueue ? `${f(row.enqueue.p50)} / ${f(row.enqueue.p99)}` : '–'} | ${f(row.burst.p50)} / ${f(row.burst.p99)} / ${f(row.burst.max)} | ${row.coalesced ?? '–'} | ${row.lookups ? `${row.lookups.calls} × ${row.lookups.usPerCall.toFixed(2)} µs` : '–'} | ${row.schedUs ? f(row.schedUs) : '–'} |`,
     );
   }
 }
@@ -441,7 +445,7 @@ async function overloadRows(burners: number): Promise<void> {
     `| BullMQ job schedulers | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | ${perSec(mq).toFixed(0)} | 1.00x | – | ${mq.depth} | ${f(mq.redisUs)} |`,
   );
   extra.push(
-    `| ${OVERLOAD} (overload${burners > 0 ? `, ${burners} burners` : ''}) | bullbeat scheduler + plain Worker | ${f(bb.enqueue!.p50)} / ${f(bb.enqueue!.p99)} | ${f(bb.burst!.p50)} / ${f(bb.burst!.p99)} / ${f(bb.burst!.max)} | ${bb.coalesced} | ${bb.lookups!.calls} × ${bb.lookups!.usPerCall.toFixed(2)} µs |`,
+    `| ${OVERLOAD} (overload${burners > 0 ? `, ${burners} burners` : ''}) | bullbeat scheduler + plain Worker | ${f(bb.enqueue!.p50)} / ${f(bb.enqueue!.p99)} | ${f(bb.burst!.p50)} / ${f(bb.burst!.p99)} / ${f(bb.burst!.max)} | ${bb.coalesced} | ${bb.lookups!.calls} × ${bb.lookups!.usPerCall.toFixed(2)} µs | ${bb.schedUs ? f(bb.schedUs) : '–'} |`,
   );
 }
 if (OVERLOAD > 0) {
@@ -450,12 +454,12 @@ if (OVERLOAD > 0) {
 }
 if (extra.length > 0) {
   console.log(
-    "\nBurst enqueue: when each occurrence's `addBulk` started, minus its fire time (bullbeat's own lateness); fire instant → the end of the last `addBulk` carrying one of its jobs, per instant of the window (ms, p50 / p99 / max); occurrences coalesced by backpressure over the whole run; backpressure look-ups in the window (Redis `HMGET` calls × Redis time per call).\n",
+    "\nBurst enqueue: when each occurrence's `addBulk` started, minus its fire time (bullbeat's own lateness); fire instant → the end of the last `addBulk` carrying one of its jobs, per instant of the window (ms, p50 / p99 / max); occurrences coalesced by backpressure over the whole run; backpressure look-ups in the window (Redis `HMGET` calls × Redis time per call); the scheduler process's CPU per occurrence it enqueued in the window (µs).\n",
   );
   console.log(
-    '| N | column | enqueue start − fire time p50 / p99 (ms) | fire → last job in the queue p50 / p99 / max (ms) | coalesced | look-ups |',
+    '| N | column | enqueue start − fire time p50 / p99 (ms) | fire → last job in the queue p50 / p99 / max (ms) | coalesced | look-ups | scheduler CPU per enqueue (µs) |',
   );
-  console.log('|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|');
   for (const l of extra) console.log(l);
 }
 console.log(

@@ -291,4 +291,26 @@ describe('renew-claims', () => {
     expect(Number(await bed.redis.zscore(bed.k.inflight, 'b'))).toBe(before);
     expect(await bed.redis.zscore(bed.k.inflight, 'c')).toBeNull(); // XX: never re-adds a completed claim
   });
+
+  it('renews a batch at the 4,000-claim bound in one call: every held lease extended, every lost one named', async () => {
+    setup();
+    const now = await bed.now();
+    const ids = Array.from({ length: 4000 }, (_, i) => `s${i}`);
+    // held by the token, lease about to lapse; every 7th taken over by another replica
+    const claims: string[] = [];
+    const leases: (string | number)[] = [];
+    for (const [i, id] of ids.entries()) {
+      claims.push(id, `${now - 10}|${i % 7 === 0 ? 'other' : 'tok'}`);
+      leases.push(now + 50, id);
+    }
+    await bed.redis.hset(bed.k.claim, ...claims);
+    await bed.redis.zadd(bed.k.inflight, ...leases);
+    const lost = await callScript(bed, RENEW_CLAIMS, bed.k.inflight, bed.k.claim, 5000, 'tok', '', ...ids);
+    expect(lost).toEqual(ids.filter((_, i) => i % 7 === 0));
+    const scores = await bed.redis.zmscore(bed.k.inflight, ...ids);
+    for (const [i, s] of scores.entries()) {
+      if (i % 7 === 0) expect(Number(s)).toBe(now + 50);
+      else expect(Number(s)).toBeGreaterThanOrEqual(now + 5000);
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { Claim, Completion, ScheduleDefinition } from '../../store/index.js';
+import type { Claim, Completion, RunRecord, ScheduleDefinition } from '../../store/index.js';
 import { occurrenceField, occurrenceJobId } from '../../store/index.js';
 import type { SchedulerEvents } from '../contract/index.js';
 import type { OccurrencePlan } from './occurrence-planner.js';
@@ -48,25 +48,29 @@ export function completionOf(
     },
     counter: 'missed',
   }));
+  // a behind span's facts when they go into the `enqueued` record (the occurrence enqueued stands for it)
+  let spanOfEnqueued: Partial<RunRecord> | undefined;
   if (plan.coalesced) {
     // what backpressure coalesced is one record, the stand-in's (all are counted): a behind span as the
-    // offsets before it (`coalescedBefore`; it runs in this claim), an occurrence coalesced while the
-    // waiting job stands for it as a field of that job's record (`coalescedAfter`, while the span is within
-    // the kept history). The read model shows each occurrence of them (record-reads.ts, `withSpans`)
+    // offsets before it (`coalescedBefore`; it runs in this claim, so they are written with its `enqueued`
+    // record, one write), an occurrence coalesced while the waiting job stands for it as a field of that
+    // job's record (`coalescedAfter`, while the span is within the kept history). The read model shows
+    // each occurrence of them (record-reads.ts, `withSpans`)
     const { cause, standIn, span, fireAts } = plan.coalesced;
     const kept = fireAts.slice(-historyLimit);
-    records.push({
-      fireAt: standIn,
-      field: occurrenceField(standIn),
-      patch: {
-        scheduleId: def.id,
+    const facts: Partial<RunRecord> = {
+      standsFor: { ...span, cause },
+      ...(cause === 'scheduler-behind'
+        ? { coalescedBefore: kept.map((at) => standIn - at) }
+        : span.count <= historyLimit && { coalescedAfter: kept.map((at) => at - standIn) }),
+    };
+    if (cause === 'scheduler-behind' && plan.enqueue?.fireAt === standIn) spanOfEnqueued = facts;
+    else
+      records.push({
         fireAt: standIn,
-        standsFor: { ...span, cause },
-        ...(cause === 'scheduler-behind'
-          ? { coalescedBefore: kept.map((at) => standIn - at) }
-          : span.count <= historyLimit && { coalescedAfter: kept.map((at) => at - standIn) }),
-      },
-    });
+        field: occurrenceField(standIn),
+        patch: { scheduleId: def.id, fireAt: standIn, ...facts },
+      });
   }
   if (plan.coalesceInto) {
     const c = plan.coalesceInto;
@@ -87,6 +91,7 @@ export function completionOf(
         ...(enqueuedAt !== undefined && { enqueuedAt }),
         ...(capDelayMs !== undefined && capDelayMs > 0 && { capDelayMs }),
         ...facts,
+        ...(spanOfEnqueued && { also: spanOfEnqueued }),
       },
     }),
     next: plan.next,

@@ -151,6 +151,11 @@ export interface Completion {
     reclaimed?: boolean;
     /** Delayed this long by the fire-rate cap (ms). */
     capDelayMs?: number;
+    /**
+     * More facts of the same record, written with it (one write, not two): the span a late claim's
+     * occurrence stands for (`standsFor`, `coalescedBefore`).
+     */
+    also?: Partial<RunRecord>;
   };
   /** The next due time, or null: completed. */
   next: number | null;

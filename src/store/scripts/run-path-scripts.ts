@@ -156,7 +156,7 @@ export class RunPathScripts {
           missed: c.missedUncounted,
           coalesced: c.coalesced ?? 0,
           ran: c.enqueued?.fireAt ?? c.claim.fireAt,
-          enqueued: counted(c.enqueued === undefined ? [] : enqueuedFacts(c.enqueued, a.now)),
+          enqueued: counted(enqueuedPairs(c.enqueued, a.now)),
           records,
         },
       };
@@ -350,4 +350,12 @@ function sharedFacts(
   const skipOnly: string[] = [];
   for (const [name, value] of skip) skipOnly.push(name, value);
   return { skipOnly, shared, runOnly };
+}
+
+/** The `enqueued` record's pairs for `complete-n` (none when nothing was enqueued), with its `also` facts. */
+function enqueuedPairs(e: Completion['enqueued'], now: number): string[] {
+  if (e === undefined) return [];
+  const set = enqueuedFacts(e, now);
+  if (e.also !== undefined) for (const v of patchArgs(e.also).set) set.push(String(v));
+  return set;
 }
