@@ -309,6 +309,52 @@ describe('foreign consumers', () => {
     await moved.quit();
   });
 
+  it("a followed queue's outcomes: over the completion's record, a first record only for this deployment's job", async () => {
+    env = testEnv('foreign-first');
+    const { redis, prefix, queue } = env;
+    const k = keys(prefix);
+    await redis.hset(k.schedules, 's', JSON.stringify({ name: 's', queue }));
+    const enqueued = occurrenceJobId('s', 1000); // its completion wrote `enqueued` already
+    await redis.zadd(k.runIndex('s'), 1000, '1000');
+    await redis.hset(
+      k.record('s', '1000'),
+      'outcome',
+      'enqueued',
+      'queue',
+      queue,
+      'jobId',
+      enqueued,
+      'kind',
+      'scheduled',
+    );
+    const first = occurrenceJobId('s', 2000); // finished before its completion: no record yet
+    const foreign = occurrenceJobId('s', 3000); // the same id scheme, another deployment's job
+    const follower = new ForeignOutcomes({
+      redis,
+      keys: k,
+      prefix,
+      historyLimit: 100,
+      logger: silent,
+      options: resolveForeignOutcomesOptions({ gatherMs: 10 }),
+      connection: redisTarget(REDIS_URL),
+    });
+    await follower.watch(queue);
+    const q = new Queue(queue, { connection });
+    await q.add('tick', { prefix, kind: 'scheduled' }, { jobId: enqueued });
+    await q.add('tick', { prefix, kind: 'catch-up' }, { jobId: first });
+    await q.add('tick', { prefix: 'another-deployment', kind: 'scheduled' }, { jobId: foreign });
+    await q.close();
+    plainWorker(queue, () => 'ok');
+    await waitUntil(async () => (await redis.hget(k.record('s', '2000'), 'outcome')) === 'succeeded', 10_000);
+    await waitUntil(async () => (await redis.hget(k.record('s', '1000'), 'outcome')) === 'succeeded', 10_000);
+    await follower.stop();
+    expect(await redis.hget(k.record('s', '1000'), 'consumer')).toBe('foreign');
+    expect(await redis.hget(k.record('s', '2000'), 'kind')).toBe('catch-up'); // from its job's data
+    expect(await redis.exists(k.record('s', '3000'))).toBe(0);
+    expect(await redis.zrange(k.runIndex('s'), 0, -1)).toEqual(['1000', '2000']);
+    expect(await redis.hget(k.counts('s'), 'runs')).toBe('2');
+  });
+
   it('a worker runtime says which queues it consumes, while it runs', async () => {
     env = testEnv('foreign-announce');
     const m = env.manager();

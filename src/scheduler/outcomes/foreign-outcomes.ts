@@ -371,64 +371,70 @@ export class ForeignOutcomes {
   }
 
   /**
-   * Record the events' outcomes unless a bullbeat worker wrote them already: one pipelined read of their
-   * records, one of the jobs still to read, then the writes (one script call per partition).
+   * Record the events' outcomes unless a bullbeat worker wrote them already: one pipelined read of the
+   * jobs' outcome fields, then the writes over the records the completions wrote (one script call per
+   * partition, which leaves alone any record that is not `enqueued` for the same job). An occurrence with
+   * no record yet (its job finished before its completion was written) is recorded after its job's data
+   * says it is this deployment's (`recordFirsts`).
    */
   private async recordFinished(events: readonly FinishedEvent[]): Promise<void> {
-    const { redis, keys: k } = this.host;
     const found = events.flatMap((e) => {
       const occ = parseOccurrenceJobId(e.jobId);
       return occ ? [{ ...e, occ, field: occurrenceField(occ.fireAt, occ.manual) }] : [];
     });
     if (found.length === 0) return;
-    let records: (RunRecord | null)[];
-    try {
-      records = (
-        await readRecords(
-          redis,
-          k,
-          found.map((f) => ({ scheduleId: f.occ.scheduleId, fields: [f.field] })),
-        )
-      ).map((r) => r[0] ?? null);
-    } catch {
-      return;
-    }
-    // The usual case for bullbeat's own workers: their outcome is there already; nothing more to read.
-    const open = found.flatMap((f, i) => {
-      const current = records[i] ?? null;
-      if (current && (current.outcome !== 'enqueued' || (current.jobId && current.jobId !== f.jobId)))
-        return [];
-      return [{ ...f, current }];
-    });
-    if (open.length === 0) return;
-    // the job's data (its whole payload, to parse) only when no record says whose it is
     const fields = await readJobFields(
-      redis,
-      open.map((o) => ({
-        jobKey: this.bullKey(o.queue, o.jobId),
-        fields: o.current ? OUTCOME_FIELDS : JOB_FIELDS,
-      })),
+      this.host.redis,
+      found.map((f) => ({ jobKey: this.bullKey(f.queue, f.jobId), fields: OUTCOME_FIELDS })),
     );
-    const writes = open.map((o, i) => {
+    const firsts: typeof found = [];
+    const writes = found.map(async (f, i) => {
+      const raw = fields[i];
+      if (raw === undefined || raw instanceof Error) return;
+      const { occ } = f;
+      const written = await this.recorder.recordOver({
+        ...outcomeOf(jobFields(raw), f.state, f.failedReason),
+        scheduleId: occ.scheduleId,
+        fireAt: occ.fireAt,
+        field: f.field,
+        queue: f.queue,
+        jobId: f.jobId,
+      });
+      if (written === 'no-record') firsts.push(f);
+    });
+    const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (firsts.length > 0) await this.recordFirsts(firsts);
+  }
+
+  /**
+   * The first record of finished occurrences that have none: only for jobs whose data names this
+   * deployment (another one may enqueue jobs of the same ids on a shared queue).
+   */
+  private async recordFirsts(
+    found: readonly (FinishedEvent & {
+      occ: NonNullable<ReturnType<typeof parseOccurrenceJobId>>;
+      field: string;
+    })[],
+  ): Promise<void> {
+    const fields = await readJobFields(
+      this.host.redis,
+      found.map((f) => ({ jobKey: this.bullKey(f.queue, f.jobId), fields: JOB_FIELDS })),
+    );
+    const writes = found.map((f, i) => {
       const raw = fields[i];
       if (raw === undefined || raw instanceof Error) return Promise.resolve(false);
       const job = jobFields(raw);
-      // With no record yet, only the job's data tells which deployment enqueued it.
-      if (!o.current && (!job.prefix || hashTag(job.prefix) !== hashTag(this.host.prefix))) {
-        return Promise.resolve(false);
-      }
-      const { occ } = o;
+      if (!job.prefix || hashTag(job.prefix) !== hashTag(this.host.prefix)) return Promise.resolve(false);
+      const { occ } = f;
       return this.recorder.record({
-        ...outcomeOf(job, o.state, o.failedReason),
+        ...outcomeOf(job, f.state, f.failedReason),
         scheduleId: occ.scheduleId,
         fireAt: occ.fireAt,
-        field: o.field,
-        queue: o.queue,
-        jobId: o.jobId,
-        kind:
-          o.current?.kind ??
-          job.kind ??
-          (occ.manual === 'backfill' ? 'backfill' : occ.manual ? 'manual' : 'scheduled'),
+        field: f.field,
+        queue: f.queue,
+        jobId: f.jobId,
+        kind: job.kind ?? (occ.manual === 'backfill' ? 'backfill' : occ.manual ? 'manual' : 'scheduled'),
       });
     });
     const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');

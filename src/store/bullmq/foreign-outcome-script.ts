@@ -50,6 +50,21 @@ export class ForeignOutcomeRecorder {
 
   /** True when written and counted, false when left alone. */
   async record(o: ForeignOutcome): Promise<boolean> {
+    return (await this.patch(o, o.kind)) === true;
+  }
+
+  /**
+   * The same, written only over a record that is there (one the completion wrote); `no-record` when there
+   * is none yet, and nothing was written: whose job it is must be checked first (its data), then `record`.
+   */
+  recordOver(o: Omit<ForeignOutcome, 'kind'>): Promise<boolean | 'no-record'> {
+    return this.patch(o, undefined);
+  }
+
+  private patch(
+    o: Omit<ForeignOutcome, 'kind'>,
+    kind: RunRecord['kind'] | undefined,
+  ): Promise<boolean | 'no-record'> {
     const patch: Partial<RunRecord> = {
       outcome: o.outcome,
       consumer: 'foreign',
@@ -66,7 +81,7 @@ export class ForeignOutcomeRecorder {
       fireAt: o.fireAt,
       jobId: o.jobId,
       counters: o.outcome === 'failed' ? ['runs', 'errors'] : ['runs'],
-      kind: o.kind,
+      kind,
       patch,
     });
   }

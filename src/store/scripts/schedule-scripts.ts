@@ -295,10 +295,11 @@ export class ScheduleScripts {
       fireAt: number;
       jobId: string;
       counters: readonly string[];
-      kind: string;
+      /** The kind of a record written first; undefined: written only over a record there. */
+      kind: string | undefined;
       patch: { readonly [name: string]: unknown };
     },
-  ) => Promise<boolean> {
+  ) => Promise<boolean | 'no-record'> {
     const l = FOREIGN_OUTCOMES;
     const batcher = new ScriptBatcher(
       async (lane, values) => {
@@ -319,11 +320,11 @@ export class ScheduleScripts {
         score: o.fireAt,
         jobId: o.jobId,
         counters: o.counters.join(','),
-        kind: o.kind,
+        kind: o.kind ?? '',
         pairs: counted(patchArgs(o.patch).set),
       };
       const [written] = await batcher.call(lane, itemArgs(l, values));
-      return yes(l, written);
+      return Number(written) === 2 ? 'no-record' : yes(l, written);
     };
   }
 

@@ -19,7 +19,8 @@
     ARGV[2] history limit
     then per outcome:
       schedule id, occurrence field, score (the fire time), job id, counters to bump (comma-separated),
-      the occurrence's kind (for a record written first), the number of the patch's name/value pairs,
+      the occurrence's kind (for a record written first; '' = write only over a record there), the
+      number of the patch's name/value pairs,
       the pairs (includes/record)
 
   One outcome's keys:
@@ -29,7 +30,8 @@
     counts:<id>  hash: the schedule's counters
 
   Output, per outcome (2 values each, in the batch's order):
-    { 1 written and counted | 0 left alone, '' }, or { -1, error } for an outcome whose write failed
+    { 1 written and counted | 0 left alone | 2 no record and no kind given, '' }, or { -1, error } for
+    an outcome whose write failed
     (each runs under pcall: the others are unaffected)
 ]]
 --- @include "includes/record"
@@ -44,6 +46,8 @@ local function record(id, field, score, jobId, counters, kind, set)
     if outcome ~= 'enqueued' then return 0 end
     if ofJob and ofJob ~= jobId then return 0 end
   else
+    -- no kind given: the caller writes only over a record (it has not checked whose job this is yet)
+    if kind == '' then return 2 end
     if redis.call('HEXISTS', KEYS[2], id) == 0 then return 0 end
     if not historyKeeps(idx, tonumber(score), limit) then return 0 end
     set[#set + 1] = 'kind'
