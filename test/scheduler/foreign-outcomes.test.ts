@@ -351,7 +351,7 @@ describe('foreign consumers', () => {
     expect(await redis.hget(k.record('s', '1000'), 'consumer')).toBe('foreign');
     expect(await redis.hget(k.record('s', '2000'), 'kind')).toBe('catch-up'); // from its job's data
     expect(await redis.exists(k.record('s', '3000'))).toBe(0);
-    expect(await redis.zrange(k.runIndex('s'), 0, -1)).toEqual(['1000', '2000']);
+    expect(await redis.zrange(k.runIndex('s'), '0', '-1')).toEqual(['1000', '2000']);
     expect(await redis.hget(k.counts('s'), 'runs')).toBe('2');
   });
 
