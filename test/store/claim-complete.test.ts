@@ -128,8 +128,10 @@ describe('complete', () => {
     const keys = setup();
     await claimedAt('a', 5000, 't');
     await claimedAt('b', 5000, 't');
-    // a worker started `a` first: the enqueued record merges, its outcome stays
+    // a worker started `a` first (its start indexed the record it wrote): the enqueued record merges,
+    // its outcome stays
     await bed.redis.hset(bed.k.record('a', '5000'), 'outcome', 'running', 'worker', 'w');
+    await bed.redis.zadd(bed.k.runIndex('a'), 5000, '5000');
     const missed: [string, string, object, string][] = [
       ['4000', '4000', { outcome: 'missed', reason: 'misfire' }, 'missed'],
     ];

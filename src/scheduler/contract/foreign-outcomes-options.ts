@@ -16,7 +16,7 @@ export interface ForeignOutcomesOptions {
   /**
    * How long the reader of a queue's events waits before its next read, after a read that did not fill
    * its batch (ms): a steady trickle of finishing jobs is then read and recorded in batches (one
-   * `XREAD` and three round trips per batch, not per event); outcomes are recorded that much later.
+   * `XREAD` and two round trips per batch, not per event); outcomes are recorded that much later.
    * `0`: read again at once. Default: `100`.
    */
   gatherMs?: number;

@@ -31,8 +31,9 @@
       the `enqueued` record: the number of its name/value pairs (0 = not enqueued), the pairs;
       the number of other records, then per record: field, score, counter ('' none), the number of its
       pairs, the pairs
-    The `enqueued` record is written by the merge rule (includes/record: `HSETNX outcome`, so it never
-    replaces a worker's outcome, when a worker started the job first, or after a take-over).
+    The `enqueued` record is written by the merge rule (includes/record: one `HSET` when it is new; over
+    a record there, `HSETNX outcome`, so it never replaces a worker's outcome, when a worker started the
+    job first, or after a take-over).
 
   Output:
     { how many claims were completed (still ours, schedule still there), then the id of each claim that

@@ -157,7 +157,7 @@ local function trim(id)
 end
 
 -- Index a record this call wrote (`known`: its entry was added, `added` true, or found, before):
--- a skip's as includes/record's indexRecord; a start's, whose token counts the schedule's starts,
+-- a skip's as includes/record's writeRecord; a start's, whose token counts the schedule's starts,
 -- with the trim checked at every slack-th start (includes/history).
 local function index(id, field, score, token, known, added)
   if not known then added = rcall('ZADD', indexKey(id), 'NX', score, field) == 1 end

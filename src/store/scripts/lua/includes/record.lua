@@ -54,15 +54,17 @@ local function patchRecord(rec, set, drop)
   end
 end
 
--- Index the record of `field` by its fire time; only a new entry can take the history over its bound.
-local function indexRecord(runs, idx, recBase, field, score, limit)
-  if redis.call('ZADD', idx, 'NX', score, field) == 1 then trimHistory(runs, idx, recBase, limit) end
-end
-
--- The whole write of one record: merge, index, trim.
+-- The whole write of one record: index, merge (or write: a new entry has no record to merge with),
+-- trim. A record's hash is there only while its index entry is (every writer indexes the record it
+-- writes, in the same script, and the trim drops both), so a new entry's record is written with one
+-- `HSET`, its `enqueued` outcome included, and no `HSETNX`.
 local function writeRecord(runs, idx, recBase, field, score, set, drop, limit)
-  patchRecord(recBase .. field, set, drop)
-  indexRecord(runs, idx, recBase, field, score, limit)
+  if redis.call('ZADD', idx, 'NX', score, field) == 1 then
+    if #set > 0 then redis.call('HSET', recBase .. field, unpack(set)) end
+    trimHistory(runs, idx, recBase, limit)
+  else
+    patchRecord(recBase .. field, set, drop)
+  end
 end
 
 -- The pairs of ARGV[from .. from + 2n - 1] as a table (n = ARGV[from - 1]); returns it and the index after.
