@@ -99,13 +99,7 @@ export function occurrenceJobData(
   kind: OccurrenceJobData['kind'],
   prefix: string,
 ): OccurrenceJobData {
-  return {
-    scheduleId: def.id,
-    fireAt,
-    kind,
-    args: def.args,
-    prefix,
-    run: def.run,
-    ...(def.data !== undefined && { data: def.data }),
-  };
+  const data: OccurrenceJobData = { scheduleId: def.id, fireAt, kind, args: def.args, prefix, run: def.run };
+  if (def.data !== undefined) data.data = def.data;
+  return data;
 }

@@ -218,15 +218,18 @@ export class RunPathScripts {
       const bare = String(reason).endsWith(',nofacts');
       if (status === 'refused') return { status, at: Number(at), ...(bare && { factsMissing: true }) };
       if (status === 'wait') return { status, live: Number(live) };
-      if (status === 'started')
-        return {
+      if (status === 'started') {
+        // (plain assignments, not conditional spreads: a spread of `false` costs a runtime call, per run)
+        const started: RunStart = {
           status,
           live: Number(live),
           fencingToken: Number(token),
           at: Number(at),
           buffered: String(reason).startsWith('buffered'),
-          ...(String(reason).endsWith(',facts') && { factsKnown: true }),
         };
+        if (String(reason).endsWith(',facts')) started.factsKnown = true;
+        return started;
+      }
       return {
         status,
         live: Number(live),
@@ -279,7 +282,12 @@ export class RunPathScripts {
       };
       // per run: { 1 written | 0 fenced off, 1 paused now | 0, the job id next in line ('') }
       const [written, paused, next] = await batcher.call(lane, itemArgs(l, values));
-      return { written: yes(l, written), paused: yes(l, paused), ...(next ? { next: String(next) } : {}) };
+      const done: { written: boolean; paused: boolean; next?: string } = {
+        written: yes(l, written),
+        paused: yes(l, paused),
+      };
+      if (next) done.next = String(next);
+      return done;
     };
   }
 }
