@@ -65,18 +65,15 @@ export function completionOf(
     // each occurrence of them (record-reads.ts, `withSpans`)
     const { cause, standIn, span, fireAts } = plan.coalesced;
     const kept = fireAts.slice(-historyLimit);
-    const facts: Partial<RunRecord> = {
-      standsFor: { ...span, cause },
-      ...(cause === 'scheduler-behind'
-        ? { coalescedBefore: kept.map((at) => standIn - at) }
-        : span.count <= historyLimit && { coalescedAfter: kept.map((at) => at - standIn) }),
-    };
-    if (cause === 'scheduler-behind' && plan.enqueue?.fireAt === standIn) spanOfEnqueued = facts;
+    const spanFacts: Partial<RunRecord> = { standsFor: { ...span, cause } };
+    if (cause === 'scheduler-behind') spanFacts.coalescedBefore = kept.map((at) => standIn - at);
+    else if (span.count <= historyLimit) spanFacts.coalescedAfter = kept.map((at) => at - standIn);
+    if (cause === 'scheduler-behind' && plan.enqueue?.fireAt === standIn) spanOfEnqueued = spanFacts;
     else
       records.push({
         fireAt: standIn,
         field: occurrenceField(standIn),
-        patch: { scheduleId: def.id, fireAt: standIn, ...facts },
+        patch: { scheduleId: def.id, fireAt: standIn, ...spanFacts },
       });
   }
   if (plan.coalesceInto) {
