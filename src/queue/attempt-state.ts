@@ -57,7 +57,9 @@ export function attemptState(
     previous.push(lost);
     attempt++;
   }
-  return { attempt, owed: attempt > 1, ...(lost && { lost }), previous };
+  const state: AttemptState = { attempt, owed: attempt > 1, previous };
+  if (lost) state.lost = lost; // (not a conditional spread: this runs once per run)
+  return state;
 }
 
 /** The attempts a job may make (BullMQ's `attempts` option; unset or 0 means one). */

@@ -59,11 +59,11 @@ export function outcomeOf(
   failedReason: string | undefined,
 ): Pick<ForeignOutcome, 'outcome' | 'startedAt' | 'finishedAt' | 'attempts' | 'error'> {
   const error = state === 'failed' ? (failedReason ?? job.failedReason ?? 'failed') : undefined;
-  return {
-    outcome: state === 'completed' ? 'succeeded' : 'failed',
-    ...(job.processedOn !== undefined && { startedAt: job.processedOn }),
-    ...(job.finishedOn !== undefined && { finishedAt: job.finishedOn }),
-    ...(job.attempts !== undefined && { attempts: job.attempts }),
-    ...(error !== undefined && { error }),
-  };
+  // (plain assignments, not conditional spreads: this runs once per outcome)
+  const out: ReturnType<typeof outcomeOf> = { outcome: state === 'completed' ? 'succeeded' : 'failed' };
+  if (job.processedOn !== undefined) out.startedAt = job.processedOn;
+  if (job.finishedOn !== undefined) out.finishedAt = job.finishedOn;
+  if (job.attempts !== undefined) out.attempts = job.attempts;
+  if (error !== undefined) out.error = error;
+  return out;
 }

@@ -65,16 +65,17 @@ export class ForeignOutcomeRecorder {
     o: Omit<ForeignOutcome, 'kind'>,
     kind: RunRecord['kind'] | undefined,
   ): Promise<boolean | 'no-record'> {
+    // (plain assignments, not conditional spreads: this runs once per outcome)
     const patch: Partial<RunRecord> = {
       outcome: o.outcome,
       consumer: 'foreign',
       queue: o.queue,
       jobId: o.jobId,
-      ...(o.startedAt !== undefined && { startedAt: o.startedAt }),
-      ...(o.finishedAt !== undefined && { finishedAt: o.finishedAt }),
-      ...(o.attempts !== undefined && { attempts: o.attempts }),
-      ...(o.error !== undefined && { error: o.error }),
     };
+    if (o.startedAt !== undefined) patch.startedAt = o.startedAt;
+    if (o.finishedAt !== undefined) patch.finishedAt = o.finishedAt;
+    if (o.attempts !== undefined) patch.attempts = o.attempts;
+    if (o.error !== undefined) patch.error = o.error;
     return this.write(this.keys.partitionOf(o.scheduleId), {
       scheduleId: o.scheduleId,
       field: o.field,
