@@ -67,6 +67,8 @@ describe('foreign-outcome', () => {
     // seen again (another replica, a reconciliation pass): left alone, not counted twice
     expect(await recorder.record(outcome(1000))).toBe(false);
     expect(await bed.redis.hgetall(bed.k.counts('s'))).toEqual({ runs: '2', errors: '1' });
+    // the deployment's totals, summed once per name at the end of the call
+    expect(await bed.redis.hmget(bed.k.totals, 'runs', 'errors')).toEqual(['2', '1']);
     // an earlier release's `enqueued` record (JSON), with this release's facts over it
     expect(await new RunHistory(bed.redis, bed.k, 20).get('s', 3000)).toMatchObject({
       outcome: 'failed',

@@ -35,8 +35,11 @@
     (each runs under pcall: the others are unaffected)
 ]]
 --- @include "includes/record"
+--- @include "includes/batch"
 
 local base, limit = ARGV[1], tonumber(ARGV[2])
+-- the batch's counters, added to `totals` once per name at its end (includes/batch: addTotals)
+local sums = {}
 
 local function record(id, field, score, jobId, counters, kind, set)
   local runs, idx, counts = base .. ':runs:' .. id, base .. ':runidx:' .. id, base .. ':counts:' .. id
@@ -54,7 +57,7 @@ local function record(id, field, score, jobId, counters, kind, set)
     set[#set + 1] = kind
   end
   writeRecord(runs, idx, recBase, field, score, set, '', limit)
-  bumpCounters(counts, KEYS[1], counters)
+  bumpBatched(counts, sums, counters)
   return 1
 end
 
@@ -72,4 +75,5 @@ while i <= #ARGV do
     out[#out + 1] = type(r) == 'table' and tostring(r.err) or tostring(r)
   end
 end
+addTotals(KEYS[1], sums)
 return out
