@@ -5,7 +5,7 @@ import { SlowFirst } from './test/setup/slow-first.js';
 
 // The test tiers (vitest projects). `npm test` runs them all: first unit, redis, process and volume
 // side by side in one pool of WORKERS forks, the longest files first (test/setup/slow-first.ts), then chaos
-// alone, three files at a time, then chaos-tight, two at a time. `npm run test:fast` runs unit only.
+// alone, two files at a time, then chaos-tight, two at a time. `npm run test:fast` runs unit only.
 // A new test file lands in `redis` unless it is listed below.
 
 /** Pure code: no Redis, no processes, no real waits of note. `npm run test:fast`. */
@@ -142,8 +142,14 @@ function scratchOnTmpfs(): void {
 }
 scratchOnTmpfs();
 
-/** Chaos files side by side (`BULLBEAT_CHAOS_WORKERS=1`: one at a time, for a box that is busy otherwise). */
-const CHAOS_WORKERS = Number(process.env.BULLBEAT_CHAOS_WORKERS) || 3;
+/**
+ * Chaos files side by side, two at a time (`BULLBEAT_CHAOS_WORKERS=1`: one at a time, for a box that is busy
+ * otherwise). Three at a time on a 2-core box at half its usual speed (2026-12-07) starved the cluster chaos's
+ * replicas: occurrences neither run nor recorded within its 20 s settle, on 9a1f4ab as on main (92 of 2,638
+ * once); two at a time passed, in the same wall time. What those occurrences were doing is an open finding
+ * (the load issue's note of that day), not settled by this setting.
+ */
+const CHAOS_WORKERS = Number(process.env.BULLBEAT_CHAOS_WORKERS) || 2;
 const chaosTimeouts = { testTimeout: 120_000, hookTimeout: 120_000 };
 
 // The test Redis: REDIS_URL, else 127.0.0.1:6379, else a private redis-server (test/setup/redis-server.ts).
