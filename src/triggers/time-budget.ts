@@ -15,16 +15,15 @@ interface Scope {
   checkAt: number;
   /** Wall time after which the walk stops whatever the CPU says. */
   stopAt: number;
-  /** Process CPU (ms) at the start (a reading at most a tenth of the budget older: `recentCpu`). */
+  /** Process CPU (ms) at the start (a reading at most `CPU_READING_MAX_AGE_MS` older). */
   cpuAtStart: number;
 }
 
 let scope: Scope | undefined;
 
-// Reading the CPU is a system call (~1-20 µs on a virtual machine), and a claim of hundreds of
-// schedules plans each under a budget: one reading serves the scopes that start within a tenth of
-// their budget of it (it then counts at most that tenth against them: 5 ms of the default 50).
-const CPU_READING_MAX_AGE_SHARE = 0.1;
+// Reading the CPU is a system call (~1-10 µs): one reading serves the scopes that start within a
+// millisecond of it (it then counts at most that millisecond against them).
+const CPU_READING_MAX_AGE_MS = 1;
 let cpuReading = { wall: Number.NEGATIVE_INFINITY, cpu: 0 };
 
 // This thread's CPU where Node has `process.threadCpuUsage`, else the process's, which also counts its
@@ -36,8 +35,8 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-function recentCpu(wall: number, budgetMs: number): number {
-  if (wall - cpuReading.wall > budgetMs * CPU_READING_MAX_AGE_SHARE) cpuReading = { wall, cpu: cpuMs() };
+function recentCpu(wall: number): number {
+  if (wall - cpuReading.wall > CPU_READING_MAX_AGE_MS) cpuReading = { wall, cpu: cpuMs() };
   return cpuReading.cpu;
 }
 
@@ -57,7 +56,7 @@ export function withTimeBudget<T>(budgetMs: number, fn: () => T): T {
     budgetMs,
     checkAt: wall + budgetMs,
     stopAt: wall + budgetMs * WALL_BUDGETS,
-    cpuAtStart: recentCpu(wall, budgetMs),
+    cpuAtStart: recentCpu(wall),
   };
   try {
     const out = fn();
