@@ -364,6 +364,6 @@ function sharedFacts(
 function enqueuedPairs(e: Completion['enqueued'], now: number): string[] {
   if (e === undefined) return [];
   const set = enqueuedFacts(e, now);
-  if (e.also !== undefined) for (const v of patchArgs(e.also).set) set.push(String(v));
+  if (e.also !== undefined) for (const v of patchArgs(e.also).set) set.push(v);
   return set;
 }

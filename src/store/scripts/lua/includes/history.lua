@@ -5,10 +5,11 @@
   slack = max(1, floor(limit / 10)) before it is cut back to exactly `limit` (oldest first), so a busy
   schedule pays the cut once every `slack` writes, not at each. Readers list the newest `limit`.
   Every script that adds a record to the index calls trimHistory after it (writeRecord, includes/record:
-  only a new entry can take the history over its bound), but for start-runs: a run's start calls it at every slack-th run started of the schedule (its fencing
-  token a multiple of slack), whether or not its own record was new, so that the records only starts
-  add (a run started before its `enqueued` record was written) take the index over by less than
-  2 slack, and a start pays the check once every slack runs.
+  only a new entry can take the history over its bound), but for start-runs: a run's start calls it at
+  every slack-th run started of the schedule (its fencing token a multiple of slack), whether or not its
+  own record was new, so that the records only starts add (a run started before its `enqueued` record
+  was written) take the index over by less than 2 slack, and a start pays the check once every slack
+  runs.
   `recBase` is `<base>:rec:<id>:` (a record's key is it and the occurrence field).
 ]]
 local function trimSlack(limit)
