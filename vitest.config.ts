@@ -119,10 +119,12 @@ const CHAOS_TIGHT = ['test/scheduler/replica-share.test.ts', 'test/scheduler/tru
 
 /**
  * Forks beside each other. Most of a Redis or process test's time is spent waiting (on Redis, on
- * timers, on a child), so more forks than the 2 cores of a small CI box still pay; vitest's default
- * (cores - 1) would run one file at a time there. Every test has its own key prefix or Redis.
+ * timers, on a child), so more forks than cores can still pay; vitest's default (cores - 1) would run
+ * one file at a time on a 2-core box. Three, not four: on a 2-core box at half its usual speed
+ * (2026-12-07) four forks outran the waits of the volume and process tests (spread's staging, the
+ * cluster misfire, a migration, cancelOther). Every test has its own key prefix or Redis.
  */
-const WORKERS = Number(process.env.BULLBEAT_TEST_WORKERS) || 4;
+const WORKERS = Number(process.env.BULLBEAT_TEST_WORKERS) || 3;
 
 /**
  * Scratch folders (the pack tests' npm installs, clones, private redis-servers) on tmpfs where the box
