@@ -69,6 +69,19 @@ async function settle(m: SchedulerManager, id: string, queue: string) {
   return jobs;
 }
 
+/** Schedule `s` on `queue` with the `enqueued` record of its occurrence at 1000 (job `jobId`), as a completion writes it. */
+async function enqueuedRecord(
+  redis: Redis,
+  k: ReturnType<typeof keys>,
+  queue: string,
+  jobId: string,
+  ...more: string[]
+): Promise<void> {
+  await redis.hset(k.schedules, 's', JSON.stringify({ name: 's', queue }));
+  await redis.zadd(k.runIndex('s'), 1000, '1000');
+  await redis.hset(k.record('s', '1000'), 'outcome', 'enqueued', 'queue', queue, 'jobId', jobId, ...more);
+}
+
 describe('foreign consumers', () => {
   it('reads the occurrence back from its job id, and ignores any other job', () => {
     for (const [id, manual] of [
@@ -259,19 +272,7 @@ describe('foreign consumers', () => {
     const { redis, prefix, queue } = env;
     const k = keys(prefix);
     const jobId = occurrenceJobId('s', 1000);
-    await redis.hset(k.schedules, 's', JSON.stringify({ name: 's', queue }));
-    await redis.zadd(k.runIndex('s'), 1000, '1000');
-    await redis.hset(
-      k.record('s', '1000'),
-      'outcome',
-      'enqueued',
-      'queue',
-      queue,
-      'jobId',
-      jobId,
-      'enqueuedAt',
-      1000,
-    );
+    await enqueuedRecord(redis, k, queue, jobId, 'enqueuedAt', '1000');
     await redis.zadd(`bull:${queue}:completed`, 2000, jobId);
     // the follower reads the record (`enqueued`), then Redis's time: meanwhile the worker runtime's
     // run of the job starts and ends, and its job is completed
@@ -313,20 +314,8 @@ describe('foreign consumers', () => {
     env = testEnv('foreign-first');
     const { redis, prefix, queue } = env;
     const k = keys(prefix);
-    await redis.hset(k.schedules, 's', JSON.stringify({ name: 's', queue }));
     const enqueued = occurrenceJobId('s', 1000); // its completion wrote `enqueued` already
-    await redis.zadd(k.runIndex('s'), 1000, '1000');
-    await redis.hset(
-      k.record('s', '1000'),
-      'outcome',
-      'enqueued',
-      'queue',
-      queue,
-      'jobId',
-      enqueued,
-      'kind',
-      'scheduled',
-    );
+    await enqueuedRecord(redis, k, queue, enqueued, 'kind', 'scheduled');
     const first = occurrenceJobId('s', 2000); // finished before its completion: no record yet
     const foreign = occurrenceJobId('s', 3000); // the same id scheme, another deployment's job
     const follower = new ForeignOutcomes({
