@@ -1,13 +1,15 @@
 // Exactly once on a Redis Cluster: a replica process SIGKILLed mid-fire, bounded chaos, a graceful
 // CLUSTER FAILOVER, and a master SIGKILLed (its replica promoted after cluster-node-timeout).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { queuePrefixFor } from '../../src/store/connection/redis-target.js';
+import { keySlot } from '../../src/store/keys/partitions.js';
 import { type ChaosPlan, describeChaos, runChaos } from '../chaos/default-chaos.js';
 import { expectKept } from '../chaos/expect-kept.js';
 import { type ReplicaProcess, spawnReplicaProcess } from '../scheduler/replica-process.js';
 import { childFixture } from '../setup/child-fixtures.js';
 import { type LocalCluster, startCluster } from '../setup/redis-cluster.js';
 import { waitUntil } from '../wait-until.js';
-import { clusterEnv, redisNow } from './helpers.js';
+import { clusterEnv, masterOfSlot, redisNow } from './helpers.js';
 
 const REPLICA = childFixture('test/scheduler/fixtures/replica.ts');
 const CHAOS_SECONDS = Number(process.env.BULLBEAT_CLUSTER_CHAOS_SECONDS ?? 15);
@@ -163,16 +165,21 @@ describe('exactly once on a Redis Cluster', () => {
     expect(lost).toEqual([]);
   }, 120_000);
 
-  it('a master SIGKILLed mid-run, its replica promoted: 0 twice; what async replication lost is counted', async () => {
+  it("the master of the queue's slot SIGKILLed mid-run, its replica promoted: 0 twice; what async replication lost is counted", async () => {
     const { lost, twice, want, diagnostics } = await run('master-kill', {
       replicas: 2,
       schedules: 90,
       seconds: 10,
       during: async (t0) => {
         await waitUntil(async () => (await redisNow(env.redis)) > t0 + 2500, 20_000, { stepMs: 50 });
-        const { masters, replicaOf } = await cluster.roles();
-        const victim = masters.find((m) => replicaOf.has(m))!;
-        const heir = replicaOf.get(victim)!;
+        // the master of the queue's slot: the consumer's blocking read waits on it when it dies
+        const { replicaOf } = await cluster.roles();
+        const victim = await masterOfSlot(
+          cluster,
+          keySlot(`${queuePrefixFor(env.target, env.queue)}:marker`),
+        );
+        const heir = replicaOf.get(victim);
+        if (heir === undefined) throw new Error(`the victim ${victim} has no replica to promote`);
         await cluster.kill(victim);
         await waitUntil(async () => (await cluster.roles()).masters.includes(heir), 30_000, { stepMs: 100 });
         await cluster.waitOk();
@@ -184,7 +191,8 @@ describe('exactly once on a Redis Cluster', () => {
     expect(twice).toEqual([]);
     // a loss needs a write acknowledged by the master and not yet replicated when it died: rare. A
     // consumer that stopped taking jobs after the failover shows here as handlers entered = left, jobs
-    // waiting or delayed, the worker running and not paused
+    // waiting or delayed, the worker running and not paused (BullMQ 6.7 on ioredis's own Cluster:
+    // 4 of 11 runs under CPU load; bullConnection's BullCluster, 0 of 12)
     expect(lost.length, diagnostics).toBeLessThan(want.length / 20);
   }, 120_000);
 });

@@ -129,3 +129,19 @@ export async function redisNow(redis: Redis): Promise<number> {
   const [s, us] = await redis.time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }
+
+/** The port of the master serving `slot` (from CLUSTER NODES on a live master). */
+export async function masterOfSlot(cluster: LocalCluster, slot: number): Promise<number> {
+  const { masters } = await cluster.roles();
+  const table = await cluster.cli(masters[0]!, 'cluster', 'nodes');
+  for (const line of table.split('\n')) {
+    const fields = line.split(' ');
+    if (!fields[2]?.includes('master') || fields[2].includes('fail')) continue;
+    const port = Number(fields[1]!.split(/[:@]/)[1]);
+    for (const range of fields.slice(8)) {
+      const [from, to = from] = range.split('-').map(Number);
+      if (from !== undefined && to !== undefined && slot >= from && slot <= to) return port;
+    }
+  }
+  throw new Error(`no master serves slot ${slot}:\n${table}`);
+}

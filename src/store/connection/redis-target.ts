@@ -1,6 +1,7 @@
 import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { parseURL } from 'ioredis/built/utils/index.js';
 import { BullbeatError } from '../../errors/bullbeat-error.js';
+import { BullCluster } from './bull-cluster.js';
 
 /**
  * A Redis Cluster to connect to: its seed nodes (`host:port` or `redis://[user:pass@]host:port`,
@@ -141,11 +142,15 @@ export function openRedis(target: RedisTarget, extra: RedisOptions = {}): Redis 
   return c as unknown as Redis;
 }
 
-function openCluster(target: RedisTarget, extra: RedisOptions): Cluster | undefined {
+function openCluster(
+  target: RedisTarget,
+  extra: RedisOptions,
+  make: (nodes: ClusterNode[], options: ClusterOptions) => Cluster = (n, o) => new Cluster(n, o),
+): Cluster | undefined {
   const { cluster, ...options } = target;
   if (!cluster) return undefined;
   const { lazyConnect, ...nodeOptions } = { ...options, ...extra };
-  return new Cluster(cluster.nodes, {
+  return make(cluster.nodes, {
     // a failover moves slots: follow them rather than failing the command
     retryDelayOnFailover: 200,
     retryDelayOnTryAgain: 200,
@@ -191,10 +196,10 @@ function spreadPipeline(cluster: Cluster): unknown {
 /**
  * What a BullMQ `Queue`/`Worker`/`QueueEvents` connects with: the options on a single Redis (BullMQ
  * makes its own client), a new `Cluster` on a cluster (BullMQ cannot make one from options; the
- * caller closes it after the BullMQ object).
+ * caller closes it after the BullMQ object), a `BullCluster` whose worker survives a failover.
  */
 export function bullConnection(target: RedisTarget): RedisOptions | Cluster {
-  return openCluster(target, {}) ?? target;
+  return openCluster(target, {}, (n, o) => new BullCluster(n, o)) ?? target;
 }
 
 /**

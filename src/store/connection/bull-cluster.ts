@@ -1,0 +1,54 @@
+import { Cluster, type ClusterNode, type ClusterOptions } from 'ioredis';
+
+type Options = ClusterOptions;
+/** What `super` takes: the same options, with ioredis's default (legacy) reply mapping. */
+type LegacyOptions = Options & { redisOptions?: Options['redisOptions'] & { replyMapping?: 'legacy' } };
+
+// clients owed an `end` (not a private field: ioredis's constructor calls connect() before a
+// subclass's fields exist)
+const endOwed = new WeakSet<Cluster>();
+const LIVE = new Set(['connecting', 'connect', 'ready']);
+
+/**
+ * The ioredis `Cluster` handed to BullMQ's objects, whose manual disconnect always ends with `end`.
+ *
+ * BullMQ 6.7 resets a Worker's blocking connection when its `BZPOPMIN` outlives its timeout (the
+ * node it waited on died): it calls `disconnect()` and waits for `end`. Beside that wait the
+ * client can come back to life before its `end`: BullMQ's own recovery of an emptied node pool
+ * calls `connect()`, or a slots refresh in flight when the pool was reset fills it again. Then
+ * `end` never comes, and the worker's fetch loop waits forever: running, not paused, taking no
+ * job, while jobs pile up (2 of 6 master SIGKILLs of the queue's slot under CPU load,
+ * test/cluster/failover).
+ *
+ * Here a client that comes back to life after a manual disconnect, before its `end`, emits that
+ * `end`: the disconnected life of the client did end, and whoever waited for it goes on to
+ * reconnect, which finds the client connecting or ready. `duplicate()` (BullMQ's blocking
+ * connection) keeps the class.
+ */
+export class BullCluster extends Cluster {
+  constructor(nodes: ClusterNode[], options?: Options) {
+    super(nodes, options as LegacyOptions);
+    // BullMQ's blocking connection is a duplicate: it keeps the class (ioredis's own duplicate makes
+    // a plain Cluster; its generic signature is assigned, not overridden)
+    Object.assign(this, {
+      duplicate: (overrideNodes: ClusterNode[] = [], overrideOptions: Options = {}) => {
+        const options: Options = { ...this.options, ...overrideOptions };
+        if (this.options.redisOptions && overrideOptions.redisOptions)
+          options.redisOptions = { ...this.options.redisOptions, ...overrideOptions.redisOptions };
+        return new BullCluster(overrideNodes.length > 0 ? overrideNodes : nodes.slice(0), options);
+      },
+    });
+    this.on('end', () => endOwed.delete(this));
+    // revived before its end (a connect(), or a slots refresh in flight when the pool was reset):
+    // the waiter for `end` hears it now
+    const revived = () => {
+      if (LIVE.has(this.status) && endOwed.delete(this)) this.emit('end');
+    };
+    for (const status of LIVE) this.on(status, revived);
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect && this.status !== 'end') endOwed.add(this);
+    super.disconnect(reconnect);
+  }
+}
