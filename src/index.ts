@@ -195,6 +195,7 @@ export {
   type AuditSource,
   type BulkChange,
   type BulkOp,
+  BullCluster,
   type ClusterConnection,
   type CoalesceCause,
   type CustomTriggerJSON,

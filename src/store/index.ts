@@ -30,6 +30,7 @@ export {
   unstartedSince,
 } from './bullmq/index.js';
 export {
+  BullCluster,
   bullConnection,
   type ClusterConnection,
   connectionOfKey,

@@ -1,8 +1,9 @@
 import { Cluster, type ClusterNode, type ClusterOptions } from 'ioredis';
 
-type Options = ClusterOptions;
 /** What `super` takes: the same options, with ioredis's default (legacy) reply mapping. */
-type LegacyOptions = Options & { redisOptions?: Options['redisOptions'] & { replyMapping?: 'legacy' } };
+type LegacyOptions = ClusterOptions & {
+  redisOptions?: ClusterOptions['redisOptions'] & { replyMapping?: 'legacy' };
+};
 
 // clients owed an `end` (not a private field: ioredis's constructor calls connect() before a
 // subclass's fields exist)
@@ -26,13 +27,13 @@ const LIVE = new Set(['connecting', 'connect', 'ready']);
  * connection) keeps the class.
  */
 export class BullCluster extends Cluster {
-  constructor(nodes: ClusterNode[], options?: Options) {
+  constructor(nodes: ClusterNode[], options?: ClusterOptions) {
     super(nodes, options as LegacyOptions);
     // BullMQ's blocking connection is a duplicate: it keeps the class (ioredis's own duplicate makes
     // a plain Cluster; its generic signature is assigned, not overridden)
     Object.assign(this, {
-      duplicate: (overrideNodes: ClusterNode[] = [], overrideOptions: Options = {}) => {
-        const options: Options = { ...this.options, ...overrideOptions };
+      duplicate: (overrideNodes: ClusterNode[] = [], overrideOptions: ClusterOptions = {}) => {
+        const options: ClusterOptions = { ...this.options, ...overrideOptions };
         if (this.options.redisOptions && overrideOptions.redisOptions)
           options.redisOptions = { ...this.options.redisOptions, ...overrideOptions.redisOptions };
         return new BullCluster(overrideNodes.length > 0 ? overrideNodes : nodes.slice(0), options);

@@ -1,5 +1,6 @@
 // The door of src/store/connection/: what the store's other rooms use of it.
 
+export { BullCluster } from './bull-cluster.js';
 export { DEFAULT_COMMAND_TIMEOUT_MS, withCommandTimeout } from './command-timeout.js';
 export {
   bullConnection,
