@@ -12,7 +12,7 @@ import {
   queuePrefixFor,
   redisTarget,
 } from '../../src/store/connection/redis-target.js';
-import type { OccurrenceJobData } from '../../src/store/forms/job-payload.js';
+import { type OccurrenceJobData, occurrenceJobId } from '../../src/store/forms/job-payload.js';
 import { keys } from '../../src/store/keys/keys.js';
 import { DEFAULT_CLUSTER_PARTITIONS } from '../../src/store/keys/partitions.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
@@ -45,8 +45,11 @@ export interface ChaosResult {
   ran: number;
   /** Occurrences run more than once. */
   twice: string[];
-  /** Occurrences of the window that did not run, each with what its record says (or `no record`). */
-  notRun: { key: string; why: string }[];
+  /**
+   * Occurrences of the window that did not run, each with what its record says (or `no record`) and its
+   * BullMQ job's state (`missing`: never added, or removed).
+   */
+  notRun: { key: string; why: string; job: string }[];
   /** Start lateness (BullMQ's `processedOn` - fire time), ms. */
   lateP50: number;
   lateP99: number;
@@ -222,22 +225,29 @@ export async function runChaos(plan: ChaosPlan): Promise<ChaosResult> {
     const settle = Date.now() + 20_000;
     while (Date.now() < settle && !want.every((w) => runs.has(w))) await sleep(100);
 
-    const notRun: { key: string; why: string }[] = [];
+    const notRun: { key: string; why: string; job: string }[] = [];
+    const jobs = new Queue(queue, { connection: connections[0]!, prefix: queuePrefixFor(target, queue) });
     for (const w of want) {
       if (runs.has(w)) continue;
       const [sid, at] = w.split('@') as [string, string];
-      const rec = await history.get(sid, Number(at));
+      // its own record, or the one the read model shows for an occurrence coalesced in a span (kept on
+      // the stand-in's record: `coalescedAfter` when the consumer was behind, `coalescedBefore` when
+      // the scheduler was)
+      const rec = await history.find(sid, Number(at));
       if (notRun.length < 3 && rec) {
         const stand = rec.standIn !== undefined ? await history.get(sid, rec.standIn) : null;
         log(`not run ${w}: ${JSON.stringify(rec)}; stand-in ${JSON.stringify(stand)}`);
       }
+      const job = await jobs.getJobState(occurrenceJobId(sid, Number(at))).catch((err: Error) => err.message);
       notRun.push({
         key: w,
+        job: job === 'unknown' ? 'missing' : job,
         why: rec
           ? `${rec.outcome}${rec.reason ? `: ${rec.reason}` : ''}${rec.coalescedBy ? ` (${rec.coalescedBy})` : ''}`
           : 'no record',
       });
     }
+    await jobs.close();
     const lateness = want.flatMap((w) => (late.has(w) ? [late.get(w)!] : [])).sort((a, b) => a - b);
     const q = (p: number) => lateness[Math.min(lateness.length - 1, Math.floor(p * lateness.length))] ?? -1;
     const firstKey = [...Array(plan.schedules).keys()]

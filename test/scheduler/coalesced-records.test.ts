@@ -68,6 +68,15 @@ describe('coalesced occurrences are recorded', () => {
       fireAts.map((at) => `c${at - standIn.fireAt}`).sort(),
     );
     expect(standIn.coalescedAfter?.map((ms) => standIn.fireAt + ms).sort()).toEqual(fireAts);
+    // the manager's history reads one such occurrence as `list` shows it; the store's own `get` (what
+    // a run's start checks, one read) finds no record of its own
+    expect(await m.history.get('c', fireAts[1]!)).toEqual(coalesced.find((r) => r.fireAt === fireAts[1]));
+    expect(await m.history.get('c', fireAts[1]!)).toMatchObject({
+      outcome: 'skipped',
+      standIn: standIn.fireAt,
+    });
+    expect(await Object.getPrototypeOf(m.history).get.call(m.history, 'c', fireAts[1]!)).toBeNull();
+    expect(await m.history.get('c', standIn.fireAt - 1)).toBeNull();
     const why = await whyDidntItRun(m, 'c', { at: fireAts[1]! });
     expect(why.cause).toBe('coalesced');
     expect(why.summary).toContain('consumer-behind');
@@ -130,6 +139,11 @@ describe('coalesced occurrences are recorded', () => {
       expect(await env.redis.exists(internalsOf(second).keys.record('b', String(r.fireAt)))).toBe(0);
     }
     expect(await env.redis.exists(internalsOf(second).keys.record('b', String(standInAt)))).toBe(1);
+    expect(await second.history.get('b', coalesced[0]!.fireAt)).toMatchObject({
+      outcome: 'skipped',
+      coalescedBy: 'scheduler-behind',
+      standIn: standInAt,
+    });
     // ... and the stand-in ran, enqueued by the claim that found it behind (not left to a later claim)
     expect(coalesced.every((r) => r.fireAt < standInAt)).toBe(true);
     await waitUntil(() => runs.includes(standInAt), 5000);

@@ -1,7 +1,7 @@
 import { type ConnectionOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AuditConfig, Keys, ManualRunStore } from '../../store/index.js';
+import type { AuditConfig, Keys, ManualRunStore, RecordLane } from '../../store/index.js';
 import {
   bullConnection,
   checkDeployment,
@@ -120,6 +120,11 @@ export class ManagerConnections {
       const rh = new RunHistory(this.redis, this.keys, this.options.historyLimit);
       const fn = (scheduleId: string, limit?: number) => rh.list(scheduleId, limit);
       Object.setPrototypeOf(fn, rh);
+      // a scheduled occurrence coalesced in a span has no record of its own: read it as `list` shows it
+      Object.assign(fn, {
+        get: (scheduleId: string, fireAt: number, manual: RecordLane = false) =>
+          manual ? rh.get(scheduleId, fireAt, manual) : rh.find(scheduleId, fireAt),
+      });
       this._history = fn as RunHistoryAccess;
     }
     return this._history;

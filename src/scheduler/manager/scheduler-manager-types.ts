@@ -78,7 +78,10 @@ export type { ListQuery } from '../../store/index.js';
 export interface RunHistoryReader {
   /** A schedule's records, newest first, at most `limit` (default: the history limit). */
   list(scheduleId: string, limit?: number): Promise<RunRecord[]>;
-  /** The record of one scheduled occurrence (by its fire time), or null. */
+  /**
+   * The record of one scheduled occurrence (by its fire time), or null; one coalesced in a span while a
+   * consumer or the scheduler was behind reads as `list` shows it (`skipped`, `coalesced`, its `standIn`).
+   */
   get(scheduleId: string, fireAt: number): Promise<RunRecord | null>;
   /** How many records a schedule keeps now. */
   size(scheduleId: string): Promise<number>;

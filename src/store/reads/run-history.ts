@@ -57,10 +57,24 @@ export class RunHistory {
     return (await readHistories(this.redis, this.keys, [scheduleId], limit))[0] ?? [];
   }
 
-  /** One occurrence's record, or null. */
+  /**
+   * One occurrence's own record, or null: one read, what a run's start checks. An occurrence coalesced
+   * in a span has none of its own (its stand-in's record keeps it); `find` reads it as `list` shows it.
+   */
   async get(scheduleId: string, fireAt: number, manual: RecordLane = false): Promise<RunRecord | null> {
     const fields = [occurrenceField(fireAt, manual)];
     return (await readRecords(this.redis, this.keys, [{ scheduleId, fields }]))[0]?.[0] ?? null;
+  }
+
+  /**
+   * One scheduled occurrence's record as the history shows it: its own, or, for one coalesced in a
+   * span while a consumer or the scheduler was behind, the `skipped`/`coalesced` record `list` shows
+   * (read from the kept history: a second read, on a miss only).
+   */
+  async find(scheduleId: string, fireAt: number): Promise<RunRecord | null> {
+    const own = await this.get(scheduleId, fireAt);
+    if (own) return own;
+    return (await this.list(scheduleId)).find((r) => r.fireAt === fireAt && r.kind === 'scheduled') ?? null;
   }
 
   /** How many occurrences' records a schedule keeps now (at most `historyLimit`). */
