@@ -18,8 +18,8 @@ const LIVE = new Set(['connecting', 'connect', 'ready']);
  * client can come back to life before its `end`: BullMQ's own recovery of an emptied node pool
  * calls `connect()`, or a slots refresh in flight when the pool was reset fills it again. Then
  * `end` never comes, and the worker's fetch loop waits forever: running, not paused, taking no
- * job, while jobs pile up (2 of 6 master SIGKILLs of the queue's slot under CPU load,
- * test/cluster/failover).
+ * job, while jobs pile up (4 of 11 SIGKILLs of the queue slot's master under CPU load,
+ * test/cluster/failover; 0 of 12 with this class).
  *
  * Here a client that comes back to life after a manual disconnect, before its `end`, emits that
  * `end`: the disconnected life of the client did end, and whoever waited for it goes on to
