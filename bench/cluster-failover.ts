@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { keySlot } from '../src/store/keys/partitions.js';
-import { clusterEnv, redisNow } from '../test/cluster/helpers.js';
+import { clusterEnv, masterOfSlot, redisNow } from '../test/cluster/helpers.js';
 import { type LocalCluster, startCluster } from '../test/setup/redis-cluster.js';
 import { waitUntil } from '../test/wait-until.js';
 
@@ -58,20 +58,6 @@ function expected(count: number, from: number, to: number): string[] {
     for (let t = Math.ceil((from - anchor) / 1000) * 1000 + anchor; t < to; t += 1000) out.push(`s${i}@${t}`);
   }
   return out;
-}
-
-async function masterOfSlot(cluster: LocalCluster, slot: number): Promise<number> {
-  const { masters } = await cluster.roles();
-  const text = await cluster.cli(masters[0]!, 'cluster', 'nodes');
-  for (const line of text.trim().split('\n')) {
-    const f = line.split(' ');
-    if (!f[2]!.includes('master') || f[2]!.includes('fail')) continue;
-    for (const range of f.slice(8)) {
-      const [lo, hi = lo] = range.split('-').map(Number);
-      if (slot >= lo! && slot <= hi!) return Number(f[1]!.split('@')[0]!.split(':')[1]);
-    }
-  }
-  throw new Error(`no master serves slot ${slot}`);
 }
 
 async function oneRun(acks: boolean) {
