@@ -75,12 +75,23 @@ async function redisCpu(): Promise<{ us: number; hmget: { calls: number; usec: n
   };
 }
 /** Redis CPU over the Redis-time window [from, to). */
+/**
+ * Redis's CPU over [from, to), its `HMGET` calls, and this process's CPU (the consumer's: the bench
+ * process hosts the Worker and little else while it waits).
+ */
 async function cpuOver(from: number, to: number) {
   await sleepUntil(from);
   const a = await redisCpu();
+  const own = process.cpuUsage();
   await sleepUntil(to);
+  const ownUsed = process.cpuUsage(own);
   const b = await redisCpu();
-  return { us: b.us - a.us, hmgetCalls: b.hmget.calls - a.hmget.calls, hmgetUs: b.hmget.usec - a.hmget.usec };
+  return {
+    us: b.us - a.us,
+    hmgetCalls: b.hmget.calls - a.hmget.calls,
+    hmgetUs: b.hmget.usec - a.hmget.usec,
+    consumerUs: ownUsed.user + ownUsed.system,
+  };
 }
 function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -224,6 +235,10 @@ interface Row {
   lookups?: { calls: number; usPerCall: number };
   /** bullbeat: the scheduler process's CPU per occurrence it enqueued in the window (µs). */
   schedUs?: number;
+  /** The bench process's CPU per run in the window (µs): the consumer's. */
+  consumerUs: number;
+  /** bullbeat: the scheduler process's CPU per run in the window (µs). */
+  schedPerRunUs?: number;
 }
 
 async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Row> {
@@ -277,6 +292,8 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
     coalesced,
     lookups: { calls: cpu.hmgetCalls, usPerCall: cpu.hmgetUs / Math.max(1, cpu.hmgetCalls) },
     schedUs: out.cpuPerFireUs,
+    consumerUs: cpu.consumerUs / Math.max(1, handler.n),
+    schedPerRunUs: (out.cpuPerFireUs * (out.lateness ?? []).length) / Math.max(1, handler.n),
   };
 }
 
@@ -317,7 +334,13 @@ async function runBullmq(n: number): Promise<Row> {
   }
   await dropQueue(q);
   const handler = summary(c.lateness);
-  return { handler, expected: n * SECONDS, depth: left, redisUs: cpu.us / Math.max(1, handler.n) };
+  return {
+    handler,
+    expected: n * SECONDS,
+    depth: left,
+    redisUs: cpu.us / Math.max(1, handler.n),
+    consumerUs: cpu.consumerUs / Math.max(1, handler.n),
+  };
 }
 
 /** The physical limit: a producer process adds the N jobs at each second itself (no scheduler). */
@@ -354,6 +377,7 @@ async function runLimit(n: number, consumer: 'runtime' | 'plain'): Promise<Row> 
     expected: n * SECONDS,
     depth: left,
     redisUs: cpu.us / Math.max(1, handler.n),
+    consumerUs: cpu.consumerUs / Math.max(1, handler.n),
     burst: summary(out.burstMs ?? []),
   };
 }
@@ -434,15 +458,19 @@ async function overloadRows(burners: number): Promise<void> {
   console.log(
     `\nOverload: ${OVERLOAD} schedules every second, aligned, plain Worker (concurrency ${CONCURRENCY})${burners > 0 ? `, ${burners} CPU burners beside it` : ''}.\n`,
   );
+  // the CPU a run costs, process by process: on a box whose cores are all busy, runs/s is about the
+  // cores over the sum (BullMQ's job schedulers run inside Redis, in the Worker's moveToFinished)
+  const sched = bb.schedPerRunUs ?? 0;
+  const all = (row: Row, extraUs: number) => f(row.redisUs + row.consumerUs + extraUs);
   console.log(
-    '| | p50 / p99 / max (ms) | runs seen / expected | runs/s | runs/s vs BullMQ | coalesced | queue depth at the end | Redis CPU per run (µs) |',
+    '| | p50 / p99 / max (ms) | runs seen / expected | runs/s | runs/s vs BullMQ | coalesced | queue depth at the end | CPU per run (µs): Redis + consumer + scheduler = all |',
   );
   console.log('|---|---|---|---|---|---|---|---|');
   console.log(
-    `| bullbeat | ${lat(bb)} | ${bb.handler.n} / ${bb.expected} | ${perSec(bb).toFixed(0)} | ${(perSec(bb) / Math.max(1, perSec(mq))).toFixed(2)}x | ${bb.coalesced} | ${bb.depth} | ${f(bb.redisUs)} |`,
+    `| bullbeat | ${lat(bb)} | ${bb.handler.n} / ${bb.expected} | ${perSec(bb).toFixed(0)} | ${(perSec(bb) / Math.max(1, perSec(mq))).toFixed(2)}x | ${bb.coalesced} | ${bb.depth} | ${f(bb.redisUs)} + ${f(bb.consumerUs)} + ${f(sched)} = ${all(bb, sched)} |`,
   );
   console.log(
-    `| BullMQ job schedulers | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | ${perSec(mq).toFixed(0)} | 1.00x | – | ${mq.depth} | ${f(mq.redisUs)} |`,
+    `| BullMQ job schedulers | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | ${perSec(mq).toFixed(0)} | 1.00x | – | ${mq.depth} | ${f(mq.redisUs)} + ${f(mq.consumerUs)} + 0 = ${all(mq, 0)} |`,
   );
   extra.push(
     `| ${OVERLOAD} (overload${burners > 0 ? `, ${burners} burners` : ''}) | bullbeat scheduler + plain Worker | ${f(bb.enqueue!.p50)} / ${f(bb.enqueue!.p99)} | ${f(bb.burst!.p50)} / ${f(bb.burst!.p99)} / ${f(bb.burst!.max)} | ${bb.coalesced} | ${bb.lookups!.calls} × ${bb.lookups!.usPerCall.toFixed(2)} µs | ${bb.schedUs ? f(bb.schedUs) : '–'} |`,
