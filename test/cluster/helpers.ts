@@ -71,6 +71,7 @@ export function clusterEnv(cluster: LocalCluster, tag: string, partitions?: numb
         { connection, prefix: queuePrefixFor(target, queue)!, concurrency },
       );
       worker.on('error', () => undefined);
+      const calls = watchCalls(worker);
       closers.push(async () => {
         await worker.close().catch(() => undefined);
         connection.disconnect();
@@ -82,7 +83,7 @@ export function clusterEnv(cluster: LocalCluster, tag: string, partitions?: numb
           .getJobCounts('wait', 'active', 'delayed', 'completed', 'failed')
           .catch((err: Error) => err.message);
         await q.close().catch(() => undefined);
-        return { ...handlers, running: worker.isRunning(), paused: worker.isPaused(), jobs };
+        return { ...handlers, running: worker.isRunning(), paused: worker.isPaused(), jobs, ...calls() };
       };
       return { runs, worker, state };
     },
@@ -144,4 +145,68 @@ export async function masterOfSlot(cluster: LocalCluster, slot: number): Promise
     }
   }
   throw new Error(`no master serves slot ${slot}:\n${table}`);
+}
+
+/**
+ * What a stalled consumer waits on, for a test's failure message: the worker's fetch state, its calls
+ * into its BullMQ backend and blocking connection still in flight (with their age), those that failed
+ * last, and each client's status. Reads BullMQ 6.7's internals (`backend`, `blockingConnection`),
+ * for diagnostics only: a name that is not there shows as absent.
+ */
+function watchCalls(worker: Worker): () => Record<string, unknown> {
+  const inflight = new Map<number, { name: string; at: number }>();
+  const failed: string[] = [];
+  let seq = 0;
+  const w = worker as unknown as {
+    backend?: Record<string, unknown> & { blockingConnection?: Record<string, unknown> };
+    waiting: unknown;
+    drained: boolean;
+    blockUntil: number;
+  };
+  const wrap = (target: Record<string, unknown> | undefined, owner: string, names: string[]) => {
+    if (!target) return;
+    for (const name of names) {
+      const fn = target[name];
+      if (typeof fn !== 'function') continue;
+      target[name] = function (this: unknown, ...args: unknown[]) {
+        const id = seq++;
+        inflight.set(id, { name: `${owner}.${name}`, at: Date.now() });
+        const out = (fn as (...a: unknown[]) => unknown).apply(this, args);
+        if (!(out instanceof Promise)) {
+          inflight.delete(id);
+          return out;
+        }
+        return out.then(
+          (v) => {
+            inflight.delete(id);
+            return v;
+          },
+          (err: unknown) => {
+            inflight.delete(id);
+            failed.push(`${owner}.${name}: ${err instanceof Error ? err.message : String(err)}`);
+            if (failed.length > 5) failed.shift();
+            throw err;
+          },
+        );
+      };
+    }
+  };
+  wrap(w.backend, 'backend', ['waitForJob', 'moveToActive', 'reconnectBlocking', 'moveToFinished']);
+  wrap(w.backend?.blockingConnection, 'blocking', ['disconnect', 'reconnect']);
+  const statusOf = (conn: unknown) => {
+    const c = (conn as { _client?: { status?: string; nodes?: () => unknown[] } } | undefined)?._client;
+    return c ? `${c.status} (${c.nodes?.().length ?? '?'} nodes)` : 'absent';
+  };
+  return () => {
+    const now = Date.now();
+    return {
+      fetch: { waiting: w.waiting != null, drained: w.drained, blockUntil: w.blockUntil },
+      inflight: [...inflight.values()].map((c) => `${c.name} ${now - c.at} ms`),
+      failed: [...failed],
+      clients: {
+        main: statusOf(w.backend?.connection),
+        blocking: statusOf(w.backend?.blockingConnection),
+      },
+    };
+  };
 }

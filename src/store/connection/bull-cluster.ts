@@ -24,7 +24,8 @@ const LIVE = new Set(['connecting', 'connect', 'ready']);
  * Here a client that comes back to life after a manual disconnect, before its `end`, emits that
  * `end`: the disconnected life of the client did end, and whoever waited for it goes on to
  * reconnect, which finds the client connecting or ready. `duplicate()` (BullMQ's blocking
- * connection) keeps the class.
+ * connection) keeps the class. And its `connect()` settles once the client is ready, even when
+ * ioredis gave up on that attempt and reconnected by itself (see `connect`).
  */
 export class BullCluster extends Cluster {
   constructor(nodes: ClusterNode[], options?: ClusterOptions) {
@@ -51,5 +52,45 @@ export class BullCluster extends Cluster {
   override disconnect(reconnect = false): void {
     if (!reconnect && this.status !== 'end') endOwed.add(this);
     super.disconnect(reconnect);
+  }
+
+  /**
+   * ioredis's `connect()`, settled by the client's next `ready` too. When an attempt's ready check
+   * fails (`CLUSTER INFO` says `cluster_state:fail`: right after a master died, before its replica
+   * is promoted), ioredis reconnects on its own and leaves that attempt's promise pending for good,
+   * though the client gets ready later. BullMQ 6.7 awaits it when it reconnects its blocking
+   * connection (`RedisConnection.reconnect`), and the worker's fetch loop waited with it: running,
+   * taking no job (test/cluster/failover, the queue slot's master SIGKILLed, under CPU load). A real
+   * end (status `end`; not the one a revived client emits above) rejects it.
+   */
+  override connect(): Promise<void> {
+    const attempt = super.connect();
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        this.removeListener('ready', onReady);
+        this.removeListener('end', onEnd);
+      };
+      const onReady = () => {
+        done();
+        resolve();
+      };
+      const onEnd = () => {
+        if (this.status !== 'end') return;
+        done();
+        reject(new Error('Connection is closed.'));
+      };
+      this.on('ready', onReady);
+      this.on('end', onEnd);
+      attempt.then(
+        () => {
+          done();
+          resolve();
+        },
+        (err: unknown) => {
+          done();
+          reject(err);
+        },
+      );
+    });
   }
 }
