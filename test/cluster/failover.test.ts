@@ -191,8 +191,8 @@ describe('exactly once on a Redis Cluster', () => {
     expect(twice).toEqual([]);
     // a loss needs a write acknowledged by the master and not yet replicated when it died: rare. A
     // consumer that stopped taking jobs after the failover shows here as handlers entered = left, jobs
-    // waiting or delayed, the worker running and not paused (BullMQ 6.7 on ioredis's own Cluster:
-    // 4 of 11 runs under CPU load; bullConnection's BullCluster, 0 of 12)
+    // waiting or delayed, the worker running and not paused, its calls in flight named (BullMQ 6.7 on
+    // ioredis's own Cluster: 4 of 11 runs under CPU load; BullCluster's two fixes, see bull-cluster.ts)
     expect(lost.length, diagnostics).toBeLessThan(want.length / 20);
   }, 120_000);
 });
