@@ -10,6 +10,33 @@ type LegacyOptions = ClusterOptions & {
 const endOwed = new WeakSet<Cluster>();
 const LIVE = new Set(['connecting', 'connect', 'ready']);
 
+/** The `connect()` calls of a client not settled yet (a module map, for the same reason as `endOwed`). */
+const connectWaiters = new WeakMap<Cluster, Set<{ resolve: () => void; reject: (err: Error) => void }>>();
+
+/**
+ * A client's unsettled `connect()` calls, with the two listeners that settle them made at its first call:
+ * each `ready` resolves them all; a real end (status `end`, not the `end` a revived client emits)
+ * rejects them. One pair of listeners however many attempts an outage orphans.
+ */
+function waitersOf(client: Cluster) {
+  let waiters = connectWaiters.get(client);
+  if (!waiters) {
+    const all = new Set<{ resolve: () => void; reject: (err: Error) => void }>();
+    waiters = all;
+    connectWaiters.set(client, all);
+    client.on('ready', () => {
+      for (const w of [...all]) w.resolve();
+      all.clear();
+    });
+    client.on('end', () => {
+      if (client.status !== 'end') return;
+      for (const w of [...all]) w.reject(new Error('Connection is closed.'));
+      all.clear();
+    });
+  }
+  return waiters;
+}
+
 /**
  * The ioredis `Cluster` handed to BullMQ's objects, whose manual disconnect always ends with `end`.
  *
@@ -66,28 +93,15 @@ export class BullCluster extends Cluster {
   override connect(): Promise<void> {
     const attempt = super.connect();
     return new Promise<void>((resolve, reject) => {
-      const done = () => {
-        this.removeListener('ready', onReady);
-        this.removeListener('end', onEnd);
-      };
-      const onReady = () => {
-        done();
-        resolve();
-      };
-      const onEnd = () => {
-        if (this.status !== 'end') return;
-        done();
-        reject(new Error('Connection is closed.'));
-      };
-      this.on('ready', onReady);
-      this.on('end', onEnd);
+      const waiter = { resolve, reject };
+      waitersOf(this).add(waiter);
       attempt.then(
         () => {
-          done();
+          connectWaiters.get(this)?.delete(waiter);
           resolve();
         },
         (err: unknown) => {
-          done();
+          connectWaiters.get(this)?.delete(waiter);
           reject(err);
         },
       );
