@@ -241,6 +241,18 @@ interface Row {
   schedPerRunUs?: number;
 }
 
+/** A run's row from what it measured: lateness seen, runs expected, depth at the end, CPU over the window. */
+function measured(
+  lateness: number[],
+  n: number,
+  depth: number,
+  cpu: { us: number; consumerUs: number },
+): Pick<Row, 'handler' | 'expected' | 'depth' | 'redisUs' | 'consumerUs'> {
+  const handler = summary(lateness);
+  const runs = Math.max(1, handler.n);
+  return { handler, expected: n * SECONDS, depth, redisUs: cpu.us / runs, consumerUs: cpu.consumerUs / runs };
+}
+
 async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Row> {
   const id = randomUUID().slice(0, 8);
   const prefix = `burst-${id}`;
@@ -281,19 +293,15 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
   const coalesced = Number((await redis.hget(`{${prefix}}:bb:totals`, 'coalesced')) ?? 0);
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(q);
-  const handler = summary(c.lateness);
+  const row = measured(c.lateness, n, left, cpu);
   return {
-    handler,
-    expected: n * SECONDS,
-    depth: left,
-    redisUs: cpu.us / Math.max(1, handler.n),
+    ...row,
     burst: summary(out.burstMs ?? []),
     enqueue: summary(out.lateness ?? []),
     coalesced,
     lookups: { calls: cpu.hmgetCalls, usPerCall: cpu.hmgetUs / Math.max(1, cpu.hmgetCalls) },
     schedUs: out.cpuPerFireUs,
-    consumerUs: cpu.consumerUs / Math.max(1, handler.n),
-    schedPerRunUs: (out.cpuPerFireUs * (out.lateness ?? []).length) / Math.max(1, handler.n),
+    schedPerRunUs: (out.cpuPerFireUs * (out.lateness ?? []).length) / Math.max(1, row.handler.n),
   };
 }
 
@@ -333,14 +341,7 @@ async function runBullmq(n: number): Promise<Row> {
     );
   }
   await dropQueue(q);
-  const handler = summary(c.lateness);
-  return {
-    handler,
-    expected: n * SECONDS,
-    depth: left,
-    redisUs: cpu.us / Math.max(1, handler.n),
-    consumerUs: cpu.consumerUs / Math.max(1, handler.n),
-  };
+  return measured(c.lateness, n, left, cpu);
 }
 
 /** The physical limit: a producer process adds the N jobs at each second itself (no scheduler). */
@@ -371,15 +372,7 @@ async function runLimit(n: number, consumer: 'runtime' | 'plain'): Promise<Row> 
   await c.close();
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(q);
-  const handler = summary(c.lateness);
-  return {
-    handler,
-    expected: n * SECONDS,
-    depth: left,
-    redisUs: cpu.us / Math.max(1, handler.n),
-    consumerUs: cpu.consumerUs / Math.max(1, handler.n),
-    burst: summary(out.burstMs ?? []),
-  };
+  return { ...measured(c.lateness, n, left, cpu), burst: summary(out.burstMs ?? []) };
 }
 
 const f = (v: number) => (Number.isNaN(v) ? '–' : String(Math.round(v)));
