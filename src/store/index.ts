@@ -3,9 +3,11 @@
 // labels, selectors and the bulk trail
 
 export {
+  addJobsInOneCall,
   announceRuntimeQueues,
   type BullmqHandover,
   BullmqHandovers,
+  canAddInOneCall,
   checkQueueOwner,
   type EventsRead,
   type FinishedEvent,

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addBulkIsolated } from '../../src/scheduler/fire/add-bulk-isolated.js';
+import { addJobsInOneCall, canAddInOneCall } from '../../src/store/bullmq/bulk-add.js';
+import { REDIS } from '../redis-url.js';
+
+// A queue's jobs added in one script call (BullMQ's own add scripts in a loop) leave Redis as
+// `queue.addBulk` of the same jobs does: the same job hashes, lists, sets, counters and events.
+
+const job = (id: string, opts: Record<string, unknown> = {}, data: unknown = { scheduleId: id, n: 1 }) => ({
+  name: 'report',
+  data,
+  opts: { jobId: id, attempts: 3, removeOnComplete: { count: 100 }, ...opts },
+});
+
+describe('addJobsInOneCall', () => {
+  let redis: Redis;
+  let prefix: string;
+  const queues: Queue[] = [];
+  const queue = (name: string, opts: Record<string, unknown> = {}) => {
+    const q = new Queue(name, { connection: redis, prefix, ...opts });
+    queues.push(q);
+    return q;
+  };
+
+  beforeEach(() => {
+    redis = new Redis(REDIS);
+    prefix = `bbadd-${randomUUID().slice(0, 8)}`;
+  });
+  afterEach(async () => {
+    await Promise.all(queues.splice(0).map((q) => q.close()));
+    const left = await redis.keys(`${prefix}:*`);
+    if (left.length > 0) await redis.unlink(...left);
+    await redis.quit();
+  });
+
+  /** Everything BullMQ keeps for `name`: each key's content, add times and event ids left out. */
+  async function stateOf(name: string): Promise<Record<string, unknown>> {
+    const base = `${prefix}:${name}:`;
+    const out: Record<string, unknown> = {};
+    for (const key of (await redis.keys(`${base}*`)).sort()) {
+      const short = key.slice(base.length);
+      const type = await redis.type(key);
+      if (type === 'hash') {
+        const h = await redis.hgetall(key);
+        delete h.timestamp;
+        out[short] = h;
+      } else if (type === 'list') out[short] = await redis.lrange(key, 0, -1);
+      else if (type === 'zset') {
+        const z = await redis.zrange(key, '0', '-1', 'WITHSCORES');
+        // a delayed job's score carries its add time (its due time, times 4096)
+        out[short] = short === 'delayed' ? z.filter((_, i) => i % 2 === 0) : z;
+      } else if (type === 'stream')
+        out[short] = (await redis.xrange(key, '-', '+')).map(([, f]) => f.join(' '));
+      else if (type === 'string') out[short] = await redis.get(key);
+      else out[short] = type;
+    }
+    // an add time (epoch ms, 13 digits) differs between two adds of the same job
+    return JSON.parse(JSON.stringify(out).replace(/\b\d{13}\b/g, 'T'));
+  }
+
+  it('adds standard, delayed, prioritized and LIFO jobs exactly as addBulk does', async () => {
+    const jobs = [
+      job('a-1'),
+      job('a-2', { delay: 60_000 }),
+      job('a-3', { priority: 7 }),
+      job('a-4', { lifo: true }),
+      job('a-5', {}, { big: 'x'.repeat(2000), nested: { list: [1, 2, 3] } }),
+    ];
+    const mine = queue('mine');
+    const theirs = queue('theirs');
+    expect(canAddInOneCall(mine)).toBe(true);
+    expect(await addJobsInOneCall(mine, jobs)).toEqual(['a-1', 'a-2', 'a-3', 'a-4', 'a-5']);
+    await theirs.addBulk(jobs);
+    const [a, b] = [await stateOf('mine'), await stateOf('theirs')];
+    expect(Object.keys(a)).toEqual(
+      expect.arrayContaining(['a-1', 'wait', 'delayed', 'prioritized', 'events']),
+    );
+    expect(a).toEqual(b);
+  });
+
+  it('answers an existing job with its id and adds nothing twice, as BullMQ does', async () => {
+    const mine = queue('mine');
+    const theirs = queue('theirs');
+    for (const q of [mine, theirs]) {
+      const add = (js: ReturnType<typeof job>[]) =>
+        q === mine ? addJobsInOneCall(q, js) : q.addBulk(js).then((r) => r.map((j) => j.id));
+      expect(await add([job('d-1'), job('d-2')])).toEqual(['d-1', 'd-2']);
+      expect(await add([job('d-2'), job('d-3')])).toEqual(['d-2', 'd-3']);
+    }
+    expect(await mine.getJobCounts('wait')).toEqual({ wait: 3 });
+    expect(await stateOf('mine')).toEqual(await stateOf('theirs'));
+  });
+
+  it("refuses a job BullMQ's checks refuse, with BullMQ's message, and adds the others", async () => {
+    const mine = queue('mine');
+    const answers = await addJobsInOneCall(mine, [
+      job('r-1'),
+      job('r-2', { priority: 3_000_000 }),
+      job('3'),
+      job('r:4'),
+      job('r-5'),
+    ]);
+    expect(answers[0]).toBe('r-1');
+    expect(answers[4]).toBe('r-5');
+    expect((answers[1] as Error).message).toContain('Priority should be between 0 and');
+    expect((answers[2] as Error).message).toBe('Custom Id cannot be integers');
+    expect((answers[3] as Error).message).toBe('Custom Id cannot contain :');
+    expect(await mine.getWaiting()).toHaveLength(2);
+  });
+
+  it("refuses data over the queue job's sizeLimit alone", async () => {
+    const mine = queue('mine');
+    const answers = await addJobsInOneCall(mine, [job('s-1'), job('s-2', { sizeLimit: 10 })]);
+    expect(answers[0]).toBe('s-1');
+    expect((answers[1] as Error).message).toContain('exceeds the limit 10 bytes');
+  });
+
+  it("takes the queue's default job options under each job's own, as addBulk does", async () => {
+    const defaults = { defaultJobOptions: { attempts: 9, backoff: { type: 'fixed', delay: 50 } } };
+    const mine = queue('mine', defaults);
+    const theirs = queue('theirs', defaults);
+    const jobs = [job('o-1', { attempts: 2 }), { name: 'n', data: {}, opts: { jobId: 'o-2' } }];
+    await addJobsInOneCall(mine, jobs);
+    await theirs.addBulk(jobs);
+    expect(await stateOf('mine')).toEqual(await stateOf('theirs'));
+    expect((await mine.getJob('o-2'))?.opts.attempts).toBe(9);
+  });
+
+  it('a Redis error in the call rejects it; addBulkIsolated then adds each job alone and blames none on the connection', async () => {
+    const mine = queue('mine');
+    await mine.waitUntilReady();
+    // the second job's key holds a string: BullMQ's script fails on it (WRONGTYPE), the call with it
+    await redis.set(`${prefix}:mine:e-2`, 'not a job');
+    const jobs = [job('e-1'), job('e-2'), job('e-3')];
+    await expect(addJobsInOneCall(mine, jobs)).rejects.toThrow(/WRONGTYPE/);
+    const refused = await addBulkIsolated(mine, jobs);
+    expect([...refused.keys()]).toEqual([1]);
+    expect(refused.get(1)?.message).toMatch(/WRONGTYPE/);
+    expect((await mine.getWaiting()).map((j) => j.id).sort()).toEqual(['e-1', 'e-3']);
+  });
+
+  it('is not used for a queue with BullMQ telemetry (addBulk makes its spans)', async () => {
+    const traced = new Queue('traced', {
+      connection: REDIS,
+      prefix,
+      telemetry: { tracer: {}, contextManager: {} } as never,
+    });
+    expect(canAddInOneCall(traced)).toBe(false);
+    await traced.disconnect();
+  });
+});
