@@ -9,6 +9,7 @@
 // included). Under overload (bench:burst) the share of coalesced occurrences decides how much CPU is
 // left for runs.
 //
+//   BENCH_CHILD_ARGS: node flags for the scheduler child process (`--cpu-prof --cpu-prof-dir=DIR`).
 //   npm run build && REDIS_URL=redis://127.0.0.1:6391 npm run bench:occurrence-cost [-- --n 3000 --modes run,none,bullmq]
 // Use a private redis-server (`redis-server --port 6391 --save '' --appendonly no`): its CPU and command
 // counts are the whole server's. It runs the built code (dist/).
@@ -28,6 +29,8 @@ const N = Number(values.n);
 const WINDOW_S = 10;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redis = new Redis(REDIS_URL);
+// BENCH_CHILD_ARGS: node flags for the scheduler child (`--cpu-prof --cpu-prof-dir=DIR` profiles it)
+const CHILD_FLAGS = (process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean);
 const KEEP = { removeOnComplete: { age: 5 }, removeOnFail: { age: 5 } };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -92,7 +95,7 @@ async function measure(mode: 'run' | 'none' | 'bullmq'): Promise<Measured> {
     await m.close();
     child = spawn(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('./fire-scheduler.ts', import.meta.url))],
+      [...CHILD_FLAGS, '--import', 'tsx', fileURLToPath(new URL('./fire-scheduler.ts', import.meta.url))],
       {
         env: { ...process.env, PREFIX: prefix, REDIS_URL, BATCH: '500' },
         stdio: ['ignore', 'ignore', 'inherit'],
