@@ -27,8 +27,9 @@ export function isTransientError(err: unknown): boolean {
 
 /**
  * The queue's jobs added in one script call (`addJobsInOneCall`: BullMQ's own add scripts in a loop),
- * or `queue.addBulk(jobs)` where that cannot be used (a queue with BullMQ telemetry), isolating jobs that BullMQ refuses (its option checks, a `sizeLimit` the data
- * exceeds): when the bulk call fails for a reason other than the connection, each job is added on
+ * or by `queue.addBulk(jobs)` where that cannot be used (a queue with BullMQ telemetry), isolating the
+ * jobs BullMQ refuses (its option checks, a `sizeLimit` the data exceeds): a job its checks refuse is
+ * refused alone, and when the call fails for a reason other than the connection, each job is added on
  * its own, so the others still go. Returns the refused jobs (index → BullMQ's error). Throws when the
  * failure is the connection's (or every job then fails that way): nothing is blamed on a job.
  */
