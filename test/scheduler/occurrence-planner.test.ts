@@ -4,6 +4,7 @@ import {
   behindPlan,
   coalescedPlan,
   planOccurrence,
+  type SpanSoFar,
 } from '../../src/scheduler/fire/occurrence-planner.js';
 import { resolveOverlap } from '../../src/store/forms/overlap-policy.js';
 import { definition, everyMs } from './helpers.js';
@@ -124,6 +125,48 @@ describe('coalescedPlan (backpressure)', () => {
     const p = coalescedPlan(input, planOccurrence(input), T0 - 3000);
     expect(p.coalesced?.standIn).toBe(T0 - 3000);
     expect(p.coalesced?.span).toEqual({ from: T0 - 2000, to: T0, count: 3 });
+  });
+
+  it('goes on from the span an earlier coalesced plan found over the same waiting job: the same span, a step of walk', () => {
+    // an uneven trigger (gaps of 1, 2 and 3 s in turn), its steps counted
+    let steps = 0;
+    const uneven = {
+      nextFire(last: number | null, now: number): number {
+        steps++;
+        const t = last ?? now;
+        const k = Math.floor((t - T0) / 6000);
+        const o = [0, 1000, 3000, 6000].find((x) => T0 + k * 6000 + x > t)!;
+        return T0 + k * 6000 + o;
+      },
+    };
+    const waiting = T0 - 600_000; // ten minutes behind
+    const at = (fire: number) => ({ def: def(), trigger: uneven, fireAt: fire, now: fire + 3, fired: 4 });
+    // the occurrences after the waiting job, in turn, each coalesced
+    const fires: number[] = [];
+    for (let o = uneven.nextFire(waiting, 0); fires.length < 6; o = uneven.nextFire(o, 0)) fires.push(o);
+    let soFar: SpanSoFar | undefined;
+    for (const fire of fires) {
+      const input = at(fire);
+      steps = 0;
+      const full = coalescedPlan(input, planOccurrence(input), waiting);
+      const fullSteps = steps;
+      steps = 0;
+      const cont = coalescedPlan(input, planOccurrence(input), waiting, soFar);
+      expect(cont.coalesced).toEqual(full.coalesced);
+      if (soFar) expect(steps).toBeLessThan(fullSteps);
+      const span = cont.coalesced!.span;
+      soFar = { waiting, from: span.from, to: span.to, count: span.count };
+    }
+    expect(soFar).toEqual({ waiting, from: fires[0], to: fires[5], count: 6 });
+  });
+
+  it('ignores a span found over another waiting job, or ending at or after this occurrence', () => {
+    const input = { def: def(), trigger: sec, fireAt: T0, now: T0 + 3, fired: 4 };
+    const full = coalescedPlan(input, planOccurrence(input), T0 - 3000);
+    const other = { waiting: T0 - 9000, from: T0 - 8000, to: T0 - 1000, count: 8 };
+    expect(coalescedPlan(input, planOccurrence(input), T0 - 3000, other).coalesced).toEqual(full.coalesced);
+    const later = { waiting: T0 - 3000, from: T0 - 2000, to: T0, count: 3 };
+    expect(coalescedPlan(input, planOccurrence(input), T0 - 3000, later).coalesced).toEqual(full.coalesced);
   });
 
   it('a coalesced occurrence does not count for maxRuns: the schedule goes on', () => {

@@ -5,6 +5,7 @@ import { decodeDefinition, type ScheduleDefinition } from '../../store/index.js'
 import { type CalendarSource, NO_CALENDARS } from '../../triggers/calendar-trigger.js';
 import type { Trigger } from '../../triggers/trigger.js';
 import { triggerFromJSON } from '../../triggers/trigger-from-json.js';
+import type { SpanSoFar } from './occurrence-planner.js';
 import type { PlanAllowance } from './plan-allowance.js';
 
 /** Parsed definitions kept (least recently used go first; completed and stopped schedules at once). */
@@ -19,6 +20,8 @@ export interface CachedDefinition {
   opts?: JobsOptions;
   /** Its planning time so far, for a schedule whose plans took a millisecond or more (plan-allowance.ts). */
   allowance?: PlanAllowance | undefined;
+  /** The span its last coalesced occurrence found behind its waiting job (`coalescedPlan`'s `soFar`). */
+  span?: SpanSoFar | undefined;
 }
 
 /**

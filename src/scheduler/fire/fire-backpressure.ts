@@ -147,11 +147,14 @@ async function coalesceWaiting<C extends PreviousJob<Item>>(
     try {
       const input = planInput(item, now);
       const budget = deps.options.triggerBudgetMs;
-      item.plan = metered(item.cached, budget, () =>
-        withTimeBudget(budget, () =>
-          coalescedPlan(input, item.plan, item.claim.state?.lastFireAt ?? item.claim.fireAt),
-        ),
+      const waiting = item.claim.state?.lastFireAt ?? item.claim.fireAt;
+      const plan = metered(item.cached, budget, () =>
+        withTimeBudget(budget, () => coalescedPlan(input, item.plan, waiting, item.cached.span)),
       );
+      item.plan = plan;
+      // the next coalesced occurrence over the same waiting job goes on from this span's end
+      const span = plan.coalesced?.span;
+      if (span) item.cached.span = { waiting, from: span.from, to: span.to, count: span.count };
     } catch (err) {
       // as in coalesceBehind: a trigger that throws (or overruns its budget) further on leaves the
       // claimed occurrence to be enqueued as planned, and the next claim's planning errors the schedule
