@@ -74,7 +74,6 @@ async function redisCpu(): Promise<{ us: number; hmget: { calls: number; usec: n
     hmget: { calls: Number(m?.[1] ?? 0), usec: Number(m?.[2] ?? 0) },
   };
 }
-/** Redis CPU over the Redis-time window [from, to). */
 /**
  * Redis's CPU over [from, to), its `HMGET` calls, and this process's CPU (the consumer's: the bench
  * process hosts the Worker and little else while it waits).

@@ -48,7 +48,6 @@ export async function addBulkIsolated(queue: Queue, jobs: readonly BulkJob[]): P
     return refused;
   } catch (err) {
     if (isTransientError(err)) throw err;
-    refused.clear();
   }
   const results = await Promise.allSettled(jobs.map((j) => queue.add(j.name, j.data, j.opts)));
   let transient: unknown;

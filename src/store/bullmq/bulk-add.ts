@@ -93,12 +93,6 @@ interface QueueInternals {
   opts: { telemetry?: unknown };
 }
 
-/** One job's add, as BullMQ built it: its script (KINDS index) and its ARGV. */
-interface Captured {
-  kind: number;
-  argv: unknown[];
-}
-
 /** A stand-in for BullMQ's client that records the script call BullMQ builds and sends nothing. */
 function capture(): { client: unknown; last: () => { name: string; args: unknown[] } | undefined } {
   let call: { name: string; args: unknown[] } | undefined;
@@ -145,7 +139,9 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
   const q = queue as unknown as QueueInternals;
   const out: (string | Error)[] = new Array(jobs.length);
   const cap = capture();
-  const captured: (Captured | undefined)[] = new Array(jobs.length);
+  // per job sent: its kind (1-based) and BullMQ's three ARGV; `sent` the jobs' indexes, in that order
+  const argv: unknown[] = [];
+  const sent: number[] = [];
   const kindKeys: (unknown[] | undefined)[] = [undefined, undefined, undefined];
   for (let i = 0; i < jobs.length; i++) {
     const { name, data, opts } = jobs[i]!;
@@ -161,28 +157,22 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
       const kind = KINDS.findIndex(([k]) => call?.name === k || call?.name.startsWith(`${k}:`));
       if (!call || kind < 0)
         throw new Error(`bullbeat: BullMQ added a job by an unexpected script (${call?.name})`);
-      const argv = call.args.slice(-3);
       const keys = call.args.slice(0, -3);
       const known = kindKeys[kind];
       if (!known) kindKeys[kind] = keys;
       else if (known.length !== keys.length || known.some((k, j) => k !== keys[j])) {
         throw new Error('bullbeat: BullMQ gave one queue two key lists');
       }
-      captured[i] = { kind, argv };
+      argv.push(kind + 1, ...call.args.slice(-3));
+      sent.push(i);
     } catch (err) {
       out[i] = err as Error;
     }
   }
+  if (sent.length === 0) return out;
   const keys: unknown[] = [];
   for (const k of kindKeys) if (k) keys.push(...k);
-  const args: unknown[] = [...keys, kindKeys.map((k) => k?.length ?? 0).join(',')];
-  const sent: number[] = [];
-  captured.forEach((c, i) => {
-    if (!c) return;
-    sent.push(i);
-    args.push(c.kind + 1, ...c.argv);
-  });
-  if (sent.length === 0) return out;
+  const args = [...keys, kindKeys.map((k) => k?.length ?? 0).join(','), ...argv];
   const client = (await q.backend.client) as unknown as Redis;
   define(client);
   const answers = await (client as unknown as Record<string, AddJobsCommand>)[COMMAND]!(

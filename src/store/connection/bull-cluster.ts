@@ -92,16 +92,17 @@ export class BullCluster extends Cluster {
    */
   override connect(): Promise<void> {
     const attempt = super.connect();
+    const waiters = waitersOf(this);
     return new Promise<void>((resolve, reject) => {
       const waiter = { resolve, reject };
-      waitersOf(this).add(waiter);
+      waiters.add(waiter);
       attempt.then(
         () => {
-          connectWaiters.get(this)?.delete(waiter);
+          waiters.delete(waiter);
           resolve();
         },
         (err: unknown) => {
-          connectWaiters.get(this)?.delete(waiter);
+          waiters.delete(waiter);
           reject(err);
         },
       );

@@ -45,15 +45,9 @@ local function record(id, field, score, jobId, counters, kind, set)
   local runs, idx, counts = base .. ':runs:' .. id, base .. ':runidx:' .. id, base .. ':counts:' .. id
   local recBase = base .. ':rec:' .. id .. ':'
   local rec = recBase .. field
-  -- A record hash that is there is indexed (its writer indexed it; a trim removes both at once): the
-  -- outcome is patched in without the index's ZADD. An earlier release's record is written as new.
-  local f = redis.call('HMGET', rec, 'outcome', 'jobId')
-  local outcome, ofJob, indexed = f[1], f[2] or nil, false
-  if outcome or ofJob then
-    outcome, indexed = outcome or '', true
-  else
-    outcome, ofJob = oldFacts(runs, field)
-  end
+  -- A record hash that is there is indexed: the outcome is patched in without the index's ZADD. An
+  -- earlier release's record is written as new.
+  local outcome, ofJob, indexed = recordFacts(runs, rec, field)
   if outcome ~= nil then
     if outcome ~= 'enqueued' then return 0 end
     if ofJob and ofJob ~= jobId then return 0 end

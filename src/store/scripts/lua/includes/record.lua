@@ -75,11 +75,13 @@ local function pairsAt(from)
   return set, from + n
 end
 
--- A record's outcome and job id, this form's or else an earlier release's (nil, nil: no record).
+-- A record's outcome and job id, this form's or else an earlier release's (nil, nil: no record), and
+-- true when read from this form's hash (which its writer indexed: a trim removes both at once).
 local function recordFacts(runs, rec, field)
   local f = redis.call('HMGET', rec, 'outcome', 'jobId')
-  if f[1] or f[2] then return f[1] or '', f[2] or nil end
-  return oldFacts(runs, field)
+  if f[1] or f[2] then return f[1] or '', f[2] or nil, true end
+  local outcome, ofJob = oldFacts(runs, field)
+  return outcome, ofJob, false
 end
 
 -- Bump each counter named in `names` (comma-separated, may be empty) per schedule and in total.
