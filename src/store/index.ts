@@ -5,6 +5,7 @@
 export {
   addJobsInOneCall,
   announceRuntimeQueues,
+  awaitEvents,
   type BullmqHandover,
   BullmqHandovers,
   canAddInOneCall,
@@ -22,6 +23,7 @@ export {
   parseBullmqHandover,
   pendingInstant,
   QUEUE_HOLD_MS,
+  type QueueEventKeys,
   queueOwnerKey,
   RUNTIME_ANNOUNCE_MS,
   readFinishedEvents,

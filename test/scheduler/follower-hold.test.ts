@@ -1,8 +1,9 @@
-// The outcome follower (a plain BullMQ Worker's runs recorded from the queue's events) writes behind
-// the burst: while jobs wait on the queue its reads and writes are held back, for at most
-// FOLLOWER_HOLD_MS after an event came, so a record lags its job's end by about that however long the
+// The outcome follower (a plain BullMQ Worker's runs recorded from the queue's events) reads and writes
+// behind the burst: while jobs wait on the queue its reads and writes are held back, for at most
+// FOLLOWER_HOLD_MS after a read was due, so a record lags its job's end by about that however long the
 // queue stays busy, and the follower writes about once per FOLLOWER_HOLD_MS rather than once per
 // gathered read. Its hold runs on a manual clock that the test moves faster than real time.
+import { createHash } from 'node:crypto';
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { resolveForeignOutcomesOptions } from '../../src/scheduler/contract/fore
 import { FOLLOWER_HOLD_MS, ForeignOutcomes } from '../../src/scheduler/outcomes/foreign-outcomes.js';
 import { redisTarget } from '../../src/store/connection/redis-target.js';
 import { keys } from '../../src/store/keys/keys.js';
+import { storeScripts } from '../../src/store/scripts/scripts.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { ManualClock } from '../queue/manual-clock.js';
 import { waitUntil } from '../wait-until.js';
@@ -46,15 +48,30 @@ describe('the outcome follower writes behind the burst', () => {
     await m.start();
 
     const clock = new ManualClock(Date.now());
-    // the follower on a client of its own, its script calls (the outcome writes) counted; a gathered
+    // the follower on a client of its own, its calls of the outcome write script counted; a gathered
     // read every 25 ms; its clock moved 50 ms every 10 ms (real) or more, about four times real time
     const redis = new Redis(REDIS_URL);
+    const write = storeScripts().find((s) => s.name === 'foreign-outcomes')!.lua;
+    const writeSha = createHash('sha1').update(write).digest('hex');
+    const read = storeScripts().find((s) => s.name === 'finished-jobs')!.lua;
+    const readSha = createHash('sha1').update(read).digest('hex');
     let writes = 0;
-    const send = redis.sendCommand.bind(redis);
-    redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
-      if (command.name === 'evalsha' || command.name === 'eval') writes++;
-      return (send as (...a: unknown[]) => unknown)(command, ...rest);
-    }) as typeof redis.sendCommand;
+    let reads = 0;
+    // its script calls counted, on its client and on the duplicate its events' reader gets
+    const counted = (client: Redis): Redis => {
+      const send = client.sendCommand.bind(client);
+      client.sendCommand = ((command: { name: string; args: unknown[] }, ...rest: unknown[]) => {
+        const script = command.name === 'evalsha' || command.name === 'eval' ? command.args[0] : '';
+        if (script === writeSha || script === write) writes++;
+        if (script === readSha || script === read) reads++;
+        return (send as (...a: unknown[]) => unknown)(command, ...rest);
+      }) as typeof client.sendCommand;
+      return client;
+    };
+    counted(redis);
+    const duplicate = redis.duplicate.bind(redis);
+    redis.duplicate = ((...a: Parameters<Redis['duplicate']>) =>
+      counted(duplicate(...a))) as Redis['duplicate'];
     const follower = new ForeignOutcomes({
       redis,
       keys: keys(env.prefix),
@@ -91,6 +108,7 @@ describe('the outcome follower writes behind the burst', () => {
     // a window of at least 2.5 s of the follower's clock (about 0.6 s real) during which jobs waited
     // all along (checked every 20 ms)
     const writesBefore = writes;
+    const readsBefore = reads;
     const started = clock.now();
     let alwaysWaiting = true;
     while (clock.now() - started < 2500) {
@@ -99,11 +117,15 @@ describe('the outcome follower writes behind the burst', () => {
     }
     const windowMs = clock.now() - started;
     const written = writes - writesBefore;
+    const readCalls = reads - readsBefore;
     expect(alwaysWaiting).toBe(true);
     // held: one batch per FOLLOWER_HOLD_MS of its clock (and one more at each edge); a gathered read
     // every gatherMs (25 ms, real time) with a job's end in each would write ~25 times in the window
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThanOrEqual(Math.ceil(windowMs / FOLLOWER_HOLD_MS) + 2);
+    // and so are its reads of the events (each reads the finished jobs' fields): the first after the hold
+    expect(readCalls).toBeGreaterThan(0);
+    expect(readCalls).toBeLessThanOrEqual(Math.ceil(windowMs / FOLLOWER_HOLD_MS) + 2);
 
     // every outcome is recorded in the end, the queue still busy or not
     jobMs = 0;

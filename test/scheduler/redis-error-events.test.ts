@@ -137,7 +137,7 @@ describe("bullbeat's Redis clients", () => {
     const client = new Redis(proxy.url, { maxRetriesPerRequest: null });
     const reader = new FinishedEventsReader(
       client,
-      `bull:${env.queue}:events`,
+      { events: `bull:${env.queue}:events`, jobBase: `bull:${env.queue}:` },
       env.queue,
       0,
       () => undefined,

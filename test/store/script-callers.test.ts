@@ -324,7 +324,7 @@ describe('the script callers put each named argument in its slot', () => {
     expect(q).toMatchObject({ keys: { groupQueue: `${B}:group:g:queue` }, argv: { leaseId: 'l' } });
   });
 
-  it("BullMQ's keys: unstage-2, handover-scheduler-2", async () => {
+  it("BullMQ's keys: unstage-2, finished-jobs-1, handover-scheduler-2", async () => {
     const keysOf = { delayed: 'd', events: 'e', jobBase: 'bull:q:' };
     const u = await one(
       L.UNSTAGE,
@@ -334,6 +334,23 @@ describe('the script callers put each named argument in its slot', () => {
     expect(u).toMatchObject({
       out: [5],
       argv: { keyPrefix: 'bull:q:', jobIdPrefix: 'bb-s-', window: '9', fireTime: '' },
+    });
+    const f = await one(
+      L.FINISHED_JOBS,
+      (s) =>
+        s.ledger.finishedJobs({
+          events: 'e',
+          jobBase: 'bull:q:',
+          after: '1-0',
+          count: 7,
+          jobIdPrefix: 'bb-',
+        }),
+      ['1-0', 0],
+    );
+    expect(f).toMatchObject({
+      out: ['1-0', 0],
+      keys: { events: 'e' },
+      argv: { keyPrefix: 'bull:q:', after: '1-0', count: '7', jobIdPrefix: 'bb-' },
     });
     const h = await one(
       L.HANDOVER_SCHEDULER,

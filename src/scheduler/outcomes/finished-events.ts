@@ -1,5 +1,12 @@
 import type { Cluster, Redis } from 'ioredis';
-import { type EventsRead, type FinishedEvent, lastEventId, readFinishedEvents } from '../../store/index.js';
+import {
+  awaitEvents,
+  type EventsRead,
+  type FinishedEvent,
+  lastEventId,
+  type QueueEventKeys,
+  readFinishedEvents,
+} from '../../store/index.js';
 
 export type { FinishedEvent };
 
@@ -11,12 +18,15 @@ const BLOCK_MS = 5000;
 const RETRY_MS = 1000;
 
 /**
- * Follows one queue's BullMQ event stream for `completed` and `failed` events, on a connection of its
- * own, in gathered reads: after a read that brought fewer than COUNT entries it waits `gatherMs` before
- * the next, so that a steady trickle (a job finishing every millisecond) costs Redis one `XREAD` per
- * `gatherMs` rather than one per event or two, as BullMQ's `QueueEvents` does (it reads again at once).
- * It starts at the stream's end when started, like `QueueEvents`; an event trimmed from the stream
- * before it was read (BullMQ keeps the newest ~10,000) is left to the reconciliation pass.
+ * Follows one queue's BullMQ event stream for its occurrences' `completed` and `failed` events, on a
+ * connection of its own, in gathered reads: after a read that brought fewer than COUNT entries it waits
+ * `gatherMs` before the next (and then, with a `hold`, while that says so: jobs waiting to start), so that a steady trickle (a job finishing every millisecond) costs Redis
+ * one read per `gatherMs` rather than one per event or two, as BullMQ's `QueueEvents` does (it reads
+ * again at once). A read is a script (`finished-jobs-1`) that answers each finished job with its outcome
+ * fields, read in Redis: a run's other entries (added, waiting, active, ...) never reach this process.
+ * A read that finds nothing blocks on the stream (`XREAD`, one entry) until there is more. It starts at
+ * the stream's end when started, like `QueueEvents`; an event trimmed from the stream before it was read
+ * (BullMQ keeps the newest ~10,000) is left to the reconciliation pass.
  */
 export class FinishedEventsReader {
   private closed = false;
@@ -29,12 +39,18 @@ export class FinishedEventsReader {
   constructor(
     /** A connection for this reader alone (its reads block); disconnected by `close`. */
     private readonly client: Redis | Cluster,
-    /** The queue's event stream key (`bull:<queue>:events`, or its cluster form). */
-    private readonly key: string,
+    /** The queue's event stream and job keys (`bull:<queue>:events`, `bull:<queue>:`, or their cluster form). */
+    private readonly keys: QueueEventKeys,
     private readonly queue: string,
     private readonly gatherMs: number,
-    private readonly onEvents: (events: FinishedEvent[]) => void,
+    /** The finished events of one read, and when (by `hold`'s clock) that read was first due. */
+    private readonly onEvents: (events: FinishedEvent[], dueAt: number | undefined) => void,
     private readonly onError: (err: unknown) => void,
+    /**
+     * Called before a read that follows a partial one (not while catching up): it resolves when the read
+     * may go, with when it was first due. The follower holds reads while a burst's jobs wait to start.
+     */
+    private readonly hold?: () => Promise<number>,
   ) {
     // its connection's own errors (a refused reconnection) too: ioredis prints one emitted with no listener
     client.on('error', onError);
@@ -45,7 +61,7 @@ export class FinishedEventsReader {
 
   /** Read from the stream's end as it is now; resolves once that position is known. */
   async start(): Promise<void> {
-    this.loop = this.follow(await lastEventId(this.client, this.key));
+    this.loop = this.follow(await lastEventId(this.client, this.keys.events));
   }
 
   /** Stop reading (a read in flight is cut off with the connection). Safe to call twice. */
@@ -61,15 +77,27 @@ export class FinishedEventsReader {
 
   private async follow(from: string): Promise<void> {
     let id = from;
+    let dueAt: number | undefined;
+    let caughtUp = true;
     while (!this.closed) {
       let read: EventsRead;
       try {
+        if (caughtUp && this.hold) dueAt = await this.hold();
         const done = await Promise.race([
-          readFinishedEvents(this.client, this.key, this.queue, id, COUNT, BLOCK_MS),
+          readFinishedEvents(this.client, this.keys, this.queue, id, COUNT),
           this.closing,
         ]);
         if (done === undefined) return;
         read = done;
+        if (read.entries === 0) {
+          // nothing new: wait on the stream for more (its answer is read again by the next read)
+          const more = await Promise.race([
+            awaitEvents(this.client, this.keys.events, id, BLOCK_MS),
+            this.closing,
+          ]);
+          if (more === undefined) return;
+          continue;
+        }
       } catch (err) {
         if (this.closed) return;
         this.onError(err);
@@ -77,8 +105,9 @@ export class FinishedEventsReader {
         continue;
       }
       id = read.last;
-      if (read.finished.length > 0) this.onEvents(read.finished);
-      if (read.entries < COUNT && this.gatherMs > 0) await this.pause(this.gatherMs);
+      if (read.finished.length > 0) this.onEvents(read.finished, dueAt);
+      caughtUp = read.entries < COUNT;
+      if (caughtUp && this.gatherMs > 0) await this.pause(this.gatherMs);
     }
   }
 

@@ -11,8 +11,6 @@ export const JOB_FIELDS = [
   'failedReason',
   'data',
 ] as const;
-/** The same without the job's data (when a record says whose job it is already). */
-export const OUTCOME_FIELDS = JOB_FIELDS.slice(0, -1);
 
 /** The fields of a job's hash an outcome is made of (and, from its data, whose it is). */
 export interface JobFields {
@@ -24,7 +22,10 @@ export interface JobFields {
   kind?: RunRecord['kind'];
 }
 
-/** Decode the values of `JOB_FIELDS` (or `OUTCOME_FIELDS`), as `HMGET` answers them. */
+/**
+ * Decode the values of `JOB_FIELDS`, as `HMGET` answers them (or the first five, without the data, as
+ * `finished-jobs-1` reads them with a finished event).
+ */
 export function jobFields(raw: unknown): JobFields {
   const [processedOn, finishedOn, atm, attemptsMade, failedReason, data] = (
     Array.isArray(raw) ? raw : []

@@ -23,12 +23,12 @@ import {
 } from '../../store/index.js';
 import type { ResolvedForeignOutcomesOptions } from '../contract/index.js';
 import { type FinishedEvent, FinishedEventsReader } from './finished-events.js';
-import { JOB_FIELDS, jobFields, OUTCOME_FIELDS, outcomeOf } from './foreign-job-fields.js';
+import { JOB_FIELDS, jobFields, outcomeOf } from './foreign-job-fields.js';
 
 /**
- * How long the events' records are held back while jobs wait on their queues (a burst being started):
- * the follower's reads and writes then go after the burst's last start, and a record lags its job's
- * end by at most this (plus a gathered read) however long the queue stays busy.
+ * How long the follower's reads of a queue's events, and then its writes of their records, are held back
+ * while jobs wait on the queue (a burst being started): they go after the burst's last start, and a
+ * record lags its job's end by at most this (plus a gathered read) however long the queue stays busy.
  */
 export const FOLLOWER_HOLD_MS = 1000;
 /** How often a held batch looks again whether jobs still wait. */
@@ -130,13 +130,14 @@ export class ForeignOutcomes {
     const { logger, options } = this.host;
     const reader = new FinishedEventsReader(
       this.host.redis.duplicate(),
-      this.bullKey(queue, 'events'),
+      { events: this.bullKey(queue, 'events'), jobBase: this.bullKey(queue, '') },
       queue,
       options.gatherMs,
-      (events) => {
-        for (const e of events) this.onFinished(e);
+      (events, dueAt) => {
+        for (const e of events) this.onFinished(e, dueAt);
       },
       (err) => logger.warn({ err: errorText(err), queue }, 'bullbeat: queue events error'),
+      () => this.holdRead(queue),
     );
     this.listeners.set(queue, reader);
     try {
@@ -319,12 +320,31 @@ export class ForeignOutcomes {
   }
 
   /**
-   * A `completed` / `failed` event: looked at with the others of its read (a gathered read carries
-   * many), at the end of the tick, or after the batch being looked at now.
+   * Hold a read of `queue`'s events while its jobs wait to start (a burst), up to `FOLLOWER_HOLD_MS`:
+   * the read (a script that reads each finished job's fields) is Redis work the burst's starts would
+   * wait behind. Resolves with when the read was due (its events' hold counts from then). Not at a stop.
    */
-  private onFinished(event: FinishedEvent): void {
+  private async holdRead(queue: string): Promise<number> {
+    const dueAt = this.clock.now();
+    while (!this.stopped && this.clock.now() - dueAt < FOLLOWER_HOLD_MS) {
+      try {
+        if (!(await jobsWaiting(this.host.redis, [this.bullKey(queue, 'wait')]))) break;
+      } catch {
+        break; // cannot tell: read now
+      }
+      await sleep(this.clock, Math.min(HOLD_STEP_MS, FOLLOWER_HOLD_MS - (this.clock.now() - dueAt)));
+    }
+    return dueAt;
+  }
+
+  /**
+   * A `completed` / `failed` event: looked at with the others of its read (a gathered read carries
+   * many), at the end of the tick, or after the batch being looked at now. `dueAt`: when its read was
+   * due, before a hold (its writes are held no longer than `FOLLOWER_HOLD_MS` from then).
+   */
+  private onFinished(event: FinishedEvent, dueAt?: number): void {
     if (!parseOccurrenceJobId(event.jobId)) return; // not an occurrence: nothing to record, nothing to hold
-    this.finished.push({ event, at: this.clock.now() });
+    this.finished.push({ event, at: dueAt ?? this.clock.now() });
     if (this.flushing || this.flushSoon) return;
     this.flushSoon = true;
     setImmediate(() => {
@@ -371,10 +391,10 @@ export class ForeignOutcomes {
   }
 
   /**
-   * Record the events' outcomes unless a bullbeat worker wrote them already: one pipelined read of the
-   * jobs' outcome fields, then the writes over the records the completions wrote (one script call per
-   * partition, which leaves alone any record that is not `enqueued` for the same job). An occurrence with
-   * no record yet (its job finished before its completion was written) is recorded after its job's data
+   * Record the events' outcomes unless a bullbeat worker wrote them already: the writes over the
+   * records the completions wrote (one script call per partition, which leaves alone any record that is
+   * not `enqueued` for the same job), from the job fields read with the events. An occurrence with no
+   * record yet (its job finished before its completion was written) is recorded after its job's data
    * says it is this deployment's (`recordFirsts`).
    */
   private async recordFinished(events: readonly FinishedEvent[]): Promise<void> {
@@ -383,17 +403,11 @@ export class ForeignOutcomes {
       return occ ? [{ ...e, occ, field: occurrenceField(occ.fireAt, occ.manual) }] : [];
     });
     if (found.length === 0) return;
-    const fields = await readJobFields(
-      this.host.redis,
-      found.map((f) => ({ jobKey: this.bullKey(f.queue, f.jobId), fields: OUTCOME_FIELDS })),
-    );
     const firsts: typeof found = [];
-    const writes = found.map(async (f, i) => {
-      const raw = fields[i];
-      if (raw === undefined || raw instanceof Error) return;
+    const writes = found.map(async (f) => {
       const { occ } = f;
       const written = await this.recorder.recordOver({
-        ...outcomeOf(jobFields(raw), f.state, f.failedReason),
+        ...outcomeOf(jobFields(f.fields), f.state, f.failedReason),
         scheduleId: occ.scheduleId,
         fireAt: occ.fireAt,
         field: f.field,

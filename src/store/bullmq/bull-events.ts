@@ -1,14 +1,21 @@
 import type { Cluster, Redis } from 'ioredis';
+import { OCCURRENCE_JOB_ID_PREFIX } from '../forms/index.js';
+import { LedgerScripts } from '../scripts/index.js';
 
-// BullMQ's event stream of a queue (`bull:<queue>:events`), read as `QueueEvents` reads it: its
-// `completed` and `failed` entries, decoded.
+// BullMQ's event stream of a queue (`bull:<queue>:events`), read for the foreign outcome follower:
+// its occurrences' `completed` and `failed` events, with their jobs' outcome fields.
 
-/** A `completed` / `failed` event of a queue's BullMQ event stream. */
+/** A `completed` / `failed` event of an occurrence's job, from a queue's BullMQ event stream. */
 export interface FinishedEvent {
   queue: string;
   jobId: string;
   state: 'completed' | 'failed';
   failedReason?: string | undefined;
+  /**
+   * The job hash's `processedOn`, `finishedOn`, `atm`, `attemptsMade`, `failedReason` (as `HMGET`
+   * answers them), read with the event.
+   */
+  fields: (string | null)[];
 }
 
 /** The id of the stream's newest entry, or `0-0` when it is empty. */
@@ -25,42 +32,54 @@ export interface EventsRead {
   finished: FinishedEvent[];
 }
 
-/** Up to `count` entries after `after`, blocking up to `blockMs` for the first (`XREAD`). */
+/** Where a queue's events and jobs are: `queue.keys.events`, and `queue.toKey('')` (a job's hash is this and its id). */
+export interface QueueEventKeys {
+  events: string;
+  jobBase: string;
+}
+
+/**
+ * Up to `count` entries after `after`, without blocking (`finished-jobs-1`: the occurrences' finished
+ * events and their jobs' outcome fields, read in Redis: the client decodes a few values per finished
+ * job, not every entry of every job).
+ */
 export async function readFinishedEvents(
   client: Redis | Cluster,
-  key: string,
+  keys: QueueEventKeys,
   queue: string,
   after: string,
   count: number,
-  blockMs: number,
 ): Promise<EventsRead> {
-  const res = (await client.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', key, after)) as
-    | [string, [string, string[]][]][]
-    | null;
-  const entries = res?.[0]?.[1] ?? [];
-  let last = after;
+  const res = await new LedgerScripts(client as Redis).finishedJobs({
+    events: keys.events,
+    jobBase: keys.jobBase,
+    after,
+    count,
+    jobIdPrefix: OCCURRENCE_JOB_ID_PREFIX,
+  });
   const finished: FinishedEvent[] = [];
-  for (const [entryId, fields] of entries) {
-    last = entryId;
-    const event = decodeFinishedEvent(queue, fields);
-    if (event) finished.push(event);
+  for (let i = 2; i + 8 <= res.length; i += 8) {
+    const jobId = String(res[i]);
+    const fields = res.slice(i + 3, i + 8).map((v) => (v === null ? null : String(v)));
+    finished.push(
+      res[i + 1] === 'failed'
+        ? { queue, jobId, state: 'failed', failedReason: text(res[i + 2]), fields }
+        : { queue, jobId, state: 'completed', fields },
+    );
   }
-  return { entries: entries.length, last, finished };
+  return { entries: Number(res[1]), last: String(res[0]), finished };
 }
 
-/** The event an entry's fields (`event`, `jobId`, ... as a flat list) name, if it is `completed` or `failed`. */
-export function decodeFinishedEvent(queue: string, fields: readonly string[]): FinishedEvent | undefined {
-  let event: string | undefined;
-  let jobId: string | undefined;
-  let failedReason: string | undefined;
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const name = fields[i];
-    if (name === 'event') event = fields[i + 1];
-    else if (name === 'jobId') jobId = fields[i + 1];
-    else if (name === 'failedReason') failedReason = fields[i + 1];
-  }
-  if (jobId === undefined || (event !== 'completed' && event !== 'failed')) return undefined;
-  return event === 'failed'
-    ? { queue, jobId, state: 'failed', failedReason }
-    : { queue, jobId, state: 'completed' };
+/** Block up to `blockMs` until the stream has an entry after `after` (`XREAD`); whether it has. */
+export async function awaitEvents(
+  client: Redis | Cluster,
+  key: string,
+  after: string,
+  blockMs: number,
+): Promise<boolean> {
+  return (await client.xread('COUNT', 1, 'BLOCK', blockMs, 'STREAMS', key, after)) !== null;
+}
+
+function text(v: string | number | null | undefined): string | undefined {
+  return v === null || v === undefined ? undefined : String(v);
 }

@@ -1,7 +1,14 @@
 // The door of src/store/bullmq/: what the store's other rooms use of it.
 
 export { addJobsInOneCall, canAddInOneCall, type JobToAdd } from './bulk-add.js';
-export { type EventsRead, type FinishedEvent, lastEventId, readFinishedEvents } from './bull-events.js';
+export {
+  awaitEvents,
+  type EventsRead,
+  type FinishedEvent,
+  lastEventId,
+  type QueueEventKeys,
+  readFinishedEvents,
+} from './bull-events.js';
 export { jobsWaiting, unstageJobs, unstartedSince } from './bull-jobs.js';
 export { handOverScheduler, pendingInstant, removeRepeatEntry, repeatEntries } from './bull-repeat.js';
 export {

@@ -67,6 +67,7 @@ export { jobOptionsSchema, type PassthroughJobOptions } from './job-options-sche
 export {
   jobDataFor,
   jobOptionsFor,
+  OCCURRENCE_JOB_ID_PREFIX,
   type OccurrenceJobData,
   occurrenceJobId,
   parseOccurrenceJobId,

@@ -28,20 +28,23 @@ export interface OccurrenceJobData {
   run: OccurrenceRunOptions;
 }
 
+/** What every occurrence's BullMQ job id starts with (`occurrenceJobId`). */
+export const OCCURRENCE_JOB_ID_PREFIX = 'bb-';
+
 /**
  * The BullMQ job id of an occurrence, derived from `(scheduleId, fireAt)` so that enqueueing the
  * same occurrence twice is a no-op. BullMQ forbids `:` in custom ids, hence the separators.
  */
 export function occurrenceJobId(scheduleId: string, fireAt: number, manual: RecordLane = false): string {
   const lane = manual === 'backfill' ? 'b' : manual ? 'm' : '';
-  return `bb-${encodeURIComponent(scheduleId).replaceAll(':', '%3A')}-${lane}${fireAt}`;
+  return `${OCCURRENCE_JOB_ID_PREFIX}${encodeURIComponent(scheduleId).replaceAll(':', '%3A')}-${lane}${fireAt}`;
 }
 
 /** The occurrence a job id names (`occurrenceJobId`), or null for any other job. */
 export function parseOccurrenceJobId(
   jobId: string,
 ): { scheduleId: string; fireAt: number; manual: RecordLane } | null {
-  if (!jobId.startsWith('bb-')) return null;
+  if (!jobId.startsWith(OCCURRENCE_JOB_ID_PREFIX)) return null;
   const dash = jobId.lastIndexOf('-');
   const m = /^([mb]?)(\d+)$/.exec(jobId.slice(dash + 1));
   if (dash <= 2 || !m) return null;

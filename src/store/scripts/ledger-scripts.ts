@@ -14,6 +14,7 @@ import {
 import { ScriptCaller, scriptArgs } from './script-layout.js';
 import {
   BACKFILL_TAKE,
+  FINISHED_JOBS,
   HANDOVER_SCHEDULER,
   MANUAL_RUN,
   OWED_DONE,
@@ -298,6 +299,26 @@ export class LedgerScripts {
       scriptArgs(UNSTAGE, { delayed: a.delayed, events: a.events }, argv),
     )) as string[];
     return removed.map(Number);
+  }
+
+  /**
+   * `finished-jobs-1`: up to `count` entries of a queue's event stream after `after`: the last id read,
+   * how many were read, and the `completed` / `failed` events of jobs whose ids start with `jobIdPrefix`,
+   * each with its job hash's outcome fields (8 values per event; see the script's header).
+   */
+  async finishedJobs(a: {
+    events: string;
+    jobBase: string;
+    after: string;
+    count: number;
+    jobIdPrefix: string;
+  }): Promise<(string | null | number)[]> {
+    const argv = { keyPrefix: a.jobBase, after: a.after, count: String(a.count), jobIdPrefix: a.jobIdPrefix };
+    return (await this.#caller.run(FINISHED_JOBS, scriptArgs(FINISHED_JOBS, { events: a.events }, argv))) as (
+      | string
+      | null
+      | number
+    )[];
   }
 
   /** `handover-scheduler-2`: hand a BullMQ job scheduler over while its pending job is the one at `handoverAt`. */

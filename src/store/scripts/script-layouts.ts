@@ -212,6 +212,12 @@ export const UNSTAGE = layout(
   ['keyPrefix', 'jobIdPrefix', 'window', 'fireTime', 'offset'],
 );
 
+export const FINISHED_JOBS = layout(
+  'finished-jobs-1',
+  ['events'],
+  ['keyPrefix', 'after', 'count', 'jobIdPrefix'],
+);
+
 export const HANDOVER_SCHEDULER = layout(
   'handover-scheduler-2',
   ['repeat', 'scheduler'],
@@ -298,6 +304,7 @@ export const LAYOUTS = [
   TRY_GROUP,
   LEAVE_GROUP_QUEUE,
   UNSTAGE,
+  FINISHED_JOBS,
   FIRE_BUDGET,
   INDEX_GROUPS,
   INDEX_EXPECTS,
