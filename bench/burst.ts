@@ -231,6 +231,8 @@ interface Row {
   /** bullbeat: when each occurrence's enqueue started, minus its fire time (the scheduler's lateness). */
   enqueue?: ReturnType<typeof summary>;
   coalesced?: number;
+  /** Of them (the scheduler's own counts): coalesced in Redis while parked, and by a claim that came a period late. */
+  coalescedBy?: { parked: number; behind: number };
   lookups?: { calls: number; usPerCall: number };
   /** bullbeat: the scheduler process's CPU per occurrence it enqueued in the window (µs). */
   schedUs?: number;
@@ -284,7 +286,7 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
     lateness: number[];
     claimedAt: number[];
     cpuPerFireUs: number;
-    stats: { coalesced: number };
+    stats: { coalesced: number; coalescedBehind: number; coalescedParked?: number };
   }>();
   if (process.env.BURST_DEBUG) console.error('claims (ms after fire time)', out.claimedAt);
 
@@ -298,6 +300,7 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
     burst: summary(out.burstMs ?? []),
     enqueue: summary(out.lateness ?? []),
     coalesced,
+    coalescedBy: { parked: out.stats.coalescedParked ?? 0, behind: out.stats.coalescedBehind },
     lookups: { calls: cpu.hmgetCalls, usPerCall: cpu.hmgetUs / Math.max(1, cpu.hmgetCalls) },
     schedUs: out.cpuPerFireUs,
     schedPerRunUs: (out.cpuPerFireUs * (out.lateness ?? []).length) / Math.max(1, row.handler.n),
@@ -455,11 +458,11 @@ async function overloadRows(burners: number): Promise<void> {
   const sched = bb.schedPerRunUs ?? 0;
   const all = (row: Row, extraUs: number) => f(row.redisUs + row.consumerUs + extraUs);
   console.log(
-    '| | p50 / p99 / max (ms) | runs seen / expected | runs/s | runs/s vs BullMQ | coalesced | queue depth at the end | CPU per run (µs): Redis + consumer + scheduler = all |',
+    '| | p50 / p99 / max (ms) | runs seen / expected | runs/s | runs/s vs BullMQ | coalesced (of them: in Redis while parked; by a claim a period late) | queue depth at the end | CPU per run (µs): Redis + consumer + scheduler = all |',
   );
   console.log('|---|---|---|---|---|---|---|---|');
   console.log(
-    `| bullbeat | ${lat(bb)} | ${bb.handler.n} / ${bb.expected} | ${perSec(bb).toFixed(0)} | ${(perSec(bb) / Math.max(1, perSec(mq))).toFixed(2)}x | ${bb.coalesced} | ${bb.depth} | ${f(bb.redisUs)} + ${f(bb.consumerUs)} + ${f(sched)} = ${all(bb, sched)} |`,
+    `| bullbeat | ${lat(bb)} | ${bb.handler.n} / ${bb.expected} | ${perSec(bb).toFixed(0)} | ${(perSec(bb) / Math.max(1, perSec(mq))).toFixed(2)}x | ${bb.coalesced} (${bb.coalescedBy?.parked ?? '–'}; ${bb.coalescedBy?.behind ?? '–'}) | ${bb.depth} | ${f(bb.redisUs)} + ${f(bb.consumerUs)} + ${f(sched)} = ${all(bb, sched)} |`,
   );
   console.log(
     `| BullMQ job schedulers | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | ${perSec(mq).toFixed(0)} | 1.00x | – | ${mq.depth} | ${f(mq.redisUs)} + ${f(mq.consumerUs)} + 0 = ${all(mq, 0)} |`,

@@ -32,6 +32,7 @@ describe('claim', () => {
     expect(out.slice(1)).toEqual([
       String(now + 60_000),
       String(t + 5000),
+      0, // nothing parked coalesced
       'a',
       String(now - 100),
       0,
@@ -42,7 +43,7 @@ describe('claim', () => {
     expect(await bed.redis.zscore(bed.k.due, 'a')).toBeNull();
     // a second replica's claim in the same millisecond would expire with ours: still reported
     const again = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok2', '');
-    expect(again.length).toBe(3);
+    expect(again.length).toBe(4);
     expect(Number(again[2])).toBe(t + 5000);
   });
 
@@ -53,10 +54,10 @@ describe('claim', () => {
     await schedule('y', now + 2000);
     await schedule('z', now + 60_000);
     const out = await callScript(bed, CLAIM, ...keys.claim, 1, 5000, 'tok', 10_000);
-    expect(out[3]).toBe('x');
-    expect(out.length).toBe(8);
+    expect(out[4]).toBe('x');
+    expect(out.length).toBe(9);
     const next = await callScript(bed, CLAIM, ...keys.claim, 5, 5000, 'tok', 10_000);
-    expect(next.filter((_: unknown, i: number) => i >= 3 && (i - 3) % 5 === 0)).toEqual(['y']);
+    expect(next.filter((_: unknown, i: number) => i >= 4 && (i - 4) % 5 === 0)).toEqual(['y']);
   });
 
   it('takes over a lapsed claim at the same fire time (reclaimed, counted), and drops one of a paused schedule', async () => {
@@ -71,13 +72,120 @@ describe('claim', () => {
       await bed.redis.hset(bed.k.claim, id, '4242|dead');
     }
     const out = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
-    expect(out.slice(3, 6)).toEqual(['live', '4242', 1]);
-    expect(out.length).toBe(8);
+    expect(out.slice(4, 7)).toEqual(['live', '4242', 1]);
+    expect(out.length).toBe(9);
     expect(await bed.redis.hget(bed.k.claim, 'live')).toBe('4242|tok');
     expect(await bed.redis.hget(bed.k.claim, 'paused')).toBeNull();
     expect(await bed.redis.zscore(bed.k.inflight, 'paused')).toBeNull();
     expect(await bed.redis.zscore(bed.k.due, 'paused')).toBeNull();
     expect(await bed.redis.hget(bed.k.totals, 'reclaimed')).toBe('1');
+  });
+});
+
+describe('claim: a parked schedule (park.ts)', () => {
+  /** A schedule due at `due`, parked over a job that waits, with its next times `t`. */
+  async function parked(due: number, t: number[], job: Record<string, string | number> = { timestamp: 1 }) {
+    await schedule('p', due);
+    const base = `${bed.k.base}:test`;
+    const entry = {
+      e: due,
+      t,
+      p: 'fp', // the fingerprint of `row` (helpers.ts)
+      j: `${base}:job`,
+      w: due - 2000,
+      r: `${base}:rec`,
+      f: due - 1000,
+      n: 1,
+      c: `${base}:counts`,
+      h: 3,
+    };
+    await bed.redis.hset(entry.j, job);
+    await bed.redis.hset(entry.r, { outcome: 'enqueued', c1000: '1' });
+    await bed.redis.hset(`${bed.k.due}:park`, 'p', JSON.stringify(entry));
+    return entry;
+  }
+
+  it('while its job waits, its occurrence is coalesced in the claim: counted, recorded on the job, moved to its next time', async () => {
+    const keys = setup();
+    const now = await bed.now();
+    const due = now - 100;
+    const entry = await parked(due, [due + 1000, due + 2000, due + 3000]);
+    const out = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
+    // nothing claimed; one occurrence coalesced here, answered as id and fire time
+    expect(out.slice(3)).toEqual([1, 'p', due]);
+    expect(await bed.redis.zscore(bed.k.due, 'p')).toBe(String(due + 1000));
+    expect(await bed.redis.hget(bed.k.claim, 'p')).toBeNull();
+    expect(await bed.redis.hget(entry.c, 'coalesced')).toBe('1');
+    expect(await bed.redis.hget(bed.k.totals, 'coalesced')).toBe('1');
+    const rec = await bed.redis.hgetall(entry.r);
+    expect(JSON.parse(rec.standsFor!)).toEqual({
+      from: due - 1000,
+      to: due,
+      count: 2,
+      cause: 'consumer-behind',
+    });
+    expect(rec.c2000).toBe('1');
+    const left = JSON.parse((await bed.redis.hget(`${bed.k.due}:park`, 'p'))!);
+    expect(left).toMatchObject({ e: due + 1000, t: [due + 2000, due + 3000], n: 2 });
+    // the next two, until the history limit (3): the third is counted and in the span, without a field
+    await bed.redis.zadd(bed.k.due, now - 50, 'p');
+    const other = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
+    // its due time moved (another writer): the entry is dropped, the schedule claimed as usual
+    expect(other.slice(3, 5)).toEqual([0, 'p']);
+    expect(await bed.redis.hexists(`${bed.k.due}:park`, 'p')).toBe(0);
+    expect(await bed.redis.hget(entry.c, 'coalesced')).toBe('1');
+  });
+
+  it('the span past the history limit is counted without a field; out of next times, or its job taken, it is claimed', async () => {
+    const keys = setup();
+    const now = await bed.now();
+    const due = now - 5000;
+    const entry = await parked(due, [due + 1000, due + 2000, due + 3000]);
+    for (let i = 0; i < 3; i++) await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
+    const rec = await bed.redis.hgetall(entry.r);
+    expect(JSON.parse(rec.standsFor!)).toMatchObject({ to: due + 2000, count: 4 });
+    // fields for counts 2 and 3, none for the 4th (past h = 3)
+    expect(
+      Object.keys(rec)
+        .filter((f) => /^c\d+$/.test(f))
+        .sort(),
+    ).toEqual(['c1000', 'c2000', 'c3000']);
+    expect(await bed.redis.hget(entry.c, 'coalesced')).toBe('3');
+    // no next time left: claimed at the last one, the entry dropped
+    const out = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
+    expect(out.slice(3, 6)).toEqual([0, 'p', String(due + 3000)]);
+    expect(await bed.redis.hexists(`${bed.k.due}:park`, 'p')).toBe(0);
+
+    // a job taken by a worker (processedOn), or gone: claimed at once, nothing counted
+    for (const job of [{ timestamp: 1, processedOn: 2 }, undefined]) {
+      await bed.redis.del(`${bed.k.base}:test:job`, bed.k.claim, bed.k.inflight);
+      const again = await parked(due, [due + 1000], job);
+      if (!job) await bed.redis.del(again.j);
+      const claimed = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
+      expect(claimed.slice(3, 6)).toEqual([0, 'p', String(due)]);
+      expect(await bed.redis.hexists(`${bed.k.due}:park`, 'p')).toBe(0);
+    }
+    expect(await bed.redis.hget(entry.c, 'coalesced')).toBe('3');
+  });
+
+  it('a changed timing, upsert and remove end the park (its next times were walked on the timing it had)', async () => {
+    const keys = setup();
+    const now = await bed.now();
+    // a timing changed by a writer that left the entry (a re-schedule landing between a completion and
+    // its park): the state's fingerprint differs, the schedule is claimed as usual
+    const due = now - 100;
+    await parked(due, [due + 1000]);
+    await bed.redis.hset(bed.k.state, 'p', row('a', 0, '', 1000, 'fp2'));
+    const out = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
+    expect(out.slice(3, 5)).toEqual([0, 'p']);
+    expect(await bed.redis.hexists(`${bed.k.due}:park`, 'p')).toBe(0);
+    await bed.redis.del(bed.k.claim, bed.k.inflight);
+    await parked(now + 60_000, [now + 61_000]);
+    await callScript(bed, UPSERT, ...keys.upsert, 'p', '{"id":"p"}', 'fp', now + 60_000, 100, 'c', '');
+    expect(await bed.redis.hexists(`${bed.k.due}:park`, 'p')).toBe(0);
+    await parked(now + 60_000, [now + 61_000]);
+    await callScript(bed, REMOVE, ...keys.remove('p'), 'p', '');
+    expect(await bed.redis.hexists(`${bed.k.due}:park`, 'p')).toBe(0);
   });
 });
 

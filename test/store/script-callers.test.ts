@@ -1,8 +1,10 @@
 // The marshaller (StoreScripts) without Redis: each method puts its named arguments in the slots its
 // layout names (the layouts are read against the .lua headers by script-layouts.test.ts), and each
 // answer decodes to its name.
+
 import { describe, expect, it } from 'vitest';
 import { decodeDefinition } from '../../src/store/forms/schedule-definition.js';
+import type { ClaimResult } from '../../src/store/forms/schedule-store-types.js';
 import { ScheduleScripts } from '../../src/store/scripts/schedule-scripts.js';
 import * as L from '../../src/store/scripts/script-layouts.js';
 import { AUDIT, AUDIT_SLOTS, B, bySlot, fakeScriptClient, k, one } from './fake-script-client.js';
@@ -59,7 +61,7 @@ describe('the script callers put each named argument in its slot', () => {
 
   it('claim-6: the fleet slots only with a fleet member', async () => {
     const fleet = { replica: 'r1', aheadMs: 10, liveMs: 20, recent: 3, imminentMs: 40 };
-    const answer = [100, '', 150, 's', 90, 1, '{}', 'a|0||1|fp|c', 2, 500];
+    const answer = [100, '', 150, 1, 's', 90, 1, '{}', 'a|0||1|fp|c', 'p', 80, 2, 500];
     const c = await one(
       L.CLAIM,
       (s) => s.schedules.claim(k, { batch: 5, leaseMs: 6, token: 'tk', aheadMs: 8, fleet }),
@@ -83,11 +85,15 @@ describe('the script callers put each named argument in its slot', () => {
       fleet: { size: 2, aheadMs: 500 },
     });
     expect(c.out).toMatchObject({ claims: [{ id: 's', fireAt: 90, claim: '90|tk', reclaimed: true }] });
+    expect((c.out as ClaimResult).claims).toHaveLength(1);
+    expect((c.out as ClaimResult).coalescedParked).toEqual([{ id: 'p', fireAt: 80 }]);
     const alone = await one(
       L.CLAIM,
       (s) => s.schedules.claim(k, { batch: 5, leaseMs: 6, token: 'tk', aheadMs: 0 }),
-      [1, '', ''],
+      [1, '', '', 0],
     );
+    expect(alone.out).toMatchObject({ claims: [] });
+    expect((alone.out as ClaimResult).coalescedParked).toBeUndefined();
     expect(Object.keys(alone.argv)).toEqual(['batch', 'leaseMs', 'token', 'aheadMs']);
   });
 

@@ -66,9 +66,14 @@ export interface FireLoopStats {
   /**
    * The occurrences a claim handled beyond its own: when it came a period late or more, those coalesced
    * since the claimed one and the latest, which it enqueued (`claimed` counts the claim once). So
-   * `claimed = enqueued + coalesced - coalescedBehind` when nothing was missed.
+   * `claimed + coalescedParked = enqueued + coalesced - coalescedBehind` when nothing was missed.
    */
   coalescedBehind: number;
+  /**
+   * Occurrences of parked schedules that this replica's claims coalesced in Redis (park.ts): counted in
+   * `coalesced` too, never claimed.
+   */
+  coalescedParked: number;
   reclaimed: number;
   /**
    * Claims set aside, unplanned, because their schedule's planning used up its allowance (a slow
@@ -155,6 +160,7 @@ export function emptyFireStats(): FireLoopStats {
     missed: 0,
     coalesced: 0,
     coalescedBehind: 0,
+    coalescedParked: 0,
     reclaimed: 0,
     setAside: 0,
     earlyWakeups: 0,

@@ -16,6 +16,7 @@ import {
   uniqueBatches,
 } from './fire-loop-types.js';
 import { announce, completionOf } from './fire-records.js';
+import { parkEntry } from './park.js';
 import type { RedisClock } from './redis-clock.js';
 import type { ReplicaAcker } from './replica-acker.js';
 import type { StagedHere, StagedJob } from './staged-here.js';
@@ -342,6 +343,57 @@ export class OccurrenceEnqueuer {
       if (gone?.has(item.claim.id))
         occurrenceTrace.failed([item], new Error('its claim lapsed and was taken over'), 'taken-over');
       else this.emitDone(item);
+    }
+    await this.park(items, gone);
+  }
+
+  /**
+   * Park the completed items whose occurrence was coalesced over a still-waiting job (park.ts): their
+   * schedules' next occurrences are coalesced by the claim script while that job waits. On one Redis
+   * only (the claim script reads the job's hash, in the queue's keys). A park that fails to be written
+   * leaves the schedule claimed as usual.
+   */
+  private async park(items: readonly Item[], gone: ReadonlySet<string> | undefined): Promise<void> {
+    const { deps } = this.parts;
+    if (deps.options.target.cluster) return;
+    let entries: { id: string; entry: string }[] | undefined;
+    const now = Math.floor(this.parts.clock.now());
+    for (const item of items) {
+      if (item.plan.coalesced?.cause !== 'consumer-behind' || gone?.has(item.claim.id)) continue;
+      const queue = deps.queue(item.cached.def.queue);
+      const entry = parkEntry(item, deps.store.keys, deps.options.historyLimit, (id) => queue.toKey(id), now);
+      if (entry) (entries ??= []).push({ id: item.claim.id, entry: JSON.stringify(entry) });
+    }
+    if (!entries) return;
+    await deps.store
+      .park(entries)
+      .catch((err) =>
+        deps.logger.warn({ err }, 'bullbeat: could not park coalesced schedules; claiming them as usual'),
+      );
+  }
+
+  /**
+   * Occurrences of parked schedules that a claim coalesced (their previous job still waiting; park.ts),
+   * counted and recorded by the claim script: counted here and announced (`missed`, `coalesced`), one
+   * event per schedule. A schedule this replica has not planned is named by its id.
+   */
+  coalescedParked(occurrences: readonly { id: string; fireAt: number }[]): void {
+    const bySchedule = new Map<string, number[]>();
+    for (const o of occurrences) {
+      const list = bySchedule.get(o.id);
+      if (list) list.push(o.fireAt);
+      else bySchedule.set(o.id, [o.fireAt]);
+    }
+    this.parts.stats.coalesced += occurrences.length;
+    this.parts.stats.coalescedParked += occurrences.length;
+    for (const [id, fireAts] of bySchedule) {
+      this.parts.deps.events.emit('missed', {
+        scheduleId: id,
+        name: this.parts.cache.peek(id)?.def.name ?? id,
+        reason: 'coalesced',
+        count: fireAts.length,
+        fireAts,
+      });
     }
   }
 

@@ -157,6 +157,8 @@ export class PartitionClaims {
       full,
     );
     if (late.length > 0) out.late = late;
+    const parked = results.flatMap((r) => r.coalescedParked ?? []);
+    if (parked.length > 0) out.coalescedParked = parked;
     return out;
   }
 

@@ -126,6 +126,22 @@ export class ScheduleStore {
   }
 
   /**
+   * Park schedules (`<due>:park`, read by `claim-6`): each entry (JSON, see park.ts) lets the claim
+   * script coalesce the schedule's next occurrences while its previous job still waits. One `HSET` per
+   * partition touched. One Redis only: the claim script reads the waiting job's hash, in BullMQ's keys.
+   */
+  async park(entries: readonly { id: string; entry: string }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const groups = byPartition(this.keys, entries, (e) => e.id);
+    const pipe = this.redis.pipeline();
+    for (const part of groups.values()) {
+      pipe.hset(`${this.keys.of(part[0]!.id).due}:park`, ...part.flatMap((e) => [e.id, e.entry]));
+    }
+    const failed = ((await pipe.exec()) ?? []).find(([err]) => err);
+    if (failed) throw failed[0];
+  }
+
+  /**
    * Extend the leases of the claims `ids` still held by `token` to `leaseMs` from now (Redis TIME):
    * one script per partition touched. Answers the ids no longer held (completed or taken over
    * meanwhile): the others are this token's for `leaseMs` from the script's run.

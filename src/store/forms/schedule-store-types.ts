@@ -113,6 +113,11 @@ export interface ClaimResult {
   late?: Promise<ClaimResult>[];
   /** With a `FleetMember`: the live replicas, and the longest horizon among them (ms). */
   fleet?: { size: number; aheadMs: number };
+  /**
+   * Occurrences of parked schedules that the claim coalesced (their previous job still waiting; claim-6,
+   * park.ts), counted and recorded there: the fire loop announces them.
+   */
+  coalescedParked?: { id: string; fireAt: number }[];
 }
 
 /**

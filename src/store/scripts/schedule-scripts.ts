@@ -138,10 +138,13 @@ export class ScheduleScripts {
         clockMs,
       }),
     )) as (string | number)[];
-    // { now, earliest due, earliest lease, then 5 values per claim[, live replicas, longest horizon] }
+    // { now, earliest due, earliest lease, parked coalesced, then 5 values per claim, 2 per parked
+    // occurrence coalesced[, live replicas, longest horizon] }
     const fleetOf = f ? raw.splice(raw.length - 2, 2).map(Number) : undefined;
+    const parkedCount = Number(raw[3] ?? 0);
+    const parked = parkedCount > 0 ? raw.splice(raw.length - 2 * parkedCount, 2 * parkedCount) : [];
     const claims: Claim[] = [];
-    for (let i = 3; i + 4 < raw.length; i += 5) {
+    for (let i = 4; i + 4 < raw.length; i += 5) {
       const fireAt = Number(raw[i + 1]);
       claims.push({
         id: String(raw[i]),
@@ -155,6 +158,11 @@ export class ScheduleScripts {
     const time = (v: unknown) => (v === '' || v === undefined ? null : Number(v));
     const res: ClaimResult = { now: Number(raw[0]), nextDue: time(raw[1]), nextLease: time(raw[2]), claims };
     if (fleetOf) res.fleet = { size: fleetOf[0]!, aheadMs: fleetOf[1]! };
+    if (parked.length > 0) {
+      res.coalescedParked = [];
+      for (let i = 0; i + 1 < parked.length; i += 2)
+        res.coalescedParked.push({ id: String(parked[i]), fireAt: Number(parked[i + 1]) });
+    }
     return res;
   }
 

@@ -11,7 +11,8 @@
     KEYS[3] claim       hash: id -> `fireAt|token`
     KEYS[4] schedules   hash: id -> definition JSON
     KEYS[5] state       hash: id -> state row
-    KEYS[6] totals      hash: its `reclaimed` field counts lapsed claims taken over
+    KEYS[6] totals      hash: its `reclaimed` field counts lapsed claims taken over, `coalesced` also
+                        the occurrences of parked schedules coalesced here
 
     ARGV[1] batch: most claims returned
     ARGV[2] lease ms
@@ -31,10 +32,25 @@
   claims are always taken (a take-over is never held back). The reply carries F and the longest horizon
   of the fleet: every replica then claims that far ahead, so none is always last to wake.
 
+  Parked schedules (`<due>:park`, id -> JSON, written by the fire loop after a completion that
+  coalesced an occurrence because the schedule's previous job still waited in its queue; one Redis
+  only, see park.ts): a due schedule parked at exactly its due time (`e`), active and on the timing
+  (fingerprint `p`) its next times were walked on, whose waiting job (`j`) is
+  still there and not taken by a worker (its hash has `timestamp`, no `processedOn`) is not claimed: its
+  occurrence is coalesced here as the fire loop would (counted in `coalesced` of the schedule's counters
+  `c` and of `totals`; recorded on the waiting job's record `r`: its `standsFor` span grows to this
+  occurrence, and a `c<ms after the job>` field while the span is within `h`, the history limit), and
+  the schedule goes back in `due` at its next time (the first of `t`, the next times the fire loop
+  walked ahead). Otherwise (its job started or is gone, no time left, another due time: the schedule
+  was changed) the entry is dropped and the schedule is claimed as usual. The occurrences coalesced
+  here are answered for the fire loop to announce.
+
   Output:
     { now, earliest due time left ('' = none), earliest lease expiry in `inflight` ('' = none; ours
       included: another replica's claim made in the same millisecond expires with ours),
+      how many occurrences of parked schedules were coalesced here,
       then per claim: id, fireAt, reclaimed (1|0), definition JSON ('' if gone), state row ('' if gone),
+      then per occurrence coalesced here: id, fireAt,
       then, with ARGV[5] set: live replicas, the fleet's longest horizon (ms) }
 ]]
 --- @include "includes/now"
@@ -85,18 +101,61 @@ if sharing then
     room = math.min(room, math.max(share, imminent))
   end
 end
+local park, parkedIds, parkedAts = KEYS[1] .. ':park', {}, {}
+
+-- The parked schedule `id` due at `at` (its park entry `raw`): true when its occurrence is coalesced
+-- here (it stays in `due`, at its next time); false when it is to be claimed (the entry dropped).
+local function coalesceParked(id, at, raw)
+  local ok, p = pcall(cjson.decode, raw)
+  local row = ok and type(p) == 'table' and tonumber(at) == p.e and p.t[1] ~= nil
+    and redis.call('HGET', KEYS[5], id)
+  -- still active, on the timing the next times were walked on (`status|fired|last|created|fp|source`)
+  local status, fp = string.match(row or '', '^(%a)|[^|]*|[^|]*|[^|]*|([^|]*)')
+  local job = status == 'a' and fp == p.p and redis.call('HMGET', p.j, 'timestamp', 'processedOn')
+  if not job or not job[1] or job[2] then
+    redis.call('HDEL', park, id)
+    return false
+  end
+  p.n = p.n + 1
+  redis.call('HINCRBY', p.c, 'coalesced', 1)
+  parkedIds[#parkedIds + 1] = id
+  parkedAts[#parkedAts + 1] = p.e
+  if redis.call('EXISTS', p.r) == 1 then
+    local span = string.format('{"from":%d,"to":%d,"count":%d,"cause":"consumer-behind"}', p.f, p.e, p.n)
+    if p.n <= p.h then
+      redis.call('HSET', p.r, 'standsFor', span, string.format('c%d', p.e - p.w), '1')
+    else
+      redis.call('HSET', p.r, 'standsFor', span)
+    end
+  end
+  p.e = table.remove(p.t, 1)
+  redis.call('ZADD', KEYS[1], p.e, id)
+  redis.call('HSET', park, id, cjson.encode(p))
+  return true
+end
+
 if room > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', horizon, 'WITHSCORES', 'LIMIT', 0, room)
+  local entries = {}
+  if #due > 0 and redis.call('EXISTS', park) == 1 then
+    local dueIds = {}
+    for i = 1, #due, 2 do dueIds[#dueIds + 1] = due[i] end
+    entries = redis.call('HMGET', park, unpack(dueIds))
+  end
   local fresh = {}
   for i = 1, #due, 2 do
-    fresh[#fresh + 1] = due[i]
-    ids[#ids + 1] = due[i]
-    ats[#ats + 1] = due[i + 1]
-    again[#again + 1] = 0
+    local raw = entries[(i + 1) / 2]
+    if not (raw and coalesceParked(due[i], due[i + 1], raw)) then
+      fresh[#fresh + 1] = due[i]
+      ids[#ids + 1] = due[i]
+      ats[#ats + 1] = due[i + 1]
+      again[#again + 1] = 0
+    end
   end
   if #fresh > 0 then redis.call('ZREM', KEYS[1], unpack(fresh)) end
+  if #parkedIds > 0 then redis.call('HINCRBY', KEYS[6], 'coalesced', #parkedIds) end
 end
-local out = { now, '', '' }
+local out = { now, '', '', #parkedIds }
 if #ids > 0 then
   local zargs, hargs = {}, {}
   for i, id in ipairs(ids) do
@@ -116,6 +175,10 @@ if #ids > 0 then
     out[#out + 1] = defs[i] or ''
     out[#out + 1] = states[i] or ''
   end
+end
+for i, id in ipairs(parkedIds) do
+  out[#out + 1] = id
+  out[#out + 1] = parkedAts[i]
 end
 local d = redis.call('ZRANGE', KEYS[1], '0', '0', 'WITHSCORES')
 if d[2] then out[2] = d[2] end

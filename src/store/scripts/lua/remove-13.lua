@@ -44,6 +44,7 @@ if def then
   reindexList(listBase(KEYS[1], 'schedules'), id, def, row and string.sub(row, 1, 1), nil, nil)
 end
 redis.call('ZREM', KEYS[2], id)
+redis.call('HDEL', KEYS[2] .. ':park', id) -- its park entry (claim-6), if it was parked
 redis.call('ZREM', KEYS[3], id)
 redis.call('HDEL', KEYS[4], id)
 redis.call('HDEL', KEYS[5], id)

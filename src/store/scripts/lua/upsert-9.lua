@@ -54,6 +54,8 @@
 --- @include "includes/names"
 
 local id = ARGV[1]
+-- a parked schedule's next times were walked on the definition it had (claim-6): a write of it ends the park
+redis.call('HDEL', KEYS[2] .. ':park', id)
 
 -- A schedule without `pauseOnFailure` keeps no failure streak (finish-runs-5 neither resets nor
 -- counts it): one left from an earlier definition goes.
