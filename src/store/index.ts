@@ -239,6 +239,7 @@ export {
   readFinishedJobs,
   readHistories,
   readJobFields,
+  readRecordFacts,
   readRecords,
   repairNames,
   runLease,

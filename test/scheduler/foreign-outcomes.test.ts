@@ -284,7 +284,7 @@ describe('foreign consumers', () => {
       command: { name: string; args: unknown[]; promise: Promise<unknown> },
       ...rest: unknown[]
     ) => {
-      if (command.name === 'hgetall' && command.args[0] === k.record('s', '1000')) read = true;
+      if (command.name === 'hmget' && command.args[0] === k.record('s', '1000')) read = true;
       if (command.name !== 'time' || !read || !armed)
         return (send as (...a: unknown[]) => unknown)(command, ...rest);
       armed = false;

@@ -16,7 +16,7 @@ import {
   type RedisTarget,
   readFinishedJobs,
   readJobFields,
-  readRecords,
+  readRecordFacts,
   redisTime,
   scanScheduleQueues,
   scheduleIdsOnQueue,
@@ -31,6 +31,8 @@ import { JOB_FIELDS, jobFields, outcomeOf } from './foreign-job-fields.js';
  * record lags its job's end by at most this (plus a gathered read) however long the queue stays busy.
  */
 export const FOLLOWER_HOLD_MS = 1000;
+/** The facts of a record the reconciliation looks at (`outcome`, whose job, how old, and what kind of run). */
+const RECONCILE_FACTS = ['outcome', 'queue', 'jobId', 'enqueuedAt', 'kind'] as const;
 /** How often a held batch looks again whether jobs still wait. */
 const HOLD_STEP_MS = 25;
 
@@ -224,10 +226,12 @@ export class ForeignOutcomes {
     const { redis, keys: k, options } = this.host;
     if (ids.length === 0) return 0;
     const fieldLists = await newestRecordFields(redis, k, ids, depth);
-    const recordLists = await readRecords(
+    // only the facts looked at: a catch-up reads up to `historyLimit` records of every schedule of a queue
+    const recordLists = await readRecordFacts(
       redis,
       k,
       ids.map((scheduleId, i) => ({ scheduleId, fields: fieldLists[i] ?? [] })),
+      RECONCILE_FACTS,
     );
     const cutoff = (await redisTime(redis)) - options.reconcileMinAgeMs;
     const candidates: { record: RunRecord; field: string; queue: string; jobId: string }[] = [];

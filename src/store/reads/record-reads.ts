@@ -43,6 +43,43 @@ export async function readRecords(
   });
 }
 
+/**
+ * As `readRecords`, only the facts `names` of each record (one `HMGET` of them per record instead of its
+ * whole hash): what a reader that looks at a few facts of many records needs (the outcome follower's
+ * reconciliation, which looks for records still `enqueued`). `scheduleId`, `fireAt` and `kind` are
+ * always there, as in a whole record; an earlier release's JSON record is read whole and merged.
+ */
+export async function readRecordFacts(
+  redis: Redis,
+  keys: Keys,
+  reads: readonly RecordRead[],
+  names: readonly string[],
+): Promise<(RunRecord | null)[][]> {
+  const pipe = redis.pipeline();
+  for (const { scheduleId, fields } of reads) {
+    if (fields.length === 0) continue;
+    pipe.hmget(keys.runs(scheduleId), ...fields);
+    for (const f of fields) pipe.hmget(keys.record(scheduleId, f), ...names);
+  }
+  const res = (await pipe.exec()) ?? [];
+  let at = 0;
+  return reads.map(({ scheduleId, fields }) => {
+    if (fields.length === 0) return [];
+    const [oldErr, oldValues] = res[at++] ?? [];
+    if (oldErr) throw oldErr;
+    const olds = (oldValues ?? []) as (string | null)[];
+    return fields.map((field, i) => {
+      const [err, values] = res[at++] ?? [];
+      if (err) throw err;
+      const hash: Record<string, string> = {};
+      ((values ?? []) as (string | null)[]).forEach((v, n) => {
+        if (v !== null) hash[names[n]!] = v;
+      });
+      return mergeForms(recordFromJson(olds[i]), recordFromHash(hash, scheduleId, field));
+    });
+  });
+}
+
 /** The newest `limit` records of each schedule, newest first (two round trips for all of them). */
 export async function readHistories(
   redis: Redis,
