@@ -136,6 +136,20 @@ describe('claim: a parked schedule (park.ts)', () => {
     expect(await bed.redis.hget(entry.c, 'coalesced')).toBe('1');
   });
 
+  it('an entry not as the fire loop writes it is dropped, and the schedule claimed as usual', async () => {
+    const keys = setup();
+    const now = await bed.now();
+    await schedule('p', now - 100);
+    for (const raw of ['not json', '{"e":1}', JSON.stringify({ e: now - 100, t: 'x', j: 1 })]) {
+      await bed.redis.del(bed.k.claim, bed.k.inflight);
+      await bed.redis.zadd(bed.k.due, now - 100, 'p');
+      await bed.redis.hset(`${bed.k.due}:park`, 'p', raw);
+      const out = await callScript(bed, CLAIM, ...keys.claim, 10, 5000, 'tok', '');
+      expect(out.slice(3, 5)).toEqual([0, 'p']);
+      expect(await bed.redis.hexists(`${bed.k.due}:park`, 'p')).toBe(0);
+    }
+  });
+
   it('the span past the history limit is counted without a field; out of next times, or its job taken, it is claimed', async () => {
     const keys = setup();
     const now = await bed.now();

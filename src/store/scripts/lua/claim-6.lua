@@ -107,8 +107,11 @@ local park, parkedIds, parkedAts = KEYS[1] .. ':park', {}, {}
 -- here (it stays in `due`, at its next time); false when it is to be claimed (the entry dropped).
 local function coalesceParked(id, at, raw)
   local ok, p = pcall(cjson.decode, raw)
-  local row = ok and type(p) == 'table' and tonumber(at) == p.e and p.t[1] ~= nil
-    and redis.call('HGET', KEYS[5], id)
+  -- an entry not as park.ts writes it is dropped, never an error (this script claims for everyone)
+  ok = ok and type(p) == 'table' and type(p.t) == 'table' and type(p.e) == 'number'
+    and type(p.w) == 'number' and type(p.f) == 'number' and type(p.n) == 'number' and type(p.h) == 'number'
+    and type(p.j) == 'string' and type(p.r) == 'string' and type(p.c) == 'string'
+  local row = ok and tonumber(at) == p.e and type(p.t[1]) == 'number' and redis.call('HGET', KEYS[5], id)
   -- still active, on the timing the next times were walked on (`status|fired|last|created|fp|source`)
   local status, fp = string.match(row or '', '^(%a)|[^|]*|[^|]*|[^|]*|([^|]*)')
   local job = status == 'a' and fp == p.p and redis.call('HMGET', p.j, 'timestamp', 'processedOn')
