@@ -171,3 +171,41 @@ export function completed(item: ClaimedItem, def: ScheduleFacts, replica: string
     span.end();
   }
 }
+
+/**
+ * Occurrences a claim coalesced in Redis while their schedule was parked (its previous job still
+ * waiting; park.ts): each leaves a `skipped` span of its own, as one coalesced by the fire loop does
+ * (the newest `MAX_NOT_RUN_SPANS` of a claim). `defOf`: the schedule's facts when this replica has
+ * them (a schedule it never planned is named by its id).
+ */
+export function coalescedInRedis(
+  occurrences: readonly { id: string; fireAt: number }[],
+  defOf: (id: string) => ScheduleFacts | undefined,
+  replica: string,
+  claimedAt: number,
+): void {
+  const t = tracer();
+  for (const o of occurrences.slice(-MAX_NOT_RUN_SPANS)) {
+    const def = defOf(o.id);
+    const name = def?.name ?? o.id;
+    const span = t.startSpan(`fire ${name}`, { root: true, startTime: claimedAt });
+    if (!span.isRecording()) {
+      span.end();
+      if (!isSpanContextValid(span.spanContext())) return; // tracing off
+      continue;
+    }
+    span.setAttributes({
+      [ATTR.scheduleId]: o.id,
+      [ATTR.scheduleName]: name,
+      ...(def && { [ATTR.destination]: def.queue }),
+      [ATTR.fireAt]: o.fireAt,
+      [ATTR.kind]: 'scheduled',
+      [ATTR.replica]: replica,
+      [ATTR.claimedAt]: claimedAt,
+      [ATTR.outcome]: 'skipped',
+      [ATTR.reason]: 'coalesced',
+      [ATTR.coalescedBy]: 'consumer-behind',
+    });
+    span.end();
+  }
+}

@@ -199,6 +199,11 @@ describe('OpenTelemetry traces', () => {
       });
       expect(s.parentSpanId).toBeUndefined();
     }
+    // each one has its span, those the claim script coalesced while the schedule was parked too: from the
+    // first coalesced to the last, every period of the schedule (0.2 s)
+    const ats = [...new Set(coalesced.map((s) => Number(attr(s, 'bullbeat.fire_at'))))].sort((a, b) => a - b);
+    expect(ats.length).toBeGreaterThanOrEqual(3);
+    expect(ats.slice(1).map((at, i) => at - ats[i]!)).toEqual(ats.slice(1).map(() => 200));
   }, 90_000);
 
   it('with BullMQ’s own telemetry on the worker, its process span is the run’s: none is duplicated', async () => {

@@ -303,7 +303,7 @@ export class FireLoop {
       const fleet = this.fleet.member(this.replica, this.aheadMs(this.prepMs), options);
       const res = await store.claim(options.claimBatch, options.claimLeaseMs, token, this.aheadMs(), fleet);
       this.fleet.claimed(res);
-      if (res.coalescedParked) this.enqueuer.coalescedParked(res.coalescedParked);
+      if (res.coalescedParked) this.enqueuer.coalescedParked(res.coalescedParked, res.now);
       if (res.fleet) this.fleetPrepMs = Math.max(0, res.fleet.aheadMs - options.claimAheadMs);
       this.clock.sync(res.now);
       this.claimTimer.claimed(res.now);
@@ -358,7 +358,7 @@ export class FireLoop {
     }
     if (!this.running) return;
     this.clock.sync(res.now);
-    if (res.coalescedParked) this.enqueuer.coalescedParked(res.coalescedParked);
+    if (res.coalescedParked) this.enqueuer.coalescedParked(res.coalescedParked, res.now);
     if (res.nextDue !== null) this.armFor(res.nextDue, res.now);
     if (res.full) this.arm(0);
     if (res.claims.length === 0) return;

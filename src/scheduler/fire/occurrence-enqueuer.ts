@@ -375,9 +375,16 @@ export class OccurrenceEnqueuer {
   /**
    * Occurrences of parked schedules that a claim coalesced (their previous job still waiting; park.ts),
    * counted and recorded by the claim script: counted here and announced (`missed`, `coalesced`), one
-   * event per schedule. A schedule this replica has not planned is named by its id.
+   * event per schedule, and a `skipped` span each when tracing is on. A schedule this replica has not
+   * planned is named by its id.
    */
-  coalescedParked(occurrences: readonly { id: string; fireAt: number }[]): void {
+  coalescedParked(occurrences: readonly { id: string; fireAt: number }[], claimedAt: number): void {
+    occurrenceTrace.coalescedInRedis(
+      occurrences,
+      (id) => this.parts.cache.peek(id)?.def,
+      this.parts.replicaId,
+      claimedAt,
+    );
     const bySchedule = new Map<string, number[]>();
     for (const o of occurrences) {
       const list = bySchedule.get(o.id);
