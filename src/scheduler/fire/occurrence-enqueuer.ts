@@ -361,7 +361,14 @@ export class OccurrenceEnqueuer {
     for (const item of items) {
       if (item.plan.coalesced?.cause !== 'consumer-behind' || gone?.has(item.claim.id)) continue;
       const queue = deps.queue(item.cached.def.queue);
-      const entry = parkEntry(item, deps.store.keys, deps.options.historyLimit, (id) => queue.toKey(id), now);
+      const entry = parkEntry(
+        item,
+        deps.store.keys,
+        deps.options.historyLimit,
+        (id) => queue.toKey(id),
+        now,
+        deps.options.triggerBudgetMs,
+      );
       if (entry) (entries ??= []).push({ id: item.claim.id, entry: JSON.stringify(entry) });
     }
     if (!entries) return;

@@ -18,8 +18,9 @@ export const PARK_HORIZON_MS = 60_000;
 
 /**
  * A park entry, as claim-6.lua reads it (JSON): the due time it holds for (`e`), the next times to move
- * the schedule to (`t`), the timing fingerprint they were walked on (`p`, its state's), the waiting job's hash (`j`), its fire time (`w`) and record (`r`), the span it
- * stands for so far (`f` first, `n` count), the schedule's counters (`c`), and the history limit (`h`).
+ * the schedule to (`t`), the timing fingerprint they were walked on (`p`, its state's), the waiting
+ * job's hash (`j`), its fire time (`w`) and record (`r`), the span it stands for so far (`f` first, `n`
+ * count), the schedule's counters (`c`), and the history limit (`h`).
  */
 export interface ParkEntry {
   e: number;
@@ -37,7 +38,7 @@ export interface ParkEntry {
 /**
  * The park entry of a completed item, or undefined: only an occurrence coalesced over a waiting job
  * (`consumer-behind`) whose schedule has a next time and more after it. `jobKey` gives a job id's
- * hash key in the schedule's queue.
+ * hash key in the schedule's queue; each step of the walk has the trigger's time budget (`budgetMs`).
  */
 export function parkEntry(
   item: Item,
@@ -45,6 +46,7 @@ export function parkEntry(
   historyLimit: number,
   jobKey: (jobId: string) => string,
   now: number,
+  budgetMs?: number,
 ): ParkEntry | undefined {
   const { plan } = item;
   const c = plan.coalesced;
@@ -55,12 +57,13 @@ export function parkEntry(
   const t: number[] = [];
   try {
     for (let o: number | null = plan.next; t.length < PARK_AHEAD - 1; ) {
-      o = checkedNextFire(trigger, o, now);
+      o = checkedNextFire(trigger, o, now, budgetMs);
       if (o === null || (def.endAt !== undefined && o > def.endAt) || o > now + PARK_HORIZON_MS) break;
       t.push(o);
     }
   } catch {
-    // a trigger that throws further on: park up to there (the fire loop's next plan meets the throw)
+    // a trigger that throws (or overruns its budget) further on: park up to there (the fire loop's
+    // next plan meets it)
   }
   if (t.length === 0) return undefined;
   const waiting = c.standIn;

@@ -20,9 +20,9 @@ const RETRY_MS = 1000;
 /**
  * Follows one queue's BullMQ event stream for its occurrences' `completed` and `failed` events, on a
  * connection of its own, in gathered reads: after a read that brought fewer than COUNT entries it waits
- * `gatherMs` before the next (and then, with a `hold`, while that says so: jobs waiting to start), so that a steady trickle (a job finishing every millisecond) costs Redis
- * one read per `gatherMs` rather than one per event or two, as BullMQ's `QueueEvents` does (it reads
- * again at once). A read is a script (`finished-jobs-1`) that answers each finished job with its outcome
+ * `gatherMs` before the next (and then, with a `hold`, while that says so: jobs waiting to start), so
+ * that a steady trickle (a job finishing every millisecond) costs Redis one read per `gatherMs` rather
+ * than one per event or two, as BullMQ's `QueueEvents` does (it reads again at once). A read is a script (`finished-jobs-1`) that answers each finished job with its outcome
  * fields, read in Redis: a run's other entries (added, waiting, active, ...) never reach this process.
  * A read that finds nothing blocks on the stream (`XREAD`, one entry) until there is more. It starts at
  * the stream's end when started, like `QueueEvents`; an event trimmed from the stream before it was read
