@@ -239,7 +239,6 @@ export {
   readFinishedJobs,
   readHistories,
   readJobFields,
-  readRecordFacts,
   readRecords,
   repairNames,
   runLease,

@@ -1,9 +1,11 @@
 import {
+  type Attributes,
   isSpanContextValid,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
   trace,
 } from '@opentelemetry/api';
 import { ATTR, SYSTEM } from './attributes.js';
@@ -149,13 +151,7 @@ export function completed(item: ClaimedItem, def: ScheduleFacts, replica: string
     for (const fireAt of fireAts) notRun.push({ fireAt, outcome: 'skipped', reason: 'coalesced' });
   }
   for (const n of notRun) {
-    const span = t.startSpan(`fire ${def.name}`, { root: true, startTime: item.claimedAt });
-    if (!span.isRecording()) {
-      span.end();
-      if (!isSpanContextValid(span.spanContext())) return; // tracing off
-      continue;
-    }
-    span.setAttributes({
+    const traced = notRunSpan(t, def.name, item.claimedAt, {
       [ATTR.scheduleId]: def.id,
       [ATTR.scheduleName]: def.name,
       [ATTR.destination]: def.queue,
@@ -168,8 +164,19 @@ export function completed(item: ClaimedItem, def: ScheduleFacts, replica: string
       ...(n.reason === 'coalesced' &&
         coalesced && { [ATTR.coalescedBy]: coalesced.cause, [ATTR.standIn]: coalesced.standIn }),
     });
-    span.end();
+    if (!traced) return;
   }
+}
+
+/**
+ * One occurrence that did not run: a `fire` span of its own, the root of its own trace, with `attrs`.
+ * False when tracing is off (no tracer provider: nothing more is to be made).
+ */
+function notRunSpan(t: Tracer, name: string, claimedAt: number, attrs: Attributes): boolean {
+  const span = t.startSpan(`fire ${name}`, { root: true, startTime: claimedAt });
+  if (span.isRecording()) span.setAttributes(attrs);
+  span.end();
+  return isSpanContextValid(span.spanContext());
 }
 
 /**
@@ -188,13 +195,7 @@ export function coalescedInRedis(
   for (const o of occurrences.slice(-MAX_NOT_RUN_SPANS)) {
     const def = defOf(o.id);
     const name = def?.name ?? o.id;
-    const span = t.startSpan(`fire ${name}`, { root: true, startTime: claimedAt });
-    if (!span.isRecording()) {
-      span.end();
-      if (!isSpanContextValid(span.spanContext())) return; // tracing off
-      continue;
-    }
-    span.setAttributes({
+    const traced = notRunSpan(t, name, claimedAt, {
       [ATTR.scheduleId]: o.id,
       [ATTR.scheduleName]: name,
       ...(def && { [ATTR.destination]: def.queue }),
@@ -206,6 +207,6 @@ export function coalescedInRedis(
       [ATTR.reason]: 'coalesced',
       [ATTR.coalescedBy]: 'consumer-behind',
     });
-    span.end();
+    if (!traced) return;
   }
 }

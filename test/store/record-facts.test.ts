@@ -1,8 +1,8 @@
-// readRecordFacts reads a few facts of many records (the outcome follower's reconciliation): the same
+// readRecords with `names` reads a few facts of many records (the outcome follower's reconciliation): the same
 // facts readRecords reads whole, in both forms (this release's hash, an earlier release's JSON), merged
 // the same way, and nothing else.
 import { afterEach, describe, expect, it } from 'vitest';
-import { readRecordFacts, readRecords } from '../../src/store/reads/record-reads.js';
+import { readRecords } from '../../src/store/reads/record-reads.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;
@@ -12,7 +12,7 @@ afterEach(async () => {
 
 const NAMES = ['outcome', 'queue', 'jobId', 'enqueuedAt', 'kind'] as const;
 
-describe('readRecordFacts', () => {
+describe('readRecords, the facts named', () => {
   it('reads the named facts of each record, in both forms, as readRecords has them', async () => {
     bed = new StoreBed();
     const { redis, k } = bed;
@@ -40,7 +40,7 @@ describe('readRecordFacts', () => {
     );
     await redis.hset(k.record('s', '3000'), { outcome: 'enqueued', queue: 'q', jobId: 'bb-s-3000' });
     const reads = [{ scheduleId: 's', fields: ['1000', '2000', '3000', 'm4000'] }];
-    const facts = await readRecordFacts(redis, k, reads, NAMES);
+    const facts = await readRecords(redis, k, reads, NAMES);
     const whole = await readRecords(redis, k, reads);
     expect(facts[0]).toEqual([
       {

@@ -16,7 +16,7 @@ import {
   type RedisTarget,
   readFinishedJobs,
   readJobFields,
-  readRecordFacts,
+  readRecords,
   redisTime,
   scanScheduleQueues,
   scheduleIdsOnQueue,
@@ -227,7 +227,7 @@ export class ForeignOutcomes {
     if (ids.length === 0) return 0;
     const fieldLists = await newestRecordFields(redis, k, ids, depth);
     // only the facts looked at: a catch-up reads up to `historyLimit` records of every schedule of a queue
-    const recordLists = await readRecordFacts(
+    const recordLists = await readRecords(
       redis,
       k,
       ids.map((scheduleId, i) => ({ scheduleId, fields: fieldLists[i] ?? [] })),
@@ -330,14 +330,10 @@ export class ForeignOutcomes {
    */
   private async holdRead(queue: string): Promise<number> {
     const dueAt = this.clock.now();
-    while (!this.stopped && this.clock.now() - dueAt < FOLLOWER_HOLD_MS) {
-      try {
-        if (!(await jobsWaiting(this.host.redis, [this.bullKey(queue, 'wait')]))) break;
-      } catch {
-        break; // cannot tell: read now
-      }
-      await sleep(this.clock, Math.min(HOLD_STEP_MS, FOLLOWER_HOLD_MS - (this.clock.now() - dueAt)));
-    }
+    await this.whileJobsWait(
+      () => dueAt,
+      () => [queue],
+    );
     return dueAt;
   }
 
@@ -375,21 +371,27 @@ export class ForeignOutcomes {
    * came: reading and writing records is Redis work the burst's starts would wait behind. Events that
    * come meanwhile join the batch. Not at a stop.
    */
-  private async afterBurst(): Promise<void> {
+  private afterBurst(): Promise<void> {
+    return this.whileJobsWait(
+      () => this.finished[0]!.at,
+      () => new Set(this.finished.map((f) => f.event.queue)),
+    );
+  }
+
+  /**
+   * Wait while jobs wait on the `queues` (looked at again each step), until `FOLLOWER_HOLD_MS` after
+   * `since`, the follower stops, or the queues cannot be read (then at once).
+   */
+  private async whileJobsWait(since: () => number, queues: () => Iterable<string>): Promise<void> {
     for (;;) {
-      const left = FOLLOWER_HOLD_MS - (this.clock.now() - this.finished[0]!.at);
+      const left = FOLLOWER_HOLD_MS - (this.clock.now() - since());
       if (this.stopped || left <= 0) return;
-      const queues = new Set(this.finished.map((f) => f.event.queue));
-      let waiting: boolean;
       try {
-        waiting = await jobsWaiting(
-          this.host.redis,
-          [...queues].map((q) => this.bullKey(q, 'wait')),
-        );
+        const waitKeys = [...queues()].map((q) => this.bullKey(q, 'wait'));
+        if (!(await jobsWaiting(this.host.redis, waitKeys))) return;
       } catch {
-        return; // cannot tell: write now
+        return; // cannot tell: go on now
       }
-      if (!waiting) return;
       await sleep(this.clock, Math.min(HOLD_STEP_MS, left));
     }
   }

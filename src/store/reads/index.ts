@@ -26,7 +26,7 @@ export {
   STEP_MAX,
 } from './list-index.js';
 export { checkListIndexes, type NamePage, namePage, namePageAt, repairNames } from './name-index.js';
-export { type RecordRead, readHistories, readRecordFacts, readRecords } from './record-reads.js';
+export { type RecordRead, readHistories, readRecords } from './record-reads.js';
 export { countsFrom, type RunCounter, RunHistory, type RunPatch } from './run-history.js';
 export { readActivity } from './schedule-activity.js';
 export { ScheduleIndex } from './schedule-index.js';

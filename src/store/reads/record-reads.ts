@@ -13,17 +13,24 @@ export interface RecordRead {
  * Read records in both forms, in one round trip: each occurrence's hash (`rec:<id>:<field>`, this
  * release's) and, per schedule, the JSON an earlier release left in `runs:<id>` (one HMGET), merged
  * (`mergeForms`). Per read, its records in the order of its fields, null where there is none.
+ * `names`: only those facts of each hash (one `HMGET` instead of `HGETALL`), for a reader that looks at
+ * a few facts of many records (the outcome follower's reconciliation); `scheduleId`, `fireAt` and
+ * `kind` are there all the same, and an earlier release's JSON record is read whole and merged.
  */
 export async function readRecords(
   redis: Redis,
   keys: Keys,
   reads: readonly RecordRead[],
+  names?: readonly string[],
 ): Promise<(RunRecord | null)[][]> {
   const pipe = redis.pipeline();
   for (const { scheduleId, fields } of reads) {
     if (fields.length === 0) continue;
     pipe.hmget(keys.runs(scheduleId), ...fields);
-    for (const f of fields) pipe.hgetall(keys.record(scheduleId, f));
+    for (const f of fields) {
+      if (names) pipe.hmget(keys.record(scheduleId, f), ...names);
+      else pipe.hgetall(keys.record(scheduleId, f));
+    }
   }
   const res = (await pipe.exec()) ?? [];
   let at = 0;
@@ -33,51 +40,26 @@ export async function readRecords(
     if (oldErr) throw oldErr;
     const olds = (oldValues ?? []) as (string | null)[];
     return fields.map((field, i) => {
-      const [err, hash] = res[at++] ?? [];
+      const [err, raw] = res[at++] ?? [];
       if (err) throw err;
-      return mergeForms(
-        recordFromJson(olds[i]),
-        recordFromHash(hash as Record<string, string> | null, scheduleId, field),
-      );
+      const hash = names
+        ? namedHash(names, raw as (string | null)[] | null)
+        : (raw as Record<string, string> | null);
+      return mergeForms(recordFromJson(olds[i]), recordFromHash(hash, scheduleId, field));
     });
   });
 }
 
-/**
- * As `readRecords`, only the facts `names` of each record (one `HMGET` of them per record instead of its
- * whole hash): what a reader that looks at a few facts of many records needs (the outcome follower's
- * reconciliation, which looks for records still `enqueued`). `scheduleId`, `fireAt` and `kind` are
- * always there, as in a whole record; an earlier release's JSON record is read whole and merged.
- */
-export async function readRecordFacts(
-  redis: Redis,
-  keys: Keys,
-  reads: readonly RecordRead[],
+/** An `HMGET` of `names` as the hash of the facts it found. */
+function namedHash(
   names: readonly string[],
-): Promise<(RunRecord | null)[][]> {
-  const pipe = redis.pipeline();
-  for (const { scheduleId, fields } of reads) {
-    if (fields.length === 0) continue;
-    pipe.hmget(keys.runs(scheduleId), ...fields);
-    for (const f of fields) pipe.hmget(keys.record(scheduleId, f), ...names);
-  }
-  const res = (await pipe.exec()) ?? [];
-  let at = 0;
-  return reads.map(({ scheduleId, fields }) => {
-    if (fields.length === 0) return [];
-    const [oldErr, oldValues] = res[at++] ?? [];
-    if (oldErr) throw oldErr;
-    const olds = (oldValues ?? []) as (string | null)[];
-    return fields.map((field, i) => {
-      const [err, values] = res[at++] ?? [];
-      if (err) throw err;
-      const hash: Record<string, string> = {};
-      ((values ?? []) as (string | null)[]).forEach((v, n) => {
-        if (v !== null) hash[names[n]!] = v;
-      });
-      return mergeForms(recordFromJson(olds[i]), recordFromHash(hash, scheduleId, field));
-    });
+  values: readonly (string | null)[] | null,
+): Record<string, string> {
+  const hash: Record<string, string> = {};
+  (values ?? []).forEach((v, n) => {
+    if (v !== null) hash[names[n]!] = v;
   });
+  return hash;
 }
 
 /** The newest `limit` records of each schedule, newest first (two round trips for all of them). */
