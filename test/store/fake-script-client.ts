@@ -6,6 +6,7 @@ import { LedgerScripts } from '../../src/store/scripts/ledger-scripts.js';
 import { RunPathScripts } from '../../src/store/scripts/run-path-scripts.js';
 import { ScheduleScripts } from '../../src/store/scripts/schedule-scripts.js';
 import type { ScriptLayout } from '../../src/store/scripts/script-layout.js';
+import { storeScripts } from '../../src/store/scripts/scripts.js';
 
 /** One script call a `FakeScriptClient` took: the command and its arguments. */
 export interface TakenCall {
@@ -22,7 +23,25 @@ export function fakeScriptClient(answer: (command: string, args: (string | numbe
   calls: TakenCall[];
 } {
   const calls: TakenCall[] = [];
-  const target: Record<string, unknown> = { defineCommand: () => undefined };
+  // store scripts are sent as EVALSHA (send-script.ts): taken back to the command and the arguments
+  // it was called with (a fixed key count is not among them, as with a command ioredis defines); sent,
+  // every argument is a string: a number's is read back as the number
+  const bySha = new Map(storeScripts().map((s) => [s.sha, s]));
+  const target: Record<string, unknown> = {
+    defineCommand: () => undefined,
+    sendCommand: async (c: { name: string; args: (string | number)[] }) => {
+      const s = c.name === 'evalsha' ? bySha.get(String(c.args[0])) : undefined;
+      if (!s)
+        throw new Error(
+          `fake script client: ${c.name} ${String(c.args[0]).slice(0, 40)} is not a store script`,
+        );
+      const args = c.args
+        .slice(s.numberOfKeys === undefined ? 1 : 2)
+        .map((a) => (typeof a === 'string' && /^-?(0|[1-9]\d*)$/.test(a) ? Number(a) : a));
+      calls.push({ command: s.command, args });
+      return answer(s.command, args);
+    },
+  };
   const redis = new Proxy(target, {
     get(t, name) {
       if (typeof name === 'string' && name.startsWith('bb')) {

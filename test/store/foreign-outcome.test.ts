@@ -5,6 +5,7 @@ import {
   ForeignOutcomeRecorder,
 } from '../../src/store/bullmq/foreign-outcome-script.js';
 import { RunHistory } from '../../src/store/reads/run-history.js';
+import { storeScript } from '../../src/store/scripts/scripts.js';
 import { StoreBed } from './helpers.js';
 
 let bed: StoreBed;
@@ -51,18 +52,17 @@ describe('foreign-outcome', () => {
     await history(bed, 3, 'enqueued');
     const recorder = new ForeignOutcomeRecorder(bed.redis, bed.k, 20);
     await bed.redis.hset(bed.k.runs('s'), '2000', 'not json'); // a record no script may overwrite
-    const commands = bed.redis as unknown as Record<
-      'bbForeignOutcomes',
-      (...args: unknown[]) => Promise<unknown>
-    >;
-    const calls = vi.spyOn(commands, 'bbForeignOutcomes'); // the real script, counted
+    // the real script, counted as sent (EVALSHA of its SHA)
+    const sha = storeScript('foreign-outcomes-2').sha;
+    const sent = vi.spyOn(bed.redis, 'sendCommand');
+    const calls = () => sent.mock.calls.filter(([c]) => c.name === 'evalsha' && c.args[0] === sha).length;
     const results = await Promise.all([
       recorder.record({ ...outcome(1000), jobId: 'j1000' }),
       recorder.record(outcome(2000)),
       recorder.record({ ...outcome(3000), outcome: 'failed', error: 'boom' }),
       recorder.record({ ...outcome(4000), scheduleId: 'gone' }), // no such schedule: no first record
     ]);
-    expect(calls).toHaveBeenCalledTimes(1);
+    expect(calls()).toBe(1);
     expect(results).toEqual([true, false, true, false]);
     // seen again (another replica, a reconciliation pass): left alone, not counted twice
     expect(await recorder.record(outcome(1000))).toBe(false);

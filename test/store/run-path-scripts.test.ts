@@ -20,7 +20,7 @@ describe('RunPathScripts: the run path', () => {
     expect(c.out).toEqual({ completed: 1, lost: ['gone'] });
     expect(c.keys).toMatchObject({ due: `${B}:due`, totals: `${B}:totals` });
     expect(c.argv).toEqual({ historyLimit: 3, now: 9, token: 'tk' });
-    expect(c.rest).toEqual(['s', 5, '-1', 2, 1, 5, 0, 1, '4', 4, 'missed', 1, 'outcome', 'missed']);
+    expect(c.rest).toEqual(['s', 5, -1, 2, 1, 5, 0, 1, 4, 4, 'missed', 1, 'outcome', 'missed']);
     const fake = fakeScriptClient(() => [0]);
     await new RunPathScripts(fake.redis).complete(k, {
       completions: [completion],
@@ -97,7 +97,7 @@ describe('RunPathScripts: the run path', () => {
       'queue',
       'q',
       'attempts',
-      '1',
+      1,
       'error',
     ];
     const one = [...head, '', ...tail];

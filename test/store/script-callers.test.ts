@@ -35,7 +35,7 @@ describe('the script callers put each named argument in its slot', () => {
       next: '',
       now: 5,
       source: 'c',
-      keepCompleted: '1',
+      keepCompleted: 1,
     });
     expect(c.argv).toMatchObject({ createdAt: 3, ...AUDIT_SLOTS });
     // no pauseOnFailure: the schedule keeps no failure streak
@@ -56,7 +56,7 @@ describe('the script callers put each named argument in its slot', () => {
         }),
       'updated',
     );
-    expect(d.argv).toMatchObject({ keepsStreak: '1' });
+    expect(d.argv).toMatchObject({ keepsStreak: 1 });
   });
 
   it('claim-6: the fleet slots only with a fleet member', async () => {
@@ -225,7 +225,7 @@ describe('the script callers put each named argument in its slot', () => {
     });
     expect(c.argv).toEqual({
       id: 's',
-      take: '1',
+      take: 1,
       ledgerExpiry: 9,
       owedMiddle: 'b|allowAll|',
       ...AUDIT_SLOTS,
@@ -339,7 +339,7 @@ describe('the script callers put each named argument in its slot', () => {
     );
     expect(u).toMatchObject({
       out: [5],
-      argv: { keyPrefix: 'bull:q:', jobIdPrefix: 'bb-s-', window: '9', fireTime: '' },
+      argv: { keyPrefix: 'bull:q:', jobIdPrefix: 'bb-s-', window: 9, fireTime: '' },
     });
     const f = await one(
       L.FINISHED_JOBS,
@@ -356,7 +356,7 @@ describe('the script callers put each named argument in its slot', () => {
     expect(f).toMatchObject({
       out: ['1-0', 0],
       keys: { events: 'e' },
-      argv: { keyPrefix: 'bull:q:', after: '1-0', count: '7', jobIdPrefix: 'bb-' },
+      argv: { keyPrefix: 'bull:q:', after: '1-0', count: 7, jobIdPrefix: 'bb-' },
     });
     const h = await one(
       L.HANDOVER_SCHEDULER,
@@ -366,7 +366,7 @@ describe('the script callers put each named argument in its slot', () => {
     expect(h).toMatchObject({
       out: 'moved-on',
       keys: { repeat: 'r', scheduler: 'r:x' },
-      argv: { instant: '4' },
+      argv: { instant: 4 },
     });
   });
 
@@ -383,7 +383,7 @@ describe('the script callers put each named argument in its slot', () => {
     expect(c.argv).toEqual({ base: B, historyLimit: 3 });
     expect(c.rest).toEqual([
       's',
-      '5',
+      5,
       5,
       'j',
       'runs',
@@ -392,7 +392,7 @@ describe('the script callers put each named argument in its slot', () => {
       'outcome',
       'succeeded',
       's',
-      '5',
+      5,
       5,
       'j',
       'runs',

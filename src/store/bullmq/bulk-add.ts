@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { type LuaScript, luaScript, sendScript } from '../connection/send-script.js';
 
 // A queue's jobs added by one script call: BullMQ's own add scripts (`addStandardJob`,
 // `addDelayedJob`, `addPrioritizedJob`, as the installed BullMQ ships them) run in a loop inside one
@@ -52,22 +53,17 @@ return out
 `;
 }
 
-const COMMAND = 'bbAddJobs';
-const defined = new WeakSet<object>();
-
 /**
  * The loop script and the BullMQ version its scripts are from; undefined when BullMQ's files are not
  * where 6.x keeps them (then every queue adds through `addBulk`).
  */
-const loop: { script: string; version: string } | undefined = (() => {
+const loop: { script: LuaScript; version: string } | undefined = (() => {
   try {
-    return { script: loopScript(), version: require('bullmq/package.json').version as string };
+    return { script: luaScript(loopScript()), version: require('bullmq/package.json').version as string };
   } catch {
     return undefined;
   }
 })();
-
-type AddJobsCommand = (numKeys: number, ...args: (string | number | Buffer)[]) => Promise<unknown[]>;
 
 /** One job to add, as `queue.addBulk` takes it. */
 export interface JobToAdd {
@@ -172,13 +168,9 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
   if (sent.length === 0) return out;
   const keys: unknown[] = [];
   for (const k of kindKeys) if (k) keys.push(...k);
-  const args = [...keys, kindKeys.map((k) => k?.length ?? 0).join(','), ...argv];
+  const args = [keys.length, ...keys, kindKeys.map((k) => k?.length ?? 0).join(','), ...argv];
   const client = (await q.backend.client) as unknown as Redis;
-  define(client);
-  const answers = await (client as unknown as Record<string, AddJobsCommand>)[COMMAND]!(
-    keys.length,
-    ...(args as (string | number | Buffer)[]),
-  );
+  const answers = (await sendScript(client, loop!.script, args as (string | number | Buffer)[])) as unknown[];
   sent.forEach((i, n) => {
     const answer = answers[n];
     out[i] =
@@ -187,11 +179,4 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
         : String(answer);
   });
   return out;
-}
-
-function define(client: Redis): void {
-  const raw = client as unknown as object;
-  if (defined.has(raw)) return;
-  client.defineCommand(COMMAND, { lua: loop!.script });
-  defined.add(raw);
 }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { BullbeatError } from '../../errors/bullbeat-error.js';
-import { commandName, defineStoreScripts } from './scripts.js';
+import { sendScript, usesKeyPrefix } from '../connection/send-script.js';
+import { commandName, defineStoreScripts, storeScript } from './scripts.js';
 
 /** One value given to a script: a string or a number, or a run of them (a counted patch, a list). */
 export type ScriptValue = string | number | readonly (string | number)[];
@@ -107,17 +108,29 @@ function push(out: (string | number)[], v: ScriptValue): void {
 
 type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
 
-/** Send a call (its arguments from `scriptArgs`) on `redis`, the store's scripts defined on it once. */
+/**
+ * Send a call (its arguments from `scriptArgs`) on `redis` (`sendScript`: `EVALSHA`, without the copies
+ * of a command defined with ioredis's `defineCommand`). A client with ioredis's `keyPrefix` goes
+ * through the defined command, which prefixes the keys.
+ */
 export function runScript(
   redis: Redis,
   l: ScriptLayout,
   args: readonly (string | number)[],
 ): Promise<unknown> {
-  defineStoreScripts(redis);
-  const command = (redis as unknown as Record<string, ScriptCommand>)[l.command];
-  if (typeof command !== 'function')
-    throw new BullbeatError(`store script ${l.file}: not defined on the client`);
-  return command.apply(redis, [...args]);
+  const script = storeScript(l.file);
+  if (usesKeyPrefix(redis)) {
+    defineStoreScripts(redis);
+    const command = (redis as unknown as Record<string, ScriptCommand>)[l.command];
+    if (typeof command !== 'function')
+      throw new BullbeatError(`store script ${l.file}: not defined on the client`);
+    return command.apply(redis, [...args]);
+  }
+  if (script.numberOfKeys === undefined) return sendScript(redis, script, args);
+  const all: (string | number)[] = new Array(args.length + 1);
+  all[0] = script.numberOfKeys;
+  for (let i = 0; i < args.length; i++) all[i + 1] = args[i]!;
+  return sendScript(redis, script, all);
 }
 
 /** A script answered what its header does not name (a script and its decoder out of step). */

@@ -3,6 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { BullbeatError } from '../../errors/bullbeat-error.js';
+import { luaScript } from '../connection/send-script.js';
 
 /**
  * The Lua scripts of the store, BullMQ's way: one file per script, `lua/<name>-<numkeys>.lua`
@@ -26,6 +27,8 @@ export interface StoreScript {
   numberOfKeys: number | undefined;
   /** The script with its includes resolved. */
   lua: string;
+  /** Its SHA-1 (`EVALSHA`). */
+  sha: string;
 }
 
 let loaded: readonly StoreScript[] | undefined;
@@ -46,11 +49,21 @@ export function storeScripts(): readonly StoreScript[] {
           name,
           command: commandName(name),
           numberOfKeys: m[2] === 'n' ? undefined : Number(m[2]),
-          lua: resolveIncludes(join(LUA_DIR, file), new Set()),
+          ...luaScript(resolveIncludes(join(LUA_DIR, file), new Set())),
         };
       });
   }
   return loaded;
+}
+
+let byFile: ReadonlyMap<string, StoreScript> | undefined;
+
+/** The script of a file, named without `.lua` (`claim-6`, `complete-n`). */
+export function storeScript(file: string): StoreScript {
+  byFile ??= new Map(storeScripts().map((s) => [`${s.name}-${s.numberOfKeys ?? 'n'}`, s] as const));
+  const s = byFile.get(file);
+  if (s === undefined) throw new BullbeatError(`store scripts: no script ${file}.lua in ${LUA_DIR}`);
+  return s;
 }
 
 /** `set-status` → `bbSetStatus`. */
