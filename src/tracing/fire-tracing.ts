@@ -139,33 +139,35 @@ export function completed(item: ClaimedItem, def: ScheduleFacts, replica: string
   }
   if (plan.missed.length === 0 && !plan.coalesced) return;
   const t = tracer();
-  const missed = plan.missed.slice(-MAX_NOT_RUN_SPANS);
   const coalesced = plan.coalesced;
-  const notRun: { fireAt: number; outcome: string; reason: string }[] = missed.map((m) => ({
-    fireAt: m.fireAt,
-    outcome: 'missed',
-    reason: m.reason,
-  }));
-  if (coalesced) {
-    const fireAts = new Set([...coalesced.fireAts.slice(-MAX_NOT_RUN_SPANS), coalesced.fireAt]);
-    for (const fireAt of fireAts) notRun.push({ fireAt, outcome: 'skipped', reason: 'coalesced' });
-  }
-  for (const n of notRun) {
-    const traced = notRunSpan(t, def.name, item.claimedAt, {
+  // one span each, until one shows tracing is off (the first, then: nothing more is made for the rest)
+  const span = (fireAt: number, outcome: string, reason: string): boolean =>
+    notRunSpan(t, def.name, item.claimedAt, {
       [ATTR.scheduleId]: def.id,
       [ATTR.scheduleName]: def.name,
       [ATTR.destination]: def.queue,
-      [ATTR.fireAt]: n.fireAt,
+      [ATTR.fireAt]: fireAt,
       [ATTR.kind]: 'scheduled',
       [ATTR.replica]: replica,
       [ATTR.claimedAt]: item.claimedAt,
-      [ATTR.outcome]: n.outcome,
-      [ATTR.reason]: n.reason,
-      ...(n.reason === 'coalesced' &&
+      [ATTR.outcome]: outcome,
+      [ATTR.reason]: reason,
+      ...(reason === 'coalesced' &&
         coalesced && { [ATTR.coalescedBy]: coalesced.cause, [ATTR.standIn]: coalesced.standIn }),
     });
-    if (!traced) return;
+  const { missed } = plan;
+  for (let i = Math.max(0, missed.length - MAX_NOT_RUN_SPANS); i < missed.length; i++) {
+    if (!span(missed[i]!.fireAt, 'missed', missed[i]!.reason)) return;
   }
+  if (!coalesced) return;
+  // the newest coalesced occurrences, then the one they were coalesced at if not among them
+  const { fireAts } = coalesced;
+  let among = false;
+  for (let i = Math.max(0, fireAts.length - MAX_NOT_RUN_SPANS); i < fireAts.length; i++) {
+    if (fireAts[i] === coalesced.fireAt) among = true;
+    if (!span(fireAts[i]!, 'skipped', 'coalesced')) return;
+  }
+  if (!among) span(coalesced.fireAt, 'skipped', 'coalesced');
 }
 
 /**

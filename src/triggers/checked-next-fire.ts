@@ -25,28 +25,42 @@ export function checkedNextFire(
   budgetMs?: number,
 ): number | null {
   if (budgetMs !== undefined) return withTimeBudget(budgetMs, () => checkedNextFire(trigger, lastFire, now));
-  const call = `nextFire(${lastFire}, ${now})`;
   let next: unknown;
   try {
     next = trigger.nextFire(lastFire, now);
     checkTimeBudget();
   } catch (err) {
     if (err instanceof TriggerBudgetError)
-      throw new TriggerBudgetError(triggerName(trigger), err.budgetMs, call);
+      throw new TriggerBudgetError(triggerName(trigger), err.budgetMs, callText(lastFire, now));
     const what = err instanceof Error ? `${err.name}: ${err.message}` : show(err);
-    throw new TriggerError(triggerName(trigger), 'nextFire', `${call} threw ${what}`, { cause: err });
+    throw new TriggerError(triggerName(trigger), 'nextFire', `${callText(lastFire, now)} threw ${what}`, {
+      cause: err,
+    });
   }
   if (next === null) return null;
   const fail = (why: string): never => {
-    throw new TriggerError(triggerName(trigger), 'nextFire', `${call} returned ${show(next)}: ${why}`);
+    throw new TriggerError(
+      triggerName(trigger),
+      'nextFire',
+      `${callText(lastFire, now)} returned ${show(next)}: ${why}`,
+    );
   };
   if (typeof next !== 'number') return fail('must be a number (epoch ms) or null');
   const problem = instantProblem(next);
   if (problem !== undefined) {
     const why = problem.slice(problem.indexOf(' is ') + 1);
-    throw new TriggerError(triggerName(trigger), 'nextFire', `${call} returned ${show(next)}, which ${why}`);
+    throw new TriggerError(
+      triggerName(trigger),
+      'nextFire',
+      `${callText(lastFire, now)} returned ${show(next)}, which ${why}`,
+    );
   }
   if (!Number.isInteger(next)) return fail('must be a whole number of milliseconds');
   if (lastFire !== null && next <= lastFire) return fail(`must be after the last fire time ${lastFire}`);
   return next;
+}
+
+/** The call as messages name it (made only for a message: `checkedNextFire` runs at every plan). */
+function callText(lastFire: number | null, now: number): string {
+  return `nextFire(${lastFire}, ${now})`;
 }
