@@ -7,7 +7,16 @@ import { decodeDefinition } from '../../src/store/forms/schedule-definition.js';
 import type { ClaimResult } from '../../src/store/forms/schedule-store-types.js';
 import { ScheduleScripts } from '../../src/store/scripts/schedule-scripts.js';
 import * as L from '../../src/store/scripts/script-layouts.js';
-import { AUDIT, AUDIT_SLOTS, B, bySlot, fakeScriptClient, k, one } from './fake-script-client.js';
+import {
+  AUDIT,
+  AUDIT_SLOTS,
+  B,
+  bySlot,
+  fakeScriptClient,
+  k,
+  one,
+  scriptCallers,
+} from './fake-script-client.js';
 
 describe('the script callers put each named argument in its slot', () => {
   it('upsert-9', async () => {
@@ -328,6 +337,18 @@ describe('the script callers put each named argument in its slot', () => {
       s.leases.leaveGroupQueue(k, { group: 'g', leaseId: 'l' }),
     );
     expect(q).toMatchObject({ keys: { groupQueue: `${B}:group:g:queue` }, argv: { leaseId: 'l' } });
+  });
+
+  it('unstarted-since-n: one key a job, numkeys first; a job not waiting is null', async () => {
+    const fake = fakeScriptClient(() => ['1700', '', '1800']);
+    const out = await scriptCallers(fake.redis).ledger.unstartedSince(['bull:q:a', 'bull:q:b', 'bull:q:c']);
+    expect(out).toEqual([1700, null, 1800]);
+    expect(fake.calls).toEqual([
+      { command: L.UNSTARTED_SINCE.command, args: [3, 'bull:q:a', 'bull:q:b', 'bull:q:c'] },
+    ]);
+    const none = fakeScriptClient();
+    expect(await scriptCallers(none.redis).ledger.unstartedSince([])).toEqual([]);
+    expect(none.calls).toEqual([]); // nothing to look up: no call
   });
 
   it("BullMQ's keys: unstage-2, finished-jobs-1, handover-scheduler-2", async () => {

@@ -32,18 +32,12 @@ export async function unstageJobs(
 }
 
 /**
- * For each job hash key, BullMQ's `timestamp` (ms) of a job no worker took yet (no `processedOn`), or
- * null: the hash is gone, was never written, or the job started. One `HMGET` per job, pipelined.
+ * For each job hash key (all of one queue), BullMQ's `timestamp` (ms) of a job no worker took yet (no
+ * `processedOn`), or null: the hash is gone, was never written, or the job started. One script call
+ * (`unstarted-since-n`) for them all.
  */
-export async function unstartedSince(client: Redis, jobKeys: readonly string[]): Promise<(number | null)[]> {
-  const pipe = client.pipeline();
-  for (const key of jobKeys) pipe.hmget(key, 'timestamp', 'processedOn');
-  const res = (await pipe.exec()) ?? [];
-  return jobKeys.map((_, i) => {
-    const [err, v] = res[i] ?? [null, null];
-    const [timestamp, processedOn] = (v ?? []) as (string | null)[];
-    return err || timestamp == null || processedOn != null ? null : Number(timestamp);
-  });
+export function unstartedSince(client: Redis, jobKeys: readonly string[]): Promise<(number | null)[]> {
+  return new LedgerScripts(client).unstartedSince(jobKeys);
 }
 
 /**

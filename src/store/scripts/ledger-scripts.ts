@@ -23,6 +23,7 @@ import {
   OWED_TAKE,
   RESUME,
   UNSTAGE,
+  UNSTARTED_SINCE,
 } from './script-layouts.js';
 
 type Patch = { readonly [name: string]: unknown };
@@ -299,6 +300,20 @@ export class LedgerScripts {
       scriptArgs(UNSTAGE, { delayed: a.delayed, events: a.events }, argv),
     )) as string[];
     return removed.map(Number);
+  }
+
+  /**
+   * `unstarted-since-n`: for each BullMQ job hash key (all of one queue), its `timestamp` when no worker
+   * took it yet (no `processedOn`), or null (gone, never written, or started).
+   */
+  async unstartedSince(jobKeys: readonly string[]): Promise<(number | null)[]> {
+    if (jobKeys.length === 0) return [];
+    const items = jobKeys.map((job) => ({ keys: { job }, values: {} }));
+    const answers = (await this.#caller.run(
+      UNSTARTED_SINCE,
+      scriptArgs(UNSTARTED_SINCE, {}, {}, items),
+    )) as string[];
+    return answers.map((t) => (t === '' ? null : Number(t)));
   }
 
   /**

@@ -212,6 +212,8 @@ export const UNSTAGE = layout(
   ['keyPrefix', 'jobIdPrefix', 'window', 'fireTime', 'offset'],
 );
 
+export const UNSTARTED_SINCE = layout('unstarted-since-n', [], [], { itemKeys: ['job'] });
+
 export const FINISHED_JOBS = layout(
   'finished-jobs-1',
   ['events'],
@@ -304,6 +306,7 @@ export const LAYOUTS = [
   TRY_GROUP,
   LEAVE_GROUP_QUEUE,
   UNSTAGE,
+  UNSTARTED_SINCE,
   FINISHED_JOBS,
   FIRE_BUDGET,
   INDEX_GROUPS,
