@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addBulkIsolated } from '../../src/scheduler/fire/add-bulk-isolated.js';
+import { AddTemplate } from '../../src/store/bullmq/add-template.js';
 import { addJobsInOneCall, canAddInOneCall } from '../../src/store/bullmq/bulk-add.js';
 import { REDIS } from '../redis-url.js';
 
@@ -79,6 +80,47 @@ describe('addJobsInOneCall', () => {
       expect.arrayContaining(['a-1', 'wait', 'delayed', 'prioritized', 'events']),
     );
     expect(a).toEqual(b);
+  });
+
+  it("one schedule's jobs (`like`): from the third, made from a template of BullMQ's own; Redis holds what addBulk leaves", async () => {
+    const made = vi.spyOn(AddTemplate.prototype, 'make');
+    const mine = queue('mine', { defaultJobOptions: { removeOnFail: { age: 60 } } });
+    const theirs = queue('theirs', { defaultJobOptions: { removeOnFail: { age: 60 } } });
+    // three schedules' options, each one object: plain, delayed by its options, prioritized
+    const shapes = [
+      { attempts: 3, removeOnComplete: { count: 100 } },
+      { attempts: 1, delay: 60_000, backoff: { type: 'fixed', delay: 50 } },
+      { priority: 4, lifo: false },
+    ];
+    const round = (r: number) =>
+      shapes.map((shape, s) => ({
+        name: `tick${s}`,
+        data: { scheduleId: `s${s}`, fireAt: 1796655800000 + r * 1000, args: [r, 'é'] },
+        // the fire time's 13 digits: one id length per schedule
+        opts: { ...shape, jobId: `bb-s${s}-${1796655800000 + r * 1000}` },
+        like: shape,
+      }));
+    const before = Date.now();
+    for (let r = 0; r < 5; r++) {
+      const jobs = round(r);
+      expect(await addJobsInOneCall(mine, jobs)).toEqual(jobs.map((j) => j.opts.jobId));
+      await theirs.addBulk(jobs.map(({ name, data, opts }) => ({ name, data, opts })));
+      await new Promise((resolve) => setTimeout(resolve, 2)); // another timestamp for the next round
+    }
+    const after = Date.now();
+    // two jobs of each schedule built by BullMQ, the next three made: 9 of 15
+    expect(made.mock.results.filter((r) => r.value !== undefined)).toHaveLength(9);
+    expect(await stateOf('mine')).toEqual(await stateOf('theirs'));
+    for (const j of await mine.getJobs(['wait', 'delayed', 'prioritized'])) {
+      expect(j.timestamp).toBeGreaterThanOrEqual(before);
+      expect(j.timestamp).toBeLessThanOrEqual(after);
+    }
+    // an id of another length is BullMQ's to build, and is added as addBulk adds it
+    const other = { ...round(5)[0]!, opts: { ...shapes[0]!, jobId: 'bb-s0-17966558' }, like: shapes[0]! };
+    made.mockClear();
+    expect(await addJobsInOneCall(mine, [other])).toEqual(['bb-s0-17966558']);
+    expect(made.mock.results.map((r) => r.value)).toEqual([undefined]);
+    made.mockRestore();
   });
 
   it('answers an existing job with its id and adds nothing twice, as BullMQ does', async () => {

@@ -1,11 +1,12 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import { addJobsInOneCall, canAddInOneCall } from '../../store/index.js';
 
-/** One job of an `addBulk` call. */
+/** One job of an `addBulk` call; `like`: see `JobToAdd` (not given to `addBulk`). */
 export interface BulkJob {
   name: string;
   data: unknown;
   opts: JobsOptions;
+  like?: object;
 }
 
 /** Error codes and messages of a connection or server problem (not of one job's options or data). */
@@ -43,7 +44,7 @@ export async function addBulkIsolated(queue: Queue, jobs: readonly BulkJob[]): P
         if (a instanceof Error) refused.set(i, a);
       });
     } else {
-      await queue.addBulk(jobs as BulkJob[]);
+      await queue.addBulk(jobs.map(({ name, data, opts }) => ({ name, data, opts })));
     }
     return refused;
   } catch (err) {

@@ -123,11 +123,16 @@ export class OccurrenceEnqueuer {
         // always does: runnable at its slot, not whenever its add lands)
         const firesAt = firing.get(item) ?? fireAt;
         const from = stagedAt ?? Math.floor(startedAt);
-        if (stagedAt !== undefined || ((firesAt !== fireAt || capped !== undefined) && firesAt > from)) {
+        const delayed =
+          stagedAt !== undefined || ((firesAt !== fireAt || capped !== undefined) && firesAt > from);
+        if (delayed) {
           Object.assign(opts, stagedJobOptions(opts, firesAt, from));
           item.delayedUntil = firesAt;
         }
-        list.push({ tag: item, job: { name: def.name, data, opts } });
+        const job: BulkJob = { name: def.name, data, opts };
+        // the schedule's options but for the job id (no delay of its own, no trace): made from a template
+        if (!delayed && !item.trace) job.like = cached.opts;
+        list.push({ tag: item, job });
       }
       if (hooks?.beforeAdd && byQueue.size > 0)
         await hooks.beforeAdd([...byQueue.values()].flatMap((l) => l.map((j) => j.tag.claim)));

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type LuaScript, luaScript, sendScript } from '../connection/send-script.js';
+import { AddTemplate } from './add-template.js';
 
 // A queue's jobs added by one script call: BullMQ's own add scripts (`addStandardJob`,
 // `addDelayedJob`, `addPrioritizedJob`, as the installed BullMQ ships them) run in a loop inside one
@@ -70,6 +71,35 @@ export interface JobToAdd {
   name: string;
   data: unknown;
   opts: JobsOptions;
+  /**
+   * The options `opts` are, but for their `jobId`: jobs given the same object are one schedule's (one
+   * id stem, one queue, one name), and once BullMQ built two of them, the next ones are made from a
+   * template of its output (add-template.ts). Undefined: BullMQ builds the job.
+   */
+  like?: object;
+}
+
+/** The templates of the jobs given a `like` (one per schedule's options, gone with them). */
+const templates = new WeakMap<object, AddTemplate>();
+
+/** A job's data as BullMQ stores it (`Job.asJSON`). */
+function dataJson(data: unknown): string {
+  return JSON.stringify(data === undefined ? {} : data);
+}
+
+/** The keys of a kind of job in this call: BullMQ gives a queue one key list per script. */
+function keysFor(kindKeys: (readonly unknown[] | undefined)[], kind: number, keys: readonly unknown[]): void {
+  const known = kindKeys[kind];
+  if (!known) kindKeys[kind] = keys;
+  else if (known.length !== keys.length || known.some((k, j) => k !== keys[j])) {
+    throw new Error('bullbeat: BullMQ gave one queue two key lists');
+  }
+}
+
+function templateOf(like: object, queue: Queue, name: string): AddTemplate {
+  let t = templates.get(like);
+  if (!t || t.owner !== queue || t.name !== name) templates.set(like, (t = new AddTemplate(queue, name)));
+  return t;
 }
 
 /** BullMQ's internals this file builds on (6.x): not in its typings, checked once per queue. */
@@ -138,10 +168,19 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
   // per job sent: its kind (1-based) and BullMQ's three ARGV; `sent` the jobs' indexes, in that order
   const argv: unknown[] = [];
   const sent: number[] = [];
-  const kindKeys: (unknown[] | undefined)[] = [undefined, undefined, undefined];
+  const kindKeys: (readonly unknown[] | undefined)[] = [undefined, undefined, undefined];
   for (let i = 0; i < jobs.length; i++) {
-    const { name, data, opts } = jobs[i]!;
+    const { name, data, opts, like } = jobs[i]!;
     try {
+      // a size limit is checked per job's data, a set timestamp is not the add's clock: BullMQ builds those
+      const template = like && !opts.sizeLimit && !opts.timestamp ? templateOf(like, queue, name) : undefined;
+      const made = template?.ready ? template.make(String(opts.jobId), Date.now()) : undefined;
+      if (made) {
+        keysFor(kindKeys, made.kind, made.keys);
+        argv.push(made.kind + 1, made.args, dataJson(data), made.opts);
+        sent.push(i);
+        continue;
+      }
       if (opts.parent) throw new Error('bullbeat: a job with a parent is added by BullMQ, not in one call');
       const merged = { ...q.jobsOpts, ...opts, jobId: opts.jobId, telemetry: opts.telemetry };
       const job = new q.Job(queue, name, data, merged, merged.jobId);
@@ -154,13 +193,14 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
       if (!call || kind < 0)
         throw new Error(`bullbeat: BullMQ added a job by an unexpected script (${call?.name})`);
       const keys = call.args.slice(0, -3);
-      const known = kindKeys[kind];
-      if (!known) kindKeys[kind] = keys;
-      else if (known.length !== keys.length || known.some((k, j) => k !== keys[j])) {
-        throw new Error('bullbeat: BullMQ gave one queue two key lists');
-      }
+      keysFor(kindKeys, kind, keys);
       argv.push(kind + 1, ...call.args.slice(-3));
       sent.push(i);
+      const [args, text, packed] = call.args.slice(-3);
+      // learnt from where the data's JSON is what the template path makes of it
+      if (template && Buffer.isBuffer(args) && Buffer.isBuffer(packed) && text === dataJson(data)) {
+        template.learn({ kind, keys, jobId: String(job.id), timestamp: job.timestamp, args, opts: packed });
+      }
     } catch (err) {
       out[i] = err as Error;
     }
