@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { type LuaScript, luaScript, sendScript } from '../connection/send-script.js';
+import { type LuaScript, luaScript, sendScript } from '../connection/index.js';
 import { AddTemplate } from './add-template.js';
 
 // A queue's jobs added by one script call: BullMQ's own add scripts (`addStandardJob`,

@@ -15,3 +15,4 @@ export {
 } from './redis-target.js';
 export { redisTime } from './redis-time.js';
 export { connectionOfKey, type ReplicaAcksOptions, waitForReplicas } from './replica-acks.js';
+export { type LuaScript, luaScript, sendScript, usesKeyPrefix } from './send-script.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { BullbeatError } from '../../errors/bullbeat-error.js';
-import { sendScript, usesKeyPrefix } from '../connection/send-script.js';
+import { type LuaScript, sendScript, usesKeyPrefix } from '../connection/index.js';
 import { commandName, defineStoreScripts, storeScript } from './scripts.js';
 
 /** One value given to a script: a string or a number, or a run of them (a counted patch, a list). */
@@ -110,25 +110,31 @@ type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
 
 /**
  * Send a call (its arguments from `scriptArgs`) on `redis` (`sendScript`: `EVALSHA`, without the copies
- * of a command defined with ioredis's `defineCommand`). A client with ioredis's `keyPrefix` goes
- * through the defined command, which prefixes the keys.
+ * of a command defined with ioredis's `defineCommand`), of the script's text as defined on the client
+ * (`defineStoreScripts`). A client with ioredis's `keyPrefix` goes through the defined command, which
+ * prefixes the keys.
  */
 export function runScript(
   redis: Redis,
   l: ScriptLayout,
   args: readonly (string | number)[],
 ): Promise<unknown> {
-  const script = storeScript(l.file);
+  defineStoreScripts(redis);
   if (usesKeyPrefix(redis)) {
-    defineStoreScripts(redis);
     const command = (redis as unknown as Record<string, ScriptCommand>)[l.command];
     if (typeof command !== 'function')
       throw new BullbeatError(`store script ${l.file}: not defined on the client`);
     return command.apply(redis, [...args]);
   }
-  if (script.numberOfKeys === undefined) return sendScript(redis, script, args);
+  const stored = storeScript(l.file);
+  const { numberOfKeys } = stored;
+  // the text defined on the client under the script's command: the store's, unless a test defined its own
+  // there (manual-time.ts: its clock for TIME)
+  const defined = (redis as unknown as { scriptsSet?: Record<string, LuaScript | undefined> }).scriptsSet;
+  const script = defined?.[l.command] ?? stored;
+  if (numberOfKeys === undefined) return sendScript(redis, script, args);
   const all: (string | number)[] = new Array(args.length + 1);
-  all[0] = script.numberOfKeys;
+  all[0] = numberOfKeys;
   for (let i = 0; i < args.length; i++) all[i + 1] = args[i]!;
   return sendScript(redis, script, all);
 }

@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { BullbeatError } from '../../errors/bullbeat-error.js';
-import { luaScript } from '../connection/send-script.js';
+import { luaScript } from '../connection/index.js';
 
 /**
  * The Lua scripts of the store, BullMQ's way: one file per script, `lua/<name>-<numkeys>.lua`
