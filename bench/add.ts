@@ -1,5 +1,7 @@
 // bench:add: what adding one job costs, BullMQ's `queue.addBulk` against bullbeat's one-call add
-// (`addJobsInOneCall`: BullMQ's own add scripts run in a loop inside one script call), side by side
+// (`addJobsInOneCall`: BullMQ's own add scripts run in a loop inside one script call), and the same
+// with each job's `like` (a schedule's jobs made from a template of BullMQ's, from its third job: the
+// fire loop's case; one queue and one options object per schedule kept across rounds), side by side
 // in one run on the same Redis. Per job: this process's CPU (µs, `process.cpuUsage`) and Redis's
 // (`INFO cpu`). Jobs as a claim adds them: an occurrence's data and options, a custom id each.
 //
@@ -30,15 +32,24 @@ async function redisCpuUs(): Promise<number> {
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
 }
 
+type Way = 'addBulk' | 'one call' | 'one call, templates';
+const WAYS: readonly Way[] = ['addBulk', 'one call', 'one call, templates'];
+/** The templates' queue and each schedule's options object, the same every round. */
+const kept = { queue: undefined as Queue | undefined, likes: [] as object[] };
+
 /** One round: JOBS jobs added in chunks of CHUNK, all in flight; CPU per job. */
-async function round(way: 'addBulk' | 'one call', r: number): Promise<{ js: number; redis: number }> {
-  const q = new Queue(`q-${way === 'addBulk' ? 'bulk' : 'one'}-${r}`, { connection: conn, prefix });
+async function round(way: Way, r: number): Promise<{ js: number; redis: number }> {
+  const templates = way === 'one call, templates';
+  const q = templates
+    ? (kept.queue ??= new Queue('q-templates', { connection: conn, prefix }))
+    : new Queue(`q-${way === 'addBulk' ? 'bulk' : 'one'}-${r}`, { connection: conn, prefix });
   await q.waitUntilReady();
   const fireAt = 1_765_000_000_000 + r * 1000;
   const jobs = Array.from({ length: JOBS }, (_, i) => ({
     name: 'nightly-report',
     data: { scheduleId: `report-${i}`, fireAt, kind: 'scheduled', prefix: 'bullbeat', payload: { a: 1 } },
     opts: { jobId: `bb-report-${i}-${fireAt}`, removeOnComplete: { count: 1000 }, attempts: 3 },
+    ...(templates && { like: (kept.likes[i] ??= { schedule: i }) }),
   }));
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuUs();
@@ -51,18 +62,18 @@ async function round(way: 'addBulk' | 'one call', r: number): Promise<{ js: numb
   const cpu = process.cpuUsage(cpu0);
   const redis = (await redisCpuUs()) - redis0;
   await q.obliterate({ force: true });
-  await q.close();
+  if (!templates) await q.close();
   return { js: (cpu.user + cpu.system) / JOBS, redis: redis / JOBS };
 }
 
 const rows: string[] = [];
-const sums = {
-  addBulk: { js: [] as number[], redis: [] as number[] },
-  'one call': { js: [] as number[], redis: [] as number[] },
-};
-// interleaved: addBulk, one call, addBulk, ... (the first two rounds of each warm up)
+const sums = Object.fromEntries(
+  WAYS.map((w) => [w, { js: [] as number[], redis: [] as number[] }]),
+) as Record<Way, { js: number[]; redis: number[] }>;
+// interleaved: addBulk, one call, templates, addBulk, ... (the first two rounds of each warm up, and
+// make the templates)
 for (let r = 0; r < ROUNDS; r++) {
-  for (const way of ['addBulk', 'one call'] as const) {
+  for (const way of WAYS) {
     const x = await round(way, r);
     if (r < 2) continue;
     sums[way].js.push(x.js);
@@ -71,7 +82,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const base = { js: median(sums.addBulk.js), redis: median(sums.addBulk.redis) };
-for (const way of ['addBulk', 'one call'] as const) {
+for (const way of WAYS) {
   const js = median(sums[way].js);
   const redis = median(sums[way].redis);
   rows.push(
@@ -84,4 +95,5 @@ console.log(
 console.log('| add | this process µs/job | Redis µs/job | both | vs addBulk |');
 console.log('|---|---|---|---|---|');
 for (const r of rows) console.log(r);
+await kept.queue?.close();
 await conn.quit();

@@ -223,6 +223,7 @@ describe('complete', () => {
         10,
         9000,
         'old',
+        0, // no shared pairs
         ...item('s', 5000, 6000, { enqueued: enq }),
       ),
     ).toEqual([0, 's']); // not ours: its id answered, for the caller not to announce it
@@ -236,6 +237,7 @@ describe('complete', () => {
         10,
         9000,
         'new',
+        0, // no shared pairs
         ...item('s', 5000, 6000, { enqueued: enq }),
       ),
     ).toEqual([1]);
@@ -264,6 +266,7 @@ describe('complete', () => {
       10,
       9000,
       't',
+      0, // no shared pairs
       ...item('a', 5000, 6000, { enqueued: { outcome: 'enqueued', jobId: 'ja' } }),
       ...item('b', 5000, -1, { records: missed, missed: 3 }),
     );
@@ -278,6 +281,36 @@ describe('complete', () => {
     expect(await bed.redis.zrange(bed.k.runIndex('b'), '0', '-1')).toEqual(['4000']);
     expect(await bed.redis.zscore(bed.k.completed, 'b')).toBe('9000');
     expect(await bed.redis.hget(bed.k.state, 'b')).toBe(row('c', 0, '', 1000, 'fp', 'c'));
+  });
+
+  it("the shared pairs go into each enqueued record of the call, not into a schedule's that enqueued nothing", async () => {
+    const keys = setup();
+    for (const id of ['a', 'b', 'c']) await claimedAt(id, 5000, 't');
+    const n = await callScript(
+      bed,
+      COMPLETE,
+      ...keys.complete(['a', 'b', 'c']),
+      10,
+      9000,
+      't',
+      ...[2, 'outcome', 'enqueued', 'replica', 'h:1'],
+      ...item('a', 5000, 6000, { enqueued: { jobId: 'ja' } }),
+      ...item('b', 5000, 6000),
+      ...item('c', 5000, 6000, { enqueued: { jobId: 'jc', replica: 'h:1' } }),
+    );
+    expect(n).toEqual([3]);
+    expect(await storedRecord(bed, 'a', '5000')).toEqual({
+      outcome: 'enqueued',
+      replica: 'h:1',
+      jobId: 'ja',
+    });
+    expect(await storedRecord(bed, 'c', '5000')).toEqual({
+      outcome: 'enqueued',
+      replica: 'h:1',
+      jobId: 'jc',
+    });
+    expect(await bed.redis.exists(bed.k.record('b', '5000'))).toBe(0);
+    expect(await bed.redis.hget(bed.k.state, 'b')).toContain('|'); // completed all the same (its state row kept)
   });
 
   it('a claim a period late enqueues a later occurrence: its record, the last run and the resched rule follow it', async () => {
@@ -297,6 +330,7 @@ describe('complete', () => {
       10,
       9000,
       't',
+      0, // no shared pairs
       ...item('s', 5000, 8000, {
         enqueued: { outcome: 'enqueued', jobId: 'j7' },
         records: [coalesced('5000'), coalesced('6000'), ['7000', '7000', { standsFor }, '']],

@@ -62,7 +62,7 @@ describe('re-schedule while claimed', () => {
     expect(await callScript(bed, SET_STATUS, ...keys.setStatus, 's', 'a', 'p', '')).toBe(1);
     expect(await bed.redis.hexists(bed.k.resched, 's')).toBe(0);
     expect(
-      await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000)),
+      await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', 0, ...item('s', 5000, 6000)),
     ).toEqual([1]);
     expect(await bed.redis.zscore(bed.k.due, 's')).toBeNull();
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('p', 3, 4000));
@@ -77,7 +77,7 @@ describe('re-schedule while claimed', () => {
       const keys = await claimed();
       await bed.redis.hset(bed.k.resched, 's', rs);
       expect(
-        await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000)),
+        await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', 0, ...item('s', 5000, 6000)),
       ).toEqual([1]);
       expect(await bed.redis.zscore(bed.k.due, 's'), `resched ${rs}`).toBe(expected);
       expect(await bed.redis.hexists(bed.k.resched, 's')).toBe(0);
@@ -89,7 +89,7 @@ describe('re-schedule while claimed', () => {
   it('a resched of -1 (no next time) completes the schedule', async () => {
     const keys = await claimed();
     await bed.redis.hset(bed.k.resched, 's', '-1');
-    await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, 6000));
+    await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', 0, ...item('s', 5000, 6000));
     expect(await bed.redis.zscore(bed.k.completed, 's')).toBe('9000');
     expect(await bed.redis.hget(bed.k.state, 's')).toBe(row('c', 3, 4000));
   });

@@ -1,7 +1,7 @@
 // The marshaller's run path (RunPathScripts) without Redis: complete-n, and start-runs-1 and
 // finish-runs-5 batched per partition; each argument in its slot, each answer decoded by name.
 import { describe, expect, it } from 'vitest';
-import { RunPathScripts } from '../../src/store/scripts/run-path-scripts.js';
+import { RunPathScripts, sharedPairs } from '../../src/store/scripts/run-path-scripts.js';
 import * as L from '../../src/store/scripts/script-layouts.js';
 import { B, bySlot, fakeScriptClient, k, one } from './fake-script-client.js';
 
@@ -19,7 +19,7 @@ describe('RunPathScripts: the run path', () => {
     );
     expect(c.out).toEqual({ completed: 1, lost: ['gone'] });
     expect(c.keys).toMatchObject({ due: `${B}:due`, totals: `${B}:totals` });
-    expect(c.argv).toEqual({ historyLimit: 3, now: 9, token: 'tk' });
+    expect(c.argv).toEqual({ historyLimit: 3, now: 9, token: 'tk', shared: 0 }); // one record: nothing shared
     expect(c.rest).toEqual(['s', 5, -1, 2, 1, 5, 0, 1, 4, 4, 'missed', 1, 'outcome', 'missed']);
     const fake = fakeScriptClient(() => [0]);
     await new RunPathScripts(fake.redis).complete(k, {
@@ -30,6 +30,67 @@ describe('RunPathScripts: the run path', () => {
     });
     expect(fake.calls[0]!.args.slice(0, 1)).toEqual([10]);
     expect(fake.calls[0]!.args.slice(8, 11)).toEqual([`${B}:runs:s`, `${B}:runidx:s`, `${B}:counts:s`]);
+  });
+
+  it("complete-n: what the call's enqueued records carry alike is sent once (shared), the rest per item", async () => {
+    const claimOf = (id: string) => ({
+      id,
+      fireAt: 5,
+      claim: '5|tk',
+      reclaimed: false,
+      defJSON: '',
+      state: null,
+    });
+    const enqueued = (jobId: string, queue: string) => ({
+      kind: 'scheduled' as const,
+      queue,
+      jobId,
+      enqueuedAt: 7,
+      replica: 'h:1',
+      claimedAt: 3,
+    });
+    const completions = [
+      { claim: claimOf('a'), next: 6, records: [], missedUncounted: 0, enqueued: enqueued('ja', 'q') },
+      { claim: claimOf('b'), next: null, records: [], missedUncounted: 0 }, // not enqueued: no record
+      { claim: claimOf('c'), next: 6, records: [], missedUncounted: 0, enqueued: enqueued('jc', 'other') },
+    ];
+    const fake = fakeScriptClient(() => [3]);
+    await new RunPathScripts(fake.redis).complete(k, { completions, now: 9, token: 'tk', historyLimit: 3 });
+    const c = bySlot(L.COMPLETE, fake.calls[0]!.args);
+    expect(c.argv).toMatchObject({ historyLimit: 3, now: 9, token: 'tk', shared: 5 });
+    expect(c.rest.slice(0, 8)).toEqual([
+      'outcome',
+      'enqueued',
+      'kind',
+      'scheduled',
+      'enqueuedAt',
+      7,
+      'replica',
+      'h:1',
+    ]);
+    expect(c.rest.slice(8, 10)).toEqual(['claimedAt', 3]);
+    // each item: id, fireAt, next, missed, coalesced, ran, its own enqueued pairs (counted), its records
+    expect(c.rest.slice(10)).toEqual([
+      ...['a', 5, 6, 0, 0, 5, 2, 'queue', 'q', 'jobId', 'ja', 0],
+      ...['b', 5, -1, 0, 0, 5, 0, 0],
+      ...['c', 5, 6, 0, 0, 5, 2, 'queue', 'other', 'jobId', 'jc', 0],
+    ]);
+    expect(sharedPairs([['x', '1'], [], ['x', '1', 'y', '2']])).toEqual({
+      shared: ['x', '1'],
+      own: [[], [], ['y', '2']],
+    });
+    expect(
+      sharedPairs([
+        ['x', '1'],
+        ['x', '2'],
+      ]),
+    ).toEqual({
+      shared: [],
+      own: [
+        ['x', '1'],
+        ['x', '2'],
+      ],
+    });
   });
 
   it('start-runs-1: the runs of one tick in one call, each decoded by name', async () => {

@@ -66,7 +66,7 @@ describe('the status index follows each status change', () => {
     await bed.redis.zadd(bed.k.inflight, Date.now() + 60_000, 's');
     await bed.redis.hset(bed.k.claim, 's', '5000|t');
     expect(
-      await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', ...item('s', 5000, -1)),
+      await callScript(bed, COMPLETE, ...keys.complete(['s']), 10, 9000, 't', 0, ...item('s', 5000, -1)),
     ).toEqual([1]);
     expect(await listedAs()).toBe('completed');
   });

@@ -142,7 +142,8 @@ export class RunPathScripts {
     a: { completions: readonly Completion[]; now: number; token: string; historyLimit: number },
   ): Promise<CompleteAnswer> {
     const p = k.of(a.completions[0]!.claim.id);
-    const items = a.completions.map((c) => {
+    const { shared, own } = sharedPairs(a.completions.map((c) => enqueuedPairs(c.enqueued, a.now)));
+    const items = a.completions.map((c, i) => {
       const id = c.claim.id;
       const records: (string | number)[] = [c.records.length];
       for (const r of c.records)
@@ -156,7 +157,7 @@ export class RunPathScripts {
           missed: c.missedUncounted,
           coalesced: c.coalesced ?? 0,
           ran: c.enqueued?.fireAt ?? c.claim.fireAt,
-          enqueued: counted(enqueuedPairs(c.enqueued, a.now)),
+          enqueued: counted(own[i]!),
           records,
         },
       };
@@ -170,7 +171,7 @@ export class RunPathScripts {
       completed: p.completed,
       totals: p.totals,
     };
-    const argv = { historyLimit: a.historyLimit, now: a.now, token: a.token };
+    const argv = { historyLimit: a.historyLimit, now: a.now, token: a.token, shared: counted(shared) };
     const [completed, ...lost] = (await this.#caller.run(
       COMPLETE,
       scriptArgs(COMPLETE, keys, argv, items),
@@ -361,6 +362,41 @@ function sharedFacts(
 }
 
 /** The `enqueued` record's pairs for `complete-n` (none when nothing was enqueued), with its `also` facts. */
+/**
+ * The pairs every non-empty list of `lists` holds alike (name and value), when two or more are not
+ * empty, and each list without them: what a call's `enqueued` records share is sent once.
+ */
+export function sharedPairs(lists: readonly string[][]): { shared: string[]; own: string[][] } {
+  let first: string[] | undefined;
+  let full = 0;
+  for (const l of lists) {
+    if (l.length === 0) continue;
+    first ??= l;
+    full++;
+  }
+  if (first === undefined || full < 2) return { shared: [], own: lists as string[][] };
+  const shared: string[] = [];
+  for (let i = 0; i < first.length; i += 2) {
+    const name = first[i]!;
+    const value = first[i + 1]!;
+    if (lists.every((l) => l.length === 0 || valueOf(l, name) === value)) shared.push(name, value);
+  }
+  if (shared.length === 0) return { shared, own: lists as string[][] };
+  const own = lists.map((l) => {
+    if (l.length === 0) return l;
+    const kept: string[] = [];
+    for (let i = 0; i < l.length; i += 2)
+      if (valueOf(shared, l[i]!) === undefined) kept.push(l[i]!, l[i + 1]!);
+    return kept;
+  });
+  return { shared, own };
+}
+
+function valueOf(pairs: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name) return pairs[i + 1];
+  return undefined;
+}
+
 function enqueuedPairs(e: Completion['enqueued'], now: number): string[] {
   if (e === undefined) return [];
   const set = enqueuedFacts(e, now);

@@ -49,7 +49,7 @@ export const RENEW_CLAIMS = layout('renew-claims-2', ['inflight', 'claim'], ['le
 export const COMPLETE = layout(
   'complete-n',
   ['due', 'inflight', 'claim', 'state', 'resched', 'completed', 'totals'],
-  ['historyLimit', 'now', 'token'],
+  ['historyLimit', 'now', 'token', 'shared'],
   {
     itemKeys: ['runs', 'runidx', 'counts'],
     item: ['id', 'fireAt', 'next', 'missed', 'coalesced', 'ran', 'enqueued', 'records'],

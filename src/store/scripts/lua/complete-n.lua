@@ -23,6 +23,8 @@
     ARGV[1] history limit (includes/history)
     ARGV[2] now (ms): completion time of a schedule that completes
     ARGV[3] token of the claim call
+    ARGV[4] shared, the pairs every `enqueued` record of the call carries alike (the replica, the claim's
+            time, the outcome, ...): their number, then the pairs (sent once, added to each item's own)
     then per item, in order:
       id, fireAt, next ('-1' = none: complete), missed occurrences beyond the records, occurrences
       coalesced by backpressure (counted as `coalesced`; their records are among the others), ran
@@ -46,11 +48,12 @@
 local limit = tonumber(ARGV[1])
 local now = ARGV[2]
 local token = ARGV[3]
+local shared, first = pairsAt(5)
 -- where each item's values start (the layout above is of variable length), found from the counts
 -- alone (small numbers a batch repeats: countOf, includes/batch)
 local at, ids = {}, {}
 do
-  local a, argc = 4, #ARGV
+  local a, argc = first, #ARGV
   while a <= argc do
     at[#at + 1] = a
     ids[#ids + 1] = ARGV[a]
@@ -94,6 +97,7 @@ for j = 0, n - 1 do
       end
       local ran = ARGV[a + 5]
       if #enq > 0 then
+        for i = 1, #shared do enq[#enq + 1] = shared[i] end
         s.fired = (tonumber(s.fired) or 0) + 1
         s.last = ran
         writeRecord(runs, idx, recBase, ran, ran, enq, '', limit)
