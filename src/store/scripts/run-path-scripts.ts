@@ -379,20 +379,20 @@ export function sharedPairs(lists: readonly string[][]): { shared: string[]; own
   for (let i = 0; i < first.length; i += 2) {
     const name = first[i]!;
     const value = first[i + 1]!;
-    if (lists.every((l) => l.length === 0 || valueOf(l, name) === value)) shared.push(name, value);
+    if (lists.every((l) => l.length === 0 || pairValue(l, name) === value)) shared.push(name, value);
   }
   if (shared.length === 0) return { shared, own: lists as string[][] };
   const own = lists.map((l) => {
     if (l.length === 0) return l;
     const kept: string[] = [];
     for (let i = 0; i < l.length; i += 2)
-      if (valueOf(shared, l[i]!) === undefined) kept.push(l[i]!, l[i + 1]!);
+      if (pairValue(shared, l[i]!) === undefined) kept.push(l[i]!, l[i + 1]!);
     return kept;
   });
   return { shared, own };
 }
 
-function valueOf(pairs: readonly string[], name: string): string | undefined {
+function pairValue(pairs: readonly string[], name: string): string | undefined {
   for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name) return pairs[i + 1];
   return undefined;
 }
