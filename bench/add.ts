@@ -5,7 +5,9 @@
 // in one run on the same Redis. Per job: this process's CPU (µs, `process.cpuUsage`) and Redis's
 // (`INFO cpu`). Jobs as a claim adds them: an occurrence's data and options, a custom id each.
 //
-//   REDIS_URL=redis://127.0.0.1:6391 npm run bench:add [-- --jobs 1000 --rounds 10 --chunk 100]
+//   REDIS_URL=redis://127.0.0.1:6391 npm run bench:add [-- --jobs 1000 --rounds 10 --chunk 100 --staged]
+// --staged: every job staged ahead as the fire loop stages an occurrence claimed before its time (its
+// `timestamp` the claim's clock, its `delay` to the fire time: a delayed job; the default set-up's case)
 // A private redis-server is best (`redis-server --port 6391 --save '' --appendonly no`): Redis's CPU is
 // read for the whole server.
 import { parseArgs } from 'node:util';
@@ -18,11 +20,13 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '10' },
     chunk: { type: 'string', default: '100' },
+    staged: { type: 'boolean', default: false },
   },
 });
 const JOBS = Number(values.jobs);
 const ROUNDS = Number(values.rounds);
 const CHUNK = Number(values.chunk);
+const STAGED = values.staged;
 const conn = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
 const prefix = `bench-add-${process.pid}`;
 
@@ -44,11 +48,16 @@ async function round(way: Way, r: number): Promise<{ js: number; redis: number }
     ? (kept.queue ??= new Queue('q-templates', { connection: conn, prefix }))
     : new Queue(`q-${way === 'addBulk' ? 'bulk' : 'one'}-${r}`, { connection: conn, prefix });
   await q.waitUntilReady();
-  const fireAt = 1_765_000_000_000 + r * 1000;
+  const fireAt = (STAGED ? Math.ceil(Date.now() / 1000) * 1000 + 1000 : 1_765_000_000_000) + r * 1000;
+  // staged: claimed a little before the fire time, each chunk at its own instant (stagedJobOptions)
+  const staged = (i: number) => {
+    const timestamp = fireAt - 300 - Math.floor(i / CHUNK);
+    return STAGED ? { timestamp, delay: fireAt - timestamp } : {};
+  };
   const jobs = Array.from({ length: JOBS }, (_, i) => ({
     name: 'nightly-report',
     data: { scheduleId: `report-${i}`, fireAt, kind: 'scheduled', prefix: 'bullbeat', payload: { a: 1 } },
-    opts: { jobId: `bb-report-${i}-${fireAt}`, removeOnComplete: { count: 1000 }, attempts: 3 },
+    opts: { jobId: `bb-report-${i}-${fireAt}`, removeOnComplete: { count: 1000 }, attempts: 3, ...staged(i) },
     ...(templates && { like: (kept.likes[i] ??= { schedule: i }) }),
   }));
   const cpu0 = process.cpuUsage();
@@ -90,7 +99,7 @@ for (const way of WAYS) {
   );
 }
 console.log(
-  `\nAdding ${JOBS} jobs in chunks of ${CHUNK}, ${ROUNDS - 2} measured rounds each (median), interleaved.\n`,
+  `\nAdding ${JOBS}${STAGED ? ' staged (delayed)' : ''} jobs in chunks of ${CHUNK}, ${ROUNDS - 2} measured rounds each (median), interleaved.\n`,
 );
 console.log('| add | this process µs/job | Redis µs/job | both | vs addBulk |');
 console.log('|---|---|---|---|---|');

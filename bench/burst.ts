@@ -15,7 +15,7 @@
 //   node --import tsx bench/burst.ts --n 1000 --seconds 5 --overload 0      (quicker)
 //   --n '' skips the aligned rows, --overload 0 the overload row, --columns runtime,plain,bullmq,limit
 //   --burners K: the overload row again with K CPU burners (busy child processes) beside it (a loaded box)
-//   env: BURST_RECORD_LAG the worker runtime's recordLagMs; BURST_OUTCOME_HOLD its outcomeHoldMs (0, the default); BURST_BATCH the scheduler's claimBatch (500, the default); BURST_DEBUG=1 prints when each
+//   env: BURST_COMMANDS=1 prints the commands Redis ran per run (stderr); BURST_RECORD_LAG the worker runtime's recordLagMs; BURST_OUTCOME_HOLD its outcomeHoldMs (0, the default); BURST_BATCH the scheduler's claimBatch (500, the default); BURST_DEBUG=1 prints when each
 //   claim came; BENCH_CHILD_ARGS node flags for the child processes (`--cpu-prof --cpu-prof-dir=DIR`)
 //
 // Prints Markdown, ready for BENCHMARKS.md.
@@ -64,14 +64,21 @@ async function sleepUntil(at: number): Promise<void> {
   }
 }
 /** Redis's CPU (µs, user + system) and its per-command stats so far. */
-async function redisCpu(): Promise<{ us: number; hmget: { calls: number; usec: number } }> {
+async function redisCpu(): Promise<{
+  us: number;
+  hmget: { calls: number; usec: number };
+  commands: Map<string, { calls: number; usec: number }>;
+}> {
   const cpu = await redis.info('cpu');
   const field = (name: string) => Number(cpu.match(new RegExp(`${name}:(\\S+)`))?.[1] ?? 0);
   const stats = await redis.info('commandstats');
-  const m = stats.match(/cmdstat_hmget:calls=(\d+),usec=(\d+)/);
+  const commands = new Map<string, { calls: number; usec: number }>();
+  for (const m of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm))
+    commands.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
   return {
     us: Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6),
-    hmget: { calls: Number(m?.[1] ?? 0), usec: Number(m?.[2] ?? 0) },
+    hmget: commands.get('hmget') ?? { calls: 0, usec: 0 },
+    commands,
   };
 }
 /**
@@ -85,7 +92,14 @@ async function cpuOver(from: number, to: number) {
   await sleepUntil(to);
   const ownUsed = process.cpuUsage(own);
   const b = await redisCpu();
+  const commands = new Map<string, { calls: number; usec: number }>();
+  for (const [name, c] of b.commands) {
+    const before = a.commands.get(name) ?? { calls: 0, usec: 0 };
+    if (c.calls > before.calls)
+      commands.set(name, { calls: c.calls - before.calls, usec: c.usec - before.usec });
+  }
   return {
+    commands,
     us: b.us - a.us,
     hmgetCalls: b.hmget.calls - a.hmget.calls,
     hmgetUs: b.hmget.usec - a.hmget.usec,
@@ -242,15 +256,30 @@ interface Row {
   schedPerRunUs?: number;
 }
 
+/**
+ * BURST_COMMANDS=1: the commands Redis ran over the window per run seen, those scripts call included
+ * (INFO commandstats), dearest first, to stderr: where a column's Redis time per run goes.
+ */
+function printCommands(label: string, commands: Map<string, { calls: number; usec: number }>, runs: number) {
+  const rows = [...commands].sort((a, b) => b[1].usec - a[1].usec).slice(0, 25);
+  console.error(`\n${label}: commands per run (${runs} runs), calls / µs (commandstats)`);
+  for (const [name, c] of rows)
+    console.error(
+      `  ${name.padEnd(22)} ${(c.calls / runs).toFixed(2).padStart(8)} ${(c.usec / runs).toFixed(1).padStart(8)}`,
+    );
+}
+
 /** A run's row from what it measured: lateness seen, runs expected, depth at the end, CPU over the window. */
 function measured(
   lateness: number[],
   n: number,
   depth: number,
-  cpu: { us: number; consumerUs: number },
+  cpu: { us: number; consumerUs: number; commands: Map<string, { calls: number; usec: number }> },
+  label: string,
 ): Pick<Row, 'handler' | 'expected' | 'depth' | 'redisUs' | 'consumerUs'> {
   const handler = summary(lateness);
   const runs = Math.max(1, handler.n);
+  if (process.env.BURST_COMMANDS) printCommands(label, cpu.commands, runs);
   return { handler, expected: n * SECONDS, depth, redisUs: cpu.us / runs, consumerUs: cpu.consumerUs / runs };
 }
 
@@ -294,7 +323,7 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
   const coalesced = Number((await redis.hget(`{${prefix}}:bb:totals`, 'coalesced')) ?? 0);
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(q);
-  const row = measured(c.lateness, n, left, cpu);
+  const row = measured(c.lateness, n, left, cpu, `bullbeat ${consumer} n=${n}`);
   return {
     ...row,
     burst: summary(out.burstMs ?? []),
@@ -343,7 +372,7 @@ async function runBullmq(n: number): Promise<Row> {
     );
   }
   await dropQueue(q);
-  return measured(c.lateness, n, left, cpu);
+  return measured(c.lateness, n, left, cpu, `bullmq n=${n}`);
 }
 
 /** The physical limit: a producer process adds the N jobs at each second itself (no scheduler). */
@@ -374,7 +403,10 @@ async function runLimit(n: number, consumer: 'runtime' | 'plain'): Promise<Row> 
   await c.close();
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(q);
-  return { ...measured(c.lateness, n, left, cpu), burst: summary(out.burstMs ?? []) };
+  return {
+    ...measured(c.lateness, n, left, cpu, `limit ${consumer} n=${n}`),
+    burst: summary(out.burstMs ?? []),
+  };
 }
 
 const f = (v: number) => (Number.isNaN(v) ? '–' : String(Math.round(v)));

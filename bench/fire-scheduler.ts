@@ -19,6 +19,8 @@ const manager = new SchedulerManager({
   ...(process.env.PARTITIONS && { partitions: Number(process.env.PARTITIONS) }),
   ...(process.env.FOREIGN === '0' && { foreignOutcomes: false }),
   ...(process.env.GATHER && { foreignOutcomes: { gatherMs: Number(process.env.GATHER) } }),
+  // FOREIGN_OPTIONS: the outcome follower's options as JSON (experiments)
+  ...(process.env.FOREIGN_OPTIONS && { foreignOutcomes: JSON.parse(process.env.FOREIGN_OPTIONS) }),
   ...(process.env.BACKPRESSURE === '0' && { backpressure: false }),
   // COMMIT_AHEAD=0: hold occurrences in the replica until their instant (staged ahead by default)
   ...(process.env.COMMIT_AHEAD === '0' && { commitAhead: false }),

@@ -15,6 +15,7 @@
 //     it, so use fewer jobs; the time columns mean nothing then.
 //     --no-records: the jobs only, without the `enqueued` record the scheduler writes for each (by
 //     default each occurrence has it before the drain, as in production)
+//     --cpu-prof DIR: this process's CPU profile over each drain (the consumer alone), DIR/<row>.cpuprofile
 //     --profile DIR keeps each row's drain dump as DIR/<row>.callgrind (callgrind_annotate reads it:
 //     where Redis's instructions go, by function); --sides plain,lease,allowAll picks the rows.
 //
@@ -24,7 +25,8 @@
 // every function it creates): the npm script builds first, `npm run build` does it by hand.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
@@ -49,6 +51,9 @@ const ROUNDS = Number(arg('rounds', '3'));
 const LABEL = arg('label', 'bullbeat runtime');
 const CALLGRIND = argv.includes('--callgrind');
 const PROFILE = arg('profile', '');
+// --cpu-prof DIR: this process's CPU profile over each row's drain (the consumer's work only), as
+// DIR/<row>.cpuprofile (Chrome DevTools, or any .cpuprofile reader)
+const CPU_PROFILE = arg('cpu-prof', '');
 // --no-records: no `enqueued` record before the drain (jobs added by hand, not by the scheduler)
 const RECORDS = !argv.includes('--no-records');
 const silent = pino({ level: 'silent' });
@@ -159,6 +164,25 @@ function delta(
 
 type Side = 'plain' | 'lease' | 'allowAll';
 
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<void>((ok, fail) => session.post(method, (err) => (err ? fail(err) : ok())));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return session;
+}
+
+async function stopProfile(session: Session, file: string): Promise<void> {
+  const profile = await new Promise<unknown>((ok, fail) =>
+    session.post('Profiler.stop', (err, res) => (err ? fail(err) : ok(res.profile))),
+  );
+  session.disconnect();
+  mkdirSync(CPU_PROFILE, { recursive: true });
+  writeFileSync(file, JSON.stringify(profile));
+}
+
 /** Add JOBS occurrence jobs, drain them with one side's consumer, return what Redis spent. */
 async function measure(side: Side): Promise<Cost> {
   const { port, child } = await startRedis();
@@ -213,6 +237,7 @@ async function measure(side: Side): Promise<Cost> {
     let close: () => Promise<void>;
     const before = await stats(redis);
     callgrind(child, port, 'zero');
+    const profiling = CPU_PROFILE ? startProfile() : undefined;
     const cpu0 = process.cpuUsage();
     sent = new Map();
     if (side === 'plain') {
@@ -241,6 +266,7 @@ async function measure(side: Side): Promise<Cost> {
     }
     await drained;
     const cpu1 = process.cpuUsage(cpu0);
+    if (profiling) await stopProfile(await profiling, join(CPU_PROFILE, `${side}.cpuprofile`));
     const counted = sent;
     sent = new Map();
     const instructions = callgrind(child, port, 'dump', side);

@@ -123,6 +123,46 @@ describe('addJobsInOneCall', () => {
     made.mockRestore();
   });
 
+  it("staged jobs (their timestamp and delay set): a template per delay's packed width; Redis holds what addBulk leaves, scores included", async () => {
+    const made = vi.spyOn(AddTemplate.prototype, 'make');
+    const mine = queue('mine');
+    const theirs = queue('theirs');
+    const like = { attempts: 2, removeOnComplete: { age: 5 } };
+    // delays of each packed width (fixint, uint8, uint16, uint32), five jobs each, as stagedJobOptions sets them
+    const widths = [
+      [5, 17, 100, 101, 127],
+      [128, 129, 200, 254, 255],
+      [256, 999, 1000, 30_000, 65_535],
+      [65_536, 70_000, 86_400_000, 100_000_000, 2 ** 32 - 1],
+    ];
+    const jobs = widths.flat().map((delay, i) => {
+      const timestamp = 1796655800000 + i * 7;
+      const fireAt = timestamp + delay;
+      return {
+        name: 'tick',
+        data: { scheduleId: 's1', fireAt },
+        opts: { ...like, jobId: `bb-s1-${String(fireAt).padStart(16, '0')}`, timestamp, delay },
+        like,
+      };
+    });
+    for (const j of jobs) {
+      expect(await addJobsInOneCall(mine, [j])).toEqual([j.opts.jobId]);
+      await theirs.addBulk([{ name: j.name, data: j.data, opts: j.opts }]);
+    }
+    // per width: the first built by BullMQ (its template proven at once on a second job BullMQ builds
+    // and nothing sends), the next four made: 16 of 20
+    expect(made.mock.results.filter((r) => r.value !== undefined)).toHaveLength(16);
+    expect(await stateOf('mine')).toEqual(await stateOf('theirs'));
+    const scores = (name: string) => redis.zrange(`${prefix}:${name}:delayed`, '0', '-1', 'WITHSCORES');
+    expect(await scores('mine')).toEqual(await scores('theirs'));
+    for (const j of jobs) {
+      const h = await redis.hmget(`${prefix}:mine:${j.opts.jobId}`, 'timestamp', 'delay', 'opts');
+      expect(h.slice(0, 2)).toEqual([String(j.opts.timestamp), String(j.opts.delay)]);
+      expect(JSON.parse(h[2]!)).toMatchObject({ delay: j.opts.delay, timestamp: j.opts.timestamp });
+    }
+    made.mockRestore();
+  });
+
   it('answers an existing job with its id and adds nothing twice, as BullMQ does', async () => {
     const mine = queue('mine');
     const theirs = queue('theirs');

@@ -130,8 +130,9 @@ export class OccurrenceEnqueuer {
           item.delayedUntil = firesAt;
         }
         const job: BulkJob = { name: def.name, data, opts };
-        // the schedule's options but for the job id (no delay of its own, no trace): made from a template
-        if (!delayed && !item.trace) job.like = cached.opts;
+        // the schedule's options but for the job id (and a staged job's timestamp and delay), no trace:
+        // made from a template
+        if (!item.trace) job.like = cached.opts;
         list.push({ tag: item, job });
       }
       if (hooks?.beforeAdd && byQueue.size > 0)

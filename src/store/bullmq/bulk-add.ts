@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type LuaScript, luaScript, sendScript } from '../connection/index.js';
-import { AddTemplate } from './add-template.js';
+import { AddTemplate, shapeOf } from './add-template.js';
 
 // A queue's jobs added by one script call: BullMQ's own add scripts (`addStandardJob`,
 // `addDelayedJob`, `addPrioritizedJob`, as the installed BullMQ ships them) run in a loop inside one
@@ -72,15 +72,19 @@ export interface JobToAdd {
   data: unknown;
   opts: JobsOptions;
   /**
-   * The options `opts` are, but for their `jobId`: jobs given the same object are one schedule's (one
-   * id stem, one queue, one name), and once BullMQ built two of them, the next ones are made from a
-   * template of its output (add-template.ts). Undefined: BullMQ builds the job.
+   * The options `opts` are, but for their `jobId` (and a staged job's `timestamp` and `delay`): jobs
+   * given the same object are one schedule's (one id stem, one queue, one name), and once BullMQ built
+   * two of them of a shape (added to run now, or staged with a delay of one packed width), the next
+   * ones are made from a template of its output (add-template.ts). Undefined: BullMQ builds the job.
    */
   like?: object;
 }
 
-/** The templates of the jobs given a `like` (one per schedule's options, gone with them). */
-const templates = new WeakMap<object, AddTemplate>();
+/**
+ * The templates of the jobs given a `like` (per schedule's options, gone with them): one per shape
+ * (`shapeOf`: a job added to run now, or a staged job by its delay's packed width).
+ */
+const templates = new WeakMap<object, (AddTemplate | undefined)[]>();
 
 /** A job's data as BullMQ stores it (`Job.asJSON`). */
 function dataJson(data: unknown): string {
@@ -96,10 +100,24 @@ function keysFor(kindKeys: (readonly unknown[] | undefined)[], kind: number, key
   }
 }
 
-function templateOf(like: object, queue: Queue, name: string): AddTemplate {
-  let t = templates.get(like);
-  if (!t || t.owner !== queue || t.name !== name) templates.set(like, (t = new AddTemplate(queue, name)));
+function templateOf(like: object, queue: Queue, name: string, shape: number): AddTemplate {
+  let byShape = templates.get(like);
+  if (!byShape) templates.set(like, (byShape = []));
+  let t = byShape[shape];
+  if (!t || t.owner !== queue || t.name !== name) byShape[shape] = t = new AddTemplate(queue, name, shape);
   return t;
+}
+
+/**
+ * The shape of a job's options a template may make (`shapeOf`), or undefined: a job with no timestamp
+ * of its own (the add's clock; a delay its schedule's options give is the same in each), or a staged
+ * one (its timestamp and delay set, as `stagedJobOptions` sets them). A size limit is checked per
+ * job's data: BullMQ builds those.
+ */
+function templateShape(opts: JobsOptions): number | undefined {
+  if (opts.sizeLimit) return undefined;
+  if (opts.timestamp === undefined) return 0;
+  return typeof opts.delay === 'number' && opts.delay > 0 ? shapeOf(opts.delay) : undefined;
 }
 
 /** BullMQ's internals this file builds on (6.x): not in its typings, checked once per queue. */
@@ -139,6 +157,92 @@ function capture(): { client: unknown; last: () => { name: string; args: unknown
   };
 }
 
+/** What BullMQ builds to add one job: its script (an index in KINDS), the keys, its three ARGV. */
+interface BullBuilt {
+  kind: number;
+  keys: unknown[];
+  argv: unknown[];
+  jobId: string;
+  timestamp: number;
+}
+
+/** Build one job as BullMQ's `addBulk` does, its script call captured (`cap`), nothing sent. Throws what BullMQ's checks throw. */
+function buildJob(
+  q: QueueInternals,
+  queue: Queue,
+  cap: ReturnType<typeof capture>,
+  name: string,
+  data: unknown,
+  opts: JobsOptions,
+): BullBuilt {
+  const merged = { ...q.jobsOpts, ...opts, jobId: opts.jobId, telemetry: opts.telemetry };
+  const job = new q.Job(queue, name, data, merged, merged.jobId);
+  const json = job.asJSON();
+  // protected in BullMQ's typings; createBulk calls it the same way
+  (job as unknown as { validateOptions(json: unknown): void }).validateOptions(json);
+  void q.backend.addJobToTransaction(cap.client, json, job.id, {});
+  const call = cap.last();
+  const kind = KINDS.findIndex(([k]) => call?.name === k || call?.name.startsWith(`${k}:`));
+  if (!call || kind < 0)
+    throw new Error(`bullbeat: BullMQ added a job by an unexpected script (${call?.name})`);
+  return {
+    kind,
+    keys: call.args.slice(0, -3),
+    argv: call.args.slice(-3),
+    jobId: String(job.id),
+    timestamp: job.timestamp,
+  };
+}
+
+/**
+ * Teach `template` a job BullMQ built (`built`, of `opts`), learnt from where the data's JSON is what
+ * the template path makes of it. A staged job's template is proven at once: BullMQ builds, and nothing
+ * sends, a second job of the same options with another id, timestamp and delay (of the same packed
+ * width), which the template must make byte for byte; one of a job to run now waits for the next job
+ * (its timestamp is BullMQ's clock: a set one would change its options).
+ */
+function learnFrom(
+  template: AddTemplate,
+  q: QueueInternals,
+  queue: Queue,
+  cap: ReturnType<typeof capture>,
+  name: string,
+  data: unknown,
+  opts: JobsOptions,
+  built: BullBuilt,
+): void {
+  if (template.ready) return;
+  const taught = (b: BullBuilt, delay: number | undefined) => {
+    const [args, text, packed] = b.argv;
+    if (!Buffer.isBuffer(args) || !Buffer.isBuffer(packed) || text !== dataJson(data)) return false;
+    const { kind, keys, jobId, timestamp } = b;
+    template.learn({ kind, keys, jobId, timestamp, delay, args, opts: packed });
+    return true;
+  };
+  if (template.shape === 0) {
+    taught(built, undefined);
+    return;
+  }
+  const delay = opts.delay as number;
+  if (!taught(built, delay) || template.ready) return;
+  const other = otherDelay(delay, template.shape);
+  const id = String(opts.jobId);
+  // the id's last character changed (another id of the same length and stem)
+  const jobId = `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`;
+  try {
+    const probe = { ...opts, jobId, timestamp: (opts.timestamp as number) + 1, delay: other };
+    taught(buildJob(q, queue, cap, name, data, probe), other);
+  } catch {
+    // BullMQ refused the probe: the template stays unproven (BullMQ builds the jobs)
+  }
+}
+
+/** Another delay of the same packed width (`shapeOf`) as `delay`. */
+function otherDelay(delay: number, shape: number): number {
+  const floor = shape === 1 ? 1 : shape === 2 ? 0x80 : shape === 3 ? 0x100 : 0x10000;
+  return delay > floor ? delay - 1 : delay + 1;
+}
+
 /**
  * True when this file can add `queue`'s jobs itself: BullMQ's internals are as expected, the queue's
  * BullMQ is the one the scripts were read from, and the queue has no telemetry.
@@ -172,9 +276,13 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
   for (let i = 0; i < jobs.length; i++) {
     const { name, data, opts, like } = jobs[i]!;
     try {
-      // a size limit is checked per job's data, a set timestamp is not the add's clock: BullMQ builds those
-      const template = like && !opts.sizeLimit && !opts.timestamp ? templateOf(like, queue, name) : undefined;
-      const made = template?.ready ? template.make(String(opts.jobId), Date.now()) : undefined;
+      const shape = like ? templateShape(opts) : undefined;
+      const template = shape === undefined ? undefined : templateOf(like!, queue, name, shape);
+      const made = template?.ready
+        ? shape === 0
+          ? template.make(String(opts.jobId), Date.now())
+          : template.make(String(opts.jobId), opts.timestamp as number, opts.delay)
+        : undefined;
       if (made) {
         keysFor(kindKeys, made.kind, made.keys);
         argv.push(made.kind + 1, made.args, dataJson(data), made.opts);
@@ -182,25 +290,11 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
         continue;
       }
       if (opts.parent) throw new Error('bullbeat: a job with a parent is added by BullMQ, not in one call');
-      const merged = { ...q.jobsOpts, ...opts, jobId: opts.jobId, telemetry: opts.telemetry };
-      const job = new q.Job(queue, name, data, merged, merged.jobId);
-      const json = job.asJSON();
-      // protected in BullMQ's typings; createBulk calls it the same way
-      (job as unknown as { validateOptions(json: unknown): void }).validateOptions(json);
-      void q.backend.addJobToTransaction(cap.client, json, job.id, {});
-      const call = cap.last();
-      const kind = KINDS.findIndex(([k]) => call?.name === k || call?.name.startsWith(`${k}:`));
-      if (!call || kind < 0)
-        throw new Error(`bullbeat: BullMQ added a job by an unexpected script (${call?.name})`);
-      const keys = call.args.slice(0, -3);
-      keysFor(kindKeys, kind, keys);
-      argv.push(kind + 1, ...call.args.slice(-3));
+      const built = buildJob(q, queue, cap, name, data, opts);
+      keysFor(kindKeys, built.kind, built.keys);
+      argv.push(built.kind + 1, ...built.argv);
       sent.push(i);
-      const [args, text, packed] = call.args.slice(-3);
-      // learnt from where the data's JSON is what the template path makes of it
-      if (template && Buffer.isBuffer(args) && Buffer.isBuffer(packed) && text === dataJson(data)) {
-        template.learn({ kind, keys, jobId: String(job.id), timestamp: job.timestamp, args, opts: packed });
-      }
+      if (template) learnFrom(template, q, queue, cap, name, data, opts, built);
     } catch (err) {
       out[i] = err as Error;
     }
