@@ -15,9 +15,12 @@ import { redisTarget } from '../../src/store/connection/redis-target.js';
 import { occurrenceJobId, parseOccurrenceJobId } from '../../src/store/forms/job-payload.js';
 import type { RunRecord } from '../../src/store/forms/run-record.js';
 import { keys } from '../../src/store/keys/keys.js';
+import { storeScripts } from '../../src/store/scripts/scripts.js';
 import { IntervalTrigger } from '../../src/triggers/interval-trigger.js';
 import { waitUntil } from '../wait-until.js';
 import { REDIS_URL, silent, testEnv } from './helpers.js';
+
+const ENQUEUED_RECORDS_SHA = storeScripts().find((s) => s.name === 'enqueued-records')?.sha;
 
 const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
 
@@ -229,11 +232,13 @@ describe('foreign consumers', () => {
     );
     await announceRuntimeQueues(redis, k, [queue]);
     expect([...(await liveRuntimeQueues(redis, k, Date.now()))]).toEqual([queue]);
-    // every record index the follower reads (ZREVRANGE runidx:<id>), counted on its own client
+    // every schedule whose records the follower reads (the ids its `enqueued-records-1` calls carry,
+    // after the key, the base and the depth), as the record indexes they name, on its own client
     const read: string[] = [];
     const send = redis.sendCommand.bind(redis);
     redis.sendCommand = ((command: { name: string; args: unknown[] }, ...rest: unknown[]) => {
-      if (command.name === 'zrevrange') read.push(String(command.args[0]));
+      if (command.name === 'evalsha' && command.args[0] === ENQUEUED_RECORDS_SHA)
+        for (const id of command.args.slice(5)) read.push(k.runIndex(String(id)));
       return (send as (...a: unknown[]) => unknown)(command, ...rest);
     }) as typeof redis.sendCommand;
     const follower = (runtimeCheckIntervalMs: number) =>
@@ -284,7 +289,8 @@ describe('foreign consumers', () => {
       command: { name: string; args: unknown[]; promise: Promise<unknown> },
       ...rest: unknown[]
     ) => {
-      if (command.name === 'hmget' && command.args[0] === k.record('s', '1000')) read = true;
+      // the records read, by `enqueued-records-1`
+      if (command.name === 'evalsha' && command.args[0] === ENQUEUED_RECORDS_SHA) read = true;
       if (command.name !== 'time' || !read || !armed)
         return (send as (...a: unknown[]) => unknown)(command, ...rest);
       armed = false;

@@ -4,19 +4,19 @@ import type { Logger } from 'pino';
 import { sleep, systemClock, type WorkerClock } from '../../queue/worker-clock.js';
 import type { RunRecord } from '../../store/index.js';
 import {
+  enqueuedRecords,
   ForeignOutcomeRecorder,
   hashTag,
   jobsWaiting,
   type Keys,
   liveRuntimeQueues,
-  newestRecordFields,
   occurrenceField,
   parseOccurrenceJobId,
   queuePrefixFor,
   type RedisTarget,
   readFinishedJobs,
   readJobFields,
-  readRecords,
+  recordFromHash,
   redisTime,
   scanScheduleQueues,
   scheduleIdsOnQueue,
@@ -31,8 +31,6 @@ import { JOB_FIELDS, jobFields, outcomeOf } from './foreign-job-fields.js';
  * record lags its job's end by at most this (plus a gathered read) however long the queue stays busy.
  */
 export const FOLLOWER_HOLD_MS = 1000;
-/** The facts of a record the reconciliation looks at (`outcome`, whose job, how old, and what kind of run). */
-const RECONCILE_FACTS = ['outcome', 'queue', 'jobId', 'enqueuedAt', 'kind'] as const;
 /** How often a held batch looks again whether jobs still wait. */
 const HOLD_STEP_MS = 25;
 
@@ -225,25 +223,21 @@ export class ForeignOutcomes {
   private async reconcileSchedules(ids: readonly string[], depth: number, all = false): Promise<number> {
     const { redis, keys: k, options } = this.host;
     if (ids.length === 0) return 0;
-    const fieldLists = await newestRecordFields(redis, k, ids, depth);
-    // only the facts looked at: a catch-up reads up to `historyLimit` records of every schedule of a queue
-    const recordLists = await readRecords(
-      redis,
-      k,
-      ids.map((scheduleId, i) => ({ scheduleId, fields: fieldLists[i] ?? [] })),
-      RECONCILE_FACTS,
-    );
+    // filtered in Redis: a catch-up over `historyLimit` records of every schedule of a queue sends back
+    // only the records still `enqueued`
+    const enqueued = await enqueuedRecords(redis, k, ids, depth);
     const cutoff = (await redisTime(redis)) - options.reconcileMinAgeMs;
     const candidates: { record: RunRecord; field: string; queue: string; jobId: string }[] = [];
-    recordLists.forEach((records, i) => {
-      records.forEach((record, j) => {
-        if (record?.outcome !== 'enqueued' || !record.queue || !record.jobId) return;
-        // young records of a queue whose events are followed are left to the events
-        if (!all && this.listeners.has(record.queue) && (record.enqueuedAt ?? record.fireAt) > cutoff) return;
-        const field = fieldLists[i]?.[j];
-        if (field) candidates.push({ record, field, queue: record.queue, jobId: record.jobId });
-      });
-    });
+    for (const e of enqueued) {
+      const hash: Record<string, string> = { outcome: 'enqueued', queue: e.queue, jobId: e.jobId };
+      if (e.enqueuedAt !== undefined) hash.enqueuedAt = String(e.enqueuedAt);
+      if (e.kind !== undefined) hash.kind = e.kind;
+      const record = recordFromHash(hash, e.scheduleId, e.field);
+      if (!record) continue;
+      // young records of a queue whose events are followed are left to the events
+      if (!all && this.listeners.has(e.queue) && (record.enqueuedAt ?? record.fireAt) > cutoff) continue;
+      candidates.push({ record, field: e.field, queue: e.queue, jobId: e.jobId });
+    }
     if (candidates.length === 0) return 0;
     const res = await readFinishedJobs(
       redis,

@@ -6,7 +6,7 @@ export { type ClaimInFlight, claimInFlight, lateSchedules, nextOccurrences } fro
 export { dueEarlier } from './due-earlier.js';
 export { expectingDefinitions } from './expect-index.js';
 export {
-  newestRecordFields,
+  enqueuedRecords,
   readFinishedJobs,
   readJobFields,
   scanScheduleQueues,

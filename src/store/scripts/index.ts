@@ -10,7 +10,7 @@ export {
   type RunStart,
   type StartRunArgs,
 } from './run-path-scripts.js';
-export { type ListCounts, ScheduleScripts } from './schedule-scripts.js';
+export { type EnqueuedRecord, type ListCounts, ScheduleScripts } from './schedule-scripts.js';
 export { type BackfillVerdict, type HandOver, StatusChange, yes } from './script-codes.js';
 export { ScriptCaller, scriptArgs, unexpected } from './script-layout.js';
 export {

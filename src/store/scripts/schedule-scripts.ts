@@ -19,6 +19,7 @@ import { itemArgs, ScriptCaller, scriptArgs, unexpected } from './script-layout.
 import {
   CLAIM,
   CLEAR_ERROR,
+  ENQUEUED_RECORDS,
   FIRE_BUDGET,
   FOREIGN_OUTCOMES,
   INDEX_EXPECTS,
@@ -36,6 +37,18 @@ import {
   SET_STATUS,
   UPSERT,
 } from './script-layouts.js';
+
+/** A record still `enqueued`, as `enqueued-records-1` answers it. */
+export interface EnqueuedRecord {
+  scheduleId: string;
+  /** Its occurrence field (`occurrenceField`). */
+  field: string;
+  queue: string;
+  jobId: string;
+  enqueuedAt?: number;
+  /** As the record says it; undefined when it does not. */
+  kind?: string;
+}
 
 /** What `list-counts-1` answers for one partition. */
 export interface ListCounts {
@@ -412,6 +425,36 @@ export class ScheduleScripts {
       i += 2 + count;
     }
     return { share: Number(share), heads };
+  }
+
+  /**
+   * `enqueued-records-1`: the records still `enqueued` (with a queue and a job id) among the newest
+   * `depth` of each of `ids`, all of one partition (`k`), newest first per schedule; only those are
+   * answered.
+   */
+  async enqueuedRecords(k: Keys, ids: readonly string[], depth: number): Promise<EnqueuedRecord[]> {
+    if (ids.length === 0) return [];
+    const args = scriptArgs(
+      ENQUEUED_RECORDS,
+      { schedules: k.schedules },
+      { base: k.base, depth },
+      ids.map((id) => ({ values: { id } })),
+    );
+    const flat = ((await this.#caller.run(ENQUEUED_RECORDS, args)) ?? []) as (string | number)[];
+    const out: EnqueuedRecord[] = [];
+    for (let i = 0; i + 5 < flat.length; i += 6) {
+      const enqueuedAt = String(flat[i + 4]);
+      const kind = String(flat[i + 5]);
+      out.push({
+        scheduleId: ids[Number(flat[i]) - 1]!,
+        field: String(flat[i + 1]),
+        queue: String(flat[i + 2]),
+        jobId: String(flat[i + 3]),
+        ...(enqueuedAt !== '' && { enqueuedAt: Number(enqueuedAt) }),
+        ...(kind !== '' && { kind }),
+      });
+    }
+    return out;
   }
 
   /** `list-counts-1`: the counts of one partition's (`k`) list indexes and definitions, in one step. */

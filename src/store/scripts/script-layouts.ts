@@ -204,6 +204,10 @@ export const LIST_COUNTS = layout('list-counts-1', ['schedules'], []);
 
 export const LIST_HEADS = layout('list-heads-1', ['schedules'], ['from', 'n']);
 
+export const ENQUEUED_RECORDS = layout('enqueued-records-1', ['schedules'], ['base', 'depth'], {
+  item: ['id'],
+});
+
 export const FIRE_BUDGET = layout('fire-budget-1', ['fireBudget'], ['cap', 'lead'], { item: ['instant'] });
 
 export const UNSTAGE = layout(
@@ -314,6 +318,7 @@ export const LAYOUTS = [
   REPAIR_INDEX,
   LIST_COUNTS,
   LIST_HEADS,
+  ENQUEUED_RECORDS,
   HANDOVER_SCHEDULER,
   START_RUNS,
   FINISH_RUNS,
