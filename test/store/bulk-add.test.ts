@@ -163,6 +163,25 @@ describe('addJobsInOneCall', () => {
     made.mockRestore();
   });
 
+  it('a staged template that cannot be made (an id of multi-byte characters) is refused once: BullMQ builds each job, once', async () => {
+    const learnt = vi.spyOn(AddTemplate.prototype, 'learn');
+    const made = vi.spyOn(AddTemplate.prototype, 'make');
+    const mine = queue('mine');
+    const like = { attempts: 1 };
+    const jobs = [300, 301, 302, 303, 304].map((delay, i) => ({
+      name: 'tick',
+      data: { n: i },
+      opts: { ...like, jobId: `bb-→-${1796655800000 + i}`, timestamp: 1796655799000 + i, delay },
+      like,
+    }));
+    for (const j of jobs) expect(await addJobsInOneCall(mine, [j])).toEqual([j.opts.jobId]);
+    // the first job and the second BullMQ built to prove the template; none after it was refused
+    expect(learnt).toHaveBeenCalledTimes(2);
+    expect(made).not.toHaveBeenCalled();
+    learnt.mockRestore();
+    made.mockRestore();
+  });
+
   it('answers an existing job with its id and adds nothing twice, as BullMQ does', async () => {
     const mine = queue('mine');
     const theirs = queue('theirs');

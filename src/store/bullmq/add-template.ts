@@ -144,6 +144,11 @@ export class AddTemplate {
     return this.#spots !== undefined;
   }
 
+  /** True once it is known whether jobs are made here (ready, or refused for good): nothing more to learn. */
+  get settled(): boolean {
+    return this.#spots !== undefined || this.#refused;
+  }
+
   #fill(
     first: BuiltJob,
     spots: Spots,

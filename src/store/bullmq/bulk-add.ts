@@ -211,7 +211,7 @@ function learnFrom(
   opts: JobsOptions,
   built: BullBuilt,
 ): void {
-  if (template.ready) return;
+  if (template.settled) return;
   const taught = (b: BullBuilt, delay: number | undefined) => {
     const [args, text, packed] = b.argv;
     if (!Buffer.isBuffer(args) || !Buffer.isBuffer(packed) || text !== dataJson(data)) return false;
