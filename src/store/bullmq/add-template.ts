@@ -1,7 +1,7 @@
 // A schedule's jobs differ in little: the job id (its fire time's digits), BullMQ's `timestamp` (the
-// add's clock, or the claim's for a job staged ahead), a staged job's `delay`, and the data. BullMQ builds each one's three script arguments from scratch (a `Job`,
-// its JSON, its options encoded and checked, both packed with msgpack): ~10 µs a job, most of it
-// garbage. A template keeps the two packed arguments of a job BullMQ built, with where the job id and
+// add's clock, or the claim's for a job staged ahead), a staged job's `delay`, and the data. BullMQ
+// builds each one's three script arguments from scratch (a `Job`, its JSON, its options encoded and
+// checked, both packed with msgpack): ~10 µs a job, most of it garbage. A template keeps the two packed arguments of a job BullMQ built, with where the job id and
 // the timestamp sit in them, and makes the next job's by writing its own id and timestamp there.
 //
 // It is trusted only once it reproduced, byte for byte, what BullMQ built for a second job of the
@@ -11,7 +11,8 @@
 //
 // A staged job (`timestamp` and `delay` set, added as delayed: staged-jobs.ts) has its timestamp in
 // the packed options too, and its delay packed as an integer of 1, 2, 3 or 5 bytes (msgpack's widths):
-// each width is a template of its own (`shapeOf`), proven by its own second job.
+// each width is a template of its own (`shapeOf`), proven by its own second job (bulk-add.ts has
+// BullMQ build one at once: `learnFrom`).
 
 /** What BullMQ built for one job: its script (an index) and the script's keys, its packed arguments. */
 export interface BuiltJob {
