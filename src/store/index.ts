@@ -32,6 +32,7 @@ export {
   repeatEntries,
   unstageJobs,
   unstartedSince,
+  wakeWorkers,
 } from './bullmq/index.js';
 export {
   BullCluster,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
 import type { Claim, ClaimResult } from '../../store/index.js';
-import { leaveFleet, spreadOffsetMs } from '../../store/index.js';
+import { leaveFleet, spreadOffsetMs, wakeWorkers } from '../../store/index.js';
 import { refreshCalendars } from './calendar-plan.js';
 import { ClaimRenewer } from './claim-renewer.js';
 import { ClaimTimer } from './claim-timer.js';
@@ -25,7 +26,7 @@ import { RedisClock } from './redis-clock.js';
 import { ReplicaAcker } from './replica-acker.js';
 import { planLater } from './set-aside-plans.js';
 import { StagedHere } from './staged-here.js';
-import { StagedAnnouncer, takeStageable, unstageAndRecord } from './staged-jobs.js';
+import { StagedAnnouncer, StagedWaker, takeStageable, unstageAndRecord } from './staged-jobs.js';
 import { StopNotices, stopInactive } from './stop-notices.js';
 
 export type { FireHooks, FireLoopDeps, FireLoopFootprint, FireLoopStats } from './fire-loop-types.js';
@@ -92,6 +93,8 @@ export class FireLoop {
   private readonly announcer: StagedAnnouncer;
   /** The jobs this replica added as delayed, until runnable: what a stop notice takes back. */
   private readonly staged = new StagedHere();
+  /** Wakes a queue's workers when its staged jobs become due (see `StagedWaker`). */
+  private readonly waker: StagedWaker;
 
   /** `replicaAcks`: WAIT after each enqueue's adds (see replica-acker.ts). */
   private readonly acker: ReplicaAcker | undefined;
@@ -102,6 +105,11 @@ export class FireLoop {
     const timers = (this.timers = deps.clock ?? monotonicClock);
     this.clock = new RedisClock(() => timers.now());
     this.announcer = new StagedAnnouncer((at) => this.clock.until(at), timers);
+    this.waker = new StagedWaker(
+      (at) => this.clock.until(at),
+      timers,
+      (queues) => void this.wakeQueues(queues),
+    );
     this.cache = new DefinitionCache(deps.localTrigger, deps.logger, deps.calendars);
     const acks = deps.options.replicaAcks;
     this.acker = acks && new ReplicaAcker(acks, (q) => deps.queue(q), this.stats, deps.logger);
@@ -128,6 +136,7 @@ export class FireLoop {
       stops: this.stops,
       announcer: this.announcer,
       staged: this.staged,
+      waker: this.waker,
       acker: this.acker,
       arm: (ms) => this.arm(ms),
       armFor: (due, now) => this.armFor(due, now),
@@ -175,6 +184,7 @@ export class FireLoop {
       else await new Promise((resolve) => this.timers.setTimeout(() => resolve(undefined), 1));
     }
     await this.announcer.drain();
+    this.waker.stop();
     this.pending.clear();
     this.renewer.stop();
     await leaveFleet(this.deps.store, this.replica).catch(() => undefined);
@@ -269,6 +279,26 @@ export class FireLoop {
     this.poke();
     const ids = [...new Set([...this.pending.ids(), ...this.recheckAhead.ids(), ...this.announcer.ids()])];
     await stopInactive(ids, this.deps, (id) => this.stopSchedule(id));
+  }
+
+  /**
+   * Write the marker of each of `queues` that BullMQ's own adds write for a job ready now, so that a
+   * Worker waiting for the queue's next delayed job wakes at once (see `StagedWaker`). A failed write
+   * leaves the Worker to its own wait.
+   */
+  private async wakeQueues(queues: readonly string[]): Promise<void> {
+    await Promise.all(
+      queues.map(async (name) => {
+        try {
+          const queue = this.deps.queue(name);
+          // BullMQ's Redis backend hands out its ioredis client (as `unstage` takes it)
+          const client = (await queue.getBackend().client) as unknown as Redis;
+          await wakeWorkers(client, queue.keys.marker!);
+        } catch (err) {
+          this.deps.logger.debug({ err, queue: name }, 'bullbeat: could not wake the workers of a queue');
+        }
+      }),
+    );
   }
 
   /** Start a claim now, unless as many as allowed are in flight (then the last one re-arms at 0). */

@@ -20,7 +20,7 @@ import { parkEntry } from './park.js';
 import type { RedisClock } from './redis-clock.js';
 import type { ReplicaAcker } from './replica-acker.js';
 import type { StagedHere, StagedJob } from './staged-here.js';
-import { type StagedAnnouncer, stagedJobOptions, unstage } from './staged-jobs.js';
+import { type StagedAnnouncer, type StagedWaker, stagedJobOptions, unstage } from './staged-jobs.js';
 import type { StopNotices } from './stop-notices.js';
 
 /** The parts of a fire loop its enqueues and completions share with its claims. */
@@ -36,6 +36,8 @@ export interface EnqueueParts {
   announcer: StagedAnnouncer;
   /** The jobs this replica added as delayed, until runnable (what a stop notice takes back). */
   staged: StagedHere;
+  /** Wakes a queue's workers when its staged jobs become due. */
+  waker?: StagedWaker | undefined;
   acker: ReplicaAcker | undefined;
   /** Claim again in `ms` (the claim timer). */
   arm(ms: number): void;
@@ -235,7 +237,10 @@ export class OccurrenceEnqueuer {
     for (const i of items) {
       if (i.delayedUntil === undefined || stopped.has(i)) continue;
       if (this.stoppedSinceClaim(i)) late.push(i);
-      else this.parts.staged.add(i.claim.id, stagedJob(i, i.delayedUntil), now);
+      else {
+        this.parts.staged.add(i.claim.id, stagedJob(i, i.delayedUntil), now);
+        this.parts.waker?.add(i.cached.def.queue, i.delayedUntil);
+      }
     }
     await Promise.all(
       late.map(async (i) => {

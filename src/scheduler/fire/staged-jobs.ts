@@ -184,3 +184,75 @@ export class StagedAnnouncer {
     d?.();
   }
 }
+
+/**
+ * How long after a staged job's due time (by Redis's clock, as the fire loop learns it) its queue is
+ * woken (ms): the job is due by then on Redis's own clock, so BullMQ's promotion finds it.
+ */
+const WAKE_AFTER_MS = 2;
+
+/**
+ * Wakes a queue's workers when its staged jobs become due. A BullMQ Worker with only delayed jobs ahead
+ * blocks on the queue's marker until the first one's due time, and Redis ends that wait only at its
+ * next event loop turn: up to `hz`'s 100 ms late on a quiet server (at 20 schedules due at once,
+ * 48/53 ms p50/p99 staged against 18/22 ms added at the instant). At the due time this writes the
+ * marker BullMQ's own adds write for a job ready now (`ZADD <marker> 0 "0"`, once per queue and
+ * instant): the Worker wakes, and its move to active promotes the due jobs. A wake too early, or on a
+ * paused queue, costs the Worker one look and it waits again; none is needed for correctness. One timer
+ * for all.
+ */
+export class StagedWaker {
+  /** Due time → the queues with staged jobs due then. */
+  private readonly due = new Map<number, Set<string>>();
+  private timer: unknown;
+  private timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(
+    /** Monotonic ms until Redis's clock, as the fire loop learns it, reaches an instant. */
+    private readonly until: (at: number) => number,
+    /** The fire loop's timers. */
+    private readonly timers: FireClock,
+    /** Write the marker of each of these queues. */
+    private readonly wake: (queues: readonly string[]) => void,
+  ) {}
+
+  /** A job of `queue` was staged, due at `at` (Redis ms). */
+  add(queue: string, at: number): void {
+    const queues = this.due.get(at);
+    if (queues) queues.add(queue);
+    else this.due.set(at, new Set([queue]));
+    if (at < this.timerAt) this.arm(at);
+  }
+
+  /** Wake nothing more (the fire loop stops: the workers' own waits end the rest). */
+  stop(): void {
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    this.due.clear();
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = this.timers.setTimeout(
+      () => this.tick(),
+      Math.max(0, Math.ceil(this.until(at))) + WAKE_AFTER_MS,
+    );
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    const queues = new Set<string>();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [at, qs] of this.due) {
+      if (this.until(at) <= 0) {
+        for (const q of qs) queues.add(q);
+        this.due.delete(at);
+      } else if (at < next) next = at;
+    }
+    if (queues.size > 0) this.wake([...queues]);
+    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
+  }
+}

@@ -51,3 +51,12 @@ export async function jobsWaiting(client: Redis, waitKeys: readonly string[]): P
   const res = (await pipe.exec()) ?? [];
   return res.some(([err, n]) => !err && Number(n) > 0);
 }
+
+/**
+ * Wake the workers of a queue that wait for its next delayed job: the marker BullMQ's own adds write
+ * for a job ready now (`ZADD <marker> 0 "0"`, `queue.keys.marker`). The woken Worker's move to active
+ * promotes what is due; with nothing due it looks once and waits again.
+ */
+export async function wakeWorkers(client: Redis, markerKey: string): Promise<void> {
+  await client.zadd(markerKey, 0, '0');
+}

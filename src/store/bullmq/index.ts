@@ -9,7 +9,7 @@ export {
   type QueueEventKeys,
   readFinishedEvents,
 } from './bull-events.js';
-export { jobsWaiting, unstageJobs, unstartedSince } from './bull-jobs.js';
+export { jobsWaiting, unstageJobs, unstartedSince, wakeWorkers } from './bull-jobs.js';
 export { handOverScheduler, pendingInstant, removeRepeatEntry, repeatEntries } from './bull-repeat.js';
 export {
   type BullmqHandover,
