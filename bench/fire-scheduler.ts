@@ -15,7 +15,7 @@ const manager = new SchedulerManager({
     : (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
   logger: pino({ level: 'warn' }),
   keepFinishedJobsSec: Number(process.env.KEEP_SEC ?? 5),
-  claimBatch: Number(process.env.BATCH ?? 1000),
+  tuning: { claimBatch: Number(process.env.BATCH ?? 1000) },
   ...(process.env.PARTITIONS && { partitions: Number(process.env.PARTITIONS) }),
   ...(process.env.FOREIGN === '0' && { foreignOutcomes: false }),
   ...(process.env.GATHER && { foreignOutcomes: { gatherMs: Number(process.env.GATHER) } }),

@@ -200,7 +200,15 @@ async function runScheduler(prefix: string, from: number, to: number, tailMs: nu
   const redisCpu = await cpuOver(from, to);
   await sleepUntil(to + tailMs);
   sched.child.kill('SIGTERM');
-  const out = JSON.parse((await sched.out).split('\n').find((l) => l.startsWith('{'))!) as {
+  const text = await sched.out;
+  if (process.env.FIRE_DEBUG)
+    console.error(
+      text
+        .split('\n')
+        .filter((l) => !l.includes('"lateness"'))
+        .join('\n'),
+    );
+  const out = JSON.parse(text.split('\n').find((l) => l.startsWith('{"lateness"'))!) as {
     lateness: number[];
     cpuPerFireUs: number;
   };

@@ -190,6 +190,13 @@ export class StagedAnnouncer {
  * woken (ms): the job is due by then on Redis's own clock, so BullMQ's promotion finds it.
  */
 const WAKE_AFTER_MS = 2;
+/**
+ * Wakes of a queue are on a grid of this many ms: jobs due within one step share one wake (and one
+ * promotion by BullMQ), where a wake per job of a load spread over the second would make the Worker
+ * promote one job at a time. An instant on the grid (a whole second: the top of a cron minute) is woken
+ * exactly at it.
+ */
+const WAKE_STEP_MS = 10;
 
 /**
  * Wakes a queue's workers when its staged jobs become due. A BullMQ Worker with only delayed jobs ahead
@@ -197,7 +204,7 @@ const WAKE_AFTER_MS = 2;
  * next event loop turn: up to `hz`'s 100 ms late on a quiet server (at 20 schedules due at once,
  * 48/53 ms p50/p99 staged against 18/22 ms added at the instant). At the due time this writes the
  * marker BullMQ's own adds write for a job ready now (`ZADD <marker> 0 "0"`, once per queue and
- * instant): the Worker wakes, and its move to active promotes the due jobs. A wake too early, or on a
+ * instant, on a grid of WAKE_STEP_MS): the Worker wakes, and its move to active promotes the due jobs. A wake too early, or on a
  * paused queue, costs the Worker one look and it waits again; none is needed for correctness. One timer
  * for all.
  */
@@ -216,8 +223,9 @@ export class StagedWaker {
     private readonly wake: (queues: readonly string[]) => void,
   ) {}
 
-  /** A job of `queue` was staged, due at `at` (Redis ms). */
-  add(queue: string, at: number): void {
+  /** A job of `queue` was staged, due at `due` (Redis ms). */
+  add(queue: string, due: number): void {
+    const at = Math.ceil(due / WAKE_STEP_MS) * WAKE_STEP_MS;
     const queues = this.due.get(at);
     if (queues) queues.add(queue);
     else this.due.set(at, new Set([queue]));
