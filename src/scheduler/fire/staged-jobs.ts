@@ -204,9 +204,9 @@ const WAKE_STEP_MS = 10;
  * next event loop turn: up to `hz`'s 100 ms late on a quiet server (at 20 schedules due at once,
  * 48/53 ms p50/p99 staged against 18/22 ms added at the instant). At the due time this writes the
  * marker BullMQ's own adds write for a job ready now (`ZADD <marker> 0 "0"`, once per queue and
- * instant, on a grid of WAKE_STEP_MS): the Worker wakes, and its move to active promotes the due jobs. A wake too early, or on a
- * paused queue, costs the Worker one look and it waits again; none is needed for correctness. One timer
- * for all.
+ * instant, on a grid of WAKE_STEP_MS): the Worker wakes, and its move to active promotes the due jobs.
+ * A wake too early, or on a paused queue, costs the Worker one look and it waits again; none is needed
+ * for correctness. One timer for all.
  */
 export class StagedWaker {
   /** Due time → the queues with staged jobs due then. */

@@ -49,6 +49,12 @@ export function shapeOf(delay: number | undefined): number | undefined {
   return delay < 0x80 ? 1 : delay < 0x100 ? 2 : delay < 0x10000 ? 3 : delay < 0x100000000 ? 5 : undefined;
 }
 
+/** Another positive delay of `shape` (`shapeOf`), next to `delay` (one of that shape). */
+export function otherDelayOfShape(delay: number, shape: number): number {
+  const floor = shape === 1 ? 1 : shape === 2 ? 0x80 : shape === 3 ? 0x100 : 0x10000;
+  return delay > floor ? delay - 1 : delay + 1;
+}
+
 /** `delay` packed as msgpack packs a positive integer of `shape`'s width, at `at`. */
 function writeDelay(buf: Buffer, at: number, shape: number, delay: number): void {
   if (shape === 1) buf[at] = delay;

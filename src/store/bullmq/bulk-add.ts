@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type LuaScript, luaScript, sendScript } from '../connection/index.js';
-import { AddTemplate, shapeOf } from './add-template.js';
+import { AddTemplate, otherDelayOfShape, shapeOf } from './add-template.js';
 
 // A queue's jobs added by one script call: BullMQ's own add scripts (`addStandardJob`,
 // `addDelayedJob`, `addPrioritizedJob`, as the installed BullMQ ships them) run in a loop inside one
@@ -196,20 +196,17 @@ function buildJob(
 
 /**
  * Teach `template` a job BullMQ built (`built`, of `opts`), learnt from where the data's JSON is what
- * the template path makes of it. A staged job's template is proven at once: BullMQ builds, and nothing
- * sends, a second job of the same options with another id, timestamp and delay (of the same packed
- * width), which the template must make byte for byte; one of a job to run now waits for the next job
- * (its timestamp is BullMQ's clock: a set one would change its options).
+ * the template path makes of it. A staged job's template is proven at once: BullMQ builds (`build`),
+ * and nothing sends, a second job of the same options with another id, timestamp and delay (of the
+ * same packed width), which the template must make byte for byte; one of a job to run now waits for
+ * the next job (its timestamp is BullMQ's clock: a set one would change its options).
  */
 function learnFrom(
   template: AddTemplate,
-  q: QueueInternals,
-  queue: Queue,
-  cap: ReturnType<typeof capture>,
-  name: string,
   data: unknown,
   opts: JobsOptions,
   built: BullBuilt,
+  build: (opts: JobsOptions) => BullBuilt,
 ): void {
   if (template.settled) return;
   const taught = (b: BullBuilt, delay: number | undefined) => {
@@ -225,22 +222,15 @@ function learnFrom(
   }
   const delay = opts.delay as number;
   if (!taught(built, delay) || template.ready) return;
-  const other = otherDelay(delay, template.shape);
+  const other = otherDelayOfShape(delay, template.shape);
   const id = String(opts.jobId);
   // the id's last character changed (another id of the same length and stem)
   const jobId = `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`;
   try {
-    const probe = { ...opts, jobId, timestamp: (opts.timestamp as number) + 1, delay: other };
-    taught(buildJob(q, queue, cap, name, data, probe), other);
+    taught(build({ ...opts, jobId, timestamp: (opts.timestamp as number) + 1, delay: other }), other);
   } catch {
     // BullMQ refused the probe: the template stays unproven (BullMQ builds the jobs)
   }
-}
-
-/** Another delay of the same packed width (`shapeOf`) as `delay`. */
-function otherDelay(delay: number, shape: number): number {
-  const floor = shape === 1 ? 1 : shape === 2 ? 0x80 : shape === 3 ? 0x100 : 0x10000;
-  return delay > floor ? delay - 1 : delay + 1;
 }
 
 /**
@@ -294,7 +284,7 @@ export async function addJobsInOneCall(queue: Queue, jobs: readonly JobToAdd[]):
       keysFor(kindKeys, built.kind, built.keys);
       argv.push(built.kind + 1, ...built.argv);
       sent.push(i);
-      if (template) learnFrom(template, q, queue, cap, name, data, opts, built);
+      if (template) learnFrom(template, data, opts, built, (o) => buildJob(q, queue, cap, name, data, o));
     } catch (err) {
       out[i] = err as Error;
     }
