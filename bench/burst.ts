@@ -14,6 +14,7 @@
 //   npm run bench:burst                               (node --import tsx bench/burst.ts)
 //   node --import tsx bench/burst.ts --n 1000 --seconds 5 --overload 0      (quicker)
 //   --n '' skips the aligned rows, --overload 0 the overload row, --columns runtime,plain,bullmq,limit
+//   the overload rows: bullbeat with each of the columns' consumers (runtime, plain), then BullMQ
 //   --burners K: the overload row again with K CPU burners (busy child processes) beside it (a loaded box)
 //   env: BURST_COMMANDS=1 prints the commands Redis ran per run (stderr); BURST_RECORD_LAG the worker runtime's recordLagMs; BURST_OUTCOME_HOLD its outcomeHoldMs (0, the default); BURST_BATCH the scheduler's claimBatch (500, the default); BURST_DEBUG=1 prints when each
 //   claim came; BENCH_CHILD_ARGS node flags for the child processes (`--cpu-prof --cpu-prof-dir=DIR`)
@@ -133,25 +134,34 @@ async function depth(q: Queue): Promise<number> {
   return (c.waiting ?? 0) + (c.prioritized ?? 0);
 }
 
-type Consumer = { lateness: number[]; close: () => Promise<void> };
+/**
+ * What a consumer saw: `lateness` of the runs whose occurrence is in the window (by fire time), and
+ * `started` the handler starts made within the window whatever the fire time (the rate of work done:
+ * under overload a late side's last occurrences of the window run after it ends).
+ */
+type Consumer = { lateness: number[]; started: { n: number }; close: () => Promise<void> };
 
 /** A plain BullMQ Worker recording handler start minus `intended(job)` for jobs due in [from, to). */
 function plainWorker(queue: string, intended: (job: Job) => number, from: number, to: number): Consumer {
   const lateness: number[] = [];
+  const started = { n: 0 };
   const w = new Worker(
     queue,
     async (job: Job) => {
       const at = intended(job);
-      if (at >= from && at < to) lateness.push(Date.now() - at);
+      const now = Date.now();
+      if (at >= from && at < to) lateness.push(now - at);
+      if (now >= from && now < to) started.n++;
     },
     { connection: { url: REDIS_URL, maxRetriesPerRequest: null }, concurrency: CONCURRENCY },
   );
-  return { lateness, close: () => w.close() };
+  return { lateness, started, close: () => w.close() };
 }
 
 /** bullbeat's worker runtime: the handler is defined on a client-role manager never started. */
 async function runtimeWorker(prefix: string, queue: string, from: number, to: number): Promise<Consumer> {
   const lateness: number[] = [];
+  const started = { n: 0 };
   const m = new SchedulerManager({
     prefix,
     defaultQueue: queue,
@@ -161,7 +171,9 @@ async function runtimeWorker(prefix: string, queue: string, from: number, to: nu
   });
   m.schedule(
     (ctx: RunContext) => {
-      if (ctx.fireAt >= from && ctx.fireAt < to) lateness.push(Date.now() - ctx.fireAt);
+      const now = Date.now();
+      if (ctx.fireAt >= from && ctx.fireAt < to) lateness.push(now - ctx.fireAt);
+      if (now >= from && now < to) started.n++;
     },
     new IntervalTrigger(3600),
     { id: 'bench-handler', name: 'tick' },
@@ -179,6 +191,7 @@ async function runtimeWorker(prefix: string, queue: string, from: number, to: nu
   await handle.ready();
   return {
     lateness,
+    started,
     close: async () => {
       await handle.close();
       await m.close();
@@ -254,6 +267,10 @@ interface Row {
   consumerUs: number;
   /** bullbeat: the scheduler process's CPU per run in the window (µs). */
   schedPerRunUs?: number;
+  /** Handler starts made within the window, whatever their fire time (`Consumer.started`). */
+  started: number;
+  /** CPU over the window (µs): Redis's and the consumer's; bullbeat's scheduler's (its per-fire CPU times its fires). */
+  cpuTotal: { redis: number; consumer: number; scheduler?: number };
 }
 
 /**
@@ -272,15 +289,24 @@ function printCommands(label: string, commands: Map<string, { calls: number; use
 /** A run's row from what it measured: lateness seen, runs expected, depth at the end, CPU over the window. */
 function measured(
   lateness: number[],
+  started: number,
   n: number,
   depth: number,
   cpu: { us: number; consumerUs: number; commands: Map<string, { calls: number; usec: number }> },
   label: string,
-): Pick<Row, 'handler' | 'expected' | 'depth' | 'redisUs' | 'consumerUs'> {
+): Pick<Row, 'handler' | 'expected' | 'depth' | 'redisUs' | 'consumerUs' | 'started' | 'cpuTotal'> {
   const handler = summary(lateness);
   const runs = Math.max(1, handler.n);
   if (process.env.BURST_COMMANDS) printCommands(label, cpu.commands, runs);
-  return { handler, expected: n * SECONDS, depth, redisUs: cpu.us / runs, consumerUs: cpu.consumerUs / runs };
+  return {
+    handler,
+    expected: n * SECONDS,
+    depth,
+    redisUs: cpu.us / runs,
+    consumerUs: cpu.consumerUs / runs,
+    started,
+    cpuTotal: { redis: cpu.us, consumer: cpu.consumerUs },
+  };
 }
 
 async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Row> {
@@ -323,7 +349,7 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
   const coalesced = Number((await redis.hget(`{${prefix}}:bb:totals`, 'coalesced')) ?? 0);
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(q);
-  const row = measured(c.lateness, n, left, cpu, `bullbeat ${consumer} n=${n}`);
+  const row = measured(c.lateness, c.started.n, n, left, cpu, `bullbeat ${consumer} n=${n}`);
   return {
     ...row,
     burst: summary(out.burstMs ?? []),
@@ -333,6 +359,7 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
     lookups: { calls: cpu.hmgetCalls, usPerCall: cpu.hmgetUs / Math.max(1, cpu.hmgetCalls) },
     schedUs: out.cpuPerFireUs,
     schedPerRunUs: (out.cpuPerFireUs * (out.lateness ?? []).length) / Math.max(1, row.handler.n),
+    cpuTotal: { ...row.cpuTotal, scheduler: out.cpuPerFireUs * (out.lateness ?? []).length },
   };
 }
 
@@ -372,7 +399,7 @@ async function runBullmq(n: number): Promise<Row> {
     );
   }
   await dropQueue(q);
-  return measured(c.lateness, n, left, cpu, `bullmq n=${n}`);
+  return measured(c.lateness, c.started.n, n, left, cpu, `bullmq n=${n}`);
 }
 
 /** The physical limit: a producer process adds the N jobs at each second itself (no scheduler). */
@@ -404,7 +431,7 @@ async function runLimit(n: number, consumer: 'runtime' | 'plain'): Promise<Row> 
   await deleteKeys(`{${prefix}}*`);
   await dropQueue(q);
   return {
-    ...measured(c.lateness, n, left, cpu, `limit ${consumer} n=${n}`),
+    ...measured(c.lateness, c.started.n, n, left, cpu, `limit ${consumer} n=${n}`),
     burst: summary(out.burstMs ?? []),
   };
 }
@@ -470,11 +497,14 @@ function burn(k: number): () => void {
 }
 
 async function overloadRows(burners: number): Promise<void> {
+  // bullbeat with each consumer the columns name (its runtime, a plain Worker), then BullMQ
+  const consumers = (['runtime', 'plain'] as const).filter((c) => COLUMNS.has(c));
+  if (consumers.length === 0) consumers.push('plain');
   const stop = burn(burners);
-  let bb: Row;
+  const bb: { consumer: 'runtime' | 'plain'; row: Row }[] = [];
   let mq: Row;
   try {
-    bb = await runBullbeat(OVERLOAD, 'plain');
+    for (const consumer of consumers) bb.push({ consumer, row: await runBullbeat(OVERLOAD, consumer) });
     // BENCH_AFTER_BULLBEAT: a command run between the two sides (e.g. to read Redis's SLOWLOG of bullbeat's side)
     if (process.env.BENCH_AFTER_BULLBEAT) execSync(process.env.BENCH_AFTER_BULLBEAT, { stdio: 'inherit' });
     mq = await runBullmq(OVERLOAD);
@@ -482,25 +512,36 @@ async function overloadRows(burners: number): Promise<void> {
     stop();
   }
   const perSec = (row: Row) => row.handler.n / SECONDS;
+  const startsPerSec = (row: Row) => row.started / SECONDS;
   console.log(
-    `\nOverload: ${OVERLOAD} schedules every second, aligned, plain Worker (concurrency ${CONCURRENCY})${burners > 0 ? `, ${burners} CPU burners beside it` : ''}.\n`,
+    `\nOverload: ${OVERLOAD} schedules every second, aligned, concurrency ${CONCURRENCY}${burners > 0 ? `, ${burners} CPU burners beside it` : ''}.\n`,
   );
-  // the CPU a run costs, process by process: on a box whose cores are all busy, runs/s is about the
-  // cores over the sum (BullMQ's job schedulers run inside Redis, in the Worker's moveToFinished)
-  const sched = bb.schedPerRunUs ?? 0;
-  const all = (row: Row, extraUs: number) => f(row.redisUs + row.consumerUs + extraUs);
+  // runs/s: the window's occurrences that ran by 1.5 s after it (late ones are not counted); starts/s:
+  // every handler start within the window, whatever its occurrence (the work rate). The CPU one run
+  // costs, process by process, over the window per start made in it: on a box whose cores are all busy,
+  // runs/s is about the cores over the sum (BullMQ's job schedulers run inside Redis, in the Worker's
+  // moveToFinished)
+  const per = (us: number, row: Row) => f(us / Math.max(1, row.started));
+  const cost = (row: Row) => {
+    const { redis, consumer, scheduler = 0 } = row.cpuTotal;
+    return `${per(redis, row)} + ${per(consumer, row)} + ${per(scheduler, row)} = ${per(redis + consumer + scheduler, row)}`;
+  };
   console.log(
-    '| | p50 / p99 / max (ms) | runs seen / expected | runs/s | runs/s vs BullMQ | coalesced (of them: in Redis while parked; by a claim a period late) | queue depth at the end | CPU per run (µs): Redis + consumer + scheduler = all |',
+    '| | p50 / p99 / max (ms) | runs seen / expected | runs/s | runs/s vs BullMQ | handler starts/s in the window | vs BullMQ | coalesced (of them: in Redis while parked; by a claim a period late) | queue depth at the end | CPU per start (µs): Redis + consumer + scheduler = all |',
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  const ratio = (a: number, b: number) => `${(a / Math.max(1, b)).toFixed(2)}x`;
+  for (const { consumer, row } of bb) {
+    const label = consumer === 'runtime' ? 'bullbeat + its worker runtime' : 'bullbeat + plain Worker';
+    console.log(
+      `| ${label} | ${lat(row)} | ${row.handler.n} / ${row.expected} | ${perSec(row).toFixed(0)} | ${ratio(perSec(row), perSec(mq))} | ${startsPerSec(row).toFixed(0)} | ${ratio(startsPerSec(row), startsPerSec(mq))} | ${row.coalesced} (${row.coalescedBy?.parked ?? '–'}; ${row.coalescedBy?.behind ?? '–'}) | ${row.depth} | ${cost(row)} |`,
+    );
+    extra.push(
+      `| ${OVERLOAD} (overload${burners > 0 ? `, ${burners} burners` : ''}) | ${consumer === 'runtime' ? 'bullbeat + its worker runtime' : 'bullbeat scheduler + plain Worker'} | ${f(row.enqueue!.p50)} / ${f(row.enqueue!.p99)} | ${f(row.burst!.p50)} / ${f(row.burst!.p99)} / ${f(row.burst!.max)} | ${row.coalesced} | ${row.lookups!.calls} × ${row.lookups!.usPerCall.toFixed(2)} µs | ${row.schedUs ? f(row.schedUs) : '–'} |`,
+    );
+  }
   console.log(
-    `| bullbeat | ${lat(bb)} | ${bb.handler.n} / ${bb.expected} | ${perSec(bb).toFixed(0)} | ${(perSec(bb) / Math.max(1, perSec(mq))).toFixed(2)}x | ${bb.coalesced} (${bb.coalescedBy?.parked ?? '–'}; ${bb.coalescedBy?.behind ?? '–'}) | ${bb.depth} | ${f(bb.redisUs)} + ${f(bb.consumerUs)} + ${f(sched)} = ${all(bb, sched)} |`,
-  );
-  console.log(
-    `| BullMQ job schedulers | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | ${perSec(mq).toFixed(0)} | 1.00x | – | ${mq.depth} | ${f(mq.redisUs)} + ${f(mq.consumerUs)} + 0 = ${all(mq, 0)} |`,
-  );
-  extra.push(
-    `| ${OVERLOAD} (overload${burners > 0 ? `, ${burners} burners` : ''}) | bullbeat scheduler + plain Worker | ${f(bb.enqueue!.p50)} / ${f(bb.enqueue!.p99)} | ${f(bb.burst!.p50)} / ${f(bb.burst!.p99)} / ${f(bb.burst!.max)} | ${bb.coalesced} | ${bb.lookups!.calls} × ${bb.lookups!.usPerCall.toFixed(2)} µs | ${bb.schedUs ? f(bb.schedUs) : '–'} |`,
+    `| BullMQ job schedulers + plain Worker | ${lat(mq)} | ${mq.handler.n} / ${mq.expected} | ${perSec(mq).toFixed(0)} | 1.00x | ${startsPerSec(mq).toFixed(0)} | 1.00x | – | ${mq.depth} | ${cost(mq)} |`,
   );
 }
 if (OVERLOAD > 0) {

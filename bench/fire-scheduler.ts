@@ -2,6 +2,9 @@
 // schedules that the bench created under PREFIX and reports, on SIGTERM, the enqueue lateness it saw
 // (Redis time of the claim minus fireAt) as JSON on stdout, with, per fire instant of the window, the
 // time from that instant to the end of the last `addBulk` carrying one of its occurrences (`burstMs`).
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { join } from 'node:path';
 import pino from 'pino';
 import type { FireHooks } from '../dist/src/scheduler/fire/fire-loop-types.js';
 import { internalsOf } from '../dist/src/scheduler/index.js';
@@ -31,8 +34,18 @@ const lateness: number[] = [];
 // CPU time of this process per fire in the measured window (sampled every 256 fires).
 let cpuFrom: NodeJS.CpuUsage | undefined;
 let cpuPerFireUs = 0;
+// WINDOW_PROFILE=DIR: a CPU profile of this process over the measured window alone (from its first
+// occurrence fired to the stop), as DIR/scheduler-<pid>.cpuprofile; --cpu-prof covers the set-up too
+const windowProfile = process.env.WINDOW_PROFILE;
+const profiler = windowProfile ? new Session() : undefined;
+profiler?.connect();
+let profiling = false;
 manager.on('fired', (e) => {
   if (e.fireAt >= from && e.fireAt < to) {
+    if (profiler && !profiling) {
+      profiling = true;
+      profiler.post('Profiler.enable', () => profiler.post('Profiler.start'));
+    }
     cpuFrom ??= process.cpuUsage();
     lateness.push(e.lateMs);
     if (lateness.length % 256 === 0) {
@@ -63,12 +76,28 @@ if (process.env.BURST_DEBUG) {
     }
   },
 };
+/** The window's profile written (when WINDOW_PROFILE asked for one). */
+function writeProfile(): Promise<void> {
+  if (!profiler || !profiling) return Promise.resolve();
+  return new Promise((resolve) =>
+    profiler.post('Profiler.stop', (err, res) => {
+      if (!err)
+        writeFileSync(
+          join(windowProfile!, `scheduler-${process.pid}.cpuprofile`),
+          JSON.stringify(res.profile),
+        );
+      resolve();
+    }),
+  );
+}
 process.on('SIGTERM', () => {
-  void manager.stop().then(() => {
-    process.stdout.write(
-      `${JSON.stringify({ lateness, cpuPerFireUs, stats: internalsOf(manager).loopStats, burstMs: [...burst.values()], claimedAt })}\n`,
-      () => process.exit(0),
-    );
-  });
+  void writeProfile()
+    .then(() => manager.stop())
+    .then(() => {
+      process.stdout.write(
+        `${JSON.stringify({ lateness, cpuPerFireUs, stats: internalsOf(manager).loopStats, burstMs: [...burst.values()], claimedAt })}\n`,
+        () => process.exit(0),
+      );
+    });
 });
 void manager.start().then(() => process.stdout.write('ready\n'));
