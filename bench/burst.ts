@@ -263,10 +263,6 @@ interface Row {
   lookups?: { calls: number; usPerCall: number };
   /** bullbeat: the scheduler process's CPU per occurrence it enqueued in the window (µs). */
   schedUs?: number;
-  /** The bench process's CPU per run in the window (µs): the consumer's. */
-  consumerUs: number;
-  /** bullbeat: the scheduler process's CPU per run in the window (µs). */
-  schedPerRunUs?: number;
   /** Handler starts made within the window, whatever their fire time (`Consumer.started`). */
   started: number;
   /** CPU over the window (µs): Redis's and the consumer's; bullbeat's scheduler's (its per-fire CPU times its fires). */
@@ -294,7 +290,7 @@ function measured(
   depth: number,
   cpu: { us: number; consumerUs: number; commands: Map<string, { calls: number; usec: number }> },
   label: string,
-): Pick<Row, 'handler' | 'expected' | 'depth' | 'redisUs' | 'consumerUs' | 'started' | 'cpuTotal'> {
+): Pick<Row, 'handler' | 'expected' | 'depth' | 'redisUs' | 'started' | 'cpuTotal'> {
   const handler = summary(lateness);
   const runs = Math.max(1, handler.n);
   if (process.env.BURST_COMMANDS) printCommands(label, cpu.commands, runs);
@@ -303,7 +299,6 @@ function measured(
     expected: n * SECONDS,
     depth,
     redisUs: cpu.us / runs,
-    consumerUs: cpu.consumerUs / runs,
     started,
     cpuTotal: { redis: cpu.us, consumer: cpu.consumerUs },
   };
@@ -358,7 +353,6 @@ async function runBullbeat(n: number, consumer: 'runtime' | 'plain'): Promise<Ro
     coalescedBy: { parked: out.stats.coalescedParked ?? 0, behind: out.stats.coalescedBehind },
     lookups: { calls: cpu.hmgetCalls, usPerCall: cpu.hmgetUs / Math.max(1, cpu.hmgetCalls) },
     schedUs: out.cpuPerFireUs,
-    schedPerRunUs: (out.cpuPerFireUs * (out.lateness ?? []).length) / Math.max(1, row.handler.n),
     cpuTotal: { ...row.cpuTotal, scheduler: out.cpuPerFireUs * (out.lateness ?? []).length },
   };
 }
@@ -532,12 +526,13 @@ async function overloadRows(burners: number): Promise<void> {
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   const ratio = (a: number, b: number) => `${(a / Math.max(1, b)).toFixed(2)}x`;
   for (const { consumer, row } of bb) {
-    const label = consumer === 'runtime' ? 'bullbeat + its worker runtime' : 'bullbeat + plain Worker';
+    const label =
+      consumer === 'runtime' ? 'bullbeat + its worker runtime' : 'bullbeat scheduler + plain Worker';
     console.log(
       `| ${label} | ${lat(row)} | ${row.handler.n} / ${row.expected} | ${perSec(row).toFixed(0)} | ${ratio(perSec(row), perSec(mq))} | ${startsPerSec(row).toFixed(0)} | ${ratio(startsPerSec(row), startsPerSec(mq))} | ${row.coalesced} (${row.coalescedBy?.parked ?? '–'}; ${row.coalescedBy?.behind ?? '–'}) | ${row.depth} | ${cost(row)} |`,
     );
     extra.push(
-      `| ${OVERLOAD} (overload${burners > 0 ? `, ${burners} burners` : ''}) | ${consumer === 'runtime' ? 'bullbeat + its worker runtime' : 'bullbeat scheduler + plain Worker'} | ${f(row.enqueue!.p50)} / ${f(row.enqueue!.p99)} | ${f(row.burst!.p50)} / ${f(row.burst!.p99)} / ${f(row.burst!.max)} | ${row.coalesced} | ${row.lookups!.calls} × ${row.lookups!.usPerCall.toFixed(2)} µs | ${row.schedUs ? f(row.schedUs) : '–'} |`,
+      `| ${OVERLOAD} (overload${burners > 0 ? `, ${burners} burners` : ''}) | ${label} | ${f(row.enqueue!.p50)} / ${f(row.enqueue!.p99)} | ${f(row.burst!.p50)} / ${f(row.burst!.p99)} / ${f(row.burst!.max)} | ${row.coalesced} | ${row.lookups!.calls} × ${row.lookups!.usPerCall.toFixed(2)} µs | ${row.schedUs ? f(row.schedUs) : '–'} |`,
     );
   }
   console.log(

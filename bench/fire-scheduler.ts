@@ -2,13 +2,12 @@
 // schedules that the bench created under PREFIX and reports, on SIGTERM, the enqueue lateness it saw
 // (Redis time of the claim minus fireAt) as JSON on stdout, with, per fire instant of the window, the
 // time from that instant to the end of the last `addBulk` carrying one of its occurrences (`burstMs`).
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { FireHooks } from '../dist/src/scheduler/fire/fire-loop-types.js';
 import { internalsOf } from '../dist/src/scheduler/index.js';
 import { SchedulerManager } from '../dist/src/scheduler/manager/scheduler-manager.js';
+import { startProfile, stopProfile } from './cpu-profile.js';
 
 const manager = new SchedulerManager({
   prefix: process.env.PREFIX!,
@@ -37,15 +36,10 @@ let cpuPerFireUs = 0;
 // WINDOW_PROFILE=DIR: a CPU profile of this process over the measured window alone (from its first
 // occurrence fired to the stop), as DIR/scheduler-<pid>.cpuprofile; --cpu-prof covers the set-up too
 const windowProfile = process.env.WINDOW_PROFILE;
-const profiler = windowProfile ? new Session() : undefined;
-profiler?.connect();
-let profiling = false;
+let profiling: ReturnType<typeof startProfile> | undefined;
 manager.on('fired', (e) => {
   if (e.fireAt >= from && e.fireAt < to) {
-    if (profiler && !profiling) {
-      profiling = true;
-      profiler.post('Profiler.enable', () => profiler.post('Profiler.start'));
-    }
+    if (windowProfile) profiling ??= startProfile();
     cpuFrom ??= process.cpuUsage();
     lateness.push(e.lateMs);
     if (lateness.length % 256 === 0) {
@@ -77,17 +71,10 @@ if (process.env.BURST_DEBUG) {
   },
 };
 /** The window's profile written (when WINDOW_PROFILE asked for one). */
-function writeProfile(): Promise<void> {
-  if (!profiler || !profiling) return Promise.resolve();
-  return new Promise((resolve) =>
-    profiler.post('Profiler.stop', (err, res) => {
-      if (!err)
-        writeFileSync(
-          join(windowProfile!, `scheduler-${process.pid}.cpuprofile`),
-          JSON.stringify(res.profile),
-        );
-      resolve();
-    }),
+async function writeProfile(): Promise<void> {
+  if (!profiling) return;
+  await stopProfile(await profiling, join(windowProfile!, `scheduler-${process.pid}.cpuprofile`)).catch(
+    () => undefined,
   );
 }
 process.on('SIGTERM', () => {

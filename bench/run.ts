@@ -25,8 +25,7 @@
 // every function it creates): the npm script builds first, `npm run build` does it by hand.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
+import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
@@ -38,6 +37,7 @@ import { occurrenceJobId } from '../dist/src/store/forms/job-payload.js';
 import { resolveOverlap } from '../dist/src/store/forms/overlap-policy.js';
 import { keys } from '../dist/src/store/keys/index.js';
 import { RunHistory } from '../dist/src/store/reads/index.js';
+import { startProfile, stopProfile } from './cpu-profile.js';
 
 const argv = process.argv;
 const arg = (name: string, fallback: string) => {
@@ -163,25 +163,6 @@ function delta(
 }
 
 type Side = 'plain' | 'lease' | 'allowAll';
-
-async function startProfile(): Promise<Session> {
-  const session = new Session();
-  session.connect();
-  const post = (method: string) =>
-    new Promise<void>((ok, fail) => session.post(method, (err) => (err ? fail(err) : ok())));
-  await post('Profiler.enable');
-  await post('Profiler.start');
-  return session;
-}
-
-async function stopProfile(session: Session, file: string): Promise<void> {
-  const profile = await new Promise<unknown>((ok, fail) =>
-    session.post('Profiler.stop', (err, res) => (err ? fail(err) : ok(res.profile))),
-  );
-  session.disconnect();
-  mkdirSync(CPU_PROFILE, { recursive: true });
-  writeFileSync(file, JSON.stringify(profile));
-}
 
 /** Add JOBS occurrence jobs, drain them with one side's consumer, return what Redis spent. */
 async function measure(side: Side): Promise<Cost> {
